@@ -1,0 +1,14 @@
+// ESM mode (middy >= 5 ships ES modules only); @swc/jest keeps transforms fast.
+const swc = ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'es6' } }];
+const common = {
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  testEnvironment: 'node',
+};
+export default {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'], testTimeout: 60000 },
+    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'], testTimeout: 180000 },
+  ],
+};

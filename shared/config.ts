@@ -1,0 +1,65 @@
+/**
+ * Runtime configuration, read once at module load and validated so a missing
+ * variable fails the cold start instead of the hundredth request.
+ * The same variables are set by the CDK stack on AWS and by `npm start` locally;
+ * locally the AWS SDK's standard endpoint variables point the clients at the
+ * embedded engines (the only difference between the two environments).
+ */
+import { z } from 'zod';
+
+const environmentSchema = z.object({
+  TABLE_NAME: z.string().min(1),
+  SBOM_BUCKET: z.string().min(1),
+  DISCLOSURE_BUCKET: z.string().min(1),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  AWS_ENDPOINT_URL_DYNAMODB: z.string().url().optional(),
+  AWS_ENDPOINT_URL_S3: z.string().url().optional(),
+  /** Local signing key (hex or text). On AWS the key comes from Secrets Manager instead. */
+  DISCLOSURE_SIGNING_KEY: z.string().min(1).optional(),
+  /** Secrets Manager secret id holding `{ "keyId": "...", "key": "..." }` (AWS). */
+  DISCLOSURE_SIGNING_SECRET_ID: z.string().min(1).optional(),
+  SCAN_QUEUE_URL: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+});
+
+export type AppConfig = Readonly<{
+  tableName: string;
+  sbomBucket: string;
+  disclosureBucket: string;
+  region: string;
+  dynamoEndpoint: string | undefined;
+  s3Endpoint: string | undefined;
+  signingKey: string | undefined;
+  signingSecretId: string | undefined;
+  scanQueueUrl: string | undefined;
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}>;
+
+export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const env = parsed.data;
+  return Object.freeze({
+    tableName: env.TABLE_NAME,
+    sbomBucket: env.SBOM_BUCKET,
+    disclosureBucket: env.DISCLOSURE_BUCKET,
+    region: env.AWS_REGION,
+    dynamoEndpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
+    s3Endpoint: env.AWS_ENDPOINT_URL_S3,
+    signingKey: env.DISCLOSURE_SIGNING_KEY,
+    signingSecretId: env.DISCLOSURE_SIGNING_SECRET_ID,
+    scanQueueUrl: env.SCAN_QUEUE_URL,
+    logLevel: env.LOG_LEVEL,
+  });
+}
+
+let loaded: AppConfig | undefined;
+
+/** The process-wide configuration; parsed on first use, then cached. */
+export function config(): AppConfig {
+  loaded ??= loadConfig(process.env);
+  return loaded;
+}

@@ -1,0 +1,282 @@
+/**
+ * The route table (BRIEF decision 2): the one list of endpoints. It drives the
+ * API Gateway resources of the CDK stack, the local server's router, the scope
+ * check and the OpenAPI document. `availability: 'planned'` marks an endpoint
+ * whose implementation lands in a later issue; it answers 501, never 200.
+ */
+import type { z } from 'zod';
+import type { Scope } from './scopes';
+import { errorBodySchema, z as zod } from '../schemas/common';
+import * as products from '../schemas/products';
+import * as releases from '../schemas/releases';
+import * as sboms from '../schemas/sboms';
+import * as dispositions from '../schemas/dispositions';
+import * as vex from '../schemas/vex';
+import * as disclosures from '../schemas/disclosures';
+import * as compliance from '../schemas/compliance';
+import * as audit from '../schemas/audit';
+
+export const ENDPOINT_GROUPS = [
+  'products',
+  'releases',
+  'sboms',
+  'scans',
+  'dispositions',
+  'vex',
+  'disclosures',
+  'compliance',
+  'audit',
+  'settings',
+  'openapi',
+] as const;
+export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RouteResponse {
+  description: string;
+  schema?: z.ZodType;
+  /** Defaults to application/json. */
+  contentType?: string;
+}
+
+export interface RouteDefinition {
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway resource path with `{param}` placeholders. */
+  path: string;
+  group: EndpointGroup;
+  /** Required scope; `null` marks a public route (no authorizer). */
+  scope: Scope | null;
+  summary: string;
+  availability: 'implemented' | 'planned';
+  /** Whether the handler writes (drives IAM grants and the audit-coverage test). */
+  mutates: boolean;
+  request?: {
+    params?: z.ZodObject;
+    query?: z.ZodObject;
+    body?: z.ZodType;
+  };
+  responses: Record<number, RouteResponse>;
+}
+
+const noContent = { 204: { description: 'Done; no body' } };
+const anyJson = (description: string): RouteResponse => ({ description, schema: zod.record(zod.string(), zod.unknown()) });
+
+export const routes = [
+  // Products
+  {
+    operationId: 'listProducts', method: 'GET', path: '/api/products', group: 'products', scope: 'products:read', mutates: false,
+    summary: 'List the team\'s products (paged; `search` matches name or slug, case-insensitive)', availability: 'implemented',
+    request: { query: products.productListQuery }, responses: { 200: { description: 'Paged products', schema: products.productListResponse } },
+  },
+  {
+    operationId: 'createProduct', method: 'POST', path: '/api/products', group: 'products', scope: 'products:write', mutates: true,
+    summary: 'Create a product', availability: 'implemented',
+    request: { body: products.createProductBody }, responses: { 201: { description: 'Created', schema: products.productResponse } },
+  },
+  {
+    operationId: 'getProduct', method: 'GET', path: '/api/products/{productId}', group: 'products', scope: 'products:read', mutates: false,
+    summary: 'Read a product', availability: 'implemented',
+    request: { params: products.productIdParams }, responses: { 200: { description: 'The product', schema: products.productResponse } },
+  },
+  {
+    operationId: 'updateProduct', method: 'PUT', path: '/api/products/{productId}', group: 'products', scope: 'products:write', mutates: true,
+    summary: 'Update a product; only supplied fields change', availability: 'implemented',
+    request: { params: products.productIdParams, body: products.updateProductBody }, responses: { 200: { description: 'Updated', schema: products.productResponse } },
+  },
+  {
+    operationId: 'deleteProduct', method: 'DELETE', path: '/api/products/{productId}', group: 'products', scope: 'products:write', mutates: true,
+    summary: 'Delete a product and everything under it (published disclosures survive)', availability: 'implemented',
+    request: { params: products.productIdParams }, responses: noContent,
+  },
+  // Releases
+  {
+    operationId: 'listReleases', method: 'GET', path: '/api/products/{productId}/releases', group: 'releases', scope: 'releases:read', mutates: false,
+    summary: 'List a product\'s releases (paged)', availability: 'implemented',
+    request: { params: products.productIdParams, query: releases.releaseListQuery }, responses: { 200: { description: 'Paged releases', schema: releases.releaseListResponse } },
+  },
+  {
+    operationId: 'createRelease', method: 'POST', path: '/api/products/{productId}/releases', group: 'releases', scope: 'releases:write', mutates: true,
+    summary: 'Create a release', availability: 'implemented',
+    request: { params: products.productIdParams, body: releases.createReleaseBody }, responses: { 201: { description: 'Created', schema: releases.releaseResponse } },
+  },
+  {
+    operationId: 'getRelease', method: 'GET', path: '/api/releases/{releaseId}', group: 'releases', scope: 'releases:read', mutates: false,
+    summary: 'Read a release, including `is_locked`', availability: 'implemented',
+    request: { params: releases.releaseIdParams }, responses: { 200: { description: 'The release', schema: releases.releaseResponse } },
+  },
+  {
+    operationId: 'updateRelease', method: 'PUT', path: '/api/releases/{releaseId}', group: 'releases', scope: 'releases:write', mutates: true,
+    summary: 'Update a release; 409 while it is locked', availability: 'implemented',
+    request: { params: releases.releaseIdParams, body: releases.updateReleaseBody }, responses: { 200: { description: 'Updated', schema: releases.releaseResponse } },
+  },
+  // SBOMs and scanning
+  {
+    operationId: 'uploadSbom', method: 'POST', path: '/api/sboms/upload', group: 'sboms', scope: 'sboms:write', mutates: true,
+    summary: 'Upload an SBOM (CycloneDX or SPDX JSON, ≤ 10 MB; `Content-Encoding: gzip` accepted)', availability: 'planned',
+    request: { body: sboms.uploadSbomBody }, responses: { 201: { description: 'SBOM metadata', schema: zod.object({ data: sboms.sbomSchema }) } },
+  },
+  {
+    operationId: 'createSbomUpload', method: 'POST', path: '/api/sboms/uploads', group: 'sboms', scope: 'sboms:write', mutates: true,
+    summary: 'Start a pre-signed upload for a large SBOM (client PUTs the file to the returned URL)', availability: 'planned',
+    request: { body: sboms.createSbomUploadBody }, responses: { 201: anyJson('Upload session with a pre-signed PUT URL') },
+  },
+  {
+    operationId: 'completeSbomUpload', method: 'POST', path: '/api/sboms/uploads/{uploadId}/complete', group: 'sboms', scope: 'sboms:write', mutates: true,
+    summary: 'Finish a pre-signed upload: parse, store and scan the uploaded file', availability: 'planned',
+    request: { params: sboms.sbomUploadIdParams }, responses: { 201: { description: 'SBOM metadata', schema: zod.object({ data: sboms.sbomSchema }) } },
+  },
+  {
+    operationId: 'getSbom', method: 'GET', path: '/api/sboms/{id}', group: 'sboms', scope: 'sboms:read', mutates: false,
+    summary: 'Read SBOM metadata', availability: 'planned',
+    request: { params: sboms.sbomIdParams }, responses: { 200: { description: 'SBOM metadata', schema: zod.object({ data: sboms.sbomSchema }) } },
+  },
+  {
+    operationId: 'downloadSbom', method: 'GET', path: '/api/sboms/{id}/download', group: 'sboms', scope: 'sboms:read', mutates: false,
+    summary: 'Download the original SBOM file, byte for byte', availability: 'planned',
+    request: { params: sboms.sbomIdParams }, responses: { 200: { description: 'The raw file', contentType: 'application/vnd.cyclonedx+json' } },
+  },
+  {
+    operationId: 'triggerCveScan', method: 'POST', path: '/api/cve-scan', group: 'scans', scope: 'cve:trigger', mutates: true,
+    summary: 'Scan an SBOM against the vulnerability corpus (runs synchronously)', availability: 'planned',
+    request: { body: sboms.cveScanBody }, responses: { 202: anyJson('Scan finished; results are on the vulnerabilities endpoint') },
+  },
+  {
+    operationId: 'listVulnerabilities', method: 'GET', path: '/api/sboms/{id}/vulnerabilities', group: 'scans', scope: 'vulnerabilities:read', mutates: false,
+    summary: 'Findings of an SBOM with their current dispositions', availability: 'planned',
+    request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: anyJson('`{ data, summary }`') },
+  },
+  // Dispositions
+  {
+    operationId: 'upsertDisposition', method: 'POST', path: '/api/dispositions', group: 'dispositions', scope: 'dispositions:write', mutates: true,
+    summary: 'Create or update the disposition of a vulnerability', availability: 'planned',
+    request: { body: dispositions.createDispositionBody }, responses: { 200: anyJson('Updated disposition'), 201: anyJson('Created disposition') },
+  },
+  {
+    operationId: 'batchDispositions', method: 'POST', path: '/api/dispositions/batch', group: 'dispositions', scope: 'dispositions:write', mutates: true,
+    summary: 'Apply one disposition to up to 500 vulnerabilities (all or nothing)', availability: 'planned',
+    request: { body: dispositions.batchDispositionBody }, responses: { 200: anyJson('`{ updated }`') },
+  },
+  {
+    operationId: 'getDisposition', method: 'GET', path: '/api/dispositions/{dispositionId}', group: 'dispositions', scope: 'dispositions:read', mutates: false,
+    summary: 'Read a disposition with its change history', availability: 'planned',
+    request: { params: dispositions.dispositionIdParams }, responses: { 200: anyJson('The disposition and its history') },
+  },
+  {
+    operationId: 'updateDisposition', method: 'PUT', path: '/api/dispositions/{dispositionId}', group: 'dispositions', scope: 'dispositions:write', mutates: true,
+    summary: 'Update a disposition; 409 while the release is locked', availability: 'planned',
+    request: { params: dispositions.dispositionIdParams, body: dispositions.updateDispositionBody }, responses: { 200: anyJson('Updated disposition') },
+  },
+  // VEX documents
+  {
+    operationId: 'listVexDocuments', method: 'GET', path: '/api/releases/{releaseId}/vex', group: 'vex', scope: 'vex:read', mutates: false,
+    summary: 'All VEX documents of a release', availability: 'planned',
+    request: { params: releases.releaseIdParams }, responses: { 200: anyJson('Paged VEX documents') },
+  },
+  {
+    operationId: 'createVexDocument', method: 'POST', path: '/api/releases/{releaseId}/vex', group: 'vex', scope: 'vex:write', mutates: true,
+    summary: 'Generate a VEX document (draft) from the release\'s findings and dispositions', availability: 'planned',
+    request: { params: releases.releaseIdParams, body: vex.createVexBody }, responses: { 201: anyJson('The draft with full content') },
+  },
+  {
+    operationId: 'unlockRelease', method: 'POST', path: '/api/releases/{releaseId}/unlock', group: 'vex', scope: 'vex:write', mutates: true,
+    summary: 'Unlock a release chain held by a submitted/approved/published VEX document', availability: 'planned',
+    request: { params: releases.releaseIdParams, body: vex.unlockReleaseBody }, responses: { 200: anyJson('The unlocked release') },
+  },
+  {
+    operationId: 'getVexDocument', method: 'GET', path: '/api/vex/{vexId}', group: 'vex', scope: 'vex:read', mutates: false,
+    summary: 'A VEX document with full content', availability: 'planned',
+    request: { params: vex.vexIdParams }, responses: { 200: anyJson('The document') },
+  },
+  {
+    operationId: 'deleteVexDocument', method: 'DELETE', path: '/api/vex/{vexId}', group: 'vex', scope: 'vex:write', mutates: true,
+    summary: 'Delete a draft VEX document; 409 otherwise', availability: 'planned',
+    request: { params: vex.vexIdParams }, responses: noContent,
+  },
+  {
+    operationId: 'regenerateVexDocument', method: 'POST', path: '/api/vex/{vexId}/regenerate', group: 'vex', scope: 'vex:write', mutates: true,
+    summary: 'Regenerate a draft from current dispositions (version + 1)', availability: 'planned',
+    request: { params: vex.vexIdParams }, responses: { 200: anyJson('The regenerated draft') },
+  },
+  {
+    operationId: 'submitVexDocument', method: 'POST', path: '/api/vex/{vexId}/submit', group: 'vex', scope: 'vex:write', mutates: true,
+    summary: 'Submit a draft for approval; locks the release chain', availability: 'planned',
+    request: { params: vex.vexIdParams, body: vex.submitBody }, responses: { 200: anyJson('The document') },
+  },
+  {
+    operationId: 'approveVexDocument', method: 'POST', path: '/api/vex/{vexId}/approve', group: 'vex', scope: 'vex:write', mutates: true,
+    summary: 'Approve a submitted document', availability: 'planned',
+    request: { params: vex.vexIdParams, body: vex.approveBody }, responses: { 200: anyJson('The document') },
+  },
+  {
+    operationId: 'rejectVexDocument', method: 'POST', path: '/api/vex/{vexId}/reject', group: 'vex', scope: 'vex:write', mutates: true,
+    summary: 'Reject a submitted document back to draft; unlocks the release chain', availability: 'planned',
+    request: { params: vex.vexIdParams, body: vex.rejectBody }, responses: { 200: anyJson('The document') },
+  },
+  {
+    operationId: 'publishVexDocument', method: 'POST', path: '/api/vex/{vexId}/publish', group: 'vex', scope: 'vex:write', mutates: true,
+    summary: 'Publish an approved document as an immutable, signed public disclosure', availability: 'planned',
+    request: { params: vex.vexIdParams, body: vex.publishBody }, responses: { 200: anyJson('`{ vexDocument, disclosure }`') },
+  },
+  {
+    operationId: 'listVexApprovals', method: 'GET', path: '/api/vex/{vexId}/approvals', group: 'vex', scope: 'vex:read', mutates: false,
+    summary: 'Approval trail of a VEX document', availability: 'planned',
+    request: { params: vex.vexIdParams }, responses: { 200: anyJson('`{ data: [approval record] }`') },
+  },
+  // Disclosures (public)
+  {
+    operationId: 'listDisclosures', method: 'GET', path: '/api/disclosures', group: 'disclosures', scope: null, mutates: false,
+    summary: 'Published disclosures, newest first', availability: 'planned',
+    request: { query: disclosures.disclosureListQuery }, responses: { 200: anyJson('`{ data, meta, links }`') },
+  },
+  {
+    operationId: 'getDisclosure', method: 'GET', path: '/api/disclosures/{slug}', group: 'disclosures', scope: null, mutates: false,
+    summary: 'A disclosure: metadata and content (json) or the exact published bytes (raw)', availability: 'planned',
+    request: { params: disclosures.disclosureSlugParams, query: disclosures.disclosureReadQuery }, responses: { 200: anyJson('Disclosure') },
+  },
+  {
+    operationId: 'verifyDisclosure', method: 'GET', path: '/api/disclosures/{slug}/verify', group: 'disclosures', scope: null, mutates: false,
+    summary: 'Recompute hash and HMAC of the stored bytes', availability: 'planned',
+    request: { params: disclosures.disclosureSlugParams }, responses: { 200: anyJson('Verification object') },
+  },
+  // Compliance, audit, settings
+  {
+    operationId: 'getComplianceReport', method: 'GET', path: '/api/compliance/{releaseId}/report', group: 'compliance', scope: 'compliance:read', mutates: false,
+    summary: 'HTML attestation report of a release', availability: 'planned',
+    request: { params: releases.releaseIdParams }, responses: { 200: { description: 'HTML report', contentType: 'text/html; charset=utf-8' } },
+  },
+  {
+    operationId: 'exportAudit', method: 'GET', path: '/api/audit/export', group: 'audit', scope: 'audit:read', mutates: false,
+    summary: 'Audit log entries as CSV (≤ 10,000 rows)', availability: 'planned',
+    request: { query: audit.auditExportQuery }, responses: { 200: { description: 'CSV', contentType: 'text/csv; charset=utf-8' } },
+  },
+  {
+    operationId: 'getTeamSettings', method: 'GET', path: '/api/settings', group: 'settings', scope: 'settings:read', mutates: false,
+    summary: 'Team settings: SLA policy and the distinct-approver rule', availability: 'planned',
+    responses: { 200: anyJson('Settings') },
+  },
+  {
+    operationId: 'updateTeamSettings', method: 'PUT', path: '/api/settings', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Change team settings', availability: 'planned',
+    request: { body: compliance.teamSettingsBody }, responses: { 200: anyJson('Settings') },
+  },
+  {
+    operationId: 'getOpenApiDocument', method: 'GET', path: '/api/openapi.json', group: 'openapi', scope: null, mutates: false,
+    summary: 'This API\'s OpenAPI 3.1 document', availability: 'implemented',
+    responses: { 200: anyJson('OpenAPI document') },
+  },
+] as const satisfies readonly RouteDefinition[];
+
+export type OperationId = (typeof routes)[number]['operationId'];
+
+export const errorResponseSchema = errorBodySchema;
+
+export function routesOfGroup(group: EndpointGroup): RouteDefinition[] {
+  return routes.filter((route) => route.group === group);
+}
+
+/** Find the route for an API Gateway resource path and method. */
+export function findRoute(method: string, resourcePath: string): RouteDefinition | undefined {
+  return (routes as readonly RouteDefinition[]).find((route) => route.method === method && route.path === resourcePath);
+}

@@ -1,0 +1,22 @@
+import { z } from './common';
+
+export const slaPolicySchema = z
+  .strictObject({
+    /** Days from first detection to a final disposition, per severity. */
+    critical: z.number().int().min(1).max(3650),
+    high: z.number().int().min(1).max(3650),
+    medium: z.number().int().min(1).max(3650),
+    low: z.number().int().min(1).max(3650),
+    /** Known-exploited findings get their own, usually shorter, limit. */
+    kev: z.number().int().min(1).max(3650),
+    /** A finding is "at risk" when this share of its window has elapsed (0-1). */
+    atRiskRatio: z.number().min(0.1).max(0.99),
+  })
+  .openapi('SlaPolicy');
+
+export const teamSettingsBody = z
+  .strictObject({
+    requireDistinctApprover: z.boolean().optional(),
+    slaPolicy: slaPolicySchema.partial().optional(),
+  })
+  .openapi('UpdateTeamSettings');

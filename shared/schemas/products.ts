@@ -1,0 +1,73 @@
+import { z, dataEnvelope, pagedListSchema, pageQuerySchema } from './common';
+
+/** http(s) only: these links are rendered in reports and followed by people. */
+const webUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
+/** Source repositories are also cloned over git/ssh, so those schemes are accepted too. */
+const repositoryUrl = z
+  .url({ protocol: /^(https?|git|ssh|git\+https|git\+ssh)$/, error: 'must be a repository URL (https, git or ssh)' })
+  .max(2048);
+
+/** Spec "Product": URL-safe, lowercase letters and hyphens only. */
+export const productSlug = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[a-z-]+$/, 'must contain lowercase letters and hyphens only');
+
+const productFields = {
+  name: z.string().trim().min(1).max(255),
+  slug: productSlug,
+  description: z.string().max(5000),
+  vendor: z.string().max(255),
+  websiteUrl: webUrl,
+  repositoryUrl: repositoryUrl,
+};
+
+export const createProductBody = z
+  .strictObject({
+    name: productFields.name,
+    slug: productFields.slug,
+    description: productFields.description.optional(),
+    vendor: productFields.vendor.optional(),
+    websiteUrl: productFields.websiteUrl.optional(),
+    repositoryUrl: productFields.repositoryUrl.optional(),
+  })
+  .openapi('CreateProduct');
+export type CreateProductInput = z.infer<typeof createProductBody>;
+
+/** Spec: "Product fields, all optional; only supplied fields change". `null` clears an optional field. */
+export const updateProductBody = z
+  .strictObject({
+    name: productFields.name.optional(),
+    slug: productFields.slug.optional(),
+    description: productFields.description.nullable().optional(),
+    vendor: productFields.vendor.nullable().optional(),
+    websiteUrl: productFields.websiteUrl.nullable().optional(),
+    repositoryUrl: productFields.repositoryUrl.nullable().optional(),
+  })
+  .openapi('UpdateProduct');
+export type UpdateProductInput = z.infer<typeof updateProductBody>;
+
+export const productListQuery = pageQuerySchema.extend({
+  search: z.string().trim().max(255).optional(),
+});
+export type ProductListQuery = z.infer<typeof productListQuery>;
+
+export const productSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string().nullable(),
+    vendor: z.string().nullable(),
+    websiteUrl: z.string().nullable(),
+    repositoryUrl: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Product');
+export type ProductView = z.infer<typeof productSchema>;
+
+export const productResponse = dataEnvelope(productSchema, 'ProductResponse');
+export const productListResponse = pagedListSchema(productSchema, 'ProductList');
+export const productIdParams = z.object({ productId: z.uuid() });

@@ -1,0 +1,51 @@
+import { z, dataEnvelope, isoDateOrDateTime, pagedListSchema, pageQuerySchema } from './common';
+
+export const releaseStatus = z.enum(['active', 'deprecated', 'end-of-life']);
+
+export const createReleaseBody = z
+  .strictObject({
+    version: z.string().trim().min(1).max(100),
+    name: z.string().max(255).optional(),
+    releaseDate: isoDateOrDateTime.optional(),
+    endOfLifeDate: isoDateOrDateTime.optional(),
+    notes: z.string().max(10_000).optional(),
+    status: releaseStatus.default('active'),
+  })
+  .openapi('CreateRelease');
+export type CreateReleaseInput = z.infer<typeof createReleaseBody>;
+
+/** The spec leaves release update fields open: the create fields, all optional; `null` clears an optional one. */
+export const updateReleaseBody = z
+  .strictObject({
+    version: z.string().trim().min(1).max(100).optional(),
+    name: z.string().max(255).nullable().optional(),
+    releaseDate: isoDateOrDateTime.nullable().optional(),
+    endOfLifeDate: isoDateOrDateTime.nullable().optional(),
+    notes: z.string().max(10_000).nullable().optional(),
+    status: releaseStatus.optional(),
+  })
+  .openapi('UpdateRelease');
+export type UpdateReleaseInput = z.infer<typeof updateReleaseBody>;
+
+export const releaseSchema = z
+  .object({
+    id: z.uuid(),
+    productId: z.uuid(),
+    version: z.string(),
+    name: z.string().nullable(),
+    releaseDate: z.string().nullable(),
+    endOfLifeDate: z.string().nullable(),
+    notes: z.string().nullable(),
+    status: releaseStatus,
+    is_locked: z.boolean(),
+    locked_by_vex_id: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Release');
+export type ReleaseView = z.infer<typeof releaseSchema>;
+
+export const releaseResponse = dataEnvelope(releaseSchema, 'ReleaseResponse');
+export const releaseListResponse = pagedListSchema(releaseSchema, 'ReleaseList');
+export const releaseListQuery = pageQuerySchema;
+export const releaseIdParams = z.object({ releaseId: z.uuid() });

@@ -1,0 +1,49 @@
+import { z } from './common';
+
+/** Spec "Limits": SBOM content 10 MB (measured in UTF-8 bytes of the JSON string). */
+export const MAX_SBOM_BYTES = 10 * 1024 * 1024;
+
+export const uploadSbomBody = z
+  .strictObject({
+    releaseId: z.uuid(),
+    content: z.string().min(1),
+    fileName: z.string().min(1).max(255).optional(),
+  })
+  .openapi('UploadSbom');
+export type UploadSbomInput = z.infer<typeof uploadSbomBody>;
+
+/** Pre-signed upload flow for files too large for a Lambda request (BRIEF decision 8). */
+export const createSbomUploadBody = z
+  .strictObject({
+    releaseId: z.uuid(),
+    fileName: z.string().min(1).max(255).optional(),
+  })
+  .openapi('CreateSbomUpload');
+
+export const sbomUploadIdParams = z.object({ uploadId: z.uuid() });
+
+export const sbomSchema = z
+  .object({
+    id: z.uuid(),
+    releaseId: z.uuid(),
+    format: z.enum(['CycloneDX', 'SPDX']),
+    spec_version: z.string(),
+    component_count: z.number().int(),
+    file_hash: z.string(),
+    file_name: z.string().nullable(),
+    file_size: z.number().int(),
+    created_at: z.string(),
+  })
+  .openapi('Sbom');
+
+export const sbomIdParams = z.object({ id: z.uuid() });
+
+export const cveScanBody = z.strictObject({ sbomId: z.uuid() }).openapi('CveScanRequest');
+
+export const severityFilter = z.enum(['critical', 'high', 'medium', 'low', 'none']);
+export const vulnerabilityStatusFilter = z.enum(['affected', 'not_affected', 'fixed', 'under_investigation', 'undisposed']);
+
+export const vulnerabilityListQuery = z.object({
+  severity: severityFilter.optional(),
+  status: vulnerabilityStatusFilter.optional(),
+});
