@@ -1,0 +1,41 @@
+/**
+ * Responses that API Gateway itself produces (before any Lambda runs), in the
+ * service's one error-body shape. The CDK stack installs them as REST API
+ * gateway responses; the local server emulates them from the same table.
+ * `$context.requestId` is API Gateway template syntax; the local server
+ * substitutes its own request id.
+ */
+export const gatewayResponses = {
+  /** No Authorization header, or the authorizer rejected the key (missing, malformed, expired, revoked). */
+  UNAUTHORIZED: {
+    statusCode: 401,
+    code: 'unauthorized',
+    message: 'A valid API key is required: send "Authorization: Bearer vxd_<64 hex>". Missing, malformed, expired and revoked keys are rejected.',
+  },
+  /** The authorizer denied the request. */
+  ACCESS_DENIED: { statusCode: 403, code: 'forbidden', message: 'Access denied' },
+  /** REST APIs answer unknown paths and methods with this response; it is a 404 to callers. */
+  MISSING_AUTHENTICATION_TOKEN: { statusCode: 404, code: 'not_found', message: 'No such endpoint' },
+  REQUEST_TOO_LARGE: { statusCode: 413, code: 'payload_too_large', message: 'Request body too large' },
+  THROTTLED: { statusCode: 429, code: 'throttled', message: 'Too many requests' },
+  DEFAULT_4XX: { statusCode: 400, code: 'bad_request', message: 'Bad request' },
+  DEFAULT_5XX: { statusCode: 500, code: 'internal_error', message: 'Internal error' },
+} as const;
+
+export type GatewayResponseType = keyof typeof gatewayResponses;
+
+/** Velocity template body for the stack; the local server renders the same JSON. */
+export function gatewayResponseTemplate(type: GatewayResponseType): string {
+  const { code, message } = gatewayResponses[type];
+  return JSON.stringify({ error: { code, message, requestId: '$context.requestId' } });
+}
+
+export function renderGatewayResponse(type: GatewayResponseType, requestId: string): { statusCode: number; body: string } {
+  const { statusCode, code, message } = gatewayResponses[type];
+  return { statusCode, body: JSON.stringify({ error: { code, message, requestId } }) };
+}
+
+export const GATEWAY_RESPONSE_HEADERS = { 'Content-Type': 'application/json' } as const;
+
+/** Largest request payload API Gateway REST APIs accept (10 MB). */
+export const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
