@@ -1,0 +1,20 @@
+import { createGroupHandler } from '../../shared/http/group-handler';
+import { Products } from '../../shared/products/products';
+import { toProductView } from '../../shared/products/product-store';
+
+export const handler = createGroupHandler('products', {
+  listProducts: async ({ caller, query }) => {
+    const page = await Products.list(caller.teamId, query);
+    return { status: 200, body: { data: page.data.map(toProductView), meta: page.meta } };
+  },
+  createProduct: async ({ caller, body }) => ({ status: 201, body: { data: toProductView(await Products.create(caller.teamId, caller.actor, body)) } }),
+  getProduct: async ({ caller, params }) => ({ status: 200, body: { data: toProductView(await Products.get(caller.teamId, params.productId)) } }),
+  updateProduct: async ({ caller, params, body }) => ({
+    status: 200,
+    body: { data: toProductView(await Products.update(caller.teamId, caller.actor, params.productId, body)) },
+  }),
+  deleteProduct: async ({ caller, params }) => {
+    await Products.delete(caller.teamId, caller.actor, params.productId);
+    return { status: 204 };
+  },
+});

@@ -1,0 +1,19 @@
+import { createGroupHandler } from '../../shared/http/group-handler';
+import { Releases } from '../../shared/releases/releases';
+import { toReleaseView } from '../../shared/releases/release-store';
+
+export const handler = createGroupHandler('releases', {
+  listReleases: async ({ caller, params, query }) => {
+    const page = await Releases.list(caller.teamId, params.productId, query);
+    return { status: 200, body: { data: page.data.map(toReleaseView), meta: page.meta } };
+  },
+  createRelease: async ({ caller, params, body }) => ({
+    status: 201,
+    body: { data: toReleaseView(await Releases.create(caller.teamId, caller.actor, params.productId, body)) },
+  }),
+  getRelease: async ({ caller, params }) => ({ status: 200, body: { data: toReleaseView(await Releases.get(caller.teamId, params.releaseId)) } }),
+  updateRelease: async ({ caller, params, body }) => ({
+    status: 200,
+    body: { data: toReleaseView(await Releases.update(caller.teamId, caller.actor, params.releaseId, body)) },
+  }),
+});

@@ -1,0 +1,87 @@
+/**
+ * Audit entries: one per mutation, written in the same transaction as the
+ * change wherever the change is a single transaction. Keys support export by
+ * time range, by entity type, by action, and by both (GSIs 1-3).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../identity/actor';
+import { keys } from '../data/keys';
+import { batchWrite, tx, type Item, type TransactItem } from '../data/table-client';
+
+export interface AuditEvent {
+  action: string;
+  entityType: string;
+  entityId: string;
+  entityName: string;
+  /** JSON summary of changed fields, e.g. `{ name: { from, to } }`. */
+  changes: Record<string, unknown>;
+}
+
+export interface AuditEntry extends AuditEvent {
+  id: string;
+  timestamp: string;
+  actorId: string;
+  actorEmail: string | null;
+  actorName: string;
+}
+
+export function auditItem(teamId: string, actor: Actor, event: AuditEvent, at = new Date().toISOString()): Item {
+  const id = randomUUID();
+  const sortKey = `${at}#${id}`;
+  return {
+    ...keys.audit(teamId, at, id),
+    ...keys.auditByEntityType(teamId, event.entityType),
+    gsi1sk: sortKey,
+    ...keys.auditByAction(teamId, event.action),
+    gsi2sk: sortKey,
+    ...keys.auditByEntityTypeAndAction(teamId, event.entityType, event.action),
+    gsi3sk: sortKey,
+    entity: 'AuditEntry',
+    id,
+    timestamp: at,
+    action: event.action,
+    entityType: event.entityType,
+    entityId: event.entityId,
+    entityName: event.entityName,
+    actorId: actor.id,
+    actorEmail: actor.email,
+    actorName: actor.name,
+    changes: event.changes,
+  };
+}
+
+/** The audit entry as a transaction item, to commit with the change it records. */
+export function auditPut(teamId: string, actor: Actor, event: AuditEvent, at?: string): TransactItem {
+  return tx.create(auditItem(teamId, actor, event, at));
+}
+
+/** For changes that are not one transaction (bulk writes), recorded after they succeed. */
+export async function recordAudit(teamId: string, actor: Actor, events: AuditEvent[]): Promise<void> {
+  await batchWrite(events.map((event) => auditItem(teamId, actor, event)));
+}
+
+export function toAuditEntry(item: Item): AuditEntry {
+  return {
+    id: String(item.id),
+    timestamp: String(item.timestamp),
+    action: String(item.action),
+    entityType: String(item.entityType),
+    entityId: String(item.entityId),
+    entityName: String(item.entityName ?? ''),
+    actorId: String(item.actorId),
+    actorEmail: (item.actorEmail as string | null | undefined) ?? null,
+    actorName: String(item.actorName),
+    changes: (item.changes as Record<string, unknown> | undefined) ?? {},
+  };
+}
+
+/** `{ field: { from, to } }` for the fields whose values differ. */
+export function diffChanges(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const from = before[field] ?? null;
+    const to = after[field] ?? null;
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
+  }
+  return changes;
+}

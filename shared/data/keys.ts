@@ -1,0 +1,73 @@
+/**
+ * Every key of the single table is built here and nowhere else.
+ *
+ * Layout (see docs/architecture.md for the access patterns):
+ * - team partition `TEAM#<teamId>`: the team, members, service accounts, API keys,
+ *   products, slug claims, and id pointers (`ID#<uuid>`) that resolve a public
+ *   id to the item that holds it;
+ * - product collection `TEAM#<teamId>#PRODUCT#<productId>`: everything under a
+ *   product (releases, SBOMs, findings, dispositions, VEX documents, approvals),
+ *   so a product delete walks one item collection;
+ * - audit partition `TEAM#<teamId>#AUDIT`, sorted by time, with GSIs by entity
+ *   type, action and both;
+ * - global partitions for API key hashes, corpus data and public disclosures.
+ */
+export type Key = { pk: string; sk: string };
+
+const teamPk = (teamId: string) => `TEAM#${teamId}`;
+const productPk = (teamId: string, productId: string) => `TEAM#${teamId}#PRODUCT#${productId}`;
+const auditPk = (teamId: string) => `TEAM#${teamId}#AUDIT`;
+const releasePrefix = (releaseId: string) => `R#${releaseId}#`;
+
+export const keys = {
+  team: (teamId: string): Key => ({ pk: teamPk(teamId), sk: 'TEAM' }),
+  member: (teamId: string, memberId: string): Key => ({ pk: teamPk(teamId), sk: `MEMBER#${memberId}` }),
+  memberPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'MEMBER#' }),
+  memberEmailClaim: (teamId: string, email: string): Key => ({ pk: teamPk(teamId), sk: `MEMBER_EMAIL#${email.toLowerCase()}` }),
+  serviceAccount: (teamId: string, serviceAccountId: string): Key => ({ pk: teamPk(teamId), sk: `SERVICE_ACCOUNT#${serviceAccountId}` }),
+  apiKey: (teamId: string, keyId: string): Key => ({ pk: teamPk(teamId), sk: `APIKEY#${keyId}` }),
+  apiKeyPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'APIKEY#' }),
+  apiKeyNameClaim: (teamId: string, name: string): Key => ({ pk: teamPk(teamId), sk: `APIKEY_NAME#${name}` }),
+  /** Global lookup by SHA-256 of the key; read with a strongly consistent GetItem so revocation is immediate. */
+  apiKeyHash: (sha256Hex: string): Key => ({ pk: `APIKEY_HASH#${sha256Hex}`, sk: 'APIKEY_HASH' }),
+
+  product: (teamId: string, productId: string): Key => ({ pk: teamPk(teamId), sk: `PRODUCT#${productId}` }),
+  productPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'PRODUCT#' }),
+  productSlugClaim: (teamId: string, slug: string): Key => ({ pk: teamPk(teamId), sk: `PRODUCT_SLUG#${slug}` }),
+  /** The partition holding everything under a product (walked by the cascading delete). */
+  productCollection: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId) }),
+
+  /** Resolves a public uuid (release, SBOM, finding, disposition, VEX document) to its item. */
+  idPointer: (teamId: string, entityId: string): Key => ({ pk: teamPk(teamId), sk: `ID#${entityId}` }),
+
+  release: (teamId: string, productId: string, releaseId: string): Key => ({ pk: productPk(teamId, productId), sk: `RELEASE#${releaseId}` }),
+  releasePrefix: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId), skPrefix: 'RELEASE#' }),
+  releaseVersionClaim: (teamId: string, productId: string, version: string): Key => ({ pk: productPk(teamId, productId), sk: `RELEASE_VERSION#${version}` }),
+  /** Everything that belongs to one release (SBOMs, findings, dispositions, VEX documents). */
+  releaseChildrenPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: releasePrefix(releaseId) }),
+
+  sbom: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SBOM#${sbomId}` }),
+  sbomPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}SBOM#` }),
+  finding: (teamId: string, productId: string, releaseId: string, sbomId: string, findingId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}FINDING#${sbomId}#${findingId}` }),
+  findingPrefix: (teamId: string, productId: string, releaseId: string, sbomId?: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}FINDING#${sbomId ? `${sbomId}#` : ''}` }),
+  disposition: (teamId: string, productId: string, releaseId: string, vulnerabilityId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION#${vulnerabilityId}` }),
+  dispositionPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}DISPOSITION#` }),
+  dispositionHistory: (teamId: string, productId: string, releaseId: string, vulnerabilityId: string, at: string, changeId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${vulnerabilityId}#${at}#${changeId}` }),
+  dispositionHistoryPrefix: (teamId: string, productId: string, releaseId: string, vulnerabilityId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${vulnerabilityId}#` }),
+  vexDocument: (teamId: string, productId: string, releaseId: string, vexId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}VEX#${vexId}` }),
+  vexDocumentPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}VEX#` }),
+  approval: (teamId: string, productId: string, releaseId: string, vexId: string, at: string, approvalId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}APPROVAL#${vexId}#${at}#${approvalId}` }),
+  approvalPrefix: (teamId: string, productId: string, releaseId: string, vexId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}APPROVAL#${vexId}#` }),
+  sbomUpload: (teamId: string, uploadId: string): Key => ({ pk: teamPk(teamId), sk: `SBOM_UPLOAD#${uploadId}` }),
+
+  audit: (teamId: string, at: string, auditId: string): Key => ({ pk: auditPk(teamId), sk: `${at}#${auditId}` }),
+  auditPartition: (teamId: string) => ({ pk: auditPk(teamId) }),
+  auditByEntityType: (teamId: string, entityType: string) => ({ gsi1pk: `${auditPk(teamId)}#ENTITY#${entityType}` }),
+  auditByAction: (teamId: string, action: string) => ({ gsi2pk: `${auditPk(teamId)}#ACTION#${action}` }),
+  auditByEntityTypeAndAction: (teamId: string, entityType: string, action: string) => ({ gsi3pk: `${auditPk(teamId)}#ENTITY#${entityType}#ACTION#${action}` }),
+
+  /** S3 object keys. Team-prefixed like table keys, so a product's files share one prefix. */
+  sbomObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}`,
+  productObjectsPrefix: (teamId: string, productId: string) => `teams/${teamId}/products/${productId}/`,
+  sbomUploadObject: (teamId: string, uploadId: string) => `uploads/${teamId}/${uploadId}`,
+} as const;

@@ -1,0 +1,219 @@
+/**
+ * Thin helpers over the DynamoDB document client: consistent reads, prefix
+ * queries, transactions with readable cancellation reasons, batched writes.
+ * Data modules compose these; nothing here knows an entity.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../aws-clients';
+import type { Key } from './keys';
+
+export type Item = Record<string, unknown>;
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export async function getItem<T extends Item>(key: Key): Promise<T | undefined> {
+  const result = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return result.Item as T | undefined;
+}
+
+/** Consistent multi-item read (up to 100 keys); missing items come back as undefined, in order. */
+export async function getItems<T extends Item>(itemKeys: Key[]): Promise<(T | undefined)[]> {
+  if (itemKeys.length === 0) return [];
+  const result = await dynamo().send(
+    new TransactGetCommand({ TransactItems: itemKeys.map((key) => ({ Get: { TableName: tableName(), Key: key } })) }),
+  );
+  return (result.Responses ?? []).map((response) => response.Item as T | undefined);
+}
+
+export interface PrefixQuery {
+  pk: string;
+  skPrefix?: string;
+  indexName?: string;
+  /** Name of the partition-key attribute when querying an index. */
+  pkAttribute?: string;
+  skAttribute?: string;
+  skBetween?: [string, string];
+  projection?: string[];
+  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  descending?: boolean;
+  pageSize?: number;
+}
+
+/** Pages through every item of a key range; callers stream instead of loading huge results at once. */
+export async function* queryPages<T extends Item>(query: PrefixQuery): AsyncGenerator<T[]> {
+  const pkName = query.pkAttribute ?? 'pk';
+  const skName = query.skAttribute ?? 'sk';
+  const names: Record<string, string> = { '#pk': pkName, ...(query.filter?.names ?? {}) };
+  const values: Record<string, unknown> = { ':pk': query.pk, ...(query.filter?.values ?? {}) };
+  let keyCondition = '#pk = :pk';
+  if (query.skPrefix !== undefined) {
+    names['#sk'] = skName;
+    values[':skPrefix'] = query.skPrefix;
+    keyCondition += ' AND begins_with(#sk, :skPrefix)';
+  } else if (query.skBetween) {
+    names['#sk'] = skName;
+    values[':skFrom'] = query.skBetween[0];
+    values[':skTo'] = query.skBetween[1];
+    keyCondition += ' AND #sk BETWEEN :skFrom AND :skTo';
+  }
+  let projection: string | undefined;
+  if (query.projection) {
+    projection = query.projection
+      .map((attribute, index) => {
+        names[`#p${index}`] = attribute;
+        return `#p${index}`;
+      })
+      .join(', ');
+  }
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const input: QueryCommandInput = {
+      TableName: tableName(),
+      KeyConditionExpression: keyCondition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ...(query.indexName ? { IndexName: query.indexName } : { ConsistentRead: true }),
+      ...(projection ? { ProjectionExpression: projection } : {}),
+      ...(query.filter ? { FilterExpression: query.filter.expression } : {}),
+      ...(query.descending ? { ScanIndexForward: false } : {}),
+      ...(query.pageSize ? { Limit: query.pageSize } : {}),
+      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+    };
+    const page = await dynamo().send(new QueryCommand(input));
+    yield (page.Items ?? []) as T[];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+export async function queryAll<T extends Item>(query: PrefixQuery): Promise<T[]> {
+  const all: T[] = [];
+  for await (const page of queryPages<T>(query)) all.push(...page);
+  return all;
+}
+
+/** A transaction that failed; `reasons` holds DynamoDB's per-item cancellation codes in request order. */
+export class TransactionFailedError extends Error {
+  constructor(readonly reasons: string[]) {
+    super(`Transaction cancelled: ${reasons.join(', ')}`);
+    this.name = 'TransactionFailedError';
+  }
+
+  /** True when the item at `index` failed its condition. */
+  failedAt(index: number): boolean {
+    return this.reasons[index] === 'ConditionalCheckFailed';
+  }
+}
+
+export async function transactWrite(items: TransactItem[]): Promise<void> {
+  try {
+    await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      throw new TransactionFailedError((error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None'));
+    }
+    throw error;
+  }
+}
+
+/** Builders for transaction items against the one table. */
+export const tx = {
+  put(item: Item, condition?: string, names?: Record<string, string>, values?: Record<string, unknown>): TransactItem {
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: item,
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      },
+    };
+  },
+  /** Put that fails when an item with this key already exists. */
+  create(item: Item): TransactItem {
+    return tx.put(item, 'attribute_not_exists(pk)');
+  },
+  update(key: Key, update: string, names: Record<string, string>, values: Record<string, unknown> | undefined, condition?: string): TransactItem {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: update,
+        ExpressionAttributeNames: names,
+        ...(values && Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        ...(condition ? { ConditionExpression: condition } : {}),
+      },
+    };
+  },
+  delete(key: Key, condition?: string, names?: Record<string, string>, values?: Record<string, unknown>): TransactItem {
+    return {
+      Delete: {
+        TableName: tableName(),
+        Key: key,
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      },
+    };
+  },
+  check(key: Key, condition: string, names?: Record<string, string>, values?: Record<string, unknown>): TransactItem {
+    return {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: key,
+        ConditionExpression: condition,
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      },
+    };
+  },
+};
+
+const BATCH_LIMIT = 25;
+
+/** Writes puts and deletes in batches of 25, retrying unprocessed items with backoff. */
+export async function batchWrite(puts: Item[], deletes: Key[] = []): Promise<void> {
+  const requests = [
+    ...puts.map((item) => ({ PutRequest: { Item: item } })),
+    ...deletes.map((key) => ({ DeleteRequest: { Key: key } })),
+  ];
+  for (let offset = 0; offset < requests.length; offset += BATCH_LIMIT) {
+    let pending: typeof requests = requests.slice(offset, offset + BATCH_LIMIT);
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt > 8) throw new Error('BatchWriteItem kept returning unprocessed items');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+      const result = await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    }
+  }
+}
+
+/**
+ * Builds a SET/REMOVE update expression from a patch: `undefined` leaves a
+ * field alone, `null` removes it, anything else sets it.
+ */
+export function patchExpression(patch: Record<string, unknown>): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  Object.entries(patch).forEach(([field, value], index) => {
+    if (value === undefined) return;
+    names[`#f${index}`] = field;
+    if (value === null) {
+      removes.push(`#f${index}`);
+    } else {
+      values[`:v${index}`] = value;
+      sets.push(`#f${index} = :v${index}`);
+    }
+  });
+  const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean);
+  return { expression: parts.join(' '), names, values };
+}

@@ -1,0 +1,105 @@
+/**
+ * The one middleware chain of every endpoint-group Lambda. Order, once:
+ *   1. Powertools logger context (request id, route, team) — reset per request;
+ *   2. route lookup in the route table → 404 / 501 (planned) when absent;
+ *   3. scope check against the authorizer's scopes → 403, before any parsing;
+ *   4. input parsing with the route's zod schemas → 400 / 413 / 422 / 404;
+ *   5. the operation (domain service call) and result mapping;
+ *   6. the error mapper (registered last, so it sees every failure);
+ *   7. one access-log line per request.
+ */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { ForbiddenError, NotFoundError, NotImplementedError, UnauthorizedError } from '../errors';
+import type { Caller } from '../identity/actor';
+import { logger } from '../logger';
+import { callerFromAuthorizer } from './authorizer-context';
+import { DEFAULT_MAX_BODY_BYTES, decodeBody, lowerCaseHeaders, parseJsonBody, parsePathParameters, parseQuery } from './request';
+import { errorToProxyResult, toProxyResult, type OperationResult } from './response';
+import { routes, type EndpointGroup, type RouteDefinition } from './routes';
+
+type AnyRoute = (typeof routes)[number];
+type RouteById<Id extends AnyRoute['operationId']> = Extract<AnyRoute, { operationId: Id }>;
+type OperationIdsOf<G extends EndpointGroup> = Extract<AnyRoute, { group: G }>['operationId'];
+type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
+type RequestPart<R, K extends string> = R extends { request: infer Q } ? (Q extends Record<K, infer S> ? Parsed<S> : undefined) : undefined;
+
+export interface OperationRequest<R extends AnyRoute> {
+  params: RequestPart<R, 'params'>;
+  query: RequestPart<R, 'query'>;
+  body: RequestPart<R, 'body'>;
+  /** Present on every non-public route (the authorizer established it). */
+  caller: R['scope'] extends null ? undefined : Caller;
+  headers: Record<string, string>;
+  requestId: string;
+  /** The decoded request body bytes, for routes that keep the original file. */
+  rawBody: Buffer | undefined;
+}
+
+export type Operation<Id extends AnyRoute['operationId']> = (request: OperationRequest<RouteById<Id>>) => Promise<OperationResult>;
+export type GroupOperations<G extends EndpointGroup> = { [Id in OperationIdsOf<G>]?: Operation<Id> };
+
+/** Body ceilings per operation; the SBOM upload carries up to 10 MB of JSON-escaped content. */
+const MAX_BODY_BYTES: Partial<Record<AnyRoute['operationId'], number>> = {
+  uploadSbom: 24 * 1024 * 1024,
+};
+
+const PARAM_ENTITY: Record<string, string> = {
+  productId: 'Product', releaseId: 'Release', id: 'SBOM', dispositionId: 'Disposition', vexId: 'VEX document', uploadId: 'Upload', slug: 'Disclosure',
+};
+
+function entityOfParams(route: RouteDefinition): string {
+  const name = /\{(\w+)\}[^{]*$/.exec(route.path)?.[1];
+  return (name && PARAM_ENTITY[name]) ?? 'Resource';
+}
+
+export function createGroupHandler<G extends EndpointGroup>(group: G, operations: GroupOperations<G>) {
+  const groupRoutes = (routes as readonly RouteDefinition[]).filter((route) => route.group === group);
+  const operationTable = operations as Record<string, ((request: OperationRequest<AnyRoute>) => Promise<OperationResult>) | undefined>;
+
+  async function dispatch(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+    const requestId = event.requestContext.requestId;
+    const route = groupRoutes.find((candidate) => candidate.method === event.httpMethod && candidate.path === event.resource);
+    if (!route) throw new NotFoundError('Endpoint');
+    const caller = callerFromAuthorizer(event.requestContext.authorizer);
+    if (caller) logger.appendKeys({ teamId: caller.teamId });
+    if (route.scope !== null) {
+      if (!caller) throw new UnauthorizedError();
+      if (!caller.scopes.includes(route.scope)) throw new ForbiddenError(`This API key lacks the "${route.scope}" scope required by ${route.method} ${route.path}`);
+    }
+    const operation = operationTable[route.operationId];
+    if (route.availability === 'planned' || !operation) {
+      throw new NotImplementedError(`${route.method} ${route.path} is not available yet`);
+    }
+    const headers = lowerCaseHeaders(event);
+    const params = route.request?.params ? parsePathParameters(event, route.request.params, entityOfParams(route)) : undefined;
+    const query = route.request?.query ? parseQuery(event, route.request.query) : undefined;
+    const rawBody = decodeBody(event, headers, MAX_BODY_BYTES[route.operationId as AnyRoute['operationId']] ?? DEFAULT_MAX_BODY_BYTES);
+    const body = route.request?.body ? parseJsonBody(rawBody, route.request.body) : undefined;
+    const result = await operation({ params, query, body, caller, headers, requestId, rawBody } as OperationRequest<AnyRoute>);
+    return toProxyResult(result, requestId);
+  }
+
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use({
+      before: (request) => {
+        const { event } = request;
+        logger.appendKeys({ requestId: event.requestContext.requestId, route: `${event.httpMethod} ${event.resource}` });
+        (request.internal as Record<string, unknown>).startedAt = performance.now();
+      },
+      after: (request) => logAccess(request.event, request.response?.statusCode, request.internal.startedAt),
+      onError: (request) => {
+        request.response = errorToProxyResult(request.error, request.event.requestContext.requestId);
+        logAccess(request.event, request.response.statusCode, request.internal.startedAt);
+      },
+    })
+    .handler(dispatch);
+}
+
+function logAccess(event: APIGatewayProxyEvent, status: number | undefined, startedAt: unknown): void {
+  const durationMs = typeof startedAt === 'number' ? Math.round((performance.now() - startedAt) * 10) / 10 : undefined;
+  logger.info('request completed', { method: event.httpMethod, path: event.path, status, durationMs });
+}

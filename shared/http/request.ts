@@ -1,0 +1,74 @@
+/**
+ * Turns an API Gateway proxy event into validated inputs. Bodies may arrive
+ * base64-encoded (the REST API treats every media type as binary so gzip
+ * bodies reach the Lambda intact) and gzip-compressed (BRIEF decision 8).
+ */
+import { gunzipSync } from 'node:zlib';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { z } from 'zod';
+import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors';
+
+/** Default ceiling for JSON bodies; the SBOM upload route raises it (see routes' maxBodyBytes). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Decompressed-size ceiling, so a small gzip bomb cannot exhaust memory. */
+const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+
+export function lowerCaseHeaders(event: APIGatewayProxyEvent): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+  return headers;
+}
+
+export function decodeBody(event: APIGatewayProxyEvent, headers: Record<string, string>, maxBytes: number): Buffer | undefined {
+  if (event.body === null || event.body === undefined || event.body === '') return undefined;
+  let bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+  const encoding = headers['content-encoding']?.trim().toLowerCase();
+  if (encoding === 'gzip') {
+    try {
+      bytes = gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_BYTES });
+    } catch (error) {
+      if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw new PayloadTooLargeError('Decompressed request body too large');
+      }
+      throw new BadRequestError('Request body is not valid gzip data');
+    }
+  } else if (encoding && encoding !== 'identity') {
+    throw new BadRequestError(`Unsupported Content-Encoding "${encoding}" (use gzip or none)`);
+  }
+  if (bytes.length > maxBytes) throw new PayloadTooLargeError(`Request body exceeds ${maxBytes} bytes`);
+  return bytes;
+}
+
+export function toErrorDetails(issues: z.core.$ZodIssue[]): ErrorDetail[] {
+  return issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message, code: issue.code }));
+}
+
+export function parseJsonBody(bytes: Buffer | undefined, schema: z.ZodType): unknown {
+  let value: unknown;
+  if (bytes !== undefined) {
+    try {
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw new BadRequestError('Request body is not valid JSON');
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    if (value === undefined) throw new BadRequestError('A JSON request body is required');
+    throw new ValidationError('Request body failed validation', toErrorDetails(parsed.error.issues));
+  }
+  return parsed.data;
+}
+
+export function parseQuery(event: APIGatewayProxyEvent, schema: z.ZodType): unknown {
+  const parsed = schema.safeParse(event.queryStringParameters ?? {});
+  if (!parsed.success) throw new ValidationError('Query parameters failed validation', toErrorDetails(parsed.error.issues));
+  return parsed.data;
+}
+
+/** A path id that cannot exist is reported exactly like one that does not: 404. */
+export function parsePathParameters(event: APIGatewayProxyEvent, schema: z.ZodType, entity: string): unknown {
+  const parsed = schema.safeParse(event.pathParameters ?? {});
+  if (!parsed.success) throw new NotFoundError(entity);
+  return parsed.data;
+}

@@ -1,0 +1,22 @@
+/** Who performs an action: attributed in the audit log (spec "Authentication" rule 11). */
+export interface Actor {
+  id: string;
+  name: string;
+  email: string | null;
+  kind: 'service_account' | 'member' | 'operator';
+}
+
+/** The caller of an API request, as the authorizer established it. */
+export interface Caller {
+  teamId: string;
+  keyId: string;
+  actor: Actor;
+  scopes: string[];
+}
+
+/** The admin CLI acting without `--by` (bootstrap and operations). */
+export const OPERATOR_ACTOR: Actor = { id: 'operator', name: 'admin-cli', email: null, kind: 'operator' };
+
+export function serviceAccountName(keyName: string): string {
+  return `api_${keyName}`;
+}

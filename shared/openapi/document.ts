@@ -1,0 +1,67 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route table and its zod
+ * schemas (nothing hand-written). `npm run openapi` writes docs/openapi.json;
+ * a test fails when that file is stale.
+ */
+import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { errorBodySchema } from '../schemas/common';
+import { routes, type RouteDefinition } from '../http/routes';
+
+const ERROR_RESPONSES: Record<number, string> = {
+  400: 'Malformed request (invalid JSON, gzip or encoding)',
+  401: 'Missing, malformed, expired or revoked API key',
+  403: 'The API key lacks the required scope',
+  404: 'Not found (including ids of other teams)',
+  409: 'Conflict (locked release, duplicate, wrong workflow state)',
+  413: 'Request body too large',
+  422: 'Validation failed; `details` lists field paths',
+};
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent('securitySchemes', 'apiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API key: `vxd_` followed by 64 lowercase hex characters',
+  });
+  for (const route of routes as readonly RouteDefinition[]) {
+    const responses: Record<string, { description: string; content?: Record<string, { schema: object }> }> = {};
+    for (const [status, response] of Object.entries(route.responses)) {
+      responses[status] = response.schema
+        ? { description: response.description, content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }
+        : { description: response.description, ...(response.contentType ? { content: { [response.contentType]: { schema: { type: 'string' } } } } : {}) };
+    }
+    const errorStatuses = route.scope === null ? [400, 404, 422] : [400, 401, 403, 404, 409, 413, 422];
+    for (const status of errorStatuses) {
+      responses[String(status)] ??= { description: ERROR_RESPONSES[status] ?? 'Error', content: { 'application/json': { schema: errorBodySchema } } };
+    }
+    if (route.availability === 'planned') {
+      responses['501'] = { description: 'Not available yet (planned)', content: { 'application/json': { schema: errorBodySchema } } };
+    }
+    const body = route.request?.body;
+    registry.registerPath({
+      method: route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete',
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.group],
+      ...(route.scope ? { security: [{ [bearer.name]: [] }], description: `Required scope: \`${route.scope}\`` } : { security: [] }),
+      request: {
+        ...(route.request?.params ? { params: route.request.params } : {}),
+        ...(route.request?.query ? { query: route.request.query } : {}),
+        ...(body ? { body: { content: { 'application/json': { schema: body } } } } : {}),
+      },
+      responses: responses as never, // shapes built above match the library's ResponseConfig
+    });
+  }
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  return generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Vexdesk API',
+      version: '0.1.0',
+      description: 'Supply-chain vulnerability disclosure: products, releases, SBOMs, CVE scanning, VEX workflow and signed public disclosures.',
+    },
+    servers: [{ url: '/' }],
+  }) as unknown as Record<string, unknown>;
+}

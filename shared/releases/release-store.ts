@@ -1,0 +1,124 @@
+/** Release items: conversion, resolution by id, and the lock the VEX workflow sets. */
+import type { ReleaseView } from '../schemas/releases';
+import { keys } from '../data/keys';
+import { getItems, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
+import { resolvePointer } from '../data/id-pointers';
+import { toProduct, type Product } from '../products/product-store';
+
+export type ReleaseStatus = 'active' | 'deprecated' | 'end-of-life';
+
+export interface Release {
+  id: string;
+  teamId: string;
+  productId: string;
+  version: string;
+  name: string | null;
+  releaseDate: string | null;
+  endOfLifeDate: string | null;
+  notes: string | null;
+  status: ReleaseStatus;
+  createdAt: string;
+  updatedAt: string;
+  revision: number;
+  /** Id of the VEX document holding the release chain locked (spec "States and transitions" rule 2). */
+  lockedBy: string | null;
+  lockedAt: string | null;
+}
+
+export const RELEASE_FIELDS = ['version', 'name', 'releaseDate', 'endOfLifeDate', 'notes', 'status'] as const;
+
+export function toRelease(item: Item): Release {
+  return {
+    id: String(item.id),
+    teamId: String(item.teamId),
+    productId: String(item.productId),
+    version: String(item.version),
+    name: (item.name as string | undefined) ?? null,
+    releaseDate: (item.releaseDate as string | undefined) ?? null,
+    endOfLifeDate: (item.endOfLifeDate as string | undefined) ?? null,
+    notes: (item.notes as string | undefined) ?? null,
+    status: (item.status as ReleaseStatus | undefined) ?? 'active',
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+    revision: Number(item.revision ?? 0),
+    lockedBy: (item.lockedBy as string | undefined) ?? null,
+    lockedAt: (item.lockedAt as string | undefined) ?? null,
+  };
+}
+
+export function releaseItem(release: Release): Item {
+  const { lockedBy: _lockedBy, lockedAt: _lockedAt, ...fields } = release;
+  const item: Item = { ...keys.release(release.teamId, release.productId, release.id), entity: 'Release' };
+  for (const [field, value] of Object.entries(fields)) if (value !== null) item[field] = value;
+  return item;
+}
+
+export function toReleaseView(release: Release): ReleaseView {
+  return {
+    id: release.id,
+    productId: release.productId,
+    version: release.version,
+    name: release.name,
+    releaseDate: release.releaseDate,
+    endOfLifeDate: release.endOfLifeDate,
+    notes: release.notes,
+    status: release.status,
+    is_locked: release.lockedBy !== null,
+    locked_by_vex_id: release.lockedBy,
+    created_at: release.createdAt,
+    updated_at: release.updatedAt,
+  };
+}
+
+export interface ResolvedRelease {
+  release: Release;
+  product: Product;
+}
+
+/** Transaction condition: the release is not locked (used by every write under the release chain). */
+export const RELEASE_UNLOCKED_CONDITION = 'attribute_exists(pk) AND attribute_not_exists(#lockedBy)';
+
+export const releaseStore = {
+  /** By public id, through the team's id pointer; undefined for another team's id or a product being deleted. */
+  async resolve(teamId: string, releaseId: string): Promise<ResolvedRelease | undefined> {
+    const pointer = await resolvePointer(teamId, releaseId, 'release');
+    if (!pointer) return undefined;
+    const [releaseItemFound, productItemFound] = await getItems([keys.release(teamId, pointer.productId, releaseId), keys.product(teamId, pointer.productId)]);
+    if (!releaseItemFound || !productItemFound) return undefined;
+    const product = toProduct(productItemFound);
+    if (product.deletingAt) return undefined;
+    return { release: toRelease(releaseItemFound), product };
+  },
+
+  async listByProduct(teamId: string, productId: string): Promise<Release[]> {
+    const { pk, skPrefix } = keys.releasePrefix(teamId, productId);
+    return (await queryAll({ pk, skPrefix })).map(toRelease);
+  },
+
+  /** ConditionCheck that keeps a write out of a locked release chain, in the same transaction as the write. */
+  unlockedCheck(release: Pick<Release, 'teamId' | 'productId' | 'id'>): TransactItem {
+    return tx.check(keys.release(release.teamId, release.productId, release.id), RELEASE_UNLOCKED_CONDITION, { '#lockedBy': 'lockedBy' });
+  },
+
+  /** Sets the lock (submit); fails when another document already holds it. */
+  lockItem(release: Pick<Release, 'teamId' | 'productId' | 'id'>, vexId: string, at: string): TransactItem {
+    return tx.update(
+      keys.release(release.teamId, release.productId, release.id),
+      'SET #lockedBy = :vexId, #lockedAt = :at',
+      { '#lockedBy': 'lockedBy', '#lockedAt': 'lockedAt' },
+      { ':vexId': vexId, ':at': at },
+      RELEASE_UNLOCKED_CONDITION,
+    );
+  },
+
+  /** Clears the lock (reject, unlock); only the holder's id clears it. */
+  unlockItem(release: Pick<Release, 'teamId' | 'productId' | 'id'>, vexId: string): TransactItem {
+    return tx.update(
+      keys.release(release.teamId, release.productId, release.id),
+      'REMOVE #lockedBy, #lockedAt',
+      { '#lockedBy': 'lockedBy', '#lockedAt': 'lockedAt' },
+      { ':vexId': vexId },
+      'attribute_exists(pk) AND #lockedBy = :vexId',
+    );
+  },
+};

@@ -1,0 +1,130 @@
+/**
+ * Releases: the verbs behind /api/products/{productId}/releases and
+ * /api/releases/{releaseId}. Versions are unique per product (a claim item),
+ * and a locked release rejects updates inside the same transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { keys } from '../data/keys';
+import { transactWrite, TransactionFailedError, tx, patchExpression } from '../data/table-client';
+import { pointerPut } from '../data/id-pointers';
+import { paginate } from '../data/paging';
+import { auditPut, diffChanges } from '../audit/audit-log';
+import { ConflictError, NotFoundError, ReleaseLockedError } from '../errors';
+import type { Actor } from '../identity/actor';
+import type { PageQuery } from '../schemas/common';
+import type { CreateReleaseInput, UpdateReleaseInput } from '../schemas/releases';
+import { Products } from '../products/products';
+import { RELEASE_FIELDS, releaseItem, releaseStore, type Release, type ResolvedRelease } from './release-store';
+
+function versionTaken(version: string): ConflictError {
+  return new ConflictError(`Release ${version} already exists for this product`, 'version_taken');
+}
+
+function auditableFields(release: Release): Record<string, unknown> {
+  return Object.fromEntries(RELEASE_FIELDS.map((field) => [field, release[field]]));
+}
+
+const PRODUCT_LIVE_CONDITION = 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)';
+
+export const Releases = {
+  async create(teamId: string, actor: Actor, productId: string, input: CreateReleaseInput): Promise<Release> {
+    const product = await Products.get(teamId, productId);
+    const now = new Date().toISOString();
+    const release: Release = {
+      id: randomUUID(),
+      teamId,
+      productId,
+      version: input.version,
+      name: input.name ?? null,
+      releaseDate: input.releaseDate ?? null,
+      endOfLifeDate: input.endOfLifeDate ?? null,
+      notes: input.notes ?? null,
+      status: input.status,
+      createdAt: now,
+      updatedAt: now,
+      revision: 1,
+      lockedBy: null,
+      lockedAt: null,
+    };
+    try {
+      await transactWrite([
+        tx.check(keys.product(teamId, productId), PRODUCT_LIVE_CONDITION, { '#deletingAt': 'deletingAt' }),
+        tx.create(releaseItem(release)),
+        tx.create({ ...keys.releaseVersionClaim(teamId, productId, release.version), entity: 'ReleaseVersionClaim', releaseId: release.id }),
+        pointerPut(teamId, release.id, { entityType: 'release', target: keys.release(teamId, productId, release.id), productId, releaseId: release.id }),
+        auditPut(teamId, actor, {
+          action: 'create', entityType: 'release', entityId: release.id, entityName: `${product.name} ${release.version}`, changes: auditableFields(release),
+        }, now),
+      ]);
+    } catch (error) {
+      if (error instanceof TransactionFailedError) {
+        if (error.failedAt(0)) throw new NotFoundError('Product');
+        if (error.failedAt(2)) throw versionTaken(release.version);
+      }
+      throw error;
+    }
+    return release;
+  },
+
+  async resolve(teamId: string, releaseId: string): Promise<ResolvedRelease> {
+    const resolved = await releaseStore.resolve(teamId, releaseId);
+    if (!resolved) throw new NotFoundError('Release');
+    return resolved;
+  },
+
+  async get(teamId: string, releaseId: string): Promise<Release> {
+    return (await Releases.resolve(teamId, releaseId)).release;
+  },
+
+  async list(teamId: string, productId: string, query: PageQuery) {
+    await Products.get(teamId, productId);
+    const releases = (await releaseStore.listByProduct(teamId, productId))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+    return paginate(releases, query.page, query.perPage);
+  },
+
+  /** Spec rule 3: while locked, PUT returns 409 — enforced by the write's own condition. */
+  async update(teamId: string, actor: Actor, releaseId: string, input: UpdateReleaseInput): Promise<Release> {
+    const { release: current, product } = await Releases.resolve(teamId, releaseId);
+    if (current.lockedBy) throw new ReleaseLockedError();
+    const patch: Record<string, unknown> = {};
+    for (const field of RELEASE_FIELDS) {
+      const value = input[field];
+      if (value !== undefined) patch[field] = value;
+    }
+    const next = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 } as Release;
+    const changes = diffChanges(auditableFields(current), auditableFields(next));
+    if (Object.keys(changes).length === 0) return current;
+
+    const update = patchExpression({ ...patch, updatedAt: next.updatedAt, revision: next.revision });
+    const items = [
+      tx.update(keys.release(teamId, current.productId, releaseId), update.expression, { ...update.names, '#revision': 'revision', '#lockedBy': 'lockedBy' },
+        { ...update.values, ':expectedRevision': current.revision }, 'attribute_exists(pk) AND #revision = :expectedRevision AND attribute_not_exists(#lockedBy)'),
+      tx.check(keys.product(teamId, current.productId), PRODUCT_LIVE_CONDITION, { '#deletingAt': 'deletingAt' }),
+      auditPut(teamId, actor, { action: 'update', entityType: 'release', entityId: releaseId, entityName: `${product.name} ${next.version}`, changes }),
+    ];
+    const versionChanged = next.version !== current.version;
+    if (versionChanged) {
+      items.push(
+        tx.create({ ...keys.releaseVersionClaim(teamId, current.productId, next.version), entity: 'ReleaseVersionClaim', releaseId }),
+        tx.delete(keys.releaseVersionClaim(teamId, current.productId, current.version)),
+      );
+    }
+    try {
+      await transactWrite(items);
+    } catch (error) {
+      if (error instanceof TransactionFailedError) {
+        if (versionChanged && error.failedAt(3)) throw versionTaken(next.version);
+        if (error.failedAt(1)) throw new NotFoundError('Release');
+        if (error.failedAt(0)) {
+          const latest = await releaseStore.resolve(teamId, releaseId);
+          if (!latest) throw new NotFoundError('Release');
+          if (latest.release.lockedBy) throw new ReleaseLockedError();
+          throw new ConflictError('The release was changed by another request; read it again and retry', 'concurrent_modification');
+        }
+      }
+      throw error;
+    }
+    return next;
+  },
+};
