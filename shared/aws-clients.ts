@@ -34,3 +34,11 @@ export function s3(): S3Client {
 export function tableName(): string {
   return config().tableName;
 }
+
+/** Closes keep-alive sockets (tests and CLI runs end cleanly). */
+export function destroyClients(): void {
+  documentClient?.destroy();
+  s3Client?.destroy();
+  documentClient = undefined;
+  s3Client = undefined;
+}

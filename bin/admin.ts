@@ -1,0 +1,145 @@
+/**
+ * Admin CLI (BRIEF "Contract the local runtime keeps"). Prints JSON on stdout.
+ *
+ * Target selection:
+ * - default: the embedded engines under $DATA_DIR (default .data/) — those of a
+ *   running `npm start` when there is one, otherwise started for this command;
+ * - a deployed stack: `--stack NAME` (reads the stack outputs) or
+ *   `--table T --sbom-bucket B --disclosure-bucket D` (AWS credentials from the
+ *   usual SDK chain).
+ */
+import { parseArgs } from 'node:util';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+const USAGE = `Usage: npm run -s admin -- <command> [options]
+  team create --name NAME
+  member add --team ID --email E --name N [--permissions settings.manage,...]
+  key create --team ID --name NAME --scopes s1,s2|all [--expires-in-days 30|90|180|365] [--by MEMBER_ID]
+  key revoke --team ID --id KEY_ID [--by MEMBER_ID]
+  key list --team ID
+  corpus import PATH...   (OSV zip or directory, CISA KEV JSON, EPSS CSV or CSV.gz)
+Target (default: embedded engines in $DATA_DIR): --stack NAME | --table T --sbom-bucket B --disclosure-bucket D [--region R]`;
+
+class UsageError extends Error {}
+
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' }, team: { type: 'string' }, email: { type: 'string' }, permissions: { type: 'string' },
+    scopes: { type: 'string' }, 'expires-in-days': { type: 'string' }, by: { type: 'string' }, id: { type: 'string' },
+    stack: { type: 'string' }, table: { type: 'string' }, 'sbom-bucket': { type: 'string' }, 'disclosure-bucket': { type: 'string' },
+    region: { type: 'string' }, help: { type: 'boolean' },
+  },
+});
+
+function required(name: keyof typeof flags): string {
+  const value = flags[name];
+  if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function connectToDeployedStack(): Promise<boolean> {
+  if (flags.region) process.env.AWS_REGION = flags.region;
+  if (flags.stack) {
+    const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+    const { Stacks } = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: flags.stack }));
+    const outputs = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]));
+    process.env.TABLE_NAME = outputs.TableName;
+    process.env.SBOM_BUCKET = outputs.SbomBucketName;
+    process.env.DISCLOSURE_BUCKET = outputs.DisclosureBucketName;
+    return true;
+  }
+  if (flags.table) {
+    process.env.TABLE_NAME = flags.table;
+    process.env.SBOM_BUCKET = required('sbom-bucket');
+    process.env.DISCLOSURE_BUCKET = required('disclosure-bucket');
+    return true;
+  }
+  return false;
+}
+
+async function run(): Promise<unknown> {
+  const [noun, verb, ...rest] = positionals;
+  if (flags.help || !noun) throw new UsageError('');
+  let stopEngines: (() => Promise<void>) | undefined;
+  if (!(await connectToDeployedStack())) {
+    const { findRunningEngines, startEmbeddedEngines } = await import('../shared/local/engines');
+    const { applyLocalEnvironment } = await import('../shared/local/local-environment');
+    const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+    await mkdir(dataDir, { recursive: true });
+    const running = await findRunningEngines(dataDir);
+    if (running) {
+      applyLocalEnvironment(running);
+    } else {
+      // LevelDB admits one process: with no server running, this command owns the engines briefly.
+      const engines = await startEmbeddedEngines({ dataDir });
+      applyLocalEnvironment(engines);
+      stopEngines = () => engines.stop();
+    }
+    const { ensureLocalResources } = await import('../shared/local/resources');
+    await ensureLocalResources();
+  }
+  try {
+    return await dispatch(noun, verb, rest);
+  } finally {
+    await stopEngines?.();
+  }
+}
+
+async function dispatch(noun: string, verb: string | undefined, rest: string[]): Promise<unknown> {
+  const { OPERATOR_ACTOR } = await import('../shared/identity/actor');
+  const { Teams, Members, permissionSchema } = await import('../shared/identity/teams');
+  const { ApiKeys } = await import('../shared/identity/api-keys');
+  const { SCOPES } = await import('../shared/http/scopes');
+  switch (`${noun} ${verb ?? ''}`) {
+    case 'team create': {
+      const team = await Teams.create(required('name'), OPERATOR_ACTOR);
+      return { teamId: team.id };
+    }
+    case 'member add': {
+      const permissions = (flags.permissions ?? '').split(',').filter(Boolean).map((permission) => permissionSchema.parse(permission));
+      const member = await Members.add(required('team'), { email: required('email'), name: required('name'), permissions }, OPERATOR_ACTOR);
+      return { memberId: member.id };
+    }
+    case 'key create': {
+      const scopes = required('scopes') === 'all' ? [...SCOPES] : required('scopes').split(',').map((scope) => scope.trim()).filter(Boolean);
+      const expiresInDays = flags['expires-in-days'] === undefined ? undefined : Number(flags['expires-in-days']);
+      const key = await ApiKeys.create(required('team'), { name: required('name'), scopes, expiresInDays }, { byMemberId: flags.by, operator: OPERATOR_ACTOR });
+      return { id: key.id, key: key.key, name: key.name, scopes: key.scopes, expiresAt: key.expiresAt };
+    }
+    case 'key revoke': {
+      const key = await ApiKeys.revoke(required('team'), required('id'), { byMemberId: flags.by, operator: OPERATOR_ACTOR });
+      return { id: key.id, name: key.name, revokedAt: key.revokedAt };
+    }
+    case 'key list': {
+      const list = await ApiKeys.list(required('team'));
+      return { data: list.map(({ id, name, scopes, createdAt, expiresAt, revokedAt }) => ({ id, name, scopes, createdAt, expiresAt, revokedAt })) };
+    }
+    case 'corpus import': {
+      const { importCorpusFiles } = await import('../shared/corpus/import');
+      if (rest.length === 0) throw new UsageError('corpus import needs at least one PATH');
+      return importCorpusFiles(rest.map((path) => resolve(path)));
+    }
+    default:
+      throw new UsageError(`Unknown command "${noun} ${verb ?? ''}"`);
+  }
+}
+
+run()
+  .then((result) => {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.exit(0);
+  })
+  .catch(async (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message ? `${error.message}\n` : ''}${USAGE}\n`);
+      process.exit(2);
+    }
+    const { AppError } = await import('../shared/errors');
+    const body = error instanceof AppError
+      ? { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }
+      : { error: { code: 'failed', message: (error as Error).message } };
+    process.stderr.write(`${JSON.stringify(body)}\n`);
+    process.exit(1);
+  });

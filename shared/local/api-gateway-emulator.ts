@@ -1,0 +1,223 @@
+/**
+ * Local stand-in for the deployed REST API (BRIEF decision 3): HTTP request →
+ * the same API Gateway proxy event (payload format 1.0) → the same REQUEST
+ * authorizer → the same group handler module → the same response. Gateway
+ * responses (401/403/404/413) come from the shared table the stack installs.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { routes, type EndpointGroup, type RouteDefinition } from '../http/routes';
+import { GATEWAY_RESPONSE_HEADERS, renderGatewayResponse, type GatewayResponseType } from '../http/gateway-responses';
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+/**
+ * Largest local request body. API Gateway caps payloads at 10 MB; the local
+ * server admits a plain (un-gzipped) 10 MB SBOM wrapped in its JSON envelope
+ * (BRIEF decision 8). Every route still applies its own ceiling in the handler.
+ */
+export const LOCAL_MAX_REQUEST_BYTES = 24 * 1024 * 1024;
+const STAGE = 'api';
+
+interface CompiledRoute {
+  route: RouteDefinition;
+  pattern: RegExp;
+  paramNames: string[];
+  literalSegments: number;
+}
+
+function compileRoutes(): CompiledRoute[] {
+  return (routes as readonly RouteDefinition[])
+    .map((route) => {
+      const paramNames: string[] = [];
+      const segments = route.path.split('/').filter(Boolean);
+      const source = segments
+        .map((segment) => {
+          const param = /^\{(\w+)\}$/.exec(segment);
+          if (param?.[1]) {
+            paramNames.push(param[1]);
+            return '([^/]+)';
+          }
+          return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        })
+        .join('/');
+      return { route, pattern: new RegExp(`^/${source}/?$`), paramNames, literalSegments: segments.filter((s) => !s.startsWith('{')).length };
+    })
+    // API Gateway prefers literal path parts over path parameters (/api/sboms/upload before /api/sboms/{id}).
+    .sort((a, b) => b.literalSegments - a.literalSegments);
+}
+
+function firstValues(multi: Record<string, string[]>): Record<string, string> | null {
+  const entries = Object.entries(multi);
+  // REST APIs pass the last value of a repeated name in the single-value map.
+  return entries.length ? Object.fromEntries(entries.map(([name, values]) => [name, values[values.length - 1] ?? ''])) : null;
+}
+
+async function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export interface LocalApiOptions {
+  functionsDir: string;
+  log?: (line: Record<string, unknown>) => void;
+}
+
+export interface LocalApi {
+  server: Server;
+  /** Stops accepting connections and resolves once in-flight requests have finished. */
+  close(): Promise<void>;
+}
+
+export function createLocalApi(options: LocalApiOptions): LocalApi {
+  const compiled = compileRoutes();
+  const handlers = new Map<string, Promise<ProxyHandler>>();
+  let authorizer: Promise<AuthorizerHandler> | undefined;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  const loadModule = async <T>(name: string): Promise<T> => {
+    const module = (await import(pathToFileURL(join(options.functionsDir, name, 'handler.ts')).href)) as { handler: T };
+    return module.handler;
+  };
+  const groupHandler = (group: EndpointGroup): Promise<ProxyHandler> => {
+    let loaded = handlers.get(group);
+    if (!loaded) {
+      loaded = loadModule<ProxyHandler>(group);
+      handlers.set(group, loaded);
+    }
+    return loaded;
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const startedAt = performance.now();
+    const requestId = randomUUID();
+    const method = request.method ?? 'GET';
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const send = (result: { statusCode: number; headers?: Record<string, unknown>; body: string | Buffer }) => {
+      const body = typeof result.body === 'string' ? Buffer.from(result.body, 'utf8') : result.body;
+      const headers: Record<string, string> = { 'x-amzn-RequestId': requestId, 'Content-Length': String(body.length) };
+      for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+      response.writeHead(result.statusCode, headers);
+      response.end(method === 'HEAD' ? undefined : body);
+      options.log?.({ type: 'access', requestId, ip: request.socket.remoteAddress, method, path: url.pathname, status: result.statusCode, responseLength: body.length, durationMs: Math.round(performance.now() - startedAt) });
+    };
+    const gatewayResponse = (type: GatewayResponseType) => send({ ...renderGatewayResponse(type, requestId), headers: GATEWAY_RESPONSE_HEADERS });
+
+    const pathMatches = compiled.filter((candidate) => candidate.pattern.test(url.pathname));
+    if (method === 'OPTIONS' && pathMatches.some((candidate) => candidate.route.scope === null)) {
+      // CORS preflight, as the stack configures it for the public routes.
+      send({ statusCode: 204, headers: { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET,OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' }, body: '' });
+      return;
+    }
+    const match = pathMatches.find((candidate) => candidate.route.method === method);
+    if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+
+    const body = await readBody(request, LOCAL_MAX_REQUEST_BYTES);
+    if (body === 'too-large') return gatewayResponse('REQUEST_TOO_LARGE');
+
+    const values = match.pattern.exec(url.pathname)?.slice(1) ?? [];
+    const pathParameters = match.paramNames.length
+      ? Object.fromEntries(match.paramNames.map((name, index) => [name, decodeURIComponent(values[index] ?? '')]))
+      : null;
+    const multiQuery: Record<string, string[]> = {};
+    for (const [name, value] of url.searchParams) (multiQuery[name] ??= []).push(value);
+    const multiHeaders: Record<string, string[]> = {};
+    for (let index = 0; index < request.rawHeaders.length; index += 2) {
+      const name = request.rawHeaders[index] ?? '';
+      (multiHeaders[name] ??= []).push(request.rawHeaders[index + 1] ?? '');
+    }
+    const headers = firstValues(multiHeaders) ?? {};
+    const now = new Date();
+    const requestContext = {
+      accountId: '000000000000', apiId: 'local', resourceId: 'local', stage: STAGE, requestId, extendedRequestId: requestId,
+      resourcePath: match.route.path, httpMethod: method, path: `/${STAGE}${url.pathname}`, protocol: `HTTP/${request.httpVersion}`,
+      requestTime: now.toUTCString(), requestTimeEpoch: now.getTime(), domainName: request.headers.host ?? 'localhost',
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null,
+        accessKey: null, accountId: null, apiKey: null, apiKeyId: null, caller: null, clientCert: null, cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null, cognitoIdentityId: null, cognitoIdentityPoolId: null, principalOrgId: null, user: null, userArn: null,
+      },
+      authorizer: null as Record<string, unknown> | null,
+    };
+    const event: APIGatewayProxyEvent = {
+      resource: match.route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: multiHeaders,
+      queryStringParameters: firstValues(multiQuery), multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
+      pathParameters, stageVariables: null, requestContext: requestContext as APIGatewayProxyEvent['requestContext'],
+      // binaryMediaTypes '*/*' on the deployed API: every body arrives base64-encoded.
+      body: body.length ? body.toString('base64') : null, isBase64Encoded: body.length > 0,
+    };
+
+    if (match.route.scope !== null) {
+      const authorization = Object.entries(headers).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+      // The identity source is the Authorization header: without it the authorizer is never invoked.
+      if (!authorization) return gatewayResponse('UNAUTHORIZED');
+      authorizer ??= loadModule<AuthorizerHandler>('authorizer');
+      let result: APIGatewayAuthorizerResult;
+      try {
+        result = await (await authorizer)({
+          type: 'REQUEST', methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${url.pathname}`,
+          resource: match.route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: multiHeaders,
+          queryStringParameters: event.queryStringParameters, multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+          pathParameters, stageVariables: null, requestContext: { ...event.requestContext, authorizer: undefined },
+        });
+      } catch (error) {
+        return gatewayResponse((error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'DEFAULT_5XX');
+      }
+      const allowed = result.policyDocument.Statement.some((statement) => 'Effect' in statement && statement.Effect === 'Allow');
+      if (!allowed) return gatewayResponse('ACCESS_DENIED');
+      requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId, integrationLatency: 0 };
+    }
+
+    const handler = await groupHandler(match.route.group);
+    const context = {
+      callbackWaitsForEmptyEventLoop: false, functionName: `vexdesk-${match.route.group}`, functionVersion: '$LATEST',
+      invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:vexdesk-${match.route.group}`, memoryLimitInMB: '1024',
+      awsRequestId: randomUUID(), logGroupName: `/aws/lambda/vexdesk-${match.route.group}`, logStreamName: 'local',
+      getRemainingTimeInMillis: () => 29_000, done: () => undefined, fail: () => undefined, succeed: () => undefined,
+    } satisfies Context;
+    const result = await handler(event, context);
+    const responseHeaders: Record<string, unknown> = { ...(result.headers ?? {}) };
+    for (const [name, list] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = list.join(', ');
+    send({ statusCode: result.statusCode, headers: responseHeaders, body: result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body });
+  }
+
+  const server = createServer((request, response) => {
+    inFlight += 1;
+    handle(request, response)
+      .catch((error: unknown) => {
+        // A Lambda crash: API Gateway answers 502/500 without details.
+        options.log?.({ type: 'error', message: (error as Error).message });
+        if (!response.headersSent) {
+          response.writeHead(500, GATEWAY_RESPONSE_HEADERS);
+          response.end(renderGatewayResponse('DEFAULT_5XX', 'local').body);
+        }
+      })
+      .finally(() => {
+        inFlight -= 1;
+        if (inFlight === 0) drained?.();
+      });
+  });
+  server.requestTimeout = 60_000;
+
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        if (inFlight === 0) return;
+        drained = () => server.closeIdleConnections();
+      }),
+  };
+}

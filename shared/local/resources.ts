@@ -1,0 +1,59 @@
+/**
+ * Creates the table and buckets in the embedded engines from the same
+ * definitions the CDK stack uses (shared/data/table-definition.ts).
+ */
+import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
+import { dynamo, s3 } from '../aws-clients';
+import { config } from '../config';
+import { tableDefinition } from '../data/table-definition';
+
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const { partitionKey, sortKey, globalIndexes } = tableDefinition;
+  const attributes = [partitionKey, sortKey, ...globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey])];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: partitionKey, KeyType: 'HASH' },
+      { AttributeName: sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: globalIndexes.map((index) => ({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+  };
+}
+
+async function waitForTable(tableName: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const { Table } = await dynamo().send(new DescribeTableCommand({ TableName: tableName }));
+    const indexesReady = (Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
+    if (Table?.TableStatus === 'ACTIVE' && indexesReady) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`Table ${tableName} did not become ACTIVE`);
+}
+
+export async function ensureLocalResources(): Promise<void> {
+  const { tableName, sbomBucket, disclosureBucket } = config();
+  try {
+    await dynamo().send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    await dynamo().send(new CreateTableCommand(createTableInput(tableName)));
+  }
+  await waitForTable(tableName);
+  for (const bucket of [sbomBucket, disclosureBucket]) {
+    try {
+      await s3().send(new HeadBucketCommand({ Bucket: bucket }));
+    } catch {
+      await s3().send(new CreateBucketCommand({ Bucket: bucket }));
+    }
+  }
+}
