@@ -1,0 +1,39 @@
+/**
+ * The component inventory extracted from an uploaded SBOM. The schemas are the
+ * source of the types so the scan job can validate what it reads back from storage.
+ */
+import { z } from 'zod';
+
+export const sbomFormatSchema = z.enum(['CycloneDX', 'SPDX']);
+export type SbomFormat = z.infer<typeof sbomFormatSchema>;
+
+export const sbomComponentSchema = z.object({
+  /** bom-ref (CycloneDX) or SPDXID (SPDX); a path-based synthetic ref when the document has none. */
+  ref: z.string(),
+  name: z.string(),
+  version: z.string().optional(),
+  /** Only purls that parse; malformed ones (syft writes `pkg:/`) are dropped. */
+  purl: z.string().optional(),
+  cpes: z.array(z.string()),
+  licenses: z.array(z.string()),
+  /** CycloneDX `group` (Maven groupId, npm scope). */
+  group: z.string().optional(),
+  /** CycloneDX component type or SPDX primaryPackagePurpose, lower case. */
+  type: z.string().optional(),
+});
+export type SbomComponent = z.infer<typeof sbomComponentSchema>;
+
+export const sbomToolSchema = z.object({ name: z.string(), version: z.string().optional() });
+export type SbomTool = z.infer<typeof sbomToolSchema>;
+
+export const parsedSbomSchema = z.object({
+  format: sbomFormatSchema,
+  specVersion: z.string(),
+  /** Producer tool names joined with ", " (best effort), null when the document names none. */
+  toolName: z.string().nullable(),
+  tools: z.array(sbomToolSchema),
+  /** CycloneDX metadata.component / the package an SPDX document DESCRIBES. */
+  subject: z.object({ name: z.string(), version: z.string().optional() }).nullable(),
+  components: z.array(sbomComponentSchema),
+});
+export type ParsedSbom = z.infer<typeof parsedSbomSchema>;
