@@ -19,6 +19,8 @@ const environmentSchema = z.object({
   /** Secrets Manager secret id holding `{ "keyId": "...", "key": "..." }` (AWS). */
   DISCLOSURE_SIGNING_SECRET_ID: z.string().min(1).optional(),
   SCAN_QUEUE_URL: z.string().min(1).optional(),
+  /** Public origin used in generated documents and reports (publisher namespace, disclosure links). */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://vexdesk.example'),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
 });
 
@@ -32,6 +34,7 @@ export type AppConfig = Readonly<{
   signingKey: string | undefined;
   signingSecretId: string | undefined;
   scanQueueUrl: string | undefined;
+  publicBaseUrl: string;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }>;
 
@@ -52,6 +55,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     signingKey: env.DISCLOSURE_SIGNING_KEY,
     signingSecretId: env.DISCLOSURE_SIGNING_SECRET_ID,
     scanQueueUrl: env.SCAN_QUEUE_URL,
+    publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL,
   });
 }

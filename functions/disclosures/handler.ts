@@ -1,4 +1,31 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { Disclosures, toDisclosureView } from '../../shared/disclosures/disclosures';
 
-// Every route of this group is marked 'planned' in the route table and answers 501 until its issue lands.
-export const handler = createGroupHandler('disclosures', {});
+// Public, credential-free reads (spec "Disclosures (public)"): open CORS.
+const CORS = { 'Access-Control-Allow-Origin': '*' };
+
+export const handler = createGroupHandler('disclosures', {
+  listDisclosures: async ({ query }) => ({
+    status: 200, body: await Disclosures.list(query), headers: { ...CORS, 'Cache-Control': 'public, max-age=30' },
+  }),
+  getDisclosure: async ({ params, query }) => {
+    const disclosure = await Disclosures.get(params.slug);
+    const bytes = await Disclosures.readBytes(disclosure);
+    // The snapshot never changes once published: cache it for good.
+    const immutable = { ...CORS, 'Cache-Control': 'public, max-age=31536000, immutable', ETag: `"${disclosure.contentHash}"` };
+    if (query.format === 'raw') {
+      return {
+        status: 200, raw: bytes, contentType: disclosure.contentType,
+        headers: { ...immutable, 'X-Content-Hash': disclosure.contentHash, ...(disclosure.signature ? { 'X-Content-Signature': disclosure.signature, 'X-Signature-Key-Id': disclosure.signingKeyId ?? '' } : {}) },
+      };
+    }
+    return {
+      status: 200,
+      headers: { ...CORS, 'Cache-Control': 'public, max-age=60' },
+      body: { data: { ...toDisclosureView(disclosure), signing_key_id: disclosure.signingKeyId, snapshots: await Disclosures.snapshots(disclosure), content: JSON.parse(bytes.toString('utf8')) as unknown } },
+    };
+  },
+  verifyDisclosure: async ({ params }) => ({
+    status: 200, body: await Disclosures.verify(params.slug), headers: { ...CORS, 'Cache-Control': 'no-store' },
+  }),
+});

@@ -1,4 +1,19 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { Dispositions } from '../../shared/dispositions/dispositions';
+import { toDispositionView } from '../../shared/dispositions/disposition-store';
 
-// Every route of this group is marked 'planned' in the route table and answers 501 until its issue lands.
-export const handler = createGroupHandler('dispositions', {});
+export const handler = createGroupHandler('dispositions', {
+  upsertDisposition: async ({ caller, body }) => {
+    const { disposition, created } = await Dispositions.upsert(caller.teamId, caller.actor, body);
+    return { status: created ? 201 : 200, body: { data: toDispositionView(disposition) } };
+  },
+  updateDisposition: async ({ caller, params, body }) => ({
+    status: 200,
+    body: { data: toDispositionView(await Dispositions.update(caller.teamId, caller.actor, params.dispositionId, body)) },
+  }),
+  batchDispositions: async ({ caller, body }) => ({ status: 200, body: await Dispositions.batch(caller.teamId, caller.actor, body) }),
+  getDisposition: async ({ caller, params }) => {
+    const { disposition, history } = await Dispositions.getWithHistory(caller.teamId, params.dispositionId);
+    return { status: 200, body: { data: { ...toDispositionView(disposition), history } } };
+  },
+});

@@ -1,4 +1,48 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { VexDocuments } from '../../shared/vex/vex-documents';
+import { toApprovalView, toVexView } from '../../shared/vex/vex-store';
+import { toReleaseView } from '../../shared/releases/release-store';
+import { toDisclosureView } from '../../shared/disclosures/disclosures';
 
-// Every route of this group is marked 'planned' in the route table and answers 501 until its issue lands.
-export const handler = createGroupHandler('vex', {});
+export const handler = createGroupHandler('vex', {
+  listVexDocuments: async ({ caller, params }) => {
+    const documents = await VexDocuments.list(caller.teamId, params.releaseId);
+    const data = documents.map((document) => toVexView(document));
+    return { status: 200, body: { data, meta: { page: 1, perPage: data.length, total: data.length, totalPages: 1, hasNextPage: false, hasPrevPage: false } } };
+  },
+  createVexDocument: async ({ caller, params, body }) => {
+    const { record, content } = await VexDocuments.create(caller.teamId, caller.actor, params.releaseId, body);
+    return { status: 201, body: { data: toVexView(record, content) } };
+  },
+  getVexDocument: async ({ caller, params }) => {
+    const { record, content } = await VexDocuments.get(caller.teamId, params.vexId);
+    return { status: 200, body: { data: toVexView(record, content) } };
+  },
+  deleteVexDocument: async ({ caller, params }) => {
+    await VexDocuments.delete(caller.teamId, caller.actor, params.vexId);
+    return { status: 204 };
+  },
+  regenerateVexDocument: async ({ caller, params }) => {
+    const { record, content } = await VexDocuments.regenerate(caller.teamId, caller.actor, params.vexId);
+    return { status: 200, body: { data: toVexView(record, content) } };
+  },
+  submitVexDocument: async ({ caller, params, body }) => ({
+    status: 200, body: { data: toVexView(await VexDocuments.submit(caller.teamId, caller.actor, params.vexId, body.comment)) },
+  }),
+  approveVexDocument: async ({ caller, params, body }) => ({
+    status: 200, body: { data: toVexView(await VexDocuments.approve(caller.teamId, caller.actor, params.vexId, body.comment)) },
+  }),
+  rejectVexDocument: async ({ caller, params, body }) => ({
+    status: 200, body: { data: toVexView(await VexDocuments.reject(caller.teamId, caller.actor, params.vexId, body.comment)) },
+  }),
+  publishVexDocument: async ({ caller, params, body }) => {
+    const { record, disclosure } = await VexDocuments.publish(caller.teamId, caller.actor, params.vexId, body.comment);
+    return { status: 200, body: { vexDocument: toVexView(record), disclosure: toDisclosureView(disclosure) } };
+  },
+  listVexApprovals: async ({ caller, params }) => ({
+    status: 200, body: { data: (await VexDocuments.approvals(caller.teamId, params.vexId)).map(toApprovalView) },
+  }),
+  unlockRelease: async ({ caller, params, body }) => ({
+    status: 200, body: { data: toReleaseView(await VexDocuments.unlockRelease(caller.teamId, caller.actor, params.releaseId, body.comment)) },
+  }),
+});

@@ -60,14 +60,38 @@ export const keys = {
   approvalPrefix: (teamId: string, productId: string, releaseId: string, vexId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}APPROVAL#${vexId}#` }),
   sbomUpload: (teamId: string, uploadId: string): Key => ({ pk: teamPk(teamId), sk: `SBOM_UPLOAD#${uploadId}` }),
 
+  /** Public disclosures: global (they outlive the team's product), one item per published snapshot. */
+  disclosure: (slug: string): Key => ({ pk: `DISCLOSURE#${slug}`, sk: 'DISCLOSURE' }),
+  /** Snapshots of one VEX document, by version, so a disclosure lists its siblings. */
+  disclosureOfDocument: (vexId: string, version: number): Key => ({ pk: `DISCLOSED_DOC#${vexId}`, sk: `V#${String(version).padStart(6, '0')}` }),
+  disclosureOfDocumentPrefix: (vexId: string) => ({ pk: `DISCLOSED_DOC#${vexId}`, skPrefix: 'V#' }),
+  /** Publication counters and sequence-numbered index items: page N of the list is one range query. */
+  disclosureCounter: (format: string | 'all'): Key => ({ pk: 'DISCLOSURE_COUNTER', sk: format }),
+  disclosureIndexEntry: (format: string | 'all', sequence: number): Key => ({ pk: `DISCLOSURE_INDEX#${format}`, sk: String(sequence).padStart(12, '0') }),
+  disclosureIndexPartition: (format: string | 'all') => ({ pk: `DISCLOSURE_INDEX#${format}` }),
+  disclosureSequenceKey: (sequence: number) => String(sequence).padStart(12, '0'),
+  disclosureObject: (slug: string) => `disclosures/${slug}/content`,
+  vexContentObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.json`,
+  vexInputObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.input.json`,
+
   audit: (teamId: string, at: string, auditId: string): Key => ({ pk: auditPk(teamId), sk: `${at}#${auditId}` }),
   auditPartition: (teamId: string) => ({ pk: auditPk(teamId) }),
   auditByEntityType: (teamId: string, entityType: string) => ({ gsi1pk: `${auditPk(teamId)}#ENTITY#${entityType}` }),
   auditByAction: (teamId: string, action: string) => ({ gsi2pk: `${auditPk(teamId)}#ACTION#${action}` }),
   auditByEntityTypeAndAction: (teamId: string, entityType: string, action: string) => ({ gsi3pk: `${auditPk(teamId)}#ENTITY#${entityType}#ACTION#${action}` }),
 
+  /** Vulnerability corpus (global, not team data): match data per package, import bookkeeping per advisory, scores per CVE. */
+  corpusPackage: (ecosystem: string, normalizedName: string): Key => ({ pk: `CORPUS#PKG#${ecosystem}#${normalizedName}`, sk: 'PKG' }),
+  corpusAdvisory: (advisoryId: string): Key => ({ pk: `CORPUS#ADV#${advisoryId}`, sk: 'ADV' }),
+  corpusKev: (cveId: string): Key => ({ pk: `CORPUS#KEV#${cveId}`, sk: 'KEV' }),
+  corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
+  corpusMeta: (): Key => ({ pk: 'CORPUS#META', sk: 'META' }),
+  corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
+
   /** S3 object keys. Team-prefixed like table keys, so a product's files share one prefix. */
   sbomObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}`,
+  /** The parsed component inventory, kept next to the original so scans and reports need not re-parse. */
+  sbomInventoryObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}.components.json.gz`,
   productObjectsPrefix: (teamId: string, productId: string) => `teams/${teamId}/products/${productId}/`,
   sbomUploadObject: (teamId: string, uploadId: string) => `uploads/${teamId}/${uploadId}`,
 } as const;

@@ -114,27 +114,27 @@ export const routes = [
   // SBOMs and scanning
   {
     operationId: 'uploadSbom', method: 'POST', path: '/api/sboms/upload', group: 'sboms', scope: 'sboms:write', mutates: true,
-    summary: 'Upload an SBOM (CycloneDX or SPDX JSON, ≤ 10 MB; `Content-Encoding: gzip` accepted)', availability: 'planned',
+    summary: 'Upload an SBOM (CycloneDX or SPDX JSON, ≤ 10 MB; `Content-Encoding: gzip` accepted)', availability: 'implemented',
     request: { body: sboms.uploadSbomBody }, responses: { 201: { description: 'SBOM metadata', schema: zod.object({ data: sboms.sbomSchema }) } },
   },
   {
     operationId: 'createSbomUpload', method: 'POST', path: '/api/sboms/uploads', group: 'sboms', scope: 'sboms:write', mutates: true,
-    summary: 'Start a pre-signed upload for a large SBOM (client PUTs the file to the returned URL)', availability: 'planned',
+    summary: 'Start a pre-signed upload for a large SBOM (client PUTs the file to the returned URL)', availability: 'implemented',
     request: { body: sboms.createSbomUploadBody }, responses: { 201: anyJson('Upload session with a pre-signed PUT URL') },
   },
   {
     operationId: 'completeSbomUpload', method: 'POST', path: '/api/sboms/uploads/{uploadId}/complete', group: 'sboms', scope: 'sboms:write', mutates: true,
-    summary: 'Finish a pre-signed upload: parse, store and scan the uploaded file', availability: 'planned',
+    summary: 'Finish a pre-signed upload: parse, store and scan the uploaded file', availability: 'implemented',
     request: { params: sboms.sbomUploadIdParams }, responses: { 201: { description: 'SBOM metadata', schema: zod.object({ data: sboms.sbomSchema }) } },
   },
   {
     operationId: 'getSbom', method: 'GET', path: '/api/sboms/{id}', group: 'sboms', scope: 'sboms:read', mutates: false,
-    summary: 'Read SBOM metadata', availability: 'planned',
+    summary: 'Read SBOM metadata', availability: 'implemented',
     request: { params: sboms.sbomIdParams }, responses: { 200: { description: 'SBOM metadata', schema: zod.object({ data: sboms.sbomSchema }) } },
   },
   {
     operationId: 'downloadSbom', method: 'GET', path: '/api/sboms/{id}/download', group: 'sboms', scope: 'sboms:read', mutates: false,
-    summary: 'Download the original SBOM file, byte for byte', availability: 'planned',
+    summary: 'Download the original SBOM file, byte for byte', availability: 'implemented',
     request: { params: sboms.sbomIdParams }, responses: { 200: { description: 'The raw file', contentType: 'application/vnd.cyclonedx+json' } },
   },
   {
@@ -150,94 +150,94 @@ export const routes = [
   // Dispositions
   {
     operationId: 'upsertDisposition', method: 'POST', path: '/api/dispositions', group: 'dispositions', scope: 'dispositions:write', mutates: true,
-    summary: 'Create or update the disposition of a vulnerability', availability: 'planned',
+    summary: 'Create or update the disposition of a vulnerability', availability: 'implemented',
     request: { body: dispositions.createDispositionBody }, responses: { 200: anyJson('Updated disposition'), 201: anyJson('Created disposition') },
   },
   {
     operationId: 'batchDispositions', method: 'POST', path: '/api/dispositions/batch', group: 'dispositions', scope: 'dispositions:write', mutates: true,
-    summary: 'Apply one disposition to up to 500 vulnerabilities (all or nothing)', availability: 'planned',
+    summary: 'Apply one disposition to up to 500 vulnerabilities (all or nothing)', availability: 'implemented',
     request: { body: dispositions.batchDispositionBody }, responses: { 200: anyJson('`{ updated }`') },
   },
   {
     operationId: 'getDisposition', method: 'GET', path: '/api/dispositions/{dispositionId}', group: 'dispositions', scope: 'dispositions:read', mutates: false,
-    summary: 'Read a disposition with its change history', availability: 'planned',
+    summary: 'Read a disposition with its change history', availability: 'implemented',
     request: { params: dispositions.dispositionIdParams }, responses: { 200: anyJson('The disposition and its history') },
   },
   {
     operationId: 'updateDisposition', method: 'PUT', path: '/api/dispositions/{dispositionId}', group: 'dispositions', scope: 'dispositions:write', mutates: true,
-    summary: 'Update a disposition; 409 while the release is locked', availability: 'planned',
+    summary: 'Update a disposition; 409 while the release is locked', availability: 'implemented',
     request: { params: dispositions.dispositionIdParams, body: dispositions.updateDispositionBody }, responses: { 200: anyJson('Updated disposition') },
   },
   // VEX documents
   {
     operationId: 'listVexDocuments', method: 'GET', path: '/api/releases/{releaseId}/vex', group: 'vex', scope: 'vex:read', mutates: false,
-    summary: 'All VEX documents of a release', availability: 'planned',
+    summary: 'All VEX documents of a release', availability: 'implemented',
     request: { params: releases.releaseIdParams }, responses: { 200: anyJson('Paged VEX documents') },
   },
   {
     operationId: 'createVexDocument', method: 'POST', path: '/api/releases/{releaseId}/vex', group: 'vex', scope: 'vex:write', mutates: true,
-    summary: 'Generate a VEX document (draft) from the release\'s findings and dispositions', availability: 'planned',
+    summary: 'Generate a VEX document (draft) from the release\'s findings and dispositions', availability: 'implemented',
     request: { params: releases.releaseIdParams, body: vex.createVexBody }, responses: { 201: anyJson('The draft with full content') },
   },
   {
     operationId: 'unlockRelease', method: 'POST', path: '/api/releases/{releaseId}/unlock', group: 'vex', scope: 'vex:write', mutates: true,
-    summary: 'Unlock a release chain held by a submitted/approved/published VEX document', availability: 'planned',
+    summary: 'Unlock a release chain held by a submitted/approved/published VEX document', availability: 'implemented',
     request: { params: releases.releaseIdParams, body: vex.unlockReleaseBody }, responses: { 200: anyJson('The unlocked release') },
   },
   {
     operationId: 'getVexDocument', method: 'GET', path: '/api/vex/{vexId}', group: 'vex', scope: 'vex:read', mutates: false,
-    summary: 'A VEX document with full content', availability: 'planned',
+    summary: 'A VEX document with full content', availability: 'implemented',
     request: { params: vex.vexIdParams }, responses: { 200: anyJson('The document') },
   },
   {
     operationId: 'deleteVexDocument', method: 'DELETE', path: '/api/vex/{vexId}', group: 'vex', scope: 'vex:write', mutates: true,
-    summary: 'Delete a draft VEX document; 409 otherwise', availability: 'planned',
+    summary: 'Delete a draft VEX document; 409 otherwise', availability: 'implemented',
     request: { params: vex.vexIdParams }, responses: noContent,
   },
   {
     operationId: 'regenerateVexDocument', method: 'POST', path: '/api/vex/{vexId}/regenerate', group: 'vex', scope: 'vex:write', mutates: true,
-    summary: 'Regenerate a draft from current dispositions (version + 1)', availability: 'planned',
+    summary: 'Regenerate a draft from current dispositions (version + 1)', availability: 'implemented',
     request: { params: vex.vexIdParams }, responses: { 200: anyJson('The regenerated draft') },
   },
   {
     operationId: 'submitVexDocument', method: 'POST', path: '/api/vex/{vexId}/submit', group: 'vex', scope: 'vex:write', mutates: true,
-    summary: 'Submit a draft for approval; locks the release chain', availability: 'planned',
+    summary: 'Submit a draft for approval; locks the release chain', availability: 'implemented',
     request: { params: vex.vexIdParams, body: vex.submitBody }, responses: { 200: anyJson('The document') },
   },
   {
     operationId: 'approveVexDocument', method: 'POST', path: '/api/vex/{vexId}/approve', group: 'vex', scope: 'vex:write', mutates: true,
-    summary: 'Approve a submitted document', availability: 'planned',
+    summary: 'Approve a submitted document', availability: 'implemented',
     request: { params: vex.vexIdParams, body: vex.approveBody }, responses: { 200: anyJson('The document') },
   },
   {
     operationId: 'rejectVexDocument', method: 'POST', path: '/api/vex/{vexId}/reject', group: 'vex', scope: 'vex:write', mutates: true,
-    summary: 'Reject a submitted document back to draft; unlocks the release chain', availability: 'planned',
+    summary: 'Reject a submitted document back to draft; unlocks the release chain', availability: 'implemented',
     request: { params: vex.vexIdParams, body: vex.rejectBody }, responses: { 200: anyJson('The document') },
   },
   {
     operationId: 'publishVexDocument', method: 'POST', path: '/api/vex/{vexId}/publish', group: 'vex', scope: 'vex:write', mutates: true,
-    summary: 'Publish an approved document as an immutable, signed public disclosure', availability: 'planned',
+    summary: 'Publish an approved document as an immutable, signed public disclosure', availability: 'implemented',
     request: { params: vex.vexIdParams, body: vex.publishBody }, responses: { 200: anyJson('`{ vexDocument, disclosure }`') },
   },
   {
     operationId: 'listVexApprovals', method: 'GET', path: '/api/vex/{vexId}/approvals', group: 'vex', scope: 'vex:read', mutates: false,
-    summary: 'Approval trail of a VEX document', availability: 'planned',
+    summary: 'Approval trail of a VEX document', availability: 'implemented',
     request: { params: vex.vexIdParams }, responses: { 200: anyJson('`{ data: [approval record] }`') },
   },
   // Disclosures (public)
   {
     operationId: 'listDisclosures', method: 'GET', path: '/api/disclosures', group: 'disclosures', scope: null, mutates: false,
-    summary: 'Published disclosures, newest first', availability: 'planned',
+    summary: 'Published disclosures, newest first', availability: 'implemented',
     request: { query: disclosures.disclosureListQuery }, responses: { 200: anyJson('`{ data, meta, links }`') },
   },
   {
     operationId: 'getDisclosure', method: 'GET', path: '/api/disclosures/{slug}', group: 'disclosures', scope: null, mutates: false,
-    summary: 'A disclosure: metadata and content (json) or the exact published bytes (raw)', availability: 'planned',
+    summary: 'A disclosure: metadata and content (json) or the exact published bytes (raw)', availability: 'implemented',
     request: { params: disclosures.disclosureSlugParams, query: disclosures.disclosureReadQuery }, responses: { 200: anyJson('Disclosure') },
   },
   {
     operationId: 'verifyDisclosure', method: 'GET', path: '/api/disclosures/{slug}/verify', group: 'disclosures', scope: null, mutates: false,
-    summary: 'Recompute hash and HMAC of the stored bytes', availability: 'planned',
+    summary: 'Recompute hash and HMAC of the stored bytes', availability: 'implemented',
     request: { params: disclosures.disclosureSlugParams }, responses: { 200: anyJson('Verification object') },
   },
   // Compliance, audit, settings

@@ -1,0 +1,186 @@
+/**
+ * Public disclosures: immutable, signed snapshots of published VEX documents
+ * (spec "Disclosures (public)"). The bytes are written once (S3 conditional
+ * create; Object Lock on AWS); `content_hash` is the SHA-256 of exactly the
+ * bytes `?format=raw` serves. Each publication takes the next number in a
+ * global and a per-format sequence, so page N of the list is one range read:
+ * O(limit) whatever the page.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetObjectCommand, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import { s3 } from '../aws-clients';
+import { config } from '../config';
+import { keys } from '../data/keys';
+import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
+import { ConflictError, NotFoundError } from '../errors';
+import type { VexFormat } from '../schemas/vex';
+import { currentSigningKey, hmacSha256Hex, sha256Hex, signatureMatches } from './signing';
+
+export interface Disclosure {
+  id: string;
+  slug: string;
+  documentId: string;
+  version: number;
+  format: VexFormat;
+  contentHash: string;
+  signature: string | null;
+  signingKeyId: string | null;
+  publishedAt: string;
+  product: { name: string; vendor: string | null };
+  release: { version: string };
+  objectKey: string;
+  contentType: string;
+}
+
+export function toDisclosureView(disclosure: Disclosure) {
+  return {
+    id: disclosure.id,
+    document_id: disclosure.documentId,
+    version: disclosure.version,
+    format: disclosure.format,
+    public_slug: disclosure.slug,
+    content_hash: `sha256:${disclosure.contentHash}`,
+    signed: disclosure.signature !== null,
+    published_at: disclosure.publishedAt,
+    product: disclosure.product,
+    release: disclosure.release,
+    links: { self: `/api/disclosures/${disclosure.slug}`, raw: `/api/disclosures/${disclosure.slug}?format=raw`, verify: `/api/disclosures/${disclosure.slug}/verify` },
+  };
+}
+
+function slugPart(value: string): string {
+  return value.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'x';
+}
+
+/** Stable and unique: one slug per (document, version); the document id keeps it unique across teams. */
+export function disclosureSlug(productSlug: string, releaseVersion: string, format: VexFormat, documentId: string, version: number): string {
+  return `${slugPart(productSlug)}-${slugPart(releaseVersion)}-${format.replace('_', '-')}-${documentId.replace(/-/g, '').slice(0, 12)}-v${version}`;
+}
+
+function toDisclosure(item: Item): Disclosure {
+  const { pk: _pk, sk: _sk, entity: _entity, ...fields } = item;
+  return fields as unknown as Disclosure; // written only by disclosureItem
+}
+
+/**
+ * Writes the snapshot bytes once. A retry (or a racing publish) of the same
+ * document version finds identical bytes already stored and carries on; any
+ * other content under that key is refused.
+ */
+async function writeSnapshotOnce(objectKey: string, bytes: Buffer, contentType: string): Promise<void> {
+  const bucket = config().disclosureBucket;
+  try {
+    await s3().send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: bytes, ContentType: contentType, IfNoneMatch: '*' }));
+  } catch (error) {
+    const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+    if (status !== 412 && status !== 409) throw error;
+    const existing = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+    const stored = Buffer.from(await existing.Body!.transformToByteArray()); // GetObject always has a Body on success
+    if (!stored.equals(bytes)) throw new ConflictError('A different snapshot is already stored for this document version', 'snapshot_exists');
+  }
+}
+
+export interface PreparedDisclosure {
+  disclosure: Disclosure;
+  /** Items to commit in the publish transaction (disclosure, per-document entry, sequence counters and index entries). */
+  transactItems: TransactItem[];
+}
+
+export const Disclosures = {
+  /**
+   * Stores and signs the snapshot, and returns the transaction items that make
+   * it visible; the caller commits them with the document's state change.
+   */
+  async prepare(input: {
+    documentId: string; version: number; format: VexFormat; bytes: Buffer; contentType: string; publishedAt: string;
+    productSlug: string; product: { name: string; vendor: string | null }; release: { version: string };
+  }): Promise<PreparedDisclosure> {
+    const slug = disclosureSlug(input.productSlug, input.release.version, input.format, input.documentId, input.version);
+    const objectKey = keys.disclosureObject(slug);
+    await writeSnapshotOnce(objectKey, input.bytes, input.contentType);
+    const signingKey = await currentSigningKey();
+    const disclosure: Disclosure = {
+      id: randomUUID(), slug, documentId: input.documentId, version: input.version, format: input.format,
+      contentHash: sha256Hex(input.bytes), signature: signingKey ? hmacSha256Hex(input.bytes, signingKey) : null,
+      signingKeyId: signingKey?.keyId ?? null, publishedAt: input.publishedAt, product: input.product, release: input.release,
+      objectKey, contentType: input.contentType,
+    };
+    const counters = await Promise.all((['all', input.format] as const).map(async (scope) => {
+      const counter = await getItem(keys.disclosureCounter(scope));
+      return { scope, current: Number(counter?.count ?? 0) };
+    }));
+    const summary = toDisclosureView(disclosure);
+    const transactItems: TransactItem[] = [
+      tx.create({ ...keys.disclosure(slug), entity: 'Disclosure', ...disclosure }),
+      tx.create({ ...keys.disclosureOfDocument(input.documentId, input.version), entity: 'DisclosureOfDocument', slug, version: input.version, publishedAt: input.publishedAt, contentHash: disclosure.contentHash }),
+      ...counters.flatMap(({ scope, current }) => [
+        // Optimistic: the counter must still hold the value read, so two publications never share a number.
+        tx.put({ ...keys.disclosureCounter(scope), entity: 'DisclosureCounter', count: current + 1 },
+          current === 0 ? 'attribute_not_exists(pk) OR #count = :current' : '#count = :current', { '#count': 'count' }, { ':current': current }),
+        tx.create({ ...keys.disclosureIndexEntry(scope, current + 1), entity: 'DisclosureIndexEntry', summary }),
+      ]),
+    ];
+    return { disclosure, transactItems };
+  },
+
+  async list(query: { page: number; limit: number; format?: VexFormat | undefined }) {
+    const scope = query.format ?? 'all';
+    const total = Number((await getItem(keys.disclosureCounter(scope)))?.count ?? 0);
+    const totalPages = Math.max(1, Math.ceil(total / query.limit));
+    // Newest first: page 1 holds sequence numbers total … total-limit+1.
+    const high = total - (query.page - 1) * query.limit;
+    const low = Math.max(1, high - query.limit + 1);
+    const data = high < 1 ? [] : (await queryAll({
+      ...keys.disclosureIndexPartition(scope), skBetween: [keys.disclosureSequenceKey(low), keys.disclosureSequenceKey(high)], descending: true,
+    })).map((item) => item.summary);
+    const link = (page: number) => `/api/disclosures?page=${page}&limit=${query.limit}${query.format ? `&format=${query.format}` : ''}`;
+    return {
+      data,
+      meta: { page: query.page, limit: query.limit, total, totalPages, hasNextPage: query.page < totalPages, hasPrevPage: query.page > 1 },
+      links: { self: link(query.page), first: link(1), last: link(totalPages), next: query.page < totalPages ? link(query.page + 1) : null },
+    };
+  },
+
+  async get(slug: string): Promise<Disclosure> {
+    const item = await getItem(keys.disclosure(slug));
+    if (!item) throw new NotFoundError('Disclosure');
+    return toDisclosure(item);
+  },
+
+  async readBytes(disclosure: Disclosure): Promise<Buffer> {
+    const object = await s3().send(new GetObjectCommand({ Bucket: config().disclosureBucket, Key: disclosure.objectKey }));
+    return Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
+  },
+
+  /** Every published version of the same VEX document, oldest first. */
+  async snapshots(disclosure: Disclosure) {
+    const { pk, skPrefix } = keys.disclosureOfDocumentPrefix(disclosure.documentId);
+    return (await queryAll({ pk, skPrefix })).map((item) => ({
+      version: Number(item.version),
+      public_slug: String(item.slug),
+      content_hash: `sha256:${String(item.contentHash)}`,
+      published_at: String(item.publishedAt),
+      links: { self: `/api/disclosures/${String(item.slug)}`, raw: `/api/disclosures/${String(item.slug)}?format=raw` },
+    }));
+  },
+
+  /** Spec "Verification rules": recompute over the stored bytes; null when the signing key is absent. */
+  async verify(slug: string) {
+    const disclosure = await Disclosures.get(slug);
+    const bytes = await Disclosures.readBytes(disclosure);
+    const recomputedHash = sha256Hex(bytes);
+    const key = await currentSigningKey();
+    let signatureValid: boolean | null = null;
+    if (disclosure.signature && key && key.keyId === disclosure.signingKeyId) signatureValid = signatureMatches(bytes, disclosure.signature, key);
+    return {
+      public_slug: disclosure.slug,
+      content_hash: `sha256:${disclosure.contentHash}`,
+      content_hash_valid: recomputedHash === disclosure.contentHash,
+      signed: disclosure.signature !== null,
+      signature_valid: signatureValid,
+      signature_algorithm: disclosure.signature ? 'HMAC-SHA256' : null,
+      signing_key_id: disclosure.signingKeyId,
+      verified_at: new Date().toISOString(),
+    };
+  },
+};

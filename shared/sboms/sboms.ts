@@ -1,0 +1,157 @@
+/**
+ * SBOM upload (direct, gzip or pre-signed), metadata and download. The
+ * original bytes are stored unchanged; `file_hash` is their SHA-256.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { s3 } from '../aws-clients';
+import { config } from '../config';
+import { keys } from '../data/keys';
+import { getItem, transactWrite, TransactionFailedError, tx } from '../data/table-client';
+import { pointerPut } from '../data/id-pointers';
+import { auditPut } from '../audit/audit-log';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ReleaseLockedError } from '../errors';
+import type { Actor } from '../identity/actor';
+import { MAX_SBOM_BYTES } from '../schemas/sboms';
+import { parseSbom } from '../sbom/parse';
+import { Releases } from '../releases/releases';
+import { type ResolvedRelease } from '../releases/release-store';
+import { dispatchScan } from '../scans/scan-dispatch';
+import { sbomItem, sbomStore, type ResolvedSbom, type Sbom } from './sbom-store';
+
+const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+
+export function sbomMediaType(format: Sbom['format']): string {
+  return format === 'CycloneDX' ? 'application/vnd.cyclonedx+json' : 'application/spdx+json';
+}
+
+/**
+ * Content-Disposition with the original name made safe: no quotes, control
+ * characters or path separators in the ASCII fallback, and RFC 6266/5987
+ * `filename*` carrying the exact UTF-8 name.
+ */
+export function contentDisposition(fileName: string | null, fallback: string): string {
+  const name = (fileName ?? fallback).replace(/[\\/]/g, '_');
+  const ascii = name.normalize('NFKD').replace(/[^\x20-\x7e]/g, '_').replace(/["%;\\]/g, '_').trim() || fallback;
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, bytes: Buffer, fileName: string | null): Promise<Sbom> {
+  if (bytes.length > MAX_SBOM_BYTES) throw new PayloadTooLargeError(`SBOM content exceeds ${MAX_SBOM_BYTES} bytes`);
+  const { release, product } = resolved;
+  // Spec rule 2: the release chain (release, SBOM, dispositions) is locked while a VEX document holds it.
+  if (release.lockedBy) throw new ReleaseLockedError();
+  const parsed = parseSbom(bytes);
+  const id = randomUUID();
+  const sbom: Sbom = {
+    id,
+    teamId,
+    productId: product.id,
+    releaseId: release.id,
+    format: parsed.format,
+    specVersion: parsed.specVersion,
+    toolName: parsed.toolName,
+    subject: parsed.subject,
+    componentCount: parsed.components.length,
+    fileHash: createHash('sha256').update(bytes).digest('hex'),
+    fileName,
+    fileSize: bytes.length,
+    objectKey: keys.sbomObject(teamId, product.id, release.id, id),
+    inventoryKey: keys.sbomInventoryObject(teamId, product.id, release.id, id),
+    createdAt: new Date().toISOString(),
+    scan: { status: 'queued', scannedAt: null, findingCount: 0, matchedComponentCount: 0, unmatchedComponentCount: 0 },
+  };
+  const bucket = config().sbomBucket;
+  await s3().send(new PutObjectCommand({
+    Bucket: bucket, Key: sbom.objectKey, Body: bytes, ContentType: sbomMediaType(sbom.format),
+    ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'), Metadata: { sha256: sbom.fileHash },
+  }));
+  await sbomStore.putInventory(sbom.inventoryKey, parsed.components);
+  try {
+    await transactWrite([
+      tx.check(keys.release(teamId, product.id, release.id), 'attribute_exists(pk) AND attribute_not_exists(#lockedBy)', { '#lockedBy': 'lockedBy' }),
+      tx.check(keys.product(teamId, product.id), 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)', { '#deletingAt': 'deletingAt' }),
+      tx.create(sbomItem(sbom)),
+      pointerPut(teamId, id, { entityType: 'sbom', target: keys.sbom(teamId, product.id, release.id, id), productId: product.id, releaseId: release.id }),
+      auditPut(teamId, actor, {
+        action: 'upload', entityType: 'sbom', entityId: id, entityName: fileName ?? `${product.name} ${release.version} SBOM`,
+        changes: { releaseId: release.id, format: sbom.format, specVersion: sbom.specVersion, componentCount: sbom.componentCount, fileHash: sbom.fileHash, fileSize: sbom.fileSize },
+      }),
+    ]);
+  } catch (error) {
+    // Nothing references the files yet: remove them so a failed upload leaves nothing behind.
+    await Promise.allSettled([sbom.objectKey, sbom.inventoryKey].map((key) => s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))));
+    if (error instanceof TransactionFailedError) {
+      if (error.failedAt(0)) throw new ReleaseLockedError();
+      if (error.failedAt(1)) throw new NotFoundError('Release');
+    }
+    throw error;
+  }
+  await dispatchScan({ teamId, sbomId: id, actor });
+  return sbom;
+}
+
+export const Sboms = {
+  async upload(teamId: string, actor: Actor, input: { releaseId: string; content: string; fileName?: string | undefined }): Promise<Sbom> {
+    const resolved = await Releases.resolve(teamId, input.releaseId);
+    return ingest(teamId, actor, resolved, Buffer.from(input.content, 'utf8'), input.fileName ?? null);
+  },
+
+  /** Step 1 of the pre-signed flow: a short-lived PUT URL for the raw file (BRIEF decision 8). */
+  async createUpload(teamId: string, input: { releaseId: string; fileName?: string | undefined }) {
+    const { release, product } = await Releases.resolve(teamId, input.releaseId);
+    if (release.lockedBy) throw new ReleaseLockedError();
+    const uploadId = randomUUID();
+    const objectKey = keys.sbomUploadObject(teamId, uploadId);
+    const expiresAt = new Date(Date.now() + UPLOAD_URL_TTL_SECONDS * 1000);
+    await transactWrite([
+      tx.create({
+        ...keys.sbomUpload(teamId, uploadId), entity: 'SbomUpload', id: uploadId, teamId, productId: product.id, releaseId: release.id,
+        fileName: input.fileName ?? null, objectKey, expiresAt: expiresAt.toISOString(), expiresAtEpoch: Math.floor(expiresAt.getTime() / 1000) + 3600,
+      }),
+    ]);
+    const uploadUrl = await getSignedUrl(s3(), new PutObjectCommand({ Bucket: config().sbomBucket, Key: objectKey }), { expiresIn: UPLOAD_URL_TTL_SECONDS });
+    return { uploadId, uploadUrl, method: 'PUT' as const, expiresAt: expiresAt.toISOString(), maxBytes: MAX_SBOM_BYTES, completePath: `/api/sboms/uploads/${uploadId}/complete` };
+  },
+
+  /** Step 3: the uploaded object goes through the same checks and storage as a direct upload. */
+  async completeUpload(teamId: string, actor: Actor, uploadId: string): Promise<Sbom> {
+    const upload = await getItem(keys.sbomUpload(teamId, uploadId));
+    if (!upload) throw new NotFoundError('Upload');
+    if (upload.completedSbomId) throw new ConflictError(`Upload already completed as SBOM ${String(upload.completedSbomId)}`, 'upload_completed');
+    const bucket = config().sbomBucket;
+    const objectKey = String(upload.objectKey);
+    let size: number;
+    try {
+      size = (await s3().send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey }))).ContentLength ?? 0;
+    } catch {
+      throw new ConflictError('Nothing was uploaded to the pre-signed URL yet', 'upload_missing');
+    }
+    if (size > MAX_SBOM_BYTES) {
+      await s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey }));
+      throw new PayloadTooLargeError(`SBOM file exceeds ${MAX_SBOM_BYTES} bytes`);
+    }
+    const object = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+    const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
+    const resolved = await Releases.resolve(teamId, String(upload.releaseId));
+    const sbom = await ingest(teamId, actor, resolved, bytes, (upload.fileName as string | null) ?? null);
+    await transactWrite([
+      tx.update(keys.sbomUpload(teamId, uploadId), 'SET #completed = :sbomId', { '#completed': 'completedSbomId' }, { ':sbomId': sbom.id }),
+    ]);
+    await s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey }));
+    return sbom;
+  },
+
+  async resolve(teamId: string, sbomId: string): Promise<ResolvedSbom> {
+    const resolved = await sbomStore.resolve(teamId, sbomId);
+    if (!resolved) throw new NotFoundError('SBOM');
+    return resolved;
+  },
+
+  async download(teamId: string, sbomId: string): Promise<{ sbom: Sbom; bytes: Buffer }> {
+    const { sbom } = await Sboms.resolve(teamId, sbomId);
+    return { sbom, bytes: await sbomStore.readOriginal(sbom) };
+  },
+};

@@ -1,0 +1,86 @@
+/**
+ * Findings ("vulnerabilities" in the spec): one advisory matched to one SBOM
+ * component. Their ids are derived from (SBOM, component, advisory), so a
+ * rescan or a corpus refresh yields the same id and dispositions stay attached.
+ */
+import { createHash } from 'node:crypto';
+import { keys } from '../data/keys';
+import { getItem, queryAll, type Item } from '../data/table-client';
+import { resolvePointer } from '../data/id-pointers';
+
+export type Severity = 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW' | 'NONE';
+export interface Cvss {
+  vector: string;
+  score: number;
+  severity: Severity;
+}
+
+export interface Finding {
+  id: string;
+  teamId: string;
+  productId: string;
+  releaseId: string;
+  sbomId: string;
+  advisoryId: string;
+  cveId: string;
+  aliases: string[];
+  summary: string;
+  componentRef: string;
+  componentName: string;
+  componentVersion: string | null;
+  componentPurl: string | null;
+  severity: Severity;
+  /** Where `severity` came from: the highest-fidelity score available. */
+  severitySource: 'cvss_v4' | 'cvss_v3' | 'cvss_v2' | 'advisory' | null;
+  cvssV2: Cvss | null;
+  cvssV3: Cvss | null;
+  cvssV4: Cvss | null;
+  epss: { score: number; percentile: number; date: string | null } | null;
+  kev: { dateAdded: string; dueDate: string | null; knownRansomwareCampaignUse: string | null } | null;
+  cwes: string[];
+  affectedVersions: string[];
+  fixedVersions: string[];
+  matchConfidence: 'exact' | 'high' | 'low';
+  matchEvidence: { kind: 'purl' | 'cpe' | 'name'; value: string };
+  firstDetectedAt: string;
+  lastSeenAt: string;
+  /** The latest scan no longer matched it; kept because a disposition refers to it. */
+  noLongerDetected: boolean;
+}
+
+/** A name-based UUID (version 5 layout over SHA-256) of the finding's identity. */
+export function findingId(sbomId: string, componentRef: string, advisoryId: string): string {
+  const hash = createHash('sha256').update(`${sbomId}\u0000${componentRef}\u0000${advisoryId}`).digest();
+  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
+  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function findingItem(finding: Finding): Item {
+  return { ...keys.finding(finding.teamId, finding.productId, finding.releaseId, finding.sbomId, finding.id), entity: 'Finding', ...finding };
+}
+
+export function toFinding(item: Item): Finding {
+  const { pk: _pk, sk: _sk, entity: _entity, ...fields } = item;
+  return fields as unknown as Finding; // written only by findingItem
+}
+
+export const findingStore = {
+  async resolve(teamId: string, findingIdValue: string): Promise<Finding | undefined> {
+    const pointer = await resolvePointer(teamId, findingIdValue, 'finding');
+    if (!pointer) return undefined;
+    const item = await getItem(pointer.target);
+    return item ? toFinding(item) : undefined;
+  },
+
+  async listBySbom(teamId: string, productId: string, releaseId: string, sbomId: string): Promise<Finding[]> {
+    const { pk, skPrefix } = keys.findingPrefix(teamId, productId, releaseId, sbomId);
+    return (await queryAll({ pk, skPrefix })).map(toFinding);
+  },
+
+  async listByRelease(teamId: string, productId: string, releaseId: string): Promise<Finding[]> {
+    const { pk, skPrefix } = keys.findingPrefix(teamId, productId, releaseId);
+    return (await queryAll({ pk, skPrefix })).map(toFinding);
+  },
+};

@@ -1,0 +1,339 @@
+/**
+ * VEX documents and their workflow (spec "States and transitions"):
+ * draft → submitted → approved → published, with reject back to draft.
+ * Submit, approve, reject, publish and unlock are each one transaction holding
+ * the document's state change (conditioned on the current state), the release
+ * lock, the approval record and the audit entry, so a failed transition
+ * leaves nothing behind.
+ */
+import { randomUUID } from 'node:crypto';
+import { keys } from '../data/keys';
+import { transactWrite, TransactionFailedError, tx, type TransactItem } from '../data/table-client';
+import { pointerPut } from '../data/id-pointers';
+import { auditPut } from '../audit/audit-log';
+import { config } from '../config';
+import { ConflictError, ForbiddenError, NotFoundError, ReleaseLockedError } from '../errors';
+import type { Actor } from '../identity/actor';
+import { Teams } from '../identity/teams';
+import { Releases } from '../releases/releases';
+import { releaseStore, type ResolvedRelease } from '../releases/release-store';
+import { findingStore, type Finding } from '../scans/finding-store';
+import { dispositionStore, type Disposition } from '../dispositions/disposition-store';
+import { sbomStore } from '../sboms/sbom-store';
+import { Disclosures, type Disclosure } from '../disclosures/disclosures';
+import type { VexFormat } from '../schemas/vex';
+import { generateVex, serializeVex, vexMediaType } from './formats/index';
+import { vexGenerationInputSchema, type VexGenerationInput } from './model';
+import { approvalItem, toVexRecord, vexItem, vexStore, type ApprovalAction, type ResolvedVex, type VexDocumentRecord, type WorkflowStatus } from './vex-store';
+import { sha256Hex } from '../disclosures/signing';
+
+/** Whether approvals must come from someone other than the submitter (opt-in team setting). */
+export async function requiresDistinctApprover(teamId: string): Promise<boolean> {
+  return (await Teams.get(teamId)).settings.requireDistinctApprover === true;
+}
+
+function wrongState(document: VexDocumentRecord, action: string, expected: WorkflowStatus): ConflictError {
+  return new ConflictError(`Cannot ${action} a VEX document in state "${document.workflowStatus}"; it must be "${expected}"`, 'invalid_workflow_state');
+}
+
+/** Findings merged across the release's SBOMs: one per (component, advisory), the most recently triaged one wins. */
+function selectFindings(findings: Finding[], dispositions: Map<string, Disposition>): Finding[] {
+  const chosen = new Map<string, Finding>();
+  for (const finding of findings) {
+    if (finding.noLongerDetected) continue;
+    const key = `${finding.componentPurl ?? `${finding.componentName}@${finding.componentVersion ?? ''}`}\u0000${finding.advisoryId}`;
+    const current = chosen.get(key);
+    const updatedAt = (candidate: Finding) => dispositions.get(candidate.id)?.updatedAt ?? '';
+    if (!current || updatedAt(finding) > updatedAt(current)) chosen.set(key, finding);
+  }
+  return [...chosen.values()];
+}
+
+async function buildInput(teamId: string, resolved: ResolvedRelease, document: { id: string; version: number; author: string | null; createdAt: string; revisions: VexDocumentRecord['revisions'] }, generatedAt: string, status: 'draft' | 'final'): Promise<{ input: VexGenerationInput; sbomIds: string[] }> {
+  const { product, release } = resolved;
+  const [team, sboms, findings, dispositionList] = await Promise.all([
+    Teams.get(teamId),
+    sbomStore.listByRelease(teamId, product.id, release.id),
+    findingStore.listByRelease(teamId, product.id, release.id),
+    dispositionStore.listByRelease(teamId, product.id, release.id),
+  ]);
+  const dispositions = new Map(dispositionList.map((disposition) => [disposition.vulnerabilityId, disposition]));
+  const selected = selectFindings(findings, dispositions);
+  const components = new Map<string, VexGenerationInput['components'][number]>();
+  for (const finding of selected) {
+    components.set(finding.componentRef, { ref: finding.componentRef, name: finding.componentName, version: finding.componentVersion, purl: finding.componentPurl, cpes: [] });
+  }
+  const input: VexGenerationInput = {
+    document: {
+      id: document.id, version: document.version, author: document.author, generatedAt, createdAt: document.createdAt, status,
+      publisherName: product.vendor ?? team.name, publisherNamespace: `${config().publicBaseUrl}/teams/${teamId}`, revisions: document.revisions,
+    },
+    product: { id: product.id, name: product.name, vendor: product.vendor, slug: product.slug },
+    release: { id: release.id, version: release.version },
+    sboms: sboms.map((sbom) => ({ id: sbom.id, format: sbom.format, specVersion: sbom.specVersion, fileHash: sbom.fileHash })),
+    components: [...components.values()],
+    findings: selected.map((finding) => {
+      const disposition = dispositions.get(finding.id);
+      return {
+        id: finding.id, componentRef: finding.componentRef, cveId: /^CVE-\d{4}-\d{4,}$/.test(finding.cveId) ? finding.cveId : null,
+        advisoryId: finding.advisoryId, aliases: finding.aliases, summary: finding.summary || null, cwes: finding.cwes,
+        cvssV2: finding.cvssV2, cvssV3: finding.cvssV3, cvssV4: finding.cvssV4,
+        epss: finding.epss ? { score: finding.epss.score, percentile: finding.epss.percentile } : null,
+        isKev: finding.kev !== null, fixedVersions: finding.fixedVersions,
+        disposition: disposition
+          ? {
+              status: disposition.status, justification: disposition.justification as never, response: disposition.response as never, // validated enums on write
+              detail: disposition.detail, actionStatement: disposition.actionStatement, impactStatement: disposition.impactStatement, updatedAt: disposition.updatedAt,
+            }
+          : null,
+      };
+    }),
+  };
+  return { input: vexGenerationInputSchema.parse(input), sbomIds: sboms.map((sbom) => sbom.id) };
+}
+
+function render(format: VexFormat, input: VexGenerationInput): string {
+  return serializeVex(generateVex(format, input));
+}
+
+function approval(document: VexDocumentRecord, action: ApprovalAction, actor: Actor, comment: string | undefined, at: string): TransactItem {
+  return tx.create(approvalItem(document, {
+    id: randomUUID(), vexId: document.id, action, actorId: actor.id, actorName: actor.name, comment: comment ?? '', createdAt: at, documentVersion: document.version,
+  }));
+}
+
+function documentUpdate(document: VexDocumentRecord, next: VexDocumentRecord): TransactItem {
+  // Replaces the item only if nobody changed it since it was read (state and revision).
+  return tx.put(vexItem(next), '#status = :status AND #revision = :revision', { '#status': 'workflowStatus', '#revision': 'revision' }, { ':status': document.workflowStatus, ':revision': document.revision });
+}
+
+async function resolveDocument(teamId: string, vexId: string): Promise<ResolvedVex> {
+  const resolved = await vexStore.resolve(teamId, vexId);
+  if (!resolved) throw new NotFoundError('VEX document');
+  return resolved;
+}
+
+async function failTransition(error: unknown, teamId: string, vexId: string, action: string, expected: WorkflowStatus): Promise<never> {
+  if (error instanceof TransactionFailedError) {
+    const latest = await resolveDocument(teamId, vexId);
+    if (latest.document.workflowStatus !== expected) throw wrongState(latest.document, action, expected);
+    if (error.failedAt(1)) throw new ReleaseLockedError();
+    throw new ConflictError('The document changed while the request ran; read it again and retry', 'concurrent_modification');
+  }
+  throw error;
+}
+
+export const VexDocuments = {
+  async create(teamId: string, actor: Actor, releaseId: string, input: { format: VexFormat; author?: string | undefined }) {
+    const resolved = await Releases.resolve(teamId, releaseId);
+    const { product, release } = resolved;
+    const id = randomUUID();
+    const now = new Date().toISOString();
+    const { input: generationInput, sbomIds } = await buildInput(teamId, resolved, { id, version: 1, author: input.author ?? null, createdAt: now, revisions: [] }, now, 'draft');
+    const content = render(input.format, generationInput);
+    const record: VexDocumentRecord = {
+      id, teamId, productId: product.id, releaseId: release.id, format: input.format, workflowStatus: 'draft', author: input.author ?? null, version: 1,
+      contentKey: keys.vexContentObject(teamId, product.id, release.id, id, 1), inputKey: keys.vexInputObject(teamId, product.id, release.id, id, 1),
+      contentHash: sha256Hex(Buffer.from(content, 'utf8')), sbomIds, findingCount: generationInput.findings.length, createdAt: now, updatedAt: now,
+      createdBy: { id: actor.id, name: actor.name }, submittedBy: null, approvedAt: null, publishedAt: null, disclosure: null,
+      revisions: [{ version: 1, date: now, summary: 'Initial version' }], revision: 1,
+    };
+    await Promise.all([vexStore.putObject(record.contentKey, content), vexStore.putObject(record.inputKey, JSON.stringify(generationInput))]);
+    await transactWrite([
+      tx.check(keys.product(teamId, product.id), 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)', { '#deletingAt': 'deletingAt' }),
+      tx.create(vexItem(record)),
+      pointerPut(teamId, id, { entityType: 'vex_document', target: keys.vexDocument(teamId, product.id, release.id, id), productId: product.id, releaseId: release.id }),
+      auditPut(teamId, actor, { action: 'create', entityType: 'vex_document', entityId: id, entityName: `${product.name} ${release.version} ${input.format}`, changes: { format: input.format, author: record.author, version: 1, findingCount: record.findingCount } }, now),
+    ]);
+    return { record, content: JSON.parse(content) as unknown };
+  },
+
+  async list(teamId: string, releaseId: string) {
+    const { release } = await Releases.resolve(teamId, releaseId);
+    return vexStore.listByRelease(teamId, release.productId, release.id);
+  },
+
+  async get(teamId: string, vexId: string) {
+    const { document } = await resolveDocument(teamId, vexId);
+    return { record: document, content: JSON.parse(await vexStore.readObject(document.contentKey)) as unknown };
+  },
+
+  async approvals(teamId: string, vexId: string) {
+    const { document } = await resolveDocument(teamId, vexId);
+    return (await vexStore.approvals(document)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  },
+
+  async regenerate(teamId: string, actor: Actor, vexId: string) {
+    const resolved = await resolveDocument(teamId, vexId);
+    const { document, product, release } = resolved;
+    if (document.workflowStatus !== 'draft') throw wrongState(document, 'regenerate', 'draft');
+    const now = new Date().toISOString();
+    const version = document.version + 1;
+    const revisions = [...document.revisions, { version, date: now, summary: 'Regenerated from current dispositions' }];
+    const { input, sbomIds } = await buildInput(teamId, resolved, { id: document.id, version, author: document.author, createdAt: document.createdAt, revisions }, now, 'draft');
+    const content = render(document.format, input);
+    const next: VexDocumentRecord = {
+      ...document, version, updatedAt: now, revisions, sbomIds, findingCount: input.findings.length, revision: document.revision + 1,
+      contentKey: keys.vexContentObject(teamId, product.id, release.id, document.id, version), inputKey: keys.vexInputObject(teamId, product.id, release.id, document.id, version),
+      contentHash: sha256Hex(Buffer.from(content, 'utf8')),
+    };
+    await Promise.all([vexStore.putObject(next.contentKey, content), vexStore.putObject(next.inputKey, JSON.stringify(input))]);
+    try {
+      await transactWrite([
+        documentUpdate(document, next),
+        auditPut(teamId, actor, { action: 'regenerate', entityType: 'vex_document', entityId: document.id, entityName: `${product.name} ${release.version} ${document.format}`, changes: { version: { from: document.version, to: version }, findingCount: next.findingCount } }, now),
+      ]);
+    } catch (error) {
+      return failTransition(error, teamId, vexId, 'regenerate', 'draft');
+    }
+    return { record: next, content: JSON.parse(content) as unknown };
+  },
+
+  async delete(teamId: string, actor: Actor, vexId: string): Promise<void> {
+    const { document, product, release } = await resolveDocument(teamId, vexId);
+    if (document.workflowStatus !== 'draft') throw wrongState(document, 'delete', 'draft');
+    try {
+      await transactWrite([
+        tx.delete(keys.vexDocument(teamId, product.id, release.id, vexId), '#status = :draft', { '#status': 'workflowStatus' }, { ':draft': 'draft' }),
+        tx.delete(keys.idPointer(teamId, vexId)),
+        auditPut(teamId, actor, { action: 'delete', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { version: document.version } }),
+      ]);
+    } catch (error) {
+      return failTransition(error, teamId, vexId, 'delete', 'draft');
+    }
+  },
+
+  /** draft → submitted: locks the release chain (release, SBOMs, dispositions). */
+  async submit(teamId: string, actor: Actor, vexId: string, comment?: string) {
+    const { document, product, release } = await resolveDocument(teamId, vexId);
+    if (document.workflowStatus !== 'draft') throw wrongState(document, 'submit', 'draft');
+    const now = new Date().toISOString();
+    const next: VexDocumentRecord = { ...document, workflowStatus: 'submitted', submittedBy: { id: actor.id, name: actor.name }, updatedAt: now, revision: document.revision + 1 };
+    try {
+      await transactWrite([
+        documentUpdate(document, next),
+        releaseStore.lockItem(release, vexId, now),
+        approval(document, 'submit', actor, comment, now),
+        auditPut(teamId, actor, { action: 'submit', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { workflow_status: { from: 'draft', to: 'submitted' }, releaseLocked: true, comment: comment ?? null } }, now),
+      ]);
+    } catch (error) {
+      return failTransition(error, teamId, vexId, 'submit', 'draft');
+    }
+    return next;
+  },
+
+  /** submitted → approved; with the team setting on, the approver must differ from the submitter. */
+  async approve(teamId: string, actor: Actor, vexId: string, comment?: string) {
+    const { document, product, release } = await resolveDocument(teamId, vexId);
+    if (document.workflowStatus !== 'submitted') throw wrongState(document, 'approve', 'submitted');
+    if (document.submittedBy?.id === actor.id && (await requiresDistinctApprover(teamId))) {
+      throw new ForbiddenError('This team requires the approver to differ from the submitter');
+    }
+    const now = new Date().toISOString();
+    const next: VexDocumentRecord = { ...document, workflowStatus: 'approved', approvedAt: now, updatedAt: now, revision: document.revision + 1 };
+    try {
+      await transactWrite([
+        documentUpdate(document, next),
+        approval(document, 'approve', actor, comment, now),
+        auditPut(teamId, actor, { action: 'approve', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { workflow_status: { from: 'submitted', to: 'approved' }, comment: comment ?? null } }, now),
+      ]);
+    } catch (error) {
+      return failTransition(error, teamId, vexId, 'approve', 'submitted');
+    }
+    return next;
+  },
+
+  /** submitted → draft: the release chain is unlocked; a comment is required (spec). */
+  async reject(teamId: string, actor: Actor, vexId: string, comment: string) {
+    const { document, product, release } = await resolveDocument(teamId, vexId);
+    if (document.workflowStatus !== 'submitted') throw wrongState(document, 'reject', 'submitted');
+    const now = new Date().toISOString();
+    const next: VexDocumentRecord = { ...document, workflowStatus: 'draft', submittedBy: null, updatedAt: now, revision: document.revision + 1 };
+    try {
+      await transactWrite([
+        documentUpdate(document, next),
+        releaseStore.unlockItem(release, vexId),
+        approval(document, 'reject', actor, comment, now),
+        auditPut(teamId, actor, { action: 'reject', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { workflow_status: { from: 'submitted', to: 'draft' }, releaseLocked: false, comment } }, now),
+      ]);
+    } catch (error) {
+      return failTransition(error, teamId, vexId, 'reject', 'submitted');
+    }
+    return next;
+  },
+
+  /**
+   * approved → published. The snapshot is regenerated from the input stored
+   * with this version, marked final and dated at approval, so every retry of
+   * the same publish produces the same bytes; those bytes are written once,
+   * and the transaction lets exactly one publish of the document commit.
+   */
+  async publish(teamId: string, actor: Actor, vexId: string, comment?: string): Promise<{ record: VexDocumentRecord; disclosure: Disclosure }> {
+    const { document, product, release } = await resolveDocument(teamId, vexId);
+    if (document.workflowStatus !== 'approved') throw wrongState(document, 'publish', 'approved');
+    const storedInput = vexGenerationInputSchema.parse(JSON.parse(await vexStore.readObject(document.inputKey)));
+    const approvedAt = document.approvedAt ?? document.updatedAt;
+    const finalInput: VexGenerationInput = { ...storedInput, document: { ...storedInput.document, status: 'final', generatedAt: approvedAt } };
+    const bytes = Buffer.from(render(document.format, finalInput), 'utf8');
+    const now = new Date().toISOString();
+    for (let attempt = 0; ; attempt += 1) {
+      const prepared = await Disclosures.prepare({
+        documentId: document.id, version: document.version, format: document.format, bytes, contentType: vexMediaType(document.format), publishedAt: now,
+        productSlug: product.slug, product: { name: product.name, vendor: product.vendor }, release: { version: release.version },
+      });
+      const next: VexDocumentRecord = {
+        ...document, workflowStatus: 'published', publishedAt: now, updatedAt: now, revision: document.revision + 1,
+        disclosure: { id: prepared.disclosure.id, slug: prepared.disclosure.slug },
+      };
+      try {
+        await transactWrite([
+          documentUpdate(document, next),
+          approval(document, 'publish', actor, comment, now),
+          auditPut(teamId, actor, { action: 'publish', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { workflow_status: { from: 'approved', to: 'published' }, public_slug: prepared.disclosure.slug, content_hash: prepared.disclosure.contentHash, signed: prepared.disclosure.signature !== null, comment: comment ?? null } }, now),
+          ...prepared.transactItems,
+        ]);
+        return { record: next, disclosure: prepared.disclosure };
+      } catch (error) {
+        if (!(error instanceof TransactionFailedError)) throw error;
+        const latest = await resolveDocument(teamId, vexId);
+        if (latest.document.workflowStatus !== 'approved') throw wrongState(latest.document, 'publish', 'approved');
+        // Only the sequence counters can have moved (another document was published meanwhile): take the next numbers.
+        if (attempt >= 20) throw new ConflictError('Too many concurrent publications; retry', 'concurrent_modification');
+      }
+    }
+  },
+
+  /**
+   * Unlocks a release held by a VEX document (spec rule 4; the operation is
+   * ours, see docs/vex-workflow.md): a submitted or approved document returns
+   * to draft; a published one stays published (disclosures are immutable)
+   * and only releases the lock, so the next version can be prepared.
+   */
+  async unlockRelease(teamId: string, actor: Actor, releaseId: string, comment: string) {
+    const { release, product } = await Releases.resolve(teamId, releaseId);
+    if (!release.lockedBy) throw new ConflictError('The release is not locked', 'not_locked');
+    const holder = await vexStore.find(teamId, product.id, release.id, release.lockedBy);
+    const now = new Date().toISOString();
+    const items: TransactItem[] = [releaseStore.unlockItem(release, release.lockedBy)];
+    const changes: Record<string, unknown> = { lockedBy: release.lockedBy, comment };
+    if (holder) {
+      const back = holder.workflowStatus === 'submitted' || holder.workflowStatus === 'approved';
+      const next: VexDocumentRecord = back ? { ...holder, workflowStatus: 'draft', submittedBy: null, approvedAt: null, updatedAt: now, revision: holder.revision + 1 } : holder;
+      if (back) {
+        items.push(documentUpdate(holder, next));
+        changes.documentStatus = { from: holder.workflowStatus, to: 'draft' };
+      }
+      items.push(approval(holder, 'unlock', actor, comment, now));
+    }
+    items.push(auditPut(teamId, actor, { action: 'unlock', entityType: 'release', entityId: release.id, entityName: `${product.name} ${release.version}`, changes }, now));
+    try {
+      await transactWrite(items);
+    } catch (error) {
+      if (error instanceof TransactionFailedError) throw new ConflictError('The release lock changed while the request ran; read it again and retry', 'concurrent_modification');
+      throw error;
+    }
+    return (await Releases.resolve(teamId, releaseId)).release;
+  },
+};
+
+export { toVexRecord };

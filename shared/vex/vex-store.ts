@@ -1,0 +1,146 @@
+/** VEX document items, their approval records, and their content files. */
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3 } from '../aws-clients';
+import { config } from '../config';
+import { keys } from '../data/keys';
+import { getItem, getItems, queryAll, type Item } from '../data/table-client';
+import { resolvePointer } from '../data/id-pointers';
+import { toProduct } from '../products/product-store';
+import { toRelease, type ResolvedRelease } from '../releases/release-store';
+import type { VexFormat } from '../schemas/vex';
+
+export type WorkflowStatus = 'draft' | 'submitted' | 'approved' | 'published';
+export type ApprovalAction = 'submit' | 'approve' | 'reject' | 'publish' | 'unlock';
+
+export interface VexDocumentRecord {
+  id: string;
+  teamId: string;
+  productId: string;
+  releaseId: string;
+  format: VexFormat;
+  workflowStatus: WorkflowStatus;
+  author: string | null;
+  version: number;
+  contentKey: string;
+  inputKey: string;
+  contentHash: string;
+  sbomIds: string[];
+  findingCount: number;
+  createdAt: string;
+  /** Time version 1 was generated; CSAF's initial_release_date. */
+  updatedAt: string;
+  createdBy: { id: string; name: string };
+  submittedBy: { id: string; name: string } | null;
+  approvedAt: string | null;
+  publishedAt: string | null;
+  disclosure: { id: string; slug: string } | null;
+  revisions: { version: number; date: string; summary: string }[];
+  revision: number;
+}
+
+export interface ApprovalRecord {
+  id: string;
+  vexId: string;
+  action: ApprovalAction;
+  actorId: string;
+  actorName: string;
+  comment: string;
+  createdAt: string;
+  documentVersion: number;
+}
+
+export function vexItem(record: VexDocumentRecord): Item {
+  return { ...keys.vexDocument(record.teamId, record.productId, record.releaseId, record.id), entity: 'VexDocument', ...record };
+}
+
+export function toVexRecord(item: Item): VexDocumentRecord {
+  const { pk: _pk, sk: _sk, entity: _entity, ...fields } = item;
+  return fields as unknown as VexDocumentRecord; // written only by vexItem
+}
+
+export function approvalItem(record: VexDocumentRecord, approval: ApprovalRecord): Item {
+  return { ...keys.approval(record.teamId, record.productId, record.releaseId, record.id, approval.createdAt, approval.id), entity: 'Approval', ...approval };
+}
+
+export function toApprovalView(approval: ApprovalRecord) {
+  return {
+    id: approval.id,
+    action: approval.action,
+    actor_id: approval.actorId,
+    actor_name: approval.actorName,
+    comment: approval.comment,
+    created_at: approval.createdAt,
+    document_version: approval.documentVersion,
+  };
+}
+
+export function toVexView(record: VexDocumentRecord, content?: unknown) {
+  return {
+    id: record.id,
+    releaseId: record.releaseId,
+    productId: record.productId,
+    format: record.format,
+    workflow_status: record.workflowStatus,
+    author: record.author,
+    version: record.version,
+    content_hash: record.contentHash,
+    sbom_ids: record.sbomIds,
+    finding_count: record.findingCount,
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+    submitted_by: record.submittedBy,
+    approved_at: record.approvedAt,
+    published_at: record.publishedAt,
+    disclosure: record.disclosure
+      ? { id: record.disclosure.id, public_slug: record.disclosure.slug, links: { self: `/api/disclosures/${record.disclosure.slug}`, raw: `/api/disclosures/${record.disclosure.slug}?format=raw` } }
+      : null,
+    ...(content !== undefined ? { content } : {}),
+  };
+}
+
+export interface ResolvedVex extends ResolvedRelease {
+  document: VexDocumentRecord;
+}
+
+export const vexStore = {
+  async resolve(teamId: string, vexId: string): Promise<ResolvedVex | undefined> {
+    const pointer = await resolvePointer(teamId, vexId, 'vex_document');
+    if (!pointer) return undefined;
+    const [documentItem, releaseItem, productItem] = await getItems([
+      pointer.target,
+      keys.release(teamId, pointer.productId, pointer.releaseId),
+      keys.product(teamId, pointer.productId),
+    ]);
+    if (!documentItem || !releaseItem || !productItem) return undefined;
+    const product = toProduct(productItem);
+    if (product.deletingAt) return undefined;
+    return { document: toVexRecord(documentItem), release: toRelease(releaseItem), product };
+  },
+
+  async find(teamId: string, productId: string, releaseId: string, vexId: string): Promise<VexDocumentRecord | undefined> {
+    const item = await getItem(keys.vexDocument(teamId, productId, releaseId, vexId));
+    return item ? toVexRecord(item) : undefined;
+  },
+
+  async listByRelease(teamId: string, productId: string, releaseId: string): Promise<VexDocumentRecord[]> {
+    const { pk, skPrefix } = keys.vexDocumentPrefix(teamId, productId, releaseId);
+    return (await queryAll({ pk, skPrefix })).map(toVexRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  },
+
+  async approvals(record: VexDocumentRecord): Promise<ApprovalRecord[]> {
+    const { pk, skPrefix } = keys.approvalPrefix(record.teamId, record.productId, record.releaseId, record.id);
+    return (await queryAll({ pk, skPrefix })).map((item) => {
+      const { pk: _pk, sk: _sk, entity: _entity, ...fields } = item;
+      return fields as unknown as ApprovalRecord; // written only by approvalItem
+    });
+  },
+
+  async putObject(key: string, body: string): Promise<void> {
+    await s3().send(new PutObjectCommand({ Bucket: config().sbomBucket, Key: key, Body: body, ContentType: 'application/json' }));
+  },
+
+  async readObject(key: string): Promise<string> {
+    const object = await s3().send(new GetObjectCommand({ Bucket: config().sbomBucket, Key: key }));
+    return object.Body!.transformToString('utf8'); // GetObject always has a Body on success
+  },
+};
