@@ -1,0 +1,130 @@
+/**
+ * Typed bridge to dynalite (CommonJS, untyped). Besides the server factory we borrow
+ * dynalite's own request validation, key encoding and condition evaluation, so the
+ * transaction layer in embedded-dynamo.ts judges expressions exactly as dynalite's
+ * single-item calls do instead of re-implementing the expression language.
+ * Pinned to dynalite 4.0.0's module layout (package has no "exports" map).
+ */
+import { createRequire } from 'node:module';
+import type { Server } from 'node:http';
+
+const require = createRequire(import.meta.url);
+
+/** A DynamoDB attribute value in wire JSON ({ S: 'x' }, { N: '1' }, { M: {...} }...). */
+export type AttributeValue = Record<string, unknown>;
+export type AttributeMap = Record<string, AttributeValue>;
+
+/** The table fields dynalite's key helpers read (a DescribeTable `Table` has them). */
+export interface TableShape {
+  TableName: string;
+  TableStatus?: string;
+  KeySchema: { AttributeName: string; KeyType: string }[];
+  AttributeDefinitions: { AttributeName: string; AttributeType: string }[];
+  GlobalSecondaryIndexes?: unknown[];
+  LocalSecondaryIndexes?: unknown[];
+}
+
+/** Error body in DynamoDB's JSON error shape. */
+export interface DynamoErrorBody {
+  __type: string;
+  message?: string;
+  Message?: string;
+  [extra: string]: unknown;
+}
+
+interface DynaliteError {
+  statusCode: number;
+  body: DynamoErrorBody;
+}
+
+export interface DynaliteOptions {
+  path?: string;
+  createTableMs?: number;
+  deleteTableMs?: number;
+  updateTableMs?: number;
+  maxItemSizeKb?: number;
+}
+
+interface ActionValidation {
+  types: Record<string, unknown>;
+  custom?: (data: Record<string, unknown>, store: unknown) => string | undefined;
+}
+
+interface ValidationsModule {
+  checkTypes(data: Record<string, unknown>, types: Record<string, unknown>): Record<string, unknown>;
+  checkValidations(
+    data: Record<string, unknown>,
+    types: Record<string, unknown>,
+    custom: ActionValidation['custom'],
+    store: unknown,
+  ): void;
+}
+
+interface DbModule {
+  MAX_SIZE: number;
+  validateKey(key: AttributeMap, table: TableShape): DynaliteError | null | undefined;
+  validateItem(item: AttributeMap, table: TableShape): DynaliteError | null | undefined;
+  createKey(item: AttributeMap, table: TableShape): string;
+  checkConditional(validated: Record<string, unknown>, existingItem: AttributeMap | undefined): DynaliteError | null | undefined;
+}
+
+export const createDynaliteServer = require('dynalite') as (options: DynaliteOptions) => Server;
+const validations = require('dynalite/validations') as ValidationsModule;
+const db = require('dynalite/db') as DbModule;
+
+export type SingleItemAction = 'putItem' | 'updateItem' | 'deleteItem' | 'getItem';
+const actionValidations: Record<SingleItemAction, ActionValidation> = {
+  putItem: require('dynalite/validations/putItem') as ActionValidation,
+  updateItem: require('dynalite/validations/updateItem') as ActionValidation,
+  deleteItem: require('dynalite/validations/deleteItem') as ActionValidation,
+  getItem: require('dynalite/validations/getItem') as ActionValidation,
+};
+
+// Only putItem's custom validation reads the store (for the maximum item size).
+const validationStore = { options: { maxItemSize: db.MAX_SIZE } };
+
+function isDynaliteError(error: unknown): error is DynaliteError {
+  return typeof error === 'object' && error !== null && 'statusCode' in error && 'body' in error;
+}
+
+export type Validated =
+  | { ok: true; data: Record<string, unknown> }
+  | { ok: false; status: number; body: DynamoErrorBody };
+
+/**
+ * Runs dynalite's request validation for a single-item call (exactly what dynalite
+ * does before PutItem/UpdateItem/...), returning the parsed request (with the parsed
+ * condition in `_condition`) or the error DynamoDB would answer with.
+ */
+export function validateSingleItemRequest(action: SingleItemAction, request: Record<string, unknown>): Validated {
+  const { types, custom } = actionValidations[action];
+  try {
+    // structuredClone: dynalite's validation mutates its input.
+    const data = validations.checkTypes(structuredClone(request), types);
+    validations.checkValidations(data, types, custom, validationStore);
+    return { ok: true, data };
+  } catch (error) {
+    if (isDynaliteError(error)) return { ok: false, status: error.statusCode, body: error.body };
+    throw error;
+  }
+}
+
+/** dynalite's key check for a Key (request-level ValidationException on mismatch). */
+export function keyError(key: AttributeMap, table: TableShape): DynamoErrorBody | undefined {
+  return db.validateKey(key, table)?.body;
+}
+
+/** dynalite's key check for a full item (PutItem). */
+export function itemError(item: AttributeMap, table: TableShape): DynamoErrorBody | undefined {
+  return db.validateItem(item, table)?.body;
+}
+
+/** dynalite's canonical encoding of an item's primary key (numbers normalised). */
+export function encodeKey(item: AttributeMap, table: TableShape): string {
+  return db.createKey(item, table);
+}
+
+/** True when the validated request's ConditionExpression holds for the item (undefined = absent). */
+export function conditionHolds(validated: Record<string, unknown>, item: AttributeMap | undefined): boolean {
+  return !db.checkConditional(validated, item);
+}

@@ -1,0 +1,559 @@
+/**
+ * Embedded DynamoDB-compatible engine: dynalite (LevelDB) behind a loopback HTTP
+ * front that adds what dynalite lacks, TransactWriteItems and TransactGetItems, with
+ * DynamoDB's semantics (all or nothing, CancellationReasons, isolation).
+ *
+ * Isolation: every request passes one readers-writer lock. Writes (PutItem,
+ * UpdateItem, DeleteItem, BatchWriteItem, table changes, TransactWriteItems) hold it
+ * exclusively until their response is complete; reads (GetItem, Query, Scan,
+ * BatchGetItem, TransactGetItems...) hold it shared. So no read ever sees a
+ * half-applied transaction and no write interleaves with one.
+ *
+ * A transaction runs under the exclusive lock in three steps: validate every item
+ * with dynalite's own validation and key checks; snapshot the items and evaluate
+ * every ConditionExpression with dynalite's evaluator against the snapshot (a
+ * failure cancels before anything is written); then replay each write as the
+ * equivalent single-item call against dynalite (which evaluates the update
+ * expression) and, if any of them fails, restore the snapshots of those applied.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { crc32 } from 'node:zlib';
+import {
+  conditionHolds,
+  createDynaliteServer,
+  encodeKey,
+  itemError,
+  keyError,
+  validateSingleItemRequest,
+  type AttributeMap,
+  type SingleItemAction,
+  type TableShape,
+} from './embedded-dynalite';
+import { ReadWriteLock, type Release } from './embedded-lock';
+
+export interface EmbeddedDynamo {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedDynamoOptions {
+  /** LevelDB directory; omitted = in memory. */
+  path?: string;
+  /** Loopback port of the front; 0 or omitted = random. */
+  port?: number;
+}
+
+const API_PREFIX = 'DynamoDB_20120810.';
+const JSON_TYPE = 'application/x-amz-json-1.0';
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+const MAX_TRANSACTION_ITEMS = 100;
+/** DynamoDB remembers a ClientRequestToken for 10 minutes. */
+const IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
+const SHARED_OPERATIONS = new Set([
+  'GetItem',
+  'BatchGetItem',
+  'Query',
+  'Scan',
+  'DescribeTable',
+  'ListTables',
+  'DescribeTimeToLive',
+  'ListTagsOfResource',
+]);
+
+/** Calls that change a table's definition or existence (they invalidate the key-schema cache). */
+const TABLE_OPERATIONS = new Set(['CreateTable', 'UpdateTable', 'DeleteTable']);
+
+const TYPE = {
+  validation: 'com.amazon.coral.validate#ValidationException',
+  serialization: 'com.amazon.coral.service#SerializationException',
+  canceled: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+  notFound: 'com.amazonaws.dynamodb.v20120810#ResourceNotFoundException',
+  idempotency: 'com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException',
+  internal: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+} as const;
+
+interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+interface CancellationReason {
+  Code: string;
+  Message?: string;
+  Item?: AttributeMap;
+}
+
+type WriteKind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
+
+interface PlannedItem {
+  tableName: string;
+  /** Primary key only (for snapshots, restores, duplicate detection). */
+  key: AttributeMap;
+  /** The whole Put item or the Key; what dynalite's key checks look at. */
+  keyed: AttributeMap;
+  isPut: boolean;
+}
+
+interface WriteOp extends PlannedItem {
+  kind: WriteKind;
+  /** The equivalent single-item request, as sent to dynalite. */
+  request: Record<string, unknown>;
+  /** The same request parsed by dynalite's validation (carries `_condition`). */
+  validated: Record<string, unknown>;
+  returnOldOnFailure: boolean;
+}
+
+class EngineStopped extends Error {}
+
+const validationError = (message: string): Reply => ({ status: 400, body: { __type: TYPE.validation, message } });
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** DynamoDB's "N validation error(s) detected" wording for a list-length constraint. */
+function lengthProblem(items: unknown): string | undefined {
+  if (!Array.isArray(items)) return "Value null at 'transactItems' failed to satisfy constraint: Member must not be null";
+  if (items.length < 1)
+    return "Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1";
+  if (items.length > MAX_TRANSACTION_ITEMS)
+    return `Value '[${items.length} items]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to ${MAX_TRANSACTION_ITEMS}`;
+  return undefined;
+}
+
+function pickDefined(source: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) if (source[field] !== undefined) picked[field] = source[field];
+  return picked;
+}
+
+const EXPRESSION_FIELDS = ['ConditionExpression', 'ExpressionAttributeNames', 'ExpressionAttributeValues'] as const;
+const WRITE_SHAPES: Record<WriteKind, { action: SingleItemAction; fields: readonly string[]; member: string }> = {
+  Put: { action: 'putItem', fields: ['TableName', 'Item', ...EXPRESSION_FIELDS], member: 'put' },
+  Update: { action: 'updateItem', fields: ['TableName', 'Key', 'UpdateExpression', ...EXPRESSION_FIELDS], member: 'update' },
+  Delete: { action: 'deleteItem', fields: ['TableName', 'Key', ...EXPRESSION_FIELDS], member: 'delete' },
+  // Validated like a conditional DeleteItem (same fields) but never sent to dynalite.
+  ConditionCheck: { action: 'deleteItem', fields: ['TableName', 'Key', ...EXPRESSION_FIELDS], member: 'conditionCheck' },
+};
+const WRITE_KINDS = Object.keys(WRITE_SHAPES) as WriteKind[];
+
+/** Parses one TransactItems entry of TransactWriteItems; a Reply is a request-level error. */
+function planWrite(entry: unknown, index: number): WriteOp | Reply {
+  const present = isRecord(entry) ? WRITE_KINDS.filter((kind) => entry[kind] !== undefined) : [];
+  const kind = present[0];
+  if (!isRecord(entry) || present.length !== 1 || kind === undefined)
+    return validationError('TransactItems can only contain one of Check, Put, Update or Delete');
+  const body = entry[kind];
+  if (!isRecord(body)) return { status: 400, body: { __type: TYPE.serialization, Message: `Expected a structure for ${kind}` } };
+  const { action, fields, member } = WRITE_SHAPES[kind];
+  const path = `transactItems.${index + 1}.member.${member}`;
+  const required = kind === 'ConditionCheck' ? 'ConditionExpression' : kind === 'Update' ? 'UpdateExpression' : undefined;
+  if (required && body[required] === undefined)
+    return validationError(
+      `1 validation error detected: Value null at '${path}.${required[0]?.toLowerCase()}${required.slice(1)}' failed to satisfy constraint: Member must not be null`,
+    );
+  const onFailure = body.ReturnValuesOnConditionCheckFailure;
+  if (onFailure !== undefined && onFailure !== 'ALL_OLD' && onFailure !== 'NONE')
+    return validationError(
+      `1 validation error detected: Value '${typeof onFailure === 'string' ? onFailure : JSON.stringify(onFailure)}' at '${path}.returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]`,
+    );
+  const request = pickDefined(body, fields);
+  const validated = validateSingleItemRequest(action, request);
+  if (!validated.ok) return { status: validated.status, body: validated.body };
+  const isPut = kind === 'Put';
+  const keyed = (isPut ? validated.data.Item : validated.data.Key) as AttributeMap;
+  return {
+    kind,
+    request,
+    validated: validated.data,
+    returnOldOnFailure: onFailure === 'ALL_OLD',
+    tableName: validated.data.TableName as string,
+    key: keyed,
+    keyed,
+    isPut,
+  };
+}
+
+/** Parses one TransactItems entry of TransactGetItems. */
+function planGet(entry: unknown): (PlannedItem & { request: Record<string, unknown> }) | Reply {
+  if (!isRecord(entry) || !isRecord(entry.Get)) return validationError('TransactItems can only contain Get');
+  const request = pickDefined(entry.Get, ['TableName', 'Key', 'ProjectionExpression', 'ExpressionAttributeNames']);
+  const validated = validateSingleItemRequest('getItem', request);
+  if (!validated.ok) return { status: validated.status, body: validated.body };
+  const key = validated.data.Key as AttributeMap;
+  return { tableName: validated.data.TableName as string, key, keyed: key, isPut: false, request };
+}
+
+function isReply(value: unknown): value is Reply {
+  return isRecord(value) && typeof value.status === 'number' && isRecord(value.body);
+}
+
+function errorType(body: Record<string, unknown>): string {
+  const type = typeof body.__type === 'string' ? body.__type : '';
+  return type.slice(type.indexOf('#') + 1);
+}
+
+function errorMessage(body: Record<string, unknown>): string | undefined {
+  const message = body.message ?? body.Message;
+  return typeof message === 'string' ? message : undefined;
+}
+
+function cancellation(reasons: CancellationReason[]): Reply {
+  const codes = reasons.map((reason) => reason.Code).join(', ');
+  return {
+    status: 400,
+    body: {
+      __type: TYPE.canceled,
+      Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`,
+      CancellationReasons: reasons,
+    },
+  };
+}
+
+function listen(server: http.Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > MAX_REQUEST_BYTES ? undefined : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: http.ServerResponse, reply: Reply): void {
+  const payload = Buffer.from(JSON.stringify(reply.body));
+  res.writeHead(reply.status, {
+    'Content-Type': JSON_TYPE,
+    'Content-Length': payload.length,
+    'x-amzn-RequestId': randomBytes(39).toString('base64url').toUpperCase().slice(0, 52),
+    // The SDK may check DynamoDB's CRC32 of the body.
+    'x-amz-crc32': crc32(payload),
+  });
+  res.end(payload);
+}
+
+export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): Promise<EmbeddedDynamo> {
+  // Tables become ACTIVE at once: real DynamoDB takes seconds, nothing local should wait.
+  const dynalite = createDynaliteServer({
+    ...(options.path ? { path: options.path } : {}),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  const internalPort = await listen(dynalite, 0);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const lock = new ReadWriteLock();
+  const succeededTokens = new Map<string, { fingerprint: string; expiresAt: number }>();
+  /** Key schemas of ACTIVE tables; forgotten whenever a table-level call passes through. */
+  const activeTables = new Map<string, TableShape>();
+  let stopped = false;
+
+  /** One call to dynalite's own API (signature content is not checked by dynalite). */
+  function call(operation: string, payload: Record<string, unknown>): Promise<Reply> {
+    const data = Buffer.from(JSON.stringify(payload));
+    return new Promise((resolve, reject) => {
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port: internalPort,
+          method: 'POST',
+          path: '/',
+          agent,
+          headers: {
+            'Content-Type': JSON_TYPE,
+            'Content-Length': data.length,
+            'X-Amz-Target': `${API_PREFIX}${operation}`,
+            'X-Amz-Date': '20000101T000000Z',
+            Authorization:
+              'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => {
+            try {
+              const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+              resolve({ status: response.statusCode ?? 500, body: isRecord(parsed) ? parsed : {} });
+            } catch (error) {
+              reject(error instanceof Error ? error : new Error(String(error)));
+            }
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end(data);
+    });
+  }
+
+  async function withLock<T>(exclusive: boolean, work: () => Promise<T>): Promise<T> {
+    const release = await (exclusive ? lock.exclusive() : lock.shared());
+    try {
+      if (stopped) throw new EngineStopped();
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
+  /** Loads the tables, checks keys and rejects two operations on one item. */
+  async function resolveItems(items: readonly PlannedItem[]): Promise<Reply | undefined> {
+    const tables = new Map<string, TableShape>();
+    for (const name of new Set(items.map((item) => item.tableName))) {
+      let table = activeTables.get(name);
+      if (!table) {
+        const described = await call('DescribeTable', { TableName: name });
+        if (described.status !== 200) return described;
+        table = described.body.Table as TableShape;
+        if (table.TableStatus !== 'ACTIVE' && table.TableStatus !== 'UPDATING')
+          return { status: 400, body: { __type: TYPE.notFound, message: 'Requested resource not found' } };
+        if (table.TableStatus === 'ACTIVE') activeTables.set(name, table);
+      }
+      tables.set(name, table);
+    }
+    const seen = new Set<string>();
+    for (const item of items) {
+      const table = tables.get(item.tableName) as TableShape;
+      const problem = item.isPut ? itemError(item.keyed, table) : keyError(item.keyed, table);
+      if (problem) return { status: 400, body: problem };
+      if (item.isPut) {
+        // A Put carries the whole item; snapshots and restores need only its key.
+        item.key = Object.fromEntries(
+          table.KeySchema.map(({ AttributeName }) => [AttributeName, item.keyed[AttributeName] as AttributeMap[string]]),
+        );
+      }
+      const identity = `${item.tableName}\u0000${encodeKey(item.key, table)}`;
+      if (seen.has(identity)) return validationError('Transaction request cannot include multiple operations on one item');
+      seen.add(identity);
+    }
+    return undefined;
+  }
+
+  async function snapshot(items: readonly PlannedItem[]): Promise<(AttributeMap | undefined)[] | Reply> {
+    const replies = await Promise.all(
+      items.map((item) => call('GetItem', { TableName: item.tableName, Key: item.key, ConsistentRead: true })),
+    );
+    const failed = replies.find((reply) => reply.status !== 200);
+    if (failed) return failed;
+    return replies.map((reply) => (isRecord(reply.body.Item) ? (reply.body.Item as AttributeMap) : undefined));
+  }
+
+  function pruneTokens(now: number): void {
+    for (const [token, entry] of succeededTokens) if (entry.expiresAt <= now) succeededTokens.delete(token);
+  }
+
+  async function transactWrite(request: Record<string, unknown>): Promise<Reply> {
+    const problem = lengthProblem(request.TransactItems);
+    if (problem) return validationError(`1 validation error detected: ${problem}`);
+    const ops: WriteOp[] = [];
+    for (const [index, entry] of (request.TransactItems as unknown[]).entries()) {
+      const planned = planWrite(entry, index);
+      if (isReply(planned)) return planned;
+      ops.push(planned);
+    }
+    const token = typeof request.ClientRequestToken === 'string' ? request.ClientRequestToken : undefined;
+    const fingerprint = createHash('sha256').update(JSON.stringify(request.TransactItems)).digest('hex');
+
+    return withLock(true, async () => {
+      const now = Date.now();
+      pruneTokens(now);
+      const earlier = token === undefined ? undefined : succeededTokens.get(token);
+      if (earlier) {
+        // A retry of a committed transaction succeeds without running it again (DynamoDB idempotency).
+        if (earlier.fingerprint === fingerprint) return { status: 200, body: {} };
+        return {
+          status: 400,
+          body: { __type: TYPE.idempotency, message: 'Specified idempotency token was used with different request parameters' },
+        };
+      }
+
+      const invalid = await resolveItems(ops);
+      if (invalid) return invalid;
+      const before = await snapshot(ops);
+      if (isReply(before)) return before;
+
+      // Every condition is judged against the state before the transaction, before any write.
+      const reasons: CancellationReason[] = ops.map((op, index) => {
+        const existing = before[index];
+        if (conditionHolds(op.validated, existing)) return { Code: 'None' };
+        return {
+          Code: 'ConditionalCheckFailed',
+          Message: 'The conditional request failed',
+          ...(op.returnOldOnFailure && existing ? { Item: existing } : {}),
+        };
+      });
+      if (reasons.some((reason) => reason.Code !== 'None')) return cancellation(reasons);
+
+      // Replay the writes; dynalite applies each update expression (and may still reject
+      // it). The items are distinct, so the calls are independent and run side by side.
+      const writes = ops.flatMap((op, index) => (op.kind === 'ConditionCheck' ? [] : [{ op, index }]));
+      const replies = await Promise.all(
+        writes.map(({ op }) => call(op.kind === 'Put' ? 'PutItem' : op.kind === 'Update' ? 'UpdateItem' : 'DeleteItem', op.request)),
+      );
+      const applied: number[] = [];
+      let failed = false;
+      for (const [position, { index }] of writes.entries()) {
+        const reply = replies[position] as Reply;
+        if (reply.status === 200) {
+          applied.push(index);
+          continue;
+        }
+        failed = true;
+        const type = errorType(reply.body);
+        const message = errorMessage(reply.body);
+        reasons[index] =
+          type === 'ValidationException'
+            ? { Code: 'ValidationError', ...(message ? { Message: message } : {}) }
+            : type === 'ConditionalCheckFailedException'
+              ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }
+              : { Code: type.replace(/Exception$/, '') || 'InternalError', ...(message ? { Message: message } : {}) };
+      }
+      if (failed) {
+        await rollback(ops, before, applied);
+        return cancellation(reasons);
+      }
+
+      if (token !== undefined) succeededTokens.set(token, { fingerprint, expiresAt: now + IDEMPOTENCY_WINDOW_MS });
+      return { status: 200, body: {} };
+    });
+  }
+
+  /** Puts back the pre-transaction state of the items already written. */
+  async function rollback(ops: readonly WriteOp[], before: readonly (AttributeMap | undefined)[], applied: readonly number[]) {
+    const replies = await Promise.all(
+      applied.map((index) => {
+        const op = ops[index] as WriteOp;
+        const previous = before[index];
+        return previous
+          ? call('PutItem', { TableName: op.tableName, Item: previous })
+          : call('DeleteItem', { TableName: op.tableName, Key: op.key });
+      }),
+    );
+    const failure = replies.find((reply) => reply.status !== 200);
+    // Leaves the engine inconsistent (only on a LevelDB failure); loud rather than silent.
+    if (failure) throw new Error(`Transaction rollback failed: ${JSON.stringify(failure.body)}`);
+  }
+
+  async function transactGet(request: Record<string, unknown>): Promise<Reply> {
+    const problem = lengthProblem(request.TransactItems);
+    if (problem) return validationError(`1 validation error detected: ${problem}`);
+    const gets: (PlannedItem & { request: Record<string, unknown> })[] = [];
+    for (const entry of request.TransactItems as unknown[]) {
+      const planned = planGet(entry);
+      if (isReply(planned)) return planned;
+      gets.push(planned);
+    }
+    return withLock(false, async () => {
+      const invalid = await resolveItems(gets);
+      if (invalid) return invalid;
+      const replies = await Promise.all(gets.map((get) => call('GetItem', { ...get.request, ConsistentRead: true })));
+      const failed = replies.find((reply) => reply.status !== 200);
+      if (failed) return failed;
+      return {
+        status: 200,
+        body: { Responses: replies.map((reply) => (isRecord(reply.body.Item) ? { Item: reply.body.Item } : {})) },
+      };
+    });
+  }
+
+  async function handleTransaction(operation: string, req: http.IncomingMessage, res: http.ServerResponse) {
+    const raw = await readBody(req);
+    if (raw === undefined) {
+      res.writeHead(413).end();
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      send(res, { status: 400, body: { __type: TYPE.serialization } });
+      return;
+    }
+    if (!isRecord(parsed)) {
+      send(res, { status: 400, body: { __type: TYPE.serialization } });
+      return;
+    }
+    send(res, operation === 'TransactWriteItems' ? await transactWrite(parsed) : await transactGet(parsed));
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const target = req.headers['x-amz-target'];
+    const operation = typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
+    try {
+      if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
+        await handleTransaction(operation, req, res);
+        return;
+      }
+      // Everything else is dynalite's own handler, run while holding the lock until the
+      // response is complete (dynalite answers a write only after LevelDB took it).
+      const release: Release = await (SHARED_OPERATIONS.has(operation) || req.method === 'GET' ? lock.shared() : lock.exclusive());
+      if (stopped || res.destroyed) {
+        // A client that already hung up would never emit 'close' on res again.
+        release();
+        if (stopped) throw new EngineStopped();
+        return;
+      }
+      res.once('close', release);
+      if (TABLE_OPERATIONS.has(operation)) activeTables.clear();
+      dynalite.emit('request', req, res);
+      // dynalite rethrows request stream errors (a client hanging up mid-body), which
+      // would take the whole process down; its listener is attached synchronously above.
+      req.removeAllListeners('error');
+      req.on('error', () => res.destroy());
+    } catch (error) {
+      if (error instanceof EngineStopped) {
+        res.destroy();
+        return;
+      }
+      console.error('[embedded-dynamo] request failed', error);
+      if (!res.headersSent)
+        send(res, { status: 500, body: { __type: TYPE.internal, message: error instanceof Error ? error.message : String(error) } });
+      else res.destroy();
+    }
+  }
+
+  const front = http.createServer((req, res) => void handle(req, res));
+  let port: number;
+  try {
+    port = await listen(front, options.port ?? 0);
+  } catch (error) {
+    await new Promise<void>((resolve) => dynalite.close(() => resolve()));
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop() {
+      stopping ??= (async () => {
+        const frontClosed = new Promise<void>((resolve) => front.close(() => resolve()));
+        // Waits for every request already admitted; later ones are turned away.
+        const release = await lock.exclusive();
+        stopped = true;
+        release();
+        front.closeAllConnections();
+        await frontClosed;
+        agent.destroy();
+        // dynalite's close() also closes LevelDB, flushing every acknowledged write.
+        await new Promise<void>((resolve, reject) => dynalite.close((error) => (error ? reject(error) : resolve())));
+      })();
+      return stopping;
+    },
+  };
+}
