@@ -1,4 +1,7 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { TeamSettingsService } from '../../shared/identity/team-settings';
 
-// Every route of this group is marked 'planned' in the route table and answers 501 until its issue lands.
-export const handler = createGroupHandler('settings', {});
+export const handler = createGroupHandler('settings', {
+  getTeamSettings: async ({ caller }) => ({ status: 200, body: { data: await TeamSettingsService.get(caller.teamId) } }),
+  updateTeamSettings: async ({ caller, body }) => ({ status: 200, body: { data: await TeamSettingsService.update(caller.teamId, caller.actor, body) } }),
+});

@@ -253,12 +253,12 @@ export const routes = [
   },
   {
     operationId: 'getTeamSettings', method: 'GET', path: '/api/settings', group: 'settings', scope: 'settings:read', mutates: false,
-    summary: 'Team settings: SLA policy and the distinct-approver rule', availability: 'planned',
+    summary: 'Team settings: SLA policy and the distinct-approver rule', availability: 'implemented',
     responses: { 200: anyJson('Settings') },
   },
   {
     operationId: 'updateTeamSettings', method: 'PUT', path: '/api/settings', group: 'settings', scope: 'settings:write', mutates: true,
-    summary: 'Change team settings', availability: 'planned',
+    summary: 'Change team settings', availability: 'implemented',
     request: { body: compliance.teamSettingsBody }, responses: { 200: anyJson('Settings') },
   },
   {

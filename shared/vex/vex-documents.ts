@@ -15,6 +15,7 @@ import { config } from '../config';
 import { ConflictError, ForbiddenError, NotFoundError, ReleaseLockedError } from '../errors';
 import type { Actor } from '../identity/actor';
 import { Teams } from '../identity/teams';
+import { TeamSettingsService } from '../identity/team-settings';
 import { Releases } from '../releases/releases';
 import { releaseStore, type ResolvedRelease } from '../releases/release-store';
 import { findingStore, type Finding } from '../scans/finding-store';
@@ -29,7 +30,7 @@ import { sha256Hex } from '../disclosures/signing';
 
 /** Whether approvals must come from someone other than the submitter (opt-in team setting). */
 export async function requiresDistinctApprover(teamId: string): Promise<boolean> {
-  return (await Teams.get(teamId)).settings.requireDistinctApprover === true;
+  return (await TeamSettingsService.get(teamId)).requireDistinctApprover;
 }
 
 function wrongState(document: VexDocumentRecord, action: string, expected: WorkflowStatus): ConflictError {

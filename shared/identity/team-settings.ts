@@ -1,0 +1,51 @@
+/**
+ * Team settings the spec leaves open: the SLA policy used by the compliance
+ * report, and the opt-in rule that a VEX approver must differ from the
+ * submitter. Stored on the team item; each change is audited.
+ */
+import { keys } from '../data/keys';
+import { transactWrite, tx } from '../data/table-client';
+import { auditPut, diffChanges } from '../audit/audit-log';
+import { resolveSlaPolicy, type SlaPolicy } from '../compliance/sla';
+import type { Actor } from './actor';
+import { Teams } from './teams';
+
+export interface TeamSettings {
+  requireDistinctApprover: boolean;
+  slaPolicy: SlaPolicy;
+}
+
+interface StoredSettings {
+  requireDistinctApprover?: boolean;
+  slaPolicy?: Partial<SlaPolicy>;
+}
+
+function resolve(stored: StoredSettings): TeamSettings {
+  return { requireDistinctApprover: stored.requireDistinctApprover === true, slaPolicy: resolveSlaPolicy(stored.slaPolicy) };
+}
+
+export const TeamSettingsService = {
+  async get(teamId: string): Promise<TeamSettings> {
+    return resolve((await Teams.get(teamId)).settings as StoredSettings);
+  },
+
+  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; slaPolicy?: Partial<SlaPolicy> | undefined }): Promise<TeamSettings> {
+    const team = await Teams.get(teamId);
+    const current = team.settings as StoredSettings;
+    const next: StoredSettings = {
+      ...current,
+      ...(patch.requireDistinctApprover !== undefined ? { requireDistinctApprover: patch.requireDistinctApprover } : {}),
+      ...(patch.slaPolicy ? { slaPolicy: { ...(current.slaPolicy ?? {}), ...patch.slaPolicy } } : {}),
+    };
+    const before = resolve(current);
+    const after = resolve(next);
+    await transactWrite([
+      tx.update(keys.team(teamId), 'SET #settings = :settings', { '#settings': 'settings' }, { ':settings': next }, 'attribute_exists(pk)'),
+      auditPut(teamId, actor, {
+        action: 'update', entityType: 'team_settings', entityId: teamId, entityName: team.name,
+        changes: diffChanges({ requireDistinctApprover: before.requireDistinctApprover, ...before.slaPolicy }, { requireDistinctApprover: after.requireDistinctApprover, ...after.slaPolicy }),
+      }),
+    ]);
+    return after;
+  },
+};
