@@ -215,9 +215,9 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeIdleConnections();
-        if (inFlight === 0) return;
-        drained = () => server.closeIdleConnections();
+        // Keep-alive sockets would hold close() open: drop them once no request is in flight.
+        if (inFlight === 0) server.closeAllConnections();
+        else drained = () => server.closeAllConnections();
       }),
   };
 }
