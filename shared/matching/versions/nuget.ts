@@ -1,0 +1,42 @@
+/**
+ * NuGet versions (NuGetVersion): up to four numeric parts, missing parts are 0
+ * ("1.0" = "1.0.0" = "1.0.0.0"), leading zeros ignored; SemVer 2 pre-release
+ * labels compared case-insensitively (numeric labels numerically and below
+ * alphanumeric ones, other labels ordinally); build metadata ignored.
+ */
+import { compareDigits, compareStrings, type VersionComparator } from './comparator';
+
+const NUGET_VERSION = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]*)?$/;
+
+type NuGetVersion = { parts: string[]; labels: string[] };
+
+export function parseNuGetVersion(raw: string): NuGetVersion | null {
+  const match = NUGET_VERSION.exec(raw.trim());
+  if (!match) return null;
+  const [, p1 = '0', p2 = '0', p3 = '0', p4 = '0', pre] = match;
+  return { parts: [p1, p2, p3, p4], labels: pre ? pre.toUpperCase().split('.') : [] };
+}
+
+export function compareNuGetVersions(a: string, b: string): number | null {
+  const x = parseNuGetVersion(a);
+  const y = parseNuGetVersion(b);
+  if (!x || !y) return null;
+  for (let i = 0; i < 4; i++) {
+    const c = compareDigits(x.parts[i] ?? '0', y.parts[i] ?? '0');
+    if (c !== 0) return c;
+  }
+  if (x.labels.length === 0 || y.labels.length === 0) return x.labels.length === y.labels.length ? 0 : x.labels.length === 0 ? 1 : -1;
+  for (let i = 0; i < Math.max(x.labels.length, y.labels.length); i++) {
+    const p = x.labels[i];
+    const q = y.labels[i];
+    if (p === undefined) return -1;
+    if (q === undefined) return 1;
+    const pNum = /^\d+$/.test(p);
+    const qNum = /^\d+$/.test(q);
+    const c = pNum && qNum ? compareDigits(p, q) : pNum ? -1 : qNum ? 1 : compareStrings(p, q);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+export const nugetComparator: VersionComparator = { scheme: 'nuget', compare: compareNuGetVersions };
