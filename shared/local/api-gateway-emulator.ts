@@ -209,6 +209,9 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       });
   });
   server.requestTimeout = 60_000;
+  // Longer than any client's idle timeout, so a client never reuses a socket the server just closed.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
 
   return {
     server,

@@ -1,0 +1,42 @@
+/** Starts `bin/start.ts` as a child process (the real local runtime) and waits until it serves. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startServerProcess(dataDir: string, env: Record<string, string | undefined>): Promise<ServerProcess> {
+  const root = resolve(import.meta.dirname, '../..');
+  const serverFile = join(dataDir, 'server.json');
+  rmSync(serverFile, { force: true });
+  // process.execPath: the same pinned Node as the test run, whatever node is first on PATH.
+  const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/start.ts')], {
+    cwd: root,
+    env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 90_000;
+  while (!existsSync(serverFile)) {
+    if (child.exitCode !== null) throw new Error(`local server exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error('local server did not start within 90 s');
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  const { baseUrl } = JSON.parse(readFileSync(serverFile, 'utf8')) as { baseUrl: string };
+  return {
+    child,
+    baseUrl,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((done) => { timer = setTimeout(done, 15_000); })]);
+      clearTimeout(timer);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
