@@ -1,4 +1,14 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { Scans } from '../../shared/scans/scans';
+import { Vulnerabilities } from '../../shared/scans/vulnerabilities';
 
-// Every route of this group is marked 'planned' in the route table and answers 501 until its issue lands.
-export const handler = createGroupHandler('scans', {});
+export const handler = createGroupHandler('scans', {
+  // Spec: the scan runs synchronously within the request and answers 202.
+  triggerCveScan: async ({ caller, body }) => ({
+    status: 202, body: { data: { sbomId: body.sbomId, ...(await Scans.run(caller.teamId, caller.actor, body.sbomId)) } },
+  }),
+  listVulnerabilities: async ({ caller, params, query }) => {
+    const { data, summary } = await Vulnerabilities.list(caller.teamId, params.id, query);
+    return { status: 200, body: { data, summary } };
+  },
+});

@@ -83,6 +83,8 @@ export const keys = {
   /** Vulnerability corpus (global, not team data): match data per package, import bookkeeping per advisory, scores per CVE. */
   corpusPackage: (ecosystem: string, normalizedName: string): Key => ({ pk: `CORPUS#PKG#${ecosystem}#${normalizedName}`, sk: 'PKG' }),
   corpusAdvisory: (advisoryId: string): Key => ({ pk: `CORPUS#ADV#${advisoryId}`, sk: 'ADV' }),
+  /** Package keys sharing a short name (CPE product, bare component name) → the corpus packages to fetch. */
+  corpusShortName: (shortName: string): Key => ({ pk: `CORPUS#SHORT#${shortName}`, sk: 'SHORT' }),
   corpusKev: (cveId: string): Key => ({ pk: `CORPUS#KEV#${cveId}`, sk: 'KEV' }),
   corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
   corpusMeta: (): Key => ({ pk: 'CORPUS#META', sk: 'META' }),

@@ -5,6 +5,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   GetCommand,
   QueryCommand,
@@ -216,4 +217,31 @@ export function patchExpression(patch: Record<string, unknown>): { expression: s
   });
   const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean);
   return { expression: parts.join(' '), names, values };
+}
+
+const BATCH_GET_LIMIT = 100;
+
+/**
+ * Reads many items by key (100 per BatchGetItem, a few requests in flight),
+ * retrying unprocessed keys. Missing items are simply absent from the result.
+ */
+export async function batchGet<T extends Item>(itemKeys: Key[], options: { concurrency?: number } = {}): Promise<T[]> {
+  const chunks: Key[][] = [];
+  for (let offset = 0; offset < itemKeys.length; offset += BATCH_GET_LIMIT) chunks.push(itemKeys.slice(offset, offset + BATCH_GET_LIMIT));
+  const results: T[] = [];
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < chunks.length) {
+      let pending: Record<string, unknown>[] = chunks[next++] ?? [];
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+        const response = await dynamo().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+        results.push(...((response.Responses?.[tableName()] ?? []) as T[]));
+        pending = (response.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Record<string, unknown>[];
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, chunks.length) }, () => worker()));
+  return results;
 }

@@ -139,12 +139,12 @@ export const routes = [
   },
   {
     operationId: 'triggerCveScan', method: 'POST', path: '/api/cve-scan', group: 'scans', scope: 'cve:trigger', mutates: true,
-    summary: 'Scan an SBOM against the vulnerability corpus (runs synchronously)', availability: 'planned',
+    summary: 'Scan an SBOM against the vulnerability corpus (runs synchronously)', availability: 'implemented',
     request: { body: sboms.cveScanBody }, responses: { 202: anyJson('Scan finished; results are on the vulnerabilities endpoint') },
   },
   {
     operationId: 'listVulnerabilities', method: 'GET', path: '/api/sboms/{id}/vulnerabilities', group: 'scans', scope: 'vulnerabilities:read', mutates: false,
-    summary: 'Findings of an SBOM with their current dispositions', availability: 'planned',
+    summary: 'Findings of an SBOM with their current dispositions', availability: 'implemented',
     request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: anyJson('`{ data, summary }`') },
   },
   // Dispositions
@@ -243,12 +243,12 @@ export const routes = [
   // Compliance, audit, settings
   {
     operationId: 'getComplianceReport', method: 'GET', path: '/api/compliance/{releaseId}/report', group: 'compliance', scope: 'compliance:read', mutates: false,
-    summary: 'HTML attestation report of a release', availability: 'planned',
+    summary: 'HTML attestation report of a release', availability: 'implemented',
     request: { params: releases.releaseIdParams }, responses: { 200: { description: 'HTML report', contentType: 'text/html; charset=utf-8' } },
   },
   {
     operationId: 'exportAudit', method: 'GET', path: '/api/audit/export', group: 'audit', scope: 'audit:read', mutates: false,
-    summary: 'Audit log entries as CSV (≤ 10,000 rows)', availability: 'planned',
+    summary: 'Audit log entries as CSV (≤ 10,000 rows)', availability: 'implemented',
     request: { query: audit.auditExportQuery }, responses: { 200: { description: 'CSV', contentType: 'text/csv; charset=utf-8' } },
   },
   {

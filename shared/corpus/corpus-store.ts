@@ -1,0 +1,86 @@
+/**
+ * The vulnerability corpus in the table. A scan reads only what its
+ * components name: one item per (ecosystem, package) holding the match data of
+ * every advisory for that package, short-name items for CPE and name-only
+ * lookups, and KEV/EPSS items per CVE. Items larger than DynamoDB allows
+ * (400 KB) spill to S3 and keep a pointer.
+ */
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3 } from '../aws-clients';
+import { config } from '../config';
+import { keys, type Key } from '../data/keys';
+import { batchGet, getItem, type Item } from '../data/table-client';
+import type { Advisory } from './parse/advisory';
+import { splitPackageKey } from '../matching/component-identity';
+
+/** The part of an advisory a scan needs; `details` and `references` stay in the advisory item. */
+export type MatchData = Omit<Advisory, 'details' | 'references'>;
+
+export interface CveScores {
+  kev: { dateAdded: string; dueDate: string | null; knownRansomwareCampaignUse: string | null } | null;
+  epss: { score: number; percentile: number; date: string | null } | null;
+}
+
+/** Leave headroom under DynamoDB's 400 KB item limit for keys and attribute names. */
+export const MAX_INLINE_BYTES = 350 * 1024;
+
+export function packageItemKey(packageKey: string): Key {
+  const { ecosystem, name } = splitPackageKey(packageKey);
+  return keys.corpusPackage(ecosystem, name);
+}
+
+export function toMatchData(advisory: Advisory): MatchData {
+  const { details: _details, references: _references, ...rest } = advisory;
+  return rest;
+}
+
+export async function spillToS3(kind: 'package' | 'advisory', id: string, value: unknown): Promise<string> {
+  const objectKey = keys.corpusSpillObject(kind, id);
+  await s3().send(new PutObjectCommand({ Bucket: config().sbomBucket, Key: objectKey, Body: JSON.stringify(value), ContentType: 'application/json' }));
+  return objectKey;
+}
+
+async function readSpill<T>(objectKey: string): Promise<T> {
+  const object = await s3().send(new GetObjectCommand({ Bucket: config().sbomBucket, Key: objectKey }));
+  return JSON.parse(await object.Body!.transformToString('utf8')) as T; // GetObject always has a Body on success
+}
+
+/** Entries of a package item, inline or from its S3 spill. */
+export async function packageEntries(item: Item): Promise<MatchData[]> {
+  if (typeof item.spillKey === 'string') return readSpill<MatchData[]>(item.spillKey);
+  return (item.entries as MatchData[] | undefined) ?? [];
+}
+
+export const corpusStore = {
+  /** Match data per requested package key (absent keys: no advisories). */
+  async packages(packageKeys: Iterable<string>): Promise<Map<string, MatchData[]>> {
+    const unique = [...new Set(packageKeys)];
+    const items = await batchGet(unique.map(packageItemKey));
+    const result = new Map<string, MatchData[]>();
+    await Promise.all(items.map(async (item) => result.set(String(item.packageKey), await packageEntries(item))));
+    return result;
+  },
+
+  /** Package keys per short name (for CPE products and bare component names). */
+  async shortNames(names: Iterable<string>): Promise<Map<string, string[]>> {
+    const items = await batchGet([...new Set(names)].map((name) => keys.corpusShortName(name)));
+    return new Map(items.map((item) => [String(item.shortName), (item.packageKeys as string[] | undefined) ?? []]));
+  },
+
+  async scores(cveIds: Iterable<string>): Promise<Map<string, CveScores>> {
+    const ids = [...new Set(cveIds)];
+    const items = await batchGet(ids.flatMap((id) => [keys.corpusKev(id), keys.corpusEpss(id)]));
+    const result = new Map<string, CveScores>(ids.map((id) => [id, { kev: null, epss: null }]));
+    for (const item of items) {
+      const scores = result.get(String(item.cveId));
+      if (!scores) continue;
+      if (item.entity === 'CorpusKev') scores.kev = { dateAdded: String(item.dateAdded), dueDate: (item.dueDate as string | null) ?? null, knownRansomwareCampaignUse: (item.knownRansomwareCampaignUse as string | null) ?? null };
+      else scores.epss = { score: Number(item.epss), percentile: Number(item.percentile), date: (item.scoreDate as string | null) ?? null };
+    }
+    return result;
+  },
+
+  async meta(): Promise<Item | undefined> {
+    return getItem(keys.corpusMeta());
+  },
+};

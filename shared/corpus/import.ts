@@ -1,0 +1,228 @@
+/**
+ * Corpus import (admin CLI `corpus import`, the scheduled refresh, first start).
+ * Idempotent and incremental: an advisory whose normalised content is
+ * unchanged is not written again; withdrawn advisories drop out; the package
+ * items an advisory touches are rewritten with its new match data.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { keys } from '../data/keys';
+import { batchGet, batchWrite, type Item } from '../data/table-client';
+import { logger } from '../logger';
+import { packageKey } from '../matching/component-identity';
+import { splitEcosystem } from '../matching/ecosystems';
+import { shortName } from '../matching/package-name';
+import type { Advisory } from './parse/advisory';
+import { parseEpssCsv, type EpssScores } from './parse/epss';
+import { parseKevCatalog, type KevCatalog } from './parse/kev';
+import { readOsvDirectory, readOsvZip, type OsvReadResult } from './parse/osv-archive';
+import { MAX_INLINE_BYTES, packageEntries, packageItemKey, spillToS3, toMatchData, type MatchData } from './corpus-store';
+
+export interface AdvisoryImportSummary {
+  read: number;
+  written: number;
+  unchanged: number;
+  withdrawn: number;
+  errors: number;
+  packagesWritten: number;
+}
+
+const CHUNK = 1000;
+
+function contentHash(advisory: Advisory): string {
+  return createHash('sha256').update(JSON.stringify(advisory)).digest('hex');
+}
+
+function packageKeysOf(advisory: Advisory): string[] {
+  const result = new Set<string>();
+  for (const affected of advisory.affected) {
+    const split = splitEcosystem(affected.ecosystem);
+    if (split) result.add(packageKey(split.ecosystem, affected.name));
+  }
+  return [...result];
+}
+
+/** The advisory restricted to the affected entries of one package. */
+function matchDataFor(advisory: Advisory, key: string): MatchData {
+  const data = toMatchData(advisory);
+  return { ...data, affected: data.affected.filter((affected) => {
+    const split = splitEcosystem(affected.ecosystem);
+    return split !== null && packageKey(split.ecosystem, affected.name) === key;
+  }) };
+}
+
+async function packageItem(key: string, entries: MatchData[]): Promise<Item> {
+  const base = { ...packageItemKey(key), entity: 'CorpusPackage', packageKey: key, advisoryCount: entries.length };
+  const inline = JSON.stringify(entries);
+  if (Buffer.byteLength(inline) <= MAX_INLINE_BYTES) return { ...base, entries };
+  return { ...base, spillKey: await spillToS3('package', key, entries) };
+}
+
+async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummary): Promise<void> {
+  const existing = new Map((await batchGet(advisories.map((advisory) => keys.corpusAdvisory(advisory.id)))).map((item) => [String(item.advisoryId), item]));
+  const changed: Advisory[] = [];
+  const removed: Item[] = [];
+  for (const advisory of advisories) {
+    const previous = existing.get(advisory.id);
+    if (advisory.withdrawn !== null) {
+      summary.withdrawn += 1;
+      if (previous) removed.push(previous);
+    } else if (previous?.contentHash === contentHash(advisory)) {
+      summary.unchanged += 1;
+    } else {
+      changed.push(advisory);
+    }
+  }
+  if (changed.length === 0 && removed.length === 0) return;
+
+  const dropIds = new Set([...changed.map((advisory) => advisory.id), ...removed.map((item) => String(item.advisoryId))]);
+  const touched = new Set<string>();
+  for (const item of [...removed, ...changed.map((advisory) => existing.get(advisory.id)).filter((item): item is Item => item !== undefined)]) {
+    for (const key of (item.packageKeys as string[] | undefined) ?? []) touched.add(key);
+  }
+  const additions = new Map<string, MatchData[]>();
+  for (const advisory of changed) {
+    for (const key of packageKeysOf(advisory)) {
+      touched.add(key);
+      additions.set(key, [...(additions.get(key) ?? []), matchDataFor(advisory, key)]);
+    }
+  }
+  const current = new Map<string, MatchData[]>();
+  for (const item of await batchGet([...touched].map(packageItemKey))) current.set(String(item.packageKey), await packageEntries(item));
+
+  const puts: Item[] = [];
+  const deletes = [];
+  const newPackages: string[] = [];
+  for (const key of touched) {
+    const before = current.get(key);
+    if (!before) newPackages.push(key);
+    const entries = [...(before ?? []).filter((entry) => !dropIds.has(entry.id)), ...(additions.get(key) ?? [])].sort((a, b) => a.id.localeCompare(b.id));
+    if (entries.length > 0) puts.push(await packageItem(key, entries));
+    else if (before) deletes.push(packageItemKey(key));
+  }
+  summary.packagesWritten += puts.length;
+
+  // New packages join their short-name item, which CPE and name-only matching read.
+  const byShortName = new Map<string, string[]>();
+  for (const key of newPackages) {
+    const short = shortName(key.slice(key.indexOf('\u0000') + 1));
+    byShortName.set(short, [...(byShortName.get(short) ?? []), key]);
+  }
+  const shortItems = new Map((await batchGet([...byShortName.keys()].map((short) => keys.corpusShortName(short)))).map((item) => [String(item.shortName), item]));
+  for (const [short, added] of byShortName) {
+    const known = (shortItems.get(short)?.packageKeys as string[] | undefined) ?? [];
+    puts.push({ ...keys.corpusShortName(short), entity: 'CorpusShortName', shortName: short, packageKeys: [...new Set([...known, ...added])].sort() });
+  }
+
+  for (const advisory of changed) {
+    const hash = contentHash(advisory);
+    const record = { ...keys.corpusAdvisory(advisory.id), entity: 'CorpusAdvisory', advisoryId: advisory.id, cveId: advisory.cveId, modified: advisory.modified, contentHash: hash, packageKeys: packageKeysOf(advisory) };
+    const full = JSON.stringify(advisory);
+    puts.push(Buffer.byteLength(full) <= MAX_INLINE_BYTES ? { ...record, advisory } : { ...record, spillKey: await spillToS3('advisory', advisory.id, advisory) });
+  }
+  deletes.push(...removed.map((item) => keys.corpusAdvisory(String(item.advisoryId))));
+  await batchWrite(puts, deletes);
+  summary.written += changed.length;
+}
+
+export async function importAdvisories(source: Iterable<OsvReadResult>): Promise<AdvisoryImportSummary> {
+  const summary: AdvisoryImportSummary = { read: 0, written: 0, unchanged: 0, withdrawn: 0, errors: 0, packagesWritten: 0 };
+  let chunk: Advisory[] = [];
+  const seen = new Set<string>();
+  for (const result of source) {
+    if ('error' in result) {
+      summary.errors += 1;
+      logger.warn('skipped an OSV record', { source: result.source, error: result.error });
+      continue;
+    }
+    // One advisory per chunk: a duplicate id in one import would race with itself.
+    if (seen.has(result.advisory.id)) continue;
+    seen.add(result.advisory.id);
+    summary.read += 1;
+    chunk.push(result.advisory);
+    if (chunk.length >= CHUNK) {
+      await importChunk(chunk, summary);
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) await importChunk(chunk, summary);
+  await recordImport({ lastAdvisoryImportAt: new Date().toISOString() });
+  return summary;
+}
+
+export async function importKev(catalog: KevCatalog): Promise<{ entries: number; written: number; unchanged: number }> {
+  const entries = [...catalog.entries.values()];
+  const existing = new Map((await batchGet(entries.map((entry) => keys.corpusKev(entry.cveID)))).map((item) => [String(item.cveId), item]));
+  const puts = entries
+    .map((entry) => ({ ...keys.corpusKev(entry.cveID), entity: 'CorpusKev', cveId: entry.cveID, dateAdded: entry.dateAdded, dueDate: entry.dueDate, knownRansomwareCampaignUse: entry.knownRansomwareCampaignUse, vendorProject: entry.vendorProject, product: entry.product, catalogVersion: catalog.catalogVersion }))
+    .filter((item) => {
+      const previous = existing.get(item.cveId);
+      return !previous || previous.dateAdded !== item.dateAdded || previous.dueDate !== item.dueDate || previous.knownRansomwareCampaignUse !== item.knownRansomwareCampaignUse;
+    });
+  await batchWrite(puts);
+  await recordImport({ kevCatalogVersion: catalog.catalogVersion, kevImportedAt: new Date().toISOString() });
+  return { entries: entries.length, written: puts.length, unchanged: entries.length - puts.length };
+}
+
+/** EPSS is republished daily for every CVE: a file for a score date already imported is skipped whole. */
+export async function importEpss(scores: EpssScores): Promise<{ rows: number; written: number; skipped: boolean }> {
+  const meta = await batchGet([keys.corpusMeta()]);
+  if (scores.scoreDate && meta[0]?.epssScoreDate === scores.scoreDate && meta[0]?.epssModelVersion === scores.modelVersion) {
+    return { rows: scores.scores.size, written: 0, skipped: true };
+  }
+  const puts = [...scores.scores].map(([cveId, score]) => ({ ...keys.corpusEpss(cveId), entity: 'CorpusEpss', cveId, epss: score.epss, percentile: score.percentile, scoreDate: scores.scoreDate, modelVersion: scores.modelVersion }));
+  await batchWrite(puts);
+  await recordImport({ epssScoreDate: scores.scoreDate, epssModelVersion: scores.modelVersion, epssImportedAt: new Date().toISOString() });
+  return { rows: scores.scores.size, written: puts.length, skipped: false };
+}
+
+async function recordImport(fields: Record<string, unknown>): Promise<void> {
+  const [meta] = await batchGet([keys.corpusMeta()]);
+  await batchWrite([{ ...(meta ?? {}), ...keys.corpusMeta(), entity: 'CorpusMeta', ...fields }]);
+}
+
+export type CorpusFileKind = 'osv-zip' | 'osv-directory' | 'kev' | 'epss' | 'osv-file';
+
+/** Recognises a corpus file by its shape, not only its name. */
+export function detectCorpusFile(path: string): CorpusFileKind {
+  if (statSync(path).isDirectory()) return 'osv-directory';
+  const name = basename(path).toLowerCase();
+  if (name.endsWith('.zip')) return 'osv-zip';
+  if (name.endsWith('.csv') || name.endsWith('.csv.gz')) return 'epss';
+  if (name.endsWith('.json')) {
+    const head = readFileSync(path, 'utf8').slice(0, 4096);
+    if (head.includes('"catalogVersion"') || head.includes('"vulnerabilities"') && head.includes('"cveID"')) return 'kev';
+    return 'osv-file';
+  }
+  throw new Error(`${path}: not a recognised corpus file (OSV .zip or directory, KEV .json, EPSS .csv or .csv.gz)`);
+}
+
+/** Imports each path in turn and reports what each one did. */
+export async function importCorpusFiles(paths: string[]) {
+  const results: Record<string, unknown>[] = [];
+  for (const path of paths) {
+    const kind = detectCorpusFile(path);
+    switch (kind) {
+      case 'osv-directory':
+        results.push({ path, kind, ...(await importAdvisories(readOsvDirectory(path))) });
+        break;
+      case 'osv-zip':
+        results.push({ path, kind, ...(await importAdvisories(readOsvZip(readFileSync(path)))) });
+        break;
+      case 'osv-file': {
+        const { parseOsvAdvisory } = await import('./parse/osv');
+        const advisory = parseOsvAdvisory(JSON.parse(readFileSync(path, 'utf8')));
+        results.push({ path, kind, ...(await importAdvisories([{ source: path, advisory }])) });
+        break;
+      }
+      case 'kev':
+        results.push({ path, kind, ...(await importKev(parseKevCatalog(JSON.parse(readFileSync(path, 'utf8'))))) });
+        break;
+      case 'epss':
+        results.push({ path, kind, ...(await importEpss(parseEpssCsv(readFileSync(path)))) });
+        break;
+    }
+  }
+  return { imported: results };
+}

@@ -1,0 +1,135 @@
+/**
+ * The CVE scan (spec "Scan rules"): match an SBOM's components against the
+ * corpus and store the findings. Reads grow with the components (one batched
+ * read per distinct package, never a corpus scan). Finding ids are derived
+ * from (SBOM, component, advisory), so a rescan or a corpus refresh keeps ids
+ * and dispositions; a finding that stops matching is deleted unless a
+ * disposition refers to it, in which case it is kept and flagged
+ * `no_longer_detected`.
+ */
+import { keys } from '../data/keys';
+import { batchWrite, transactWrite, tx, type Item } from '../data/table-client';
+import { pointerItem } from '../data/id-pointers';
+import { auditPut } from '../audit/audit-log';
+import type { Actor } from '../identity/actor';
+import { corpusStore, type MatchData } from '../corpus/corpus-store';
+import { buildAdvisoryIndex, scanComponents, type AdvisoryIndex } from '../matching/advisory-index';
+import { identify, packageKey, type PackageLookup } from '../matching/component-identity';
+import { ECOSYSTEMS } from '../matching/ecosystems';
+import { parseCpe } from '../matching/cpe';
+import type { Advisory } from '../corpus/parse/advisory';
+import type { SbomComponent } from '../sbom/model';
+import { dispositionStore } from '../dispositions/disposition-store';
+import { Sboms } from '../sboms/sboms';
+import { sbomItem, sbomStore, type ScanSummary } from '../sboms/sbom-store';
+import { findingId, findingItem, findingStore, type Finding, type Severity } from './finding-store';
+
+const DISTROS = new Set(['Debian', 'Ubuntu', 'Alpine', 'Wolfi']);
+/** Accepts every key, so `identify` yields a purl's candidate without the corpus. */
+const PERMISSIVE: PackageLookup = { hasPackage: () => true, keysWithShortName: () => [] };
+
+/** The package keys a set of components could match, read from the corpus in a few batched calls. */
+export async function indexForComponents(components: readonly SbomComponent[]): Promise<AdvisoryIndex> {
+  const wanted = new Set<string>();
+  const shortNames = new Set<string>();
+  for (const component of components) {
+    const purlCandidates = component.purl ? identify({ ...component, cpes: [] }, PERMISSIVE).candidates.filter((candidate) => candidate.evidence.kind === 'purl') : [];
+    if (purlCandidates.length > 0) {
+      purlCandidates.forEach((candidate) => wanted.add(candidate.key));
+      continue;
+    }
+    for (const raw of component.cpes) {
+      const cpe = parseCpe(raw);
+      if (cpe) [cpe.product, cpe.product.replace(/_/g, '-')].forEach((name) => shortNames.add(name));
+    }
+    if (component.cpes.length === 0 && component.version !== undefined) {
+      const names = [component.name, ...(component.group ? [`${component.group}:${component.name}`, `${component.group}/${component.name}`] : [])];
+      for (const ecosystem of ECOSYSTEMS) if (!DISTROS.has(ecosystem)) names.forEach((name) => wanted.add(packageKey(ecosystem, name)));
+    }
+  }
+  if (shortNames.size > 0) {
+    for (const packageKeys of (await corpusStore.shortNames(shortNames)).values()) packageKeys.forEach((key) => wanted.add(key));
+  }
+  const packages = await corpusStore.packages(wanted);
+  const advisories: Advisory[] = [];
+  for (const entries of packages.values()) for (const entry of entries) advisories.push(asAdvisory(entry));
+  return buildAdvisoryIndex(advisories);
+}
+
+function asAdvisory(entry: MatchData): Advisory {
+  return { ...entry, details: '', references: [] };
+}
+
+/** Spec "Vulnerability": severity from the highest-fidelity score available. */
+export function severityOf(advisory: Advisory | undefined): { severity: Severity; source: Finding['severitySource'] } {
+  if (advisory?.cvssV4) return { severity: advisory.cvssV4.severity, source: 'cvss_v4' };
+  if (advisory?.cvssV3) return { severity: advisory.cvssV3.severity, source: 'cvss_v3' };
+  if (advisory?.cvssV2) return { severity: advisory.cvssV2.severity, source: 'cvss_v2' };
+  if (advisory?.databaseSeverity) return { severity: advisory.databaseSeverity, source: 'advisory' };
+  return { severity: 'NONE', source: null };
+}
+
+export const Scans = {
+  async run(teamId: string, actor: Actor, sbomId: string): Promise<ScanSummary> {
+    const { sbom, release, product } = await Sboms.resolve(teamId, sbomId);
+    const components = await sbomStore.readInventory(sbom);
+    const index = await indexForComponents(components);
+    const result = scanComponents(components, index);
+    const byRef = new Map(components.map((component) => [component.ref, component]));
+    const scores = await corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id)));
+    const existing = new Map((await findingStore.listBySbom(teamId, product.id, release.id, sbom.id)).map((finding) => [finding.id, finding]));
+    const now = new Date().toISOString();
+
+    const current = new Map<string, Finding>();
+    for (const match of result.findings) {
+      const advisory = index.advisory(match.advisoryId);
+      const component = byRef.get(match.componentRef);
+      const id = findingId(sbom.id, match.componentRef, match.advisoryId);
+      const { severity, source } = severityOf(advisory);
+      const cveScores = scores.get(match.cveId);
+      const previous = existing.get(id);
+      current.set(id, {
+        id, teamId, productId: product.id, releaseId: release.id, sbomId: sbom.id,
+        advisoryId: match.advisoryId, cveId: match.cveId,
+        aliases: [...new Set([...(advisory?.aliases ?? []), ...match.relatedAdvisoryIds])].filter((alias) => alias !== match.cveId).sort(),
+        summary: advisory?.summary ?? '',
+        componentRef: match.componentRef, componentName: component?.name ?? match.packageName, componentVersion: component?.version ?? match.version, componentPurl: component?.purl ?? null,
+        severity, severitySource: source, cvssV2: advisory?.cvssV2 ?? null, cvssV3: advisory?.cvssV3 ?? null, cvssV4: advisory?.cvssV4 ?? null,
+        epss: cveScores?.epss ?? null, kev: cveScores?.kev ?? null, cwes: advisory?.cwes ?? [],
+        affectedVersions: match.affectedRanges ? [match.affectedRanges] : [], fixedVersions: match.fixedVersions,
+        matchConfidence: match.confidence, matchEvidence: match.evidence,
+        firstDetectedAt: previous?.firstDetectedAt ?? now, lastSeenAt: now, noLongerDetected: false,
+      });
+    }
+
+    const vanished = [...existing.values()].filter((finding) => !current.has(finding.id));
+    const disposed = new Set((await dispositionStore.listByRelease(teamId, product.id, release.id)).map((disposition) => disposition.vulnerabilityId));
+    const puts: Item[] = [];
+    for (const finding of current.values()) {
+      puts.push(findingItem(finding));
+      if (!existing.has(finding.id)) {
+        puts.push(pointerItem(teamId, finding.id, { entityType: 'finding', target: keys.finding(teamId, product.id, release.id, sbom.id, finding.id), productId: product.id, releaseId: release.id, sbomId: sbom.id }));
+      }
+    }
+    const deletes = [];
+    for (const finding of vanished) {
+      if (disposed.has(finding.id)) puts.push(findingItem({ ...finding, noLongerDetected: true }));
+      else deletes.push(keys.finding(teamId, product.id, release.id, sbom.id, finding.id), keys.idPointer(teamId, finding.id));
+    }
+    await batchWrite(puts, deletes);
+
+    const summary: ScanSummary = {
+      status: 'completed', scannedAt: now, findingCount: current.size,
+      matchedComponentCount: result.matches.filter((match) => match.findings.length > 0).length,
+      unmatchedComponentCount: result.unmatchedCount,
+    };
+    await transactWrite([
+      tx.put(sbomItem({ ...sbom, scan: summary }), 'attribute_exists(pk)'),
+      auditPut(teamId, actor, {
+        action: 'scan', entityType: 'sbom', entityId: sbom.id, entityName: sbom.fileName ?? `${product.name} ${release.version} SBOM`,
+        changes: { findingCount: summary.findingCount, added: [...current.keys()].filter((id) => !existing.has(id)).length, noLongerDetected: vanished.length, unmatchedComponents: summary.unmatchedComponentCount, corpusAdvisoriesConsidered: index.size },
+      }, now),
+    ]);
+    return summary;
+  },
+};

@@ -1,0 +1,73 @@
+/**
+ * GET /api/sboms/{id}/vulnerabilities: the SBOM's findings joined with their
+ * current dispositions, filtered by severity and status. `summary` always
+ * describes every finding of the SBOM, whatever the filters.
+ */
+import { dispositionStore, type Disposition } from '../dispositions/disposition-store';
+import { Sboms } from '../sboms/sboms';
+import { findingStore, type Finding } from './finding-store';
+
+const SEVERITY_RANK = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, NONE: 0 } as const;
+
+export function toVulnerabilityView(finding: Finding, disposition: Disposition | undefined) {
+  return {
+    id: finding.id,
+    cve_id: finding.cveId,
+    advisory_id: finding.advisoryId,
+    aliases: finding.aliases,
+    summary: finding.summary,
+    component_name: finding.componentName,
+    component_version: finding.componentVersion,
+    component_purl: finding.componentPurl,
+    component_ref: finding.componentRef,
+    severity: finding.severity,
+    severity_source: finding.severitySource,
+    cvss_v3_score: finding.cvssV3?.score ?? null,
+    cvss_v3_vector: finding.cvssV3?.vector ?? null,
+    cvss_v2_score: finding.cvssV2?.score ?? null,
+    cvss_v2_vector: finding.cvssV2?.vector ?? null,
+    cvss_v4_score: finding.cvssV4?.score ?? null,
+    cvss_v4_vector: finding.cvssV4?.vector ?? null,
+    epss_score: finding.epss?.score ?? null,
+    epss_percentile: finding.epss?.percentile ?? null,
+    is_kev: finding.kev !== null,
+    kev: finding.kev,
+    cwes: finding.cwes,
+    affected_versions: finding.affectedVersions,
+    fixed_versions: finding.fixedVersions,
+    match_confidence: finding.matchConfidence,
+    match_evidence: finding.matchEvidence,
+    first_detected_at: finding.firstDetectedAt,
+    last_seen_at: finding.lastSeenAt,
+    no_longer_detected: finding.noLongerDetected,
+    ...(disposition ? { disposition: { id: disposition.id, status: disposition.status, response: disposition.response, justification: disposition.justification } } : {}),
+  };
+}
+
+export const Vulnerabilities = {
+  async list(teamId: string, sbomId: string, filters: { severity?: string | undefined; status?: string | undefined }) {
+    const { sbom, release, product } = await Sboms.resolve(teamId, sbomId);
+    const [findings, dispositionList] = await Promise.all([
+      findingStore.listBySbom(teamId, product.id, release.id, sbom.id),
+      dispositionStore.listByRelease(teamId, product.id, release.id),
+    ]);
+    const dispositions = new Map(dispositionList.map((disposition) => [disposition.vulnerabilityId, disposition]));
+    const statusOf = (finding: Finding) => dispositions.get(finding.id)?.status;
+    const summary = {
+      total: findings.length,
+      affected: findings.filter((finding) => statusOf(finding) === 'affected').length,
+      notAffected: findings.filter((finding) => statusOf(finding) === 'not_affected').length,
+      fixed: findings.filter((finding) => statusOf(finding) === 'fixed').length,
+      underInvestigation: findings.filter((finding) => statusOf(finding) === 'under_investigation').length,
+      withoutDisposition: findings.filter((finding) => statusOf(finding) === undefined).length,
+    };
+    const data = findings
+      .filter((finding) => !filters.severity || finding.severity === filters.severity.toUpperCase())
+      .filter((finding) => !filters.status || (filters.status === 'undisposed' ? statusOf(finding) === undefined : statusOf(finding) === filters.status))
+      // Known-exploited first, then severity, then exploit probability.
+      .sort((a, b) => Number(b.kev !== null) - Number(a.kev !== null) || SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]
+        || (b.epss?.score ?? 0) - (a.epss?.score ?? 0) || a.cveId.localeCompare(b.cveId) || a.id.localeCompare(b.id))
+      .map((finding) => toVulnerabilityView(finding, dispositions.get(finding.id)));
+    return { data, summary, scan: sbom.scan };
+  },
+};
