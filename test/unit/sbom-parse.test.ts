@@ -95,7 +95,7 @@ describe('CycloneDX inventory rules', () => {
     const cpeOnly = parseSbom(fixture('handmade_cyclonedx-1.3_cpe-only.json'));
 
     expect(cpeOnly.components.every((c) => c.purl === undefined && c.cpes.length === 1)).toBe(true);
-    expect(cpeOnly.components.find((c) => c.name === 'lodash')?.cpes).toEqual(['cpe:/a:lodash:lodash:4.17.15::~~~node.js~~']);
+    expect(cpeOnly.components.find((c) => c.name === 'lodash')?.cpes).toEqual(['cpe:/a:lodash:lodash:4.17.15::~~node.js~~']);
   });
 
   it('adds syft:cpe23 properties to the component CPEs', () => {
