@@ -1,0 +1,108 @@
+/**
+ * Every Lambda of the service, as data: entry file, sizing and resource
+ * access. The stack creates one NodejsFunction per entry and the bundle bench
+ * builds the same list, so adding a function is one line here.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ENDPOINT_GROUPS, type EndpointGroup } from '../shared/http/routes';
+import {
+  AUTHORIZER_ACCESS,
+  CORPUS_REFRESH_ACCESS,
+  SCAN_WORKER_ACCESS,
+  effectiveGroupAccess,
+  type ResourceAccess,
+} from './permissions';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export type FunctionRole =
+  | { kind: 'endpoint-group'; group: EndpointGroup }
+  | { kind: 'authorizer' }
+  | { kind: 'scan-worker' }
+  | { kind: 'corpus-refresh' };
+
+export interface FunctionSpec {
+  /** kebab-case name; also the folder under functions/. */
+  name: string;
+  /** Absolute path of the TypeScript entry exporting `handler`. */
+  entry: string;
+  role: FunctionRole;
+  memoryMb: number;
+  timeoutSeconds: number;
+  access: ResourceAccess;
+}
+
+/**
+ * API Gateway REST APIs stop waiting for an integration after 29 s, so an
+ * endpoint Lambda allowed to run longer would only burn money after the
+ * caller already got a 504.
+ */
+const API_INTEGRATION_TIMEOUT_SECONDS = 29;
+
+/** Default endpoint sizing: 512 MB on arm64 keeps cold starts short for CRUD handlers. */
+const ENDPOINT_DEFAULTS = { memoryMb: 512, timeoutSeconds: 10 };
+
+/**
+ * Groups that parse or scan SBOMs of up to 10 MB (spec "Limits"): more memory
+ * (and with it CPU) and the longest timeout the API allows.
+ */
+const HEAVY_GROUPS: Partial<Record<EndpointGroup, { memoryMb: number; timeoutSeconds: number }>> = {
+  sboms: { memoryMb: 2048, timeoutSeconds: API_INTEGRATION_TIMEOUT_SECONDS },
+  scans: { memoryMb: 2048, timeoutSeconds: API_INTEGRATION_TIMEOUT_SECONDS },
+};
+
+function entryOf(name: string): string {
+  return fileURLToPath(new URL(`../functions/${name}/handler.ts`, import.meta.url));
+}
+
+function endpointFunction(group: EndpointGroup): FunctionSpec {
+  return {
+    name: group,
+    entry: entryOf(group),
+    role: { kind: 'endpoint-group', group },
+    ...(HEAVY_GROUPS[group] ?? ENDPOINT_DEFAULTS),
+    access: effectiveGroupAccess(group),
+  };
+}
+
+/**
+ * Background functions whose handlers land in later work. Each is part of the
+ * stack only once its entry file exists, so `cdk synth` works before and after
+ * they are written without editing the stack (NodejsFunction fails synth on a
+ * missing entry).
+ */
+export const BACKGROUND_FUNCTIONS: readonly FunctionSpec[] = [
+  {
+    name: 'scan-worker',
+    entry: entryOf('scan-worker'),
+    role: { kind: 'scan-worker' },
+    memoryMb: 2048,
+    timeoutSeconds: 300,
+    access: SCAN_WORKER_ACCESS,
+  },
+  {
+    name: 'corpus-refresh',
+    entry: entryOf('corpus-refresh'),
+    role: { kind: 'corpus-refresh' },
+    memoryMb: 2048,
+    timeoutSeconds: 900,
+    access: CORPUS_REFRESH_ACCESS,
+  },
+];
+
+export function functionCatalog(): FunctionSpec[] {
+  return [
+    ...ENDPOINT_GROUPS.map(endpointFunction),
+    {
+      name: 'authorizer',
+      entry: entryOf('authorizer'),
+      role: { kind: 'authorizer' },
+      memoryMb: 512,
+      // One GetItem by key hash; a stuck authorizer should fail fast, not hold the request.
+      timeoutSeconds: 5,
+      access: AUTHORIZER_ACCESS,
+    },
+    ...BACKGROUND_FUNCTIONS.filter((spec) => existsSync(spec.entry)),
+  ];
+}

@@ -1,0 +1,116 @@
+/**
+ * Deployment knobs of the stack, with their defaults, and how `cdk` context
+ * (`-c key=value` or cdk.json "context") maps onto them. Everything is
+ * optional: a plain `cdk deploy` gets the documented defaults.
+ */
+import type { Node } from 'constructs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+export interface ThrottleSettings {
+  /** Steady-state requests per second. */
+  rateLimit: number;
+  /** Bucket size for bursts. */
+  burstLimit: number;
+}
+
+export interface VexdeskSettings {
+  /**
+   * Object Lock COMPLIANCE retention of every disclosure snapshot. Nobody, the
+   * account root included, can delete or overwrite a snapshot before it
+   * expires, and it can never be shortened, so choose deliberately.
+   * Default 3650 days (10 years): disclosures are public security records.
+   */
+  disclosureRetentionDays: number;
+  /** CloudWatch retention of function and access logs. Default 30 days. */
+  logRetention: RetentionDays;
+  logLevel: LogLevel;
+  /** Stage-wide throttling (every method). Default 100 rps, burst 200. */
+  throttle: ThrottleSettings;
+  /** Tighter per-method throttling of the anonymous disclosure routes. Default 20 rps, burst 40. */
+  publicThrottle: ThrottleSettings;
+  /** X-Ray tracing of the API stage and the functions. Default off. */
+  tracing: boolean;
+}
+
+export const DEFAULT_SETTINGS: VexdeskSettings = {
+  disclosureRetentionDays: 3650,
+  logRetention: RetentionDays.ONE_MONTH,
+  logLevel: 'INFO',
+  throttle: { rateLimit: 100, burstLimit: 200 },
+  publicThrottle: { rateLimit: 20, burstLimit: 40 },
+  tracing: false,
+};
+
+/** Context keys understood by `settingsFromContext`. */
+export const CONTEXT_KEYS = {
+  disclosureRetentionDays: 'vexdesk:disclosureRetentionDays',
+  logRetentionDays: 'vexdesk:logRetentionDays',
+  logLevel: 'vexdesk:logLevel',
+  throttleRate: 'vexdesk:throttleRateLimit',
+  throttleBurst: 'vexdesk:throttleBurstLimit',
+  publicThrottleRate: 'vexdesk:publicThrottleRateLimit',
+  publicThrottleBurst: 'vexdesk:publicThrottleBurstLimit',
+  tracing: 'vexdesk:tracing',
+} as const;
+
+const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+/** Values CloudWatch Logs accepts as a retention period. */
+const RETENTION_VALUES = new Set<number>(Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'));
+
+function positiveInteger(node: Node, key: string, max: number): number | undefined {
+  const raw: unknown = node.tryGetContext(key);
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'string' ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new Error(`Context ${key} must be an integer between 1 and ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function logRetentionOf(node: Node): RetentionDays | undefined {
+  const days = positiveInteger(node, CONTEXT_KEYS.logRetentionDays, 3653);
+  if (days === undefined) return undefined;
+  if (!RETENTION_VALUES.has(days)) {
+    throw new Error(`Context ${CONTEXT_KEYS.logRetentionDays} must be a CloudWatch retention period (1, 3, 5, 7, 14, 30, 60, 90, …), got ${days}`);
+  }
+  return days;
+}
+
+function logLevelOf(node: Node): LogLevel | undefined {
+  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.logLevel);
+  if (raw === undefined) return undefined;
+  const level = LOG_LEVELS.find((candidate) => candidate === raw);
+  if (!level) throw new Error(`Context ${CONTEXT_KEYS.logLevel} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`);
+  return level;
+}
+
+function booleanOf(node: Node, key: string): boolean | undefined {
+  const raw: unknown = node.tryGetContext(key);
+  if (raw === undefined) return undefined;
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new Error(`Context ${key} must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+/** Settings from context, each missing value replaced by its default; invalid values fail synth. */
+export function settingsFromContext(node: Node): VexdeskSettings {
+  const d = DEFAULT_SETTINGS;
+  return {
+    // Object Lock allows up to 100 years.
+    disclosureRetentionDays: positiveInteger(node, CONTEXT_KEYS.disclosureRetentionDays, 36500) ?? d.disclosureRetentionDays,
+    logRetention: logRetentionOf(node) ?? d.logRetention,
+    logLevel: logLevelOf(node) ?? d.logLevel,
+    throttle: {
+      rateLimit: positiveInteger(node, CONTEXT_KEYS.throttleRate, 10000) ?? d.throttle.rateLimit,
+      burstLimit: positiveInteger(node, CONTEXT_KEYS.throttleBurst, 5000) ?? d.throttle.burstLimit,
+    },
+    publicThrottle: {
+      rateLimit: positiveInteger(node, CONTEXT_KEYS.publicThrottleRate, 10000) ?? d.publicThrottle.rateLimit,
+      burstLimit: positiveInteger(node, CONTEXT_KEYS.publicThrottleBurst, 5000) ?? d.publicThrottle.burstLimit,
+    },
+    tracing: booleanOf(node, CONTEXT_KEYS.tracing) ?? d.tracing,
+  };
+}

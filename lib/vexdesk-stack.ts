@@ -1,0 +1,494 @@
+/**
+ * The Vexdesk stack: one DynamoDB table, the SBOM and disclosure buckets, the
+ * signing secret, one Lambda per endpoint group plus the authorizer, and the
+ * REST API built from the route table (BRIEF "Shape"). Environment-agnostic:
+ * no lookups, so `cdk synth` works offline and the template deploys anywhere.
+ */
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct, IConstruct } from 'constructs';
+import { join } from 'node:path';
+import { tableDefinition } from '../shared/data/table-definition';
+import { GATEWAY_RESPONSE_HEADERS, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../shared/http/gateway-responses';
+import { routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
+import { lambdaBundling } from './bundling';
+import { PROJECT_ROOT, functionCatalog, type FunctionSpec } from './function-catalog';
+import type { BucketAccess, ResourceAccess } from './permissions';
+import { DEFAULT_SETTINGS, type VexdeskSettings } from './settings';
+
+export interface VexdeskStackProps extends StackProps {
+  /** Deployment knobs; see lib/settings.ts for each default. */
+  settings?: Partial<VexdeskSettings>;
+  /** The functions to deploy; defaults to `functionCatalog()`. Tests pass variants. */
+  catalog?: FunctionSpec[];
+}
+
+/** Stage name: URLs are `https://<api>.execute-api.<region>.amazonaws.com/prod/api/...`. */
+export const API_STAGE_NAME = 'prod';
+
+/** The anonymous disclosure routes: the only ones with CORS preflight and their own (tighter) throttling. */
+export function isPublicDisclosureRoute(route: RouteDefinition): boolean {
+  return route.scope === null && route.group === 'disclosures';
+}
+
+/** Record why a cdk-nag rule does not apply here; the infra tests require a reason on each. */
+function acknowledge(scope: IConstruct, id: string, reason: string): void {
+  Validations.of(scope).acknowledge({ id, reason });
+}
+
+function pascalCase(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
+}
+
+export class VexdeskStack extends Stack {
+  readonly table: dynamodb.Table;
+  readonly sbomBucket: s3.Bucket;
+  readonly disclosureBucket: s3.Bucket;
+  readonly signingSecret: secretsmanager.Secret;
+  readonly api: apigw.RestApi;
+  readonly authorizer: apigw.RequestAuthorizer;
+  /** Every function of the catalog, by catalog name (`products`, `authorizer`, `scan-worker`, …). */
+  readonly functions = new Map<string, NodejsFunction>();
+  readonly scanQueue: sqs.Queue | undefined;
+  readonly settings: VexdeskSettings;
+
+  constructor(scope: Construct, id: string, props: VexdeskStackProps = {}) {
+    super(scope, id, props);
+    const settings: VexdeskSettings = { ...DEFAULT_SETTINGS, ...props.settings };
+    this.settings = settings;
+    const catalog = props.catalog ?? functionCatalog();
+
+    this.table = this.createTable();
+    const accessLogsBucket = this.createAccessLogsBucket();
+    this.sbomBucket = this.createSbomBucket(accessLogsBucket);
+    this.disclosureBucket = this.createDisclosureBucket(accessLogsBucket, settings.disclosureRetentionDays);
+    this.signingSecret = this.createSigningSecret();
+    const scanWorker = catalog.find((spec) => spec.role.kind === 'scan-worker');
+    this.scanQueue = scanWorker ? this.createScanQueue(scanWorker.timeoutSeconds) : undefined;
+
+    for (const spec of catalog) this.functions.set(spec.name, this.createFunction(spec, settings));
+
+    const authorizerFunction = this.requireFunction('authorizer');
+    this.authorizer = new apigw.RequestAuthorizer(this, 'ApiKeyAuthorizer', {
+      handler: authorizerFunction,
+      identitySources: [apigw.IdentitySource.header('Authorization')],
+      // Revocation must take effect on the next request (BRIEF decision 6), so no result caching.
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    this.api = this.createApi(settings);
+    this.attachBackgroundTriggers(catalog);
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append the route paths (/api/...)' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'SbomBucketName', { value: this.sbomBucket.bucketName });
+    new CfnOutput(this, 'DisclosureBucketName', { value: this.disclosureBucket.bucketName });
+    new CfnOutput(this, 'SigningSecretId', { value: this.signingSecret.secretArn, description: 'Secrets Manager secret holding { keyId, key }' });
+  }
+
+  /** The NodejsFunction of a catalog entry; throws for a name that is not in the catalog. */
+  requireFunction(name: string): NodejsFunction {
+    const fn = this.functions.get(name);
+    if (!fn) throw new Error(`No function named ${name} in the catalog`);
+    return fn;
+  }
+
+  private createTable(): dynamodb.Table {
+    const string = dynamodb.AttributeType.STRING;
+    const table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: tableDefinition.partitionKey, type: string },
+      sortKey: { name: tableDefinition.sortKey, type: string },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      // Every team's data lives here: never dropped by a stack deletion or replacement.
+      removalPolicy: RemovalPolicy.RETAIN,
+      deletionProtection: true,
+    });
+    for (const index of tableDefinition.globalIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: string },
+        sortKey: { name: index.sortKey, type: string },
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+    }
+    return table;
+  }
+
+  private createAccessLogsBucket(): s3.Bucket {
+    return new s3.Bucket(this, 'AccessLogsBucket', {
+      // S3 server access logging can only deliver to SSE-S3 buckets.
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
+    });
+  }
+
+  private createSbomBucket(accessLogs: s3.Bucket): s3.Bucket {
+    return new s3.Bucket(this, 'SbomBucket', {
+      versioned: true,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'sboms/',
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        // Product deletion leaves delete markers; the replaced bytes go after 90 days.
+        { id: 'expire-deleted-sboms', noncurrentVersionExpiration: Duration.days(90) },
+        // Pre-signed uploads that never completed.
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
+      ],
+    });
+  }
+
+  private createDisclosureBucket(accessLogs: s3.Bucket, retentionDays: number): s3.Bucket {
+    return new s3.Bucket(this, 'DisclosureBucket', {
+      // BRIEF decision 9: snapshots are written once. COMPLIANCE mode means no
+      // principal, root included, can overwrite or delete a version before its
+      // retention ends; the code adds If-None-Match on top.
+      objectLockEnabled: true,
+      objectLockDefaultRetention: s3.ObjectLockRetention.compliance(Duration.days(retentionDays)),
+      versioned: true,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'disclosures/',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  private createSigningSecret(): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, 'DisclosureSigningSecret', {
+      description: 'Vexdesk disclosure HMAC signing key: { "keyId", "key" }. Rotate by writing a new version with a new keyId.',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ keyId: 'disclosure-key-1' }),
+        generateStringKey: 'key',
+        passwordLength: 64,
+        excludePunctuation: true,
+        includeSpace: false,
+      },
+      // Losing the key turns every published signature unverifiable.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    acknowledge(
+      secret,
+      'AwsSolutions-SMG4',
+      'The signing key is rotated by an operator writing a new version with a new keyId (BRIEF decision 9); each signature records its keyId, so a blind scheduled rotation would only turn verifiable disclosures into signature_valid: null.',
+    );
+    return secret;
+  }
+
+  private createScanQueue(workerTimeoutSeconds: number): sqs.Queue {
+    const deadLetters = new sqs.Queue(this, 'ScanDeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    return new sqs.Queue(this, 'ScanQueue', {
+      // AWS guidance for Lambda event sources: visibility ≥ 6 × the function timeout.
+      visibilityTimeout: Duration.seconds(workerTimeoutSeconds * 6),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 3 },
+    });
+  }
+
+  private createFunction(spec: FunctionSpec, settings: VexdeskSettings): NodejsFunction {
+    const id = pascalCase(spec.name);
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: settings.logRetention });
+    const fn = new NodejsFunction(this, `${id}Function`, {
+      entry: spec.entry,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: spec.memoryMb,
+      timeout: Duration.seconds(spec.timeoutSeconds),
+      description: `Vexdesk ${spec.name}`,
+      logGroup,
+      tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      bundling: lambdaBundling,
+      environment: this.environmentFor(spec.access, settings),
+    });
+    this.grantAccess(fn, spec.access);
+    acknowledge(
+      fn,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      'AWSLambdaBasicExecutionRole only allows writing CloudWatch Logs; each function writes to its own retention-bounded log group.',
+    );
+    this.acknowledgeScopedWildcards(fn, spec.access, settings);
+    return fn;
+  }
+
+  /** Every function gets the variables shared/config.ts requires; secrets and queues only where granted. */
+  private environmentFor(access: ResourceAccess, settings: VexdeskSettings): Record<string, string> {
+    return {
+      TABLE_NAME: this.table.tableName,
+      SBOM_BUCKET: this.sbomBucket.bucketName,
+      DISCLOSURE_BUCKET: this.disclosureBucket.bucketName,
+      LOG_LEVEL: settings.logLevel,
+      NODE_OPTIONS: '--enable-source-maps',
+      ...(access.signingSecret ? { DISCLOSURE_SIGNING_SECRET_ID: this.signingSecret.secretArn } : {}),
+      ...(access.scanQueue === 'send' && this.scanQueue ? { SCAN_QUEUE_URL: this.scanQueue.queueUrl } : {}),
+    };
+  }
+
+  private grantAccess(fn: NodejsFunction, access: ResourceAccess): void {
+    if (access.table === 'read') this.table.grantReadData(fn);
+    if (access.table === 'readWrite') this.table.grantReadWriteData(fn);
+    grantBucket(fn, this.sbomBucket, access.sbomBucket);
+    grantBucket(fn, this.disclosureBucket, access.disclosureBucket);
+    if (access.signingSecret) this.signingSecret.grantRead(fn);
+    // 'consume' is granted by the SQS event source itself (attachBackgroundTriggers).
+    if (access.scanQueue === 'send' && this.scanQueue) this.scanQueue.grantSendMessages(fn);
+  }
+
+  /**
+   * The wildcards cdk-nag (IAM5) reports on our grants are all scoped to one
+   * of our own resources: the table's indexes and the objects of one bucket.
+   */
+  private acknowledgeScopedWildcards(fn: NodejsFunction, access: ResourceAccess, settings: VexdeskSettings): void {
+    if (access.table !== 'none') {
+      acknowledge(
+        fn,
+        `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(this.table)}.Arn>/index/*]`,
+        'Queries go through the table\'s own GSIs (access patterns in shared/data); the wildcard covers only this table\'s indexes.',
+      );
+    }
+    const buckets: Array<[s3.Bucket, BucketAccess]> = [
+      [this.sbomBucket, access.sbomBucket],
+      [this.disclosureBucket, access.disclosureBucket],
+    ];
+    for (const [bucket, level] of buckets) {
+      if (level === 'none') continue;
+      acknowledge(
+        fn,
+        `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(bucket)}.Arn>/*]`,
+        'Object keys are generated per team and entity at run time; the grant covers only the objects of this one bucket, with object-level actions listed one by one.',
+      );
+    }
+    if (settings.tracing) {
+      acknowledge(fn, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.');
+    }
+  }
+
+  private logicalIdOf(construct: s3.Bucket | dynamodb.Table): string {
+    return this.getLogicalId(construct.node.defaultChild as s3.CfnBucket | dynamodb.CfnTable);
+  }
+
+  // API Gateway REST API (v1) rather than an HTTP API (v2). Only v1 lets us
+  // replace API Gateway's own answers (authorizer 401, 403, unknown route,
+  // 413, 429) with the service's one error body (BRIEF decision 7): HTTP APIs
+  // have no gateway responses. v1 also gives us a REQUEST authorizer with
+  // result caching off, so revocation is immediate (decision 6); stage
+  // throttling with per-method overrides for the anonymous routes; execution
+  // logging per method; and binaryMediaTypes ['*/*'], which hands every request
+  // body, `Content-Encoding: gzip` SBOM uploads included, to the Lambda intact
+  // as base64 (decision 8).
+  private createApi(settings: VexdeskSettings): apigw.RestApi {
+    const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: settings.logRetention });
+    const api = new apigw.RestApi(this, 'Api', {
+      restApiName: 'vexdesk',
+      description: 'Vexdesk supply-chain vulnerability disclosure API',
+      endpointTypes: [apigw.EndpointType.REGIONAL],
+      binaryMediaTypes: ['*/*'],
+      // Execution logging (loggingLevel below) needs the account-level CloudWatch role.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: API_STAGE_NAME,
+        throttlingRateLimit: settings.throttle.rateLimit,
+        throttlingBurstLimit: settings.throttle.burstLimit,
+        methodOptions: this.publicMethodOptions(settings),
+        // Errors only, and never request/response bodies: they carry SBOMs and keys.
+        loggingLevel: apigw.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        tracingEnabled: settings.tracing,
+        accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
+        accessLogFormat: accessLogFormat(),
+      },
+    });
+    acknowledge(
+      api,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      'The account-level role API Gateway uses to write execution logs; AWS documents this managed policy for exactly that role.',
+    );
+    acknowledge(api, 'AwsSolutions-APIG2', 'Requests are validated in the Lambda with the route table\'s zod schemas, which also produce the 422 error details the spec requires.');
+    acknowledge(api, 'AwsSolutions-COG4', 'Clients authenticate with scoped API keys checked by the Lambda REQUEST authorizer (BRIEF decision 6); there are no Cognito users.');
+    acknowledge(api, 'AwsSolutions-APIG3', 'No WAF by default: stage and per-method throttling bound abuse; operators can associate a web ACL with the stage.');
+
+    this.installGatewayResponses(api);
+    this.addRoutes(api);
+    return api;
+  }
+
+  /** Per-method throttling of the anonymous routes, keyed `/{path}/{METHOD}` as the stage expects. */
+  private publicMethodOptions(settings: VexdeskSettings): Record<string, apigw.MethodDeploymentOptions> {
+    const options: Record<string, apigw.MethodDeploymentOptions> = {};
+    for (const route of routes as readonly RouteDefinition[]) {
+      if (!isPublicDisclosureRoute(route)) continue;
+      options[`${route.path}/${route.method}`] = {
+        throttlingRateLimit: settings.publicThrottle.rateLimit,
+        throttlingBurstLimit: settings.publicThrottle.burstLimit,
+      };
+    }
+    return options;
+  }
+
+  private installGatewayResponses(api: apigw.RestApi): void {
+    const headers = Object.fromEntries(Object.entries(GATEWAY_RESPONSE_HEADERS).map(([name, value]) => [name, `'${value}'`]));
+    for (const type of Object.keys(gatewayResponses) as GatewayResponseType[]) {
+      api.addGatewayResponse(`GatewayResponse${pascalCase(type.toLowerCase().replace(/_/g, '-'))}`, {
+        type: apigw.ResponseType.of(type),
+        statusCode: String(gatewayResponses[type].statusCode),
+        responseHeaders: headers,
+        templates: { 'application/json': gatewayResponseTemplate(type) },
+      });
+    }
+  }
+
+  /** Resources and methods straight from the route table (BRIEF decision 2). */
+  private addRoutes(api: apigw.RestApi): void {
+    const integrations = new Map<EndpointGroup, apigw.LambdaIntegration>();
+    const integrationFor = (group: EndpointGroup): apigw.LambdaIntegration => {
+      let integration = integrations.get(group);
+      if (!integration) {
+        // One API-wide invoke permission per function instead of two per method.
+        integration = new apigw.LambdaIntegration(this.requireFunction(group), { proxy: true, scopePermissionToMethod: false });
+        integrations.set(group, integration);
+      }
+      return integration;
+    };
+    const corsResources = new Set<apigw.Resource>();
+
+    for (const route of routes as readonly RouteDefinition[]) {
+      const resource = api.root.resourceForPath(route.path);
+      const method = resource.addMethod(
+        route.method,
+        integrationFor(route.group),
+        route.scope === null
+          ? { operationName: route.operationId, authorizationType: apigw.AuthorizationType.NONE }
+          : { operationName: route.operationId, authorizationType: apigw.AuthorizationType.CUSTOM, authorizer: this.authorizer },
+      );
+      if (route.scope === null) {
+        acknowledge(method, 'AwsSolutions-APIG4', `${route.method} ${route.path} is public by the spec: disclosures and the API description are read without credentials.`);
+        acknowledge(method, 'AwsSolutions-COG4', `${route.method} ${route.path} is public by the spec.`);
+      }
+      if (isPublicDisclosureRoute(route) && !corsResources.has(resource)) {
+        corsResources.add(resource);
+        this.addCorsPreflight(resource);
+      }
+    }
+  }
+
+  // A hand-built preflight instead of `addCorsPreflight`: with binary media
+  // type '*/*' API Gateway treats the OPTIONS request as binary, and a MOCK
+  // integration without CONVERT_TO_TEXT then fails with 500.
+  private addCorsPreflight(resource: apigw.Resource): void {
+    // cdk-nag exempts OPTIONS methods from its authorization rules, so nothing to acknowledge here.
+    const headers = {
+      'Access-Control-Allow-Origin': "'*'",
+      'Access-Control-Allow-Methods': "'GET,OPTIONS'",
+      'Access-Control-Allow-Headers': "'Accept,Content-Type'",
+      'Access-Control-Max-Age': "'86400'",
+    };
+    resource.addMethod(
+      'OPTIONS',
+      new apigw.MockIntegration({
+        contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
+        requestTemplates: { 'application/json': '{ "statusCode": 204 }' },
+        integrationResponses: [
+          {
+            statusCode: '204',
+            contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
+            responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value])),
+          },
+        ],
+      }),
+      {
+        authorizationType: apigw.AuthorizationType.NONE,
+        methodResponses: [
+          { statusCode: '204', responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true])) },
+        ],
+      },
+    );
+  }
+
+  private attachBackgroundTriggers(catalog: FunctionSpec[]): void {
+    for (const spec of catalog) {
+      const fn = this.requireFunction(spec.name);
+      if (spec.role.kind === 'scan-worker' && this.scanQueue) {
+        // The worker reports failed records one by one ({ batchItemFailures }); three failures move a message to the DLQ.
+        fn.addEventSource(new SqsEventSource(this.scanQueue, { batchSize: 1, reportBatchItemFailures: true }));
+      }
+      if (spec.role.kind === 'corpus-refresh') {
+        new events.Rule(this, 'CorpusRefreshSchedule', {
+          description: 'Daily refresh of the vulnerability corpus (OSV, CISA KEV, EPSS)',
+          schedule: events.Schedule.cron({ minute: '17', hour: '3' }),
+          targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 2, maxEventAge: Duration.hours(6) })],
+        });
+      }
+    }
+  }
+}
+
+/**
+ * Object-level S3 actions listed one by one (no `s3:GetObject*`-style
+ * wildcards). ListBucket lets a missing key surface as NoSuchKey (a 404)
+ * rather than AccessDenied.
+ */
+function grantBucket(fn: NodejsFunction, bucket: s3.Bucket, access: BucketAccess): void {
+  const objectActions: Record<BucketAccess, string[]> = {
+    none: [],
+    read: ['s3:GetObject'],
+    put: ['s3:PutObject'],
+    readDelete: ['s3:GetObject', 's3:DeleteObject'],
+    readWrite: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+  };
+  const actions = objectActions[access];
+  if (actions.length === 0) return;
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
+  if (access !== 'put') fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+}
+
+/** JSON access log lines: who (key's service account), what, how it went, how long. */
+function accessLogFormat(): apigw.AccessLogFormat {
+  const f = apigw.AccessLogField;
+  return apigw.AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: f.contextRequestId(),
+      requestTime: f.contextRequestTime(),
+      sourceIp: f.contextIdentitySourceIp(),
+      userAgent: f.contextIdentityUserAgent(),
+      httpMethod: f.contextHttpMethod(),
+      resourcePath: f.contextResourcePath(),
+      path: f.contextPath(),
+      status: f.contextStatus(),
+      responseLength: f.contextResponseLength(),
+      responseLatency: f.contextResponseLatency(),
+      integrationLatency: f.contextIntegrationLatency(),
+      principalId: f.contextAuthorizerPrincipalId(),
+      authorizerError: f.contextAuthorizerError(),
+      errorType: f.contextErrorResponseType(),
+      errorMessage: f.contextErrorMessage(),
+    }),
+  );
+}

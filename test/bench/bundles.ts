@@ -1,0 +1,176 @@
+/**
+ * Bundle bench: builds every Lambda of the function catalog with the stack's
+ * own esbuild settings (lib/bundling.ts) and reports, per function,
+ *  - the minified bundle size (index.mjs; the external source map is listed apart),
+ *  - the median time to load the bundle in a fresh Node process.
+ *
+ * Load time is measured inside the child: `performance.now()` right before and
+ * right after `await import(bundle)`, i.e. the cost of loading, compiling and
+ * evaluating our module graph (what the bundle adds to a Lambda cold start's
+ * init phase). `performance.now()` counts from process start, so the child also
+ * reports the total since start; an empty script gives the Node boot baseline.
+ * Children run with --enable-source-maps, as the functions do on AWS.
+ *
+ * Run: `npx tsx test/bench/bundles.ts [--runs 7] [--keep]`
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { BUNDLE_FILE_NAME, esbuildOptions } from '../../lib/bundling';
+import { functionCatalog } from '../../lib/function-catalog';
+
+export const TARGETS = { maxBundleKb: 400, maxLoadMs: 60 } as const;
+
+export interface BundleMeasurement {
+  name: string;
+  bundleKb: number;
+  sourceMapKb: number;
+  /** Median of `await import(bundle)` inside a fresh process. */
+  loadMs: number;
+  /** Median time from process start until the import finished. */
+  sinceStartMs: number;
+  withinTargets: boolean;
+}
+
+export interface BundleBenchResult {
+  runs: number;
+  /** Median time from process start to the end of an empty ES module script. */
+  baselineMs: number;
+  bundles: BundleMeasurement[];
+  withinTargets: boolean;
+  outDir: string;
+}
+
+export interface BundleBenchOptions {
+  runs?: number;
+  /** Keep the built bundles (their directory is in the result). */
+  keep?: boolean;
+}
+
+/** Variables shared/config.ts requires at module load; the values are never used to call AWS. */
+const CHILD_ENV = {
+  PATH: process.env.PATH ?? '',
+  AWS_REGION: 'us-east-1',
+  TABLE_NAME: 'bench-table',
+  SBOM_BUCKET: 'bench-sboms',
+  DISCLOSURE_BUCKET: 'bench-disclosures',
+  LOG_LEVEL: 'ERROR',
+};
+
+interface ChildTiming {
+  before: number;
+  after: number;
+}
+
+function timeInFreshProcess(bundlePath: string | undefined): ChildTiming {
+  const load = bundlePath
+    ? `const m = await import(${JSON.stringify(pathToFileURL(bundlePath).href)}); if (typeof m.handler !== 'function') throw new Error('no handler export');`
+    : '';
+  const script = `const before = performance.now(); ${load} const after = performance.now(); process.stdout.write(JSON.stringify({ before, after }));`;
+  const child = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '--eval', script], {
+    env: CHILD_ENV,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  if (child.status !== 0) {
+    throw new Error(`Loading ${bundlePath ?? 'the empty script'} failed (exit ${String(child.status)}): ${child.stderr.trim()}`);
+  }
+  return JSON.parse(child.stdout) as ChildTiming;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const upper = sorted[middle] ?? 0;
+  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? upper) + upper) / 2;
+}
+
+function kb(bytes: number): number {
+  return Math.round((bytes / 1024) * 10) / 10;
+}
+
+function ms(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+/** Time `runs` fresh processes after one discarded warm-up (file-system cache). */
+function measure(bundlePath: string | undefined, runs: number): { loadMs: number; sinceStartMs: number } {
+  timeInFreshProcess(bundlePath);
+  const timings = Array.from({ length: runs }, () => timeInFreshProcess(bundlePath));
+  return {
+    loadMs: ms(median(timings.map((timing) => timing.after - timing.before))),
+    sinceStartMs: ms(median(timings.map((timing) => timing.after))),
+  };
+}
+
+export async function runBundleBench(options: BundleBenchOptions = {}): Promise<BundleBenchResult> {
+  const runs = options.runs ?? 7;
+  const outDir = mkdtempSync(join(tmpdir(), 'vexdesk-bundles-'));
+  try {
+    const bundles: BundleMeasurement[] = [];
+    for (const spec of functionCatalog()) {
+      const outfile = join(outDir, spec.name, BUNDLE_FILE_NAME);
+      await build(esbuildOptions(spec.entry, outfile));
+      const bundleKb = kb(statSync(outfile).size);
+      const { loadMs, sinceStartMs } = measure(outfile, runs);
+      bundles.push({
+        name: spec.name,
+        bundleKb,
+        sourceMapKb: kb(statSync(`${outfile}.map`).size),
+        loadMs,
+        sinceStartMs,
+        withinTargets: bundleKb <= TARGETS.maxBundleKb && loadMs <= TARGETS.maxLoadMs,
+      });
+    }
+    return {
+      runs,
+      baselineMs: measure(undefined, runs).sinceStartMs,
+      bundles,
+      withinTargets: bundles.every((bundle) => bundle.withinTargets),
+      outDir,
+    };
+  } finally {
+    if (!options.keep) rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+export function formatBundleBench(result: BundleBenchResult): string {
+  const header = ['function', 'bundle KB', 'map KB', 'load ms', 'since start ms', `≤ ${TARGETS.maxBundleKb} KB & ≤ ${TARGETS.maxLoadMs} ms`];
+  const rows = result.bundles.map((bundle) => [
+    bundle.name,
+    bundle.bundleKb.toFixed(1),
+    bundle.sourceMapKb.toFixed(1),
+    bundle.loadMs.toFixed(1),
+    bundle.sinceStartMs.toFixed(1),
+    bundle.withinTargets ? 'ok' : 'MISSED',
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  return [
+    `Bundle bench: median of ${result.runs} fresh Node ${process.version} processes per function (--enable-source-maps).`,
+    '"load ms" = await import(bundle) inside the child; "since start ms" = process start to loaded.',
+    `Empty-script baseline since start: ${result.baselineMs.toFixed(1)} ms.`,
+    '',
+    line(header),
+    ...rows.map(line),
+    '',
+    result.withinTargets ? 'All bundles within targets.' : 'Some bundles miss a target.',
+  ].join('\n');
+}
+
+function argValue(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) {
+  const runs = Number(argValue('--runs') ?? 7);
+  const result = await runBundleBench({ runs, keep: process.argv.includes('--keep') });
+  console.log(formatBundleBench(result));
+  if (process.argv.includes('--keep')) console.log(`Bundles kept in ${result.outDir}`);
+  process.exitCode = result.withinTargets ? 0 : 1;
+}

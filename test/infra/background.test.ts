@@ -1,0 +1,125 @@
+/**
+ * The scan queue and the scheduled corpus refresh join the stack once their
+ * handler files exist. Their wiring is tested now by synthesizing a catalog in
+ * which both background functions point at an existing handler as a stand-in
+ * (bundling is skipped, so only the entry's presence matters).
+ */
+import { existsSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { App } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { BACKGROUND_FUNCTIONS, functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
+import type { VexdeskStack } from '../../lib/vexdesk-stack';
+import { actionsOfRole, assertResourceProperties, logicalIdOf, resourcesOf, synthStack } from './support/synth';
+
+const STAND_IN_ENTRY = functionCatalog().find((spec) => spec.name === 'openapi')?.entry ?? '';
+
+function withBackgroundFunctions(): FunctionSpec[] {
+  const names = new Set(BACKGROUND_FUNCTIONS.map((spec) => spec.name));
+  return [...functionCatalog().filter((spec) => !names.has(spec.name)), ...BACKGROUND_FUNCTIONS.map((spec) => ({ ...spec, entry: STAND_IN_ENTRY }))];
+}
+
+let app: App;
+let stack: VexdeskStack;
+let template: Template;
+
+beforeAll(() => {
+  ({ app, stack, template } = synthStack({ props: { catalog: withBackgroundFunctions() } }));
+});
+
+function roleId(name: string): string {
+  const role = stack.requireFunction(name).role;
+  if (!role) throw new Error(`${name} has no role`);
+  return logicalIdOf(stack, role);
+}
+
+function environmentOf(name: string): Record<string, unknown> {
+  const properties = resourcesOf(template)[logicalIdOf(stack, stack.requireFunction(name))]?.Properties as { Environment: { Variables: Record<string, unknown> } };
+  return properties.Environment.Variables;
+}
+
+function scanQueueId(): string {
+  if (!stack.scanQueue) throw new Error('no scan queue');
+  return logicalIdOf(stack, stack.scanQueue);
+}
+
+describe('function catalog', () => {
+  it('includes each background function exactly when its handler file exists', () => {
+    const names = functionCatalog().map((spec) => spec.name);
+    for (const spec of BACKGROUND_FUNCTIONS) {
+      expect({ name: spec.name, included: names.includes(spec.name) }).toEqual({ name: spec.name, included: existsSync(spec.entry) });
+    }
+  });
+});
+
+describe('scan queue', () => {
+  it('moves a message to an encrypted dead-letter queue after three failed receives', () => {
+    assertResourceProperties(template, 'AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: Match.objectLike({ 'Fn::GetAtt': Match.arrayWith(['Arn']) }), maxReceiveCount: 3 },
+      SqsManagedSseEnabled: true,
+    });
+    assertResourceProperties(template, 'AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+  });
+
+  it('keeps a message invisible for six times the worker timeout', () => {
+    const worker = BACKGROUND_FUNCTIONS.find((spec) => spec.name === 'scan-worker');
+    expect(resourcesOf(template)[scanQueueId()]?.Properties).toMatchObject({ VisibilityTimeout: (worker?.timeoutSeconds ?? 0) * 6 });
+  });
+
+  it('denies queue access without TLS', () => {
+    assertResourceProperties(template, 'AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: scanQueueId() }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  it('feeds the scan worker one message at a time and lets it fail messages individually', () => {
+    assertResourceProperties(template, 'AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalIdOf(stack, stack.requireFunction('scan-worker')) },
+      EventSourceArn: { 'Fn::GetAtt': [scanQueueId(), 'Arn'] },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('gives the queue URL and SendMessage to sboms and scans only', () => {
+    const senders = withBackgroundFunctions()
+      .filter((spec) => actionsOfRole(template, roleId(spec.name), scanQueueId()).includes('sqs:SendMessage'))
+      .map((spec) => spec.name);
+    const withUrl = withBackgroundFunctions()
+      .filter((spec) => 'SCAN_QUEUE_URL' in environmentOf(spec.name))
+      .map((spec) => spec.name);
+
+    expect(senders.sort()).toEqual(['sboms', 'scans']);
+    expect(withUrl.sort()).toEqual(['sboms', 'scans']);
+  });
+});
+
+describe('corpus refresh', () => {
+  it('runs every day from an EventBridge schedule, retrying twice', () => {
+    assertResourceProperties(template, 'AWS::Events::Rule', {
+      ScheduleExpression: 'cron(17 3 * * ? *)',
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('corpus-refresh')), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 6 * 3600 },
+        }),
+      ],
+    });
+  });
+
+  it('may write the table but touches no bucket, secret or queue', () => {
+    const actions = actionsOfRole(template, roleId('corpus-refresh'));
+
+    expect(actions).toContain('dynamodb:PutItem');
+    expect(actions.filter((action) => !action.startsWith('dynamodb:'))).toEqual([]);
+  });
+});
+
+describe('cdk-nag with the background functions', () => {
+  it('reports no unacknowledged findings', () => {
+    expect(new AwsSolutionsChecks(app).validateScope(app).violations).toEqual([]);
+  });
+});

@@ -1,0 +1,419 @@
+/**
+ * CDK assertions on the synthesized template, one behaviour per test
+ * (STYLE 13: properties, not counts). The stack is synthesized once, with real
+ * esbuild bundling, so a function that no longer bundles fails here too.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { App } from 'aws-cdk-lib';
+import { tableDefinition } from '../../shared/data/table-definition';
+import { GATEWAY_RESPONSE_HEADERS, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/http/gateway-responses';
+import { routes, type RouteDefinition } from '../../shared/http/routes';
+import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
+import { readOnlyGroups, type BucketAccess } from '../../lib/permissions';
+import { API_STAGE_NAME, type VexdeskStack } from '../../lib/vexdesk-stack';
+import {
+  actionsOfRole,
+  apiMethods,
+  assertOutput,
+  assertResource,
+  assertResourceProperties,
+  logicalIdOf,
+  resourcesOf,
+  synthStack,
+  type ApiMethod,
+} from './support/synth';
+
+const allRoutes = routes as readonly RouteDefinition[];
+const routeKey = (method: string, path: string): string => `${method} ${path}`;
+
+const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const S3_WRITE_ACTIONS = ['s3:PutObject', 's3:DeleteObject', 's3:DeleteObjectVersion', 's3:PutObjectRetention', 's3:PutObjectLegalHold'];
+
+/** What the tests expect each bucket access level to allow, written independently of the stack. */
+const EXPECTED_BUCKET_ACTIONS: Record<BucketAccess, string[]> = {
+  none: [],
+  read: ['s3:GetObject', 's3:ListBucket'],
+  put: ['s3:PutObject'],
+  readDelete: ['s3:DeleteObject', 's3:GetObject', 's3:ListBucket'],
+  readWrite: ['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject'],
+};
+
+let app: App;
+let stack: VexdeskStack;
+let template: Template;
+let catalog: FunctionSpec[];
+let methods: ApiMethod[];
+
+beforeAll(() => {
+  ({ app, stack, template } = synthStack({ bundle: true }));
+  catalog = functionCatalog();
+  methods = apiMethods(template);
+});
+
+function functionId(name: string): string {
+  return logicalIdOf(stack, stack.requireFunction(name));
+}
+
+function roleId(name: string): string {
+  const role = stack.requireFunction(name).role;
+  if (!role) throw new Error(`${name} has no role`);
+  return logicalIdOf(stack, role);
+}
+
+function functionProperties(name: string): Record<string, unknown> {
+  const properties = resourcesOf(template)[functionId(name)]?.Properties;
+  if (!properties) throw new Error(`No template resource for function ${name}`);
+  return properties;
+}
+
+function environmentOf(name: string): Record<string, unknown> {
+  return (functionProperties(name).Environment as { Variables: Record<string, unknown> }).Variables;
+}
+
+describe('data stores', () => {
+  it('creates the single table from the shared definition: keys, three GSIs with ALL projection and TTL', () => {
+    assertResourceProperties(template, 'AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: Match.arrayEquals(
+        tableDefinition.globalIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      ),
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+    });
+  });
+
+  it('bills the table on demand, with point-in-time recovery and encryption at rest', () => {
+    assertResourceProperties(template, 'AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+  });
+
+  it('retains the table when the stack is deleted and protects it from deletion', () => {
+    assertResource(template, 'AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
+  });
+
+  it('versions and encrypts the SBOM bucket, blocks public access and logs access to the logs bucket', () => {
+    assertResourceProperties(template, 'AWS::S3::Bucket', {
+      VersioningConfiguration: { Status: 'Enabled' },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LoggingConfiguration: { DestinationBucketName: { Ref: logicalIdOf(stack, stack.node.findChild('AccessLogsBucket')) }, LogFilePrefix: 'sboms/' },
+    });
+  });
+
+  it('locks disclosure snapshots in COMPLIANCE mode for the default 3650 days', () => {
+    assertResourceProperties(template, 'AWS::S3::Bucket', {
+      ObjectLockEnabled: true,
+      ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 3650 } } },
+      VersioningConfiguration: { Status: 'Enabled' },
+      BucketEncryption: Match.objectLike({}),
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'disclosures/' }),
+    });
+  });
+
+  it('retains both data buckets when the stack is deleted', () => {
+    for (const bucket of [stack.sbomBucket, stack.disclosureBucket]) {
+      expect(resourcesOf(template)[logicalIdOf(stack, bucket)]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+  });
+
+  it('denies every request that does not use TLS, on every bucket', () => {
+    const bucketIds = Object.keys(template.findResources('AWS::S3::Bucket'));
+    for (const bucketId of bucketIds) {
+      assertResourceProperties(template, 'AWS::S3::BucketPolicy', {
+        Bucket: { Ref: bucketId },
+        PolicyDocument: {
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        },
+      });
+    }
+  });
+
+  it('generates the signing key as a JSON secret { keyId, key } and retains it', () => {
+    assertResource(template, 'AWS::SecretsManager::Secret', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        GenerateSecretString: Match.objectLike({
+          SecretStringTemplate: Match.serializedJson({ keyId: Match.stringLikeRegexp('.+') }),
+          GenerateStringKey: 'key',
+          PasswordLength: 64,
+        }),
+      }),
+    });
+  });
+});
+
+describe('functions', () => {
+  it('deploys one arm64 Node.js 24 function per endpoint group plus the authorizer', () => {
+    for (const spec of catalog) {
+      expect(functionProperties(spec.name)).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: spec.memoryMb,
+        Timeout: spec.timeoutSeconds,
+      });
+    }
+    expect(catalog.map((spec) => spec.name)).toEqual(expect.arrayContaining(['authorizer', ...new Set(allRoutes.map((route) => route.group))]));
+  });
+
+  it('gives the SBOM-parsing groups more memory and the 29 s the API allows', () => {
+    for (const name of ['sboms', 'scans']) {
+      expect(functionProperties(name)).toMatchObject({ MemorySize: 2048, Timeout: 29 });
+    }
+    expect(functionProperties('products')).toMatchObject({ MemorySize: 512, Timeout: 10 });
+  });
+
+  it('passes the configuration variables to every function, with source maps enabled', () => {
+    for (const spec of catalog) {
+      expect(environmentOf(spec.name)).toMatchObject({
+        TABLE_NAME: { Ref: logicalIdOf(stack, stack.table) },
+        SBOM_BUCKET: { Ref: logicalIdOf(stack, stack.sbomBucket) },
+        DISCLOSURE_BUCKET: { Ref: logicalIdOf(stack, stack.disclosureBucket) },
+        LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+    }
+  });
+
+  it('passes the signing secret id only to the functions that sign or verify (vex, disclosures)', () => {
+    const withSecret = catalog.filter((spec) => 'DISCLOSURE_SIGNING_SECRET_ID' in environmentOf(spec.name)).map((spec) => spec.name);
+    expect(withSecret.sort()).toEqual(['disclosures', 'vex']);
+    expect(environmentOf('vex').DISCLOSURE_SIGNING_SECRET_ID).toEqual({ Ref: logicalIdOf(stack, stack.signingSecret) });
+  });
+
+  it('writes each function\'s logs to its own log group kept for 30 days', () => {
+    const logGroupIds = catalog.map((spec) => {
+      const loggingConfig = functionProperties(spec.name).LoggingConfig as { LogGroup: { Ref: string } };
+      expect(resourcesOf(template)[loggingConfig.LogGroup.Ref]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+      return loggingConfig.LogGroup.Ref;
+    });
+    expect(new Set(logGroupIds).size).toBe(catalog.length);
+  });
+
+  it('bundles each function as minified ESM with a source map and the AWS SDK inside', () => {
+    for (const spec of catalog) {
+      const assetPath = (resourcesOf(template)[functionId(spec.name)]?.Metadata as { 'aws:asset:path': string })['aws:asset:path'];
+      const bundleDir = join(app.outdir, assetPath);
+      const bundle = readFileSync(join(bundleDir, 'index.mjs'), 'utf8');
+
+      expect(existsSync(join(bundleDir, 'index.mjs.map'))).toBe(true);
+      expect(bundle).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+      expect(bundle.startsWith('import { createRequire')).toBe(true);
+      // esbuild marks each module with a `// path/file.ts` comment unless it minifies.
+      expect(bundle).not.toMatch(/^\/\/ (shared|functions|node_modules)\//m);
+      expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//);
+    }
+  });
+});
+
+describe('least privilege', () => {
+  it('grants groups without mutating routes, and the authorizer, no table or bucket writes', () => {
+    for (const name of [...readOnlyGroups(), 'authorizer']) {
+      const actions = actionsOfRole(template, roleId(name));
+      expect({ name, writes: actions.filter((action) => [...TABLE_WRITE_ACTIONS, ...S3_WRITE_ACTIONS].includes(action)) }).toEqual({ name, writes: [] });
+    }
+  });
+
+  it('lets the authorizer only read the table', () => {
+    const actions = actionsOfRole(template, roleId('authorizer'));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(actions.every((action) => action.startsWith('dynamodb:'))).toBe(true);
+  });
+
+  it('grants table writes exactly to the functions whose access entry says readWrite', () => {
+    for (const spec of catalog) {
+      const actions = actionsOfRole(template, roleId(spec.name), logicalIdOf(stack, stack.table));
+      const expected = { none: [], read: [], readWrite: TABLE_WRITE_ACTIONS }[spec.access.table];
+      expect({ name: spec.name, writes: actions.filter((action) => TABLE_WRITE_ACTIONS.includes(action)).sort() }).toEqual({
+        name: spec.name,
+        writes: [...expected].sort(),
+      });
+      expect({ name: spec.name, reads: actions.includes('dynamodb:Query') }).toEqual({ name: spec.name, reads: spec.access.table !== 'none' });
+    }
+  });
+
+  it('grants on each bucket exactly the object actions of the function\'s access level', () => {
+    for (const spec of catalog) {
+      for (const [bucket, level] of [
+        [stack.sbomBucket, spec.access.sbomBucket],
+        [stack.disclosureBucket, spec.access.disclosureBucket],
+      ] as const) {
+        const actions = actionsOfRole(template, roleId(spec.name), logicalIdOf(stack, bucket));
+        expect({ name: spec.name, bucket: bucket.node.id, actions }).toEqual({ name: spec.name, bucket: bucket.node.id, actions: EXPECTED_BUCKET_ACTIONS[level] });
+      }
+    }
+  });
+
+  it('lets vex create disclosure snapshots but not read or delete them, and sign with the secret', () => {
+    expect(actionsOfRole(template, roleId('vex'), logicalIdOf(stack, stack.disclosureBucket))).toEqual(['s3:PutObject']);
+    expect(actionsOfRole(template, roleId('vex'), logicalIdOf(stack, stack.signingSecret))).toContain('secretsmanager:GetSecretValue');
+  });
+
+  it('lets the public disclosures function read snapshots and the secret, and write nothing', () => {
+    expect(actionsOfRole(template, roleId('disclosures'), logicalIdOf(stack, stack.disclosureBucket))).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(actionsOfRole(template, roleId('disclosures'), logicalIdOf(stack, stack.signingSecret))).toContain('secretsmanager:GetSecretValue');
+    expect(actionsOfRole(template, roleId('disclosures'), logicalIdOf(stack, stack.sbomBucket))).toEqual([]);
+  });
+
+  it('gives the secret only to the functions that sign or verify', () => {
+    const readers = catalog.filter((spec) => actionsOfRole(template, roleId(spec.name)).includes('secretsmanager:GetSecretValue')).map((spec) => spec.name);
+    expect(readers.sort()).toEqual(['disclosures', 'vex']);
+  });
+
+  it('gives the OpenAPI function no data permissions at all', () => {
+    expect(actionsOfRole(template, roleId('openapi'))).toEqual([]);
+  });
+});
+
+describe('REST API', () => {
+  const nonPreflight = (): ApiMethod[] => methods.filter((method) => method.httpMethod !== 'OPTIONS');
+
+  it('has exactly one method per route of the route table, on the route\'s path', () => {
+    expect(nonPreflight().map((method) => routeKey(method.httpMethod, method.path)).sort()).toEqual(
+      allRoutes.map((route) => routeKey(route.method, route.path)).sort(),
+    );
+  });
+
+  it('sends each route to its endpoint group\'s function through a proxy integration', () => {
+    for (const route of allRoutes) {
+      const method = nonPreflight().find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path);
+      expect(method?.properties).toMatchObject({
+        OperationName: route.operationId,
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST', Uri: { 'Fn::Join': ['', expect.arrayContaining([{ 'Fn::GetAtt': [functionId(route.group), 'Arn'] }])] } },
+      });
+    }
+  });
+
+  it('protects every non-public route with the Lambda authorizer', () => {
+    const authorizerRef = { Ref: logicalIdOf(stack, stack.authorizer) };
+    for (const route of allRoutes.filter((candidate) => candidate.scope !== null)) {
+      const method = nonPreflight().find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path);
+      expect({ route: routeKey(route.method, route.path), auth: method?.properties.AuthorizationType, authorizer: method?.properties.AuthorizerId }).toEqual({
+        route: routeKey(route.method, route.path),
+        auth: 'CUSTOM',
+        authorizer: authorizerRef,
+      });
+    }
+  });
+
+  it('leaves exactly the three disclosure routes and the OpenAPI document public', () => {
+    const publicMethods = nonPreflight()
+      .filter((method) => method.properties.AuthorizationType === 'NONE')
+      .map((method) => routeKey(method.httpMethod, method.path));
+    expect(publicMethods.sort()).toEqual(
+      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json'].sort(),
+    );
+  });
+
+  it('checks keys with a REQUEST authorizer on the Authorization header, without result caching', () => {
+    assertResourceProperties(template, 'AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 0,
+      AuthorizerUri: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId('authorizer'), 'Arn'] }])] }),
+    });
+  });
+
+  it('treats every media type as binary so gzip request bodies reach the Lambda intact', () => {
+    assertResourceProperties(template, 'AWS::ApiGateway::RestApi', {
+      BinaryMediaTypes: ['*/*'],
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+  });
+
+  it('throttles the stage, with tighter limits on the anonymous disclosure routes', () => {
+    const publicSettings = allRoutes
+      .filter((route) => route.scope === null && route.group === 'disclosures')
+      .map((route) =>
+        Match.objectLike({
+          HttpMethod: 'GET',
+          ResourcePath: route.path.replace(/\//g, '~1').replace(/^~1/, '/~1'),
+          ThrottlingRateLimit: 20,
+          ThrottlingBurstLimit: 40,
+        }),
+      );
+    assertResourceProperties(template, 'AWS::ApiGateway::Stage', {
+      StageName: API_STAGE_NAME,
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+        ...publicSettings,
+      ]),
+    });
+  });
+
+  it('logs access as JSON lines and execution errors without request or response bodies', () => {
+    const stages = template.findResources('AWS::ApiGateway::Stage');
+    const stageProperties = Object.values(stages)[0]?.Properties as {
+      AccessLogSetting: { Format: string; DestinationArn: unknown };
+      MethodSettings: Array<Record<string, unknown>>;
+    };
+    const format = JSON.parse(stageProperties.AccessLogSetting.Format) as Record<string, string>;
+
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', resourcePath: '$context.resourcePath' });
+    expect(stageProperties.MethodSettings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true })]),
+    );
+  });
+
+  it('answers API Gateway\'s own errors in the service\'s JSON error shape', () => {
+    for (const type of Object.keys(gatewayResponses) as GatewayResponseType[]) {
+      assertResourceProperties(template, 'AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: String(gatewayResponses[type].statusCode),
+        ResponseParameters: Object.fromEntries(Object.entries(GATEWAY_RESPONSE_HEADERS).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`])),
+        ResponseTemplates: { 'application/json': gatewayResponseTemplate(type) },
+      });
+    }
+  });
+
+  it('answers CORS preflight only on the public disclosure routes, as text despite the binary media type', () => {
+    const preflights = methods.filter((method) => method.httpMethod === 'OPTIONS');
+    expect(preflights.map((method) => method.path).sort()).toEqual(['/api/disclosures', '/api/disclosures/{slug}', '/api/disclosures/{slug}/verify']);
+    for (const preflight of preflights) {
+      expect(preflight.properties).toMatchObject({
+        AuthorizationType: 'NONE',
+        Integration: {
+          Type: 'MOCK',
+          ContentHandling: 'CONVERT_TO_TEXT',
+          IntegrationResponses: [
+            expect.objectContaining({
+              StatusCode: '204',
+              ContentHandling: 'CONVERT_TO_TEXT',
+              ResponseParameters: expect.objectContaining({ 'method.response.header.Access-Control-Allow-Origin': "'*'" }),
+            }),
+          ],
+        },
+      });
+    }
+  });
+});
+
+describe('outputs', () => {
+  it('exports the API URL, table, bucket names and signing secret id', () => {
+    assertOutput(template, 'ApiUrl', { Value: Match.objectLike({ 'Fn::Join': Match.anyValue() }) });
+    assertOutput(template, 'TableName', { Value: { Ref: logicalIdOf(stack, stack.table) } });
+    assertOutput(template, 'SbomBucketName', { Value: { Ref: logicalIdOf(stack, stack.sbomBucket) } });
+    assertOutput(template, 'DisclosureBucketName', { Value: { Ref: logicalIdOf(stack, stack.disclosureBucket) } });
+    assertOutput(template, 'SigningSecretId', { Value: { Ref: logicalIdOf(stack, stack.signingSecret) } });
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * Builds the stack the way `cdk synth` does: same feature flags (read from
+ * cdk.json, so tests and deployments cannot disagree), same construct ids.
+ */
+import { readFileSync } from 'node:fs';
+import { App, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnElement } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { PROJECT_ROOT } from '../../../lib/function-catalog';
+import { VexdeskStack, type VexdeskStackProps } from '../../../lib/vexdesk-stack';
+
+interface CdkJson {
+  context: Record<string, unknown>;
+}
+
+export function cdkJsonContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as CdkJson;
+  return cdkJson.context;
+}
+
+export interface SynthOptions {
+  /** Run esbuild for every function (slow-ish); otherwise assets are stubbed. */
+  bundle?: boolean;
+  /** Extra context, as `-c key=value` would pass it. */
+  context?: Record<string, unknown>;
+  props?: VexdeskStackProps;
+}
+
+export function createApp(options: SynthOptions = {}): App {
+  return new App({
+    context: {
+      ...cdkJsonContext(),
+      // Bundling: record each asset's directory on its resource (as the CLI does), so tests can open the bundle.
+      // No bundling: an empty list skips asset bundling for every stack.
+      ...(options.bundle ? { 'aws:cdk:enable-asset-metadata': true } : { 'aws:cdk:bundling-stacks': [] }),
+      ...options.context,
+    },
+  });
+}
+
+export function synthStack(options: SynthOptions = {}): { app: App; stack: VexdeskStack; template: Template } {
+  const app = createApp(options);
+  const stack = new VexdeskStack(app, 'Vexdesk', options.props);
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+/** The logical id CloudFormation will see for a construct (or its default child). */
+export function logicalIdOf(stack: Stack, construct: IConstruct): string {
+  const element = (construct.node.defaultChild ?? construct) as CfnElement;
+  return stack.getLogicalId(element);
+}
+
+export type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> } & Record<string, unknown>>;
+
+export function resourcesOf(template: Template): Resources {
+  return (template.toJSON() as { Resources: Resources }).Resources;
+}
+
+/**
+ * Rebuild each API Gateway resource's path (`/api/products/{productId}`) from
+ * the parent links in the template, so methods can be matched to routes.
+ */
+export function apiResourcePaths(template: Template): Map<string, string> {
+  const resources = resourcesOf(template);
+  const paths = new Map<string, string>();
+  const pathOf = (logicalId: string): string => {
+    const known = paths.get(logicalId);
+    if (known !== undefined) return known;
+    const properties = resources[logicalId]?.Properties as { ParentId: unknown; PathPart: string };
+    const parent = properties.ParentId as { Ref?: string };
+    const parentPath = parent.Ref ? pathOf(parent.Ref) : '';
+    const path = `${parentPath}/${properties.PathPart}`;
+    paths.set(logicalId, path);
+    return path;
+  };
+  for (const [logicalId, resource] of Object.entries(resources)) {
+    if (resource.Type === 'AWS::ApiGateway::Resource') pathOf(logicalId);
+  }
+  return paths;
+}
+
+export interface ApiMethod {
+  logicalId: string;
+  httpMethod: string;
+  path: string;
+  properties: Record<string, unknown>;
+}
+
+export function apiMethods(template: Template): ApiMethod[] {
+  const paths = apiResourcePaths(template);
+  return Object.entries(resourcesOf(template))
+    .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Method')
+    .map(([logicalId, resource]) => {
+      const properties = resource.Properties ?? {};
+      const resourceId = properties.ResourceId as { Ref?: string };
+      // A method on the root resource has a GetAtt RootResourceId instead of a Ref.
+      const path = resourceId.Ref ? (paths.get(resourceId.Ref) ?? '?') : '/';
+      return { logicalId, httpMethod: String(properties.HttpMethod), path, properties };
+    });
+}
+
+export interface GrantedStatement {
+  actions: string[];
+  /** The statement's Resource, serialised: tests look for a logical id inside it. */
+  resource: string;
+}
+
+/** Every statement of the inline policies attached to a role. */
+export function statementsOfRole(template: Template, roleLogicalId: string): GrantedStatement[] {
+  const statements: GrantedStatement[] = [];
+  for (const resource of Object.values(resourcesOf(template))) {
+    if (resource.Type !== 'AWS::IAM::Policy') continue;
+    const properties = resource.Properties as {
+      Roles: Array<{ Ref?: string }>;
+      PolicyDocument: { Statement: Array<{ Action: string | string[]; Resource: unknown }> };
+    };
+    if (!properties.Roles.some((role) => role.Ref === roleLogicalId)) continue;
+    for (const statement of properties.PolicyDocument.Statement) {
+      statements.push({ actions: [statement.Action].flat(), resource: JSON.stringify(statement.Resource) });
+    }
+  }
+  return statements;
+}
+
+/** The sorted, de-duplicated actions a role may perform, optionally only on resources mentioning `logicalId`. */
+export function actionsOfRole(template: Template, roleLogicalId: string, onResource?: string): string[] {
+  const actions = statementsOfRole(template, roleLogicalId)
+    .filter((statement) => onResource === undefined || statement.resource.includes(`"${onResource}"`))
+    .flatMap((statement) => statement.actions);
+  return [...new Set(actions)].sort();
+}
+
+/*
+ * Template assertions under `assert*` names, which the jest/expect-expect lint
+ * rule counts as assertions (it does not know `template.has*`).
+ */
+export function assertResourceProperties(template: Template, type: string, properties: unknown): void {
+  template.hasResourceProperties(type, properties);
+}
+
+export function assertResource(template: Template, type: string, resource: unknown): void {
+  template.hasResource(type, resource);
+}
+
+export function assertAllResourcesProperties(template: Template, type: string, properties: unknown): void {
+  template.allResourcesProperties(type, properties);
+}
+
+export function assertOutput(template: Template, logicalId: string, output: unknown): void {
+  template.hasOutput(logicalId, output);
+}
