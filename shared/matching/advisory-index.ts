@@ -128,7 +128,8 @@ function appliesTo(osvEcosystem: string, candidate: Candidate): boolean {
 }
 
 function toFinding(component: SbomComponent, candidate: Candidate, version: string, advisory: Advisory, affected: AffectedPackage[]): Finding {
-  const releaseUnknown = candidate.release === null && affected.every((a) => splitEcosystem(a.ecosystem)?.suffix != null);
+  // Every applicable record is release-specific but the SBOM did not say which release it describes.
+  const releaseUnknown = candidate.release === null && affected.every((a) => (splitEcosystem(a.ecosystem)?.suffix ?? null) !== null);
   const confidence: MatchConfidence = candidate.confidence === 'exact' && releaseUnknown && isDistro(candidate) ? 'high' : candidate.confidence;
   return {
     componentRef: component.ref,
