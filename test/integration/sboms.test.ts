@@ -1,0 +1,217 @@
+import { describe, expect, it } from '@jest/globals';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { request } from '../support/http-client';
+import { cycloneDxSbom } from '../support/seed';
+
+const FIXTURES = resolve(import.meta.dirname, '../fixtures/sboms');
+/** Expected inventories, counted independently of the parser (see test/fixtures/README.md for the rules). */
+const COMMITTED: Record<string, { format: string; spec: string; count: number }> = {
+  'cyclonedx-1.6_npm_cyclonedx-npm_demo-bundled-deps.json': { format: 'CycloneDX', spec: '1.6', count: 52 },
+  'cyclonedx-1.6_pypi_cyclonedx-py_poetry-regression-issue702.json': { format: 'CycloneDX', spec: '1.6', count: 63 },
+  'cyclonedx-1.5_multi_syft-0.96.0_plone-5.2-image.json': { format: 'CycloneDX', spec: '1.5', count: 600 },
+  'cyclonedx-1.5_maven_cdxgen_vuln-spring.json': { format: 'CycloneDX', spec: '1.5', count: 88 },
+  'cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json': { format: 'CycloneDX', spec: '1.4', count: 264 },
+  'cyclonedx-1.5_gem-deb_syft-1.2.0_rails-5.0.0-image.json': { format: 'CycloneDX', spec: '1.5', count: 445 },
+  'cyclonedx-1.6_apk-maven_trivy_test-image.json': { format: 'CycloneDX', spec: '1.6', count: 22 },
+  'handmade_cyclonedx-1.2_nested-assemblies.json': { format: 'CycloneDX', spec: '1.2', count: 9 },
+  'handmade_cyclonedx-1.3_cpe-only.json': { format: 'CycloneDX', spec: '1.3', count: 9 },
+  'handmade_spdx-2.3_describes-relationship.json': { format: 'SPDX', spec: '2.3', count: 7 },
+  'handmade_spdx-2.2_document-describes.json': { format: 'SPDX', spec: '2.2', count: 5 },
+};
+/**
+ * Real SBOMs whose source has no licence: not committed (shared/data MANIFEST),
+ * but read from ../shared beside the checkout, where CI and developers have it.
+ */
+const SHARED_DIR = resolve(import.meta.dirname, '../../../shared/data/sboms');
+const SHARED_ONLY: Record<string, { format: string; spec: string; count: number }> = {
+  'cyclonedx-1.4_npm_cyclonedx-npm_redis-commander.json': { format: 'CycloneDX', spec: '1.4', count: 479 },
+  'cyclonedx-1.4_cpe-only_openwrt-sbom-generator.json': { format: 'CycloneDX', spec: '1.4', count: 15 },
+  'spdx-2.3_go-pypi_syft-0.64.0_pingidentity-pingtoolkit-image.json': { format: 'SPDX', spec: '2.3', count: 162 },
+  'spdx-2.3_npm-pypi-alpine_syft-0.64.0_atlassian-docker-release-maker-image.json': { format: 'SPDX', spec: '2.3', count: 288 },
+  'spdx-2.2_nuget_ms-sbom-tool-1.1.1.json': { format: 'SPDX', spec: '2.2', count: 122 },
+};
+
+const cases = [
+  ...Object.entries(COMMITTED).map(([file, expected]) => ({ file, path: join(FIXTURES, file), ...expected })),
+  ...(existsSync(SHARED_DIR) ? Object.entries(SHARED_ONLY).map(([file, expected]) => ({ file, path: join(SHARED_DIR, file), ...expected })) : []),
+];
+
+async function releaseFor(api: Awaited<ReturnType<typeof createTeamWithKey>>['api']) {
+  const product = (await api.post('/api/products', { name: 'Scanned', slug: uniqueSlug('scanned') })).body.data;
+  return (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data as { id: string };
+}
+
+describe('SBOM upload, download and scan', () => {
+  it('covers every committed fixture', () => {
+    expect(readdirSync(FIXTURES).filter((name) => name.endsWith('.json')).sort()).toEqual(Object.keys(COMMITTED).sort());
+  });
+
+  it.each(cases.map((testCase) => [testCase.file, testCase] as const))('%s: detects the format, counts components, downloads byte for byte and scans', async (_file, testCase) => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const content = readFileSync(testCase.path, 'utf8');
+    const upload = await api.post('/api/sboms/upload', { releaseId: release.id, content, fileName: testCase.file });
+    expect(upload.status).toBe(201);
+    const bytes = Buffer.from(content, 'utf8');
+    expect(upload.body.data).toMatchObject({ format: testCase.format, spec_version: testCase.spec, component_count: testCase.count, file_hash: createHash('sha256').update(bytes).digest('hex') });
+
+    const download = await api.get(`/api/sboms/${upload.body.data.id}/download`);
+    expect(download.status).toBe(200);
+    expect(Buffer.from(download.text, 'utf8').equals(bytes)).toBe(true);
+    expect(download.headers.get('content-type')).toBe(testCase.format === 'SPDX' ? 'application/spdx+json' : 'application/vnd.cyclonedx+json');
+    expect(download.headers.get('x-content-hash')).toBe(upload.body.data.file_hash);
+    expect(download.headers.get('content-disposition')).toContain(`filename="${testCase.file}"`);
+
+    const scan = await api.post('/api/cve-scan', { sbomId: upload.body.data.id });
+    expect(scan.status).toBe(202);
+    expect(scan.body.data.status).toBe('completed');
+    const vulnerabilities = await api.get(`/api/sboms/${upload.body.data.id}/vulnerabilities`);
+    expect(vulnerabilities.status).toBe(200);
+    expect(vulnerabilities.body.summary.total).toBe(vulnerabilities.body.data.length);
+    expect(vulnerabilities.body.summary.total).toBe(scan.body.data.findingCount);
+  });
+
+  it('finds Spring4Shell in the vulnerable Spring app, with CVSS, KEV, fix and match evidence', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const content = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
+    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data;
+    await api.post('/api/cve-scan', { sbomId: sbom.id });
+    const { body } = await api.get(`/api/sboms/${sbom.id}/vulnerabilities?severity=critical`);
+    const spring4shell = body.data.find((entry: { cve_id: string; component_name: string }) => entry.cve_id === 'CVE-2022-22965' && entry.component_name === 'spring-beans');
+    expect(spring4shell).toMatchObject({
+      severity: 'CRITICAL', is_kev: true, cvss_v3_score: 9.8, component_version: '5.2.5.RELEASE', match_confidence: 'exact',
+      match_evidence: { kind: 'purl', value: expect.stringContaining('pkg:maven/org.springframework/spring-beans@5.2.5.RELEASE') },
+    });
+    expect(spring4shell.fixed_versions).toContain('5.2.20.RELEASE');
+    expect(spring4shell.cwes).toContain('CWE-94');
+    expect(body.data.every((entry: { severity: string }) => entry.severity === 'CRITICAL')).toBe(true);
+  });
+
+  it('keeps finding ids across rescans so dispositions survive, and filters by status', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const content = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
+    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data;
+    await api.post('/api/cve-scan', { sbomId: sbom.id });
+    const first = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body;
+    const target = first.data[0];
+    await api.post('/api/dispositions', { vulnerabilityId: target.id, status: 'affected', response: 'update' });
+    await api.post('/api/cve-scan', { sbomId: sbom.id });
+    const second = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body;
+    expect(second.data.map((entry: { id: string }) => entry.id).sort()).toEqual(first.data.map((entry: { id: string }) => entry.id).sort());
+    expect(second.summary).toMatchObject({ total: first.summary.total, affected: 1, withoutDisposition: first.summary.total - 1 });
+    const affected = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities?status=affected`)).body.data;
+    expect(affected).toHaveLength(1);
+    expect(affected[0].disposition).toMatchObject({ status: 'affected', response: 'update' });
+    expect((await api.get(`/api/sboms/${sbom.id}/vulnerabilities?status=undisposed`)).body.data).toHaveLength(first.summary.total - 1);
+    expect((await api.get(`/api/sboms/${sbom.id}/vulnerabilities?severity=urgent`)).status).toBe(422);
+  });
+
+  it('scans automatically after upload (in-process worker locally)', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const content = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
+    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data;
+    let status = 'queued';
+    for (let attempt = 0; attempt < 50 && status !== 'completed'; attempt += 1) {
+      await new Promise((done) => setTimeout(done, 100));
+      status = (await api.get(`/api/sboms/${sbom.id}`)).body.data.scan.status;
+    }
+    expect(status).toBe('completed');
+    expect((await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body.summary.total).toBeGreaterThan(0);
+  });
+
+  it('accepts a gzip-compressed request body', async () => {
+    const { key, api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const content = cycloneDxSbom([{ name: 'left-pad', version: '1.0.0', purl: 'pkg:npm/left-pad@1.0.0' }]);
+    const response = await request('POST', '/api/sboms/upload', {
+      key, rawBody: gzipSync(JSON.stringify({ releaseId: release.id, content })), headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.data.file_hash).toBe(createHash('sha256').update(content).digest('hex'));
+  });
+
+  it('supports the pre-signed upload flow against the embedded S3', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const content = readFileSync(join(FIXTURES, 'handmade_spdx-2.3_describes-relationship.json'));
+    const session = await api.post('/api/sboms/uploads', { releaseId: release.id, fileName: 'report-service.spdx.json' });
+    expect(session.status).toBe(201);
+    const put = await fetch(session.body.data.uploadUrl, { method: 'PUT', body: content });
+    expect(put.status).toBe(200);
+    const completed = await api.post(session.body.data.completePath);
+    expect(completed.status).toBe(201);
+    expect(completed.body.data).toMatchObject({ format: 'SPDX', component_count: 7, file_name: 'report-service.spdx.json', file_hash: createHash('sha256').update(content).digest('hex') });
+    expect((await api.post(session.body.data.completePath)).status).toBe(409);
+    const download = await api.get(`/api/sboms/${completed.body.data.id}/download`);
+    expect(Buffer.from(download.text).equals(content)).toBe(true);
+  });
+
+  it.each([
+    ['not JSON', 'this is not json'],
+    ['a JSON array', '[]'],
+    ['an unsupported CycloneDX version', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.1', components: [] })],
+    ['CycloneDX without components', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.5' })],
+    ['SPDX without packages', JSON.stringify({ spdxVersion: 'SPDX-2.3', SPDXID: 'SPDXRef-DOCUMENT' })],
+    ['an unsupported SPDX version', JSON.stringify({ spdxVersion: 'SPDX-2.1', packages: [] })],
+    ['an unknown document', JSON.stringify({ hello: 'world' })],
+  ])('rejects %s with 422 and a reason', async (_label, content) => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const response = await api.post('/api/sboms/upload', { releaseId: release.id, content });
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toMatch(/SBOM rejected: .+/);
+  });
+
+  it('rejects content over 10 MB with 413 and a long file name with 422', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const big = JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.5', components: [], padding: 'x'.repeat(10 * 1024 * 1024) });
+    expect((await api.post('/api/sboms/upload', { releaseId: release.id, content: big })).status).toBe(413);
+    const small = cycloneDxSbom([]);
+    expect((await api.post('/api/sboms/upload', { releaseId: release.id, content: small, fileName: 'f'.repeat(256) })).status).toBe(422);
+  });
+
+  it('accepts a plain 10 MB body locally', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const components = Array.from({ length: 55_000 }, (_, index) => ({ name: `pkg${index}`, version: '1.0.0', purl: `pkg:npm/pkg${index}@1.0.0` }));
+    const content = cycloneDxSbom(components);
+    expect(Buffer.byteLength(content)).toBeGreaterThan(8 * 1024 * 1024);
+    expect(Buffer.byteLength(content)).toBeLessThanOrEqual(10 * 1024 * 1024);
+    const response = await api.post('/api/sboms/upload', { releaseId: release.id, content });
+    expect(response.status).toBe(201);
+    expect(response.body.data.component_count).toBe(55_000);
+  });
+
+  it('sanitises the download file name (no header injection, RFC 6266 filename*)', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const fileName = 'évil"\r\nX-Injected: yes;.json';
+    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content: cycloneDxSbom([]), fileName })).body.data;
+    const download = await api.get(`/api/sboms/${sbom.id}/download`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('x-injected')).toBeNull();
+    const disposition = download.headers.get('content-disposition') ?? '';
+    expect(disposition).toMatch(/^attachment; filename="[^"\r\n]*"; filename\*=UTF-8''/);
+    expect(disposition).toContain("filename*=UTF-8''%C3%A9vil%22%0D%0AX-Injected%3A%20yes%3B.json");
+  });
+
+  it('returns 404 for another team\'s release, SBOM, download and vulnerabilities', async () => {
+    const owner = await createTeamWithKey();
+    const intruder = await createTeamWithKey();
+    const release = await releaseFor(owner.api);
+    const sbom = (await owner.api.post('/api/sboms/upload', { releaseId: release.id, content: cycloneDxSbom([]) })).body.data;
+    expect((await intruder.api.post('/api/sboms/upload', { releaseId: release.id, content: cycloneDxSbom([]) })).status).toBe(404);
+    expect((await intruder.api.get(`/api/sboms/${sbom.id}/download`)).status).toBe(404);
+    expect((await intruder.api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).status).toBe(404);
+    expect((await intruder.api.post('/api/cve-scan', { sbomId: sbom.id })).status).toBe(404);
+    expect((await intruder.api.post('/api/sboms/upload', { releaseId: randomUUID(), content: cycloneDxSbom([]) })).status).toBe(404);
+  });
+});
