@@ -11,10 +11,11 @@ import { ENDPOINT_GROUPS, routesOfGroup, type EndpointGroup } from '../shared/ht
 
 export type TableAccess = 'none' | 'read' | 'readWrite';
 /**
- * `put` = create objects only (no read, no delete); `readDelete` = read plus
- * cascade deletes; `readWrite` = read, put and delete.
+ * `put` = create objects only (no read, no delete); `readPut` = read and
+ * create; `readDelete` = read plus cascade deletes; `readWrite` = read, put
+ * and delete.
  */
-export type BucketAccess = 'none' | 'read' | 'put' | 'readDelete' | 'readWrite';
+export type BucketAccess = 'none' | 'read' | 'put' | 'readPut' | 'readDelete' | 'readWrite';
 export type QueueAccess = 'none' | 'send' | 'consume';
 
 export interface ResourceAccess {
@@ -35,10 +36,11 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   products: { ...nothing, table: 'readWrite', sbomBucket: 'readDelete' },
   releases: { ...nothing, table: 'readWrite' },
   // Upload stores the raw file (and deletes it again if the upload fails or is too large),
-  // download streams it back, and an upload may enqueue a scan.
+  // download streams it back, and every upload enqueues a scan (shared/scans/scan-dispatch.ts).
   sboms: { ...nothing, table: 'readWrite', sbomBucket: 'readWrite', scanQueue: 'send' },
-  // A scan re-reads the stored SBOM and writes findings; it may hand large SBOMs to the queue.
-  scans: { ...nothing, table: 'readWrite', sbomBucket: 'read', scanQueue: 'send' },
+  // A scan runs synchronously: it reads the stored component inventory and the
+  // corpus items spilled to S3, and writes findings.
+  scans: { ...nothing, table: 'readWrite', sbomBucket: 'read' },
   dispositions: { ...nothing, table: 'readWrite' },
   // Publish writes the immutable snapshot (create only: Object Lock keeps it) and signs it.
   vex: { ...nothing, table: 'readWrite', sbomBucket: 'read', disclosureBucket: 'put', signingSecret: true },
@@ -56,12 +58,14 @@ export const AUTHORIZER_ACCESS: ResourceAccess = { ...nothing, table: 'read' };
 
 /** Background jobs (created only once their handlers exist). */
 export const SCAN_WORKER_ACCESS: ResourceAccess = { ...nothing, table: 'readWrite', sbomBucket: 'read', scanQueue: 'consume' };
-export const CORPUS_REFRESH_ACCESS: ResourceAccess = { ...nothing, table: 'readWrite' };
+/** Corpus items too large for DynamoDB spill to the SBOM bucket (shared/corpus/corpus-store.ts); re-imports read them back. */
+export const CORPUS_REFRESH_ACCESS: ResourceAccess = { ...nothing, table: 'readWrite', sbomBucket: 'readPut' };
 
 const readOnlyBucket: Record<BucketAccess, BucketAccess> = {
   none: 'none',
   read: 'read',
   put: 'none',
+  readPut: 'read',
   readWrite: 'read',
   readDelete: 'read',
 };

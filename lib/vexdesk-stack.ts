@@ -460,6 +460,7 @@ function grantBucket(fn: NodejsFunction, bucket: s3.Bucket, access: BucketAccess
     none: [],
     read: ['s3:GetObject'],
     put: ['s3:PutObject'],
+    readPut: ['s3:GetObject', 's3:PutObject'],
     readDelete: ['s3:GetObject', 's3:DeleteObject'],
     readWrite: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
   };

@@ -1,8 +1,9 @@
 /**
  * The scan queue and the scheduled corpus refresh join the stack once their
- * handler files exist. Their wiring is tested now by synthesizing a catalog in
- * which both background functions point at an existing handler as a stand-in
- * (bundling is skipped, so only the entry's presence matters).
+ * handler files exist. Their wiring is tested whether or not they do, by
+ * synthesizing a catalog in which both background functions point at an
+ * existing handler as a stand-in (bundling is skipped, so only the entry's
+ * presence matters).
  */
 import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from '@jest/globals';
@@ -83,7 +84,7 @@ describe('scan queue', () => {
     });
   });
 
-  it('gives the queue URL and SendMessage to sboms and scans only', () => {
+  it('gives the queue URL and SendMessage to sboms, the only enqueuer, and no one else', () => {
     const senders = withBackgroundFunctions()
       .filter((spec) => actionsOfRole(template, roleId(spec.name), scanQueueId()).includes('sqs:SendMessage'))
       .map((spec) => spec.name);
@@ -91,8 +92,8 @@ describe('scan queue', () => {
       .filter((spec) => 'SCAN_QUEUE_URL' in environmentOf(spec.name))
       .map((spec) => spec.name);
 
-    expect(senders.sort()).toEqual(['sboms', 'scans']);
-    expect(withUrl.sort()).toEqual(['sboms', 'scans']);
+    expect(senders).toEqual(['sboms']);
+    expect(withUrl).toEqual(['sboms']);
   });
 });
 
@@ -110,11 +111,12 @@ describe('corpus refresh', () => {
     });
   });
 
-  it('may write the table but touches no bucket, secret or queue', () => {
+  it('writes the table and spills oversized corpus items to the SBOM bucket, and nothing else', () => {
     const actions = actionsOfRole(template, roleId('corpus-refresh'));
 
     expect(actions).toContain('dynamodb:PutItem');
-    expect(actions.filter((action) => !action.startsWith('dynamodb:'))).toEqual([]);
+    expect(actionsOfRole(template, roleId('corpus-refresh'), logicalIdOf(stack, stack.sbomBucket))).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(actions.filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('s3:'))).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@ import { ENDPOINT_GROUPS } from '../../shared/http/routes';
 import { functionCatalog } from '../../lib/function-catalog';
 import { AUTHORIZER_ACCESS, GROUP_ACCESS, effectiveGroupAccess, groupMutates, readOnly, readOnlyGroups, type ResourceAccess } from '../../lib/permissions';
 
-const WRITE_BUCKET_LEVELS = ['put', 'readDelete', 'readWrite'];
+const WRITE_BUCKET_LEVELS = ['put', 'readPut', 'readDelete', 'readWrite'];
 
 function writes(access: ResourceAccess): string[] {
   return [

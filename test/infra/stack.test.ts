@@ -37,6 +37,7 @@ const EXPECTED_BUCKET_ACTIONS: Record<BucketAccess, string[]> = {
   none: [],
   read: ['s3:GetObject', 's3:ListBucket'],
   put: ['s3:PutObject'],
+  readPut: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
   readDelete: ['s3:DeleteObject', 's3:GetObject', 's3:ListBucket'],
   readWrite: ['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject'],
 };
