@@ -160,6 +160,7 @@ describe('serializeVex and media types', () => {
   it('writes sorted keys, 2-space indentation and a trailing newline', () => {
     const text = serializeVex({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } });
     expect(text).toBe('{\n  "a": {\n    "d": [\n      3,\n      {\n        "y": 2,\n        "z": 1\n      }\n    ]\n  },\n  "b": 1\n}\n');
+    expect(() => serializeVex({ score: Number.NaN })).toThrow(TypeError);
   });
 
   it('serialises a document read back from storage (any key order) to the same bytes', () => {

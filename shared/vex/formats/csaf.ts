@@ -208,8 +208,12 @@ function collect<T>(map: Map<string, Collected<T>>, key: string, productId: stri
   else existing.productIds.push(productId);
 }
 
-function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput): CsafVulnerability {
-  const pid = (s: PreparedStatement): string => csafComponentInReleaseProductId(input, s.component.ref);
+function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput, productIds: Map<string, string>): CsafVulnerability {
+  const pid = (s: PreparedStatement): string => {
+    let id = productIds.get(s.component.ref);
+    if (id === undefined) productIds.set(s.component.ref, (id = csafComponentInReleaseProductId(input, s.component.ref)));
+    return id;
+  };
   const cweNames = input.cweNames ?? {};
   const out: CsafVulnerability = {
     notes: [
@@ -358,6 +362,7 @@ export function generateCsafFromPrepared(prepared: PreparedVex): CsafVexDocument
   }
   const releaseLabel = `${input.product.name} ${input.release.version}`;
   const history = revisionHistory(prepared);
+  const productIds = new Map<string, string>(); // component ref -> relationship product id (hashing is the hot path)
   const notes: CsafNote[] = [
     {
       category: 'summary',
@@ -400,7 +405,7 @@ export function generateCsafFromPrepared(prepared: PreparedVex): CsafVexDocument
   return canonicalize<CsafVexDocument>({
     document,
     product_tree: productTree(prepared),
-    vulnerabilities: prepared.vulnerabilities.map((v) => vulnerabilityOf(v, input)),
+    vulnerabilities: prepared.vulnerabilities.map((v) => vulnerabilityOf(v, input, productIds)),
   });
 }
 
