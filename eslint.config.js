@@ -25,6 +25,11 @@ export default tseslint.config(
       'jest/no-disabled-tests': 'error',
       'jest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expect*', 'assert*'] }],
       '@typescript-eslint/unbound-method': 'off',
+      // Tests read JSON response bodies; the assertions on them are the type check.
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
     },
   },
 );

@@ -44,7 +44,7 @@ async function connectToDeployedStack(): Promise<boolean> {
   if (flags.stack) {
     const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
     const { Stacks } = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: flags.stack }));
-    const outputs = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]));
+    const outputs: Record<string, string | undefined> = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey ?? '', output.OutputValue]));
     process.env.TABLE_NAME = outputs.TableName;
     process.env.SBOM_BUCKET = outputs.SbomBucketName;
     process.env.DISCLOSURE_BUCKET = outputs.DisclosureBucketName;

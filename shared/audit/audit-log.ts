@@ -67,7 +67,7 @@ export function toAuditEntry(item: Item): AuditEntry {
     action: String(item.action),
     entityType: String(item.entityType),
     entityId: String(item.entityId),
-    entityName: String(item.entityName ?? ''),
+    entityName: typeof item.entityName === 'string' ? item.entityName : '',
     actorId: String(item.actorId),
     actorEmail: (item.actorEmail as string | null | undefined) ?? null,
     actorName: String(item.actorName),

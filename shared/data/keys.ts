@@ -66,9 +66,9 @@ export const keys = {
   disclosureOfDocument: (vexId: string, version: number): Key => ({ pk: `DISCLOSED_DOC#${vexId}`, sk: `V#${String(version).padStart(6, '0')}` }),
   disclosureOfDocumentPrefix: (vexId: string) => ({ pk: `DISCLOSED_DOC#${vexId}`, skPrefix: 'V#' }),
   /** Publication counters and sequence-numbered index items: page N of the list is one range query. */
-  disclosureCounter: (format: string | 'all'): Key => ({ pk: 'DISCLOSURE_COUNTER', sk: format }),
-  disclosureIndexEntry: (format: string | 'all', sequence: number): Key => ({ pk: `DISCLOSURE_INDEX#${format}`, sk: String(sequence).padStart(12, '0') }),
-  disclosureIndexPartition: (format: string | 'all') => ({ pk: `DISCLOSURE_INDEX#${format}` }),
+  disclosureCounter: (format: string): Key => ({ pk: 'DISCLOSURE_COUNTER', sk: format }),
+  disclosureIndexEntry: (format: string, sequence: number): Key => ({ pk: `DISCLOSURE_INDEX#${format}`, sk: String(sequence).padStart(12, '0') }),
+  disclosureIndexPartition: (format: string) => ({ pk: `DISCLOSURE_INDEX#${format}` }),
   disclosureSequenceKey: (sequence: number) => String(sequence).padStart(12, '0'),
   disclosureObject: (slug: string) => `disclosures/${slug}/content`,
   vexContentObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.json`,

@@ -31,6 +31,6 @@ export function callerFromAuthorizer(context: Record<string, unknown> | null | u
     teamId: context.teamId,
     keyId: String(context.keyId),
     actor: { id: context.serviceAccountId, name: String(context.actorName), email: null, kind: 'service_account' },
-    scopes: String(context.scopes ?? '').split(' ').filter(Boolean),
+    scopes: typeof context.scopes === 'string' ? context.scopes.split(' ').filter(Boolean) : [],
   };
 }

@@ -82,20 +82,22 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
     return toProxyResult(result, requestId);
   }
 
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+  const requestLogging: middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, { startedAt: number }> = {
+    before: (request) => {
+      const { event } = request;
+      logger.appendKeys({ requestId: event.requestContext.requestId, route: `${event.httpMethod} ${event.resource}` });
+      request.internal.startedAt = performance.now();
+    },
+    after: (request) => logAccess(request.event, request.response?.statusCode, request.internal.startedAt),
+    onError: (request) => {
+      request.response = errorToProxyResult(request.error, request.event.requestContext.requestId);
+      logAccess(request.event, request.response.statusCode, request.internal.startedAt);
+    },
+  };
+
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, { startedAt: number }>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use({
-      before: (request) => {
-        const { event } = request;
-        logger.appendKeys({ requestId: event.requestContext.requestId, route: `${event.httpMethod} ${event.resource}` });
-        (request.internal as Record<string, unknown>).startedAt = performance.now();
-      },
-      after: (request) => logAccess(request.event, request.response?.statusCode, request.internal.startedAt),
-      onError: (request) => {
-        request.response = errorToProxyResult(request.error, request.event.requestContext.requestId);
-        logAccess(request.event, request.response.statusCode, request.internal.startedAt);
-      },
-    })
+    .use(requestLogging)
     .handler(dispatch);
 }
 

@@ -26,7 +26,8 @@ function resolve(stored: StoredSettings): TeamSettings {
 
 export const TeamSettingsService = {
   async get(teamId: string): Promise<TeamSettings> {
-    return resolve((await Teams.get(teamId)).settings as StoredSettings);
+    const stored: StoredSettings = (await Teams.get(teamId)).settings;
+    return resolve(stored);
   },
 
   async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; slaPolicy?: Partial<SlaPolicy> | undefined }): Promise<TeamSettings> {

@@ -153,7 +153,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     const event: APIGatewayProxyEvent = {
       resource: match.route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: multiHeaders,
       queryStringParameters: firstValues(multiQuery), multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
-      pathParameters, stageVariables: null, requestContext: requestContext as APIGatewayProxyEvent['requestContext'],
+      pathParameters, stageVariables: null, requestContext,
       // binaryMediaTypes '*/*' on the deployed API: every body arrives base64-encoded.
       body: body.length ? body.toString('base64') : null, isBase64Encoded: body.length > 0,
     };

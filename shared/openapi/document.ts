@@ -51,7 +51,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         ...(route.request?.query ? { query: route.request.query } : {}),
         ...(body ? { body: { content: { 'application/json': { schema: body } } } } : {}),
       },
-      responses: responses as never, // shapes built above match the library's ResponseConfig
+      responses,
     });
   }
   const generator = new OpenApiGeneratorV31(registry.definitions);

@@ -92,7 +92,7 @@ export const Releases = {
       const value = input[field];
       if (value !== undefined) patch[field] = value;
     }
-    const next = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 } as Release;
+    const next: Release = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 };
     const changes = diffChanges(auditableFields(current), auditableFields(next));
     if (Object.keys(changes).length === 0) return current;
 

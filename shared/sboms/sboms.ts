@@ -120,7 +120,7 @@ export const Sboms = {
   async completeUpload(teamId: string, actor: Actor, uploadId: string): Promise<Sbom> {
     const upload = await getItem(keys.sbomUpload(teamId, uploadId));
     if (!upload) throw new NotFoundError('Upload');
-    if (upload.completedSbomId) throw new ConflictError(`Upload already completed as SBOM ${String(upload.completedSbomId)}`, 'upload_completed');
+    if (typeof upload.completedSbomId === 'string') throw new ConflictError(`Upload already completed as SBOM ${upload.completedSbomId}`, 'upload_completed');
     const bucket = config().sbomBucket;
     const objectKey = String(upload.objectKey);
     let size: number;
