@@ -1,4 +1,17 @@
+import { ComplianceReports } from '../../shared/compliance/report-data';
 import { createGroupHandler } from '../../shared/http/group-handler';
 
-// Every route of this group is marked 'planned' in the route table and answers 501 until its issue lands.
-export const handler = createGroupHandler('compliance', {});
+/** The report is self-contained (inline styles, no scripts or fetches); the header enforces that in browsers. */
+const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+export const handler = createGroupHandler('compliance', {
+  getComplianceReport: async ({ caller, params }) => {
+    const { html, sha256 } = await ComplianceReports.render(caller.teamId, params.releaseId);
+    return {
+      status: 200,
+      raw: html,
+      contentType: 'text/html; charset=utf-8',
+      headers: { 'Content-Security-Policy': REPORT_CSP, 'X-Report-SHA256': sha256, 'Cache-Control': 'no-store' },
+    };
+  },
+});

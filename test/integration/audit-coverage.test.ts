@@ -1,0 +1,291 @@
+/**
+ * Every mutating route writes an audit entry (spec "Authentication" rule 11, "Events":
+ * the audit log records actions). The route table drives the test: each route marked
+ * `mutates: true` needs a scenario below that performs a real, successful call over
+ * HTTP, and a new route without one fails the suite until someone writes it.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import { toAuditEntry, type AuditEntry } from '../../shared/audit/audit-log';
+import { pointerItem } from '../../shared/data/id-pointers';
+import { keys } from '../../shared/data/keys';
+import { batchWrite, queryAll } from '../../shared/data/table-client';
+import { routes } from '../../shared/http/routes';
+import { OPERATOR_ACTOR } from '../../shared/identity/actor';
+import { ApiKeys } from '../../shared/identity/api-keys';
+import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { findingItem, type Finding } from '../../shared/scans/finding-store';
+import type { HttpResponse } from '../support/http-client';
+import { cycloneDxSbom, seedReleaseWithFindings } from '../support/seed';
+
+type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
+type Data<T> = { data: T };
+type WithId = Data<{ id: string }>;
+interface Seeded {
+  release: { id: string };
+  sbom: { id: string };
+  findings: Finding[];
+}
+
+/** What a scenario did: the call under test, and the entity its audit entry must name (when the call returns it). */
+interface Performed {
+  response: HttpResponse<unknown>;
+  entityId?: string | undefined;
+}
+
+/** Arrange everything the call needs, then `act` performs exactly the call under test. */
+type Scenario = (team: Team) => Promise<{ act: () => Promise<Performed> }>;
+
+async function auditEntries(teamId: string): Promise<AuditEntry[]> {
+  return (await queryAll({ pk: keys.auditPartition(teamId).pk })).map(toAuditEntry);
+}
+
+function ok<T>(response: HttpResponse<T>, what: string): T {
+  if (response.status >= 300) throw new Error(`${what} failed during setup: ${response.status} ${response.text}`);
+  return response.body;
+}
+
+/** `data.<field>` of a response body, when the call returned one. */
+function dataField(response: HttpResponse<unknown>, field: string): string | undefined {
+  const value = (response.body as Partial<Data<Record<string, unknown>>> | undefined)?.data?.[field];
+  return typeof value === 'string' ? value : undefined;
+}
+
+async function product(team: Team) {
+  return ok(await team.api.post<WithId>('/api/products', { name: 'Audited', slug: uniqueSlug() }), 'create product').data;
+}
+
+async function release(team: Team) {
+  const created = await product(team);
+  return ok(await team.api.post<WithId>(`/api/products/${created.id}/releases`, { version: '1.0.0' }), 'create release').data;
+}
+
+/**
+ * The seed's upload starts a background scan that deletes findings the corpus does not
+ * match (unless disposed). Wait for that scan, then put the seeded findings back, so the
+ * test sees exactly the seeded findings and no scan lands in the middle of it.
+ */
+async function seedSettled(team: Team, count: number): Promise<Seeded> {
+  const seeded: Seeded = await seedReleaseWithFindings(team.api, team.teamId, count);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const sbom = await team.api.get<Data<{ scan: { status: string } }>>(`/api/sboms/${seeded.sbom.id}`);
+    if (['completed', 'failed'].includes(sbom.body.data.scan.status)) break;
+    if (Date.now() > deadline) throw new Error(`scan of ${seeded.sbom.id} did not finish: ${sbom.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await batchWrite(seeded.findings.flatMap((finding) => [
+    findingItem(finding),
+    pointerItem(team.teamId, finding.id, {
+      entityType: 'finding', target: keys.finding(team.teamId, finding.productId, finding.releaseId, finding.sbomId, finding.id),
+      productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId,
+    }),
+  ]));
+  return seeded;
+}
+
+async function seeded(team: Team): Promise<Seeded> {
+  return seedSettled(team, 3);
+}
+
+async function draftVex(team: Team) {
+  const { release: seededRelease } = await seeded(team);
+  const document = ok(await team.api.post<WithId>(`/api/releases/${seededRelease.id}/vex`, { format: 'openvex' }), 'create VEX').data;
+  return { releaseId: seededRelease.id, vexId: document.id };
+}
+
+async function submittedVex(team: Team) {
+  const draft = await draftVex(team);
+  ok(await team.api.post(`/api/vex/${draft.vexId}/submit`, {}), 'submit VEX');
+  return draft;
+}
+
+async function approvedVex(team: Team) {
+  const submitted = await submittedVex(team);
+  ok(await team.api.post(`/api/vex/${submitted.vexId}/approve`, {}), 'approve VEX');
+  return submitted;
+}
+
+const SBOM = cycloneDxSbom([{ name: 'left-pad', version: '1.3.0', purl: 'pkg:npm/left-pad@1.3.0' }]);
+
+const scenarios: Record<string, Scenario> = {
+  // Nothing to arrange: the team itself is the precondition.
+  createProduct: (team) => Promise.resolve({
+    act: async () => {
+      const response = await team.api.post('/api/products', { name: 'New', slug: uniqueSlug() });
+      return { response, entityId: dataField(response, 'id') };
+    },
+  }),
+  updateProduct: async (team) => {
+    const { id } = await product(team);
+    return { act: async () => ({ response: await team.api.put(`/api/products/${id}`, { description: 'changed' }), entityId: id }) };
+  },
+  deleteProduct: async (team) => {
+    const { id } = await product(team);
+    return { act: async () => ({ response: await team.api.delete(`/api/products/${id}`), entityId: id }) };
+  },
+  createRelease: async (team) => {
+    const { id } = await product(team);
+    return {
+      act: async () => {
+        const response = await team.api.post(`/api/products/${id}/releases`, { version: '2.0.0' });
+        return { response, entityId: dataField(response, 'id') };
+      },
+    };
+  },
+  updateRelease: async (team) => {
+    const { id } = await release(team);
+    return { act: async () => ({ response: await team.api.put(`/api/releases/${id}`, { status: 'deprecated' }), entityId: id }) };
+  },
+  uploadSbom: async (team) => {
+    const { id } = await release(team);
+    return {
+      act: async () => {
+        const response = await team.api.post('/api/sboms/upload', { releaseId: id, content: SBOM, fileName: 'bom.json' });
+        return { response, entityId: dataField(response, 'id') };
+      },
+    };
+  },
+  createSbomUpload: async (team) => {
+    const { id } = await release(team);
+    return {
+      act: async () => {
+        const response = await team.api.post('/api/sboms/uploads', { releaseId: id, fileName: 'large.json' });
+        return { response, entityId: dataField(response, 'uploadId') };
+      },
+    };
+  },
+  completeSbomUpload: async (team) => {
+    const { id } = await release(team);
+    const upload = ok(await team.api.post<Data<{ uploadId: string; uploadUrl: string }>>('/api/sboms/uploads', { releaseId: id, fileName: 'large.json' }), 'create upload').data;
+    const put = await fetch(upload.uploadUrl, { method: 'PUT', body: SBOM });
+    if (!put.ok) throw new Error(`PUT to the pre-signed URL failed: ${put.status}`);
+    return {
+      act: async () => {
+        const response = await team.api.post(`/api/sboms/uploads/${upload.uploadId}/complete`);
+        return { response, entityId: dataField(response, 'id') };
+      },
+    };
+  },
+  triggerCveScan: async (team) => {
+    const { sbom } = await seeded(team);
+    return { act: async () => ({ response: await team.api.post('/api/cve-scan', { sbomId: sbom.id }), entityId: sbom.id }) };
+  },
+  upsertDisposition: async (team) => {
+    const { findings } = await seeded(team);
+    return {
+      act: async () => {
+        const response = await team.api.post('/api/dispositions', { vulnerabilityId: findings[0]?.id, status: 'under_investigation' });
+        return { response, entityId: dataField(response, 'id') };
+      },
+    };
+  },
+  batchDispositions: async (team) => {
+    const { findings } = await seeded(team);
+    return {
+      act: async () => ({
+        response: await team.api.post('/api/dispositions/batch', { vulnerabilityIds: findings.map((finding) => finding.id), status: 'fixed' }),
+      }),
+    };
+  },
+  updateDisposition: async (team) => {
+    const { findings } = await seeded(team);
+    const disposition = ok(await team.api.post<WithId>('/api/dispositions', { vulnerabilityId: findings[0]?.id, status: 'under_investigation' }), 'create disposition').data;
+    return {
+      act: async () => ({
+        response: await team.api.put(`/api/dispositions/${disposition.id}`, { status: 'not_affected', justification: 'component_not_present' }),
+        entityId: disposition.id,
+      }),
+    };
+  },
+  createVexDocument: async (team) => {
+    const { release: seededRelease } = await seeded(team);
+    return {
+      act: async () => {
+        const response = await team.api.post(`/api/releases/${seededRelease.id}/vex`, { format: 'csaf' });
+        return { response, entityId: dataField(response, 'id') };
+      },
+    };
+  },
+  regenerateVexDocument: async (team) => {
+    const { vexId } = await draftVex(team);
+    return { act: async () => ({ response: await team.api.post(`/api/vex/${vexId}/regenerate`), entityId: vexId }) };
+  },
+  deleteVexDocument: async (team) => {
+    const { vexId } = await draftVex(team);
+    return { act: async () => ({ response: await team.api.delete(`/api/vex/${vexId}`), entityId: vexId }) };
+  },
+  submitVexDocument: async (team) => {
+    const { vexId } = await draftVex(team);
+    return { act: async () => ({ response: await team.api.post(`/api/vex/${vexId}/submit`, { comment: 'please review' }), entityId: vexId }) };
+  },
+  approveVexDocument: async (team) => {
+    const { vexId } = await submittedVex(team);
+    return { act: async () => ({ response: await team.api.post(`/api/vex/${vexId}/approve`, { comment: 'looks right' }), entityId: vexId }) };
+  },
+  rejectVexDocument: async (team) => {
+    const { vexId } = await submittedVex(team);
+    return { act: async () => ({ response: await team.api.post(`/api/vex/${vexId}/reject`, { comment: 'justification missing' }), entityId: vexId }) };
+  },
+  publishVexDocument: async (team) => {
+    const { vexId } = await approvedVex(team);
+    return { act: async () => ({ response: await team.api.post(`/api/vex/${vexId}/publish`, {}), entityId: vexId }) };
+  },
+  unlockRelease: async (team) => {
+    const { releaseId } = await submittedVex(team);
+    return { act: async () => ({ response: await team.api.post(`/api/releases/${releaseId}/unlock`, { comment: 'hotfix needed' }), entityId: releaseId }) };
+  },
+  updateTeamSettings: (team) => Promise.resolve({
+    act: async () => ({ response: await team.api.put('/api/settings', { slaPolicy: { critical: 5 }, requireDistinctApprover: true }), entityId: team.teamId }),
+  }),
+};
+
+const mutatingRoutes = routes.filter((route) => route.mutates);
+
+describe('audit coverage', () => {
+  it('has a scenario for every mutating route in the route table', () => {
+    const missing = mutatingRoutes.map((route) => route.operationId).filter((operationId) => !(operationId in scenarios));
+    const stale = Object.keys(scenarios).filter((operationId) => !mutatingRoutes.some((route) => route.operationId === operationId));
+    expect({ missing, stale }).toEqual({ missing: [], stale: [] });
+  });
+
+  it.each(mutatingRoutes.map((route) => [route.operationId, route.method, route.path] as const))(
+    '%s (%s %s) writes an audit entry attributed to the calling key',
+    async (operationId) => {
+      const scenario = scenarios[operationId];
+      if (!scenario) throw new Error(`No audit-coverage scenario for mutating route ${operationId}: add one to this file`);
+      const team = await createTeamWithKey();
+      const { act } = await scenario(team);
+      const before = new Set((await auditEntries(team.teamId)).map((entry) => entry.id));
+
+      const { response, entityId } = await act();
+
+      // Status and body together, so a failure shows why the call was refused.
+      expect(`${response.status} ${response.status >= 300 ? response.text : ''}`).toMatch(/^2\d\d /);
+      const added = (await auditEntries(team.teamId)).filter((entry) => !before.has(entry.id));
+      expect(added.length).toBeGreaterThan(0);
+      // Spec "Authentication" rule 11: a key's actions are attributed to its service account.
+      expect(added.map((entry) => entry.actorName)).toContain(`api_${team.keyName}`);
+      if (entityId !== undefined) expect(added.map((entry) => entry.entityId)).toContain(entityId);
+    },
+  );
+
+  describe('key management (a service operation, not a route)', () => {
+    it('audits API key creation and revocation, naming the key and its service account', async () => {
+      const team = await createTeamWithKey();
+      const before = new Set((await auditEntries(team.teamId)).map((entry) => entry.id));
+
+      const created = await ApiKeys.create(team.teamId, { name: `ci-${randomUUID().slice(0, 8)}`, scopes: ['products:read'] }, { byMemberId: team.memberId, operator: OPERATOR_ACTOR });
+      await ApiKeys.revoke(team.teamId, created.id, { byMemberId: team.memberId, operator: OPERATOR_ACTOR });
+
+      const added = (await auditEntries(team.teamId)).filter((entry) => !before.has(entry.id));
+      const summary = added.map(({ action, entityType, entityId, actorId }) => ({ action, entityType, entityId, actorId }));
+      expect(summary).toHaveLength(2);
+      expect(summary).toEqual(expect.arrayContaining([
+        { action: 'create', entityType: 'api_key', entityId: created.id, actorId: team.memberId },
+        { action: 'revoke', entityType: 'api_key', entityId: created.id, actorId: team.memberId },
+      ]));
+      expect(added.every((entry) => entry.changes.serviceAccount === `api_${created.name}`)).toBe(true);
+    });
+  });
+});
