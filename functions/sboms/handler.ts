@@ -4,7 +4,7 @@ import { toSbomView } from '../../shared/sboms/sbom-store';
 
 export const handler = createGroupHandler('sboms', {
   uploadSbom: async ({ caller, body }) => ({ status: 201, body: { data: toSbomView(await Sboms.upload(caller.teamId, caller.actor, body)) } }),
-  createSbomUpload: async ({ caller, body }) => ({ status: 201, body: { data: await Sboms.createUpload(caller.teamId, body) } }),
+  createSbomUpload: async ({ caller, body }) => ({ status: 201, body: { data: await Sboms.createUpload(caller.teamId, caller.actor, body) } }),
   completeSbomUpload: async ({ caller, params }) => ({
     status: 201,
     body: { data: toSbomView(await Sboms.completeUpload(caller.teamId, caller.actor, params.uploadId)) },

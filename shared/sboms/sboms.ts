@@ -100,7 +100,7 @@ export const Sboms = {
   },
 
   /** Step 1 of the pre-signed flow: a short-lived PUT URL for the raw file (BRIEF decision 8). */
-  async createUpload(teamId: string, input: { releaseId: string; fileName?: string | undefined }) {
+  async createUpload(teamId: string, actor: Actor, input: { releaseId: string; fileName?: string | undefined }) {
     const { release, product } = await Releases.resolve(teamId, input.releaseId);
     if (release.lockedBy) throw new ReleaseLockedError();
     const uploadId = randomUUID();
@@ -110,6 +110,10 @@ export const Sboms = {
       tx.create({
         ...keys.sbomUpload(teamId, uploadId), entity: 'SbomUpload', id: uploadId, teamId, productId: product.id, releaseId: release.id,
         fileName: input.fileName ?? null, objectKey, expiresAt: expiresAt.toISOString(), expiresAtEpoch: Math.floor(expiresAt.getTime() / 1000) + 3600,
+      }),
+      auditPut(teamId, actor, {
+        action: 'create', entityType: 'sbom_upload', entityId: uploadId, entityName: input.fileName ?? `${product.name} ${release.version} SBOM upload`,
+        changes: { releaseId: release.id, fileName: input.fileName ?? null, expiresAt: expiresAt.toISOString() },
       }),
     ]);
     const uploadUrl = await getSignedUrl(s3(), new PutObjectCommand({ Bucket: config().sbomBucket, Key: objectKey }), { expiresIn: UPLOAD_URL_TTL_SECONDS });

@@ -1,13 +1,12 @@
 /**
- * Test data for flows downstream of the scan: a product, a release, a real
- * SBOM uploaded through the API, and findings written with the finding store's
- * own item builder (as the scanner writes them).
+ * Test data for flows downstream of the scan, made the way production makes
+ * it: synthetic advisories (unique packages per call) are imported into the
+ * corpus, a CycloneDX SBOM naming those packages is uploaded through the API,
+ * and the real scan produces the findings.
  */
-import { randomUUID } from 'node:crypto';
-import { keys } from '../../shared/data/keys';
-import { batchWrite } from '../../shared/data/table-client';
-import { pointerItem } from '../../shared/data/id-pointers';
-import { findingId, findingItem, type Finding } from '../../shared/scans/finding-store';
+import { randomInt, randomUUID } from 'node:crypto';
+import { importAdvisories, importKev } from '../../shared/corpus/import';
+import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
 import { uniqueSlug } from './factories';
 import type { client } from './http-client';
 
@@ -21,32 +20,53 @@ export function cycloneDxSbom(components: { name: string; version: string; purl:
   }, null, 2);
 }
 
-const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
+/** CVSS 3.1 vectors scoring critical (9.8), high (7.5), medium (5.3) and low (3.1). */
+const VECTORS = [
+  'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+  'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+  'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
+  'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N',
+];
 
-export async function seedReleaseWithFindings(api: Api, teamId: string, count = 4) {
+export interface SeededFinding {
+  id: string;
+  sbomId: string;
+  cveId: string;
+  componentName: string;
+}
+
+export async function seedReleaseWithFindings(api: Api, _teamId: string, count = 4) {
+  const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
+  const base = randomInt(1_000_000, 9_000_000);
+  const packages = Array.from({ length: count }, (_, index) => ({
+    name: `seed-${suffix}-lib${index}`, version: `1.${index}.0`, cve: `CVE-2090-${base + index}`,
+  }));
+  await importAdvisories(packages.map((pkg, index) => ({
+    source: 'seed',
+    advisory: parseOsvAdvisory({
+      id: `GHSA-seed-${suffix}-${index}`, modified: new Date().toISOString(), aliases: [pkg.cve], summary: `Seeded <b>issue</b> ${index}`, details: 'Seeded',
+      severity: [{ type: 'CVSS_V3', score: VECTORS[index % VECTORS.length] }], database_specific: { cwe_ids: ['CWE-79'] },
+      affected: [{ package: { ecosystem: 'npm', name: pkg.name }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }],
+    }),
+  })));
+  await importKev({
+    catalogVersion: 'seed', dateReleased: new Date().toISOString(), skipped: 0,
+    entries: new Map([[packages[0]!.cve, { cveID: packages[0]!.cve, vendorProject: 'seed', product: 'seed', vulnerabilityName: 'seed', dateAdded: '2026-01-01', shortDescription: '', requiredAction: '', dueDate: '2026-01-22', knownRansomwareCampaignUse: 'Unknown', notes: '', cwes: [] }]]),
+  });
   const product = (await api.post('/api/products', { name: 'Seeded <App>', slug: uniqueSlug('seeded'), vendor: 'ACME Corp' })).body.data;
   const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
-  const components = Array.from({ length: count }, (_, index) => ({ name: `lib${index}`, version: `1.${index}.0`, purl: `pkg:npm/lib${index}@1.${index}.0` }));
-  const upload = await api.post('/api/sboms/upload', { releaseId: release.id, content: cycloneDxSbom(components), fileName: 'bom.json' });
+  const content = cycloneDxSbom(packages.map((pkg) => ({ name: pkg.name, version: pkg.version, purl: `pkg:npm/${pkg.name}@${pkg.version}` })));
+  const upload = await api.post('/api/sboms/upload', { releaseId: release.id, content, fileName: 'bom.json' });
   if (upload.status !== 201) throw new Error(`seed upload failed: ${upload.status} ${upload.text}`);
   const sbom = upload.body.data;
-  const now = new Date().toISOString();
-  const findings: Finding[] = components.map((component, index) => {
-    const severity = SEVERITIES[index % SEVERITIES.length] ?? 'LOW';
-    const score = { CRITICAL: 9.8, HIGH: 7.5, MEDIUM: 5.3, LOW: 3.1 }[severity];
-    return {
-      id: findingId(sbom.id, component.purl, `GHSA-seed-${index}`), teamId, productId: product.id, releaseId: release.id, sbomId: sbom.id,
-      advisoryId: `GHSA-seed-${index}`, cveId: `CVE-2024-${String(1000 + index)}`, aliases: [`CVE-2024-${String(1000 + index)}`],
-      summary: `Seeded issue ${index}`, componentRef: component.purl, componentName: component.name, componentVersion: component.version, componentPurl: component.purl,
-      severity, severitySource: 'cvss_v3', cvssV2: null, cvssV3: { vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', score, severity }, cvssV4: null,
-      epss: { score: 0.1 * (index + 1), percentile: 0.5, date: '2026-11-01' }, kev: index === 0 ? { dateAdded: '2026-01-01', dueDate: '2026-01-22', knownRansomwareCampaignUse: 'Unknown' } : null,
-      cwes: ['CWE-79'], affectedVersions: ['<2.0.0'], fixedVersions: ['2.0.0'], matchConfidence: 'exact', matchEvidence: { kind: 'purl', value: component.purl },
-      firstDetectedAt: now, lastSeenAt: now, noLongerDetected: false,
-    };
+  const scan = await api.post('/api/cve-scan', { sbomId: sbom.id });
+  if (scan.status !== 202 || scan.body.data.findingCount !== count) throw new Error(`seed scan found ${String(scan.body.data?.findingCount)} of ${count}`);
+  const vulnerabilities = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body.data as { id: string; cve_id: string; component_name: string }[];
+  // In package order, so callers can rely on index i ↔ lib<i> ↔ severity VECTORS[i % 4].
+  const findings: SeededFinding[] = packages.map((pkg) => {
+    const match = vulnerabilities.find((entry) => entry.component_name === pkg.name);
+    if (!match) throw new Error(`seed: no finding for ${pkg.name}`);
+    return { id: match.id, sbomId: sbom.id, cveId: match.cve_id, componentName: pkg.name };
   });
-  await batchWrite(findings.flatMap((finding) => [
-    findingItem(finding),
-    pointerItem(teamId, finding.id, { entityType: 'finding', target: keys.finding(teamId, product.id, release.id, sbom.id, finding.id), productId: product.id, releaseId: release.id, sbomId: sbom.id }),
-  ]));
   return { product, release, sbom, findings };
 }
