@@ -179,21 +179,31 @@ export const tx = {
 
 const BATCH_LIMIT = 25;
 
-/** Writes puts and deletes in batches of 25, retrying unprocessed items with backoff. */
-export async function batchWrite(puts: Item[], deletes: Key[] = []): Promise<void> {
+/**
+ * Writes puts and deletes in batches of 25, a few batches in flight, retrying
+ * unprocessed items with backoff. Callers never put and delete the same key
+ * in one call, so batch order does not matter.
+ */
+export async function batchWrite(puts: Item[], deletes: Key[] = [], options: { concurrency?: number } = {}): Promise<void> {
   const requests = [
     ...puts.map((item) => ({ PutRequest: { Item: item } })),
     ...deletes.map((key) => ({ DeleteRequest: { Key: key } })),
   ];
-  for (let offset = 0; offset < requests.length; offset += BATCH_LIMIT) {
-    let pending: typeof requests = requests.slice(offset, offset + BATCH_LIMIT);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt > 8) throw new Error('BatchWriteItem kept returning unprocessed items');
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
-      const result = await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+  const chunks: (typeof requests)[] = [];
+  for (let offset = 0; offset < requests.length; offset += BATCH_LIMIT) chunks.push(requests.slice(offset, offset + BATCH_LIMIT));
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < chunks.length) {
+      let pending = chunks[next++] ?? [];
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt > 8) throw new Error('BatchWriteItem kept returning unprocessed items');
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+        const result = await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+        pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+      }
     }
   }
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, chunks.length) }, () => worker()));
 }
 
 /**

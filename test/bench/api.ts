@@ -1,0 +1,65 @@
+/**
+ * API latency bench (issue 2): the real local server in its own process, 20
+ * concurrent clients on loopback, 1,000 products in the team. Prints p50/p99
+ * and throughput per operation. Bounded in requests and time.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServerProcess } from '../support/server-process';
+import { ms, percentile } from './stats';
+
+const CLIENTS = 20;
+
+async function load(name: string, total: number, call: (index: number) => Promise<Response>) {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const startedAt = performance.now();
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < total) {
+      const index = next++;
+      const t0 = performance.now();
+      const response = await call(index);
+      await response.arrayBuffer();
+      latencies.push(performance.now() - t0);
+      if (response.status >= 400) errors += 1;
+    }
+  }));
+  const seconds = (performance.now() - startedAt) / 1000;
+  return { name, requests: total, errors, p50: percentile(latencies, 50), p99: percentile(latencies, 99), throughput: total / seconds };
+}
+
+export async function benchApi(options: { products?: number; requests?: number } = {}): Promise<string> {
+  const products = options.products ?? 1000;
+  const requests = options.requests ?? 2000;
+  const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-api-'));
+  const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR' });
+  try {
+    const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
+    const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
+    const slug = (index: number) => `bench-${index.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)] ?? 'q')}`;
+    const ids: string[] = [];
+    const create = await load(`POST /api/products (${products} creates)`, products, async (index) => {
+      const response = await fetch(`${server.baseUrl}/api/products`, { method: 'POST', headers, body: JSON.stringify({ name: `Bench product ${index}`, slug: slug(index), vendor: 'Bench' }) });
+      const clone = response.clone();
+      ids.push(((await clone.json()) as { data: { id: string } }).data.id);
+      return response;
+    });
+    const getOne = await load('GET /api/products/{id}', requests, (index) => fetch(`${server.baseUrl}/api/products/${ids[index % ids.length]}`, { headers }));
+    const list = await load(`GET /api/products?perPage=100 (${products} in team)`, Math.min(requests, 500), (index) => fetch(`${server.baseUrl}/api/products?perPage=100&page=${(index % 10) + 1}`, { headers }));
+    const lines = [
+      `API latency, local server, ${CLIENTS} concurrent clients (p50 / p99 / throughput):`,
+      ...[getOne, list, create].map((result) => `  ${result.name.padEnd(52)} p50 ${ms(result.p50).padStart(9)}  p99 ${ms(result.p99).padStart(9)}  ${result.throughput.toFixed(0).padStart(5)} req/s  (${result.requests} requests, ${result.errors} errors)`),
+      `  target: GET p99 ≤ 25 ms`,
+    ];
+    return lines.join('\n');
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  benchApi().then((text) => console.log(text), (error: unknown) => { console.error(error); process.exit(1); });
+}
