@@ -7,16 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { toAuditEntry, type AuditEntry } from '../../shared/audit/audit-log';
-import { pointerItem } from '../../shared/data/id-pointers';
 import { keys } from '../../shared/data/keys';
-import { batchWrite, queryAll } from '../../shared/data/table-client';
+import { queryAll } from '../../shared/data/table-client';
 import { routes } from '../../shared/http/routes';
 import { OPERATOR_ACTOR } from '../../shared/identity/actor';
 import { ApiKeys } from '../../shared/identity/api-keys';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
-import { findingItem, type Finding } from '../../shared/scans/finding-store';
 import type { HttpResponse } from '../support/http-client';
-import { cycloneDxSbom, seedReleaseWithFindings } from '../support/seed';
+import { cycloneDxSbom, seedReleaseWithFindings, type SeededFinding } from '../support/seed';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
 type Data<T> = { data: T };
@@ -24,7 +22,7 @@ type WithId = Data<{ id: string }>;
 interface Seeded {
   release: { id: string };
   sbom: { id: string };
-  findings: Finding[];
+  findings: SeededFinding[];
 }
 
 /** What a scenario did: the call under test, and the entity its audit entry must name (when the call returns it). */
@@ -60,32 +58,23 @@ async function release(team: Team) {
   return ok(await team.api.post<WithId>(`/api/products/${created.id}/releases`, { version: '1.0.0' }), 'create release').data;
 }
 
-/**
- * The seed's upload starts a background scan that deletes findings the corpus does not
- * match (unless disposed). Wait for that scan, then put the seeded findings back, so the
- * test sees exactly the seeded findings and no scan lands in the middle of it.
- */
-async function seedSettled(team: Team, count: number): Promise<Seeded> {
-  const seeded: Seeded = await seedReleaseWithFindings(team.api, team.teamId, count);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const sbom = await team.api.get<Data<{ scan: { status: string } }>>(`/api/sboms/${seeded.sbom.id}`);
-    if (['completed', 'failed'].includes(sbom.body.data.scan.status)) break;
-    if (Date.now() > deadline) throw new Error(`scan of ${seeded.sbom.id} did not finish: ${sbom.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  await batchWrite(seeded.findings.flatMap((finding) => [
-    findingItem(finding),
-    pointerItem(team.teamId, finding.id, {
-      entityType: 'finding', target: keys.finding(team.teamId, finding.productId, finding.releaseId, finding.sbomId, finding.id),
-      productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId,
-    }),
-  ]));
-  return seeded;
-}
 
 async function seeded(team: Team): Promise<Seeded> {
-  return seedSettled(team, 3);
+  return seedReleaseWithFindings(team.api, team.teamId, 3);
+}
+
+/**
+ * Every upload also starts a background scan, which audits when it finishes; wait for it,
+ * so no entry from it lands after the "before" snapshot of the call under test.
+ */
+async function scanFinished(team: Team, sbomId: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const sbom = await team.api.get<Data<{ scan: { status: string } }>>(`/api/sboms/${sbomId}`);
+    if (['completed', 'failed'].includes(sbom.body.data.scan.status)) return;
+    if (Date.now() > deadline) throw new Error(`the upload-triggered scan of ${sbomId} did not finish: ${sbom.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function draftVex(team: Team) {
@@ -168,7 +157,9 @@ const scenarios: Record<string, Scenario> = {
     };
   },
   triggerCveScan: async (team) => {
-    const { sbom } = await seeded(team);
+    const { id } = await release(team);
+    const sbom = ok(await team.api.post<WithId>('/api/sboms/upload', { releaseId: id, content: SBOM }), 'upload SBOM').data;
+    await scanFinished(team, sbom.id);
     return { act: async () => ({ response: await team.api.post('/api/cve-scan', { sbomId: sbom.id }), entityId: sbom.id }) };
   },
   upsertDisposition: async (team) => {

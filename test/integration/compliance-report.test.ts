@@ -1,11 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { verifyReportFingerprint } from '../../shared/compliance/report';
-import { pointerItem } from '../../shared/data/id-pointers';
-import { keys } from '../../shared/data/keys';
-import { batchWrite } from '../../shared/data/table-client';
-import { findingItem, type Finding } from '../../shared/scans/finding-store';
 import { addKey, createTeamWithKey, uniqueSlug } from '../support/factories';
-import { cycloneDxSbom, seedReleaseWithFindings } from '../support/seed';
+import { cycloneDxSbom, seedReleaseWithFindings, type SeededFinding } from '../support/seed';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
 type Data<T> = { data: T };
@@ -14,32 +10,9 @@ interface Seeded {
   product: Named;
   release: { id: string };
   sbom: { id: string; file_hash: string };
-  findings: Finding[];
+  findings: SeededFinding[];
 }
 
-/**
- * The seed's upload starts a background scan that deletes findings the corpus does not
- * match (unless disposed). Wait for that scan, then put the seeded findings back, so the
- * test sees exactly the seeded findings and no scan lands in the middle of it.
- */
-async function seedSettled(team: Team, count: number): Promise<Seeded> {
-  const seeded: Seeded = await seedReleaseWithFindings(team.api, team.teamId, count);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const sbom = await team.api.get<Data<{ scan: { status: string } }>>(`/api/sboms/${seeded.sbom.id}`);
-    if (['completed', 'failed'].includes(sbom.body.data.scan.status)) break;
-    if (Date.now() > deadline) throw new Error(`scan of ${seeded.sbom.id} did not finish: ${sbom.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  await batchWrite(seeded.findings.flatMap((finding) => [
-    findingItem(finding),
-    pointerItem(team.teamId, finding.id, {
-      entityType: 'finding', target: keys.finding(team.teamId, finding.productId, finding.releaseId, finding.sbomId, finding.id),
-      productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId,
-    }),
-  ]));
-  return seeded;
-}
 
 /** The section element with this id (the renderer gives every section one). */
 function section(html: string, id: string): string {
@@ -67,7 +40,7 @@ async function bareRelease(team: Team, product: Record<string, unknown> = {}, re
 describe('GET /api/compliance/{releaseId}/report', () => {
   it('returns the HTML report with the CSP, fingerprint and no-store headers', async () => {
     const team = await createTeamWithKey();
-    const { release } = await seedSettled(team, 2);
+    const { release }: Seeded = await seedReleaseWithFindings(team.api, team.teamId, 2);
 
     const response = await getReport(team, release.id);
 
@@ -83,7 +56,7 @@ describe('GET /api/compliance/{releaseId}/report', () => {
 
   it('shows every section for a seeded release with dispositions and a VEX document', async () => {
     const team = await createTeamWithKey();
-    const { release, sbom, findings } = await seedSettled(team, 4);
+    const { release, sbom, findings }: Seeded = await seedReleaseWithFindings(team.api, team.teamId, 4);
     const [kev, second, third] = findings;
     if (!kev || !second || !third) throw new Error('seed returned too few findings');
     expect((await team.api.post('/api/dispositions', {
@@ -112,7 +85,14 @@ describe('GET /api/compliance/{releaseId}/report', () => {
 
     const vulnerabilities = section(html, 'vulnerabilities');
     expect(vulnerabilities).toContain('Known exploited vulnerabilities');
-    expect(vulnerabilities).toContain('CVE-2024-1000');
+    expect(vulnerabilities).toContain(kev.cveId);
+    expect(vulnerabilities).toContain('CISA due 2026-01-22');
+    const matrixRow = (severity: string, cells: number[]) => `sev-${severity}">${severity}</span></td>${cells.map((cell) => `<td class="num">${cell}</td>`).join('')}`;
+    // Columns: affected, not affected, fixed, under investigation, no disposition.
+    expect(vulnerabilities).toContain(matrixRow('critical', [0, 0, 0, 1, 0]));
+    expect(vulnerabilities).toContain(matrixRow('high', [0, 1, 0, 0, 0]));
+    expect(vulnerabilities).toContain(matrixRow('medium', [1, 0, 0, 0, 0]));
+    expect(vulnerabilities).toContain(matrixRow('low', [0, 0, 0, 0, 1]));
     expect(vulnerabilities).not.toContain('No finding is listed in the CISA Known Exploited Vulnerabilities catalogue.');
 
     const vexSection = section(html, 'vex');
@@ -128,7 +108,7 @@ describe('GET /api/compliance/{releaseId}/report', () => {
     for (const id of ['summary', 'cra', 'eo', 'ssdf', 'signoff']) expect(section(html, id).length).toBeGreaterThan(100);
 
     const inventory = section(html, 'inventory');
-    for (let index = 0; index < 4; index += 1) expect(inventory).toContain(`pkg:npm/lib${index}@1.${index}.0`);
+    findings.forEach((finding, index) => expect(inventory).toContain(`pkg:npm/${finding.componentName}@1.${index}.0`));
 
     const appendix = section(html, 'findings');
     for (const finding of findings) expect(appendix).toContain(finding.cveId);
@@ -138,7 +118,7 @@ describe('GET /api/compliance/{releaseId}/report', () => {
 
   it('shows the approval trail and the public disclosure of a published VEX document', async () => {
     const team = await createTeamWithKey();
-    const { release } = await seedSettled(team, 2);
+    const { release }: Seeded = await seedReleaseWithFindings(team.api, team.teamId, 2);
     const vexId = (await team.api.post<Data<{ id: string }>>(`/api/releases/${release.id}/vex`, { format: 'cyclonedx_vex' })).body.data.id;
     expect((await team.api.post(`/api/vex/${vexId}/submit`, { comment: 'ready for review' })).status).toBe(200);
     expect((await team.api.post(`/api/vex/${vexId}/approve`, {})).status).toBe(200);
@@ -227,7 +207,7 @@ describe('GET /api/compliance/{releaseId}/report', () => {
       releaseId: release.id, content: cycloneDxSbom([{ name: 'lib', version: '1.0.0', purl: 'pkg:npm/lib@1.0.0' }]),
     });
     expect(upload.status).toBe(201);
-    const seeded = await seedSettled(team, 1);
+    const seeded: Seeded = await seedReleaseWithFindings(team.api, team.teamId, 1);
     const finding = seeded.findings[0];
     if (!finding) throw new Error('seed returned no finding');
     expect((await team.api.post('/api/dispositions', { vulnerabilityId: finding.id, status: 'fixed', detail: markup.detail })).status).toBe(201);

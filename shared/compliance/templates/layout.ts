@@ -15,10 +15,10 @@ export const MACROS_TEMPLATE = `
 
 {% macro assessmentTable(items) %}
 <table class="assessments">
-<thead><tr><th style="width:24mm">Reference</th><th>Requirement and evidence from the service's data</th><th style="width:32mm">Status</th></tr></thead>
+<thead><tr><th style="width:35mm">Reference</th><th>Requirement and evidence from the service's data</th><th style="width:42mm">Status</th></tr></thead>
 <tbody>
 {% for a in items %}
-<tr><td class="nowrap"><strong>{{ a.ref }}</strong></td><td><span class="req-title">{{ a.title }}</span><ul class="evidence">{% for e in a.evidence %}<li>{{ e }}</li>{% endfor %}</ul>{% if a.signoff %}<div class="signoff">Attested by <span class="line"></span> Date <span class="line"></span></div>{% endif %}</td><td>{{ badge(a.status, a.label) }}</td></tr>
+<tr><td><strong>{{ a.ref }}</strong></td><td><span class="req-title">{{ a.title }}</span><ul class="evidence">{% for e in a.evidence %}<li>{{ e }}</li>{% endfor %}</ul>{% if a.signoff %}<div class="signoff">Attested by <span class="line"></span> Date <span class="line"></span></div>{% endif %}</td><td>{{ badge(a.status, a.label) }}</td></tr>
 {% endfor %}
 </tbody>
 </table>
@@ -29,7 +29,7 @@ export const MACROS_TEMPLATE = `
 <thead><tr><th>CVE</th><th>Component</th><th>Severity</th><th class="num">CVSS v3 / v4 / v2</th><th class="num">EPSS / percentile</th><th>Disposition</th><th>SLA</th></tr></thead>
 <tbody>
 {% for f in rows %}
-<tr{% if f.isKev %} class="kev"{% endif %}><td class="nowrap"><strong>{{ f.cveId }}</strong>{% if f.isKev %}<br><span class="kev-flag">KEV</span>{% if f.kevDueDate %} <span class="small">CISA due {{ f.kevDueDate }}</span>{% endif %}{% endif %}</td><td class="mono">{{ f.component }}</td><td><span class="badge sev-{{ f.severity }}">{{ f.severityLabel }}</span></td><td class="num nowrap">{{ f.cvssV3 }} / {{ f.cvssV4 }} / {{ f.cvssV2 }}</td><td class="num nowrap">{{ f.epss }}{% if f.epssPercentile %}<br><span class="small muted">{{ f.epssPercentile }}</span>{% endif %}</td><td>{{ f.statusLabel }}{% if f.decision %}: {{ f.decision }}{% endif %}{% if showDetail and f.detail %}<span class="detail">{{ f.detail }}{% if f.detailTruncated %} […]{% endif %}</span>{% endif %}</td><td class="nowrap">{{ badge(f.slaState, f.slaLabel) }}<br><span class="small">due {{ f.dueAt }}</span></td></tr>
+<tr{% if f.isKev %} class="kev"{% endif %}><td class="cve"><strong class="nowrap">{{ f.cveId }}</strong>{% if f.isKev %}<br><span class="kev-flag">KEV</span>{% if f.kevDueDate %} <span class="small">CISA due {{ f.kevDueDate }}</span>{% endif %}{% endif %}</td><td class="mono">{{ f.component }}</td><td><span class="badge sev-{{ f.severity }}">{{ f.severityLabel }}</span></td><td class="num nowrap">{{ f.cvssV3 }} / {{ f.cvssV4 }} / {{ f.cvssV2 }}</td><td class="num nowrap">{{ f.epss }}{% if f.epssPercentile %}<br><span class="small muted">{{ f.epssPercentile }}</span>{% endif %}</td><td>{{ f.statusLabel }}{% if f.decision %}: {{ f.decision }}{% endif %}{% if showDetail and f.detail %}<span class="detail">{{ f.detail }}{% if f.detailTruncated %} […]{% endif %}</span>{% endif %}</td><td class="nowrap">{{ badge(f.slaState, f.slaLabel) }}<br><span class="small">due {{ f.dueAt }}</span></td></tr>
 {% endfor %}
 </tbody>
 </table>

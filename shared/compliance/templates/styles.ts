@@ -26,6 +26,8 @@ h2 { font-size: 14pt; margin: 9mm 0 3mm; padding-bottom: 1.5mm; border-bottom: 1
 h3 { font-size: 11pt; margin: 6mm 0 2mm; }
 h4 { font-size: 10pt; margin: 4mm 0 1.5mm; }
 h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
+/* A heading's intro sentence stays with the table it introduces instead of ending a page alone. */
+h2 + p, h3 + p, h4 + p { break-after: avoid; page-break-after: avoid; }
 p { margin: 0 0 2.5mm; }
 .muted { color: var(--muted); }
 .small { font-size: 8pt; }
@@ -57,9 +59,19 @@ tfoot { display: table-footer-group; }
 tr, .keep { break-inside: avoid; page-break-inside: avoid; }
 th, td { border-bottom: 0.5pt solid var(--rule); padding: 1mm 1.5mm; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
 th { font-size: 7.5pt; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); border-bottom: 1pt solid var(--ink); background: var(--shade); }
+/* Header words and numbers never split: with "anywhere", auto table layout shrinks a column to one character and prints "PERCENTIL E" or "1 0". */
+th, td.num { overflow-wrap: normal; }
+/* Fixed layout: every assessment table lines up, whatever its references and badges contain. */
+table.assessments { table-layout: fixed; }
+/* "Manual attestation required" is ~50 mm on one line; in the status column it wraps instead of leaving the page. */
+table.assessments .badge { white-space: normal; }
 tfoot td { font-weight: 700; border-top: 1pt solid var(--ink); }
 table.compact { font-size: 7pt; }
 table.compact td, table.compact th { padding: 0.5mm 1.2mm; }
+/* Inside 7 pt tables "small" text must stay smaller than the row, not grow to 8 pt. */
+table.compact .small { font-size: 6.5pt; }
+/* The KEV due date may go under the KEV flag: a narrow CVE column leaves room for component names. */
+td.cve .small { white-space: nowrap; }
 tr.kev td:first-child { border-left: 2.5pt solid var(--ink); }
 .detail { display: block; margin-top: 0.5mm; color: var(--muted); white-space: pre-wrap; }
 
@@ -98,8 +110,9 @@ footer.colophon { margin-top: 8mm; border-top: 0.75pt solid var(--rule-strong); 
   size: A4;
   margin: 15mm 14mm 16mm 14mm;
   @top-center { content: element(pageHeader); }
-  @bottom-left { content: "Vexdesk compliance attestation report"; font-size: 7pt; color: #4b5563; }
-  @bottom-right { content: "Page " counter(page) " of " counter(pages); font-size: 7pt; color: #4b5563; }
+  /* Margin boxes do not inherit the body's font; without one Chromium prints them in its serif default. */
+  @bottom-left { content: "Vexdesk compliance attestation report"; font: 7pt "Helvetica Neue", Helvetica, Arial, "Liberation Sans", sans-serif; color: #4b5563; }
+  @bottom-right { content: "Page " counter(page) " of " counter(pages); font: 7pt "Helvetica Neue", Helvetica, Arial, "Liberation Sans", sans-serif; color: #4b5563; }
 }
 @media screen {
   body { background: #e5e7eb; }
