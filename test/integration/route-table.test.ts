@@ -1,0 +1,30 @@
+import { describe, expect, it } from '@jest/globals';
+import { routes, type RouteDefinition } from '../../shared/http/routes';
+import { createTeamWithKey } from '../support/factories';
+import { request } from '../support/http-client';
+
+const ALL = routes as readonly RouteDefinition[];
+const UNKNOWN_ID = '7d0f3c1e-5b7a-4c41-9f57-2f4f0d8e9a10';
+const path = (route: RouteDefinition, id: string) => route.path.replace(/\{\w+\}/g, id);
+
+describe('route table', () => {
+  it('has no route left marked planned (every endpoint of the spec is implemented)', () => {
+    expect(ALL.filter((route) => route.availability === 'planned').map((route) => route.operationId)).toEqual([]);
+  });
+
+  it.each(ALL.map((route) => [`${route.method} ${route.path}`, route] as const))('%s answers 4xx, never 5xx or 501, to unknown ids and junk input', async (_label, route) => {
+    const { key } = await createTeamWithKey();
+    const bodies = route.method === 'GET' || route.method === 'DELETE' ? [undefined] : ['{', '[]', '{"unexpected":true}', 'null'];
+    for (const id of [UNKNOWN_ID, 'not-an-id', '%E2%80%AE..%2F..']) {
+      for (const rawBody of bodies) {
+        const response = await request(route.method, `${path(route, id)}?page=-1&perPage=abc&limit=0&format=x&severity=zzz`, {
+          key, ...(rawBody !== undefined ? { rawBody, headers: { 'Content-Type': 'application/json' } } : {}),
+        });
+        if (route.path.includes('{')) expect([400, 404, 409, 422]).toContain(response.status);
+        else expect(response.status).toBeLessThan(500);
+        expect(response.status).not.toBe(501);
+        expect(response.text).not.toMatch(/node_modules|at [\w.]+ \(/);
+      }
+    }
+  });
+});
