@@ -149,6 +149,23 @@ describe('VEX documents', () => {
   });
 });
 
+describe('VEX documents of another team', () => {
+  it('answer 404 on every route, exactly like unknown ids', async () => {
+    const { api, release } = await triagedRelease();
+    const document = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data;
+    const intruder = await createTeamWithKey();
+    expect((await intruder.api.get(`/api/releases/${release.id}/vex`)).status).toBe(404);
+    expect((await intruder.api.post(`/api/releases/${release.id}/vex`, { format: 'csaf' })).status).toBe(404);
+    expect((await intruder.api.post(`/api/releases/${release.id}/unlock`, { comment: 'x' })).status).toBe(404);
+    expect((await intruder.api.get(`/api/vex/${document.id}`)).status).toBe(404);
+    expect((await intruder.api.get(`/api/vex/${document.id}/approvals`)).status).toBe(404);
+    expect((await intruder.api.delete(`/api/vex/${document.id}`)).status).toBe(404);
+    for (const step of ['regenerate', 'submit', 'approve', 'publish']) expect((await intruder.api.post(`/api/vex/${document.id}/${step}`, {})).status).toBe(404);
+    expect((await intruder.api.post(`/api/vex/${document.id}/reject`, { comment: 'x' })).status).toBe(404);
+    expect((await api.get(`/api/vex/${document.id}`)).body.data.workflow_status).toBe('draft');
+  });
+});
+
 describe('publish and public disclosures', () => {
   it('publishes once: 20 parallel publishes of one approved document give one disclosure', async () => {
     const { api, document } = await approvedDocument('csaf');
