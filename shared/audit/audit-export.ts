@@ -92,7 +92,8 @@ function assertDateRange(filter: AuditExportFilter): void {
 export const AuditExports = {
   /** The CSV export of `teamId`'s audit log; `filter.accountId` must be that team. */
   async csv(teamId: string, filter: AuditExportFilter): Promise<AuditExport> {
-    if (filter.accountId !== teamId) throw new ForbiddenError('accountId must be the account of the API key');
+    // A uuid names the same account in either case.
+    if (filter.accountId.toLowerCase() !== teamId.toLowerCase()) throw new ForbiddenError('accountId must be the account of the API key');
     assertDateRange(filter);
     const plan = auditQueryPlan(teamId, filter);
     const state = { rows: 0, truncated: false };

@@ -161,6 +161,15 @@ describe('GET /api/audit/export', () => {
     expect(foreign.text).not.toContain(other.keyName);
   });
 
+  it('accepts the key\'s own accountId in upper case', async () => {
+    const { api, teamId } = await createTeamWithKey();
+
+    const response = await exportCsv(api, { accountId: teamId.toUpperCase() });
+
+    expect(response.status).toBe(200);
+    expect(parseCsv(response.text).length).toBeGreaterThan(1);
+  });
+
   it('returns 403 for a key without audit:read', async () => {
     const team = await createTeamWithKey();
     const limited = await addKey(team.teamId, team.memberId, ['products:read', 'compliance:read']);
