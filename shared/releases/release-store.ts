@@ -2,7 +2,7 @@
 import type { ReleaseView } from '../schemas/releases';
 import { keys } from '../data/keys';
 import { getItems, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
-import { resolvePointer } from '../data/id-pointers';
+import { resolvePointer, type PointerEntity } from '../data/id-pointers';
 import { toProduct, type Product } from '../products/product-store';
 
 export type ReleaseStatus = 'active' | 'deprecated' | 'end-of-life';
@@ -78,16 +78,27 @@ export interface ResolvedRelease {
 /** Transaction condition: the release is not locked (used by every write under the release chain). */
 export const RELEASE_UNLOCKED_CONDITION = 'attribute_exists(pk) AND attribute_not_exists(#lockedBy)';
 
+/**
+ * Resolves a public id of an entity under a release (SBOM, VEX document…)
+ * through the team's id pointer, reading the item, its release and its
+ * product in one consistent read. Undefined for another team's id, and for
+ * anything under a product whose cascading delete has started.
+ */
+export async function resolveUnderRelease(teamId: string, entityId: string, entityType: PointerEntity): Promise<(ResolvedRelease & { item: Item }) | undefined> {
+  const pointer = await resolvePointer(teamId, entityId, entityType);
+  if (!pointer) return undefined;
+  const [item, releaseFound, productFound] = await getItems([pointer.target, keys.release(teamId, pointer.productId, pointer.releaseId), keys.product(teamId, pointer.productId)]);
+  if (!item || !releaseFound || !productFound) return undefined;
+  const product = toProduct(productFound);
+  if (product.deletingAt) return undefined;
+  return { item, release: toRelease(releaseFound), product };
+}
+
 export const releaseStore = {
-  /** By public id, through the team's id pointer; undefined for another team's id or a product being deleted. */
+  /** By public id; undefined for another team's id or a product being deleted. */
   async resolve(teamId: string, releaseId: string): Promise<ResolvedRelease | undefined> {
-    const pointer = await resolvePointer(teamId, releaseId, 'release');
-    if (!pointer) return undefined;
-    const [releaseItemFound, productItemFound] = await getItems([keys.release(teamId, pointer.productId, releaseId), keys.product(teamId, pointer.productId)]);
-    if (!releaseItemFound || !productItemFound) return undefined;
-    const product = toProduct(productItemFound);
-    if (product.deletingAt) return undefined;
-    return { release: toRelease(releaseItemFound), product };
+    const resolved = await resolveUnderRelease(teamId, releaseId, 'release');
+    return resolved && { release: resolved.release, product: resolved.product };
   },
 
   async listByProduct(teamId: string, productId: string): Promise<Release[]> {

@@ -4,10 +4,9 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../aws-clients';
 import { config } from '../config';
 import { keys } from '../data/keys';
-import { getItems, queryAll, type Item } from '../data/table-client';
-import { resolvePointer } from '../data/id-pointers';
-import { toProduct, type Product } from '../products/product-store';
-import { toRelease, type Release } from '../releases/release-store';
+import { queryAll, type Item } from '../data/table-client';
+import type { Product } from '../products/product-store';
+import { resolveUnderRelease, type Release } from '../releases/release-store';
 import { sbomComponentSchema, type SbomComponent, type SbomFormat } from '../sbom/model';
 
 export interface ScanSummary {
@@ -96,17 +95,8 @@ export interface ResolvedSbom {
 
 export const sbomStore = {
   async resolve(teamId: string, sbomId: string): Promise<ResolvedSbom | undefined> {
-    const pointer = await resolvePointer(teamId, sbomId, 'sbom');
-    if (!pointer) return undefined;
-    const [sbomFound, releaseFound, productFound] = await getItems([
-      pointer.target,
-      keys.release(teamId, pointer.productId, pointer.releaseId),
-      keys.product(teamId, pointer.productId),
-    ]);
-    if (!sbomFound || !releaseFound || !productFound) return undefined;
-    const product = toProduct(productFound);
-    if (product.deletingAt) return undefined;
-    return { sbom: toSbom(sbomFound), release: toRelease(releaseFound), product };
+    const resolved = await resolveUnderRelease(teamId, sbomId, 'sbom');
+    return resolved && { sbom: toSbom(resolved.item), release: resolved.release, product: resolved.product };
   },
 
   async listByRelease(teamId: string, productId: string, releaseId: string): Promise<Sbom[]> {

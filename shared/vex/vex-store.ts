@@ -3,10 +3,8 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../aws-clients';
 import { config } from '../config';
 import { keys } from '../data/keys';
-import { getItem, getItems, queryAll, type Item } from '../data/table-client';
-import { resolvePointer } from '../data/id-pointers';
-import { toProduct } from '../products/product-store';
-import { toRelease, type ResolvedRelease } from '../releases/release-store';
+import { getItem, queryAll, type Item } from '../data/table-client';
+import { resolveUnderRelease, type ResolvedRelease } from '../releases/release-store';
 import type { VexFormat } from '../schemas/vex';
 
 export type WorkflowStatus = 'draft' | 'submitted' | 'approved' | 'published';
@@ -104,17 +102,8 @@ export interface ResolvedVex extends ResolvedRelease {
 
 export const vexStore = {
   async resolve(teamId: string, vexId: string): Promise<ResolvedVex | undefined> {
-    const pointer = await resolvePointer(teamId, vexId, 'vex_document');
-    if (!pointer) return undefined;
-    const [documentItem, releaseItem, productItem] = await getItems([
-      pointer.target,
-      keys.release(teamId, pointer.productId, pointer.releaseId),
-      keys.product(teamId, pointer.productId),
-    ]);
-    if (!documentItem || !releaseItem || !productItem) return undefined;
-    const product = toProduct(productItem);
-    if (product.deletingAt) return undefined;
-    return { document: toVexRecord(documentItem), release: toRelease(releaseItem), product };
+    const resolved = await resolveUnderRelease(teamId, vexId, 'vex_document');
+    return resolved && { document: toVexRecord(resolved.item), release: resolved.release, product: resolved.product };
   },
 
   async find(teamId: string, productId: string, releaseId: string, vexId: string): Promise<VexDocumentRecord | undefined> {
