@@ -87,7 +87,11 @@ export const RELEASE_UNLOCKED_CONDITION = 'attribute_exists(pk) AND attribute_no
 export async function resolveUnderRelease(teamId: string, entityId: string, entityType: PointerEntity): Promise<(ResolvedRelease & { item: Item }) | undefined> {
   const pointer = await resolvePointer(teamId, entityId, entityType);
   if (!pointer) return undefined;
-  const [item, releaseFound, productFound] = await getItems([pointer.target, keys.release(teamId, pointer.productId, pointer.releaseId), keys.product(teamId, pointer.productId)]);
+  const releaseKey = keys.release(teamId, pointer.productId, pointer.releaseId);
+  // A transactional read may name each item once: a release is its own target.
+  const isRelease = entityType === 'release';
+  const found = await getItems(isRelease ? [releaseKey, keys.product(teamId, pointer.productId)] : [pointer.target, releaseKey, keys.product(teamId, pointer.productId)]);
+  const [item, releaseFound, productFound] = isRelease ? [found[0], found[0], found[1]] : found;
   if (!item || !releaseFound || !productFound) return undefined;
   const product = toProduct(productFound);
   if (product.deletingAt) return undefined;
