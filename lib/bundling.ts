@@ -1,11 +1,18 @@
 /**
- * The one place the Lambda bundles are configured. The stack hands
- * `lambdaBundling` to every NodejsFunction; the bundle bench
- * (test/bench/bundles.ts) builds the same settings through esbuild's API with
- * `esbuildOptions`, so the sizes and load times it reports are the deployed ones.
+ * The one place the Lambda bundles are configured. The stack builds every
+ * function with `buildFunctionBundle` (through lib/function-code.ts), and the
+ * bundle bench (test/bench/bundles.ts) builds the same `esbuildOptions`, so the
+ * sizes and load times it reports are the deployed ones.
+ *
+ * esbuild's JS API rather than NodejsFunction: NodejsFunction runs the esbuild
+ * CLI, which takes no plugins, and two of the savings below need plugins (a CLI
+ * `--alias` only rewrites package names, while zod imports its locales by
+ * relative path). No aws-cdk-lib import here: the bundling child process
+ * (lib/build-function.ts) loads this file and nothing heavier.
  */
-import type { BuildOptions } from 'esbuild';
-import { Charset, LogLevel, OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 
 /**
  * ESM output keeps middy (ESM only) and top-level await working. Some bundled
@@ -18,6 +25,7 @@ const REQUIRE_BANNER =
 export const bundleSettings = {
   /** Matches lambda.Runtime.NODEJS_24_X, so esbuild leaves modern syntax alone. */
   target: 'node24',
+  format: 'esm',
   minify: true,
   /** External source map; the functions run with NODE_OPTIONS=--enable-source-maps. */
   sourceMap: true,
@@ -26,43 +34,97 @@ export const bundleSettings = {
   /** Prefer packages' ESM builds (the AWS SDK ships both): better tree shaking, smaller bundles. */
   mainFields: ['module', 'main'],
   banner: REQUIRE_BANNER,
-  /**
-   * Keep non-ASCII text (zod's bundled error-message locales) as UTF-8 instead
-   * of \uXXXX escapes: about 70 KB less per bundle. Node reads sources as UTF-8.
-   */
+  /** Keep non-ASCII text as UTF-8 instead of \uXXXX escapes. Node reads sources as UTF-8. */
   charset: 'utf8',
   /**
    * Bundle the AWS SDK instead of using the runtime's copy: the version we test
    * is the version we run, and a tree-shaken SDK loads faster than the full one.
    */
   externalModules: [] as string[],
+  /** zod error-message locales kept in the bundle (the API answers in English). */
+  zodLocales: ['en'] as readonly string[],
 } as const;
 
-/** NodejsFunction bundling: local esbuild only (no Docker on build machines or CI). */
-export const lambdaBundling: BundlingOptions = {
-  target: bundleSettings.target,
-  format: OutputFormat.ESM,
-  minify: bundleSettings.minify,
-  sourceMap: bundleSettings.sourceMap,
-  sourceMapMode: SourceMapMode.DEFAULT,
-  sourcesContent: bundleSettings.sourcesContent,
-  mainFields: [...bundleSettings.mainFields],
-  banner: bundleSettings.banner,
-  charset: Charset.UTF8,
-  externalModules: bundleSettings.externalModules,
-  bundleAwsSDK: true,
-  forceDockerBundling: false,
-  logLevel: LogLevel.WARNING,
-};
+/** File name of the bundle; the Lambda handler string is `index.handler`. */
+export const BUNDLE_FILE_NAME = 'index.mjs';
+export const LAMBDA_HANDLER = 'index.handler';
 
-/** The same settings for esbuild's JS API (what NodejsFunction passes on its command line). */
+const ZOD_LOCALES_INDEX = /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
+const ZOD_LOCALE_EXPORT = /^export \{ default as (\w+) \} from "\.\/([\w-]+)\.js";$/;
+
+/**
+ * zod re-exports every error-message locale (`z.locales`, `z.core.locales`)
+ * through a namespace object, which esbuild cannot tree-shake: about 190 KB of
+ * non-English messages in every bundle. This keeps the listed locales and
+ * replaces the others with functions that throw, so the namespace keeps its
+ * shape and a call to a dropped locale fails loudly instead of quietly.
+ * zod's default configuration imports `en.js` directly and is unaffected.
+ */
+export function zodLocalesPlugin(keep: readonly string[] = bundleSettings.zodLocales): Plugin {
+  return {
+    name: 'vexdesk-zod-locales',
+    setup(builder) {
+      builder.onLoad({ filter: ZOD_LOCALES_INDEX }, async ({ path }) => {
+        const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line.trim() !== '');
+        const contents = lines.map((line) => {
+          const match = ZOD_LOCALE_EXPORT.exec(line.trim());
+          if (!match) throw new Error(`Unexpected line in ${path}: "${line}". Update zodLocalesPlugin in lib/bundling.ts for this zod version.`);
+          const name = match[1] ?? '';
+          return keep.includes(name) ? line : `export const ${name} = notBundled(${JSON.stringify(name)});`;
+        });
+        const notBundled = `const notBundled = (name) => () => { throw new Error(\`zod locale "\${name}" is not bundled (lib/bundling.ts keeps ${keep.join(', ')})\`); };`;
+        return { contents: [notBundled, ...contents].join('\n'), loader: 'js' };
+      });
+    },
+  };
+}
+
+const CREDENTIAL_PROVIDER_NODE = /^@aws-sdk\/credential-provider-node$/;
+const CREDENTIALS_NAMESPACE = 'vexdesk-lambda-credentials';
+const RESOLVING = Symbol('resolving the real package');
+
+/**
+ * Every SDK client's default credentials come from `@aws-sdk/credential-provider-node`:
+ * a chain of environment, SSO, ini profiles, credential_process, web identity
+ * and container/instance metadata, plus the STS, SSO and sign-in clients those
+ * need (about 110 KB). On Lambda the first link, the environment variables the
+ * runtime sets from the execution role, always answers; the rest never runs.
+ * The bundles get a default provider that is exactly that link (`fromEnv` of
+ * the same SDK version). Code run outside Lambda (local server, tests, CLI)
+ * is not bundled and keeps the full chain.
+ */
+export function lambdaCredentialsPlugin(): Plugin {
+  return {
+    name: 'vexdesk-lambda-credentials',
+    setup(builder) {
+      builder.onResolve({ filter: CREDENTIAL_PROVIDER_NODE }, async (args) => {
+        if (args.pluginData === RESOLVING) return undefined;
+        // Resolve the real package first, so fromEnv comes from the version the SDK pins.
+        const real = await builder.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: RESOLVING });
+        if (real.errors.length > 0) return { errors: real.errors };
+        return { path: real.path, namespace: CREDENTIALS_NAMESPACE };
+      });
+      builder.onLoad({ filter: /.*/, namespace: CREDENTIALS_NAMESPACE }, ({ path }) => ({
+        contents: [
+          "import { fromEnv } from '@aws-sdk/credential-provider-env';",
+          '/** Lambda: the execution role\'s credentials are in the environment (see lib/bundling.ts). */',
+          'export const defaultProvider = (init = {}) => fromEnv(init);',
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: dirname(path),
+      }));
+    },
+  };
+}
+
+/** esbuild's JS API options of one function bundle (the bench builds exactly these). */
 export function esbuildOptions(entry: string, outfile: string): BuildOptions {
   return {
     entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: bundleSettings.format,
     target: bundleSettings.target,
     minify: bundleSettings.minify,
     sourcemap: bundleSettings.sourceMap,
@@ -70,10 +132,15 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     mainFields: [...bundleSettings.mainFields],
     banner: { js: bundleSettings.banner },
     charset: bundleSettings.charset,
-    external: bundleSettings.externalModules,
+    external: [...bundleSettings.externalModules],
+    plugins: [zodLocalesPlugin(), lambdaCredentialsPlugin()],
     logLevel: 'warning',
   };
 }
 
-/** File name NodejsFunction gives an ESM bundle; the Lambda handler string is `index.handler`. */
-export const BUNDLE_FILE_NAME = 'index.mjs';
+/** Build `<outDir>/index.mjs` (+ `.map`) for one function entry; the metafile lists what went in. */
+export async function buildFunctionBundle(entry: string, outDir: string): Promise<Metafile> {
+  const result = await build({ ...esbuildOptions(entry, join(outDir, BUNDLE_FILE_NAME)), metafile: true });
+  if (!result.metafile) throw new Error(`esbuild returned no metafile for ${entry}`);
+  return result.metafile;
+}

@@ -1,6 +1,6 @@
 /**
  * Every Lambda of the service, as data: entry file, sizing and resource
- * access. The stack creates one NodejsFunction per entry and the bundle bench
+ * access. The stack creates one Lambda function per entry and the bundle bench
  * builds the same list, so adding a function is one line here.
  */
 import { existsSync } from 'node:fs';
@@ -69,8 +69,8 @@ function endpointFunction(group: EndpointGroup): FunctionSpec {
 /**
  * Background functions whose handlers land in later work. Each is part of the
  * stack only once its entry file exists, so `cdk synth` works before and after
- * they are written without editing the stack (NodejsFunction fails synth on a
- * missing entry).
+ * they are written without editing the stack (lib/function-code.ts fails synth
+ * on a missing entry).
  */
 export const BACKGROUND_FUNCTIONS: readonly FunctionSpec[] = [
   {

@@ -12,18 +12,17 @@ import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
-import { join } from 'node:path';
 import { tableDefinition } from '../shared/data/table-definition';
 import { GATEWAY_RESPONSE_HEADERS, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../shared/http/gateway-responses';
 import { routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
-import { lambdaBundling } from './bundling';
-import { PROJECT_ROOT, functionCatalog, type FunctionSpec } from './function-catalog';
+import { LAMBDA_HANDLER } from './bundling';
+import { functionCatalog, type FunctionSpec } from './function-catalog';
+import { functionCode } from './function-code';
 import type { BucketAccess, ResourceAccess } from './permissions';
 import { DEFAULT_SETTINGS, type VexdeskSettings } from './settings';
 
@@ -59,7 +58,7 @@ export class VexdeskStack extends Stack {
   readonly api: apigw.RestApi;
   readonly authorizer: apigw.RequestAuthorizer;
   /** Every function of the catalog, by catalog name (`products`, `authorizer`, `scan-worker`, …). */
-  readonly functions = new Map<string, NodejsFunction>();
+  readonly functions = new Map<string, lambda.Function>();
   readonly scanQueue: sqs.Queue | undefined;
   readonly settings: VexdeskSettings;
 
@@ -96,8 +95,8 @@ export class VexdeskStack extends Stack {
     new CfnOutput(this, 'SigningSecretId', { value: this.signingSecret.secretArn, description: 'Secrets Manager secret holding { keyId, key }' });
   }
 
-  /** The NodejsFunction of a catalog entry; throws for a name that is not in the catalog. */
-  requireFunction(name: string): NodejsFunction {
+  /** The function of a catalog entry; throws for a name that is not in the catalog. */
+  requireFunction(name: string): lambda.Function {
     const fn = this.functions.get(name);
     if (!fn) throw new Error(`No function named ${name} in the catalog`);
     return fn;
@@ -209,14 +208,13 @@ export class VexdeskStack extends Stack {
     });
   }
 
-  private createFunction(spec: FunctionSpec, settings: VexdeskSettings): NodejsFunction {
+  private createFunction(spec: FunctionSpec, settings: VexdeskSettings): lambda.Function {
     const id = pascalCase(spec.name);
     const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: settings.logRetention });
-    const fn = new NodejsFunction(this, `${id}Function`, {
-      entry: spec.entry,
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    // Bundled by lib/bundling.ts (esbuild with plugins), hence lambda.Function rather than NodejsFunction.
+    const fn = new lambda.Function(this, `${id}Function`, {
+      code: functionCode(spec.entry),
+      handler: LAMBDA_HANDLER,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: spec.memoryMb,
@@ -224,7 +222,6 @@ export class VexdeskStack extends Stack {
       description: `Vexdesk ${spec.name}`,
       logGroup,
       tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
-      bundling: lambdaBundling,
       environment: this.environmentFor(spec.access, settings),
     });
     this.grantAccess(fn, spec.access);
@@ -250,7 +247,7 @@ export class VexdeskStack extends Stack {
     };
   }
 
-  private grantAccess(fn: NodejsFunction, access: ResourceAccess): void {
+  private grantAccess(fn: lambda.Function, access: ResourceAccess): void {
     if (access.table === 'read') this.table.grantReadData(fn);
     if (access.table === 'readWrite') this.table.grantReadWriteData(fn);
     grantBucket(fn, this.sbomBucket, access.sbomBucket);
@@ -264,7 +261,7 @@ export class VexdeskStack extends Stack {
    * The wildcards cdk-nag (IAM5) reports on our grants are all scoped to one
    * of our own resources: the table's indexes and the objects of one bucket.
    */
-  private acknowledgeScopedWildcards(fn: NodejsFunction, access: ResourceAccess, settings: VexdeskSettings): void {
+  private acknowledgeScopedWildcards(fn: lambda.Function, access: ResourceAccess, settings: VexdeskSettings): void {
     if (access.table !== 'none') {
       acknowledge(
         fn,
@@ -455,7 +452,7 @@ export class VexdeskStack extends Stack {
  * wildcards). ListBucket lets a missing key surface as NoSuchKey (a 404)
  * rather than AccessDenied.
  */
-function grantBucket(fn: NodejsFunction, bucket: s3.Bucket, access: BucketAccess): void {
+function grantBucket(fn: lambda.Function, bucket: s3.Bucket, access: BucketAccess): void {
   const objectActions: Record<BucketAccess, string[]> = {
     none: [],
     read: ['s3:GetObject'],

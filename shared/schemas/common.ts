@@ -1,8 +1,12 @@
-/** Building blocks shared by the request/response schemas of every resource. */
+/**
+ * Building blocks shared by the request/response schemas of every resource.
+ *
+ * Plain zod, no zod-to-openapi extension: that library is bundled only into
+ * the openapi Lambda (shared/openapi/document.ts). A schema that should be an
+ * OpenAPI component gets its name with zod's own `.meta({ id })`, which the
+ * document generator reads; nested uses then refer to the component.
+ */
 import { z } from 'zod';
-import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
-
-extendZodWithOpenApi(z);
 
 export { z };
 
@@ -29,15 +33,15 @@ export const pageMetaSchema = z
     hasNextPage: z.boolean(),
     hasPrevPage: z.boolean(),
   })
-  .openapi('PageMeta');
+  .meta({ id: 'PageMeta' });
 export type PageMeta = z.infer<typeof pageMetaSchema>;
 
 export function pagedListSchema<T extends z.ZodType>(item: T, name: string) {
-  return z.object({ data: z.array(item), meta: pageMetaSchema }).openapi(name);
+  return z.object({ data: z.array(item), meta: pageMetaSchema }).meta({ id: name });
 }
 
 export function dataEnvelope<T extends z.ZodType>(item: T, name: string) {
-  return z.object({ data: item }).openapi(name);
+  return z.object({ data: item }).meta({ id: name });
 }
 
 export const errorBodySchema = z
@@ -49,7 +53,7 @@ export const errorBodySchema = z
       requestId: z.string(),
     }),
   })
-  .openapi('Error');
+  .meta({ id: 'Error' });
 
 /** Optional `comment` of submit/approve/publish (spec "Limits": 5000 chars). */
 export const optionalCommentBody = z.strictObject({ comment: z.string().max(5000).optional() }).default({});

@@ -12,11 +12,11 @@ export const slaPolicySchema = z
     /** A finding is "at risk" when this share of its window has elapsed (0-1). */
     atRiskRatio: z.number().min(0.1).max(0.99),
   })
-  .openapi('SlaPolicy');
+  .meta({ id: 'SlaPolicy' });
 
 export const teamSettingsBody = z
   .strictObject({
     requireDistinctApprover: z.boolean().optional(),
     slaPolicy: slaPolicySchema.partial().optional(),
   })
-  .openapi('UpdateTeamSettings');
+  .meta({ id: 'UpdateTeamSettings' });

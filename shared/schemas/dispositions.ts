@@ -33,7 +33,7 @@ export const createDispositionBody = z
     impactStatement: dispositionFields.impactStatement.optional(),
     assignedTo: dispositionFields.assignedTo.optional(),
   })
-  .openapi('CreateDisposition');
+  .meta({ id: 'CreateDisposition' });
 
 export const updateDispositionBody = z
   .strictObject({
@@ -45,7 +45,7 @@ export const updateDispositionBody = z
     impactStatement: dispositionFields.impactStatement.nullable().optional(),
     assignedTo: dispositionFields.assignedTo.nullable().optional(),
   })
-  .openapi('UpdateDisposition');
+  .meta({ id: 'UpdateDisposition' });
 
 export const batchDispositionBody = z
   .strictObject({
@@ -55,6 +55,6 @@ export const batchDispositionBody = z
     response: responseValue.optional(),
     detail: text5000.optional(),
   })
-  .openapi('BatchDisposition');
+  .meta({ id: 'BatchDisposition' });
 
 export const dispositionIdParams = z.object({ dispositionId: z.uuid() });

@@ -32,7 +32,7 @@ export const createProductBody = z
     websiteUrl: productFields.websiteUrl.optional(),
     repositoryUrl: productFields.repositoryUrl.optional(),
   })
-  .openapi('CreateProduct');
+  .meta({ id: 'CreateProduct' });
 export type CreateProductInput = z.infer<typeof createProductBody>;
 
 /** Spec: "Product fields, all optional; only supplied fields change". `null` clears an optional field. */
@@ -45,7 +45,7 @@ export const updateProductBody = z
     websiteUrl: productFields.websiteUrl.nullable().optional(),
     repositoryUrl: productFields.repositoryUrl.nullable().optional(),
   })
-  .openapi('UpdateProduct');
+  .meta({ id: 'UpdateProduct' });
 export type UpdateProductInput = z.infer<typeof updateProductBody>;
 
 export const productListQuery = pageQuerySchema.extend({
@@ -65,7 +65,7 @@ export const productSchema = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('Product');
+  .meta({ id: 'Product' });
 export type ProductView = z.infer<typeof productSchema>;
 
 export const productResponse = dataEnvelope(productSchema, 'ProductResponse');

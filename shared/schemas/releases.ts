@@ -11,7 +11,7 @@ export const createReleaseBody = z
     notes: z.string().max(10_000).optional(),
     status: releaseStatus.default('active'),
   })
-  .openapi('CreateRelease');
+  .meta({ id: 'CreateRelease' });
 export type CreateReleaseInput = z.infer<typeof createReleaseBody>;
 
 /** The spec leaves release update fields open: the create fields, all optional; `null` clears an optional one. */
@@ -24,7 +24,7 @@ export const updateReleaseBody = z
     notes: z.string().max(10_000).nullable().optional(),
     status: releaseStatus.optional(),
   })
-  .openapi('UpdateRelease');
+  .meta({ id: 'UpdateRelease' });
 export type UpdateReleaseInput = z.infer<typeof updateReleaseBody>;
 
 export const releaseSchema = z
@@ -42,7 +42,7 @@ export const releaseSchema = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('Release');
+  .meta({ id: 'Release' });
 export type ReleaseView = z.infer<typeof releaseSchema>;
 
 export const releaseResponse = dataEnvelope(releaseSchema, 'ReleaseResponse');

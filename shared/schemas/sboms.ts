@@ -9,7 +9,7 @@ export const uploadSbomBody = z
     content: z.string().min(1),
     fileName: z.string().min(1).max(255).optional(),
   })
-  .openapi('UploadSbom');
+  .meta({ id: 'UploadSbom' });
 export type UploadSbomInput = z.infer<typeof uploadSbomBody>;
 
 /** Pre-signed upload flow for files too large for a Lambda request (BRIEF decision 8). */
@@ -18,7 +18,7 @@ export const createSbomUploadBody = z
     releaseId: z.uuid(),
     fileName: z.string().min(1).max(255).optional(),
   })
-  .openapi('CreateSbomUpload');
+  .meta({ id: 'CreateSbomUpload' });
 
 export const sbomUploadIdParams = z.object({ uploadId: z.uuid() });
 
@@ -34,11 +34,11 @@ export const sbomSchema = z
     file_size: z.number().int(),
     created_at: z.string(),
   })
-  .openapi('Sbom');
+  .meta({ id: 'Sbom' });
 
 export const sbomIdParams = z.object({ id: z.uuid() });
 
-export const cveScanBody = z.strictObject({ sbomId: z.uuid() }).openapi('CveScanRequest');
+export const cveScanBody = z.strictObject({ sbomId: z.uuid() }).meta({ id: 'CveScanRequest' });
 
 export const severityFilter = z.enum(['critical', 'high', 'medium', 'low', 'none']);
 export const vulnerabilityStatusFilter = z.enum(['affected', 'not_affected', 'fixed', 'under_investigation', 'undisposed']);

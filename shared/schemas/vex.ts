@@ -6,7 +6,7 @@ export const workflowStatus = z.enum(['draft', 'submitted', 'approved', 'publish
 
 export const createVexBody = z
   .strictObject({ format: vexFormat, author: z.string().max(255).optional() })
-  .openapi('CreateVexDocument');
+  .meta({ id: 'CreateVexDocument' });
 
 export const vexIdParams = z.object({ vexId: z.string().min(1).max(64) });
 
@@ -14,6 +14,6 @@ export const submitBody = optionalCommentBody;
 export const approveBody = optionalCommentBody;
 export const publishBody = optionalCommentBody;
 /** Spec: reject requires a comment of 1-5000 chars. */
-export const rejectBody = z.strictObject({ comment: z.string().trim().min(1).max(5000) }).openapi('RejectVexDocument');
+export const rejectBody = z.strictObject({ comment: z.string().trim().min(1).max(5000) }).meta({ id: 'RejectVexDocument' });
 /** Unlock (design ours, see docs/vex-workflow.md): a reason is required because it is evidence. */
-export const unlockReleaseBody = z.strictObject({ comment: z.string().trim().min(1).max(5000) }).openapi('UnlockRelease');
+export const unlockReleaseBody = z.strictObject({ comment: z.string().trim().min(1).max(5000) }).meta({ id: 'UnlockRelease' });

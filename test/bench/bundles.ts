@@ -1,8 +1,9 @@
 /**
  * Bundle bench: builds every Lambda of the function catalog with the stack's
- * own esbuild settings (lib/bundling.ts) and reports, per function,
+ * own build (lib/bundling.ts `buildFunctionBundle`) and reports, per function,
  *  - the minified bundle size (index.mjs; the external source map is listed apart),
- *  - the median time to load the bundle in a fresh Node process.
+ *  - the median time to load the bundle in a fresh Node process,
+ *  - with --composition, what the bytes are (esbuild metafile, grouped by package).
  *
  * Load time is measured inside the child: `performance.now()` right before and
  * right after `await import(bundle)`, i.e. the cost of loading, compiling and
@@ -11,15 +12,15 @@
  * reports the total since start; an empty script gives the Node boot baseline.
  * Children run with --enable-source-maps, as the functions do on AWS.
  *
- * Run: `npx tsx test/bench/bundles.ts [--runs 7] [--keep]`
+ * Run: `npx tsx test/bench/bundles.ts [--runs 7] [--keep] [--composition]`
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BUNDLE_FILE_NAME, esbuildOptions } from '../../lib/bundling';
+import type { Metafile } from 'esbuild';
+import { BUNDLE_FILE_NAME, buildFunctionBundle } from '../../lib/bundling';
 import { functionCatalog } from '../../lib/function-catalog';
 
 export const TARGETS = { maxBundleKb: 400, maxLoadMs: 60 } as const;
@@ -33,6 +34,8 @@ export interface BundleMeasurement {
   /** Median time from process start until the import finished. */
   sinceStartMs: number;
   withinTargets: boolean;
+  /** KB in the bundle per npm package (`@aws-sdk/client-s3`) or project folder (`shared/vex`), largest first. */
+  composition: Array<{ part: string; kb: number }>;
 }
 
 export interface BundleBenchResult {
@@ -106,6 +109,18 @@ function measure(bundlePath: string | undefined, runs: number): { loadMs: number
   };
 }
 
+/** Output bytes per package or project folder (the AWS SDK's scopes kept apart: @aws-sdk/client-s3, @smithy/core…). */
+export function compositionOf(metafile: Metafile): Array<{ part: string; kb: number }> {
+  const output = Object.values(metafile.outputs).find((candidate) => candidate.entryPoint !== undefined);
+  const bytes = new Map<string, number>();
+  for (const [path, input] of Object.entries(output?.inputs ?? {})) {
+    const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
+    const part = inPackage ?? path.replace(/^[\w-]+:/, '').split('/').slice(0, 2).join('/');
+    bytes.set(part, (bytes.get(part) ?? 0) + input.bytesInOutput);
+  }
+  return [...bytes].map(([part, size]) => ({ part, kb: kb(size) })).sort((a, b) => b.kb - a.kb);
+}
+
 export async function runBundleBench(options: BundleBenchOptions = {}): Promise<BundleBenchResult> {
   const runs = options.runs ?? 7;
   const outDir = mkdtempSync(join(tmpdir(), 'vexdesk-bundles-'));
@@ -113,7 +128,7 @@ export async function runBundleBench(options: BundleBenchOptions = {}): Promise<
     const bundles: BundleMeasurement[] = [];
     for (const spec of functionCatalog()) {
       const outfile = join(outDir, spec.name, BUNDLE_FILE_NAME);
-      await build(esbuildOptions(spec.entry, outfile));
+      const metafile = await buildFunctionBundle(spec.entry, join(outDir, spec.name));
       const bundleKb = kb(statSync(outfile).size);
       const { loadMs, sinceStartMs } = measure(outfile, runs);
       bundles.push({
@@ -123,6 +138,7 @@ export async function runBundleBench(options: BundleBenchOptions = {}): Promise<
         loadMs,
         sinceStartMs,
         withinTargets: bundleKb <= TARGETS.maxBundleKb && loadMs <= TARGETS.maxLoadMs,
+        composition: compositionOf(metafile),
       });
     }
     return {
@@ -135,6 +151,18 @@ export async function runBundleBench(options: BundleBenchOptions = {}): Promise<
   } finally {
     if (!options.keep) rmSync(outDir, { recursive: true, force: true });
   }
+}
+
+/** The largest parts of each bundle, the AWS SDK (@aws-sdk, @smithy, @aws) summed on its own line. */
+export function formatComposition(result: BundleBenchResult, top = 8): string {
+  const isSdk = (part: string): boolean => /^@(aws-sdk|smithy|aws)\//.test(part);
+  return result.bundles
+    .map((bundle) => {
+      const sdkKb = bundle.composition.filter((entry) => isSdk(entry.part)).reduce((sum, entry) => sum + entry.kb, 0);
+      const lines = bundle.composition.slice(0, top).map((entry) => `    ${entry.kb.toFixed(1).padStart(7)}  ${entry.part}`);
+      return [`  ${bundle.name} (${bundle.bundleKb.toFixed(1)} KB; AWS SDK in all ${sdkKb.toFixed(1)} KB)`, ...lines].join('\n');
+    })
+    .join('\n');
 }
 
 export function formatBundleBench(result: BundleBenchResult): string {
@@ -171,6 +199,7 @@ if (invokedDirectly) {
   const runs = Number(argValue('--runs') ?? 7);
   const result = await runBundleBench({ runs, keep: process.argv.includes('--keep') });
   console.log(formatBundleBench(result));
+  if (process.argv.includes('--composition')) console.log(`\nLargest parts per bundle (KB of minified output):\n${formatComposition(result)}`);
   if (process.argv.includes('--keep')) console.log(`Bundles kept in ${result.outDir}`);
   process.exitCode = result.withinTargets ? 0 : 1;
 }

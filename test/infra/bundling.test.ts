@@ -1,34 +1,174 @@
 /**
- * The bundle bench must measure what the stack deploys: both read
- * lib/bundling.ts, and this pins the two renderings of it to each other.
+ * lib/bundling.ts is the one source of the Lambda bundles: the stack builds
+ * each function with it (lib/function-code.ts) and the bundle bench measures
+ * the same options. These tests pin the settings and check that the two
+ * size-saving plugins do what they claim, on small bundles built and run here.
  */
-import { describe, expect, it } from '@jest/globals';
-import { Charset, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { esbuildOptions, lambdaBundling } from '../../lib/bundling';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { build, type Metafile } from 'esbuild';
+import { BUNDLE_FILE_NAME, bundleSettings, esbuildOptions, lambdaCredentialsPlugin, zodLocalesPlugin } from '../../lib/bundling';
+import { PROJECT_ROOT } from '../../lib/function-catalog';
 
-describe('bundling settings', () => {
-  it('builds the bench bundles with the options the stack gives NodejsFunction', () => {
-    const bench = esbuildOptions('entry.ts', 'out/index.mjs');
+let workDir: string;
 
-    expect(lambdaBundling).toMatchObject({ format: OutputFormat.ESM, charset: Charset.UTF8, forceDockerBundling: false, bundleAwsSDK: true });
-    expect(bench).toMatchObject({
-      format: 'esm',
-      platform: 'node',
+beforeAll(() => {
+  workDir = mkdtempSync(join(tmpdir(), 'vexdesk-bundling-test-'));
+});
+
+afterAll(() => {
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+/** Bundle `source` (resolved from the project root) with the Lambda options; returns the file and esbuild's metafile. */
+async function bundleSource(name: string, source: string): Promise<{ file: string; metafile: Metafile }> {
+  const file = join(workDir, name, BUNDLE_FILE_NAME);
+  const result = await build({
+    ...esbuildOptions('unused.ts', file),
+    entryPoints: undefined,
+    stdin: { contents: source, resolveDir: PROJECT_ROOT, loader: 'ts' },
+    metafile: true,
+  });
+  if (!result.metafile) throw new Error('no metafile');
+  return { file, metafile: result.metafile };
+}
+
+/** Import the bundle in a fresh Node process and print what `expression` (using its exports as `m`) evaluates to. */
+function evaluate(file: string, expression: string, env: Record<string, string> = {}): unknown {
+  const script = `const m = await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(JSON.stringify(await (${expression})));`;
+  const output = execFileSync(process.execPath, ['--input-type=module', '--eval', script], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return JSON.parse(output) as unknown;
+}
+
+/** How many locales zod's own locales index exports. */
+function zodLocaleExports(): number {
+  return readFileSync(join(PROJECT_ROOT, 'node_modules/zod/v4/locales/index.js'), 'utf8').split('\n').filter((line) => line.startsWith('export { default as ')).length;
+}
+
+function inputsOf(metafile: Metafile): string[] {
+  return Object.keys(metafile.inputs);
+}
+
+describe('bundle settings', () => {
+  it('builds minified ESM for Node 24 with an external source map, the require banner and every package inside', () => {
+    const options = esbuildOptions('functions/products/handler.ts', 'out/index.mjs');
+
+    expect(options).toMatchObject({
+      entryPoints: ['functions/products/handler.ts'],
+      outfile: 'out/index.mjs',
       bundle: true,
-      target: lambdaBundling.target,
-      minify: lambdaBundling.minify,
-      sourcemap: lambdaBundling.sourceMap,
-      sourcesContent: lambdaBundling.sourcesContent,
-      mainFields: lambdaBundling.mainFields,
-      banner: { js: lambdaBundling.banner },
+      platform: 'node',
+      format: 'esm',
+      target: 'node24',
+      minify: true,
+      sourcemap: true,
+      sourcesContent: false,
+      mainFields: ['module', 'main'],
       charset: 'utf8',
-      external: lambdaBundling.externalModules,
+      // AWS SDK bundled: nothing is left for the runtime to provide.
+      external: [],
+    });
+    expect(options.banner?.js).toContain('createRequire');
+    expect(options.plugins?.map((plugin) => plugin.name)).toEqual(['vexdesk-zod-locales', 'vexdesk-lambda-credentials']);
+    expect(bundleSettings.zodLocales).toEqual(['en']);
+  });
+});
+
+describe('zod locales plugin', () => {
+  const source = "import { z } from 'zod';\nexport { z };";
+  let withPlugin: { file: string; metafile: Metafile };
+  let withoutPlugin: Metafile;
+
+  beforeAll(async () => {
+    withPlugin = await bundleSource('zod', source);
+    const plain = await build({
+      ...esbuildOptions('unused.ts', join(workDir, 'zod-plain', BUNDLE_FILE_NAME)),
+      entryPoints: undefined,
+      stdin: { contents: source, resolveDir: PROJECT_ROOT, loader: 'ts' },
+      plugins: [],
+      metafile: true,
+      write: false,
+    });
+    if (!plain.metafile) throw new Error('no metafile');
+    withoutPlugin = plain.metafile;
+  });
+
+  it('leaves only the English locale file in the bundle', () => {
+    const locales = (metafile: Metafile): string[] => inputsOf(metafile).filter((path) => /zod\/v4\/locales\/(?!index\.js)/.test(path));
+
+    expect(locales(withPlugin.metafile)).toEqual(['node_modules/zod/v4/locales/en.js']);
+    expect(locales(withoutPlugin).length).toBeGreaterThan(40);
+  });
+
+  it('keeps English messages, and the shape of z.locales with the dropped locales failing loudly', () => {
+    const result = evaluate(
+      withPlugin.file,
+      `(() => {
+        const { z } = m;
+        let fr;
+        try { z.locales.fr(); fr = 'no error'; } catch (error) { fr = error.message; }
+        return {
+          message: z.string().safeParse(1).error.issues[0].message,
+          localeCount: Object.keys(z.locales).length,
+          enHasErrorMap: typeof z.locales.en().localeError,
+          fr,
+        };
+      })()`,
+    );
+
+    expect(result).toEqual({
+      message: 'Invalid input: expected string, received number',
+      localeCount: zodLocaleExports(),
+      enHasErrorMap: 'function',
+      fr: expect.stringContaining('zod locale "fr" is not bundled'),
     });
   });
 
-  it('bundles the AWS SDK and targets the Lambda runtime\'s Node version', () => {
-    expect(lambdaBundling.externalModules).toEqual([]);
-    expect(lambdaBundling.target).toBe('node24');
-    expect(lambdaBundling.banner).toContain('createRequire');
+  it('is a no-op for a build that does not use zod', async () => {
+    const { metafile } = await build({ stdin: { contents: 'export const x = 1;', loader: 'ts' }, bundle: true, write: false, metafile: true, plugins: [zodLocalesPlugin()] });
+
+    expect(inputsOf(metafile)).toEqual(['<stdin>']);
+  });
+});
+
+describe('Lambda credentials plugin', () => {
+  let bundle: { file: string; metafile: Metafile };
+
+  beforeAll(async () => {
+    bundle = await bundleSource(
+      'credentials',
+      "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\n" +
+        "export const credentials = () => new DynamoDBClient({ region: 'eu-west-1' }).config.credentials();",
+    );
+  });
+
+  it('bundles only the environment provider of the default chain: no SSO, ini, process, web identity or STS client', () => {
+    const inputs = inputsOf(bundle.metafile);
+
+    expect(inputs.some((path) => path.includes('node_modules/@aws-sdk/credential-provider-env/'))).toBe(true);
+    // The stand-in module keeps the package's path (under the plugin's namespace); none of the package's own files is read.
+    expect(inputs.filter((path) => /^node_modules\/@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http|login)|nested-clients|token-providers)\//.test(path))).toEqual([]);
+    expect(inputs).toContain('vexdesk-lambda-credentials:' + join(PROJECT_ROOT, 'node_modules/@aws-sdk/credential-provider-node/dist-es/index.js'));
+  });
+
+  it('gives an SDK client the credentials Lambda puts in the environment', () => {
+    const env = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' };
+
+    expect(evaluate(bundle.file, 'm.credentials()', env)).toMatchObject({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token' });
+    expect(() => evaluate(bundle.file, 'm.credentials()')).toThrow(/Unable to find environment variable credentials/);
+  });
+
+  it('leaves non-SDK imports alone', async () => {
+    const { metafile } = await build({ stdin: { contents: 'export const x = 1;', loader: 'ts' }, bundle: true, write: false, metafile: true, plugins: [lambdaCredentialsPlugin()] });
+
+    expect(inputsOf(metafile)).toEqual(['<stdin>']);
   });
 });

@@ -70,6 +70,23 @@ function functionProperties(name: string): Record<string, unknown> {
   return properties;
 }
 
+/** The directory CDK staged a function's bundle in. */
+function bundleDirOf(name: string): string {
+  const assetPath = (resourcesOf(template)[functionId(name)]?.Metadata as { 'aws:asset:path': string })['aws:asset:path'];
+  return join(app.outdir, assetPath);
+}
+
+/** Every input file of a bundle, from its source map (paths relative to the map, so `../..`-prefixed). */
+function sourcesOf(name: string): string[] {
+  return (JSON.parse(readFileSync(join(bundleDirOf(name), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
+}
+
+/** The npm packages a bundle contains. */
+function bundledPackages(name: string): string[] {
+  const packages = sourcesOf(name).map((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1]).filter((name): name is string => name !== undefined);
+  return [...new Set(packages)].sort();
+}
+
 function environmentOf(name: string): Record<string, unknown> {
   return (functionProperties(name).Environment as { Variables: Record<string, unknown> }).Variables;
 }
@@ -213,8 +230,7 @@ describe('functions', () => {
 
   it('bundles each function as minified ESM with a source map and the AWS SDK inside', () => {
     for (const spec of catalog) {
-      const assetPath = (resourcesOf(template)[functionId(spec.name)]?.Metadata as { 'aws:asset:path': string })['aws:asset:path'];
-      const bundleDir = join(app.outdir, assetPath);
+      const bundleDir = bundleDirOf(spec.name);
       const bundle = readFileSync(join(bundleDir, 'index.mjs'), 'utf8');
 
       expect(existsSync(join(bundleDir, 'index.mjs.map'))).toBe(true);
@@ -223,7 +239,25 @@ describe('functions', () => {
       // esbuild marks each module with a `// path/file.ts` comment unless it minifies.
       expect(bundle).not.toMatch(/^\/\/ (shared|functions|node_modules)\//m);
       expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//);
+      // The SDK is bundled (not taken from the runtime): every function with table access carries its DynamoDB client.
+      const expectedSdk = spec.access.table === 'none' ? [] : ['@aws-sdk/client-dynamodb'];
+      expect(bundledPackages(spec.name)).toEqual(expect.arrayContaining(expectedSdk));
     }
+  });
+
+  it('leaves zod-to-openapi, zod\'s non-English locales and the non-Lambda credential providers out of the bundles', () => {
+    for (const spec of catalog) {
+      const sources = sourcesOf(spec.name);
+      const unexpected = sources.filter(
+        (source) =>
+          (spec.name !== 'openapi' && source.includes('node_modules/@asteasolutions/zod-to-openapi/')) ||
+          /node_modules\/zod\/v4\/locales\/(?!en\.js|index\.js)/.test(source) ||
+          /node_modules\/@aws-sdk\/(credential-provider-(ini|sso|process|web-identity|login)|nested-clients)\//.test(source),
+      );
+
+      expect({ name: spec.name, unexpected }).toEqual({ name: spec.name, unexpected: [] });
+    }
+    expect(bundledPackages('openapi')).toContain('@asteasolutions/zod-to-openapi');
   });
 });
 
