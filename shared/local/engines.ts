@@ -5,12 +5,17 @@
  *
  * Layout under the data directory: `dynamodb/` (LevelDB), `s3/` (buckets as files),
  * `engines.json` ({ pid, dynamoEndpoint, s3Endpoint }) while the engines run.
+ *
+ * The engines run in this process but on a worker thread (engine-worker.ts), so their
+ * request handling (dynalite, LevelDB calls, s3rver) does not queue behind the API's
+ * handlers on one event loop: on a multi-core machine both run at once. Clients reach
+ * them over loopback HTTP exactly as before; only start and stop cross the thread.
  */
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from './embedded-dynamo';
-import { startEmbeddedS3, type EmbeddedS3 } from './embedded-s3';
+import { Worker } from 'node:worker_threads';
+import type { EngineWorkerData, EngineWorkerReply, EngineWorkerRequest, SerializedError } from './engine-worker';
 
 export interface EmbeddedEngines {
   dynamoEndpoint: string;
@@ -90,6 +95,76 @@ export async function findRunningEngines(
   return { dynamoEndpoint: file.dynamoEndpoint, s3Endpoint: file.s3Endpoint };
 }
 
+/** Loaded by Node on the worker thread (see engine-worker.ts for how TypeScript is handled there). */
+const WORKER_ENTRY = new URL('./engine-worker.ts', import.meta.url);
+
+function reviveError(serialized: SerializedError): Error {
+  const error: Error & { code?: string } = new Error(serialized.message);
+  error.name = serialized.name;
+  if (serialized.stack !== undefined) error.stack = serialized.stack;
+  if (serialized.code !== undefined) error.code = serialized.code;
+  return error;
+}
+
+interface EngineThread {
+  dynamoEndpoint: string;
+  s3Endpoint: string;
+  /** Stops both engines (LevelDB closed) and ends the thread; call once. */
+  stop(): Promise<void>;
+}
+
+/** Starts the engines on a worker thread; resolves once both listen. */
+function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
+  return new Promise((resolveStart, rejectStart) => {
+    const worker = new Worker(WORKER_ENTRY, { workerData: data, name: 'vexdesk-engines' });
+    let state: 'starting' | 'running' | 'stopping' | 'ended' = 'starting';
+    let settleStop: ((error?: Error) => void) | undefined;
+
+    /** The thread is gone: settle whatever waits on it. Unexpected once running: fail loudly, as an engine crash did in-thread. */
+    const ended = (error: Error) => {
+      const previous = state;
+      state = 'ended';
+      if (previous === 'starting') rejectStart(error);
+      else if (previous === 'stopping') settleStop?.(error);
+      else if (previous === 'running')
+        process.nextTick(() => {
+          throw new Error(`Embedded engines stopped unexpectedly: ${error.message}`, { cause: error });
+        });
+    };
+
+    worker.on('message', (message: EngineWorkerReply) => {
+      if (message.type === 'started' && state === 'starting') {
+        state = 'running';
+        resolveStart({
+          dynamoEndpoint: message.dynamoEndpoint,
+          s3Endpoint: message.s3Endpoint,
+          stop: () =>
+            new Promise<void>((resolveStop, rejectStop) => {
+              if (state !== 'running') {
+                resolveStop();
+                return;
+              }
+              state = 'stopping';
+              settleStop = (error) => (error ? rejectStop(error) : resolveStop());
+              worker.postMessage({ type: 'stop' } satisfies EngineWorkerRequest);
+            }),
+        });
+      } else if (message.type === 'start-failed' && state === 'starting') {
+        state = 'ended';
+        rejectStart(reviveError(message.error));
+        void worker.terminate();
+      } else if (message.type === 'stopped' && state === 'stopping') {
+        // LevelDB is closed and both servers are down: nothing is left to lose.
+        state = 'ended';
+        const settle = settleStop;
+        void worker.terminate().then(() => settle?.(message.error ? reviveError(message.error) : undefined));
+      }
+    });
+    worker.on('error', (error: Error) => ended(error));
+    worker.on('exit', (code) => ended(new Error(`the engine thread exited with code ${code}`)));
+  });
+}
+
 export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions): Promise<EmbeddedEngines> {
   const { dataDir } = options;
   const running = await findRunningEngines(dataDir);
@@ -101,42 +176,35 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
   const dynamoDir = path.join(dataDir, 'dynamodb');
   if (!options.inMemory) await mkdir(dynamoDir, { recursive: true });
 
-  let dynamo: EmbeddedDynamo | undefined;
-  let s3: EmbeddedS3 | undefined;
+  const engines = await startEngineThread({
+    ...(options.inMemory ? {} : { dynamoPath: dynamoDir }),
+    ...(options.dynamoPort !== undefined ? { dynamoPort: options.dynamoPort } : {}),
+    s3Directory: path.join(dataDir, 's3'),
+    ...(options.s3Port !== undefined ? { s3Port: options.s3Port } : {}),
+  });
   try {
-    dynamo = await startEmbeddedDynamo({
-      ...(options.inMemory ? {} : { path: dynamoDir }),
-      ...(options.dynamoPort !== undefined ? { port: options.dynamoPort } : {}),
-    });
-    s3 = await startEmbeddedS3({
-      directory: path.join(dataDir, 's3'),
-      ...(options.s3Port !== undefined ? { port: options.s3Port } : {}),
-    });
-    const file: EnginesFile = { pid: process.pid, dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint };
+    const file: EnginesFile = { pid: process.pid, dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint };
     // Written aside and renamed, so a reader never sees half a file.
     const temporary = `${enginesFilePath(dataDir)}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`);
     await rename(temporary, enginesFilePath(dataDir));
   } catch (error) {
-    await Promise.allSettled([dynamo?.stop(), s3?.stop()]);
+    await engines.stop().catch(() => undefined);
     throw error;
   }
 
-  const started = { dynamo, s3 };
   let stopping: Promise<void> | undefined;
   return {
-    dynamoEndpoint: started.dynamo.endpoint,
-    s3Endpoint: started.s3.endpoint,
+    dynamoEndpoint: engines.dynamoEndpoint,
+    s3Endpoint: engines.s3Endpoint,
     stop() {
       stopping ??= (async () => {
         // Remove the pointer first so nobody picks up engines that are going away,
         // but only if it is still ours (another process may have taken over since).
         const file = await readEnginesFile(dataDir);
-        if (file?.pid === process.pid && file.dynamoEndpoint === started.dynamo.endpoint)
+        if (file?.pid === process.pid && file.dynamoEndpoint === engines.dynamoEndpoint)
           await rm(enginesFilePath(dataDir), { force: true });
-        const results = await Promise.allSettled([started.dynamo.stop(), started.s3.stop()]);
-        const failure = results.find((result) => result.status === 'rejected');
-        if (failure) throw failure.reason;
+        await engines.stop();
       })();
       return stopping;
     },

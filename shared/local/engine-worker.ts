@@ -1,0 +1,101 @@
+/**
+ * Worker-thread entry of the embedded engines (started by engines.ts): the DynamoDB-
+ * and S3-compatible engines run on their own event loop, in the same process, so
+ * the API and the engines use two cores instead of taking turns on one.
+ *
+ * Node loads this file itself. Under tsx the worker inherits tsx's loader; under jest
+ * or plain node, Node's own type stripping runs it. So it uses erasable TypeScript
+ * only (type imports, no enums or parameter properties) and imports no project module
+ * directly: the engines (extensionless imports, CommonJS dependencies) are loaded
+ * through tsx's scoped loader, `tsImport`, which works whether or not tsx is active.
+ *
+ * Protocol: workerData = EngineWorkerData; the worker answers `started` (or
+ * `start-failed`), then on `stop` stops both engines (LevelDB closed, so every
+ * acknowledged write is on disk) and answers `stopped`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { tsImport } from 'tsx/esm/api';
+import type { EmbeddedDynamo, startEmbeddedDynamo } from './embedded-dynamo';
+import type { EmbeddedS3, startEmbeddedS3 } from './embedded-s3';
+
+export interface EngineWorkerData {
+  /** LevelDB directory; omitted = in memory. */
+  dynamoPath?: string;
+  dynamoPort?: number;
+  s3Directory: string;
+  s3Port?: number;
+}
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack?: string;
+  code?: string;
+}
+
+export type EngineWorkerRequest = { type: 'stop' };
+export type EngineWorkerReply =
+  | { type: 'started'; dynamoEndpoint: string; s3Endpoint: string }
+  | { type: 'start-failed'; error: SerializedError }
+  | { type: 'stopped'; error?: SerializedError };
+
+function serializeError(error: unknown): SerializedError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const code = (error as NodeJS.ErrnoException).code;
+  return {
+    name: error.name,
+    message: error.message,
+    ...(error.stack !== undefined ? { stack: error.stack } : {}),
+    ...(typeof code === 'string' ? { code } : {}),
+  };
+}
+
+async function loadEngines(): Promise<{ startDynamo: typeof startEmbeddedDynamo; startS3: typeof startEmbeddedS3 }> {
+  const [dynamoModule, s3Module] = (await Promise.all([
+    tsImport('./embedded-dynamo.ts', import.meta.url),
+    tsImport('./embedded-s3.ts', import.meta.url),
+  ])) as [{ startEmbeddedDynamo: typeof startEmbeddedDynamo }, { startEmbeddedS3: typeof startEmbeddedS3 }];
+  return { startDynamo: dynamoModule.startEmbeddedDynamo, startS3: s3Module.startEmbeddedS3 };
+}
+
+async function stopAll(engines: readonly ({ stop(): Promise<void> } | undefined)[]): Promise<void> {
+  const results = await Promise.allSettled(engines.map((engine) => engine?.stop() ?? Promise.resolve()));
+  const failure = results.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('engine-worker.ts runs as a worker thread (see shared/local/engines.ts)');
+  const data = workerData as EngineWorkerData;
+  const reply = (message: EngineWorkerReply) => port.postMessage(message);
+
+  let dynamo: EmbeddedDynamo | undefined;
+  let s3: EmbeddedS3 | undefined;
+  try {
+    const { startDynamo, startS3 } = await loadEngines();
+    dynamo = await startDynamo({
+      ...(data.dynamoPath !== undefined ? { path: data.dynamoPath } : {}),
+      ...(data.dynamoPort !== undefined ? { port: data.dynamoPort } : {}),
+    });
+    s3 = await startS3({ directory: data.s3Directory, ...(data.s3Port !== undefined ? { port: data.s3Port } : {}) });
+  } catch (error) {
+    await stopAll([dynamo, s3]).catch(() => undefined);
+    reply({ type: 'start-failed', error: serializeError(error) });
+    port.close();
+    return;
+  }
+
+  const started = [dynamo, s3];
+  let stopping: Promise<void> | undefined;
+  port.on('message', (message: EngineWorkerRequest) => {
+    if (message.type !== 'stop') return;
+    stopping ??= stopAll(started).then(
+      () => reply({ type: 'stopped' }),
+      (error: unknown) => reply({ type: 'stopped', error: serializeError(error) }),
+    );
+  });
+  reply({ type: 'started', dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint });
+}
+
+await main();
