@@ -1,0 +1,100 @@
+/**
+ * docs/openapi.json is the API reference clients read. It is generated
+ * (`npm run openapi`) from the route table and its zod schemas; these tests
+ * fail when the committed file no longer matches what the generator writes,
+ * and check the document against the route table independently.
+ */
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { routes, type RouteDefinition } from '../../shared/http/routes';
+import { buildOpenApiDocument, openApiJson } from '../../shared/openapi/document';
+
+interface Operation {
+  operationId?: string;
+  security?: Array<Record<string, string[]>>;
+  description?: string;
+  tags?: string[];
+}
+
+interface OpenApiDocument {
+  openapi: string;
+  security?: unknown;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
+}
+
+const COMMITTED_PATH = new URL('../../docs/openapi.json', import.meta.url);
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+const allRoutes = routes as readonly RouteDefinition[];
+
+let doc: OpenApiDocument;
+
+beforeAll(() => {
+  doc = buildOpenApiDocument() as unknown as OpenApiDocument;
+});
+
+function operationOf(route: RouteDefinition): Operation | undefined {
+  return doc.paths[route.path]?.[route.method.toLowerCase()];
+}
+
+/** Every `$ref` string anywhere below `value`. */
+function refsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(refsIn);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => (key === '$ref' && typeof inner === 'string' ? [inner] : refsIn(inner)));
+}
+
+describe('docs/openapi.json', () => {
+  it('is what `npm run openapi` generates from the current route table and schemas', () => {
+    const committed = readFileSync(COMMITTED_PATH, 'utf8');
+
+    // Content first, for a readable diff; then the exact bytes the generator writes.
+    expect(JSON.parse(committed)).toEqual(doc);
+    expect(committed).toBe(openApiJson());
+  });
+});
+
+describe('generated document', () => {
+  it('is OpenAPI 3.1 with no document-wide security requirement (each operation states its own)', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.security).toBeUndefined();
+    expect(doc.components.securitySchemes?.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it.each(allRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))('describes %s with its operationId and security', (_name, route) => {
+    const operation = operationOf(route);
+
+    expect(operation).toBeDefined();
+    expect(operation?.operationId).toBe(route.operationId);
+    expect(operation?.tags).toEqual([route.group]);
+    // Public routes override any default with an empty list: no credentials at all.
+    expect(operation?.security).toEqual(route.scope === null ? [] : [{ apiKey: [] }]);
+    expect(operation?.description).toBe(route.scope === null ? undefined : `Required scope: \`${route.scope}\``);
+  });
+
+  it('has no operation that is not in the route table, and unique operationIds', () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => HTTP_METHODS.has(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+
+    expect(documented.sort()).toEqual(allRoutes.map((route) => `${route.method} ${route.path}`).sort());
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+  });
+
+  it('resolves every $ref to a component the document defines', () => {
+    const refs = [...new Set(refsIn(doc))];
+    const defined = new Set(
+      Object.entries(doc.components).flatMap(([kind, entries]) => Object.keys(entries ?? {}).map((name) => `#/components/${kind}/${name}`)),
+    );
+
+    expect(refs.length).toBeGreaterThan(0);
+    expect(refs.filter((ref) => !defined.has(ref))).toEqual([]);
+  });
+
+  it('names the shared schemas as components (product, release, SBOM, error body, page metadata)', () => {
+    expect(Object.keys(doc.components.schemas ?? {})).toEqual(expect.arrayContaining(['Product', 'ProductList', 'Release', 'ReleaseList', 'Sbom', 'Error', 'PageMeta']));
+  });
+});
