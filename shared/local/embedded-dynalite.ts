@@ -69,6 +69,35 @@ interface DbModule {
 }
 
 export const createDynaliteServer = require('dynalite') as (options: DynaliteOptions) => Server;
+
+interface LevelPrototype {
+  _get(key: unknown, options: unknown): Promise<unknown>;
+  _getSync?: (key: unknown, options: unknown) => unknown;
+}
+
+/**
+ * dynalite reads LevelDB with classic-level's asynchronous get: each read is a hop to
+ * libuv's thread pool and back (tens of µs of hand-off per read, several reads per
+ * request, worse on a busy machine), for a lookup LevelDB answers in a few µs from
+ * its cache. Reads go through classic-level's own synchronous get instead (same
+ * flags, same snapshot handling, still a promise to abstract-level). Writes keep
+ * the thread pool. The engines run on their own thread (engines.ts), so a read that
+ * does touch the disk holds up only the engines.
+ */
+function readLevelDbSynchronously(): void {
+  const { Level } = createRequire(require.resolve('dynalite'))('level') as { Level: { prototype: LevelPrototype } };
+  const prototype = Level.prototype;
+  const getSync = prototype._getSync;
+  if (typeof getSync !== 'function') return; // another classic-level: leave it alone
+  prototype._get = function (this: LevelPrototype, key: unknown, options: unknown): Promise<unknown> {
+    try {
+      return Promise.resolve(getSync.call(this, key, options));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+}
+readLevelDbSynchronously();
 const validations = require('dynalite/validations') as ValidationsModule;
 const db = require('dynalite/db') as DbModule;
 
