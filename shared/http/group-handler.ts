@@ -57,12 +57,19 @@ function entityOfParams(route: RouteDefinition): string {
 
 export function createGroupHandler<G extends EndpointGroup>(group: G, operations: GroupOperations<G>) {
   const groupRoutes = (routes as readonly RouteDefinition[]).filter((route) => route.group === group);
+  // Looked up per request by method and resource; the first route of a pair wins, as a linear search would.
+  const routeTable = new Map<string, { route: RouteDefinition; entity: string }>();
+  for (const route of groupRoutes) {
+    const key = `${route.method} ${route.path}`;
+    if (!routeTable.has(key)) routeTable.set(key, { route, entity: entityOfParams(route) });
+  }
   const operationTable = operations as Record<string, ((request: OperationRequest<AnyRoute>) => Promise<OperationResult>) | undefined>;
 
   async function dispatch(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
     const requestId = event.requestContext.requestId;
-    const route = groupRoutes.find((candidate) => candidate.method === event.httpMethod && candidate.path === event.resource);
-    if (!route) throw new NotFoundError('Endpoint');
+    const entry = routeTable.get(`${event.httpMethod} ${event.resource}`);
+    if (!entry) throw new NotFoundError('Endpoint');
+    const { route, entity } = entry;
     const caller = callerFromAuthorizer(event.requestContext.authorizer);
     if (caller) logger.appendKeys({ teamId: caller.teamId });
     if (route.scope !== null) {
@@ -74,7 +81,7 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
       throw new NotImplementedError(`${route.method} ${route.path} is not available yet`);
     }
     const headers = lowerCaseHeaders(event);
-    const params = route.request?.params ? parsePathParameters(event, route.request.params, entityOfParams(route)) : undefined;
+    const params = route.request?.params ? parsePathParameters(event, route.request.params, entity) : undefined;
     const query = route.request?.query ? parseQuery(event, route.request.query) : undefined;
     const rawBody = decodeBody(event, headers, MAX_BODY_BYTES[route.operationId as AnyRoute['operationId']] ?? DEFAULT_MAX_BODY_BYTES);
     const body = route.request?.body ? parseJsonBody(rawBody, route.request.body) : undefined;

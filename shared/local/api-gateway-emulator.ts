@@ -30,6 +30,27 @@ interface CompiledRoute {
   literalSegments: number;
 }
 
+/** Non-empty segments of a path: a route with N segments can only match a path with N. */
+function segmentCount(path: string): number {
+  let count = 0;
+  for (let index = 0; index < path.length; index += 1) {
+    if (path.charCodeAt(index) !== 47 /* / */ && (index === 0 || path.charCodeAt(index - 1) === 47)) count += 1;
+  }
+  return count;
+}
+
+/** The compiled routes by segment count (each list keeps compileRoutes' order), so a request tests only routes of its length. */
+function routesBySegmentCount(compiled: readonly CompiledRoute[]): Map<number, CompiledRoute[]> {
+  const buckets = new Map<number, CompiledRoute[]>();
+  for (const candidate of compiled) {
+    const count = segmentCount(candidate.route.path);
+    let bucket = buckets.get(count);
+    if (!bucket) buckets.set(count, (bucket = []));
+    bucket.push(candidate);
+  }
+  return buckets;
+}
+
 function compileRoutes(): CompiledRoute[] {
   return (routes as readonly RouteDefinition[])
     .map((route) => {
@@ -57,7 +78,13 @@ function firstValues(multi: Record<string, string[]>): Record<string, string> | 
   return entries.length ? Object.fromEntries(entries.map(([name, values]) => [name, values[values.length - 1] ?? ''])) : null;
 }
 
+const NO_BODY = Buffer.alloc(0);
+
 async function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  // Neither Content-Length nor Transfer-Encoding: the request has no body (RFC 9112 §6.3),
+  // so skip the stream iterator; the server drains the (empty) stream after the response.
+  const { 'content-length': contentLength, 'transfer-encoding': transferEncoding } = request.headers;
+  if (transferEncoding === undefined && (contentLength === undefined || contentLength === '0')) return NO_BODY;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -80,7 +107,7 @@ export interface LocalApi {
 }
 
 export function createLocalApi(options: LocalApiOptions): LocalApi {
-  const compiled = compileRoutes();
+  const compiled = routesBySegmentCount(compileRoutes());
   const handlers = new Map<string, Promise<ProxyHandler>>();
   let authorizer: Promise<AuthorizerHandler> | undefined;
   let inFlight = 0;
@@ -114,7 +141,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     };
     const gatewayResponse = (type: GatewayResponseType) => send({ ...renderGatewayResponse(type, requestId), headers: GATEWAY_RESPONSE_HEADERS });
 
-    const pathMatches = compiled.filter((candidate) => candidate.pattern.test(url.pathname));
+    const pathMatches = (compiled.get(segmentCount(url.pathname)) ?? []).filter((candidate) => candidate.pattern.test(url.pathname));
     if (method === 'OPTIONS' && pathMatches.some((candidate) => candidate.route.scope === null)) {
       // CORS preflight, as the stack configures it for the public routes.
       send({ statusCode: 204, headers: { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET,OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' }, body: '' });
