@@ -5,7 +5,7 @@
  * locally the AWS SDK's standard endpoint variables point the clients at the
  * embedded engines (the only difference between the two environments).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const environmentSchema = z.object({
   TABLE_NAME: z.string().min(1),

@@ -4,7 +4,7 @@
  * all.zip, CORPUS_KEV_URL, CORPUS_EPSS_URL); re-imports only write what changed.
  * Never called by tests: they import files.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { importAdvisories, importEpss, importKev } from '../../shared/corpus/import';
 import { readOsvZip } from '../../shared/corpus/parse/osv-archive';
 import { parseKevCatalog } from '../../shared/corpus/parse/kev';

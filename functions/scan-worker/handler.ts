@@ -4,7 +4,7 @@
  * the dead-letter queue.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { logger } from '../../shared/logger';
 import { Scans } from '../../shared/scans/scans';
 

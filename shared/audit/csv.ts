@@ -15,7 +15,7 @@
 import { Readable } from 'node:stream';
 import { stringify, type Options, type Stringifier } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const auditLogEntrySchema = z.object({
   timestamp: z.string(),

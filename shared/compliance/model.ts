@@ -7,7 +7,7 @@
  * paths already enforce the spec's limits) and strict where the report computes with
  * them (dates, scores, enums).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { isoDateOrDateTime } from '../schemas/common';
 import { slaPolicySchema } from '../schemas/compliance';
 import { dispositionStatus, justificationValue, responseValue } from '../schemas/dispositions';

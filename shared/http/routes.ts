@@ -4,9 +4,9 @@
  * check and the OpenAPI document. `availability: 'planned'` marks an endpoint
  * whose implementation lands in a later issue; it answers 501, never 200.
  */
-import type { z } from 'zod';
+import * as z from 'zod';
 import type { Scope } from './scopes';
-import { errorBodySchema, z as zod } from '../schemas/common';
+import { errorBodySchema } from '../schemas/common';
 import * as products from '../schemas/products';
 import * as releases from '../schemas/releases';
 import * as sboms from '../schemas/sboms';
@@ -61,7 +61,7 @@ export interface RouteDefinition {
 }
 
 const noContent = { 204: { description: 'Done; no body' } };
-const anyJson = (description: string): RouteResponse => ({ description, schema: zod.record(zod.string(), zod.unknown()) });
+const anyJson = (description: string): RouteResponse => ({ description, schema: z.record(z.string(), z.unknown()) });
 
 export const routes = [
   // Products
@@ -115,7 +115,7 @@ export const routes = [
   {
     operationId: 'uploadSbom', method: 'POST', path: '/api/sboms/upload', group: 'sboms', scope: 'sboms:write', mutates: true,
     summary: 'Upload an SBOM (CycloneDX or SPDX JSON, ≤ 10 MB; `Content-Encoding: gzip` accepted)', availability: 'implemented',
-    request: { body: sboms.uploadSbomBody }, responses: { 201: { description: 'SBOM metadata', schema: zod.object({ data: sboms.sbomSchema }) } },
+    request: { body: sboms.uploadSbomBody }, responses: { 201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
   },
   {
     operationId: 'createSbomUpload', method: 'POST', path: '/api/sboms/uploads', group: 'sboms', scope: 'sboms:write', mutates: true,
@@ -125,12 +125,12 @@ export const routes = [
   {
     operationId: 'completeSbomUpload', method: 'POST', path: '/api/sboms/uploads/{uploadId}/complete', group: 'sboms', scope: 'sboms:write', mutates: true,
     summary: 'Finish a pre-signed upload: parse, store and scan the uploaded file', availability: 'implemented',
-    request: { params: sboms.sbomUploadIdParams }, responses: { 201: { description: 'SBOM metadata', schema: zod.object({ data: sboms.sbomSchema }) } },
+    request: { params: sboms.sbomUploadIdParams }, responses: { 201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
   },
   {
     operationId: 'getSbom', method: 'GET', path: '/api/sboms/{id}', group: 'sboms', scope: 'sboms:read', mutates: false,
     summary: 'Read SBOM metadata', availability: 'implemented',
-    request: { params: sboms.sbomIdParams }, responses: { 200: { description: 'SBOM metadata', schema: zod.object({ data: sboms.sbomSchema }) } },
+    request: { params: sboms.sbomIdParams }, responses: { 200: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
   },
   {
     operationId: 'downloadSbom', method: 'GET', path: '/api/sboms/{id}/download', group: 'sboms', scope: 'sboms:read', mutates: false,

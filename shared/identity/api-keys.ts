@@ -5,7 +5,7 @@
  * reads the hash item with a strongly consistent read on every request.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { keys } from '../data/keys';
 import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
 import { auditPut } from '../audit/audit-log';

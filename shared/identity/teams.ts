@@ -4,7 +4,7 @@
  * they never count toward member quotas (spec "API key").
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { keys } from '../data/keys';
 import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
 import { auditPut } from '../audit/audit-log';

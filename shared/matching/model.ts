@@ -1,5 +1,5 @@
 /** What the matcher reports per SBOM component; the scan job stores findings as vulnerabilities. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ECOSYSTEMS } from './ecosystems';
 
 export const matchConfidenceSchema = z.enum(['exact', 'high', 'low']);

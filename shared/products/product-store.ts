@@ -2,6 +2,7 @@
 import type { ProductView } from '../schemas/products';
 import { keys } from '../data/keys';
 import { getItem, queryAll, type Item } from '../data/table-client';
+import { NotFoundError } from '../errors';
 
 export interface Product {
   id: string;
@@ -62,6 +63,13 @@ export const productStore = {
   async find(teamId: string, productId: string): Promise<Product | undefined> {
     const item = await getItem(keys.product(teamId, productId));
     return item ? toProduct(item) : undefined;
+  },
+
+  /** A product readers may see: not missing and not being deleted (404 otherwise). */
+  async getLive(teamId: string, productId: string): Promise<Product> {
+    const product = await productStore.find(teamId, productId);
+    if (!product || product.deletingAt) throw new NotFoundError('Product');
+    return product;
   },
 
   async listAll(teamId: string): Promise<Product[]> {

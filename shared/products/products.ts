@@ -53,11 +53,7 @@ export const Products = {
     return product;
   },
 
-  async get(teamId: string, productId: string): Promise<Product> {
-    const product = await productStore.find(teamId, productId);
-    if (!product || product.deletingAt) throw new NotFoundError('Product');
-    return product;
-  },
+  get: (teamId: string, productId: string): Promise<Product> => productStore.getLive(teamId, productId),
 
   async list(teamId: string, query: ProductListQuery) {
     const needle = query.search?.toLowerCase();

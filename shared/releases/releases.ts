@@ -13,7 +13,8 @@ import { ConflictError, NotFoundError, ReleaseLockedError } from '../errors';
 import type { Actor } from '../identity/actor';
 import type { PageQuery } from '../schemas/common';
 import type { CreateReleaseInput, UpdateReleaseInput } from '../schemas/releases';
-import { Products } from '../products/products';
+// Not the Products service: it carries the S3 client for the cascading delete, which releases never need.
+import { productStore } from '../products/product-store';
 import { RELEASE_FIELDS, releaseItem, releaseStore, type Release, type ResolvedRelease } from './release-store';
 
 function versionTaken(version: string): ConflictError {
@@ -28,7 +29,7 @@ const PRODUCT_LIVE_CONDITION = 'attribute_exists(pk) AND attribute_not_exists(#d
 
 export const Releases = {
   async create(teamId: string, actor: Actor, productId: string, input: CreateReleaseInput): Promise<Release> {
-    const product = await Products.get(teamId, productId);
+    const product = await productStore.getLive(teamId, productId);
     const now = new Date().toISOString();
     const release: Release = {
       id: randomUUID(),
@@ -77,7 +78,7 @@ export const Releases = {
   },
 
   async list(teamId: string, productId: string, query: PageQuery) {
-    await Products.get(teamId, productId);
+    await productStore.getLive(teamId, productId);
     const releases = (await releaseStore.listByProduct(teamId, productId))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
     return paginate(releases, query.page, query.perPage);

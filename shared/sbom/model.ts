@@ -2,7 +2,7 @@
  * The component inventory extracted from an uploaded SBOM. The schemas are the
  * source of the types so the scan job can validate what it reads back from storage.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const sbomFormatSchema = z.enum(['CycloneDX', 'SPDX']);
 export type SbomFormat = z.infer<typeof sbomFormatSchema>;

@@ -1,4 +1,4 @@
-import { z } from './common';
+import * as z from 'zod';
 
 export const auditExportQuery = z.object({
   accountId: z.uuid(),

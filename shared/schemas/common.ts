@@ -6,9 +6,8 @@
  * OpenAPI component gets its name with zod's own `.meta({ id })`, which the
  * document generator reads; nested uses then refer to the component.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
-export { z };
 
 export const uuidSchema = z.uuid();
 

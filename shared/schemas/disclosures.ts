@@ -1,4 +1,4 @@
-import { z } from './common';
+import * as z from 'zod';
 import { vexFormat } from './vex';
 
 export const disclosureListQuery = z.object({

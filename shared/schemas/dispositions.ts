@@ -1,4 +1,4 @@
-import { z } from './common';
+import * as z from 'zod';
 
 export const dispositionStatus = z.enum(['affected', 'not_affected', 'fixed', 'under_investigation']);
 export const justificationValue = z.enum([

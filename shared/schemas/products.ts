@@ -1,4 +1,5 @@
-import { z, dataEnvelope, pagedListSchema, pageQuerySchema } from './common';
+import * as z from 'zod';
+import { dataEnvelope, pagedListSchema, pageQuerySchema } from './common';
 
 /** http(s) only: these links are rendered in reports and followed by people. */
 const webUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);

@@ -1,4 +1,5 @@
-import { z, dataEnvelope, isoDateOrDateTime, pagedListSchema, pageQuerySchema } from './common';
+import * as z from 'zod';
+import { dataEnvelope, isoDateOrDateTime, pagedListSchema, pageQuerySchema } from './common';
 
 export const releaseStatus = z.enum(['active', 'deprecated', 'end-of-life']);
 

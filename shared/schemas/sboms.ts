@@ -1,4 +1,4 @@
-import { z } from './common';
+import * as z from 'zod';
 
 /** Spec "Limits": SBOM content 10 MB (measured in UTF-8 bytes of the JSON string). */
 export const MAX_SBOM_BYTES = 10 * 1024 * 1024;

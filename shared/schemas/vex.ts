@@ -1,4 +1,5 @@
-import { z, optionalCommentBody } from './common';
+import * as z from 'zod';
+import { optionalCommentBody } from './common';
 
 export const vexFormat = z.enum(['cyclonedx_vex', 'openvex', 'csaf']);
 export type VexFormat = z.infer<typeof vexFormat>;

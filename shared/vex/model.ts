@@ -3,7 +3,7 @@
  * release, its SBOMs, the matched vulnerabilities ("findings") and their current
  * dispositions. The generators in `shared/vex/formats` are pure functions of it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { dispositionStatus, justificationValue, responseValue } from '../schemas/dispositions';
 import { vexFormat } from '../schemas/vex';
 

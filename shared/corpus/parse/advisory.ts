@@ -4,7 +4,7 @@
  * package ranges). GIT ranges are dropped: commit graphs cannot be evaluated
  * against SBOM versions.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const severityLevelSchema = z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE']);
 export type SeverityLevel = z.infer<typeof severityLevelSchema>;

@@ -3,7 +3,7 @@
  * schema in cisagov/kev-data). Entries that do not carry a CVE id and dateAdded
  * are skipped and counted rather than failing the whole import.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const kevEntrySchema = z.object({
   cveID: z.string().regex(/^CVE-\d{4}-\d{4,}$/),
