@@ -17,7 +17,7 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       // `import { z }` makes esbuild keep all of zod (~100 KB per Lambda bundle); the namespace import lets it drop what is unused.
       'no-restricted-syntax': ['error', {
-        selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+        selector: "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'][importKind!='type']",
         message: "Use `import * as z from 'zod'` so bundles keep only the zod API they use.",
       }],
     },
