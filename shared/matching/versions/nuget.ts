@@ -4,7 +4,8 @@
  * labels compared case-insensitively (numeric labels numerically and below
  * alphanumeric ones, other labels ordinally); build metadata ignored.
  */
-import { compareDigits, compareStrings, type VersionComparator } from './comparator';
+import { compareDigits, type VersionComparator } from './comparator';
+import { compareIdentifiers } from './semver-scheme';
 
 const NUGET_VERSION = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]*)?$/;
 
@@ -26,17 +27,7 @@ export function compareNuGetVersions(a: string, b: string): number | null {
     if (c !== 0) return c;
   }
   if (x.labels.length === 0 || y.labels.length === 0) return x.labels.length === y.labels.length ? 0 : x.labels.length === 0 ? 1 : -1;
-  for (let i = 0; i < Math.max(x.labels.length, y.labels.length); i++) {
-    const p = x.labels[i];
-    const q = y.labels[i];
-    if (p === undefined) return -1;
-    if (q === undefined) return 1;
-    const pNum = /^\d+$/.test(p);
-    const qNum = /^\d+$/.test(q);
-    const c = pNum && qNum ? compareDigits(p, q) : pNum ? -1 : qNum ? 1 : compareStrings(p, q);
-    if (c !== 0) return c;
-  }
-  return 0;
+  return compareIdentifiers(x.labels, y.labels);
 }
 
 export const nugetComparator: VersionComparator = { scheme: 'nuget', compare: compareNuGetVersions };

@@ -60,7 +60,8 @@ export const pubComparator: VersionComparator = {
   },
 };
 
-function compareIdentifiers(x: string[], y: string[]): number {
+/** SemVer 2 §11 precedence of dot-separated identifiers (numeric < alphanumeric, shorter < longer); NuGet uses the same rule. */
+export function compareIdentifiers(x: string[], y: string[]): number {
   for (let i = 0; i < Math.max(x.length, y.length); i++) {
     const p = x[i];
     const q = y[i];
