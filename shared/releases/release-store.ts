@@ -17,6 +17,8 @@ export interface Release {
   endOfLifeDate: string | null;
   notes: string | null;
   status: ReleaseStatus;
+  /** Package URL of the released artifact, used as the product identity in VEX documents. */
+  purl: string | null;
   createdAt: string;
   updatedAt: string;
   revision: number;
@@ -25,7 +27,7 @@ export interface Release {
   lockedAt: string | null;
 }
 
-export const RELEASE_FIELDS = ['version', 'name', 'releaseDate', 'endOfLifeDate', 'notes', 'status'] as const;
+export const RELEASE_FIELDS = ['version', 'name', 'releaseDate', 'endOfLifeDate', 'notes', 'status', 'purl'] as const;
 
 export function toRelease(item: Item): Release {
   return {
@@ -38,6 +40,7 @@ export function toRelease(item: Item): Release {
     endOfLifeDate: (item.endOfLifeDate as string | undefined) ?? null,
     notes: (item.notes as string | undefined) ?? null,
     status: (item.status as ReleaseStatus | undefined) ?? 'active',
+    purl: (item.purl as string | undefined) ?? null,
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
     revision: Number(item.revision ?? 0),
@@ -63,6 +66,7 @@ export function toReleaseView(release: Release): ReleaseView {
     endOfLifeDate: release.endOfLifeDate,
     notes: release.notes,
     status: release.status,
+    purl: release.purl,
     is_locked: release.lockedBy !== null,
     locked_by_vex_id: release.lockedBy,
     created_at: release.createdAt,

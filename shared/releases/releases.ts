@@ -41,6 +41,7 @@ export const Releases = {
       endOfLifeDate: input.endOfLifeDate ?? null,
       notes: input.notes ?? null,
       status: input.status,
+      purl: input.purl ?? null,
       createdAt: now,
       updatedAt: now,
       revision: 1,

@@ -1,5 +1,9 @@
 import * as z from 'zod';
+import { canonicalPurl } from '../sbom/purl';
 import { dataEnvelope, isoDateOrDateTime, pagedListSchema, pageQuerySchema } from './common';
+
+/** The released artifact's package URL (e.g. pkg:oci/…): VEX consumers such as Trivy and Grype match statements by it. */
+const artifactPurl = z.string().trim().max(2048).refine((value) => canonicalPurl(value) !== undefined, 'must be a valid package URL (pkg:type/namespace/name@version)');
 
 export const releaseStatus = z.enum(['active', 'deprecated', 'end-of-life']);
 
@@ -11,6 +15,7 @@ export const createReleaseBody = z
     endOfLifeDate: isoDateOrDateTime.optional(),
     notes: z.string().max(10_000).optional(),
     status: releaseStatus.default('active'),
+    purl: artifactPurl.optional(),
   })
   .meta({ id: 'CreateRelease' });
 export type CreateReleaseInput = z.infer<typeof createReleaseBody>;
@@ -24,6 +29,7 @@ export const updateReleaseBody = z
     endOfLifeDate: isoDateOrDateTime.nullable().optional(),
     notes: z.string().max(10_000).nullable().optional(),
     status: releaseStatus.optional(),
+    purl: artifactPurl.nullable().optional(),
   })
   .meta({ id: 'UpdateRelease' });
 export type UpdateReleaseInput = z.infer<typeof updateReleaseBody>;
@@ -38,6 +44,7 @@ export const releaseSchema = z
     endOfLifeDate: z.string().nullable(),
     notes: z.string().nullable(),
     status: releaseStatus,
+    purl: z.string().nullable(),
     is_locked: z.boolean(),
     locked_by_vex_id: z.string().nullable(),
     created_at: z.string(),

@@ -70,7 +70,7 @@ async function buildInput(teamId: string, resolved: ResolvedRelease, document: {
       publisherName: product.vendor ?? team.name, publisherNamespace: `${config().publicBaseUrl}/teams/${teamId}`, revisions: document.revisions,
     },
     product: { id: product.id, name: product.name, vendor: product.vendor, slug: product.slug },
-    release: { id: release.id, version: release.version },
+    release: { id: release.id, version: release.version, purl: release.purl },
     sboms: sboms.map((sbom) => ({ id: sbom.id, format: sbom.format, specVersion: sbom.specVersion, fileHash: sbom.fileHash })),
     components: [...components.values()],
     findings: selected.map((finding) => {

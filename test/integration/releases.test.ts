@@ -48,6 +48,19 @@ describe('releases', () => {
     expect(response.status).toBe(201);
   });
 
+  it('stores the artifact purl and rejects one that is not a package URL', async () => {
+    const { api } = await createTeamWithKey();
+    const product = (await api.post('/api/products', { name: 'Widget', slug: uniqueSlug() })).body.data;
+    const purl = 'pkg:oci/widget@sha256%3Aabc123?repository_url=ghcr.io/acme/widget';
+    const created = await api.post(`/api/products/${product.id}/releases`, { version: '3.0.0', purl });
+    expect(created.status).toBe(201);
+    expect(created.body.data.purl).toBe(purl);
+    const bad = await api.post(`/api/products/${product.id}/releases`, { version: '3.0.1', purl: 'widget 3.0.1' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details[0].path).toBe('purl');
+    expect((await api.put(`/api/releases/${created.body.data.id}`, { purl: null })).body.data.purl).toBeNull();
+  });
+
   it('keeps versions unique per product', async () => {
     const { api, product } = await productWithRelease('1.0.0');
     const duplicate = await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' });

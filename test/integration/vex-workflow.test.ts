@@ -49,6 +49,14 @@ describe('VEX documents', () => {
     expect(list.body.data.map((document: { id: string }) => document.id)).toContain(response.body.data.id);
   });
 
+  it('names the release by its artifact purl, so scanners can apply the statements', async () => {
+    const { api, release } = await triagedRelease();
+    const purl = 'pkg:oci/seeded-app@sha256%3A0123abcd?repository_url=ghcr.io/acme/seeded-app';
+    expect((await api.put(`/api/releases/${release.id}`, { purl })).status).toBe(200);
+    const openvex = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data.content;
+    expect(openvex.statements.every((statement: { products: { '@id': string }[] }) => statement.products.some((product) => product['@id'] === purl))).toBe(true);
+  });
+
   it('rejects an unknown format and an over-long author with 422', async () => {
     const { api, release } = await triagedRelease();
     expect((await api.post(`/api/releases/${release.id}/vex`, { format: 'spdx' })).status).toBe(422);
