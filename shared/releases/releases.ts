@@ -9,7 +9,8 @@ import { transactWrite, TransactionFailedError, tx, patchExpression } from '../d
 import { pointerPut } from '../data/id-pointers';
 import { paginate } from '../data/paging';
 import { auditPut, diffChanges } from '../audit/audit-log';
-import { ConflictError, NotFoundError, ReleaseLockedError } from '../errors';
+import { ConflictError, NotFoundError, ReleaseLockedError, ValidationError } from '../errors';
+import { canonicalPurl } from '../sbom/purl';
 import type { Actor } from '../identity/actor';
 import type { PageQuery } from '../schemas/common';
 import type { CreateReleaseInput, UpdateReleaseInput } from '../schemas/releases';
@@ -27,8 +28,15 @@ function auditableFields(release: Release): Record<string, unknown> {
 
 const PRODUCT_LIVE_CONDITION = 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)';
 
+function assertPurl(purl: string | null | undefined): void {
+  if (purl && canonicalPurl(purl) === undefined) {
+    throw new ValidationError('Request body failed validation', [{ path: 'purl', message: 'must be a valid package URL (pkg:type/namespace/name@version)', code: 'invalid_purl' }]);
+  }
+}
+
 export const Releases = {
   async create(teamId: string, actor: Actor, productId: string, input: CreateReleaseInput): Promise<Release> {
+    assertPurl(input.purl);
     const product = await productStore.getLive(teamId, productId);
     const now = new Date().toISOString();
     const release: Release = {
@@ -87,6 +95,7 @@ export const Releases = {
 
   /** Spec rule 3: while locked, PUT returns 409 — enforced by the write's own condition. */
   async update(teamId: string, actor: Actor, releaseId: string, input: UpdateReleaseInput): Promise<Release> {
+    assertPurl(input.purl);
     const { release: current, product } = await Releases.resolve(teamId, releaseId);
     if (current.lockedBy) throw new ReleaseLockedError();
     const patch: Record<string, unknown> = {};

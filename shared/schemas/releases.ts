@@ -1,9 +1,13 @@
 import * as z from 'zod';
-import { canonicalPurl } from '../sbom/purl';
 import { dataEnvelope, isoDateOrDateTime, pagedListSchema, pageQuerySchema } from './common';
 
-/** The released artifact's package URL (e.g. pkg:oci/…): VEX consumers such as Trivy and Grype match statements by it. */
-const artifactPurl = z.string().trim().max(2048).refine((value) => canonicalPurl(value) !== undefined, 'must be a valid package URL (pkg:type/namespace/name@version)');
+/**
+ * The released artifact's package URL (e.g. pkg:oci/…): VEX consumers such as
+ * Trivy and Grype match statements by it. The shape is checked here; the full
+ * parse happens in the releases service, so the purl library stays out of
+ * every other function's bundle (the route table carries all schemas).
+ */
+const artifactPurl = z.string().trim().max(2048).regex(/^pkg:[a-z][a-z0-9.+-]*\/\S+$/, 'must be a package URL (pkg:type/namespace/name@version)');
 
 export const releaseStatus = z.enum(['active', 'deprecated', 'end-of-life']);
 

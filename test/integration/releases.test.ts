@@ -55,9 +55,11 @@ describe('releases', () => {
     const created = await api.post(`/api/products/${product.id}/releases`, { version: '3.0.0', purl });
     expect(created.status).toBe(201);
     expect(created.body.data.purl).toBe(purl);
-    const bad = await api.post(`/api/products/${product.id}/releases`, { version: '3.0.1', purl: 'widget 3.0.1' });
-    expect(bad.status).toBe(422);
-    expect(bad.body.error.details[0].path).toBe('purl');
+    for (const purl of ['widget 3.0.1', 'pkg:npm/%E0%A4%A@1']) {
+      const bad = await api.post(`/api/products/${product.id}/releases`, { version: '3.0.1', purl });
+      expect(bad.status).toBe(422);
+      expect(bad.body.error.details[0].path).toBe('purl');
+    }
     expect((await api.put(`/api/releases/${created.body.data.id}`, { purl: null })).body.data.purl).toBeNull();
   });
 
