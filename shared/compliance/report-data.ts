@@ -57,7 +57,6 @@ function toReportFinding(finding: Finding, disposition: Disposition | undefined)
     isKev: finding.kev !== null,
     kevDueDate: finding.kev?.dueDate ?? null,
     firstDetectedAt: finding.firstDetectedAt,
-    // decidedAt stays unset: the SLA then closes at updatedAt, which can only make a finding look later (model.ts).
     disposition: disposition
       ? {
         status: disposition.status,
@@ -66,6 +65,7 @@ function toReportFinding(finding: Finding, disposition: Disposition | undefined)
         response: responseValue.nullable().parse(disposition.response),
         detail: disposition.detail,
         updatedAt: disposition.updatedAt,
+        decidedAt: disposition.decidedAt,
       }
       : null,
   };

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { slaPolicySchema } from '../schemas/compliance';
 import type { ReportDisposition, Severity } from './model';
+import { isFinalDecision } from '../dispositions/rules';
 
 export type SlaPolicy = z.infer<typeof slaPolicySchema>;
 
@@ -87,9 +88,7 @@ const DAY_MS = 86_400_000;
  * without a response and no disposition at all keep the clock running.
  */
 export function isFinalDisposition(disposition: SlaFinding['disposition']): boolean {
-  if (disposition === null) return false;
-  if (disposition.status === 'not_affected' || disposition.status === 'fixed') return true;
-  return disposition.status === 'affected' && disposition.response !== null;
+  return disposition !== null && isFinalDecision(disposition);
 }
 
 function windowDaysFor(severity: Severity, policy: SlaPolicy): number {

@@ -21,6 +21,8 @@ export interface Disposition {
   actionStatement: string | null;
   impactStatement: string | null;
   assignedTo: string | null;
+  /** When the disposition first became final (the SLA clock stops here); null while it is not final. */
+  decidedAt: string | null;
   createdAt: string;
   updatedAt: string;
   updatedBy: { id: string; name: string };
@@ -55,6 +57,7 @@ export function toDisposition(item: Item): Disposition {
     actionStatement: nullable('actionStatement'),
     impactStatement: nullable('impactStatement'),
     assignedTo: nullable('assignedTo'),
+    decidedAt: nullable('decidedAt'),
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
     updatedBy: item.updatedBy as Disposition['updatedBy'],
@@ -74,6 +77,7 @@ export function toDispositionView(disposition: Disposition) {
     actionStatement: disposition.actionStatement,
     impactStatement: disposition.impactStatement,
     assignedTo: disposition.assignedTo,
+    decided_at: disposition.decidedAt,
     created_at: disposition.createdAt,
     updated_at: disposition.updatedAt,
     updated_by: disposition.updatedBy,

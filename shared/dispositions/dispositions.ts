@@ -14,6 +14,7 @@ import type { Actor } from '../identity/actor';
 import { Members } from '../identity/teams';
 import { releaseStore } from '../releases/release-store';
 import { findingStore, type Finding } from '../scans/finding-store';
+import { isFinalDecision } from './rules';
 import { DISPOSITION_FIELDS, dispositionItem, dispositionStore, type Disposition, type DispositionStatus } from './disposition-store';
 
 export type DispositionPatch = Partial<Record<(typeof DISPOSITION_FIELDS)[number], string | null>>;
@@ -53,7 +54,7 @@ interface PlannedWrite {
 function plan(finding: Finding, existing: Disposition | undefined, patch: DispositionPatch, actor: Actor, at: string): PlannedWrite {
   const base: Disposition = existing ?? {
     id: randomUUID(), teamId: finding.teamId, productId: finding.productId, releaseId: finding.releaseId, vulnerabilityId: finding.id,
-    status: 'under_investigation', justification: null, response: null, detail: null, actionStatement: null, impactStatement: null, assignedTo: null,
+    status: 'under_investigation', justification: null, response: null, detail: null, actionStatement: null, impactStatement: null, assignedTo: null, decidedAt: null,
     createdAt: at, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: 0,
   };
   const after: Disposition = { ...base, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: base.revision + 1 };
@@ -61,6 +62,8 @@ function plan(finding: Finding, existing: Disposition | undefined, patch: Dispos
     const value = patch[field];
     if (value !== undefined) (after as unknown as Record<string, unknown>)[field] = value;
   }
+  // The SLA measures detection → the first final decision; later edits of a final decision do not move it.
+  after.decidedAt = isFinalDecision(after) ? (existing && isFinalDecision(existing) ? existing.decidedAt ?? at : at) : null;
   return { finding, before: existing, after };
 }
 

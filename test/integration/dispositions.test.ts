@@ -126,3 +126,18 @@ describe('dispositions', () => {
     expect((await api.post('/api/dispositions/batch', { vulnerabilityIds: [], status: 'fixed' })).status).toBe(422);
   });
 });
+
+describe('disposition decision time', () => {
+  it('records when a disposition first becomes final and keeps it through later edits', async () => {
+    const { api, teamId } = await createTeamWithKey();
+    const { findings } = await seedReleaseWithFindings(api, teamId, 1);
+    const created = (await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id })).body.data;
+    expect(created.decided_at).toBeNull();
+    const decided = (await api.put(`/api/dispositions/${created.id}`, { status: 'not_affected', justification: 'component_not_present' })).body.data;
+    expect(decided.decided_at).toEqual(expect.any(String));
+    const edited = (await api.put(`/api/dispositions/${created.id}`, { detail: 'clarified' })).body.data;
+    expect(edited.decided_at).toBe(decided.decided_at);
+    const reopened = (await api.put(`/api/dispositions/${created.id}`, { status: 'under_investigation' })).body.data;
+    expect(reopened.decided_at).toBeNull();
+  });
+});
