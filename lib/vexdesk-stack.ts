@@ -151,6 +151,8 @@ export class VexdeskStack extends Stack {
         { id: 'expire-deleted-sboms', noncurrentVersionExpiration: Duration.days(90) },
         // Pre-signed uploads that never completed.
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
+        // Files PUT to a pre-signed URL but never completed (complete moves them out of uploads/).
+        { id: 'expire-abandoned-uploads', prefix: 'uploads/', expiration: Duration.days(2) },
       ],
     });
   }

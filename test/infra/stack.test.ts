@@ -137,6 +137,18 @@ describe('data stores', () => {
     });
   });
 
+  it('expires deleted SBOM versions and abandoned pre-signed uploads', () => {
+    assertResourceProperties(template, 'AWS::S3::Bucket', {
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'sboms/' }),
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ Id: 'expire-deleted-sboms', NoncurrentVersionExpiration: { NoncurrentDays: 90 }, Status: 'Enabled' }),
+          Match.objectLike({ Id: 'expire-abandoned-uploads', Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' }),
+        ]),
+      },
+    });
+  });
+
   it('locks disclosure snapshots in COMPLIANCE mode for the default 3650 days', () => {
     assertResourceProperties(template, 'AWS::S3::Bucket', {
       ObjectLockEnabled: true,
