@@ -9,20 +9,21 @@ export const handler = createGroupHandler('disclosures', {
     status: 200, body: await Disclosures.list(query), headers: { ...CORS, 'Cache-Control': 'public, max-age=30' },
   }),
   getDisclosure: async ({ params, query }) => {
-    const disclosure = await Disclosures.get(params.slug);
-    const bytes = await Disclosures.readBytes(disclosure);
-    // The snapshot never changes once published: cache it for good.
-    const immutable = { ...CORS, 'Cache-Control': 'public, max-age=31536000, immutable', ETag: `"${disclosure.contentHash}"` };
+    const { disclosure, bytes, snapshots } = await Disclosures.read(params.slug);
     if (query.format === 'raw') {
+      // The snapshot never changes once published: cache it for good.
       return {
         status: 200, raw: bytes, contentType: disclosure.contentType,
-        headers: { ...immutable, 'X-Content-Hash': disclosure.contentHash, ...(disclosure.signature ? { 'X-Content-Signature': disclosure.signature, 'X-Signature-Key-Id': disclosure.signingKeyId ?? '' } : {}) },
+        headers: {
+          ...CORS, 'Cache-Control': 'public, max-age=31536000, immutable', ETag: `"${disclosure.contentHash}"`, 'X-Content-Hash': disclosure.contentHash,
+          ...(disclosure.signature ? { 'X-Content-Signature': disclosure.signature, 'X-Signature-Key-Id': disclosure.signingKeyId ?? '' } : {}),
+        },
       };
     }
     return {
       status: 200,
       headers: { ...CORS, 'Cache-Control': 'public, max-age=60' },
-      body: { data: { ...toDisclosureView(disclosure), signing_key_id: disclosure.signingKeyId, snapshots: await Disclosures.snapshots(disclosure), content: JSON.parse(bytes.toString('utf8')) as unknown } },
+      body: { data: { ...toDisclosureView(disclosure), signing_key_id: disclosure.signingKeyId, snapshots, content: JSON.parse(bytes.toString('utf8')) as unknown } },
     };
   },
   verifyDisclosure: async ({ params }) => ({

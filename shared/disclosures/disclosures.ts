@@ -80,6 +80,15 @@ async function writeSnapshotOnce(objectKey: string, bytes: Buffer, contentType: 
   }
 }
 
+/** One published version of a VEX document, as listed under a disclosure's `snapshots`. */
+export interface DisclosureSnapshot {
+  version: number;
+  public_slug: string;
+  content_hash: string;
+  published_at: string;
+  links: { self: string; raw: string };
+}
+
 export interface PreparedDisclosure {
   disclosure: Disclosure;
   /** Items to commit in the publish transaction (disclosure, per-document entry, sequence counters and index entries). */
@@ -153,7 +162,7 @@ export const Disclosures = {
   },
 
   /** Every published version of the same VEX document, oldest first. */
-  async snapshots(disclosure: Disclosure) {
+  async snapshots(disclosure: Disclosure): Promise<DisclosureSnapshot[]> {
     const { pk, skPrefix } = keys.disclosureOfDocumentPrefix(disclosure.documentId);
     return (await queryAll({ pk, skPrefix })).map((item) => ({
       version: Number(item.version),
@@ -162,6 +171,13 @@ export const Disclosures = {
       published_at: String(item.publishedAt),
       links: { self: `/api/disclosures/${String(item.slug)}`, raw: `/api/disclosures/${String(item.slug)}?format=raw` },
     }));
+  },
+
+  /** A disclosure for the public read: metadata, sibling snapshots and the stored bytes. */
+  async read(slug: string): Promise<{ disclosure: Disclosure; bytes: Buffer; snapshots: DisclosureSnapshot[] }> {
+    const disclosure = await Disclosures.get(slug);
+    const [bytes, snapshots] = await Promise.all([Disclosures.readBytes(disclosure), Disclosures.snapshots(disclosure)]);
+    return { disclosure, bytes, snapshots };
   },
 
   /** Spec "Verification rules": recompute over the stored bytes; null when the signing key is absent. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { verifyReportFingerprint } from '../../shared/compliance/report';
 import { addKey, createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom, seedReleaseWithFindings, type SeededFinding } from '../support/seed';
+import { count, section } from '../support/assertions';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
 type Data<T> = { data: T };
@@ -14,16 +15,6 @@ interface Seeded {
 }
 
 
-/** The section element with this id (the renderer gives every section one). */
-function section(html: string, id: string): string {
-  const start = html.indexOf(`id="${id}"`);
-  expect(start).toBeGreaterThan(0);
-  return html.slice(start, html.indexOf('</section>', start));
-}
-
-function count(haystack: string, needle: string): number {
-  return haystack.split(needle).length - 1;
-}
 
 async function getReport(team: Pick<Team, 'api'>, releaseId: string) {
   return team.api.get<string>(`/api/compliance/${releaseId}/report`);

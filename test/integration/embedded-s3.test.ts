@@ -19,17 +19,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
+import { rejection } from '../support/assertions';
 
 const BUCKET = 'embedded-s3-test';
 
-async function rejection(work: Promise<unknown>): Promise<Error> {
-  try {
-    await work;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('embedded S3', () => {
   let dataDir: string;

@@ -23,6 +23,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { findRunningEngines, startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
+import { rejection } from '../support/assertions';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const TABLE = 'transactions-test';
@@ -48,15 +49,6 @@ async function createTable(client: DynamoDBClient, name: string): Promise<void> 
   );
 }
 
-/** Runs `work` and returns the error it rejects with (fails the test when it resolves). */
-async function rejection(work: Promise<unknown>): Promise<Error> {
-  try {
-    await work;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 let counter = 0;
 const uniquePk = (label: string) => `${label}#${Date.now()}#${++counter}`;

@@ -4,6 +4,7 @@ import { SSDF_EVIDENCED_TASKS } from '../../shared/compliance/assessments';
 import { buildSampleComponents, buildSampleReportInput } from '../../shared/compliance/fixtures';
 import type { ComplianceReportInput } from '../../shared/compliance/model';
 import { renderComplianceReport, verifyReportFingerprint } from '../../shared/compliance/report';
+import { count, section } from '../support/assertions';
 
 type Input = ComplianceReportInput;
 
@@ -19,16 +20,6 @@ function statusOf(html: string, ref: string): string | undefined {
   return /badge st-([a-z_]+)/.exec(row.slice(row.lastIndexOf('<td>')))?.[1];
 }
 
-/** The section element with this id. */
-function section(html: string, id: string): string {
-  const start = html.indexOf(`id="${id}"`);
-  expect(start).toBeGreaterThan(0);
-  return html.slice(start, html.indexOf('</section>', start));
-}
-
-function count(haystack: string, needle: string): number {
-  return haystack.split(needle).length - 1;
-}
 
 describe('compliance report: product and release', () => {
   it('shows product, vendor, links, release, dates, status and lock state', () => {
