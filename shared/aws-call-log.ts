@@ -132,7 +132,7 @@ function queryPartitionKey(input: Input): string | undefined {
   const attribute = index ? index.partitionKey : tableDefinition.partitionKey;
   const names = asRecord(input.ExpressionAttributeNames);
   const values = asRecord(input.ExpressionAttributeValues);
-  for (const [, name, value] of String(input.KeyConditionExpression ?? '').matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
+  for (const [, name, value] of (typeof input.KeyConditionExpression === 'string' ? input.KeyConditionExpression : '').matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
     const resolved = name?.startsWith('#') ? names[name] : name;
     if (resolved === attribute && value) return keyString(values[value]);
   }
