@@ -4,9 +4,9 @@
  * whose requests are stopped before they leave the process.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -149,5 +149,22 @@ describe('recordAwsCalls', () => {
     } finally {
       process.env.VEXDESK_AWS_CALL_LOG = file;
     }
+  });
+});
+
+describe('where SDK clients are built', () => {
+  it('builds every AWS SDK client of the functions\' code in shared/aws-clients.ts, so each call is recorded', () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const sources = ['shared', 'functions'].flatMap((dir) =>
+      (readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }))
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => join(root, dir, file)),
+    );
+    const elsewhere = sources
+      .filter((file) => !file.endsWith(join('shared', 'aws-clients.ts')))
+      .filter((file) => /new \w+Client\(/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
+
+    expect(elsewhere).toEqual([]);
   });
 });
