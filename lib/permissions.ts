@@ -1,7 +1,11 @@
 /**
- * Least privilege, as data: what each Lambda may touch. The stack turns these
- * entries into IAM grants and the infra tests read them back from the template,
- * so a widened grant shows up as a one-line diff here.
+ * Least privilege, as data: what each Lambda may do, action by action. The
+ * stack turns these entries into IAM statements, and the infra tests check
+ * them against the AWS calls each function's code really made during the
+ * integration tests (test/infra/observed-aws-calls.json): every call must be
+ * allowed, and every grant must be used by some call or listed in
+ * UNOBSERVED_GRANTS with its reason (docs/architecture.md "Permissions that
+ * match the code").
  *
  * Write access is additionally clamped by the route table: an endpoint group
  * none of whose routes `mutates` only ever gets read grants, whatever this map
@@ -9,14 +13,42 @@
  */
 import { ENDPOINT_GROUPS, routesOfGroup, type EndpointGroup } from '../shared/http/routes';
 
-export type TableAccess = 'none' | 'read' | 'readWrite';
 /**
- * `put` = create objects only (no read, no delete); `readPut` = read and
- * create; `readDelete` = read plus cascade deletes; `readWrite` = read, put
- * and delete.
+ * DynamoDB actions on the table's items. A transaction needs the action of
+ * each item kind it holds (Put → PutItem, ConditionCheck → ConditionCheckItem;
+ * TransactGetItems → GetItem): IAM has no TransactWriteItems action.
  */
-export type BucketAccess = 'none' | 'read' | 'put' | 'readPut' | 'readDelete' | 'readWrite';
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:ConditionCheckItem'
+  | 'dynamodb:BatchWriteItem';
+
+export type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
 export type QueueAccess = 'none' | 'send' | 'consume';
+
+export interface TableAccess {
+  /** Actions on the table itself. */
+  actions: readonly TableAction[];
+  /** Query through the table's GSIs (only the audit export does). */
+  queryIndexes: boolean;
+  /**
+   * `dynamodb:LeadingKeys` patterns (StringLike): the only partition keys the
+   * function may read or write. Absent: any key of the table.
+   */
+  leadingKeys?: readonly string[];
+}
+
+export interface BucketAccess {
+  /** Object-level actions on every object of the bucket, listed one by one. */
+  objects: readonly ObjectAction[];
+  /** s3:ListBucket on the bucket: listing a prefix (the cascading product delete). */
+  list: boolean;
+}
 
 export interface ResourceAccess {
   table: TableAccess;
@@ -28,59 +60,148 @@ export interface ResourceAccess {
   scanQueue: QueueAccess;
 }
 
-const nothing: ResourceAccess = { table: 'none', sbomBucket: 'none', disclosureBucket: 'none', signingSecret: false, scanQueue: 'none' };
+const READ_ACTIONS: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
+const noTable: TableAccess = { actions: [], queryIndexes: false };
+const noBucket: BucketAccess = { objects: [], list: false };
+const nothing: ResourceAccess = { table: noTable, sbomBucket: noBucket, disclosureBucket: noBucket, signingSecret: false, scanQueue: 'none' };
+
+const table = (...actions: TableAction[]): TableAccess => ({ actions, queryIndexes: false });
+const objects = (...actions: ObjectAction[]): BucketAccess => ({ objects: actions, list: false });
+
+/*
+ * Each list is what the group's code does (test/infra/observed-aws-calls.json):
+ * GetItem also covers TransactGetItems, and PutItem / UpdateItem / DeleteItem /
+ * ConditionCheckItem the items of its TransactWriteItems (audit entries are puts).
+ */
 
 /** The explicit map: one line per endpoint group. */
 export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
-  // Deleting a product removes everything under it, SBOM files included (spec: DELETE /api/products/{productId}).
-  products: { ...nothing, table: 'readWrite', sbomBucket: 'readDelete' },
-  releases: { ...nothing, table: 'readWrite' },
-  // Upload stores the raw file (and deletes it again if the upload fails or is too large),
-  // download streams it back, and every upload enqueues a scan (shared/scans/scan-dispatch.ts).
-  sboms: { ...nothing, table: 'readWrite', sbomBucket: 'readWrite', scanQueue: 'send' },
-  // A scan runs synchronously: it reads the stored component inventory and the
-  // corpus items spilled to S3, and writes findings.
-  scans: { ...nothing, table: 'readWrite', sbomBucket: 'read' },
-  dispositions: { ...nothing, table: 'readWrite' },
-  // Publish writes the immutable snapshot (create only: Object Lock keeps it) and signs it.
-  vex: { ...nothing, table: 'readWrite', sbomBucket: 'read', disclosureBucket: 'put', signingSecret: true },
-  // Public and read-only: reads the snapshot bytes and verifies the HMAC.
-  disclosures: { ...nothing, table: 'read', disclosureBucket: 'read', signingSecret: true },
-  compliance: { ...nothing, table: 'read' },
-  audit: { ...nothing, table: 'read' },
-  settings: { ...nothing, table: 'readWrite' },
+  // Deleting a product walks its collection in batches and lists and removes every object under its prefix (spec: DELETE /api/products/{productId}).
+  products: {
+    ...nothing,
+    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'),
+    sbomBucket: { objects: ['s3:DeleteObject'], list: true },
+  },
+  releases: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem') },
+  // Upload stores the raw file and its parsed inventory (removing what a failed upload left), download streams
+  // it back, a pre-signed URL lets the client PUT a large file that completing the upload reads and deletes,
+  // and every upload enqueues a scan (shared/scans/scan-dispatch.ts).
+  sboms: {
+    ...nothing,
+    table: table('dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'),
+    sbomBucket: objects('s3:GetObject', 's3:PutObject', 's3:DeleteObject'),
+    scanQueue: 'send',
+  },
+  // A scan runs synchronously: it reads the stored component inventory and the corpus (batch reads, items
+  // spilled to S3) and writes findings in batches.
+  scans: {
+    ...nothing,
+    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'),
+    sbomBucket: objects('s3:GetObject'),
+  },
+  dispositions: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem') },
+  // Generating a document stores its content and generation input in the SBOM bucket and reads them back;
+  // publish writes the immutable snapshot (create only: Object Lock keeps it), reads it back when a retry
+  // finds it already stored, and signs it.
+  vex: {
+    ...nothing,
+    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'),
+    sbomBucket: objects('s3:GetObject', 's3:PutObject'),
+    disclosureBucket: objects('s3:GetObject', 's3:PutObject'),
+    signingSecret: true,
+  },
+  // Public and read-only: only the disclosure partitions (never a team's items), the snapshot bytes, the HMAC key.
+  disclosures: {
+    ...nothing,
+    table: { ...table('dynamodb:GetItem', 'dynamodb:Query'), leadingKeys: ['DISCLOSURE#*', 'DISCLOSED_DOC#*', 'DISCLOSURE_INDEX#*', 'DISCLOSURE_COUNTER'] },
+    disclosureBucket: objects('s3:GetObject'),
+    signingSecret: true,
+  },
+  // The report reads each SBOM's stored component inventory.
+  compliance: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query'), sbomBucket: objects('s3:GetObject') },
+  // The export is one range query on the audit partition, or on a GSI when filtered by entity type or action.
+  audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
+  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem') },
   // Renders the OpenAPI document from the route table; touches no data.
   openapi: nothing,
 };
 
-/** The authorizer looks keys up by hash; it never writes (BRIEF decision 6). */
-export const AUTHORIZER_ACCESS: ResourceAccess = { ...nothing, table: 'read' };
+/** The authorizer gets key hash items and reads nothing else (BRIEF decision 6): no team's items. */
+export const AUTHORIZER_ACCESS: ResourceAccess = { ...nothing, table: { ...table('dynamodb:GetItem'), leadingKeys: ['APIKEY_HASH#*'] } };
 
 /** Background jobs (created only once their handlers exist). */
-export const SCAN_WORKER_ACCESS: ResourceAccess = { ...nothing, table: 'readWrite', sbomBucket: 'read', scanQueue: 'consume' };
-/** Corpus items too large for DynamoDB spill to the SBOM bucket (shared/corpus/corpus-store.ts); re-imports read them back. */
-export const CORPUS_REFRESH_ACCESS: ResourceAccess = { ...nothing, table: 'readWrite', sbomBucket: 'readPut' };
-
-const readOnlyBucket: Record<BucketAccess, BucketAccess> = {
-  none: 'none',
-  read: 'read',
-  put: 'none',
-  readPut: 'read',
-  readWrite: 'read',
-  readDelete: 'read',
+export const SCAN_WORKER_ACCESS: ResourceAccess = {
+  ...nothing,
+  table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'),
+  sbomBucket: objects('s3:GetObject'),
+  scanQueue: 'consume',
 };
+/** Corpus items too large for DynamoDB spill to the SBOM bucket (shared/corpus/corpus-store.ts); re-imports read them back. */
+export const CORPUS_REFRESH_ACCESS: ResourceAccess = {
+  ...nothing,
+  table: table('dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'),
+  sbomBucket: objects('s3:GetObject', 's3:PutObject'),
+};
+
+/**
+ * Grants no AWS call of the integration tests exercises, each with the reason
+ * it is still needed. ARN patterns use the placeholders of the observed-call
+ * manifest; the infra test fails on an entry that no longer matches a grant.
+ */
+export interface UnobservedGrant {
+  functions: readonly string[];
+  actions: readonly string[];
+  resource: string;
+  reason: string;
+}
+
+export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
+  {
+    functions: ['sboms'],
+    actions: ['sqs:SendMessage'],
+    resource: 'arn:aws:sqs:{region}:{account}:{scanQueue}',
+    reason: 'Each upload enqueues its scan on AWS; the local runtime has no queue and runs the scan worker in-process (configuration, SCAN_QUEUE_URL unset).',
+  },
+  {
+    functions: ['vex', 'disclosures'],
+    actions: ['secretsmanager:GetSecretValue'],
+    resource: 'arn:aws:secretsmanager:{region}:{account}:secret:{signingSecret}',
+    reason: 'On AWS the signing key comes from Secrets Manager; local runs take it from DISCLOSURE_SIGNING_KEY (BRIEF decision 9).',
+  },
+  {
+    functions: ['scan-worker'],
+    actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+    resource: 'arn:aws:sqs:{region}:{account}:{scanQueue}',
+    reason: 'Granted by the SQS event source mapping: the Lambda service polls and deletes the messages for the worker; its code makes no SQS call.',
+  },
+  {
+    functions: ['corpus-refresh'],
+    actions: ['s3:GetObject', 's3:PutObject'],
+    resource: 'arn:aws:s3:::{sbomBucket}/*',
+    reason: 'Advisories and packages past the DynamoDB item limit spill to S3 and are read back on re-import; the bundled sample corpus the local runtime imports has none that large.',
+  },
+  {
+    functions: ['*'],
+    actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+    resource: '*',
+    reason: 'Only with tracing on: the Lambda runtime sends the trace segments, not the function code; X-Ray has no resource-level permissions.',
+  },
+];
+
+const READ_ONLY_OBJECTS: readonly ObjectAction[] = ['s3:GetObject'];
 
 /** Whether any route of the group writes. */
 export function groupMutates(group: EndpointGroup): boolean {
   return routesOfGroup(group).some((route) => route.mutates);
 }
 
-/** Downgrade every write grant to its read-only counterpart. */
+/** Downgrade every write grant to nothing: only reads stay. */
 export function readOnly(access: ResourceAccess): ResourceAccess {
+  const bucket = (granted: BucketAccess): BucketAccess => ({ objects: granted.objects.filter((action) => READ_ONLY_OBJECTS.includes(action)), list: granted.list });
   return {
-    table: access.table === 'none' ? 'none' : 'read',
-    sbomBucket: readOnlyBucket[access.sbomBucket],
-    disclosureBucket: readOnlyBucket[access.disclosureBucket],
+    table: { ...access.table, actions: access.table.actions.filter((action) => READ_ACTIONS.includes(action)) },
+    sbomBucket: bucket(access.sbomBucket),
+    disclosureBucket: bucket(access.disclosureBucket),
     signingSecret: access.signingSecret,
     scanQueue: 'none',
   };
@@ -94,4 +215,9 @@ export function effectiveGroupAccess(group: EndpointGroup): ResourceAccess {
 
 export function readOnlyGroups(): EndpointGroup[] {
   return ENDPOINT_GROUPS.filter((group) => !groupMutates(group));
+}
+
+/** Whether the access touches the table at all. */
+export function usesTable(access: ResourceAccess): boolean {
+  return access.table.actions.length > 0 || access.table.queryIndexes;
 }

@@ -249,14 +249,24 @@ export class VexdeskStack extends Stack {
     };
   }
 
+  /**
+   * Explicit statements from the access map (lib/permissions.ts), no CDK
+   * grant helpers: grantReadData and friends add actions the code never uses
+   * (Scan, DescribeTable, GetRecords, DescribeSecret, GetQueueAttributes, ...).
+   */
   private grantAccess(fn: lambda.Function, access: ResourceAccess): void {
-    if (access.table === 'read') this.table.grantReadData(fn);
-    if (access.table === 'readWrite') this.table.grantReadWriteData(fn);
+    const { actions, queryIndexes, leadingKeys } = access.table;
+    // ForAllValues alone would also pass a request without any leading key; the Null test refuses those.
+    const conditions = leadingKeys
+      ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] }, Null: { 'dynamodb:LeadingKeys': 'false' } }
+      : undefined;
+    if (actions.length > 0) fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: [this.table.tableArn], conditions }));
+    if (queryIndexes) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.table.tableArn}/index/*`], conditions }));
     grantBucket(fn, this.sbomBucket, access.sbomBucket);
     grantBucket(fn, this.disclosureBucket, access.disclosureBucket);
-    if (access.signingSecret) this.signingSecret.grantRead(fn);
+    if (access.signingSecret) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.signingSecret.secretArn] }));
     // 'consume' is granted by the SQS event source itself (attachBackgroundTriggers).
-    if (access.scanQueue === 'send' && this.scanQueue) this.scanQueue.grantSendMessages(fn);
+    if (access.scanQueue === 'send' && this.scanQueue) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scanQueue.queueArn] }));
   }
 
   /**
@@ -264,19 +274,19 @@ export class VexdeskStack extends Stack {
    * of our own resources: the table's indexes and the objects of one bucket.
    */
   private acknowledgeScopedWildcards(fn: lambda.Function, access: ResourceAccess, settings: VexdeskSettings): void {
-    if (access.table !== 'none') {
+    if (access.table.queryIndexes) {
       acknowledge(
         fn,
         `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(this.table)}.Arn>/index/*]`,
-        'Queries go through the table\'s own GSIs (access patterns in shared/data); the wildcard covers only this table\'s indexes.',
+        'The audit export queries the table\'s own GSIs (access patterns in shared/data); the wildcard covers only this table\'s indexes.',
       );
     }
     const buckets: Array<[s3.Bucket, BucketAccess]> = [
       [this.sbomBucket, access.sbomBucket],
       [this.disclosureBucket, access.disclosureBucket],
     ];
-    for (const [bucket, level] of buckets) {
-      if (level === 'none') continue;
+    for (const [bucket, granted] of buckets) {
+      if (granted.objects.length === 0) continue;
       acknowledge(
         fn,
         `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(bucket)}.Arn>/*]`,
@@ -451,22 +461,11 @@ export class VexdeskStack extends Stack {
 
 /**
  * Object-level S3 actions listed one by one (no `s3:GetObject*`-style
- * wildcards). ListBucket lets a missing key surface as NoSuchKey (a 404)
- * rather than AccessDenied.
+ * wildcards); ListBucket only where the code lists a prefix.
  */
 function grantBucket(fn: lambda.Function, bucket: s3.Bucket, access: BucketAccess): void {
-  const objectActions: Record<BucketAccess, string[]> = {
-    none: [],
-    read: ['s3:GetObject'],
-    put: ['s3:PutObject'],
-    readPut: ['s3:GetObject', 's3:PutObject'],
-    readDelete: ['s3:GetObject', 's3:DeleteObject'],
-    readWrite: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
-  };
-  const actions = objectActions[access];
-  if (actions.length === 0) return;
-  fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
-  if (access !== 'put') fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+  if (access.objects.length > 0) fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...access.objects], resources: [bucket.arnForObjects('*')] }));
+  if (access.list) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
 }
 
 /** JSON access log lines: who (key's service account), what, how it went, how long. */

@@ -5,7 +5,8 @@
  * `signature_valid: null` (key absent) rather than false.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { secretsManager } from '../aws-clients';
 import { config } from '../config';
 
 export interface SigningKey {
@@ -16,9 +17,9 @@ export interface SigningKey {
 let cached: Promise<SigningKey | undefined> | undefined;
 
 async function loadSigningKey(): Promise<SigningKey | undefined> {
-  const { signingSecretId, signingKey, region } = config();
+  const { signingSecretId, signingKey } = config();
   if (signingSecretId) {
-    const secret = await new SecretsManagerClient({ region }).send(new GetSecretValueCommand({ SecretId: signingSecretId }));
+    const secret = await secretsManager().send(new GetSecretValueCommand({ SecretId: signingSecretId }));
     const parsed = JSON.parse(secret.SecretString ?? '{}') as { keyId?: string; key?: string };
     if (!parsed.keyId || !parsed.key) throw new Error('signing secret must be JSON { "keyId", "key" }');
     return { keyId: parsed.keyId, key: Buffer.from(parsed.key, 'utf8') };

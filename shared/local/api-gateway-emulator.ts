@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { routes, type EndpointGroup, type RouteDefinition } from '../http/routes';
 import { GATEWAY_RESPONSE_HEADERS, renderGatewayResponse, type GatewayResponseType } from '../http/gateway-responses';
+import { runAsFunction } from '../aws-call-log';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -192,12 +193,14 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       authorizer ??= loadModule<AuthorizerHandler>('authorizer');
       let result: APIGatewayAuthorizerResult;
       try {
-        result = await (await authorizer)({
+        const authorize = await authorizer;
+        // Each invocation runs as its own function, so the calls it makes are attributed to it (shared/aws-call-log.ts).
+        result = await runAsFunction('authorizer', () => authorize({
           type: 'REQUEST', methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${url.pathname}`,
           resource: match.route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: multiHeaders,
           queryStringParameters: event.queryStringParameters, multiValueQueryStringParameters: event.multiValueQueryStringParameters,
           pathParameters, stageVariables: null, requestContext: { ...event.requestContext, authorizer: undefined },
-        });
+        }));
       } catch (error) {
         return gatewayResponse((error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'DEFAULT_5XX');
       }
@@ -213,7 +216,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       awsRequestId: randomUUID(), logGroupName: `/aws/lambda/vexdesk-${match.route.group}`, logStreamName: 'local',
       getRemainingTimeInMillis: () => 29_000, done: () => undefined, fail: () => undefined, succeed: () => undefined,
     } satisfies Context;
-    const result = await handler(event, context);
+    const result = await runAsFunction(match.route.group, () => handler(event, context));
     const responseHeaders: Record<string, unknown> = { ...(result.headers ?? {}) };
     for (const [name, list] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = list.join(', ');
     send({ statusCode: result.statusCode, headers: responseHeaders, body: result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body });

@@ -4,7 +4,8 @@
  * scan-worker Lambda runs it; otherwise a worker registered in this process
  * runs it (the local server registers one). The choice is configuration, read once.
  */
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { sqs } from '../aws-clients';
 import { config } from '../config';
 import type { Actor } from '../identity/actor';
 import { logger } from '../logger';
@@ -18,7 +19,6 @@ export interface ScanJob {
 type InProcessWorker = (job: ScanJob) => void;
 
 let inProcessWorker: InProcessWorker | undefined;
-let sqs: SQSClient | undefined;
 
 export function registerInProcessScanWorker(worker: InProcessWorker | undefined): void {
   inProcessWorker = worker;
@@ -27,8 +27,7 @@ export function registerInProcessScanWorker(worker: InProcessWorker | undefined)
 export async function dispatchScan(job: ScanJob): Promise<'queued' | 'started' | 'not-dispatched'> {
   const queueUrl = config().scanQueueUrl;
   if (queueUrl) {
-    sqs ??= new SQSClient({ region: config().region });
-    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
+    await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
     return 'queued';
   }
   if (inProcessWorker) {

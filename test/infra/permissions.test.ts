@@ -7,14 +7,14 @@ import { ENDPOINT_GROUPS } from '../../shared/http/routes';
 import { functionCatalog } from '../../lib/function-catalog';
 import { AUTHORIZER_ACCESS, GROUP_ACCESS, effectiveGroupAccess, groupMutates, readOnly, readOnlyGroups, type ResourceAccess } from '../../lib/permissions';
 
-const WRITE_BUCKET_LEVELS = ['put', 'readPut', 'readDelete', 'readWrite'];
+const READ_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
 
 function writes(access: ResourceAccess): string[] {
   return [
-    ...(access.table === 'readWrite' ? ['table'] : []),
-    ...(WRITE_BUCKET_LEVELS.includes(access.sbomBucket) ? ['sbomBucket'] : []),
-    ...(WRITE_BUCKET_LEVELS.includes(access.disclosureBucket) ? ['disclosureBucket'] : []),
-    ...(access.scanQueue === 'send' ? ['scanQueue'] : []),
+    ...access.table.actions.filter((action) => !READ_TABLE_ACTIONS.includes(action)),
+    ...access.sbomBucket.objects.filter((action) => action !== 's3:GetObject'),
+    ...access.disclosureBucket.objects.filter((action) => action !== 's3:GetObject'),
+    ...(access.scanQueue === 'send' ? ['sqs:SendMessage'] : []),
   ];
 }
 
@@ -35,19 +35,37 @@ describe('endpoint group access', () => {
     }
   });
 
-  it('downgrades each write grant to its read-only counterpart', () => {
-    const clamped = readOnly({ table: 'readWrite', sbomBucket: 'readWrite', disclosureBucket: 'put', signingSecret: true, scanQueue: 'send' });
+  it('downgrades each write grant to nothing and keeps the reads', () => {
+    const clamped = readOnly({
+      table: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'], queryIndexes: true, leadingKeys: ['X#*'] },
+      sbomBucket: { objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], list: true },
+      disclosureBucket: { objects: ['s3:PutObject'], list: false },
+      signingSecret: true,
+      scanQueue: 'send',
+    });
 
-    expect(clamped).toEqual({ table: 'read', sbomBucket: 'read', disclosureBucket: 'none', signingSecret: true, scanQueue: 'none' });
+    expect(clamped).toEqual({
+      table: { actions: ['dynamodb:GetItem', 'dynamodb:Query'], queryIndexes: true, leadingKeys: ['X#*'] },
+      sbomBucket: { objects: ['s3:GetObject'], list: true },
+      disclosureBucket: { objects: [], list: false },
+      signingSecret: true,
+      scanQueue: 'none',
+    });
   });
 
   it('lets only the vex group write disclosure snapshots, and only by creating them', () => {
-    const writers = functionCatalog().filter((spec) => spec.access.disclosureBucket !== 'none' && spec.access.disclosureBucket !== 'read');
+    const writers = functionCatalog().filter((spec) => spec.access.disclosureBucket.objects.some((action) => action !== 's3:GetObject'));
 
-    expect(writers.map((spec) => [spec.name, spec.access.disclosureBucket])).toEqual([['vex', 'put']]);
+    expect(writers.map((spec) => [spec.name, spec.access.disclosureBucket.objects.filter((action) => action !== 's3:GetObject')])).toEqual([['vex', ['s3:PutObject']]]);
   });
 
-  it('lets the authorizer read the table and nothing else', () => {
-    expect(AUTHORIZER_ACCESS).toEqual({ table: 'read', sbomBucket: 'none', disclosureBucket: 'none', signingSecret: false, scanQueue: 'none' });
+  it('lets the authorizer get API key hash items and nothing else', () => {
+    expect(AUTHORIZER_ACCESS).toEqual({
+      table: { actions: ['dynamodb:GetItem'], queryIndexes: false, leadingKeys: ['APIKEY_HASH#*'] },
+      sbomBucket: { objects: [], list: false },
+      disclosureBucket: { objects: [], list: false },
+      signingSecret: false,
+      scanQueue: 'none',
+    });
   });
 });

@@ -2,7 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3 } from '../../shared/aws-clients';
+import { config } from '../../shared/config';
 import { keys } from '../../shared/data/keys';
+import { disclosureSlug } from '../../shared/disclosures/disclosures';
 import { queryAll } from '../../shared/data/table-client';
 import { bucketDefinitions } from '../../shared/data/table-definition';
 import { TEST_SIGNING_KEY } from '../support/global-setup';
@@ -188,6 +192,20 @@ describe('publish and public disclosures', () => {
     expect(disclosure.public_slug).toBe(snapshots[0]!.slug);
     const approvals = (await api.get(`/api/vex/${document.id}/approvals`)).body.data;
     expect(approvals.map((record: { action: string }) => record.action)).toEqual(['submit', 'approve', 'publish']);
+  });
+
+  it('reads back a snapshot already stored for the version and refuses to publish over different bytes (409), leaving the document approved', async () => {
+    const { api, product, release, document } = await approvedDocument('openvex');
+    // What a crash (or another writer) between the snapshot write and the publish transaction leaves behind, with other bytes.
+    const slug = disclosureSlug(product.slug, release.version, 'openvex', document.id, document.version);
+    await s3().send(new PutObjectCommand({ Bucket: config().disclosureBucket, Key: keys.disclosureObject(slug), Body: '{"not":"this document"}' }));
+
+    const publish = await api.post(`/api/vex/${document.id}/publish`, {});
+
+    expect(publish.status).toBe(409);
+    expect(publish.body.error.code).toBe('snapshot_exists');
+    expect((await api.get(`/api/vex/${document.id}`)).body.data.workflow_status).toBe('approved');
+    expect((await request('GET', `/api/disclosures/${slug}`)).status).toBe(404);
   });
 
   it('serves the disclosure without credentials: json, raw bytes with hash and signature, verify', async () => {

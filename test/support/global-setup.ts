@@ -11,6 +11,8 @@ import { startServerProcess } from './server-process';
 export const TEST_SIGNING_KEY = 'vexdesk-test-signing-key';
 
 export default async function globalSetup(): Promise<void> {
+  // Every server the tests start records its functions' AWS calls here; the teardown checks them (test/support/aws-call-manifest.ts).
+  process.env.VEXDESK_AWS_CALL_LOG_DIR = mkdtempSync(join(tmpdir(), 'vexdesk-aws-calls-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-it-'));
   const server = await startServerProcess(dataDir, { DISCLOSURE_SIGNING_KEY: TEST_SIGNING_KEY });
   process.env.VEXDESK_TEST_DATA_DIR = dataDir;

@@ -1,6 +1,23 @@
+import { settleAwsCallManifest } from './aws-call-manifest';
 import type { ServerProcess } from './server-process';
 
-/** Stops the local server gracefully (SIGTERM), bounded so a hung server cannot hold the run. */
-export default async function globalTeardown(): Promise<void> {
+/**
+ * Stops the local server gracefully (SIGTERM), bounded so a hung server cannot
+ * hold the run, then checks the AWS calls the servers recorded against the
+ * committed manifest. An error thrown here makes jest exit non-zero.
+ */
+/** The part of jest's GlobalConfig that says whether this run selected only some tests. */
+interface RunSelection {
+  testPathPatterns: { isSet(): boolean };
+  testNamePattern?: string;
+  shard?: unknown;
+  onlyChanged: boolean;
+}
+
+export default async function globalTeardown(globalConfig: RunSelection): Promise<void> {
   await (globalThis as { vexdeskServer?: ServerProcess }).vexdeskServer?.stop();
+  const logDir = process.env.VEXDESK_AWS_CALL_LOG_DIR;
+  if (!logDir) return;
+  const partialRun = globalConfig.testPathPatterns.isSet() || Boolean(globalConfig.testNamePattern) || Boolean(globalConfig.shard) || globalConfig.onlyChanged;
+  process.stderr.write(`${settleAwsCallManifest(logDir, { update: process.env.UPDATE_AWS_CALLS === '1', partialRun })}\n`);
 }

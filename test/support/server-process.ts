@@ -1,5 +1,6 @@
 /** Starts `bin/start.ts` as a child process (the real local runtime) and waits until it serves. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -9,6 +10,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** One call log per server process, in the directory the integration setup made (test/support/aws-call-manifest.ts). */
+function awsCallLog(): Record<string, string> {
+  const dir = process.env.VEXDESK_AWS_CALL_LOG_DIR;
+  return dir ? { VEXDESK_AWS_CALL_LOG: join(dir, `${randomUUID()}.jsonl`) } : {};
+}
+
 export async function startServerProcess(dataDir: string, env: Record<string, string | undefined>): Promise<ServerProcess> {
   const root = resolve(import.meta.dirname, '../..');
   const serverFile = join(dataDir, 'server.json');
@@ -16,7 +23,7 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
   // process.execPath: the same pinned Node as the test run, whatever node is first on PATH.
   const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/start.ts')], {
     cwd: root,
-    env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
+    env: { ...process.env, ...awsCallLog(), ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const deadline = Date.now() + 90_000;
