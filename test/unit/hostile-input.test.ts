@@ -360,7 +360,7 @@ function schemaTargets(): { name: string; parse: (input: string) => unknown }[] 
   for (const [moduleName, module] of Object.entries(SCHEMA_MODULES)) {
     for (const [exportName, value] of Object.entries(module)) {
       if (!(value instanceof z.ZodType)) continue;
-      const shape = value instanceof z.ZodObject ? Object.keys(value.shape as Record<string, unknown>) : [];
+      const shape = value instanceof z.ZodObject ? Object.keys(value.shape) : [];
       out.push({
         name: `${moduleName}.${exportName}`,
         parse: (input) => [value.safeParse(input), value.safeParse(Object.fromEntries(shape.map((key) => [key, input])))],
