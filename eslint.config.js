@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import jestPlugin from 'eslint-plugin-jest';
+import regexpPlugin from 'eslint-plugin-regexp';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', '.bench/'] },
@@ -20,6 +21,15 @@ export default tseslint.config(
         selector: "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'][importKind!='type']",
         message: "Use `import * as z from 'zod'` so bundles keep only the zod API they use.",
       }],
+    },
+  },
+  {
+    // ReDoS gate (docs/hostile-input.md): every regex literal in the code that sees requests matches in linear time.
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    plugins: { regexp: regexpPlugin },
+    rules: {
+      'regexp/no-super-linear-backtracking': ['error', { report: 'potential' }],
+      'regexp/no-super-linear-move': ['error', { report: 'potential', ignoreSticky: false, ignorePartial: false }],
     },
   },
   {

@@ -6,6 +6,7 @@
  * embedded engines (the only difference between the two environments).
  */
 import * as z from 'zod';
+import { trimTrailing } from './text';
 
 const environmentSchema = z.object({
   TABLE_NAME: z.string().min(1),
@@ -55,7 +56,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     signingKey: env.DISCLOSURE_SIGNING_KEY,
     signingSecretId: env.DISCLOSURE_SIGNING_SECRET_ID,
     scanQueueUrl: env.SCAN_QUEUE_URL,
-    publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+    publicBaseUrl: trimTrailing(env.PUBLIC_BASE_URL, '/'),
     logLevel: env.LOG_LEVEL,
   });
 }

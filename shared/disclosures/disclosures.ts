@@ -14,6 +14,7 @@ import { keys } from '../data/keys';
 import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
 import { ConflictError, NotFoundError } from '../errors';
 import type { VexFormat } from '../schemas/vex';
+import { trimChar } from '../text';
 import { currentSigningKey, hmacSha256Hex, sha256Hex, signatureMatches } from './signing';
 
 export interface Disclosure {
@@ -49,7 +50,7 @@ export function toDisclosureView(disclosure: Disclosure) {
 }
 
 function slugPart(value: string): string {
-  return value.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'x';
+  return trimChar(value.toLowerCase().replace(/[^a-z0-9]+/g, '-'), '-').slice(0, 60) || 'x';
 }
 
 /** Stable and unique: one slug per (document, version); the document id keeps it unique across teams. */

@@ -35,7 +35,8 @@ export function renderGatewayResponse(type: GatewayResponseType, requestId: stri
   return { statusCode, body: JSON.stringify({ error: { code, message, requestId } }) };
 }
 
-export const GATEWAY_RESPONSE_HEADERS = { 'Content-Type': 'application/json' } as const;
+/** The headers every handler response carries (shared/http/response.ts) apply to API Gateway's own answers too. */
+export const GATEWAY_RESPONSE_HEADERS = { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff' } as const;
 
 /** Largest request payload API Gateway REST APIs accept (10 MB). */
 export const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;

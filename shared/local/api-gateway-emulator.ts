@@ -79,6 +79,33 @@ function firstValues(multi: Record<string, string[]>): Record<string, string> | 
   return entries.length ? Object.fromEntries(entries.map(([name, values]) => [name, values[values.length - 1] ?? ''])) : null;
 }
 
+/** A percent-decoded URL component, or null when an escape is malformed (`%E0%A4%A`, `%ZZ`, a lone `%`, bytes that are not UTF-8). */
+function decodeComponent(value: string): string | null {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The query string as API Gateway's multi-value map (`+` is a space), or null when a name or
+ * value does not decode. Read from the raw string: URLSearchParams would pass a malformed
+ * escape on as U+FFFD or as literal text instead of refusing it.
+ */
+function decodeQuery(search: string): Record<string, string[]> | null {
+  const multi: Record<string, string[]> = {};
+  for (const pair of search.slice(1).split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = decodeComponent((equals === -1 ? pair : pair.slice(0, equals)).replaceAll('+', ' '));
+    const value = decodeComponent(equals === -1 ? '' : pair.slice(equals + 1).replaceAll('+', ' '));
+    if (name === null || value === null) return null;
+    (multi[name] ??= []).push(value);
+  }
+  return multi;
+}
+
 const NO_BODY = Buffer.alloc(0);
 
 async function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
@@ -131,7 +158,9 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     const startedAt = performance.now();
     const requestId = randomUUID();
     const method = request.method ?? 'GET';
-    const url = new URL(request.url ?? '/', 'http://localhost');
+    // An absolute-form target Node accepts but URL cannot read (a port past 65535) is a bad request, as an encoding error is.
+    const urlReadable = URL.canParse(request.url ?? '/', 'http://localhost');
+    const url = new URL(urlReadable ? (request.url ?? '/') : '/', 'http://localhost');
     const send = (result: { statusCode: number; headers?: Record<string, unknown>; body: string | Buffer }) => {
       const body = typeof result.body === 'string' ? Buffer.from(result.body, 'utf8') : result.body;
       const headers: Record<string, string> = { 'x-amzn-RequestId': requestId, 'Content-Length': String(body.length) };
@@ -141,6 +170,11 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       options.log?.({ type: 'access', requestId, ip: request.socket.remoteAddress, method, path: url.pathname, status: result.statusCode, responseLength: body.length, durationMs: Math.round(performance.now() - startedAt) });
     };
     const gatewayResponse = (type: GatewayResponseType) => send({ ...renderGatewayResponse(type, requestId), headers: GATEWAY_RESPONSE_HEADERS });
+
+    // API Gateway refuses a path or query string that does not percent-decode with a 400 of its own, on
+    // every route and before the authorizer (issue 8, defect 8); the handlers never see such a request.
+    const multiQuery = decodeQuery(url.search);
+    if (!urlReadable || decodeComponent(url.pathname) === null || multiQuery === null) return gatewayResponse('DEFAULT_4XX');
 
     const pathMatches = (compiled.get(segmentCount(url.pathname)) ?? []).filter((candidate) => candidate.pattern.test(url.pathname));
     if (method === 'OPTIONS' && pathMatches.some((candidate) => candidate.route.scope === null)) {
@@ -155,11 +189,10 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     if (body === 'too-large') return gatewayResponse('REQUEST_TOO_LARGE');
 
     const values = match.pattern.exec(url.pathname)?.slice(1) ?? [];
+    // Each segment decodes: the whole path did, and no escape sequence spans a literal `/`.
     const pathParameters = match.paramNames.length
-      ? Object.fromEntries(match.paramNames.map((name, index) => [name, decodeURIComponent(values[index] ?? '')]))
+      ? Object.fromEntries(match.paramNames.map((name, index) => [name, decodeComponent(values[index] ?? '') ?? '']))
       : null;
-    const multiQuery: Record<string, string[]> = {};
-    for (const [name, value] of url.searchParams) (multiQuery[name] ??= []).push(value);
     const multiHeaders: Record<string, string[]> = {};
     for (let index = 0; index < request.rawHeaders.length; index += 2) {
       const name = request.rawHeaders[index] ?? '';

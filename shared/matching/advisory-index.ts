@@ -5,6 +5,7 @@
  */
 import type { Advisory, AffectedPackage } from '../corpus/parse/advisory';
 import type { SbomComponent } from '../sbom/model';
+import { trimTrailing } from '../text';
 import { identify, packageKey, type Candidate, type PackageLookup } from './component-identity';
 import { comparatorFor, splitEcosystem } from './ecosystems';
 import type { ComponentMatch, Finding, MatchConfidence } from './model';
@@ -61,8 +62,23 @@ export function buildAdvisoryIndex(advisories: Iterable<Advisory>, options: Inde
   };
 }
 
+/**
+ * Longest version the matcher orders. Real versions are far shorter (the spec caps a release
+ * version at 100 characters), so a longer one matches no advisory; the cap keeps a hostile SBOM
+ * from making every comparison walk megabytes (issue 8, defect 5).
+ */
+export const MAX_MATCH_VERSION_LENGTH = 256;
+
 export function matchComponent(component: SbomComponent, index: AdvisoryIndex): ComponentMatch {
   const { mapped, candidates } = identify(component, index);
+  const tooLong = candidates.find((candidate) => (candidate.version?.length ?? 0) > MAX_MATCH_VERSION_LENGTH);
+  if (tooLong) {
+    // Counted among the unmatched components, with the reason, rather than dropped or guessed at.
+    return {
+      componentRef: component.ref, mapped: false, unmatchedReason: 'version_too_long',
+      ecosystem: tooLong.ecosystem, packageName: tooLong.name, findings: [], indeterminate: [],
+    };
+  }
   const matched: Matched[] = [];
   const indeterminate = new Set<string>();
   for (const candidate of candidates) {
@@ -121,7 +137,7 @@ function appliesTo(osvEcosystem: string, candidate: Candidate): boolean {
     case 'Ubuntu':
       return candidate.release === null || suffix.split(':').includes(candidate.release);
     case 'Packagist':
-      return candidate.repository !== null && candidate.repository === suffix.replace(/\/+$/, '');
+      return candidate.repository !== null && candidate.repository === trimTrailing(suffix, '/');
     default:
       return true;
   }

@@ -5,6 +5,7 @@
  */
 import type { SbomComponent } from '../sbom/model';
 import { parsePurl } from '../sbom/purl';
+import { trimTrailing } from '../text';
 import { parseCpe } from './cpe';
 import { ECOSYSTEMS, ecosystemForPurl, type Ecosystem } from './ecosystems';
 import type { MatchConfidence } from './model';
@@ -113,7 +114,7 @@ function fromPurl(component: SbomComponent, raw: string): Candidate | null {
     key: packageKey(ecosystem, name),
     version,
     release: distroRelease(ecosystem, qualifiers.distro),
-    repository: qualifiers.repository_url?.replace(/\/+$/, '') ?? null,
+    repository: qualifiers.repository_url === undefined ? null : trimTrailing(qualifiers.repository_url, '/'),
     confidence: 'exact',
     evidence: { kind: 'purl', value: raw },
   };
@@ -126,9 +127,11 @@ function distroRelease(ecosystem: Ecosystem, distro: string | undefined): string
     const numeric = /(\d+)/.exec(value)?.[1];
     return numeric ?? DEBIAN_CODENAMES[value.replace(/^debian-/, '')] ?? null;
   }
-  if (ecosystem === 'Ubuntu') return /(\d+\.\d+)/.exec(value)?.[1] ?? null;
+  // Unanchored `\d+\.\d+` retries every digit run at each of its positions (quadratic); a leading
+  // non-digit (or the start) pins each try to the start of a run.
+  if (ecosystem === 'Ubuntu') return /(?:^|\D)(\d+\.\d+)/.exec(value)?.[1] ?? null;
   if (ecosystem === 'Alpine') {
-    const m = /(\d+)\.(\d+)/.exec(value);
+    const m = /(?:^|\D)(\d+)\.(\d+)/.exec(value);
     return m ? `v${m[1]}.${m[2]}` : null;
   }
   return null;

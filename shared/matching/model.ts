@@ -26,10 +26,18 @@ export const findingSchema = z.object({
 });
 export type Finding = z.infer<typeof findingSchema>;
 
+/**
+ * Why a component is unmatched although it names a package: a version longer than any
+ * ecosystem's versions cannot be in an advisory's range, and is not worth ordering.
+ */
+export const unmatchedReasonSchema = z.enum(['version_too_long']);
+export type UnmatchedReason = z.infer<typeof unmatchedReasonSchema>;
+
 export const componentMatchSchema = z.object({
   componentRef: z.string(),
   /** False when the component could not be tied to any ecosystem package (the scan's unmatchedCount). */
   mapped: z.boolean(),
+  unmatchedReason: unmatchedReasonSchema.optional(),
   ecosystem: z.enum(ECOSYSTEMS).optional(),
   packageName: z.string().optional(),
   version: z.string().optional(),

@@ -107,11 +107,36 @@ function readTools(creationInfo: unknown): SbomTool[] {
     const value = readString(creator);
     if (value === undefined || !/^tool:/i.test(value)) continue;
     const tool = value.slice('tool:'.length).trim();
-    const match = /^(.*?)[-\s]v?(\d+(?:\.\d+)*\S*)$/.exec(tool);
-    if (match?.[1] && match[2]) out.push({ name: match[1], version: match[2] });
+    const split = splitToolVersion(tool);
+    if (split) out.push(split);
     else if (tool !== '') out.push({ name: tool });
   }
   return out;
+}
+
+/**
+ * "syft-0.64.0" / "cyclonedx-gomod v1.4.0" -> name and version (without the `v`): the version
+ * follows the first `-` or whitespace after which only a whitespace-free `v`?digit… word is left. Written as
+ * a scan, not as `/^(.*?)[-\s]v?(\d+(?:\.\d+)*\S*)$/`, whose overlapping quantifiers backtrack
+ * polynomially on long digit runs (issue 8, defect 5).
+ */
+function splitToolVersion(tool: string): SbomTool | null {
+  // The version has no whitespace, so the separator is the last whitespace or a `-` after it.
+  let lastSpace = -1;
+  for (let i = tool.length - 1; i >= 0; i--) {
+    if (/\s/.test(tool[i] ?? '')) {
+      lastSpace = i;
+      break;
+    }
+  }
+  for (let cut = lastSpace === -1 ? tool.indexOf('-') : lastSpace; cut !== -1; cut = tool.indexOf('-', cut + 1)) {
+    const start = tool[cut + 1] === 'v' ? cut + 2 : cut + 1;
+    if (/\d/.test(tool[start] ?? '')) {
+      const name = tool.slice(0, cut);
+      return name === '' || /[\n\r\u2028\u2029]/.test(name) ? null : { name, version: tool.slice(start) };
+    }
+  }
+  return null;
 }
 
 function toSubject(pkg: JsonRecord): ParsedSbom['subject'] {

@@ -32,7 +32,8 @@ export function sbomMediaType(format: Sbom['format']): string {
  * `filename*` carrying the exact UTF-8 name.
  */
 export function contentDisposition(fileName: string | null, fallback: string): string {
-  const name = (fileName ?? fallback).replace(/[\\/]/g, '_');
+  // A lone surrogate is valid JSON but makes encodeURIComponent throw: it becomes U+FFFD (as toWellFormed does).
+  const name = (fileName ?? fallback).replace(/[\\/]/g, '_').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
   const ascii = name.normalize('NFKD').replace(/[^\x20-\x7e]/g, '_').replace(/["%;\\]/g, '_').trim() || fallback;
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;

@@ -423,6 +423,20 @@ describe('REST API', () => {
     }
   });
 
+  it('sends X-Content-Type-Options: nosniff and a JSON content type on every gateway response (401, 403, 404, 400, 413, 429, 5xx)', () => {
+    const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse')).map(
+      (resource) => resource.Properties as { ResponseType: string; ResponseParameters?: Record<string, string> },
+    );
+
+    expect(responses.map((response) => response.ResponseType).sort()).toEqual(expect.arrayContaining(['ACCESS_DENIED', 'DEFAULT_4XX', 'DEFAULT_5XX', 'MISSING_AUTHENTICATION_TOKEN', 'UNAUTHORIZED']));
+    for (const response of responses) {
+      expect({ type: response.ResponseType, headers: response.ResponseParameters }).toEqual({
+        type: response.ResponseType,
+        headers: expect.objectContaining({ 'gatewayresponse.header.X-Content-Type-Options': "'nosniff'", 'gatewayresponse.header.Content-Type': "'application/json'" }),
+      });
+    }
+  });
+
   it('answers CORS preflight only on the public disclosure routes, as text despite the binary media type', () => {
     const preflights = methods.filter((method) => method.httpMethod === 'OPTIONS');
     expect(preflights.map((method) => method.path).sort()).toEqual(['/api/disclosures', '/api/disclosures/{slug}', '/api/disclosures/{slug}/verify']);

@@ -6,14 +6,26 @@
  */
 import { compareDigits, type VersionComparator } from './comparator';
 
-const DEBIAN_VERSION = /^(?:(\d+):)?([0-9][A-Za-z0-9.+~:-]*?)(?:-([A-Za-z0-9.+~]+))?$/;
+// One pattern with a lazy upstream and an optional revision retried the revision at every
+// hyphen (quadratic in the hyphens: issue 8, defect 5); the split below reads the same grammar.
+const UPSTREAM = /^[0-9][A-Za-z0-9.+~:-]*$/;
+const REVISION = /^[A-Za-z0-9.+~]+$/;
 
 type DebianVersion = { epoch: string; upstream: string; revision: string };
 
 export function parseDebianVersion(raw: string): DebianVersion | null {
-  const match = DEBIAN_VERSION.exec(raw.trim());
-  if (!match) return null;
-  return { epoch: match[1] ?? '0', upstream: match[2] ?? '', revision: match[3] ?? '' };
+  const version = raw.trim();
+  const epoch = /^(\d+):/.exec(version);
+  // "1:" alone is no epoch but an upstream version ending in a colon, as the policy grammar allows.
+  return (epoch && splitRevision(epoch[1] ?? '0', version.slice(epoch[0].length))) ?? splitRevision('0', version);
+}
+
+/** The revision follows the last hyphen (it cannot contain one); without a valid one, all is upstream. */
+function splitRevision(epoch: string, rest: string): DebianVersion | null {
+  if (!UPSTREAM.test(rest)) return null;
+  const hyphen = rest.lastIndexOf('-');
+  const revision = hyphen === -1 ? '' : rest.slice(hyphen + 1);
+  return REVISION.test(revision) ? { epoch, upstream: rest.slice(0, hyphen), revision } : { epoch, upstream: rest, revision: '' };
 }
 
 function order(ch: string | undefined): number {

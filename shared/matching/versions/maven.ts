@@ -46,18 +46,20 @@ function isNull(token: Token): boolean {
 }
 
 function trimNulls(tokens: Token[]): Token[] {
+  // Marked, then dropped in one pass: a splice per null token is quadratic in a long run of them.
+  const dropped = new Set<number>();
   let i = tokens.length - 1;
   while (i > 0) {
     const token = tokens[i];
     if (token && isNull(token)) {
-      tokens.splice(i, 1);
+      dropped.add(i);
       i--;
       continue;
     }
     while (i >= 0 && tokens[i]?.prefix !== '-') i--;
     i--;
   }
-  return tokens;
+  return dropped.size === 0 ? tokens : tokens.filter((_, index) => !dropped.has(index));
 }
 
 function qualifierRank(q: string): number {

@@ -8,13 +8,16 @@
 import { compareDigits, sign, type VersionComparator } from './comparator';
 
 const STABILITY: Record<string, string> = { stable: '', beta: 'beta', b: 'beta', rc: 'RC', alpha: 'alpha', a: 'alpha', patch: 'patch', pl: 'patch', p: 'patch' };
-const CLASSIC = /^v?(\d{1,5})(\.\d+)?(\.\d+)?(\.\d+)?[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+)*)?)?([.-]?dev)?$/i;
-const DATE = /^v?(\d{4}(?:[.:-]?\d{2}){1,6}(?:[.:-]?\d{1,3}){0,2})[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+)*)?)?([.-]?dev)?$/i;
+// Composer writes the stability number as `((?:[.-]?\d+)*+)?`; JS has no possessive quantifier, and the
+// plain `*` splits a digit run every possible way (2^n tries on a failing suffix: issue 8, defect 5).
+// `[.-]?\d+(?:[.-]\d+)*` accepts the same strings with one way to read each.
+const CLASSIC = /^v?(\d{1,5})(\.\d+)?(\.\d+)?(\.\d+)?[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+(?:[.-]\d+)*)?)?)?([.-]?dev)?$/i;
+const DATE = /^v?(\d{4}(?:[.:-]?\d{2}){1,6}(?:[.:-]?\d{1,3}){0,2})[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+(?:[.-]\d+)*)?)?)?([.-]?dev)?$/i;
 const X_DEV = /^v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?[.-]?dev$/i;
 
 /** Composer's normalised form, or null for branch names (dev-master) and strings Composer rejects. */
 export function normalizeComposerVersion(raw: string): string | null {
-  const version = raw.trim().replace(/\s+as\s+.*$/i, '').replace(/^([^,\s+]+)\+\S+$/, '$1');
+  const version = withoutAlias(raw.trim()).replace(/^([^,\s+]+)\+\S+$/, '$1');
   if (version === '' || /^dev-/i.test(version)) return null;
   const classic = CLASSIC.exec(version);
   if (classic) {
@@ -32,6 +35,22 @@ export function normalizeComposerVersion(raw: string): string | null {
   return null;
 }
 
+/**
+ * Drops an inline alias ("1.0.x-dev as 1.0.0"), as `/\s+as\s+.*$/i` would, without that pattern's
+ * quadratic retries over long whitespace runs. A line break after the alias leaves whitespace in
+ * the version, which no form below accepts, exactly as the pattern's failure to match did.
+ */
+function withoutAlias(version: string): string {
+  const alias = /\sas\s/i.exec(version);
+  if (!alias) return version;
+  let rest = alias.index + alias[0].length;
+  while (rest < version.length && /\s/.test(version[rest] ?? '')) rest++;
+  if (/[\n\r\u2028\u2029]/.test(version.slice(rest))) return version;
+  let cut = alias.index;
+  while (cut > 0 && /\s/.test(version[cut - 1] ?? '')) cut--;
+  return version.slice(0, cut);
+}
+
 function suffix(stability: string | undefined, number: string | undefined, dev: string | undefined): string {
   let out = '';
   const expanded = stability === undefined ? '' : (STABILITY[stability.toLowerCase()] ?? '');
@@ -42,20 +61,21 @@ function suffix(stability: string | undefined, number: string | undefined, dev: 
 
 /** PHP's php_canonicalize_version: `-_+` become `.`, and a `.` separates digit/non-digit runs. */
 function phpCanonical(version: string): string[] {
-  let out = '';
+  // Built as a list and joined once: reading the last character of a growing string flattens it each time (quadratic).
+  const out: string[] = [];
   let previous = '';
   for (const ch of version) {
     const isSpecial = ch === '-' || ch === '_' || ch === '+';
     if (isSpecial) {
-      if (previous !== '.') out += '.';
-    } else if (previous !== '' && previous !== '.' && ch !== '.' && /\d/.test(previous) !== /\d/.test(ch)) {
-      out += `.${ch}`;
+      if (previous !== '.') out.push('.');
+      previous = '.';
     } else {
-      out += ch;
+      if (previous !== '' && previous !== '.' && ch !== '.' && /\d/.test(previous) !== /\d/.test(ch)) out.push('.');
+      out.push(ch);
+      previous = ch;
     }
-    previous = out.at(-1) ?? '';
   }
-  return out.split('.');
+  return out.join('').split('.');
 }
 
 const SPECIAL_FORMS: [string, number][] = [['dev', 0], ['alpha', 1], ['a', 1], ['beta', 2], ['b', 2], ['RC', 3], ['rc', 3], ['#', 4], ['pl', 5], ['p', 5]];
@@ -79,8 +99,22 @@ function compareParts(x: string[], y: string[]): number {
     const c = comparePart(x[i] ?? '', y[i] ?? '');
     if (c !== 0) return c;
   }
-  if (x.length > n) return /^\d/.test(x[n] ?? '') ? 1 : compareParts(x.slice(n), ['#']);
-  if (y.length > n) return /^\d/.test(y[n] ?? '') ? -1 : compareParts(['#'], y.slice(n));
+  if (x.length > n) return compareTail(x, n);
+  if (y.length > n) return -compareTail(y, n);
+  return 0;
+}
+
+/**
+ * PHP compares what is left of the longer version with "#" (a number), part by part; a number
+ * there makes it the greater. A loop, not PHP's recursion: a long version must not overflow the stack.
+ */
+function compareTail(parts: string[], from: number): number {
+  for (let i = from; i < parts.length; i++) {
+    const part = parts[i] ?? '';
+    if (/^\d/.test(part)) return 1;
+    const c = comparePart(part, '#');
+    if (c !== 0) return c;
+  }
   return 0;
 }
 

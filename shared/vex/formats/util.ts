@@ -1,6 +1,7 @@
 /** Deterministic helpers shared by the three generators (no clock, no randomness, no I/O). */
 import { createHash } from 'node:crypto';
 import { PackageURL } from 'packageurl-js';
+import { trimTrailing } from '../../text';
 
 export const GENERATOR_NAME = 'Vexdesk';
 /** Bump when generated output changes shape; recorded in every document's tooling field. */
@@ -144,7 +145,7 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 /** Namespace URL without trailing slashes, for building document IRIs under it. */
 export function namespaceBase(namespace: string): string {
-  return namespace.replace(/\/+$/, '');
+  return trimTrailing(namespace, '/');
 }
 
 /** "name@version" for human-readable texts. */
