@@ -31,12 +31,23 @@ async function main(): Promise<void> {
   const { ensureDemoTeam } = await import('../shared/local/demo-bootstrap');
   const { createLocalApi } = await import('../shared/local/api-gateway-emulator');
   const { startLocalBackgroundWork } = await import('../shared/local/background');
+  const { TeamQuotas } = await import('../shared/identity/team-quota');
+  const { DEFAULT_PUBLIC_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } = await import('../shared/http/throttling');
 
   await ensureLocalResources();
   const background = await startLocalBackgroundWork({ dataDir, log });
   const { record, created } = await ensureDemoTeam(dataDir);
 
-  const api = createLocalApi({ functionsDir: join(projectRoot, 'functions'), log });
+  const api = createLocalApi({
+    functionsDir: join(projectRoot, 'functions'),
+    log,
+    // The team default comes from TEAM_RATE_LIMIT / TEAM_BURST_LIMIT (shared/config.ts), as on AWS.
+    throttling: {
+      quotaOf: (usageIdentifier) => TeamQuotas.ofUsageIdentifier(usageIdentifier),
+      publicClientLimit: publicClientLimitOf(process.env.VEXDESK_PUBLIC_CLIENT_LIMIT, DEFAULT_PUBLIC_CLIENT_LIMIT),
+      windowSeconds: PUBLIC_CLIENT_WINDOW_SECONDS,
+    },
+  });
   await new Promise<void>((listening) => api.server.listen(port, '127.0.0.1', listening));
   const { port: actualPort } = api.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${actualPort}`;
@@ -68,6 +79,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+/** Requests per client IP per window on the disclosure routes; WAF accepts 10 to 2,000,000,000. */
+function publicClientLimitOf(raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 10 || value > 2_000_000_000) throw new Error(`VEXDESK_PUBLIC_CLIENT_LIMIT must be an integer from 10 to 2000000000, got ${JSON.stringify(raw)}`);
+  return value;
 }
 
 main().catch((error: unknown) => {
