@@ -4,7 +4,7 @@
  * SIGINT/SIGTERM stop accepting requests, let in-flight ones finish, then close
  * the engines so every acknowledged write is on disk.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -51,7 +51,9 @@ async function main(): Promise<void> {
   await new Promise<void>((listening) => api.server.listen(port, '127.0.0.1', listening));
   const { port: actualPort } = api.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${actualPort}`;
-  await writeFile(join(dataDir, 'server.json'), `${JSON.stringify({ pid: process.pid, baseUrl })}\n`);
+  // Write then rename: a reader polling for server.json never sees it empty.
+  await writeFile(join(dataDir, 'server.json.tmp'), `${JSON.stringify({ pid: process.pid, baseUrl })}\n`);
+  await rename(join(dataDir, 'server.json.tmp'), join(dataDir, 'server.json'));
 
   process.stdout.write(
     [
