@@ -5,8 +5,11 @@
  * - default: the embedded engines under $DATA_DIR (default .data/) — those of a
  *   running `npm start` when there is one, otherwise started for this command;
  * - a deployed stack: `--stack NAME` (reads the stack outputs) or
- *   `--table T --sbom-bucket B --disclosure-bucket D` (AWS credentials from the
- *   usual SDK chain).
+ *   `--table T --sbom-bucket B --disclosure-bucket D [--usage-plan ID]` (AWS
+ *   credentials from the usual SDK chain).
+ *
+ * On a deployed stack, `team create` and `team quota set` also provision the
+ * team's usage-plan API key in API Gateway (shared/identity/usage-plan-keys.ts).
  */
 import { parseArgs } from 'node:util';
 import { mkdir } from 'node:fs/promises';
@@ -14,12 +17,14 @@ import { resolve } from 'node:path';
 
 const USAGE = `Usage: npm run -s admin -- <command> [options]
   team create --name NAME
+  team quota set --team ID (--rate RPS --burst N | --default)
+  team quota show --team ID
   member add --team ID --email E --name N [--permissions settings.manage,...]
   key create --team ID --name NAME --scopes s1,s2|all [--expires-in-days 30|90|180|365] [--by MEMBER_ID]
   key revoke --team ID --id KEY_ID [--by MEMBER_ID]
   key list --team ID
   corpus import PATH...   (OSV zip or directory, CISA KEV JSON, EPSS CSV or CSV.gz)
-Target (default: embedded engines in $DATA_DIR): --stack NAME | --table T --sbom-bucket B --disclosure-bucket D [--region R]`;
+Target (default: embedded engines in $DATA_DIR): --stack NAME | --table T --sbom-bucket B --disclosure-bucket D [--usage-plan ID] [--region R]`;
 
 class UsageError extends Error {}
 
@@ -30,6 +35,7 @@ const { values: flags, positionals } = parseArgs({
     scopes: { type: 'string' }, 'expires-in-days': { type: 'string' }, by: { type: 'string' }, id: { type: 'string' },
     stack: { type: 'string' }, table: { type: 'string' }, 'sbom-bucket': { type: 'string' }, 'disclosure-bucket': { type: 'string' },
     region: { type: 'string' }, help: { type: 'boolean' },
+    rate: { type: 'string' }, burst: { type: 'string' }, default: { type: 'boolean' }, 'usage-plan': { type: 'string' },
   },
 });
 
@@ -38,6 +44,10 @@ function required(name: keyof typeof flags): string {
   if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--${name} is required`);
   return value;
 }
+
+/** The stack's default usage plan (output TeamUsagePlanId) when the target is a deployed stack. */
+let teamUsagePlanId: string | undefined;
+let deployed = false;
 
 async function connectToDeployedStack(): Promise<boolean> {
   if (flags.region) process.env.AWS_REGION = flags.region;
@@ -48,12 +58,16 @@ async function connectToDeployedStack(): Promise<boolean> {
     process.env.TABLE_NAME = outputs.TableName;
     process.env.SBOM_BUCKET = outputs.SbomBucketName;
     process.env.DISCLOSURE_BUCKET = outputs.DisclosureBucketName;
+    teamUsagePlanId = outputs.TeamUsagePlanId;
+    deployed = true;
     return true;
   }
   if (flags.table) {
     process.env.TABLE_NAME = flags.table;
     process.env.SBOM_BUCKET = required('sbom-bucket');
     process.env.DISCLOSURE_BUCKET = required('disclosure-bucket');
+    teamUsagePlanId = flags['usage-plan'];
+    deployed = true;
     return true;
   }
   return false;
@@ -94,8 +108,25 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
   const { SCOPES } = await import('../shared/http/scopes');
   switch (`${noun} ${verb ?? ''}`) {
     case 'team create': {
+      requireUsagePlanWhenDeployed();
       const team = await Teams.create(required('name'), OPERATOR_ACTOR);
+      await provisionTeamQuota(team.id, null);
       return { teamId: team.id };
+    }
+    case 'team quota': {
+      const { TeamQuotas, throttleQuotaSchema } = await import('../shared/identity/team-quota');
+      const teamId = required('team');
+      if (rest[0] === 'show') return { teamId, throttle: await TeamQuotas.get(teamId) };
+      if (rest[0] !== 'set') throw new UsageError('team quota needs set or show');
+      if (flags.default && (flags.rate !== undefined || flags.burst !== undefined)) throw new UsageError('--default excludes --rate and --burst');
+      const parsed = flags.default ? null : throttleQuotaSchema.safeParse({ rateLimit: Number(required('rate')), burstLimit: Number(required('burst')) });
+      if (parsed && !parsed.success) throw new UsageError('--rate must be an integer from 1 to 10000 and --burst from 1 to 5000');
+      const override = parsed ? parsed.data : null;
+      requireUsagePlanWhenDeployed();
+      await TeamQuotas.get(teamId); // 404 for an unknown team before anything changes
+      // API Gateway first: a failure there leaves the stored quota (what GET /api/settings shows) unchanged.
+      await provisionTeamQuota(teamId, override);
+      return { teamId, throttle: await TeamQuotas.set(teamId, override, OPERATOR_ACTOR) };
     }
     case 'member add': {
       const permissions = (flags.permissions ?? '').split(',').filter(Boolean).map((permission) => permissionSchema.parse(permission));
@@ -123,6 +154,25 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
     }
     default:
       throw new UsageError(`Unknown command "${noun} ${verb ?? ''}"`);
+  }
+}
+
+/**
+ * On a deployed stack, puts the team's usage-plan key where its quota says
+ * (usage-plan-keys.ts); locally the emulator reads the team item, so nothing to do.
+ */
+function requireUsagePlanWhenDeployed(): void {
+  if (deployed && !teamUsagePlanId) throw new UsageError('A deployed stack needs its usage plan: use --stack, or pass --usage-plan ID (stack output TeamUsagePlanId)');
+}
+
+async function provisionTeamQuota(teamId: string, quota: { rateLimit: number; burstLimit: number } | null): Promise<void> {
+  if (!deployed || !teamUsagePlanId) return;
+  const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
+  const { applyTeamQuota } = await import('../shared/identity/usage-plan-keys');
+  try {
+    await applyTeamQuota(new APIGatewayClient({}), teamUsagePlanId, teamId, quota);
+  } catch (error) {
+    throw new Error(`Team ${teamId}: API Gateway usage-plan key not provisioned (${(error as Error).message}); rerun \`team quota set --team ${teamId} --default\` (or with --rate/--burst)`, { cause: error });
   }
 }
 

@@ -4,7 +4,7 @@
  * SIGINT/SIGTERM stop accepting requests, let in-flight ones finish, then close
  * the engines so every acknowledged write is on disk.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -31,16 +31,29 @@ async function main(): Promise<void> {
   const { ensureDemoTeam } = await import('../shared/local/demo-bootstrap');
   const { createLocalApi } = await import('../shared/local/api-gateway-emulator');
   const { startLocalBackgroundWork } = await import('../shared/local/background');
+  const { TeamQuotas } = await import('../shared/identity/team-quota');
+  const { DEFAULT_PUBLIC_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } = await import('../shared/http/throttling');
 
   await ensureLocalResources();
   const background = await startLocalBackgroundWork({ dataDir, log });
   const { record, created } = await ensureDemoTeam(dataDir);
 
-  const api = createLocalApi({ functionsDir: join(projectRoot, 'functions'), log });
+  const api = createLocalApi({
+    functionsDir: join(projectRoot, 'functions'),
+    log,
+    // The team default comes from TEAM_RATE_LIMIT / TEAM_BURST_LIMIT (shared/config.ts), as on AWS.
+    throttling: {
+      quotaOf: (usageIdentifier) => TeamQuotas.ofUsageIdentifier(usageIdentifier),
+      publicClientLimit: publicClientLimitOf(process.env.VEXDESK_PUBLIC_CLIENT_LIMIT, DEFAULT_PUBLIC_CLIENT_LIMIT),
+      windowSeconds: PUBLIC_CLIENT_WINDOW_SECONDS,
+    },
+  });
   await new Promise<void>((listening) => api.server.listen(port, '127.0.0.1', listening));
   const { port: actualPort } = api.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${actualPort}`;
-  await writeFile(join(dataDir, 'server.json'), `${JSON.stringify({ pid: process.pid, baseUrl })}\n`);
+  // Write then rename: a reader polling for server.json never sees it empty.
+  await writeFile(join(dataDir, 'server.json.tmp'), `${JSON.stringify({ pid: process.pid, baseUrl })}\n`);
+  await rename(join(dataDir, 'server.json.tmp'), join(dataDir, 'server.json'));
 
   process.stdout.write(
     [
@@ -68,6 +81,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+/** Requests per client IP per window on the disclosure routes; WAF accepts 10 to 2,000,000,000. */
+function publicClientLimitOf(raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 10 || value > 2_000_000_000) throw new Error(`VEXDESK_PUBLIC_CLIENT_LIMIT must be an integer from 10 to 2000000000, got ${JSON.stringify(raw)}`);
+  return value;
 }
 
 main().catch((error: unknown) => {

@@ -5,6 +5,7 @@
  */
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_PUBLIC_CLIENT_LIMIT, DEFAULT_TEAM_QUOTA } from '../shared/http/throttling';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -32,6 +33,17 @@ export interface VexdeskSettings {
   publicThrottle: ThrottleSettings;
   /** X-Ray tracing of the API stage and the functions. Default off. */
   tracing: boolean;
+  /**
+   * Default per-team throttle: the stack's usage plan, which holds every team's
+   * usage-plan key unless an operator gave the team its own quota
+   * (`admin team quota set`). Default 50 rps, burst 100.
+   */
+  teamThrottle: ThrottleSettings;
+  /**
+   * Requests per client IP per 60 s (PUBLIC_CLIENT_WINDOW_SECONDS) on the anonymous
+   * disclosure routes, enforced by the stage's WAF web ACL. Default 300.
+   */
+  publicClientLimit: number;
 }
 
 export const DEFAULT_SETTINGS: VexdeskSettings = {
@@ -41,6 +53,8 @@ export const DEFAULT_SETTINGS: VexdeskSettings = {
   throttle: { rateLimit: 100, burstLimit: 200 },
   publicThrottle: { rateLimit: 20, burstLimit: 40 },
   tracing: false,
+  teamThrottle: { ...DEFAULT_TEAM_QUOTA },
+  publicClientLimit: DEFAULT_PUBLIC_CLIENT_LIMIT,
 };
 
 /** Context keys understood by `settingsFromContext`. */
@@ -53,6 +67,9 @@ export const CONTEXT_KEYS = {
   publicThrottleRate: 'vexdesk:publicThrottleRateLimit',
   publicThrottleBurst: 'vexdesk:publicThrottleBurstLimit',
   tracing: 'vexdesk:tracing',
+  teamThrottleRate: 'vexdesk:teamThrottleRateLimit',
+  teamThrottleBurst: 'vexdesk:teamThrottleBurstLimit',
+  publicClientLimit: 'vexdesk:publicClientLimit',
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -95,6 +112,13 @@ function booleanOf(node: Node, key: string): boolean | undefined {
   throw new Error(`Context ${key} must be true or false, got ${JSON.stringify(raw)}`);
 }
 
+/** WAF rate-based rules take 10 to 2,000,000,000 requests per window. */
+function publicClientLimitOf(node: Node): number | undefined {
+  const limit = positiveInteger(node, CONTEXT_KEYS.publicClientLimit, 2_000_000_000);
+  if (limit !== undefined && limit < 10) throw new Error(`Context ${CONTEXT_KEYS.publicClientLimit} must be at least 10 (AWS WAF's lowest rate limit), got ${limit}`);
+  return limit;
+}
+
 /** Settings from context, each missing value replaced by its default; invalid values fail synth. */
 export function settingsFromContext(node: Node): VexdeskSettings {
   const d = DEFAULT_SETTINGS;
@@ -112,5 +136,10 @@ export function settingsFromContext(node: Node): VexdeskSettings {
       burstLimit: positiveInteger(node, CONTEXT_KEYS.publicThrottleBurst, 5000) ?? d.publicThrottle.burstLimit,
     },
     tracing: booleanOf(node, CONTEXT_KEYS.tracing) ?? d.tracing,
+    teamThrottle: {
+      rateLimit: positiveInteger(node, CONTEXT_KEYS.teamThrottleRate, 10000) ?? d.teamThrottle.rateLimit,
+      burstLimit: positiveInteger(node, CONTEXT_KEYS.teamThrottleBurst, 5000) ?? d.teamThrottle.burstLimit,
+    },
+    publicClientLimit: publicClientLimitOf(node) ?? d.publicClientLimit,
   };
 }

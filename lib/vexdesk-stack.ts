@@ -16,9 +16,11 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct, IConstruct } from 'constructs';
 import { tableDefinition } from '../shared/data/table-definition';
-import { GATEWAY_RESPONSE_HEADERS, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../shared/http/gateway-responses';
+import { gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../shared/http/gateway-responses';
+import { PUBLIC_CLIENT_LIMITED_PATH, PUBLIC_CLIENT_WINDOW_SECONDS } from '../shared/http/throttling';
 import { routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
 import { LAMBDA_HANDLER } from './bundling';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
@@ -57,6 +59,9 @@ export class VexdeskStack extends Stack {
   readonly signingSecret: secretsmanager.Secret;
   readonly api: apigw.RestApi;
   readonly authorizer: apigw.RequestAuthorizer;
+  /** The default per-team usage plan; teams with an override get their own (admin CLI). */
+  readonly teamUsagePlan: apigw.UsagePlan;
+  readonly publicClientFirewall: wafv2.CfnWebACL;
   /** Every function of the catalog, by catalog name (`products`, `authorizer`, `scan-worker`, …). */
   readonly functions = new Map<string, lambda.Function>();
   readonly scanQueue: sqs.Queue | undefined;
@@ -86,12 +91,15 @@ export class VexdeskStack extends Stack {
       resultsCacheTtl: Duration.seconds(0),
     });
     this.api = this.createApi(settings);
+    this.teamUsagePlan = this.createTeamUsagePlan(settings);
+    this.publicClientFirewall = this.createPublicClientFirewall(settings);
     this.attachBackgroundTriggers(catalog);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append the route paths (/api/...)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SbomBucketName', { value: this.sbomBucket.bucketName });
     new CfnOutput(this, 'DisclosureBucketName', { value: this.disclosureBucket.bucketName });
+    new CfnOutput(this, 'TeamUsagePlanId', { value: this.teamUsagePlan.usagePlanId, description: 'Default per-team usage plan; the admin CLI adds each team\'s API key to it' });
     new CfnOutput(this, 'SigningSecretId', { value: this.signingSecret.secretArn, description: 'Secrets Manager secret holding { keyId, key }' });
   }
 
@@ -318,6 +326,8 @@ export class VexdeskStack extends Stack {
       description: 'Vexdesk supply-chain vulnerability disclosure API',
       endpointTypes: [apigw.EndpointType.REGIONAL],
       binaryMediaTypes: ['*/*'],
+      // Per-team throttling: the authorizer returns the team's usage-plan key (usageIdentifierKey).
+      apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
       // Execution logging (loggingLevel below) needs the account-level CloudWatch role.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
@@ -342,7 +352,6 @@ export class VexdeskStack extends Stack {
     );
     acknowledge(api, 'AwsSolutions-APIG2', 'Requests are validated in the Lambda with the route table\'s zod schemas, which also produce the 422 error details the spec requires.');
     acknowledge(api, 'AwsSolutions-COG4', 'Clients authenticate with scoped API keys checked by the Lambda REQUEST authorizer (BRIEF decision 6); there are no Cognito users.');
-    acknowledge(api, 'AwsSolutions-APIG3', 'No WAF by default: stage and per-method throttling bound abuse; operators can associate a web ACL with the stage.');
 
     this.installGatewayResponses(api);
     this.addRoutes(api);
@@ -363,8 +372,8 @@ export class VexdeskStack extends Stack {
   }
 
   private installGatewayResponses(api: apigw.RestApi): void {
-    const headers = Object.fromEntries(Object.entries(GATEWAY_RESPONSE_HEADERS).map(([name, value]) => [name, `'${value}'`]));
     for (const type of Object.keys(gatewayResponses) as GatewayResponseType[]) {
+      const headers = Object.fromEntries(Object.entries(gatewayResponseHeaders(type)).map(([name, value]) => [name, `'${value}'`]));
       api.addGatewayResponse(`GatewayResponse${pascalCase(type.toLowerCase().replace(/_/g, '-'))}`, {
         type: apigw.ResponseType.of(type),
         statusCode: String(gatewayResponses[type].statusCode),
@@ -395,7 +404,8 @@ export class VexdeskStack extends Stack {
         integrationFor(route.group),
         route.scope === null
           ? { operationName: route.operationId, authorizationType: apigw.AuthorizationType.NONE }
-          : { operationName: route.operationId, authorizationType: apigw.AuthorizationType.CUSTOM, authorizer: this.authorizer },
+          // apiKeyRequired: the usage plan of the key the authorizer names throttles the call.
+          : { operationName: route.operationId, authorizationType: apigw.AuthorizationType.CUSTOM, authorizer: this.authorizer, apiKeyRequired: true },
       );
       if (route.scope === null) {
         acknowledge(method, 'AwsSolutions-APIG4', `${route.method} ${route.path} is public by the spec: disclosures and the API description are read without credentials.`);
@@ -439,6 +449,74 @@ export class VexdeskStack extends Stack {
         ],
       },
     );
+  }
+
+  /**
+   * Throttling per team (issue 8, defect 9): every team is one API key of a
+   * usage plan, named by the authorizer (apiKeySource AUTHORIZER), so one
+   * tenant cannot spend the stage-wide budget. This is the default plan; the
+   * admin CLI creates each team's key and moves it to a plan of its own for
+   * an override (shared/identity/usage-plan-keys.ts). Every function learns
+   * the default, which GET /api/settings shows.
+   */
+  private createTeamUsagePlan(settings: VexdeskSettings): apigw.UsagePlan {
+    const plan = this.api.addUsagePlan('TeamUsagePlan', {
+      name: `${this.stackName}-team-default`,
+      description: 'Vexdesk default per-team throttle; each team is one API key named by the Lambda authorizer',
+      throttle: { rateLimit: settings.teamThrottle.rateLimit, burstLimit: settings.teamThrottle.burstLimit },
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+    for (const fn of this.functions.values()) {
+      fn.addEnvironment('TEAM_RATE_LIMIT', String(settings.teamThrottle.rateLimit));
+      fn.addEnvironment('TEAM_BURST_LIMIT', String(settings.teamThrottle.burstLimit));
+    }
+    return plan;
+  }
+
+  /**
+   * Throttling per anonymous client: usage plans need a key, which anonymous
+   * callers have none of, so a WAF rate-based rule keyed by source IP limits
+   * each client on the disclosure routes. A blocked request gets the
+   * WAF_FILTERED gateway response: 429 with Retry-After, our error body.
+   */
+  private createPublicClientFirewall(settings: VexdeskSettings): wafv2.CfnWebACL {
+    const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true });
+    const acl = new wafv2.CfnWebACL(this, 'PublicClientFirewall', {
+      description: 'Vexdesk: per-client rate limit on the anonymous disclosure routes',
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('vexdesk-api'),
+      rules: [
+        {
+          name: 'public-client-rate-limit',
+          priority: 0,
+          action: { block: {} },
+          visibilityConfig: visibility('vexdesk-public-client-rate-limit'),
+          statement: {
+            rateBasedStatement: {
+              aggregateKeyType: 'IP',
+              limit: settings.publicClientLimit,
+              evaluationWindowSec: PUBLIC_CLIENT_WINDOW_SECONDS,
+              scopeDownStatement: {
+                byteMatchStatement: {
+                  fieldToMatch: { uriPath: {} },
+                  positionalConstraint: 'CONTAINS',
+                  searchString: PUBLIC_CLIENT_LIMITED_PATH,
+                  textTransformations: [{ priority: 0, type: 'NONE' }],
+                },
+              },
+            },
+          },
+        },
+      ],
+    });
+    const association = new wafv2.CfnWebACLAssociation(this, 'PublicClientFirewallAssociation', {
+      resourceArn: this.api.deploymentStage.stageArn,
+      webAclArn: acl.attrArn,
+    });
+    // The ARN names the stage by name only: associate once the stage exists.
+    association.node.addDependency(this.api.deploymentStage);
+    return acl;
   }
 
   private attachBackgroundTriggers(catalog: FunctionSpec[]): void {

@@ -132,9 +132,14 @@ function queryPartitionKey(input: Input): string | undefined {
   const attribute = index ? index.partitionKey : tableDefinition.partitionKey;
   const names = asRecord(input.ExpressionAttributeNames);
   const values = asRecord(input.ExpressionAttributeValues);
-  for (const [, name, value] of (typeof input.KeyConditionExpression === 'string' ? input.KeyConditionExpression : '').matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
-    const resolved = name?.startsWith('#') ? names[name] : name;
-    if (resolved === attribute && value) return keyString(values[value]);
+  // Split on AND rather than one global regex: a key condition is user-shaped text and the
+  // regex form backtracks quadratically (docs/hostile-input.md).
+  const condition = typeof input.KeyConditionExpression === 'string' ? input.KeyConditionExpression : '';
+  for (const part of condition.split(' AND ')) {
+    const [left, right] = part.split('=').map((side) => side.trim());
+    if (!left || !right?.startsWith(':')) continue;
+    const resolved = left.startsWith('#') ? names[left] : left;
+    if (resolved === attribute) return keyString(values[right]);
   }
   return undefined;
 }

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { trimTrailing } from './text';
+import { DEFAULT_TEAM_QUOTA } from './http/throttling';
 
 const environmentSchema = z.object({
   TABLE_NAME: z.string().min(1),
@@ -23,6 +24,9 @@ const environmentSchema = z.object({
   /** Public origin used in generated documents and reports (publisher namespace, disclosure links). */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://vexdesk.example'),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  /** Default per-team quota (the stack's usage plan); shown by GET /api/settings, enforced locally. */
+  TEAM_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_TEAM_QUOTA.rateLimit),
+  TEAM_BURST_LIMIT: z.coerce.number().int().min(1).max(5_000).default(DEFAULT_TEAM_QUOTA.burstLimit),
 });
 
 export type AppConfig = Readonly<{
@@ -37,6 +41,8 @@ export type AppConfig = Readonly<{
   scanQueueUrl: string | undefined;
   publicBaseUrl: string;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  teamRateLimit: number;
+  teamBurstLimit: number;
 }>;
 
 export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
@@ -58,6 +64,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     scanQueueUrl: env.SCAN_QUEUE_URL,
     publicBaseUrl: trimTrailing(env.PUBLIC_BASE_URL, '/'),
     logLevel: env.LOG_LEVEL,
+    teamRateLimit: env.TEAM_RATE_LIMIT,
+    teamBurstLimit: env.TEAM_BURST_LIMIT,
   });
 }
 

@@ -2,11 +2,13 @@
  * REQUEST authorizer (BRIEF decision 6). No result caching is configured on
  * the API, so each request is checked and revocation takes effect at once.
  * Throwing "Unauthorized" makes API Gateway answer 401 with the UNAUTHORIZED
- * gateway response. The key and its hash are never logged.
+ * gateway response. The key and its hash are never logged. The result names
+ * the team's usage-plan key, which carries the per-team throttle.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ApiKeys } from '../../shared/identity/api-keys';
 import { toAuthorizerContext } from '../../shared/http/authorizer-context';
+import { usageIdentifierOf } from '../../shared/identity/team-quota';
 import { logger } from '../../shared/logger';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -23,5 +25,7 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     principalId: key.serviceAccountId,
     policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }] },
     context: toAuthorizerContext(key),
+    // apiKeySource AUTHORIZER: API Gateway throttles the request with this team's usage-plan key.
+    usageIdentifierKey: usageIdentifierOf(key.teamId),
   };
 }

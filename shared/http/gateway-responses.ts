@@ -5,6 +5,8 @@
  * `$context.requestId` is API Gateway template syntax; the local server
  * substitutes its own request id.
  */
+import { PUBLIC_CLIENT_WINDOW_SECONDS } from './throttling';
+
 export const gatewayResponses = {
   /** No Authorization header, or the authorizer rejected the key (missing, malformed, expired, revoked). */
   UNAUTHORIZED: {
@@ -18,6 +20,13 @@ export const gatewayResponses = {
   MISSING_AUTHENTICATION_TOKEN: { statusCode: 404, code: 'not_found', message: 'No such endpoint' },
   REQUEST_TOO_LARGE: { statusCode: 413, code: 'payload_too_large', message: 'Request body too large' },
   THROTTLED: { statusCode: 429, code: 'throttled', message: 'Too many requests' },
+  /**
+   * The stage's web ACL blocked the request: its only rule is the per-client
+   * rate limit of the anonymous routes, so it is a 429 like THROTTLED.
+   */
+  WAF_FILTERED: { statusCode: 429, code: 'throttled', message: 'Too many requests' },
+  /** The authorizer named a usage-plan key that no usage plan holds: the team's quota is not provisioned. */
+  INVALID_API_KEY: { statusCode: 403, code: 'forbidden', message: 'Access denied' },
   DEFAULT_4XX: { statusCode: 400, code: 'bad_request', message: 'Bad request' },
   DEFAULT_5XX: { statusCode: 500, code: 'internal_error', message: 'Internal error' },
 } as const;
@@ -40,3 +49,18 @@ export const GATEWAY_RESPONSE_HEADERS = { 'Content-Type': 'application/json', 'X
 
 /** Largest request payload API Gateway REST APIs accept (10 MB). */
 export const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Headers some gateway responses add to GATEWAY_RESPONSE_HEADERS. API Gateway
+ * gateway responses only take static values: THROTTLED refills within a
+ * second; a WAF rate-based rule looks back over its whole window.
+ */
+export const GATEWAY_RESPONSE_EXTRA_HEADERS: Partial<Record<GatewayResponseType, Readonly<Record<string, string>>>> = {
+  THROTTLED: { 'Retry-After': '1' },
+  WAF_FILTERED: { 'Retry-After': String(PUBLIC_CLIENT_WINDOW_SECONDS) },
+};
+
+/** Every header of one gateway response, as the stack installs it and the local server sends it. */
+export function gatewayResponseHeaders(type: GatewayResponseType): Record<string, string> {
+  return { ...GATEWAY_RESPONSE_HEADERS, ...GATEWAY_RESPONSE_EXTRA_HEADERS[type] };
+}

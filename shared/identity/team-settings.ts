@@ -1,18 +1,23 @@
 /**
  * Team settings the spec leaves open: the SLA policy used by the compliance
  * report, and the opt-in rule that a VEX approver must differ from the
- * submitter. Stored on the team item; each change is audited.
+ * submitter. Stored on the team item; each change is audited. The answer
+ * also shows the team's request quota, which only an operator changes
+ * (admin CLI `team quota set`), since on AWS it lives in API Gateway.
  */
 import { keys } from '../data/keys';
 import { transactWrite, tx } from '../data/table-client';
 import { auditPut, diffChanges } from '../audit/audit-log';
 import { resolveSlaPolicy, type SlaPolicy } from '../compliance/sla';
 import type { Actor } from './actor';
+import { quotaOfTeam, type TeamQuota } from './team-quota';
 import { Teams } from './teams';
 
 export interface TeamSettings {
   requireDistinctApprover: boolean;
   slaPolicy: SlaPolicy;
+  /** Read-only here: the per-team throttle API Gateway applies (429 + Retry-After beyond it). */
+  throttle: TeamQuota;
 }
 
 interface StoredSettings {
@@ -20,14 +25,14 @@ interface StoredSettings {
   slaPolicy?: Partial<SlaPolicy>;
 }
 
-function resolve(stored: StoredSettings): TeamSettings {
+function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle'> {
   return { requireDistinctApprover: stored.requireDistinctApprover === true, slaPolicy: resolveSlaPolicy(stored.slaPolicy) };
 }
 
 export const TeamSettingsService = {
   async get(teamId: string): Promise<TeamSettings> {
-    const stored: StoredSettings = (await Teams.get(teamId)).settings;
-    return resolve(stored);
+    const team = await Teams.get(teamId);
+    return { ...resolve(team.settings), throttle: quotaOfTeam(team) };
   },
 
   async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; slaPolicy?: Partial<SlaPolicy> | undefined }): Promise<TeamSettings> {
@@ -47,6 +52,6 @@ export const TeamSettingsService = {
         changes: diffChanges({ requireDistinctApprover: before.requireDistinctApprover, ...before.slaPolicy }, { requireDistinctApprover: after.requireDistinctApprover, ...after.slaPolicy }),
       }),
     ]);
-    return after;
+    return { ...after, throttle: quotaOfTeam(team) };
   },
 };

@@ -20,6 +20,8 @@ export interface Team {
   name: string;
   createdAt: string;
   settings: Record<string, unknown>;
+  /** Operator's request-quota override (shared/identity/team-quota.ts resolves and validates it). */
+  throttle?: unknown;
 }
 
 export interface Member {
@@ -37,6 +39,7 @@ function toTeam(item: Item): Team {
     name: String(item.name),
     createdAt: String(item.createdAt),
     settings: (item.settings as Record<string, unknown> | undefined) ?? {},
+    ...(item.throttle !== undefined ? { throttle: item.throttle } : {}),
   };
 }
 

@@ -10,8 +10,10 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { routes, type EndpointGroup, type RouteDefinition } from '../http/routes';
-import { GATEWAY_RESPONSE_HEADERS, renderGatewayResponse, type GatewayResponseType } from '../http/gateway-responses';
 import { runAsFunction } from '../aws-call-log';
+import { GATEWAY_RESPONSE_HEADERS, gatewayResponseHeaders, renderGatewayResponse, type GatewayResponseType } from '../http/gateway-responses';
+import { isPublicClientLimitedPath, type ThrottleQuota } from '../http/throttling';
+import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -126,6 +128,16 @@ async function readBody(request: IncomingMessage, limit: number): Promise<Buffer
 export interface LocalApiOptions {
   functionsDir: string;
   log?: (line: Record<string, unknown>) => void;
+  /** Usage-plan throttling per team and the web ACL's per-client limit, as the stack configures them. */
+  throttling?: LocalThrottlingOptions;
+}
+
+export interface LocalThrottlingOptions {
+  /** The usage-plan throttle of the key an authorizer names (API Gateway's usage plans). */
+  quotaOf: (usageIdentifier: string) => Promise<ThrottleQuota | undefined>;
+  /** Requests per client IP per PUBLIC_CLIENT_WINDOW_SECONDS on the anonymous disclosure routes (the WAF rule). */
+  publicClientLimit: number;
+  windowSeconds: number;
 }
 
 export interface LocalApi {
@@ -136,6 +148,7 @@ export interface LocalApi {
 
 export function createLocalApi(options: LocalApiOptions): LocalApi {
   const compiled = routesBySegmentCount(compileRoutes());
+  const throttling = createThrottling(options.throttling);
   const handlers = new Map<string, Promise<ProxyHandler>>();
   let authorizer: Promise<AuthorizerHandler> | undefined;
   let inFlight = 0;
@@ -169,7 +182,11 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       response.end(method === 'HEAD' ? undefined : body);
       options.log?.({ type: 'access', requestId, ip: request.socket.remoteAddress, method, path: url.pathname, status: result.statusCode, responseLength: body.length, durationMs: Math.round(performance.now() - startedAt) });
     };
-    const gatewayResponse = (type: GatewayResponseType) => send({ ...renderGatewayResponse(type, requestId), headers: GATEWAY_RESPONSE_HEADERS });
+    const gatewayResponse = (type: GatewayResponseType) => send({ ...renderGatewayResponse(type, requestId), headers: gatewayResponseHeaders(type) });
+
+    // The web ACL sees a request before API Gateway routes it.
+    const firewall = throttling.firewall(url.pathname, request.socket.remoteAddress ?? '');
+    if (firewall) return gatewayResponse(firewall);
 
     // API Gateway refuses a path or query string that does not percent-decode with a 400 of its own, on
     // every route and before the authorizer (issue 8, defect 8); the handlers never see such a request.
@@ -240,6 +257,8 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       const allowed = result.policyDocument.Statement.some((statement) => 'Effect' in statement && statement.Effect === 'Allow');
       if (!allowed) return gatewayResponse('ACCESS_DENIED');
       requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId, integrationLatency: 0 };
+      const throttled = await throttling.usagePlan(result.usageIdentifierKey);
+      if (throttled) return gatewayResponse(throttled);
     }
 
     const handler = await groupHandler(match.route.group);
@@ -285,5 +304,28 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
         if (inFlight === 0) server.closeAllConnections();
         else drained = () => server.closeAllConnections();
       }),
+  };
+}
+
+interface Throttling {
+  /** WAF_FILTERED when the client is over the per-IP limit of the anonymous routes. */
+  firewall(path: string, clientIp: string): GatewayResponseType | undefined;
+  /** THROTTLED when the key's bucket is empty; INVALID_API_KEY when no usage plan holds it. */
+  usagePlan(usageIdentifier: string | null | undefined): Promise<GatewayResponseType | undefined>;
+}
+
+/** API Gateway order: WAF first, then (private routes) the authorizer, then the usage plan of the key it returned. */
+function createThrottling(options: LocalThrottlingOptions | undefined): Throttling {
+  if (!options) return { firewall: () => undefined, usagePlan: () => Promise.resolve(undefined) };
+  const clients = new ClientRateLimit(options.publicClientLimit, options.windowSeconds);
+  const plans = new UsagePlanThrottle({ quotaOf: options.quotaOf });
+  return {
+    firewall: (path, clientIp) => (isPublicClientLimitedPath(path) && !clients.admit(clientIp, performance.now()) ? 'WAF_FILTERED' : undefined),
+    usagePlan: async (usageIdentifier) => {
+      if (!usageIdentifier) return 'INVALID_API_KEY';
+      const decision = await plans.admit(usageIdentifier, performance.now());
+      if (decision === 'unknown-key') return 'INVALID_API_KEY';
+      return decision === 'throttled' ? 'THROTTLED' : undefined;
+    },
   };
 }

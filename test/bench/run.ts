@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api|bundles|scan|vex|report|all]`: prints the figures
+ * `npm run bench [-- api|bundles|scan|vex|report|throttle|all]`: prints the figures
  * each issue names. With no argument: the API latency and bundle benches.
  * Each section runs in its own process: configuration and AWS clients are
  * read once per process, and every section starts its own server and engines.
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', scan: 'scan.ts', vex: 'vex.ts', report: 'report.ts' };
+const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', scan: 'scan.ts', vex: 'vex.ts', report: 'report.ts', throttle: 'throttle.ts' };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
 const names = requested.length === 0 ? ['api', 'bundles'] : requested.includes('all') ? Object.keys(SECTIONS) : requested;

@@ -30,6 +30,9 @@ describe('stack settings', () => {
       [CONTEXT_KEYS.publicThrottleRate]: '5',
       [CONTEXT_KEYS.publicThrottleBurst]: '10',
       [CONTEXT_KEYS.tracing]: 'true',
+      [CONTEXT_KEYS.teamThrottleRate]: '10',
+      [CONTEXT_KEYS.teamThrottleBurst]: '20',
+      [CONTEXT_KEYS.publicClientLimit]: '120',
     });
 
     expect(settings).toEqual({
@@ -39,7 +42,13 @@ describe('stack settings', () => {
       throttle: { rateLimit: 50, burstLimit: 80 },
       publicThrottle: { rateLimit: 5, burstLimit: 10 },
       tracing: true,
+      teamThrottle: { rateLimit: 10, burstLimit: 20 },
+      publicClientLimit: 120,
     });
+  });
+
+  it('rejects a per-client limit below AWS WAF\'s lowest rate limit', () => {
+    expect(() => settingsWith({ [CONTEXT_KEYS.publicClientLimit]: '9' })).toThrow(/at least 10/);
   });
 
   it.each([['0'], ['-5'], ['12.5'], ['forever'], ['36501']])('rejects a disclosure retention of %s days', (days) => {

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import type { App } from 'aws-cdk-lib';
 import { tableDefinition } from '../../shared/data/table-definition';
-import { GATEWAY_RESPONSE_HEADERS, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/http/gateway-responses';
+import { gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/http/gateway-responses';
 import { routes, type RouteDefinition } from '../../shared/http/routes';
 import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
 import { readOnlyGroups, usesTable, type BucketAccess } from '../../lib/permissions';
@@ -417,7 +417,7 @@ describe('REST API', () => {
       assertResourceProperties(template, 'AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,
         StatusCode: String(gatewayResponses[type].statusCode),
-        ResponseParameters: Object.fromEntries(Object.entries(GATEWAY_RESPONSE_HEADERS).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`])),
+        ResponseParameters: Object.fromEntries(Object.entries(gatewayResponseHeaders(type)).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`])),
         ResponseTemplates: { 'application/json': gatewayResponseTemplate(type) },
       });
     }
