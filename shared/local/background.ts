@@ -11,6 +11,7 @@ import { corpusStore } from '../corpus/corpus-store';
 import { importCorpusFiles } from '../corpus/import';
 import { registerInProcessScanWorker } from '../scans/scan-dispatch';
 import { Scans } from '../scans/scans';
+import { DispositionBatches } from '../dispositions/disposition-batches';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -19,6 +20,7 @@ export interface BackgroundWork {
 export const SAMPLE_CORPUS_DIR = fileURLToPath(new URL('../corpus/sample/', import.meta.url));
 
 export async function startLocalBackgroundWork(options: { dataDir: string; log: (line: Record<string, unknown>) => void }): Promise<BackgroundWork> {
+  options.log({ type: 'disposition-batches', message: 'pending batches finished before serving', ...(await DispositionBatches.recoverPending()) });
   if (!(await corpusStore.meta())) {
     const paths = [join(SAMPLE_CORPUS_DIR, 'osv'), join(SAMPLE_CORPUS_DIR, 'kev', 'known_exploited_vulnerabilities.json')].filter((path) => existsSync(path));
     const result = await importCorpusFiles(paths);
