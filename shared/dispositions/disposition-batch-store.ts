@@ -52,8 +52,27 @@ export function chunkTargets(intent: BatchIntent, chunk: number): BatchTarget[] 
   return intent.targets.slice(chunk * intent.chunkSize, (chunk + 1) * intent.chunkSize);
 }
 
+/** Targets stored grouped by SBOM: a 500-id intent stays near 20 KB (it is rewritten with every chunk mark). */
+interface TargetGroup {
+  productId: string;
+  releaseId: string;
+  sbomId: string;
+  vulnerabilityIds: string[];
+}
+
+function groupTargets(targets: BatchTarget[]): TargetGroup[] {
+  const groups: TargetGroup[] = [];
+  for (const target of targets) {
+    const last = groups.at(-1);
+    if (last && last.productId === target.productId && last.releaseId === target.releaseId && last.sbomId === target.sbomId) last.vulnerabilityIds.push(target.vulnerabilityId);
+    else groups.push({ productId: target.productId, releaseId: target.releaseId, sbomId: target.sbomId, vulnerabilityIds: [target.vulnerabilityId] });
+  }
+  return groups;
+}
+
 function toIntent(item: Item): BatchIntent {
-  const count = Math.ceil((item.targets as unknown[]).length / Number(item.chunkSize));
+  const targets = (item.targetGroups as TargetGroup[]).flatMap(({ vulnerabilityIds, ...group }) => vulnerabilityIds.map((vulnerabilityId) => ({ ...group, vulnerabilityId })));
+  const count = Math.ceil(targets.length / Number(item.chunkSize));
   const marked = (mark: (chunk: number) => string) => new Set(Array.from({ length: count }, (_, chunk) => chunk).filter((chunk) => item[mark(chunk)] !== undefined));
   return {
     id: String(item.id),
@@ -61,7 +80,7 @@ function toIntent(item: Item): BatchIntent {
     actor: item.actor as Actor,
     createdAt: String(item.createdAt),
     patch: item.patch as DispositionPatch,
-    targets: item.targets as BatchTarget[],
+    targets,
     releaseIds: item.releaseIds as string[],
     chunkSize: Number(item.chunkSize),
     state: item.state as BatchState,
@@ -78,7 +97,7 @@ export const dispositionBatchStore = {
       ...keys.dispositionBatchPendingIndex(intent.teamId, intent.id, intent.createdAt),
       entity: 'DispositionBatch',
       id: intent.id, teamId: intent.teamId, actor: intent.actor, createdAt: intent.createdAt, patch: intent.patch,
-      targets: intent.targets, releaseIds: intent.releaseIds, chunkSize: intent.chunkSize, state: 'applying' satisfies BatchState,
+      targetGroups: groupTargets(intent.targets), releaseIds: intent.releaseIds, chunkSize: intent.chunkSize, state: 'applying' satisfies BatchState,
     };
   },
 

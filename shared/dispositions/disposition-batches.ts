@@ -43,24 +43,32 @@ function dispositionKeyOf(intent: BatchIntent, target: BatchIntent['targets'][nu
   return keys.disposition(intent.teamId, target.productId, target.releaseId, target.vulnerabilityId);
 }
 
-async function applyChunk(intent: BatchIntent, chunk: number): Promise<ChunkResult> {
+/** Findings the driver already holds (the request resolved them all); others are read with the chunk. */
+type KnownFindings = ReadonlyMap<string, Finding>;
+
+async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindings): Promise<ChunkResult> {
   const targets = chunkTargets(intent, chunk);
+  const unknown = targets.filter((target) => !known.has(target.vulnerabilityId));
   const releaseChecks = [...new Map(targets.map((target) => [target.releaseId, target])).values()]
     .map((target) => releaseStore.unlockedCheck({ teamId: intent.teamId, productId: target.productId, id: target.releaseId }));
   for (let attempt = 1; ; attempt += 1) {
     const stored = await getItems([
       ...targets.map((target) => dispositionKeyOf(intent, target)),
-      ...targets.map((target) => keys.finding(intent.teamId, target.productId, target.releaseId, target.sbomId, target.vulnerabilityId)),
+      ...unknown.map((target) => keys.finding(intent.teamId, target.productId, target.releaseId, target.sbomId, target.vulnerabilityId)),
     ]);
+    const read = new Map(unknown.flatMap((target, index) => {
+      const item = stored[targets.length + index];
+      return item ? [[target.vulnerabilityId, toFinding(item)] as const] : [];
+    }));
     const at = now();
     const writes: PlannedWrite[] = [];
-    targets.forEach((_target, index) => {
+    targets.forEach((target, index) => {
       const existing = stored[index];
-      const finding = stored[targets.length + index];
+      const finding = known.get(target.vulnerabilityId) ?? read.get(target.vulnerabilityId);
       // A finding removed since the request (its product deleted) has nothing left to triage.
       if (!finding) return;
       if (existing && batchMarkerOf(existing)?.batchId === intent.id) return;
-      writes.push(plan(toFinding(finding), existing ? toDisposition(existing) : undefined, intent.patch, intent.actor, at));
+      writes.push(plan(finding, existing ? toDisposition(existing) : undefined, intent.patch, intent.actor, at));
     });
     try {
       await transactWrite([
@@ -111,7 +119,7 @@ async function tryTransact(items: Parameters<typeof transactWrite>[0]): Promise<
 }
 
 /** Drives one batch to its end from whatever state it is in; returns how it ended. */
-async function drive(teamId: string, batchId: string, driver: Driver): Promise<BatchOutcome> {
+async function drive(teamId: string, batchId: string, driver: Driver, known: KnownFindings = new Map()): Promise<BatchOutcome> {
   let intent = await dispositionBatchStore.find(teamId, batchId);
   while (intent) {
     const current: BatchIntent = intent;
@@ -123,7 +131,7 @@ async function drive(teamId: string, batchId: string, driver: Driver): Promise<B
         if (await tryTransact(dispositionBatchStore.finishItems(current, outcome, now()))) return outcome;
         stale = true;
       } else {
-        const result = await applyChunk(current, chunk);
+        const result = await applyChunk(current, chunk, known);
         if (result === 'done') current.applied.add(chunk);
         else if (result === 'stale') stale = true;
         else {
@@ -151,6 +159,11 @@ async function drive(teamId: string, batchId: string, driver: Driver): Promise<B
 export const DispositionBatches = {
   /** Records the intent, then applies it; the answer is the outcome as stored. */
   async run(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch): Promise<BatchOutcome> {
+    return drive(teamId, await DispositionBatches.record(teamId, actor, findings, patch), 'owner', new Map(findings.map((finding) => [finding.id, finding])));
+  },
+
+  /** Step 1 alone: the intent, durable before any disposition is written. Returns the batch id. */
+  async record(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch): Promise<string> {
     const id = randomUUID();
     const item = dispositionBatchStore.intentItem({
       id, teamId, actor, createdAt: now(), patch, chunkSize: CHUNK_SIZE,
@@ -158,7 +171,7 @@ export const DispositionBatches = {
       releaseIds: [...new Set(findings.map((finding) => finding.releaseId))],
     });
     await transactWrite([tx.create(item)]);
-    return drive(teamId, id, 'owner');
+    return id;
   },
 
   /** Before a release's dispositions are read: finish any batch of the team still pending on that release. */
