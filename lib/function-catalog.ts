@@ -44,12 +44,16 @@ const API_INTEGRATION_TIMEOUT_SECONDS = 29;
 const ENDPOINT_DEFAULTS = { memoryMb: 512, timeoutSeconds: 10 };
 
 /**
- * Groups that parse or scan SBOMs of up to 10 MB (spec "Limits"): more memory
- * (and with it CPU) and the longest timeout the API allows.
+ * Groups that parse or scan SBOMs of up to 10 MB (spec "Limits") or write
+ * 500-item disposition batches: more memory (and with it CPU) and the longest
+ * timeout the API allows.
  */
 const HEAVY_GROUPS: Partial<Record<EndpointGroup, { memoryMb: number; timeoutSeconds: number }>> = {
   sboms: { memoryMb: 2048, timeoutSeconds: API_INTEGRATION_TIMEOUT_SECONDS },
   scans: { memoryMb: 2048, timeoutSeconds: API_INTEGRATION_TIMEOUT_SECONDS },
+  // A 500-item batch is up to 27 transactions (docs/architecture.md "Write guarantees"); a batch
+  // cut off by the timeout is finished by a later read or the sweep, but it should rarely need to be.
+  dispositions: { memoryMb: 1024, timeoutSeconds: API_INTEGRATION_TIMEOUT_SECONDS },
 };
 
 function entryOf(name: string): string {

@@ -10,6 +10,7 @@ import { readOsvZip } from '../../shared/corpus/parse/osv-archive';
 import { parseKevCatalog } from '../../shared/corpus/parse/kev';
 import { parseEpssCsv } from '../../shared/corpus/parse/epss';
 import { logger } from '../../shared/logger';
+import { DispositionBatches } from '../../shared/dispositions/disposition-batches';
 
 const feeds = z
   .object({
@@ -27,6 +28,8 @@ async function download(url: string): Promise<Uint8Array> {
 
 export async function handler(): Promise<Record<string, unknown>> {
   const results: Record<string, unknown> = {};
+  // The scheduled sweep for disposition batches a crashed or timed-out Lambda left pending (reads of their releases finish them sooner).
+  results.dispositionBatches = await DispositionBatches.recoverPending();
   for (const url of feeds.CORPUS_OSV_URLS.split(',').map((value) => value.trim()).filter(Boolean)) {
     results[url] = await importAdvisories(readOsvZip(await download(url)));
   }

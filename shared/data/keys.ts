@@ -60,6 +60,18 @@ export const keys = {
   approvalPrefix: (teamId: string, productId: string, releaseId: string, vexId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}APPROVAL#${vexId}#` }),
   sbomUpload: (teamId: string, uploadId: string): Key => ({ pk: teamPk(teamId), sk: `SBOM_UPLOAD#${uploadId}` }),
 
+  /**
+   * A disposition batch's intent while it is being applied or rolled back (team partition,
+   * spans releases). Deleted when the batch ends, so the pending ones are one cheap prefix query.
+   */
+  dispositionBatchPending: (teamId: string, batchId: string): Key => ({ pk: teamPk(teamId), sk: `DISPOSITION_BATCH_PENDING#${batchId}` }),
+  dispositionBatchPendingPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'DISPOSITION_BATCH_PENDING#' }),
+  /** Sparse gsi1 entry on a pending intent: the recovery sweep finds every team's pending batches without a Scan. */
+  dispositionBatchPendingIndex: (teamId: string, batchId: string, createdAt: string) => ({ gsi1pk: 'DISPOSITION_BATCH_PENDING', gsi1sk: `${createdAt}#${teamId}#${batchId}` }),
+  dispositionBatchPendingIndexPartition: () => ({ pk: 'DISPOSITION_BATCH_PENDING', indexName: 'gsi1' as const, pkAttribute: 'gsi1pk', skAttribute: 'gsi1sk' }),
+  /** How a finished batch ended (committed or failed), kept for a while after its intent is gone. */
+  dispositionBatchOutcome: (teamId: string, batchId: string): Key => ({ pk: teamPk(teamId), sk: `DISPOSITION_BATCH#${batchId}` }),
+
   /** Public disclosures: global (they outlive the team's product), one item per published snapshot. */
   disclosure: (slug: string): Key => ({ pk: `DISCLOSURE#${slug}`, sk: 'DISCLOSURE' }),
   /** Snapshots of one VEX document, by version, so a disclosure lists its siblings. */

@@ -12,6 +12,7 @@ import { corpusStore } from '../corpus/corpus-store';
 import { importCorpusFiles } from '../corpus/import';
 import { registerInProcessScanWorker } from '../scans/scan-dispatch';
 import { Scans } from '../scans/scans';
+import { DispositionBatches } from '../dispositions/disposition-batches';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -20,6 +21,7 @@ export interface BackgroundWork {
 export const SAMPLE_CORPUS_DIR = fileURLToPath(new URL('../corpus/sample/', import.meta.url));
 
 export async function startLocalBackgroundWork(options: { dataDir: string; log: (line: Record<string, unknown>) => void }): Promise<BackgroundWork> {
+  options.log({ type: 'disposition-batches', message: 'pending batches finished before serving', ...(await runAsFunction('corpus-refresh', () => DispositionBatches.recoverPending())) });
   // The first-start import and the worker's scans are the code of the corpus-refresh and scan-worker functions (shared/aws-call-log.ts).
   if (!(await runAsFunction('corpus-refresh', () => corpusStore.meta()))) {
     const paths = [join(SAMPLE_CORPUS_DIR, 'osv'), join(SAMPLE_CORPUS_DIR, 'kev', 'known_exploited_vulnerabilities.json')].filter((path) => existsSync(path));

@@ -3,7 +3,8 @@
  * current dispositions, filtered by severity and status. `summary` always
  * describes every finding of the SBOM, whatever the filters.
  */
-import { dispositionStore, type Disposition } from '../dispositions/disposition-store';
+import type { Disposition } from '../dispositions/disposition-store';
+import { Dispositions } from '../dispositions/dispositions';
 import { Sboms } from '../sboms/sboms';
 import { findingStore, type Finding } from './finding-store';
 
@@ -49,7 +50,7 @@ export const Vulnerabilities = {
     const { sbom, release, product } = await Sboms.resolve(teamId, sbomId);
     const [findings, dispositionList] = await Promise.all([
       findingStore.listBySbom(teamId, product.id, release.id, sbom.id),
-      dispositionStore.listByRelease(teamId, product.id, release.id),
+      Dispositions.listByRelease(teamId, product.id, release.id),
     ]);
     const dispositions = new Map(dispositionList.map((disposition) => [disposition.vulnerabilityId, disposition]));
     const statusOf = (finding: Finding) => dispositions.get(finding.id)?.status;

@@ -19,7 +19,8 @@ import { TeamSettingsService } from '../identity/team-settings';
 import { Releases } from '../releases/releases';
 import { releaseStore, type ResolvedRelease } from '../releases/release-store';
 import { findingStore, type Finding } from '../scans/finding-store';
-import { dispositionStore, type Disposition } from '../dispositions/disposition-store';
+import type { Disposition } from '../dispositions/disposition-store';
+import { Dispositions } from '../dispositions/dispositions';
 import { sbomStore } from '../sboms/sbom-store';
 import { Disclosures, type Disclosure } from '../disclosures/disclosures';
 import type { VexFormat } from '../schemas/vex';
@@ -56,7 +57,7 @@ async function buildInput(teamId: string, resolved: ResolvedRelease, document: {
     Teams.get(teamId),
     sbomStore.listByRelease(teamId, product.id, release.id),
     findingStore.listByRelease(teamId, product.id, release.id),
-    dispositionStore.listByRelease(teamId, product.id, release.id),
+    Dispositions.listByRelease(teamId, product.id, release.id),
   ]);
   const dispositions = new Map(dispositionList.map((disposition) => [disposition.vulnerabilityId, disposition]));
   const selected = selectFindings(findings, dispositions);

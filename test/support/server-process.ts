@@ -27,12 +27,18 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const deadline = Date.now() + 90_000;
-  while (!existsSync(serverFile)) {
+  // server.json may be seen half-written (writeFile is not atomic): wait until it parses.
+  let baseUrl: string | undefined;
+  while (!baseUrl) {
     if (child.exitCode !== null) throw new Error(`local server exited with ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error('local server did not start within 90 s');
     await new Promise((done) => setTimeout(done, 100));
+    try {
+      if (existsSync(serverFile)) ({ baseUrl } = JSON.parse(readFileSync(serverFile, 'utf8')) as { baseUrl: string });
+    } catch {
+      baseUrl = undefined;
+    }
   }
-  const { baseUrl } = JSON.parse(readFileSync(serverFile, 'utf8')) as { baseUrl: string };
   return {
     child,
     baseUrl,

@@ -1,0 +1,195 @@
+/**
+ * POST /api/dispositions/batch across transactions, recoverable after a crash.
+ *
+ * Up to 500 dispositions need more than one transaction (DynamoDB: 100 items
+ * each). The request is first recorded as an intent; then each chunk is one
+ * transaction that also marks the chunk applied on the intent, conditioned on
+ * the batch still applying and the chunk not applied yet. Whoever finds the
+ * intent — the request itself, a later read of one of its releases, or the
+ * recovery sweep — drives it on from the marks: forward to the end (the user
+ * asked for those writes), or, once a release lock stops a chunk, back through
+ * the applied chunks. A compensation only touches a disposition that is still
+ * exactly what this batch wrote (its marker and revision), so writes made by
+ * others in between are never undone. Several drivers at once are safe: each
+ * mark can be set once, the loser re-reads the intent.
+ */
+import { randomUUID } from 'node:crypto';
+import { keys } from '../data/keys';
+import { getItems, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
+import type { Actor } from '../identity/actor';
+import { releaseStore } from '../releases/release-store';
+import { toFinding, type Finding } from '../scans/finding-store';
+import { toDisposition } from './disposition-store';
+import { batchMarkerOf, compensationItems, plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
+import { chunkCount, chunkTargets, dispositionBatchStore, type BatchFailure, type BatchIntent, type BatchOutcome } from './disposition-batch-store';
+
+/** 1 intent mark + at most 19 release checks + 19 × 4 items = 96, under DynamoDB's 100 per transaction. */
+const CHUNK_SIZE = 19;
+/** A chunk whose dispositions keep changing under it (concurrent single writes) is re-planned this often before the batch gives up. */
+const MAX_CHUNK_ATTEMPTS = 8;
+
+type Driver = 'owner' | 'helper';
+type ChunkResult = 'done' | 'stale' | 'locked' | 'conflict';
+
+const now = () => new Date().toISOString();
+
+function pick(chunks: number[], driver: Driver): number | undefined {
+  if (chunks.length === 0) return undefined;
+  // The request walks its chunks in order; helpers start elsewhere so they rarely race it for the same chunk.
+  return driver === 'owner' ? chunks[0] : chunks[Math.floor(Math.random() * chunks.length)];
+}
+
+function dispositionKeyOf(intent: BatchIntent, target: BatchIntent['targets'][number]) {
+  return keys.disposition(intent.teamId, target.productId, target.releaseId, target.vulnerabilityId);
+}
+
+/** Findings the driver already holds (the request resolved them all); others are read with the chunk. */
+type KnownFindings = ReadonlyMap<string, Finding>;
+
+async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindings): Promise<ChunkResult> {
+  const targets = chunkTargets(intent, chunk);
+  const unknown = targets.filter((target) => !known.has(target.vulnerabilityId));
+  const releaseChecks = [...new Map(targets.map((target) => [target.releaseId, target])).values()]
+    .map((target) => releaseStore.unlockedCheck({ teamId: intent.teamId, productId: target.productId, id: target.releaseId }));
+  for (let attempt = 1; ; attempt += 1) {
+    const stored = await getItems([
+      ...targets.map((target) => dispositionKeyOf(intent, target)),
+      ...unknown.map((target) => keys.finding(intent.teamId, target.productId, target.releaseId, target.sbomId, target.vulnerabilityId)),
+    ]);
+    const read = new Map(unknown.flatMap((target, index) => {
+      const item = stored[targets.length + index];
+      return item ? [[target.vulnerabilityId, toFinding(item)] as const] : [];
+    }));
+    const at = now();
+    const writes: PlannedWrite[] = [];
+    targets.forEach((target, index) => {
+      const existing = stored[index];
+      const finding = known.get(target.vulnerabilityId) ?? read.get(target.vulnerabilityId);
+      // A finding removed since the request (its product deleted) has nothing left to triage.
+      if (!finding) return;
+      if (existing && batchMarkerOf(existing)?.batchId === intent.id) return;
+      writes.push(plan(finding, existing ? toDisposition(existing) : undefined, intent.patch, intent.actor, at));
+    });
+    try {
+      await transactWrite([
+        dispositionBatchStore.appliedMarkItem(intent, chunk, at),
+        ...releaseChecks,
+        ...writes.flatMap((write) => writeItems(write, intent.actor, at, intent.id)),
+      ]);
+      return 'done';
+    } catch (error) {
+      if (!(error instanceof TransactionFailedError)) throw error;
+      if (error.failedAt(0)) return 'stale';
+      if (releaseChecks.some((_check, index) => error.failedAt(1 + index))) return 'locked';
+      if (attempt >= MAX_CHUNK_ATTEMPTS) return 'conflict';
+    }
+  }
+}
+
+async function rollBackChunk(intent: BatchIntent, chunk: number): Promise<ChunkResult> {
+  const targets = chunkTargets(intent, chunk);
+  for (let attempt = 1; ; attempt += 1) {
+    const stored = await getItems(targets.map((target) => dispositionKeyOf(intent, target)));
+    const at = now();
+    const compensations = stored.flatMap((item: Item | undefined) => {
+      const marker = item ? batchMarkerOf(item) : undefined;
+      return item && marker?.batchId === intent.id ? compensationItems(item, marker, intent.actor, at) : [];
+    });
+    try {
+      await transactWrite([dispositionBatchStore.rolledBackMarkItem(intent, chunk, at), ...compensations]);
+      return 'done';
+    } catch (error) {
+      if (!(error instanceof TransactionFailedError)) throw error;
+      if (error.failedAt(0)) return 'stale';
+      // A disposition changed since it was read: it is no longer ours to undo; read again and leave it out.
+      if (attempt >= MAX_CHUNK_ATTEMPTS) throw new Error(`batch ${intent.id}: chunk ${chunk} kept changing during its rollback`, { cause: error });
+    }
+  }
+}
+
+/** Commits a transaction that may lose a race with another driver; false means "read the intent again". */
+async function tryTransact(items: Parameters<typeof transactWrite>[0]): Promise<boolean> {
+  try {
+    await transactWrite(items);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionFailedError) return false;
+    throw error;
+  }
+}
+
+/** Drives one batch to its end from whatever state it is in; returns how it ended. */
+async function drive(teamId: string, batchId: string, driver: Driver, known: KnownFindings = new Map()): Promise<BatchOutcome> {
+  let intent = await dispositionBatchStore.find(teamId, batchId);
+  while (intent) {
+    const current: BatchIntent = intent;
+    let stale = false;
+    if (current.state === 'applying') {
+      const chunk = pick(Array.from({ length: chunkCount(current) }, (_, index) => index).filter((index) => !current.applied.has(index)), driver);
+      if (chunk === undefined) {
+        const outcome: BatchOutcome = { state: 'committed', updated: current.targets.length };
+        if (await tryTransact(dispositionBatchStore.finishItems(current, outcome, now()))) return outcome;
+        stale = true;
+      } else {
+        const result = await applyChunk(current, chunk, known);
+        if (result === 'done') current.applied.add(chunk);
+        else if (result === 'stale') stale = true;
+        else {
+          const reason: BatchFailure = result === 'locked' ? 'release_locked' : 'concurrent_modification';
+          if (await tryTransact([dispositionBatchStore.rollBackItem(current, reason)])) Object.assign(current, { state: 'rolling_back', reason });
+          else stale = true;
+        }
+      }
+    } else {
+      const chunk = pick([...current.applied].filter((index) => !current.rolledBack.has(index)).sort((a, b) => a - b), driver);
+      if (chunk === undefined) {
+        const outcome: BatchOutcome = { state: 'failed', reason: current.reason ?? 'release_locked' };
+        if (await tryTransact(dispositionBatchStore.finishItems(current, outcome, now()))) return outcome;
+        stale = true;
+      } else if ((await rollBackChunk(current, chunk)) === 'done') current.rolledBack.add(chunk);
+      else stale = true;
+    }
+    if (stale) intent = await dispositionBatchStore.find(teamId, batchId);
+  }
+  const outcome = await dispositionBatchStore.outcome(teamId, batchId);
+  if (!outcome) throw new Error(`disposition batch ${batchId} has neither an intent nor an outcome`);
+  return outcome;
+}
+
+export const DispositionBatches = {
+  /** Records the intent, then applies it; the answer is the outcome as stored. */
+  async run(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch): Promise<BatchOutcome> {
+    return drive(teamId, await DispositionBatches.record(teamId, actor, findings, patch), 'owner', new Map(findings.map((finding) => [finding.id, finding])));
+  },
+
+  /** Step 1 alone: the intent, durable before any disposition is written. Returns the batch id. */
+  async record(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch): Promise<string> {
+    const id = randomUUID();
+    const item = dispositionBatchStore.intentItem({
+      id, teamId, actor, createdAt: now(), patch, chunkSize: CHUNK_SIZE,
+      targets: findings.map((finding) => ({ vulnerabilityId: finding.id, productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId })),
+      releaseIds: [...new Set(findings.map((finding) => finding.releaseId))],
+    });
+    await transactWrite([tx.create(item)]);
+    return id;
+  },
+
+  /** Before a release's dispositions are read: finish any batch of the team still pending on that release. */
+  async settleRelease(teamId: string, releaseId: string): Promise<void> {
+    const pending = (await dispositionBatchStore.pendingOfTeam(teamId)).filter((batch) => batch.releaseIds.includes(releaseId));
+    for (const batch of pending) await drive(teamId, batch.id, 'helper');
+  },
+
+  /**
+   * The sweep: finishes every team's pending batches (after a crash nothing else
+   * would, until someone reads the release). Locally it runs at start before the
+   * server answers; on AWS the scheduled corpus refresh runs it.
+   */
+  async recoverPending(): Promise<{ recovered: { teamId: string; id: string; outcome: BatchOutcome }[] }> {
+    const recovered: { teamId: string; id: string; outcome: BatchOutcome }[] = [];
+    for (const { teamId, id } of await dispositionBatchStore.pendingOfAllTeams()) {
+      recovered.push({ teamId, id, outcome: await drive(teamId, id, 'owner') });
+    }
+    return { recovered };
+  },
+};
