@@ -208,6 +208,10 @@ describe('functions', () => {
     expect(functionProperties('products')).toMatchObject({ MemorySize: 512, Timeout: 10 });
   });
 
+  it('gives the dispositions group the 29 s the API allows, so a 500-item batch finishes within its request', () => {
+    expect(functionProperties('dispositions')).toMatchObject({ MemorySize: 1024, Timeout: 29 });
+  });
+
   it('passes the configuration variables to every function, with source maps enabled', () => {
     for (const spec of catalog) {
       expect(environmentOf(spec.name)).toMatchObject({
