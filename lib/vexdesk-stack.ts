@@ -20,6 +20,7 @@ import type { Construct, IConstruct } from 'constructs';
 import { tableDefinition } from '../shared/data/table-definition';
 import { GATEWAY_RESPONSE_HEADERS, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../shared/http/gateway-responses';
 import { routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
+import { SCAN_QUEUE_MAX_RECEIVES } from '../shared/scans/scan-retries';
 import { LAMBDA_HANDLER } from './bundling';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
 import { functionCode } from './function-code';
@@ -206,7 +207,7 @@ export class VexdeskStack extends Stack {
       visibilityTimeout: Duration.seconds(workerTimeoutSeconds * 6),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 3 },
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: SCAN_QUEUE_MAX_RECEIVES },
     });
   }
 
