@@ -56,8 +56,12 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
 /** The authorizer looks keys up by hash; it never writes (BRIEF decision 6). */
 export const AUTHORIZER_ACCESS: ResourceAccess = { ...nothing, table: 'read' };
 
-/** Background jobs (created only once their handlers exist). */
-export const SCAN_WORKER_ACCESS: ResourceAccess = { ...nothing, table: 'readWrite', sbomBucket: 'read', scanQueue: 'consume' };
+/**
+ * Background jobs (created only once their handlers exist). The scan worker's
+ * scheduled recovery sweep deletes the files of uploads that never got their
+ * SBOM item and of expired pre-signed sessions (shared/sboms/sboms.ts `sweep`).
+ */
+export const SCAN_WORKER_ACCESS: ResourceAccess = { ...nothing, table: 'readWrite', sbomBucket: 'readDelete', scanQueue: 'consume' };
 /** Corpus items too large for DynamoDB spill to the SBOM bucket (shared/corpus/corpus-store.ts); re-imports read them back. */
 export const CORPUS_REFRESH_ACCESS: ResourceAccess = { ...nothing, table: 'readWrite', sbomBucket: 'readPut' };
 

@@ -438,6 +438,11 @@ export class VexdeskStack extends Stack {
       if (spec.role.kind === 'scan-worker' && this.scanQueue) {
         // The worker reports failed records one by one ({ batchItemFailures }); three failures move a message to the DLQ.
         fn.addEventSource(new SqsEventSource(this.scanQueue, { batchSize: 1, reportBatchItemFailures: true }));
+        new events.Rule(this, 'RecoverySweepSchedule', {
+          description: 'Recovery after a crash: files of unfinished uploads, expired upload sessions, scans the queue gave up on',
+          schedule: events.Schedule.rate(Duration.minutes(15)),
+          targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 0 })],
+        });
       }
       if (spec.role.kind === 'corpus-refresh') {
         new events.Rule(this, 'CorpusRefreshSchedule', {

@@ -150,11 +150,13 @@ export const Scans = {
    * dispatch was lost, a scan cut off by a crash, a queue message that went to
    * the dead-letter queue. Each claim counts a recovery; past
    * SCAN_MAX_RECOVERIES the SBOM is marked failed (a scan that kills its
-   * process every time must not loop forever).
+   * process every time must not loop forever). `keepGoing` bounds a run that
+   * has a deadline; what it leaves stays owed for the next one.
    */
-  async resumePending(dueBefore: string, dispatch: (job: ScanJob) => Promise<unknown>): Promise<{ resumed: number; failed: number }> {
+  async resumePending(dueBefore: string, dispatch: (job: ScanJob) => Promise<unknown>, keepGoing: () => boolean = () => true): Promise<{ resumed: number; failed: number }> {
     const result = { resumed: 0, failed: 0 };
     for (const pending of await sbomStore.pendingScans(dueBefore)) {
+      if (!keepGoing()) break;
       if (pending.request.recoveries >= SCAN_MAX_RECOVERIES) {
         await sbomStore.markScanFailed(pending.key, `the scan did not complete after ${SCAN_MAX_RECOVERIES + 1} attempts`);
         result.failed += 1;
