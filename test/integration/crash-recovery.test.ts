@@ -185,25 +185,49 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
     const spring = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
     const plone = readFileSync(join(FIXTURES, 'cyclonedx-1.5_multi_syft-0.96.0_plone-5.2-image.json'), 'utf8');
     const acknowledged: string[] = [];
-    let unscannedAtKill: number | undefined;
+    const product = (await call(first.baseUrl, apiKey, 'POST', '/api/products', { name: 'Crash', slug: 'crash' })).body.data;
+    const release = (await call(first.baseUrl, apiKey, 'POST', `/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
+    /** Twelve uploads at once; the ones cut off by the kill are never acknowledged. */
+    const uploadBurst = (baseUrl: string) => Array.from({ length: 12 }, (_, index) => call(baseUrl, apiKey, 'POST', '/api/sboms/upload', { releaseId: release.id, content: index % 3 === 2 ? plone : spring })
+      .then((response) => { if (response.status === 201) acknowledged.push(response.body.data.id); })
+      .catch(() => undefined));
+    const statusesOf = (baseUrl: string, ids: string[]) => Promise.all(ids.map(async (id) => (await call(baseUrl, apiKey, 'GET', `/api/sboms/${id}`)).body.data.scan.status as string));
+
+    // Crash 1, aimed at scans: killed while an acknowledged upload's scan has not completed.
+    let unscannedAtKill = 0;
     try {
-      const product = (await call(first.baseUrl, apiKey, 'POST', '/api/products', { name: 'Crash', slug: 'crash' })).body.data;
-      const release = (await call(first.baseUrl, apiKey, 'POST', `/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
-      // Uploads keep arriving while the first ones scan; the kill lands with some mid-write and some mid-scan.
-      const uploads = Array.from({ length: 12 }, (_, index) => call(first.baseUrl, apiKey, 'POST', '/api/sboms/upload', { releaseId: release.id, content: index % 3 === 2 ? plone : spring })
-        .then((response) => { if (response.status === 201) acknowledged.push(response.body.data.id); })
-        .catch(() => undefined)); // cut off by the kill: never acknowledged
-      const deadline = Date.now() + 120_000;
-      while (acknowledged.length < 4 && Date.now() < deadline) await sleep(5);
-      expect(acknowledged.length).toBeGreaterThanOrEqual(4);
-      const statuses = await Promise.all(acknowledged.map(async (id) => (await call(first.baseUrl, apiKey, 'GET', `/api/sboms/${id}`)).body.data.scan.status as string));
-      unscannedAtKill = statuses.filter((status) => status !== 'completed').length;
+      const uploads = uploadBurst(first.baseUrl);
+      for (const stop = Date.now() + 120_000; unscannedAtKill === 0 && Date.now() < stop;) {
+        if (acknowledged.length > 0) unscannedAtKill = (await statusesOf(first.baseUrl, [...acknowledged])).filter((status) => status !== 'completed').length;
+        else await sleep(5);
+      }
       await killHard(first.child);
       await Promise.all(uploads);
     } finally {
       await killHard(first.child);
     }
     expect(unscannedAtKill).toBeGreaterThan(0);
+
+    // Crash 2, aimed at uploads: killed once an upload has written its files but is not acknowledged.
+    const middle = await startServer(dataDir);
+    let unacknowledgedFiles = false;
+    try {
+      const uploads = uploadBurst(middle.baseUrl);
+      const engines = enginesOf(dataDir);
+      try {
+        for (const stop = Date.now() + 60_000; !unacknowledgedFiles && Date.now() < stop;) {
+          const ids = (await engines.sbomObjectKeys()).map((key) => /\/sboms\/([0-9a-f-]{36})/.exec(key)?.[1]);
+          unacknowledgedFiles = ids.some((id) => id !== undefined && !acknowledged.includes(id));
+        }
+        await killHard(middle.child);
+      } finally {
+        engines.close();
+      }
+      await Promise.all(uploads);
+    } finally {
+      await killHard(middle.child);
+    }
+    expect(unacknowledgedFiles).toBe(true);
 
     const second = await startServer(dataDir);
     const engines = enginesOf(dataDir);
