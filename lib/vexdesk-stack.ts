@@ -22,6 +22,7 @@ import { tableDefinition } from '../shared/data/table-definition';
 import { gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../shared/http/gateway-responses';
 import { PUBLIC_CLIENT_LIMITED_PATH, PUBLIC_CLIENT_WINDOW_SECONDS } from '../shared/http/throttling';
 import { routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
+import { SCAN_QUEUE_MAX_RECEIVES } from '../shared/scans/scan-retries';
 import { LAMBDA_HANDLER } from './bundling';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
 import { functionCode } from './function-code';
@@ -214,7 +215,7 @@ export class VexdeskStack extends Stack {
       visibilityTimeout: Duration.seconds(workerTimeoutSeconds * 6),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 3 },
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: SCAN_QUEUE_MAX_RECEIVES },
     });
   }
 
@@ -525,6 +526,11 @@ export class VexdeskStack extends Stack {
       if (spec.role.kind === 'scan-worker' && this.scanQueue) {
         // The worker reports failed records one by one ({ batchItemFailures }); three failures move a message to the DLQ.
         fn.addEventSource(new SqsEventSource(this.scanQueue, { batchSize: 1, reportBatchItemFailures: true }));
+        new events.Rule(this, 'RecoverySweepSchedule', {
+          description: 'Recovery after a crash: files of unfinished uploads, expired upload sessions, scans the queue gave up on',
+          schedule: events.Schedule.rate(Duration.minutes(15)),
+          targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 0 })],
+        });
       }
       if (spec.role.kind === 'corpus-refresh') {
         new events.Rule(this, 'CorpusRefreshSchedule', {

@@ -8,7 +8,7 @@ export const handler = createGroupHandler('scans', {
     status: 202, body: { data: { sbomId: body.sbomId, ...(await Scans.run(caller.teamId, caller.actor, body.sbomId)) } },
   }),
   listVulnerabilities: async ({ caller, params, query }) => {
-    const { data, summary } = await Vulnerabilities.list(caller.teamId, params.id, query);
-    return { status: 200, body: { data, summary } };
+    const { data, summary, scan } = await Vulnerabilities.list(caller.teamId, params.id, query);
+    return { status: 200, body: { data, summary, scan } };
   },
 });

@@ -9,7 +9,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../aws-clients';
 import { config } from '../config';
 import { keys, type Key } from '../data/keys';
-import { batchGet, getItem, type Item } from '../data/table-client';
+import { batchGet, type Item } from '../data/table-client';
 import type { Advisory } from './parse/advisory';
 import { splitPackageKey } from '../matching/component-identity';
 
@@ -78,9 +78,5 @@ export const corpusStore = {
       else scores.epss = { score: Number(item.epss), percentile: Number(item.percentile), date: (item.scoreDate as string | null) ?? null };
     }
     return result;
-  },
-
-  async meta(): Promise<Item | undefined> {
-    return getItem(keys.corpusMeta());
   },
 };

@@ -147,7 +147,7 @@ export async function importAdvisories(source: Iterable<OsvReadResult>): Promise
     }
   }
   if (chunk.length > 0) await importChunk(chunk, summary);
-  await recordImport({ lastAdvisoryImportAt: new Date().toISOString() });
+  await recordImport('osv', { importedAt: new Date().toISOString() });
   return summary;
 }
 
@@ -161,25 +161,47 @@ export async function importKev(catalog: KevCatalog): Promise<{ entries: number;
       return !previous || previous.dateAdded !== item.dateAdded || previous.dueDate !== item.dueDate || previous.knownRansomwareCampaignUse !== item.knownRansomwareCampaignUse;
     });
   await batchWrite(puts);
-  await recordImport({ kevCatalogVersion: catalog.catalogVersion, kevImportedAt: new Date().toISOString() });
+  await recordImport('kev', { catalogVersion: catalog.catalogVersion, importedAt: new Date().toISOString() });
   return { entries: entries.length, written: puts.length, unchanged: entries.length - puts.length };
 }
 
 /** EPSS is republished daily for every CVE: a file for a score date already imported is skipped whole. */
 export async function importEpss(scores: EpssScores): Promise<{ rows: number; written: number; skipped: boolean }> {
-  const meta = await batchGet([keys.corpusMeta()]);
-  if (scores.scoreDate && meta[0]?.epssScoreDate === scores.scoreDate && meta[0]?.epssModelVersion === scores.modelVersion) {
+  const [previous] = await batchGet([keys.corpusSourceImport('epss')]);
+  if (scores.scoreDate && previous?.scoreDate === scores.scoreDate && previous?.modelVersion === scores.modelVersion) {
     return { rows: scores.scores.size, written: 0, skipped: true };
   }
   const puts = [...scores.scores].map(([cveId, score]) => ({ ...keys.corpusEpss(cveId), entity: 'CorpusEpss', cveId, epss: score.epss, percentile: score.percentile, scoreDate: scores.scoreDate, modelVersion: scores.modelVersion }));
   await batchWrite(puts);
-  await recordImport({ epssScoreDate: scores.scoreDate, epssModelVersion: scores.modelVersion, epssImportedAt: new Date().toISOString() });
+  await recordImport('epss', { scoreDate: scores.scoreDate, modelVersion: scores.modelVersion, importedAt: new Date().toISOString() });
   return { rows: scores.scores.size, written: puts.length, skipped: false };
 }
 
-async function recordImport(fields: Record<string, unknown>): Promise<void> {
-  const [meta] = await batchGet([keys.corpusMeta()]);
-  await batchWrite([{ ...(meta ?? {}), ...keys.corpusMeta(), entity: 'CorpusMeta', ...fields }]);
+export type CorpusSource = 'osv' | 'kev' | 'epss';
+
+/**
+ * Written as the last step of a source's import, never before: its presence
+ * means one import of that source ran to the end (a crash mid-import leaves
+ * it absent, and `completeCorpusImport` runs that source again).
+ */
+async function recordImport(source: CorpusSource, fields: Record<string, unknown>): Promise<void> {
+  await batchWrite([{ ...keys.corpusSourceImport(source), entity: 'CorpusSourceImport', source, ...fields }]);
+}
+
+/** The sources at least one import has completed for. */
+export async function completedSources(): Promise<Set<CorpusSource>> {
+  const items = await batchGet((['osv', 'kev', 'epss'] as const).map((source) => keys.corpusSourceImport(source)));
+  return new Set(items.map((item) => item.source as CorpusSource));
+}
+
+/**
+ * Imports each given source whose import never completed (first start, or a
+ * start that died mid-import), and leaves completed ones alone. Every import
+ * is idempotent, so re-running a half-done source only writes what is missing.
+ */
+export async function completeCorpusImport(sources: { source: CorpusSource; path: string }[]) {
+  const done = await completedSources();
+  return importCorpusFiles(sources.filter((entry) => !done.has(entry.source)).map((entry) => entry.path));
 }
 
 export type CorpusFileKind = 'osv-zip' | 'osv-directory' | 'kev' | 'epss' | 'osv-file';

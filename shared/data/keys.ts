@@ -59,6 +59,20 @@ export const keys = {
   approval: (teamId: string, productId: string, releaseId: string, vexId: string, at: string, approvalId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}APPROVAL#${vexId}#${at}#${approvalId}` }),
   approvalPrefix: (teamId: string, productId: string, releaseId: string, vexId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}APPROVAL#${vexId}#` }),
   sbomUpload: (teamId: string, uploadId: string): Key => ({ pk: teamPk(teamId), sk: `SBOM_UPLOAD#${uploadId}` }),
+  /**
+   * Recovery indexes on gsi1 (sparse: only items with something left to do carry them), each sorted
+   * by the time the work became due, so a sweep reads only what is overdue and never scans the table.
+   * - pending scan: on the SBOM item from upload (or scan start) until its scan completes or fails;
+   * - SBOM staging: an item written before an upload's S3 objects, deleted in the transaction that creates the SBOM;
+   * - upload session: on a pre-signed upload session, due when its URL expires.
+   */
+  pendingScanIndex: (since: string, sbomId: string) => ({ gsi1pk: 'RECOVERY#SCAN', gsi1sk: `${since}#${sbomId}` }),
+  pendingScanPartition: () => ({ gsi1pk: 'RECOVERY#SCAN' }),
+  sbomStaging: (teamId: string, sbomId: string): Key => ({ pk: teamPk(teamId), sk: `SBOM_STAGING#${sbomId}` }),
+  sbomStagingIndex: (since: string, sbomId: string) => ({ gsi1pk: 'RECOVERY#SBOM_STAGING', gsi1sk: `${since}#${sbomId}` }),
+  sbomStagingPartition: () => ({ gsi1pk: 'RECOVERY#SBOM_STAGING' }),
+  sbomUploadIndex: (expiresAt: string, uploadId: string) => ({ gsi1pk: 'RECOVERY#SBOM_UPLOAD', gsi1sk: `${expiresAt}#${uploadId}` }),
+  sbomUploadPartition: () => ({ gsi1pk: 'RECOVERY#SBOM_UPLOAD' }),
 
   /**
    * A disposition batch's intent while it is being applied or rolled back (team partition,
@@ -99,7 +113,8 @@ export const keys = {
   corpusShortName: (shortName: string): Key => ({ pk: `CORPUS#SHORT#${shortName}`, sk: 'SHORT' }),
   corpusKev: (cveId: string): Key => ({ pk: `CORPUS#KEV#${cveId}`, sk: 'KEV' }),
   corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
-  corpusMeta: (): Key => ({ pk: 'CORPUS#META', sk: 'META' }),
+  /** One completion record per corpus source (osv, kev, epss), written only when that source's import finished. */
+  corpusSourceImport: (source: string): Key => ({ pk: 'CORPUS#META', sk: `SOURCE#${source}` }),
   corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
 
   /** S3 object keys. Team-prefixed like table keys, so a product's files share one prefix. */

@@ -144,8 +144,8 @@ export const routes = [
   },
   {
     operationId: 'listVulnerabilities', method: 'GET', path: '/api/sboms/{id}/vulnerabilities', group: 'scans', scope: 'vulnerabilities:read', mutates: false,
-    summary: 'Findings of an SBOM with their current dispositions', availability: 'implemented',
-    request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: anyJson('`{ data, summary }`') },
+    summary: 'Findings of an SBOM with their current dispositions; 409 (scan_pending, scan_failed) until a scan of it has completed', availability: 'implemented',
+    request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: anyJson('`{ data, summary, scan }`') },
   },
   // Dispositions
   {

@@ -1,18 +1,21 @@
 /**
  * Work the deployed stack does outside API requests, run in-process locally:
- * the scan worker (SQS + Lambda on AWS) and the first-start load of the
- * bundled sample corpus. stop() waits for running scans so a shutdown never
- * cuts one in half.
+ * the scan worker (SQS + Lambda on AWS), the first-start load of the bundled
+ * sample corpus, and recovery after a crash (docs/architecture.md, "Recovery
+ * after a crash"). It all runs before the server serves, so nothing of this
+ * process is in flight yet: every pending record found is left over from a
+ * previous process. stop() waits for running scans so a shutdown never cuts
+ * one in half.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { runAsFunction } from '../aws-call-log';
-import { corpusStore } from '../corpus/corpus-store';
-import { importCorpusFiles } from '../corpus/import';
-import { registerInProcessScanWorker } from '../scans/scan-dispatch';
-import { Scans } from '../scans/scans';
+import { completeCorpusImport } from '../corpus/import';
 import { DispositionBatches } from '../dispositions/disposition-batches';
+import { dispatchScan, registerInProcessScanWorker } from '../scans/scan-dispatch';
+import { Scans } from '../scans/scans';
+import { Sboms } from '../sboms/sboms';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -20,22 +23,39 @@ export interface BackgroundWork {
 
 export const SAMPLE_CORPUS_DIR = fileURLToPath(new URL('../corpus/sample/', import.meta.url));
 
+/** The bundled sample corpus, per source (an absent file is skipped). */
+export function sampleCorpusSources(directory = SAMPLE_CORPUS_DIR) {
+  return [
+    { source: 'osv' as const, path: join(directory, 'osv') },
+    { source: 'kev' as const, path: join(directory, 'kev', 'known_exploited_vulnerabilities.json') },
+  ].filter((entry) => existsSync(entry.path));
+}
+
 export async function startLocalBackgroundWork(options: { dataDir: string; log: (line: Record<string, unknown>) => void }): Promise<BackgroundWork> {
+  // The recovery below is the code of the corpus-refresh and scan-worker functions on AWS (their
+  // scheduled runs), so the call recorder attributes it to them (shared/aws-call-log.ts).
   options.log({ type: 'disposition-batches', message: 'pending batches finished before serving', ...(await runAsFunction('corpus-refresh', () => DispositionBatches.recoverPending())) });
-  // The first-start import and the worker's scans are the code of the corpus-refresh and scan-worker functions (shared/aws-call-log.ts).
-  if (!(await runAsFunction('corpus-refresh', () => corpusStore.meta()))) {
-    const paths = [join(SAMPLE_CORPUS_DIR, 'osv'), join(SAMPLE_CORPUS_DIR, 'kev', 'known_exploited_vulnerabilities.json')].filter((path) => existsSync(path));
-    const result = await runAsFunction('corpus-refresh', () => importCorpusFiles(paths));
-    options.log({ type: 'corpus', message: 'sample corpus loaded on first start', result });
-  }
+  // Each source is marked complete only at its end, so a start that died mid-import finishes the rest now.
+  const corpus = await runAsFunction('corpus-refresh', () => completeCorpusImport(sampleCorpusSources()));
+  if (corpus.imported.length > 0) options.log({ type: 'corpus', message: 'sample corpus loaded', result: corpus });
+  const swept = await runAsFunction('scan-worker', () => Sboms.sweep(new Date().toISOString()));
+  if (swept.staging.removed + swept.uploadSessions > 0) options.log({ type: 'recovery', message: 'removed files of unfinished uploads', result: swept });
+
   const running = new Set<Promise<unknown>>();
   registerInProcessScanWorker((job) => {
     const scan = runAsFunction('scan-worker', () => Scans.run(job.teamId, job.actor, job.sbomId))
       .then((summary) => options.log({ type: 'scan', sbomId: job.sbomId, findingCount: summary.findingCount }))
-      .catch((error: unknown) => options.log({ type: 'scan', sbomId: job.sbomId, error: (error as Error).message }))
+      .catch(async (error: unknown) => {
+        options.log({ type: 'scan', sbomId: job.sbomId, error: (error as Error).message });
+        // No queue retries in-process: the SBOM says failed (POST /api/cve-scan retries) instead of staying queued.
+        await runAsFunction('scan-worker', () => Scans.recordFailure(job.teamId, job.sbomId, error)).catch(() => undefined);
+      })
       .finally(() => running.delete(scan));
     running.add(scan);
   });
+  // Scans acknowledged (201) or started by a previous process that never finished: run them again.
+  const resumed = await runAsFunction('scan-worker', () => Scans.resumePending(new Date().toISOString(), dispatchScan));
+  if (resumed.resumed + resumed.failed > 0) options.log({ type: 'recovery', message: 'resumed interrupted scans', result: resumed });
   return {
     stop: async () => {
       registerInProcessScanWorker(undefined);

@@ -23,6 +23,8 @@ import { dispositionStore } from '../dispositions/disposition-store';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ScanSummary } from '../sboms/sbom-store';
 import { findingId, findingItem, findingStore, type Finding, type Severity } from './finding-store';
+import type { ScanJob } from './scan-dispatch';
+import { SCAN_MAX_RECOVERIES } from './scan-retries';
 
 const DISTROS = new Set(['Debian', 'Ubuntu', 'Alpine', 'Wolfi']);
 /** Accepts every key, so `identify` yields a purl's candidate without the corpus. */
@@ -72,6 +74,8 @@ export function severityOf(advisory: Advisory | undefined): { severity: Severity
 export const Scans = {
   async run(teamId: string, actor: Actor, sbomId: string): Promise<ScanSummary> {
     const { sbom, release, product } = await Sboms.resolve(teamId, sbomId);
+    // Marked before any work: a process that dies from here on leaves the SBOM in the pending-scan index.
+    await sbomStore.markScanRunning(sbom, actor, new Date().toISOString());
     const components = await sbomStore.readInventory(sbom);
     const index = await indexForComponents(components);
     const result = scanComponents(components, index);
@@ -131,5 +135,36 @@ export const Scans = {
       }, now),
     ]);
     return summary;
+  },
+
+  /** A scan that will not be retried: the SBOM shows `failed` instead of staying queued. */
+  async recordFailure(teamId: string, sbomId: string, error: unknown): Promise<void> {
+    const resolved = await sbomStore.resolve(teamId, sbomId);
+    if (!resolved) return;
+    const { sbom } = resolved;
+    await sbomStore.markScanFailed(keys.sbom(teamId, sbom.productId, sbom.releaseId, sbom.id), error instanceof Error ? error.message : String(error));
+  },
+
+  /**
+   * Re-dispatches every scan owed since before `dueBefore`: an upload whose
+   * dispatch was lost, a scan cut off by a crash, a queue message that went to
+   * the dead-letter queue. Each claim counts a recovery; past
+   * SCAN_MAX_RECOVERIES the SBOM is marked failed (a scan that kills its
+   * process every time must not loop forever). `keepGoing` bounds a run that
+   * has a deadline; what it leaves stays owed for the next one.
+   */
+  async resumePending(dueBefore: string, dispatch: (job: ScanJob) => Promise<unknown>, keepGoing: () => boolean = () => true): Promise<{ resumed: number; failed: number }> {
+    const result = { resumed: 0, failed: 0 };
+    for (const pending of await sbomStore.pendingScans(dueBefore)) {
+      if (!keepGoing()) break;
+      if (pending.request.recoveries >= SCAN_MAX_RECOVERIES) {
+        await sbomStore.markScanFailed(pending.key, `the scan did not complete after ${SCAN_MAX_RECOVERIES + 1} attempts`);
+        result.failed += 1;
+      } else if (await sbomStore.claimPendingScan(pending, new Date().toISOString())) {
+        await dispatch({ teamId: pending.teamId, sbomId: pending.sbomId, actor: pending.request.actor });
+        result.resumed += 1;
+      }
+    }
+    return result;
   },
 };

@@ -2,10 +2,18 @@
  * GET /api/sboms/{id}/vulnerabilities: the SBOM's findings joined with their
  * current dispositions, filtered by severity and status. `summary` always
  * describes every finding of the SBOM, whatever the filters.
+ *
+ * An SBOM no scan has completed for has no findings to list, which is not
+ * the same as none: answering `total: 0` would let a CI gate pass on a scan
+ * that never ran (or was lost in a crash). Until a scan completes the list is
+ * a 409 (`scan_pending` while queued or running, `scan_failed` after it gave
+ * up) naming the scan status; once one has, each answer carries `scan`.
  */
 import type { Disposition } from '../dispositions/disposition-store';
 import { Dispositions } from '../dispositions/dispositions';
+import { AppError } from '../errors';
 import { Sboms } from '../sboms/sboms';
+import { toSbomView, type Sbom } from '../sboms/sbom-store';
 import { findingStore, type Finding } from './finding-store';
 
 const SEVERITY_RANK = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, NONE: 0 } as const;
@@ -45,9 +53,25 @@ export function toVulnerabilityView(finding: Finding, disposition: Disposition |
   };
 }
 
+export class ScanNotReadyError extends AppError {
+  constructor(scan: Sbom['scan']) {
+    const failed = scan.status === 'failed';
+    super(
+      409,
+      failed ? 'scan_failed' : 'scan_pending',
+      failed
+        ? 'The scan of this SBOM failed, so it has no vulnerability results; run POST /api/cve-scan to retry'
+        : `The scan of this SBOM is ${scan.status} and has not completed yet, so there are no vulnerability results; retry shortly`,
+      [{ path: 'scan.status', message: failed ? (scan.error ?? 'failed') : scan.status, code: scan.status }],
+    );
+  }
+}
+
 export const Vulnerabilities = {
   async list(teamId: string, sbomId: string, filters: { severity?: string | undefined; status?: string | undefined }) {
     const { sbom, release, product } = await Sboms.resolve(teamId, sbomId);
+    // `scannedAt` is set only by a completed scan, and kept while a later rescan runs or fails.
+    if (sbom.scan.scannedAt === null) throw new ScanNotReadyError(sbom.scan);
     const [findings, dispositionList] = await Promise.all([
       findingStore.listBySbom(teamId, product.id, release.id, sbom.id),
       Dispositions.listByRelease(teamId, product.id, release.id),
@@ -69,6 +93,6 @@ export const Vulnerabilities = {
       .sort((a, b) => Number(b.kev !== null) - Number(a.kev !== null) || SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]
         || (b.epss?.score ?? 0) - (a.epss?.score ?? 0) || a.cveId.localeCompare(b.cveId) || a.id.localeCompare(b.id))
       .map((finding) => toVulnerabilityView(finding, dispositions.get(finding.id)));
-    return { data, summary, scan: sbom.scan };
+    return { data, summary, scan: toSbomView(sbom).scan };
   },
 };

@@ -97,6 +97,17 @@ describe('scan queue', () => {
   });
 });
 
+describe('recovery sweep', () => {
+  it('runs the scan worker every 15 minutes, which may delete the files of unfinished uploads', () => {
+    assertResourceProperties(template, 'AWS::Events::Rule', {
+      ScheduleExpression: 'rate(15 minutes)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('scan-worker')), 'Arn'] } })],
+    });
+    expect(actionsOfRole(template, roleId('scan-worker'), logicalIdOf(stack, stack.sbomBucket))).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket']);
+  });
+});
+
 describe('corpus refresh', () => {
   it('runs every day from an EventBridge schedule, retrying twice', () => {
     assertResourceProperties(template, 'AWS::Events::Rule', {
