@@ -15,8 +15,20 @@
  * failure cancels before anything is written); then replay each write as the
  * equivalent single-item call against dynalite (which evaluates the update
  * expression) and, if any of them fails, restore the snapshots of those applied.
+ *
+ * Across a crash: with a journal directory, the snapshots of the items a transaction
+ * writes are made durable before its first write and dropped after its last (see
+ * embedded-journal.ts); start-up undoes any transaction left over before the engine
+ * listens. A journal or rollback failure leaves the engine refusing every request
+ * until restarted (recovery then puts the state back), rather than risk a later write
+ * being undone by a stale record.
+ *
+ * Fault injection (crash tests only): VEXDESK_ENGINE_CRASH_AFTER_ITEMS=k kills the
+ * whole process with SIGKILL once k item writes of a transaction are applied (0 = right
+ * after its journal record is durable; k >= the number of writes = after all of them,
+ * before the record is cleared).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
@@ -31,6 +43,7 @@ import {
   type SingleItemAction,
   type TableShape,
 } from './embedded-dynalite';
+import { TransactionJournal, type BeforeImage } from './embedded-journal';
 import { ReadWriteLock, type Release } from './embedded-lock';
 
 export interface EmbeddedDynamo {
@@ -43,6 +56,8 @@ export interface EmbeddedDynamoOptions {
   path?: string;
   /** Loopback port of the front; 0 or omitted = random. */
   port?: number;
+  /** Directory of the transaction journal; omitted = no journal (in-memory engines). */
+  journalDir?: string;
 }
 
 const API_PREFIX = 'DynamoDB_20120810.';
@@ -106,6 +121,24 @@ interface WriteOp extends PlannedItem {
 }
 
 class EngineStopped extends Error {}
+
+/** The engine refuses requests after a failure that left the store to be recovered at restart. */
+class EngineBroken extends Error {}
+
+const CRASH_AFTER_ITEMS_VARIABLE = 'VEXDESK_ENGINE_CRASH_AFTER_ITEMS';
+
+function crashPoint(): number | undefined {
+  const raw = process.env[CRASH_AFTER_ITEMS_VARIABLE];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${CRASH_AFTER_ITEMS_VARIABLE} must be a whole number, got "${raw}"`);
+  return value;
+}
+
+function crash(): never {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable: SIGKILL did not end the process');
+}
 
 const validationError = (message: string): Reply => ({ status: 400, body: { __type: TYPE.validation, message } });
 
@@ -261,7 +294,21 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
   const succeededTokens = new Map<string, { fingerprint: string; expiresAt: number }>();
   /** Key schemas of ACTIVE tables; forgotten whenever a table-level call passes through. */
   const activeTables = new Map<string, TableShape>();
+  const crashAfterItems = crashPoint();
   let stopped = false;
+  let broken: Error | undefined;
+
+  let journal: TransactionJournal | undefined;
+
+  /** Puts one journalled before-image back (recovery at start). */
+  async function restoreBeforeImage(image: BeforeImage): Promise<void> {
+    const reply = image.item
+      ? await call('PutItem', { TableName: image.tableName, Item: image.item })
+      : await call('DeleteItem', { TableName: image.tableName, Key: image.key });
+    // A table deleted since has nothing left to restore.
+    if (reply.status !== 200 && errorType(reply.body) !== 'ResourceNotFoundException')
+      throw new Error(`Transaction recovery failed on ${image.tableName}: ${JSON.stringify(reply.body)}`);
+  }
 
   /** One call to dynalite's own API (signature content is not checked by dynalite). */
   function call(operation: string, payload: Record<string, unknown>): Promise<Reply> {
@@ -306,6 +353,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
     const release = await (exclusive ? lock.exclusive() : lock.shared());
     try {
       if (stopped) throw new EngineStopped();
+      if (broken) throw new EngineBroken(broken.message);
       return await work();
     } finally {
       release();
@@ -400,12 +448,26 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
       });
       if (reasons.some((reason) => reason.Code !== 'None')) return cancellation(reasons);
 
-      // Replay the writes; dynalite applies each update expression (and may still reject
-      // it). The items are distinct, so the calls are independent and run side by side.
       const writes = ops.flatMap((op, index) => (op.kind === 'ConditionCheck' ? [] : [{ op, index }]));
-      const replies = await Promise.all(
-        writes.map(({ op }) => call(op.kind === 'Put' ? 'PutItem' : op.kind === 'Update' ? 'UpdateItem' : 'DeleteItem', op.request)),
+      // Journal durable -> item writes -> journal cleared -> response.
+      const entry = await guarded(() =>
+        journal?.write(
+          randomUUID(),
+          writes.map(({ op, index }): BeforeImage => {
+            const item = before[index];
+            return { tableName: op.tableName, key: op.key, ...(item ? { item } : {}) };
+          }),
+        ),
       );
+      const crashAt = crashAfterItems === undefined ? undefined : Math.min(crashAfterItems, writes.length);
+      if (crashAt === 0) crash();
+      // Replay the writes; dynalite applies each update expression (and may still reject
+      // it). One after the other, so that a crash point means exactly that many applied.
+      const replies: Reply[] = [];
+      for (const { op } of writes) {
+        replies.push(await call(op.kind === 'Put' ? 'PutItem' : op.kind === 'Update' ? 'UpdateItem' : 'DeleteItem', op.request));
+        if (replies.length === crashAt) crash();
+      }
       const applied: number[] = [];
       let failed = false;
       for (const [position, { index }] of writes.entries()) {
@@ -425,13 +487,30 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
               : { Code: type.replace(/Exception$/, '') || 'InternalError', ...(message ? { Message: message } : {}) };
       }
       if (failed) {
-        await rollback(ops, before, applied);
+        await guarded(() => rollback(ops, before, applied));
+        await guarded(() => entry?.clear());
         return cancellation(reasons);
       }
+      await guarded(() => entry?.clear());
 
       if (token !== undefined) succeededTokens.set(token, { fingerprint, expiresAt: now + IDEMPOTENCY_WINDOW_MS });
       return { status: 200, body: {} };
     });
+  }
+
+  /**
+   * Runs a step whose failure leaves the store for recovery to repair (a journal record
+   * that may or may not be on disk, a rollback half done): from then on the engine
+   * refuses every request, so no later write can be undone by that record at restart.
+   */
+  async function guarded<T>(step: () => Promise<T> | undefined): Promise<T | undefined> {
+    try {
+      return await step();
+    } catch (error) {
+      broken = error instanceof Error ? error : new Error(String(error));
+      console.error('[embedded-dynamo] refusing requests until restarted (recovery repairs the store)', broken);
+      throw new EngineBroken(broken.message);
+    }
   }
 
   /** Puts back the pre-transaction state of the items already written. */
@@ -503,10 +582,11 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
       // Everything else is dynalite's own handler, run while holding the lock until the
       // response is complete (dynalite answers a write only after LevelDB took it).
       const release: Release = await (SHARED_OPERATIONS.has(operation) || req.method === 'GET' ? lock.shared() : lock.exclusive());
-      if (stopped || res.destroyed) {
+      if (stopped || broken || res.destroyed) {
         // A client that already hung up would never emit 'close' on res again.
         release();
         if (stopped) throw new EngineStopped();
+        if (broken) throw new EngineBroken(broken.message);
         return;
       }
       res.once('close', release);
@@ -521,7 +601,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
         res.destroy();
         return;
       }
-      console.error('[embedded-dynamo] request failed', error);
+      if (!(error instanceof EngineBroken)) console.error('[embedded-dynamo] request failed', error);
       if (!res.headersSent)
         send(res, { status: 500, body: { __type: TYPE.internal, message: error instanceof Error ? error.message : String(error) } });
       else res.destroy();
@@ -531,6 +611,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
   const front = http.createServer((req, res) => void handle(req, res));
   let port: number;
   try {
+    // Recovery completes before the front listens: no request sees a torn transaction.
+    journal = options.journalDir === undefined ? undefined : await TransactionJournal.open(options.journalDir);
+    const undone = await journal?.recover(restoreBeforeImage);
+    if (undone) console.error(`[embedded-dynamo] undid ${undone} transaction(s) interrupted by a crash`);
     port = await listen(front, options.port ?? 0);
   } catch (error) {
     await new Promise<void>((resolve) => dynalite.close(() => resolve()));

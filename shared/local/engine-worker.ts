@@ -21,6 +21,8 @@ import type { EmbeddedS3, startEmbeddedS3 } from './embedded-s3';
 export interface EngineWorkerData {
   /** LevelDB directory; omitted = in memory. */
   dynamoPath?: string;
+  /** Transaction journal directory (with dynamoPath). */
+  dynamoJournalDir?: string;
   dynamoPort?: number;
   s3Directory: string;
   s3Port?: number;
@@ -76,6 +78,7 @@ async function main(): Promise<void> {
     const { startDynamo, startS3 } = await loadEngines();
     dynamo = await startDynamo({
       ...(data.dynamoPath !== undefined ? { path: data.dynamoPath } : {}),
+      ...(data.dynamoJournalDir !== undefined ? { journalDir: data.dynamoJournalDir } : {}),
       ...(data.dynamoPort !== undefined ? { port: data.dynamoPort } : {}),
     });
     s3 = await startS3({ directory: data.s3Directory, ...(data.s3Port !== undefined ? { port: data.s3Port } : {}) });

@@ -3,8 +3,9 @@
  * and finds the ones a running server already holds (LevelDB admits one process per
  * directory, so an admin CLI must reuse them rather than open the data itself).
  *
- * Layout under the data directory: `dynamodb/` (LevelDB), `s3/` (buckets as files),
- * `engines.json` ({ pid, dynamoEndpoint, s3Endpoint }) while the engines run.
+ * Layout under the data directory: `dynamodb/` (LevelDB), `dynamodb-journal/` (the
+ * write-ahead records of transactions in progress, embedded-journal.ts), `s3/` (buckets
+ * as files), `engines.json` ({ pid, dynamoEndpoint, s3Endpoint }) while the engines run.
  *
  * The engines run in this process but on a worker thread (engine-worker.ts), so their
  * request handling (dynalite, LevelDB calls, s3rver) does not queue behind the API's
@@ -177,7 +178,7 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
   if (!options.inMemory) await mkdir(dynamoDir, { recursive: true });
 
   const engines = await startEngineThread({
-    ...(options.inMemory ? {} : { dynamoPath: dynamoDir }),
+    ...(options.inMemory ? {} : { dynamoPath: dynamoDir, dynamoJournalDir: path.join(dataDir, 'dynamodb-journal') }),
     ...(options.dynamoPort !== undefined ? { dynamoPort: options.dynamoPort } : {}),
     s3Directory: path.join(dataDir, 's3'),
     ...(options.s3Port !== undefined ? { s3Port: options.s3Port } : {}),
