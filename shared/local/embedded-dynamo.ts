@@ -23,14 +23,22 @@
  * until restarted (recovery then puts the state back), rather than risk a later write
  * being undone by a stale record.
  *
+ * Authentication: every request must carry a SigV4 signature made with the data
+ * directory's key pair (sigv4-verifier.ts), else DynamoDB's own 400 answers
+ * (UnrecognizedClientException, InvalidSignatureException...). dynalite itself listens
+ * only on a Unix socket in a private (0700) directory: the front's internal hop.
+ *
  * Fault injection (crash tests only): VEXDESK_ENGINE_CRASH_AFTER_ITEMS=k kills the
  * whole process with SIGKILL once k item writes of a transaction are applied (0 = right
  * after its journal record is durable; k >= the number of writes = after all of them,
  * before the record is cleared).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import {
   conditionHolds,
@@ -45,6 +53,7 @@ import {
 } from './embedded-dynalite';
 import { TransactionJournal, type BeforeImage } from './embedded-journal';
 import { ReadWriteLock, type Release } from './embedded-lock';
+import { verifySigV4, type EngineCredentials, type Verdict } from './sigv4-verifier';
 
 export interface EmbeddedDynamo {
   endpoint: string;
@@ -52,6 +61,8 @@ export interface EmbeddedDynamo {
 }
 
 export interface EmbeddedDynamoOptions {
+  /** The only key pair requests may be signed with. */
+  credentials: EngineCredentials;
   /** LevelDB directory; omitted = in memory. */
   path?: string;
   /** Loopback port of the front; 0 or omitted = random. */
@@ -87,6 +98,10 @@ const TYPE = {
   notFound: 'com.amazonaws.dynamodb.v20120810#ResourceNotFoundException',
   idempotency: 'com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException',
   internal: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+  missingToken: 'com.amazon.coral.service#MissingAuthenticationTokenException',
+  incompleteSignature: 'com.amazon.coral.service#IncompleteSignatureException',
+  unrecognizedClient: 'com.amazon.coral.service#UnrecognizedClientException',
+  invalidSignature: 'com.amazon.coral.service#InvalidSignatureException',
 } as const;
 
 interface Reply {
@@ -245,13 +260,31 @@ function cancellation(reasons: CancellationReason[]): Reply {
   };
 }
 
-function listen(server: http.Server, port: number): Promise<number> {
+/** DynamoDB answers authentication failures with 400 (not 403) and these types. */
+function signatureRejection(verdict: Exclude<Verdict, { ok: true }>): Reply {
+  const type =
+    verdict.problem === 'missing'
+      ? TYPE.missingToken
+      : verdict.problem === 'malformed'
+        ? TYPE.incompleteSignature
+        : verdict.problem === 'unknown-key'
+          ? TYPE.unrecognizedClient
+          : TYPE.invalidSignature;
+  const message = verdict.problem === 'unknown-key' ? 'The security token included in the request is invalid.' : verdict.message;
+  return { status: 400, body: { __type: type, message } };
+}
+
+/** Listens on a loopback port, or on a Unix socket path. */
+function listen(server: http.Server, port: number | string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
+    const listening = () => {
       server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : 0);
+    };
+    if (typeof port === 'string') server.listen(port, listening);
+    else server.listen(port, '127.0.0.1', listening);
   });
 }
 
@@ -280,7 +313,7 @@ function send(res: http.ServerResponse, reply: Reply): void {
   res.end(payload);
 }
 
-export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): Promise<EmbeddedDynamo> {
+export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promise<EmbeddedDynamo> {
   // Tables become ACTIVE at once: real DynamoDB takes seconds, nothing local should wait.
   const dynalite = createDynaliteServer({
     ...(options.path ? { path: options.path } : {}),
@@ -288,7 +321,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
     deleteTableMs: 0,
     updateTableMs: 0,
   });
-  const internalPort = await listen(dynalite, 0);
+  // Not a loopback port: any local user could reach dynalite there, around the front's checks.
+  const socketDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-dynalite-'));
+  const socketPath = path.join(socketDir, 'dynalite.sock');
+  await listen(dynalite, socketPath);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const lock = new ReadWriteLock();
   const succeededTokens = new Map<string, { fingerprint: string; expiresAt: number }>();
@@ -310,14 +346,13 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
       throw new Error(`Transaction recovery failed on ${image.tableName}: ${JSON.stringify(reply.body)}`);
   }
 
-  /** One call to dynalite's own API (signature content is not checked by dynalite). */
+  /** One call to dynalite's own API over the private socket (dynalite checks no signature). */
   function call(operation: string, payload: Record<string, unknown>): Promise<Reply> {
     const data = Buffer.from(JSON.stringify(payload));
     return new Promise((resolve, reject) => {
       const request = http.request(
         {
-          host: '127.0.0.1',
-          port: internalPort,
+          socketPath,
           method: 'POST',
           path: '/',
           agent,
@@ -551,12 +586,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
     });
   }
 
-  async function handleTransaction(operation: string, req: http.IncomingMessage, res: http.ServerResponse) {
-    const raw = await readBody(req);
-    if (raw === undefined) {
-      res.writeHead(413).end();
-      return;
-    }
+  async function handleTransaction(operation: string, raw: Buffer, res: http.ServerResponse) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
@@ -575,8 +605,21 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
     const target = req.headers['x-amz-target'];
     const operation = typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
     try {
+      const body = await readBody(req);
+      if (body === undefined) {
+        res.writeHead(413).end();
+        return;
+      }
+      // Real DynamoDB answers a CORS preflight and the GET health check unsigned.
+      if (req.method !== 'OPTIONS' && req.method !== 'GET') {
+        const verdict = await verifySigV4({ method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body }, options.credentials);
+        if (!verdict.ok) {
+          send(res, signatureRejection(verdict));
+          return;
+        }
+      }
       if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
-        await handleTransaction(operation, req, res);
+        await handleTransaction(operation, body, res);
         return;
       }
       // Everything else is dynalite's own handler, run while holding the lock until the
@@ -591,11 +634,13 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
       }
       res.once('close', release);
       if (TABLE_OPERATIONS.has(operation)) activeTables.clear();
-      dynalite.emit('request', req, res);
-      // dynalite rethrows request stream errors (a client hanging up mid-body), which
-      // would take the whole process down; its listener is attached synchronously above.
-      req.removeAllListeners('error');
-      req.on('error', () => res.destroy());
+      // The body was read for the signature check: dynalite gets it replayed.
+      const replay = Object.assign(Readable.from(body.length > 0 ? [body] : []), {
+        headers: req.headers,
+        method: req.method,
+        url: req.url,
+      });
+      dynalite.emit('request', replay, res);
     } catch (error) {
       if (error instanceof EngineStopped) {
         res.destroy();
@@ -618,6 +663,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
     port = await listen(front, options.port ?? 0);
   } catch (error) {
     await new Promise<void>((resolve) => dynalite.close(() => resolve()));
+    await rm(socketDir, { recursive: true, force: true });
     throw error;
   }
 
@@ -636,6 +682,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
         agent.destroy();
         // dynalite's close() also closes LevelDB, flushing every acknowledged write.
         await new Promise<void>((resolve, reject) => dynalite.close((error) => (error ? reject(error) : resolve())));
+        await rm(socketDir, { recursive: true, force: true });
       })();
       return stopping;
     },

@@ -21,7 +21,7 @@ type Item = Record<string, unknown>;
 function clientFor(engines: EngineChild): DynamoDBDocumentClient {
   // One attempt: a retry would reach the restarted engine and muddle the round.
   return DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: engines.dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 }),
+    new DynamoDBClient({ endpoint: engines.dynamoEndpoint, region: 'us-east-1', credentials: engines.credentials, maxAttempts: 1 }),
   );
 }
 

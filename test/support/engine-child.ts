@@ -2,11 +2,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { readEngineCredentials, type EngineCredentials } from '../../shared/local/engine-credentials';
 
 export interface EngineChild {
   child: ChildProcess;
   dynamoEndpoint: string;
   s3Endpoint: string;
+  /** The data directory's key pair, the only one the engines accept. */
+  credentials: EngineCredentials;
   /** Resolves with the signal that ended the process (null after a normal exit). */
   exited: Promise<NodeJS.Signals | null>;
   stop(): Promise<void>;
@@ -27,8 +30,10 @@ export async function startEngineChild(dataDir: string, env: Record<string, stri
     if (Date.now() > deadline) throw new Error('engine process did not start within 60 s');
     const file = await readFile(join(dataDir, 'engines.json'), 'utf8').catch(() => undefined);
     const published = file === undefined ? undefined : (JSON.parse(file) as { pid: number; dynamoEndpoint: string; s3Endpoint: string });
-    if (published && published.pid === child.pid) {
+    const credentials = await readEngineCredentials(dataDir);
+    if (published && published.pid === child.pid && credentials) {
       return {
+        credentials,
         child,
         dynamoEndpoint: published.dynamoEndpoint,
         s3Endpoint: published.s3Endpoint,
