@@ -29,9 +29,10 @@
  * only on a Unix socket in a private (0700) directory: the front's internal hop.
  *
  * Fault injection (crash tests only): VEXDESK_ENGINE_CRASH_AFTER_ITEMS=k kills the
- * whole process with SIGKILL once k item writes of a transaction are applied (0 = right
- * after its journal record is durable; k >= the number of writes = after all of them,
- * before the record is cleared).
+ * whole process with SIGKILL in the first transaction with at least k item writes, once
+ * k of them are applied (0 = right after its journal record is durable; k = its number
+ * of writes = after all of them, before the record is cleared). Smaller transactions
+ * commit normally.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -494,7 +495,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
           }),
         ),
       );
-      const crashAt = crashAfterItems === undefined ? undefined : Math.min(crashAfterItems, writes.length);
+      const crashAt = crashAfterItems !== undefined && crashAfterItems <= writes.length ? crashAfterItems : undefined;
       if (crashAt === 0) crash();
       // Replay the writes; dynalite applies each update expression (and may still reject
       // it). One after the other, so that a crash point means exactly that many applied.

@@ -16,6 +16,8 @@ import { rejection } from '../support/assertions';
 
 const TABLE = 'crash-test';
 const UPDATED = ['a', 'b', 'c', 'd'];
+// 0: after the journal record, before any item; 6: after every item, before the record is cleared.
+const ROUNDS = [0, 1, 3, 5, 6];
 type Item = Record<string, unknown>;
 
 function clientFor(engines: EngineChild): DynamoDBDocumentClient {
@@ -80,7 +82,9 @@ describe('embedded DynamoDB transactions across a crash', () => {
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
-    for (const sk of [...UPDATED, 'guard']) await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: 'p', sk, v: 0 } }));
+    // Every round deletes its own item, so later rounds start from a known state too.
+    for (const sk of [...UPDATED, 'guard', ...ROUNDS.map((k) => `doomed-k${k}`), 'doomed-mixed'])
+      await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: 'p', sk, v: 0 } }));
     doc.destroy();
     await engines.stop();
     engines = undefined;
@@ -95,18 +99,11 @@ describe('embedded DynamoDB transactions across a crash', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  // 0: after the journal record, before any item; 6: after every item, before the record is cleared.
-  it.each([0, 1, 3, 5, 6])('shows all or nothing after a SIGKILL once %i of 6 item writes are applied', async (k) => {
+  it.each(ROUNDS)('shows all or nothing after a SIGKILL once %i of 6 item writes are applied', async (k) => {
     const round = `k${k}`;
-    engines = await startEngineChild(dataDir);
-    let doc = clientFor(engines);
-    await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: 'p', sk: `doomed-${round}`, v: 0 } }));
-    const before = await tableState(doc);
-    doc.destroy();
-    await engines.stop();
-
     engines = await startEngineChild(dataDir, { VEXDESK_ENGINE_CRASH_AFTER_ITEMS: String(k) });
-    doc = clientFor(engines);
+    let doc = clientFor(engines);
+    const before = await tableState(doc);
     await rejection(doc.send(roundTransaction(round)));
     expect(await engines.exited).toBe('SIGKILL');
     doc.destroy();
@@ -122,6 +119,37 @@ describe('embedded DynamoDB transactions across a crash', () => {
       await doc.send(roundTransaction(round));
       expect(await tableState(doc)).toEqual(applied(before, round));
     }
+    doc.destroy();
+  });
+
+  it('keeps the transactions acknowledged before the crash and undoes only the interrupted one', async () => {
+    // Two-write transactions stay below the crash point of 3 and commit; the six-write one is killed after its third.
+    engines = await startEngineChild(dataDir, { VEXDESK_ENGINE_CRASH_AFTER_ITEMS: '3' });
+    let doc = clientFor(engines);
+    const start = await tableState(doc);
+    const bump = (sk: string, tag: string) => ({
+      Update: {
+        TableName: TABLE,
+        Key: { pk: 'p', sk },
+        UpdateExpression: 'SET v = v + :one, lastRound = :tag',
+        ExpressionAttributeValues: { ':one': 1, ':tag': tag },
+      },
+    });
+    await Promise.all([
+      doc.send(new TransactWriteCommand({ TransactItems: [bump('a', 'small-1'), bump('b', 'small-1')] })),
+      doc.send(new TransactWriteCommand({ TransactItems: [bump('c', 'small-2'), bump('d', 'small-2')] })),
+    ]);
+    await doc.send(new TransactWriteCommand({ TransactItems: [bump('a', 'small-3'), bump('c', 'small-3')] }));
+    const acknowledged = await tableState(doc);
+    expect(acknowledged).not.toEqual(start);
+    await rejection(doc.send(roundTransaction('mixed')));
+    expect(await engines.exited).toBe('SIGKILL');
+    doc.destroy();
+
+    engines = await startEngineChild(dataDir);
+    doc = clientFor(engines);
+    expect(await tableState(doc)).toEqual(acknowledged);
+    expect(await readdir(path.join(dataDir, 'dynamodb-journal'))).toEqual([]);
     doc.destroy();
   });
 });
