@@ -495,15 +495,18 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
           }),
         ),
       );
-      const crashAt = crashAfterItems !== undefined && crashAfterItems <= writes.length ? crashAfterItems : undefined;
-      if (crashAt === 0) crash();
       // Replay the writes; dynalite applies each update expression (and may still reject
-      // it). One after the other, so that a crash point means exactly that many applied.
-      const replies: Reply[] = [];
-      for (const { op } of writes) {
-        replies.push(await call(op.kind === 'Put' ? 'PutItem' : op.kind === 'Update' ? 'UpdateItem' : 'DeleteItem', op.request));
-        if (replies.length === crashAt) crash();
+      // it). The items are distinct, so the calls are independent and run side by side.
+      const apply = (some: typeof writes) =>
+        Promise.all(
+          some.map(({ op }) => call(op.kind === 'Put' ? 'PutItem' : op.kind === 'Update' ? 'UpdateItem' : 'DeleteItem', op.request)),
+        );
+      if (crashAfterItems !== undefined && crashAfterItems <= writes.length) {
+        // Exactly k writes applied, then the process dies as a kill -9 would.
+        await apply(writes.slice(0, crashAfterItems));
+        crash();
       }
+      const replies = await apply(writes);
       const applied: number[] = [];
       let failed = false;
       for (const [position, { index }] of writes.entries()) {

@@ -119,10 +119,10 @@ export class TransactionJournal {
     }
     await syncDirectory(this.directory);
     return {
-      clear: async () => {
-        await rm(file);
-        await syncDirectory(this.directory);
-      },
+      // No directory fsync here: for a process crash the removal is visible at once, and
+      // a power loss could lose dynalite's own (unsynced) writes anyway; a removal lost
+      // that way only undoes a transaction whose writes may be gone too.
+      clear: () => rm(file),
     };
   }
 }
