@@ -70,6 +70,8 @@ export interface EmbeddedDynamoOptions {
   port?: number;
   /** Directory of the transaction journal; omitted = no journal (in-memory engines). */
   journalDir?: string;
+  /** Private (0700) directory for dynalite's socket; omitted = a new temporary one. */
+  socketDir?: string;
 }
 
 const API_PREFIX = 'DynamoDB_20120810.';
@@ -275,6 +277,23 @@ function signatureRejection(verdict: Exclude<Verdict, { ok: true }>): Reply {
   return { status: 400, body: { __type: type, message } };
 }
 
+/** Unix socket paths are limited to about 100 bytes (sun_path). */
+const MAX_SOCKET_PATH = 100;
+
+/**
+ * Where dynalite listens: in the given private directory (a socket left by a killed
+ * process is replaced; engines.ts admits one engine per data directory), or in a new
+ * temporary 0700 directory when none is given or its path is too long for a socket.
+ */
+async function privateSocketPath(directory: string | undefined): Promise<string> {
+  const inDirectory = directory === undefined ? undefined : path.join(directory, 'dynalite.sock');
+  if (inDirectory !== undefined && Buffer.byteLength(inDirectory) <= MAX_SOCKET_PATH) {
+    await rm(inDirectory, { force: true });
+    return inDirectory;
+  }
+  return path.join(await mkdtemp(path.join(tmpdir(), 'vexdesk-dynalite-')), 'dynalite.sock');
+}
+
 /** Listens on a loopback port, or on a Unix socket path. */
 function listen(server: http.Server, port: number | string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -323,9 +342,9 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     updateTableMs: 0,
   });
   // Not a loopback port: any local user could reach dynalite there, around the front's checks.
-  const socketDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-dynalite-'));
-  const socketPath = path.join(socketDir, 'dynalite.sock');
+  const socketPath = await privateSocketPath(options.socketDir);
   await listen(dynalite, socketPath);
+  const removeSocket = () => rm(options.socketDir === undefined ? path.dirname(socketPath) : socketPath, { recursive: true, force: true });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const lock = new ReadWriteLock();
   const succeededTokens = new Map<string, { fingerprint: string; expiresAt: number }>();
@@ -667,7 +686,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     port = await listen(front, options.port ?? 0);
   } catch (error) {
     await new Promise<void>((resolve) => dynalite.close(() => resolve()));
-    await rm(socketDir, { recursive: true, force: true });
+    await removeSocket();
     throw error;
   }
 
@@ -686,7 +705,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
         agent.destroy();
         // dynalite's close() also closes LevelDB, flushing every acknowledged write.
         await new Promise<void>((resolve, reject) => dynalite.close((error) => (error ? reject(error) : resolve())));
-        await rm(socketDir, { recursive: true, force: true });
+        await removeSocket();
       })();
       return stopping;
     },

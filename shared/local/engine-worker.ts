@@ -26,6 +26,8 @@ export interface EngineWorkerData {
   dynamoPath?: string;
   /** Transaction journal directory (with dynamoPath). */
   dynamoJournalDir?: string;
+  /** Private directory for dynalite's internal socket. */
+  dynamoSocketDir?: string;
   dynamoPort?: number;
   s3Directory: string;
   s3Port?: number;
@@ -83,6 +85,7 @@ async function main(): Promise<void> {
       credentials: data.credentials,
       ...(data.dynamoPath !== undefined ? { path: data.dynamoPath } : {}),
       ...(data.dynamoJournalDir !== undefined ? { journalDir: data.dynamoJournalDir } : {}),
+      ...(data.dynamoSocketDir !== undefined ? { socketDir: data.dynamoSocketDir } : {}),
       ...(data.dynamoPort !== undefined ? { port: data.dynamoPort } : {}),
     });
     s3 = await startS3({ directory: data.s3Directory, credentials: data.credentials, ...(data.s3Port !== undefined ? { port: data.s3Port } : {}) });

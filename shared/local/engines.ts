@@ -6,8 +6,9 @@
  * Layout under the data directory: `dynamodb/` (LevelDB), `dynamodb-journal/` (the
  * write-ahead records of transactions in progress, embedded-journal.ts), `s3/` (buckets
  * as files), `engines.json` ({ pid, dynamoEndpoint, s3Endpoint }) while the engines run,
- * `credentials.json`: the key pair the engines require (engine-credentials.ts). The
- * directory is 0700, its files 0600.
+ * `credentials.json`: the key pair the engines require (engine-credentials.ts),
+ * `dynalite.sock`: the DynamoDB front's private hop to dynalite. The directory is 0700,
+ * its files 0600.
  *
  * The engines run in this process but on a worker thread (engine-worker.ts), so their
  * request handling (dynalite, LevelDB calls, s3rver) does not queue behind the API's
@@ -194,6 +195,7 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
 
   const engines = await startEngineThread({
     credentials,
+    dynamoSocketDir: dataDir,
     ...(options.inMemory ? {} : { dynamoPath: dynamoDir, dynamoJournalDir: path.join(dataDir, 'dynamodb-journal') }),
     ...(options.dynamoPort !== undefined ? { dynamoPort: options.dynamoPort } : {}),
     s3Directory: path.join(dataDir, 's3'),
