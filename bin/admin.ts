@@ -12,7 +12,6 @@
  * team's usage-plan API key in API Gateway (shared/identity/usage-plan-keys.ts).
  */
 import { parseArgs } from 'node:util';
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 const USAGE = `Usage: npm run -s admin -- <command> [options]
@@ -81,7 +80,7 @@ async function run(): Promise<unknown> {
     const { findRunningEngines, startEmbeddedEngines } = await import('../shared/local/engines');
     const { applyLocalEnvironment } = await import('../shared/local/local-environment');
     const dataDir = resolve(process.env.DATA_DIR ?? '.data');
-    await mkdir(dataDir, { recursive: true });
+    // Both carry the data directory's key pair, the only credentials the engines accept.
     const running = await findRunningEngines(dataDir);
     if (running) {
       applyLocalEnvironment(running);

@@ -4,10 +4,11 @@
  * SIGINT/SIGTERM stop accepting requests, let in-flight ones finish, then close
  * the engines so every acknowledged write is on disk.
  */
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
+import { writePrivateFile } from '../shared/local/engine-credentials';
 import { startEmbeddedEngines } from '../shared/local/engines';
 import { applyLocalEnvironment } from '../shared/local/local-environment';
 
@@ -21,7 +22,7 @@ function log(line: Record<string, unknown>): void {
 }
 
 async function main(): Promise<void> {
-  await mkdir(dataDir, { recursive: true });
+  // Creates the data directory owner-only (0700) and its engine key pair.
   const engines = await startEmbeddedEngines({ dataDir });
   applyLocalEnvironment(engines);
   if (quiet) process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -51,9 +52,7 @@ async function main(): Promise<void> {
   await new Promise<void>((listening) => api.server.listen(port, '127.0.0.1', listening));
   const { port: actualPort } = api.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${actualPort}`;
-  // Write then rename: a reader polling for server.json never sees it empty.
-  await writeFile(join(dataDir, 'server.json.tmp'), `${JSON.stringify({ pid: process.pid, baseUrl })}\n`);
-  await rename(join(dataDir, 'server.json.tmp'), join(dataDir, 'server.json'));
+  await writePrivateFile(join(dataDir, 'server.json'), `${JSON.stringify({ pid: process.pid, baseUrl })}\n`);
 
   process.stdout.write(
     [

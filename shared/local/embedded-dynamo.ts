@@ -15,10 +15,31 @@
  * failure cancels before anything is written); then replay each write as the
  * equivalent single-item call against dynalite (which evaluates the update
  * expression) and, if any of them fails, restore the snapshots of those applied.
+ *
+ * Across a crash: with a journal directory, the snapshots of the items a transaction
+ * writes are made durable before its first write and dropped after its last (see
+ * embedded-journal.ts); start-up undoes any transaction left over before the engine
+ * listens. A journal or rollback failure leaves the engine refusing every request
+ * until restarted (recovery then puts the state back), rather than risk a later write
+ * being undone by a stale record.
+ *
+ * Authentication: every request must carry a SigV4 signature made with the data
+ * directory's key pair (sigv4-verifier.ts), else DynamoDB's own 400 answers
+ * (UnrecognizedClientException, InvalidSignatureException...). dynalite itself listens
+ * only on a Unix socket in a private (0700) directory: the front's internal hop.
+ *
+ * Fault injection (crash tests only): VEXDESK_ENGINE_CRASH_AFTER_ITEMS=k kills the
+ * whole process with SIGKILL in the first transaction with at least k item writes, once
+ * k of them are applied (0 = right after its journal record is durable; k = its number
+ * of writes = after all of them, before the record is cleared). Smaller transactions
+ * commit normally.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import {
   conditionHolds,
@@ -31,7 +52,9 @@ import {
   type SingleItemAction,
   type TableShape,
 } from './embedded-dynalite';
+import { TransactionJournal, type BeforeImage } from './embedded-journal';
 import { ReadWriteLock, type Release } from './embedded-lock';
+import { verifySigV4, type EngineCredentials, type Verdict } from './sigv4-verifier';
 
 export interface EmbeddedDynamo {
   endpoint: string;
@@ -39,10 +62,16 @@ export interface EmbeddedDynamo {
 }
 
 export interface EmbeddedDynamoOptions {
+  /** The only key pair requests may be signed with. */
+  credentials: EngineCredentials;
   /** LevelDB directory; omitted = in memory. */
   path?: string;
   /** Loopback port of the front; 0 or omitted = random. */
   port?: number;
+  /** Directory of the transaction journal; omitted = no journal (in-memory engines). */
+  journalDir?: string;
+  /** Private (0700) directory for dynalite's socket; omitted = a new temporary one. */
+  socketDir?: string;
 }
 
 const API_PREFIX = 'DynamoDB_20120810.';
@@ -72,6 +101,10 @@ const TYPE = {
   notFound: 'com.amazonaws.dynamodb.v20120810#ResourceNotFoundException',
   idempotency: 'com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException',
   internal: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+  missingToken: 'com.amazon.coral.service#MissingAuthenticationTokenException',
+  incompleteSignature: 'com.amazon.coral.service#IncompleteSignatureException',
+  unrecognizedClient: 'com.amazon.coral.service#UnrecognizedClientException',
+  invalidSignature: 'com.amazon.coral.service#InvalidSignatureException',
 } as const;
 
 interface Reply {
@@ -106,6 +139,24 @@ interface WriteOp extends PlannedItem {
 }
 
 class EngineStopped extends Error {}
+
+/** The engine refuses requests after a failure that left the store to be recovered at restart. */
+class EngineBroken extends Error {}
+
+const CRASH_AFTER_ITEMS_VARIABLE = 'VEXDESK_ENGINE_CRASH_AFTER_ITEMS';
+
+function crashPoint(): number | undefined {
+  const raw = process.env[CRASH_AFTER_ITEMS_VARIABLE];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${CRASH_AFTER_ITEMS_VARIABLE} must be a whole number, got "${raw}"`);
+  return value;
+}
+
+function crash(): never {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable: SIGKILL did not end the process');
+}
 
 const validationError = (message: string): Reply => ({ status: 400, body: { __type: TYPE.validation, message } });
 
@@ -212,13 +263,48 @@ function cancellation(reasons: CancellationReason[]): Reply {
   };
 }
 
-function listen(server: http.Server, port: number): Promise<number> {
+/** DynamoDB answers authentication failures with 400 (not 403) and these types. */
+function signatureRejection(verdict: Exclude<Verdict, { ok: true }>): Reply {
+  const type =
+    verdict.problem === 'missing'
+      ? TYPE.missingToken
+      : verdict.problem === 'malformed'
+        ? TYPE.incompleteSignature
+        : verdict.problem === 'unknown-key'
+          ? TYPE.unrecognizedClient
+          : TYPE.invalidSignature;
+  const message = verdict.problem === 'unknown-key' ? 'The security token included in the request is invalid.' : verdict.message;
+  return { status: 400, body: { __type: type, message } };
+}
+
+/** Unix socket paths are limited to about 100 bytes (sun_path). */
+const MAX_SOCKET_PATH = 100;
+
+/**
+ * Where dynalite listens: in the given private directory (a socket left by a killed
+ * process is replaced; engines.ts admits one engine per data directory), or in a new
+ * temporary 0700 directory when none is given or its path is too long for a socket.
+ */
+async function privateSocketPath(directory: string | undefined): Promise<string> {
+  const inDirectory = directory === undefined ? undefined : path.join(directory, 'dynalite.sock');
+  if (inDirectory !== undefined && Buffer.byteLength(inDirectory) <= MAX_SOCKET_PATH) {
+    await rm(inDirectory, { force: true });
+    return inDirectory;
+  }
+  return path.join(await mkdtemp(path.join(tmpdir(), 'vexdesk-dynalite-')), 'dynalite.sock');
+}
+
+/** Listens on a loopback port, or on a Unix socket path. */
+function listen(server: http.Server, port: number | string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
+    const listening = () => {
       server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : 0);
+    };
+    if (typeof port === 'string') server.listen(port, listening);
+    else server.listen(port, '127.0.0.1', listening);
   });
 }
 
@@ -247,7 +333,7 @@ function send(res: http.ServerResponse, reply: Reply): void {
   res.end(payload);
 }
 
-export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): Promise<EmbeddedDynamo> {
+export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promise<EmbeddedDynamo> {
   // Tables become ACTIVE at once: real DynamoDB takes seconds, nothing local should wait.
   const dynalite = createDynaliteServer({
     ...(options.path ? { path: options.path } : {}),
@@ -255,22 +341,38 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
     deleteTableMs: 0,
     updateTableMs: 0,
   });
-  const internalPort = await listen(dynalite, 0);
+  // Not a loopback port: any local user could reach dynalite there, around the front's checks.
+  const socketPath = await privateSocketPath(options.socketDir);
+  await listen(dynalite, socketPath);
+  const removeSocket = () => rm(options.socketDir === undefined ? path.dirname(socketPath) : socketPath, { recursive: true, force: true });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const lock = new ReadWriteLock();
   const succeededTokens = new Map<string, { fingerprint: string; expiresAt: number }>();
   /** Key schemas of ACTIVE tables; forgotten whenever a table-level call passes through. */
   const activeTables = new Map<string, TableShape>();
+  const crashAfterItems = crashPoint();
   let stopped = false;
+  let broken: Error | undefined;
 
-  /** One call to dynalite's own API (signature content is not checked by dynalite). */
+  let journal: TransactionJournal | undefined;
+
+  /** Puts one journalled before-image back (recovery at start). */
+  async function restoreBeforeImage(image: BeforeImage): Promise<void> {
+    const reply = image.item
+      ? await call('PutItem', { TableName: image.tableName, Item: image.item })
+      : await call('DeleteItem', { TableName: image.tableName, Key: image.key });
+    // A table deleted since has nothing left to restore.
+    if (reply.status !== 200 && errorType(reply.body) !== 'ResourceNotFoundException')
+      throw new Error(`Transaction recovery failed on ${image.tableName}: ${JSON.stringify(reply.body)}`);
+  }
+
+  /** One call to dynalite's own API over the private socket (dynalite checks no signature). */
   function call(operation: string, payload: Record<string, unknown>): Promise<Reply> {
     const data = Buffer.from(JSON.stringify(payload));
     return new Promise((resolve, reject) => {
       const request = http.request(
         {
-          host: '127.0.0.1',
-          port: internalPort,
+          socketPath,
           method: 'POST',
           path: '/',
           agent,
@@ -306,6 +408,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
     const release = await (exclusive ? lock.exclusive() : lock.shared());
     try {
       if (stopped) throw new EngineStopped();
+      if (broken) throw new EngineBroken(broken.message);
       return await work();
     } finally {
       release();
@@ -400,12 +503,29 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
       });
       if (reasons.some((reason) => reason.Code !== 'None')) return cancellation(reasons);
 
+      const writes = ops.flatMap((op, index) => (op.kind === 'ConditionCheck' ? [] : [{ op, index }]));
+      // Journal durable -> item writes -> journal cleared -> response.
+      const entry = await guarded(() =>
+        journal?.write(
+          randomUUID(),
+          writes.map(({ op, index }): BeforeImage => {
+            const item = before[index];
+            return { tableName: op.tableName, key: op.key, ...(item ? { item } : {}) };
+          }),
+        ),
+      );
       // Replay the writes; dynalite applies each update expression (and may still reject
       // it). The items are distinct, so the calls are independent and run side by side.
-      const writes = ops.flatMap((op, index) => (op.kind === 'ConditionCheck' ? [] : [{ op, index }]));
-      const replies = await Promise.all(
-        writes.map(({ op }) => call(op.kind === 'Put' ? 'PutItem' : op.kind === 'Update' ? 'UpdateItem' : 'DeleteItem', op.request)),
-      );
+      const apply = (some: typeof writes) =>
+        Promise.all(
+          some.map(({ op }) => call(op.kind === 'Put' ? 'PutItem' : op.kind === 'Update' ? 'UpdateItem' : 'DeleteItem', op.request)),
+        );
+      if (crashAfterItems !== undefined && crashAfterItems <= writes.length) {
+        // Exactly k writes applied, then the process dies as a kill -9 would.
+        await apply(writes.slice(0, crashAfterItems));
+        crash();
+      }
+      const replies = await apply(writes);
       const applied: number[] = [];
       let failed = false;
       for (const [position, { index }] of writes.entries()) {
@@ -425,13 +545,30 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
               : { Code: type.replace(/Exception$/, '') || 'InternalError', ...(message ? { Message: message } : {}) };
       }
       if (failed) {
-        await rollback(ops, before, applied);
+        await guarded(() => rollback(ops, before, applied));
+        await guarded(() => entry?.clear());
         return cancellation(reasons);
       }
+      await guarded(() => entry?.clear());
 
       if (token !== undefined) succeededTokens.set(token, { fingerprint, expiresAt: now + IDEMPOTENCY_WINDOW_MS });
       return { status: 200, body: {} };
     });
+  }
+
+  /**
+   * Runs a step whose failure leaves the store for recovery to repair (a journal record
+   * that may or may not be on disk, a rollback half done): from then on the engine
+   * refuses every request, so no later write can be undone by that record at restart.
+   */
+  async function guarded<T>(step: () => Promise<T> | undefined): Promise<T | undefined> {
+    try {
+      return await step();
+    } catch (error) {
+      broken = error instanceof Error ? error : new Error(String(error));
+      console.error('[embedded-dynamo] refusing requests until restarted (recovery repairs the store)', broken);
+      throw new EngineBroken(broken.message);
+    }
   }
 
   /** Puts back the pre-transaction state of the items already written. */
@@ -472,12 +609,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
     });
   }
 
-  async function handleTransaction(operation: string, req: http.IncomingMessage, res: http.ServerResponse) {
-    const raw = await readBody(req);
-    if (raw === undefined) {
-      res.writeHead(413).end();
-      return;
-    }
+  async function handleTransaction(operation: string, raw: Buffer, res: http.ServerResponse) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
@@ -496,32 +628,48 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
     const target = req.headers['x-amz-target'];
     const operation = typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
     try {
+      const body = await readBody(req);
+      if (body === undefined) {
+        res.writeHead(413).end();
+        return;
+      }
+      // Real DynamoDB answers a CORS preflight and the GET health check unsigned.
+      if (req.method !== 'OPTIONS' && req.method !== 'GET') {
+        const verdict = await verifySigV4({ method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body }, options.credentials);
+        if (!verdict.ok) {
+          send(res, signatureRejection(verdict));
+          return;
+        }
+      }
       if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
-        await handleTransaction(operation, req, res);
+        await handleTransaction(operation, body, res);
         return;
       }
       // Everything else is dynalite's own handler, run while holding the lock until the
       // response is complete (dynalite answers a write only after LevelDB took it).
       const release: Release = await (SHARED_OPERATIONS.has(operation) || req.method === 'GET' ? lock.shared() : lock.exclusive());
-      if (stopped || res.destroyed) {
+      if (stopped || broken || res.destroyed) {
         // A client that already hung up would never emit 'close' on res again.
         release();
         if (stopped) throw new EngineStopped();
+        if (broken) throw new EngineBroken(broken.message);
         return;
       }
       res.once('close', release);
       if (TABLE_OPERATIONS.has(operation)) activeTables.clear();
-      dynalite.emit('request', req, res);
-      // dynalite rethrows request stream errors (a client hanging up mid-body), which
-      // would take the whole process down; its listener is attached synchronously above.
-      req.removeAllListeners('error');
-      req.on('error', () => res.destroy());
+      // The body was read for the signature check: dynalite gets it replayed.
+      const replay = Object.assign(Readable.from(body.length > 0 ? [body] : []), {
+        headers: req.headers,
+        method: req.method,
+        url: req.url,
+      });
+      dynalite.emit('request', replay, res);
     } catch (error) {
       if (error instanceof EngineStopped) {
         res.destroy();
         return;
       }
-      console.error('[embedded-dynamo] request failed', error);
+      if (!(error instanceof EngineBroken)) console.error('[embedded-dynamo] request failed', error);
       if (!res.headersSent)
         send(res, { status: 500, body: { __type: TYPE.internal, message: error instanceof Error ? error.message : String(error) } });
       else res.destroy();
@@ -531,9 +679,14 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
   const front = http.createServer((req, res) => void handle(req, res));
   let port: number;
   try {
+    // Recovery completes before the front listens: no request sees a torn transaction.
+    journal = options.journalDir === undefined ? undefined : await TransactionJournal.open(options.journalDir);
+    const undone = await journal?.recover(restoreBeforeImage);
+    if (undone) console.error(`[embedded-dynamo] undid ${undone} transaction(s) interrupted by a crash`);
     port = await listen(front, options.port ?? 0);
   } catch (error) {
     await new Promise<void>((resolve) => dynalite.close(() => resolve()));
+    await removeSocket();
     throw error;
   }
 
@@ -552,6 +705,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions = {}): 
         agent.destroy();
         // dynalite's close() also closes LevelDB, flushing every acknowledged write.
         await new Promise<void>((resolve, reject) => dynalite.close((error) => (error ? reject(error) : resolve())));
+        await removeSocket();
       })();
       return stopping;
     },

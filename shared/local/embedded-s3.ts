@@ -12,7 +12,10 @@
  *   verbatim;
  * - objects are written to a temporary file and renamed, and acknowledged only once
  *   flushed (s3rver answers as soon as its hashing stream is done, not the file);
- * - any access key is accepted (s3rver only knows "S3RVER"); signatures are not checked.
+ * - only requests signed (SigV4, header or pre-signed URL) with the data directory's key
+ *   pair get in (sigv4-verifier.ts; s3rver checks no V4 signature and lets unsigned
+ *   requests through), else S3's 403 InvalidAccessKeyId / SignatureDoesNotMatch /
+ *   AccessDenied.
  */
 import { createRequire } from 'node:module';
 import { randomUUID, createHash } from 'node:crypto';
@@ -25,6 +28,7 @@ import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import { KeyedReadWriteLock, ReadWriteLock, type Release } from './embedded-lock';
+import { verifySigV4, type EngineCredentials } from './sigv4-verifier';
 
 const require = createRequire(import.meta.url);
 
@@ -36,6 +40,8 @@ export interface EmbeddedS3 {
 export interface EmbeddedS3Options {
   /** Directory holding the buckets. */
   directory: string;
+  /** The only key pair requests may be signed with. */
+  credentials: EngineCredentials;
   /** Loopback port; 0 or omitted = random. */
   port?: number;
 }
@@ -44,6 +50,7 @@ export interface EmbeddedS3Options {
 interface KoaContext {
   method: string;
   path: string;
+  url: string;
   query: Record<string, string | string[] | undefined>;
   headers: IncomingHttpHeaders;
   req: IncomingMessage | Readable;
@@ -102,12 +109,21 @@ function queryValue(query: KoaContext['query'], name: string): string | undefine
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Lets any access key id in, by registering it with s3rver's dummy account. */
-function admitAccessKey(ctx: KoaContext): void {
-  const credential =
-    /Credential=([^/,\s]+)\//.exec(header(ctx.headers, 'authorization') ?? '')?.[1] ??
-    queryValue(ctx.query, 'X-Amz-Credential')?.split('/')[0];
-  if (credential && !accounts.registry.has(credential)) accounts.DUMMY_ACCOUNT.createKeyPair(credential, credential);
+/** S3's answers to a request that is unsigned or not signed with the data directory's key. */
+function signatureError(problem: string, message: string, accessKeyId: string | undefined): Error {
+  const detail: Record<string, string> = accessKeyId === undefined ? {} : { AWSAccessKeyId: accessKeyId };
+  switch (problem) {
+    case 'unknown-key':
+      return new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', detail);
+    case 'mismatch':
+      return new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.', detail);
+    case 'skewed':
+      return new S3Error('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
+    case 'malformed':
+      return new S3Error('InvalidRequest', message);
+    default: // 'missing', 'expired'
+      return new S3Error('AccessDenied', problem === 'expired' ? 'Request has expired' : 'Access Denied');
+  }
 }
 
 /** Bucket and key of a path-style object URL, or undefined for service/bucket calls. */
@@ -248,14 +264,16 @@ async function writeFileAtomically(target: string, content: Buffer | Readable): 
 }
 
 export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<EmbeddedS3> {
-  await mkdir(options.directory, { recursive: true });
+  await mkdir(options.directory, { recursive: true, mode: 0o700 });
+  // s3rver looks the access key up in its (process-wide) registry after our own check.
+  if (!accounts.registry.has(options.credentials.accessKeyId))
+    accounts.DUMMY_ACCOUNT.createKeyPair(options.credentials.accessKeyId, options.credentials.secretAccessKey);
   const s3rver = new S3rver({
     address: '127.0.0.1',
     port: options.port ?? 0,
     directory: options.directory,
     silent: true,
-    // SigV4 is not verified by s3rver anyway; this also admits SigV2 with any secret.
-    allowMismatchedSignatures: true,
+    allowMismatchedSignatures: false,
     // Path-style only (clients use forcePathStyle), so a Host header never names a bucket.
     vhostBuckets: false,
   });
@@ -297,8 +315,17 @@ export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<Embed
     if (holdUntilSent(ctx, release)) await next();
   };
 
+  // Before s3rver's own middleware; only a CORS preflight goes unsigned, as on S3.
+  const authenticate: Middleware = async (ctx, next) => {
+    if (ctx.method.toUpperCase() !== 'OPTIONS') {
+      const request = ctx.request.req;
+      const verdict = await verifySigV4({ method: ctx.method, url: request.url ?? ctx.url, headers: request.headers }, options.credentials);
+      if (!verdict.ok) throw signatureError(verdict.problem, verdict.message, verdict.accessKeyId);
+    }
+    await next();
+  };
+
   const conditionalWrites: Middleware = async (ctx, next) => {
-    admitAccessKey(ctx);
     const object = objectOf(ctx);
     if (!object) return next();
     const method = ctx.method.toUpperCase();
@@ -336,8 +363,9 @@ export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<Embed
     await next();
   };
 
-  // Koa runs app.middleware in order: tracking first, conditional writes just before the router (last).
-  s3rver.middleware.unshift(track);
+  // Koa runs app.middleware in order: tracking, then authentication, first; conditional
+  // writes just before the router (last).
+  s3rver.middleware.unshift(track, authenticate);
   s3rver.middleware.splice(s3rver.middleware.length - 1, 0, conditionalWrites);
 
   const address = await s3rver.run();

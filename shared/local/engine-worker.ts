@@ -17,10 +17,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { tsImport } from 'tsx/esm/api';
 import type { EmbeddedDynamo, startEmbeddedDynamo } from './embedded-dynamo';
 import type { EmbeddedS3, startEmbeddedS3 } from './embedded-s3';
+import type { EngineCredentials } from './sigv4-verifier';
 
 export interface EngineWorkerData {
+  /** The only key pair both engines accept. */
+  credentials: EngineCredentials;
   /** LevelDB directory; omitted = in memory. */
   dynamoPath?: string;
+  /** Transaction journal directory (with dynamoPath). */
+  dynamoJournalDir?: string;
+  /** Private directory for dynalite's internal socket. */
+  dynamoSocketDir?: string;
   dynamoPort?: number;
   s3Directory: string;
   s3Port?: number;
@@ -75,10 +82,13 @@ async function main(): Promise<void> {
   try {
     const { startDynamo, startS3 } = await loadEngines();
     dynamo = await startDynamo({
+      credentials: data.credentials,
       ...(data.dynamoPath !== undefined ? { path: data.dynamoPath } : {}),
+      ...(data.dynamoJournalDir !== undefined ? { journalDir: data.dynamoJournalDir } : {}),
+      ...(data.dynamoSocketDir !== undefined ? { socketDir: data.dynamoSocketDir } : {}),
       ...(data.dynamoPort !== undefined ? { port: data.dynamoPort } : {}),
     });
-    s3 = await startS3({ directory: data.s3Directory, ...(data.s3Port !== undefined ? { port: data.s3Port } : {}) });
+    s3 = await startS3({ directory: data.s3Directory, credentials: data.credentials, ...(data.s3Port !== undefined ? { port: data.s3Port } : {}) });
   } catch (error) {
     await stopAll([dynamo, s3]).catch(() => undefined);
     reply({ type: 'start-failed', error: serializeError(error) });

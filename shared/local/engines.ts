@@ -3,23 +3,39 @@
  * and finds the ones a running server already holds (LevelDB admits one process per
  * directory, so an admin CLI must reuse them rather than open the data itself).
  *
- * Layout under the data directory: `dynamodb/` (LevelDB), `s3/` (buckets as files),
- * `engines.json` ({ pid, dynamoEndpoint, s3Endpoint }) while the engines run.
+ * Layout under the data directory: `dynamodb/` (LevelDB), `dynamodb-journal/` (the
+ * write-ahead records of transactions in progress, embedded-journal.ts), `s3/` (buckets
+ * as files), `engines.json` ({ pid, dynamoEndpoint, s3Endpoint }) while the engines run,
+ * `credentials.json`: the key pair the engines require (engine-credentials.ts),
+ * `dynalite.sock`: the DynamoDB front's private hop to dynalite. The directory is 0700,
+ * its files 0600.
  *
  * The engines run in this process but on a worker thread (engine-worker.ts), so their
  * request handling (dynalite, LevelDB calls, s3rver) does not queue behind the API's
  * handlers on one event loop: on a multi-core machine both run at once. Clients reach
  * them over loopback HTTP exactly as before; only start and stop cross the thread.
  */
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import {
+  ensureEngineCredentials,
+  preparePrivateDataDir,
+  readEngineCredentials,
+  writePrivateFile,
+  type EngineCredentials,
+} from './engine-credentials';
 import type { EngineWorkerData, EngineWorkerReply, EngineWorkerRequest, SerializedError } from './engine-worker';
 
-export interface EmbeddedEngines {
+/** Where the engines listen and the only key pair they accept. */
+export interface EngineAccess {
   dynamoEndpoint: string;
   s3Endpoint: string;
+  credentials: EngineCredentials;
+}
+
+export interface EmbeddedEngines extends EngineAccess {
   stop(): Promise<void>;
 }
 
@@ -86,13 +102,13 @@ function acceptsConnections(endpoint: string, timeoutMs = 1000): Promise<boolean
   });
 }
 
-/** The endpoints of engines another (or this) process runs on dataDir, if they are up. */
-export async function findRunningEngines(
-  dataDir: string,
-): Promise<{ dynamoEndpoint: string; s3Endpoint: string } | undefined> {
+/** The endpoints (and key pair) of engines another (or this) process runs on dataDir, if they are up. */
+export async function findRunningEngines(dataDir: string): Promise<EngineAccess | undefined> {
   const file = await readEnginesFile(dataDir);
   if (!file || !processAlive(file.pid) || !(await acceptsConnections(file.dynamoEndpoint))) return undefined;
-  return { dynamoEndpoint: file.dynamoEndpoint, s3Endpoint: file.s3Endpoint };
+  const credentials = await readEngineCredentials(dataDir);
+  if (!credentials) return undefined;
+  return { dynamoEndpoint: file.dynamoEndpoint, s3Endpoint: file.s3Endpoint, credentials };
 }
 
 /** Loaded by Node on the worker thread (see engine-worker.ts for how TypeScript is handled there). */
@@ -172,12 +188,15 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
     throw new Error(
       `Embedded engines already run on ${dataDir} (DynamoDB ${running.dynamoEndpoint}); use findRunningEngines() instead`,
     );
-  await mkdir(dataDir, { recursive: true });
+  await preparePrivateDataDir(dataDir);
+  const credentials = await ensureEngineCredentials(dataDir);
   const dynamoDir = path.join(dataDir, 'dynamodb');
-  if (!options.inMemory) await mkdir(dynamoDir, { recursive: true });
+  if (!options.inMemory) await mkdir(dynamoDir, { recursive: true, mode: 0o700 });
 
   const engines = await startEngineThread({
-    ...(options.inMemory ? {} : { dynamoPath: dynamoDir }),
+    credentials,
+    dynamoSocketDir: dataDir,
+    ...(options.inMemory ? {} : { dynamoPath: dynamoDir, dynamoJournalDir: path.join(dataDir, 'dynamodb-journal') }),
     ...(options.dynamoPort !== undefined ? { dynamoPort: options.dynamoPort } : {}),
     s3Directory: path.join(dataDir, 's3'),
     ...(options.s3Port !== undefined ? { s3Port: options.s3Port } : {}),
@@ -185,9 +204,7 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
   try {
     const file: EnginesFile = { pid: process.pid, dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint };
     // Written aside and renamed, so a reader never sees half a file.
-    const temporary = `${enginesFilePath(dataDir)}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`);
-    await rename(temporary, enginesFilePath(dataDir));
+    await writePrivateFile(enginesFilePath(dataDir), `${JSON.stringify(file, null, 2)}\n`);
   } catch (error) {
     await engines.stop().catch(() => undefined);
     throw error;
@@ -197,6 +214,7 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
   return {
     dynamoEndpoint: engines.dynamoEndpoint,
     s3Endpoint: engines.s3Endpoint,
+    credentials,
     stop() {
       stopping ??= (async () => {
         // Remove the pointer first so nobody picks up engines that are going away,

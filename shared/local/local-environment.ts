@@ -1,16 +1,21 @@
 /**
- * Points this process at the embedded engines: the standard AWS SDK endpoint
- * variables plus the resource names. Must run before shared/config is first read.
+ * Points this process at the embedded engines: the standard AWS SDK endpoint and
+ * credential variables (the data directory's key pair, the only one the engines accept)
+ * plus the resource names. Must run before shared/config is first read.
  */
 import { bucketDefinitions, tableDefinition } from '../data/table-definition';
+import type { EngineAccess } from './engines';
 
-export function applyLocalEnvironment(endpoints: { dynamoEndpoint: string; s3Endpoint: string }): void {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoints.dynamoEndpoint;
-  process.env.AWS_ENDPOINT_URL_S3 = endpoints.s3Endpoint;
+export function applyLocalEnvironment(engines: EngineAccess): void {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = engines.dynamoEndpoint;
+  process.env.AWS_ENDPOINT_URL_S3 = engines.s3Endpoint;
   process.env.AWS_REGION ??= 'us-east-1';
-  // The embedded engines accept any credentials; the SDK insists on some.
-  process.env.AWS_ACCESS_KEY_ID ??= 'local';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  // Replaces whatever credentials the shell had: the engines accept no others, and a
+  // session token or profile of a real account must not travel with local requests.
+  process.env.AWS_ACCESS_KEY_ID = engines.credentials.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = engines.credentials.secretAccessKey;
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
   process.env.TABLE_NAME ??= tableDefinition.localTableName;
   process.env.SBOM_BUCKET ??= bucketDefinitions.sbom.localBucketName;
   process.env.DISCLOSURE_BUCKET ??= bucketDefinitions.disclosure.localBucketName;

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync, strToU8 } from 'fflate';
 import { startServerProcess } from '../support/server-process';
+import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { currentRssMb, median, ms, peakRssMb } from './stats';
 
@@ -87,7 +88,8 @@ export async function benchScan(options: { sizes?: number[] } = {}): Promise<str
   const lines: string[] = ['Scan bench (embedded engines, local server in its own process):'];
   try {
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8')) as { pid: number };
-    const engines = JSON.parse(readFileSync(join(dataDir, 'engines.json'), 'utf8')) as { dynamoEndpoint: string; s3Endpoint: string };
+    const engines = await findRunningEngines(dataDir);
+    if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
     applyLocalEnvironment(engines);
     const { importCorpusFiles } = await import('../../shared/corpus/import');
     const zipPath = join(dataDir, 'bench-all.zip');

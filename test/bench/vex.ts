@@ -4,10 +4,11 @@
  * (index entries seeded directly; the list reads only the counter and one
  * range of the sequence index, so both pages cost the same).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServerProcess } from '../support/server-process';
+import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { benchVexGeneration } from './vex-generation';
 import { median, ms } from './stats';
@@ -22,7 +23,9 @@ export async function benchVex(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-vex-'));
   const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR' });
   try {
-    applyLocalEnvironment(JSON.parse(readFileSync(join(dataDir, 'engines.json'), 'utf8')) as { dynamoEndpoint: string; s3Endpoint: string });
+    const engines = await findRunningEngines(dataDir);
+    if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
+    applyLocalEnvironment(engines);
     const { keys } = await import('../../shared/data/keys');
     const { batchWrite } = await import('../../shared/data/table-client');
     const items = [];

@@ -38,7 +38,7 @@ describe('embedded S3', () => {
       endpoint: engines.s3Endpoint,
       region: 'us-east-1',
       forcePathStyle: true,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: engines.credentials,
     });
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
   });

@@ -25,11 +25,11 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactGetCommand, Tra
 import { findRunningEngines, startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
 import { rejection } from '../support/assertions';
 
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const TABLE = 'transactions-test';
 
-function clientFor(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials });
+/** A client signing with the engines' own key pair (the only one they accept). */
+function clientFor(engines: EmbeddedEngines): DynamoDBClient {
+  return new DynamoDBClient({ endpoint: engines.dynamoEndpoint, region: 'us-east-1', credentials: engines.credentials });
 }
 
 async function createTable(client: DynamoDBClient, name: string): Promise<void> {
@@ -62,7 +62,7 @@ describe('embedded DynamoDB transactions', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-tx-'));
     engines = await startEmbeddedEngines({ dataDir, inMemory: true });
-    client = clientFor(engines.dynamoEndpoint);
+    client = clientFor(engines);
     doc = DynamoDBDocumentClient.from(client);
     await createTable(client, TABLE);
   });
@@ -532,7 +532,11 @@ describe('embedded engines lifecycle', () => {
       const file = JSON.parse(await readFile(path.join(dataDir, 'engines.json'), 'utf8')) as Record<string, unknown>;
       expect(file).toEqual({ pid: process.pid, dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint });
       expect(engines.dynamoEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(await findRunningEngines(dataDir)).toEqual({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint });
+      expect(await findRunningEngines(dataDir)).toEqual({
+        dynamoEndpoint: engines.dynamoEndpoint,
+        s3Endpoint: engines.s3Endpoint,
+        credentials: engines.credentials,
+      });
       await expect(startEmbeddedEngines({ dataDir, inMemory: true })).rejects.toThrow(/already run/);
 
       await engines.stop();
@@ -548,7 +552,7 @@ describe('embedded engines lifecycle', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-disk-'));
     try {
       const first = await startEmbeddedEngines({ dataDir });
-      const firstClient = clientFor(first.dynamoEndpoint);
+      const firstClient = clientFor(first);
       await createTable(firstClient, 'durable');
       await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
@@ -567,7 +571,7 @@ describe('embedded engines lifecycle', () => {
       await expect(stat(path.join(dataDir, 'dynamodb'))).resolves.toBeDefined();
 
       const second = await startEmbeddedEngines({ dataDir });
-      const secondClient = clientFor(second.dynamoEndpoint);
+      const secondClient = clientFor(second);
       try {
         const items = await secondClient.send(new ScanCommand({ TableName: 'durable', ConsistentRead: true }));
         expect(items.Count).toBe(40);
