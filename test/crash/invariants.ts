@@ -94,11 +94,13 @@ export function checkInvariants({ teamId, ops, snapshot, expectedFindings }: Che
   const batches = ops.filter((op): op is BatchOp => op.kind === 'batch');
   for (const batch of batches) {
     const applied = batch.vulnerabilityIds.filter((id) => landed(batch.token, id)).length;
+    const holding = batch.vulnerabilityIds.filter((id) => snapshot.dispositions.get(id)?.detail === batch.token).length;
     const total = batch.vulnerabilityIds.length;
     const answer = batch.outcome === 'cut' ? 'cut off by the kill' : `answered ${String(batch.status)}`;
-    if (applied > 0 && applied < total) add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}, ${total} ids): applied to ${applied} of ${total}`);
-    else if (batch.outcome === 'acked' && applied === 0) add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}, ${total} ids): applied to none`);
-    else if (batch.outcome === 'rejected' && applied > 0) add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}, ${total} ids): applied to all ${total} though rejected`);
+    const where = `its write is in the history of ${applied} of ${total} ids, ${holding} still hold its value`;
+    if (applied > 0 && applied < total) add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}): ${where}`);
+    else if (batch.outcome === 'acked' && applied === 0) add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}): ${where}`);
+    else if (batch.outcome === 'rejected' && applied > 0) add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}): ${where}`);
     if (batch.outcome === 'acked') {
       const problems = batch.vulnerabilityIds.map((id) => acknowledgedWrite(id, batch.token)).filter((problem): problem is string => problem !== undefined);
       if (problems.length) add(1, `batch-ack:${batch.token}`, `batch ${batch.token} answered 200 for ${total} ids; ${problems.length} not present: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}`);
@@ -129,6 +131,13 @@ export function checkInvariants({ teamId, ops, snapshot, expectedFindings }: Che
   for (const [dispositionId, audit] of snapshot.audit) {
     if (!dispositionIds.has(dispositionId)) add(2, `audit-only:${dispositionId}:${audit.length}`, `disposition ${short(dispositionId)}: ${audit.length} audit entries (${audit.map((entry) => entry.action).join(', ')}), no disposition`);
   }
+  // Write by write (each write's detail token is unique): its history entry and its audit entry exist together or not at all.
+  const audited = new Set<string>();
+  for (const entries of snapshot.audit.values()) for (const entry of entries) if (typeof entry.detailTo === 'string' && entry.action !== 'rollback') audited.add(`${entry.vulnerabilityId} ${entry.detailTo}`);
+  const historied = new Set<string>();
+  for (const [vulnerabilityId, history] of snapshot.history) for (const change of history) if (typeof change.detailTo === 'string') historied.add(`${vulnerabilityId} ${change.detailTo}`);
+  for (const pair of historied) if (!audited.has(pair)) add(2, `unaudited:${pair}`, `write ${pair.split(' ')[1]!} on vuln ${short(pair)}: in the history, no audit entry`);
+  for (const pair of audited) if (!historied.has(pair)) add(2, `unhistoried:${pair}`, `write ${pair.split(' ')[1]!} on vuln ${short(pair)}: audited, not in the history`);
 
   // 4. No orphan: every SBOM file belongs to an SBOM item, every SBOM item has its files.
   const pattern = new RegExp(`^teams/${teamId}/products/[^/]+/releases/[^/]+/sboms/([0-9a-f-]{36})(\\.components\\.json\\.gz)?$`);

@@ -27,8 +27,11 @@ const BUDGET_MS = 60_000;
 const MIN_CYCLES = 3;
 /** Hard stop: the run fails rather than hold CI. */
 const HARD_LIMIT_MS = 150_000;
-/** Kill between these many ms after the cycle's first acknowledged request. */
-const KILL_WINDOW_MS = [300, 3300] as const;
+/** Kill once this many requests of the cycle were acknowledged (inclusive range), then after up to KILL_DELAY_MS more. */
+const KILL_AFTER_ACKS = [2, 30] as const;
+const KILL_DELAY_MS = 1500;
+/** The kill comes by then whatever the count. */
+const CYCLE_LIMIT_MS = 8_000;
 /** After a restart, recovery (batch roll-forward, resumed scans, sweeps) gets this long before a violation counts. */
 const SETTLE_MS = 8_000;
 const START_TIMEOUT_MS = 60_000;
@@ -188,16 +191,18 @@ async function main(): Promise<number> {
     }
     journal.cycle = cycle;
     const first = journal.ops.length;
-    const killAfter = KILL_WINDOW_MS[0] + rng.int(KILL_WINDOW_MS[1] - KILL_WINDOW_MS[0]);
+    // The kill comes after a random number of acknowledged requests plus a random delay: counted in
+    // answers rather than seconds, it lands in the same stretch of work on an idle or a loaded machine.
+    const killAfterAcks = KILL_AFTER_ACKS[0] + rng.int(KILL_AFTER_ACKS[1] - KILL_AFTER_ACKS[0] + 1);
+    const killDelay = rng.int(KILL_DELAY_MS);
     await warmUp(state, setupSboms[0]!);
     let stopped = false;
     const clientsBegin = Date.now();
     const clients = runClients(journal, state, rng, () => stopped);
-    // Timed from the first acknowledgement, so a slow (loaded) server still gets work done before each kill.
-    const waitLimit = Date.now() + 20_000;
-    while (!journal.ops.slice(first).some((op) => op.outcome === 'acked') && Date.now() < waitLimit) await sleep(20);
-    const firstAckMs = Date.now() - clientsBegin;
-    await sleep(killAfter);
+    const acked = () => journal.ops.slice(first).filter((op) => op.outcome === 'acked').length;
+    while (acked() < killAfterAcks && Date.now() - clientsBegin < CYCLE_LIMIT_MS) await sleep(10);
+    await sleep(killDelay);
+    const workMs = Date.now() - clientsBegin;
     stopped = true;
     const inFlight = journal.pending();
     const killedAt = Date.now();
@@ -207,7 +212,7 @@ async function main(): Promise<number> {
     const ops = journal.ops.slice(first).filter((op) => op.startedAt < killedAt);
     const count = (outcome: Op['outcome']) => ops.filter((op) => op.outcome === outcome).length;
     print();
-    print(`cycle ${cycle}: SIGKILL ${seconds(killAfter)} after the first answer (${seconds(firstAckMs)}); ${ops.length} requests: ${count('acked')} acked, ${count('rejected')} rejected (4xx), ${count('indeterminate')} 5xx, ${count('cut')} cut off`);
+    print(`cycle ${cycle}: SIGKILL after ${killAfterAcks} acknowledgements + ${killDelay} ms (${seconds(workMs)} of work); ${ops.length} requests: ${count('acked')} acked, ${count('rejected')} rejected (4xx), ${count('indeterminate')} 5xx, ${count('cut')} cut off`);
     print(`  in flight at the kill: ${inFlight.length ? inFlight.map(describeOp).join(', ') : 'nothing'}`);
 
     const restartBegin = Date.now();

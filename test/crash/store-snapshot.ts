@@ -43,6 +43,8 @@ export interface StoredChange {
 
 export interface StoredAudit {
   action: string;
+  /** From the entry's changes (create, update) or its entity name (the batch rollback names the vulnerability there). */
+  vulnerabilityId: string;
   timestamp: string;
   detailTo: string | null | undefined;
 }
@@ -179,11 +181,15 @@ export class StoreReader {
           break;
       }
     }
-    for (const row of await this.query(keys.auditPartition(teamId).pk, undefined, ['entityType', 'entityId', 'action', 'timestamp', 'changes'])) {
+    for (const row of await this.query(keys.auditPartition(teamId).pk, undefined, ['entityType', 'entityId', 'entityName', 'action', 'timestamp', 'changes'])) {
       if (row.entityType !== 'disposition') continue;
-      const changes = (row.changes ?? {}) as Record<string, { to?: unknown }>;
+      const changes = (row.changes ?? {}) as Record<string, unknown>;
+      const detail = changes.detail as { to?: unknown } | undefined;
       const list = snapshot.audit.get(String(row.entityId)) ?? [];
-      list.push({ action: String(row.action), timestamp: String(row.timestamp), detailTo: changes.detail?.to as string | null | undefined });
+      list.push({
+        action: String(row.action), timestamp: String(row.timestamp), detailTo: detail?.to as string | null | undefined,
+        vulnerabilityId: typeof changes.vulnerabilityId === 'string' ? changes.vulnerabilityId : String(row.entityName),
+      });
       snapshot.audit.set(String(row.entityId), list);
     }
     let token: string | undefined;
