@@ -134,9 +134,9 @@ export async function runClients(journal: Journal, state: WorkloadState, rng: Rn
   const singleWriter = async (client: string) => {
     let n = 0;
     while (!stopped()) {
-      // Half the time contend with a batch in flight: a write it must neither undo nor be torn by.
+      // Now and then contend with a batch in flight: a write it must neither undo nor be torn by.
       const running = journal.pending().filter((op): op is BatchOp => op.kind === 'batch');
-      const vulnerabilityId = running.length && rng.chance(0.5) ? rng.pick(rng.pick(running).vulnerabilityIds) : rng.pick(state.pool);
+      const vulnerabilityId = running.length && rng.chance(0.3) ? rng.pick(rng.pick(running).vulnerabilityIds) : rng.pick(state.pool);
       const token = tokenFor(journal.cycle, client, ++n);
       const values = dispositionValues(rng, token);
       const known = state.dispositionIds.get(vulnerabilityId);
