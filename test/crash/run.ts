@@ -22,6 +22,12 @@ import { FIXTURES, fixtureContent, Journal, runClients, type Op, type ProductOp,
 
 const SEED = process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) : Math.floor(Math.random() * 2 ** 31);
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 5);
+/**
+ * Control run, to check the checker: SIGTERM (graceful stop) instead of SIGKILL, and no two
+ * clients write the same disposition at once. Every invariant must then hold even on code
+ * with crash defects; a violation here is a fault of the harness or a non-crash defect.
+ */
+const CONTROL = process.env.CRASH_CONTROL === '1';
 /** No new cycle starts after this much time; a passing run takes ~40 s on 2 loaded cores. */
 const BUDGET_MS = 60_000;
 const MIN_CYCLES = 3;
@@ -31,7 +37,7 @@ const HARD_LIMIT_MS = 150_000;
 const KILL_AFTER_ACKS = [2, 30] as const;
 const KILL_DELAY_MS = 1500;
 /** The kill comes by then whatever the count. */
-const CYCLE_LIMIT_MS = 8_000;
+const CYCLE_LIMIT_MS = 6_000;
 /** After a restart, recovery (batch roll-forward, resumed scans, sweeps) gets this long before a violation counts. */
 const SETTLE_MS = 8_000;
 const START_TIMEOUT_MS = 60_000;
@@ -157,14 +163,15 @@ async function settle(reader: StoreReader, teamId: string, expectedFindings: Map
     const snapshot = await reader.snapshot(teamId);
     learnExpectedFindings(snapshot, expectedFindings);
     const result = checkInvariants({ teamId, ops: journal.ops, snapshot, expectedFindings });
-    // The client's view of each acknowledged upload, through the API: scanned, with its findings.
-    for (const op of journal.ops) {
-      if (op.kind !== 'upload' || !op.sbomId || result.violations.some((violation) => violation.key === `scan:${op.sbomId}` || violation.key === `sbom:${op.sbomId}`)) continue;
-      const sbom = await api(state.baseUrl, state.apiKey, `/api/sboms/${op.sbomId}`);
+    // The client's view of each acknowledged upload, through the API: scanned.
+    const uploads = journal.ops.filter((op): op is UploadOp => op.kind === 'upload' && op.sbomId !== undefined
+      && !result.violations.some((violation) => violation.key === `scan:${op.sbomId}` || violation.key === `sbom:${op.sbomId}`));
+    await Promise.all(uploads.map(async (op) => {
+      const sbom = await api(state.baseUrl, state.apiKey, `/api/sboms/${op.sbomId!}`);
       if (sbom.status !== 200 || sbom.data?.scan?.status !== 'completed') {
-        result.violations.push({ invariant: 5, key: `api-scan:${op.sbomId}`, message: `GET /api/sboms/${op.sbomId.slice(0, 8)} → ${sbom.status}, scan ${String(sbom.data?.scan?.status)}` });
+        result.violations.push({ invariant: 5, key: `api-scan:${op.sbomId!}`, message: `GET /api/sboms/${op.sbomId!.slice(0, 8)} → ${sbom.status}, scan ${String(sbom.data?.scan?.status)}` });
       }
-    }
+    }));
     if (result.violations.length === 0) return { result, settledMs: Date.now() - begin };
     if (Date.now() - begin > SETTLE_MS) return { result, settledMs: undefined };
     await sleep(500);
@@ -172,7 +179,7 @@ async function settle(reader: StoreReader, teamId: string, expectedFindings: Map
 }
 
 async function main(): Promise<number> {
-  print(`crash test: seed ${SEED} (repeat with CRASH_SEED=${SEED}), up to ${CYCLES} cycles, data in ${base}`);
+  print(`crash test${CONTROL ? ' (control run: graceful stops, no contending writes)' : ''}: seed ${SEED} (repeat with CRASH_SEED=${SEED}), up to ${CYCLES} cycles, data in ${base}`);
   let current = await start();
   const { teamId, apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { teamId: string; apiKey: string };
   const state: WorkloadState = { baseUrl: current.baseUrl, apiKey, releases: [], pool: [], dispositionIds: new Map() };
@@ -198,7 +205,7 @@ async function main(): Promise<number> {
     await warmUp(state, setupSboms[0]!);
     let stopped = false;
     const clientsBegin = Date.now();
-    const clients = runClients(journal, state, rng, () => stopped);
+    const clients = runClients(journal, state, rng, () => stopped, CONTROL);
     const acked = () => journal.ops.slice(first).filter((op) => op.outcome === 'acked').length;
     while (acked() < killAfterAcks && Date.now() - clientsBegin < CYCLE_LIMIT_MS) await sleep(10);
     await sleep(killDelay);
@@ -206,13 +213,20 @@ async function main(): Promise<number> {
     stopped = true;
     const inFlight = journal.pending();
     const killedAt = Date.now();
-    await current.kill();
+    await (CONTROL ? current.stop() : current.kill());
     await clients;
     // A client may send one more request between the kill and noticing `stopped`; it never reached the server.
     const ops = journal.ops.slice(first).filter((op) => op.startedAt < killedAt);
     const count = (outcome: Op['outcome']) => ops.filter((op) => op.outcome === outcome).length;
     print();
-    print(`cycle ${cycle}: SIGKILL after ${killAfterAcks} acknowledgements + ${killDelay} ms (${seconds(workMs)} of work); ${ops.length} requests: ${count('acked')} acked, ${count('rejected')} rejected (4xx), ${count('indeterminate')} 5xx, ${count('cut')} cut off`);
+    print(`cycle ${cycle}: ${CONTROL ? 'SIGTERM' : 'SIGKILL'} after ${killAfterAcks} acknowledgements + ${killDelay} ms (${seconds(workMs)} of work); ${ops.length} requests: ${count('acked')} acked, ${count('rejected')} rejected (4xx), ${count('indeterminate')} 5xx, ${count('cut')} cut off`);
+    const reasons = new Map<string, number>();
+    for (const op of ops.filter((entry) => entry.outcome === 'rejected' || entry.outcome === 'indeterminate')) {
+      const code = /"code":"([^"]+)"/.exec(op.answer ?? '')?.[1] ?? '';
+      const reason = `${op.kind} ${String(op.status)}${code ? ` ${code}` : ''}`;
+      reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    }
+    if (reasons.size) print(`  answers other than 2xx: ${[...reasons].map(([reason, times]) => `${reason} ×${times}`).join(', ')}`);
     print(`  in flight at the kill: ${inFlight.length ? inFlight.map(describeOp).join(', ') : 'nothing'}`);
 
     const restartBegin = Date.now();
@@ -256,7 +270,7 @@ async function main(): Promise<number> {
   print();
   const elapsed = Date.now() - started;
   if (failedIn.size === 0 && cycles >= MIN_CYCLES) {
-    print(`crash test passed: ${cycles} kills, ${journal.ops.length} requests, every invariant held after each restart (${seconds(elapsed)}, seed ${SEED})`);
+    print(`crash test passed: ${cycles} ${CONTROL ? 'stops' : 'kills'}, ${journal.ops.length} requests, every invariant held after each restart (${seconds(elapsed)}, seed ${SEED})`);
     rmSync(base, { recursive: true, force: true });
     return 0;
   }

@@ -106,9 +106,15 @@ export interface WorkloadState {
   dispositionIds: Map<string, string>;
 }
 
-/** Runs the clients until `stopped()` turns true; each client sends one request at a time. */
-export async function runClients(journal: Journal, state: WorkloadState, rng: Rng, stopped: () => boolean): Promise<void> {
+/**
+ * Runs the clients until `stopped()` turns true; each client sends one request at a time.
+ * `disjoint`: single writers and each batch writer use separate thirds of the pool (the control run, where no write contends).
+ */
+export async function runClients(journal: Journal, state: WorkloadState, rng: Rng, stopped: () => boolean, disjoint = false): Promise<void> {
   const { baseUrl, apiKey } = state;
+  const third = Math.floor(state.pool.length / 3);
+  const singlePool = disjoint ? state.pool.slice(0, third) : state.pool;
+  const batchPools = disjoint ? [state.pool.slice(third, 2 * third), state.pool.slice(2 * third)] : [state.pool, state.pool];
   const slug = () => `crash-${Array.from({ length: 12 }, () => String.fromCharCode(97 + rng.int(26))).join('')}`;
 
   const uploader = async (client: string) => {
@@ -135,8 +141,8 @@ export async function runClients(journal: Journal, state: WorkloadState, rng: Rn
     let n = 0;
     while (!stopped()) {
       // Now and then contend with a batch in flight: a write it must neither undo nor be torn by.
-      const running = journal.pending().filter((op): op is BatchOp => op.kind === 'batch');
-      const vulnerabilityId = running.length && rng.chance(0.3) ? rng.pick(rng.pick(running).vulnerabilityIds) : rng.pick(state.pool);
+      const running = disjoint ? [] : journal.pending().filter((op): op is BatchOp => op.kind === 'batch');
+      const vulnerabilityId = running.length && rng.chance(0.3) ? rng.pick(rng.pick(running).vulnerabilityIds) : rng.pick(singlePool);
       const token = tokenFor(journal.cycle, client, ++n);
       const values = dispositionValues(rng, token);
       const known = state.dispositionIds.get(vulnerabilityId);
@@ -151,16 +157,16 @@ export async function runClients(journal: Journal, state: WorkloadState, rng: Rn
     }
   };
 
-  const batchWriter = async (client: string) => {
+  const batchWriter = async (client: string, batchPool: string[]) => {
     let n = 0;
     while (!stopped()) {
       // Mostly 20..150 ids (several chunks, often finished between kills), sometimes 300..500.
-      const size = Math.min(state.pool.length, rng.chance(0.2) ? 300 + rng.int(201) : 20 + rng.int(131));
-      const vulnerabilityIds = rng.sample(state.pool, size);
+      const size = Math.min(batchPool.length, rng.chance(0.2) ? 300 + rng.int(201) : 20 + rng.int(131));
+      const vulnerabilityIds = rng.sample(batchPool, size);
       const token = tokenFor(journal.cycle, client, ++n);
       await journal.send<BatchOp>({ kind: 'batch', client, vulnerabilityIds, token }, baseUrl, apiKey, 'POST', '/api/dispositions/batch', { vulnerabilityIds, ...dispositionValues(rng, token) });
     }
   };
 
-  await Promise.all([uploader('up1'), uploader('up2'), singleWriter('one1'), singleWriter('one2'), batchWriter('batch1'), batchWriter('batch2')]);
+  await Promise.all([uploader('up1'), uploader('up2'), singleWriter('one1'), singleWriter('one2'), batchWriter('batch1', batchPools[0]!), batchWriter('batch2', batchPools[1]!)]);
 }
