@@ -11,7 +11,7 @@
  * Concurrency makes a replay similar, not identical: the seed fixes what each client
  * asks for and when the kill comes, not how the server interleaves the requests.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INVARIANTS, checkInvariants, type CheckResult, type InvariantId, type Violation } from './invariants';
@@ -258,6 +258,7 @@ async function main(): Promise<number> {
         for (const violation of fresh.slice(0, 6)) print(`         ${violation.message}`);
         if (fresh.length > 6) print(`         … and ${fresh.length - 6} more`);
         fresh.forEach((violation: Violation) => reported.add(violation.key));
+        appendFileSync(join(base, 'violations.txt'), fresh.map((violation) => `cycle ${cycle} invariant ${id}: ${violation.message}\n`).join(''));
       }
       await growPool(state, reader, teamId, pooled);
     } finally {
@@ -274,9 +275,10 @@ async function main(): Promise<number> {
     rmSync(base, { recursive: true, force: true });
     return 0;
   }
+  writeFileSync(join(base, 'journal.json'), JSON.stringify(journal.ops, null, 1));
   if (cycles < MIN_CYCLES) print(`crash test FAILED: only ${cycles} of at least ${MIN_CYCLES} cycles ran`);
   for (const [id, list] of [...failedIn].sort(([a], [b]) => a - b)) print(`crash test FAILED: invariant ${id} (${INVARIANTS[id]}) broken after kill${list.length > 1 ? 's' : ''} ${list.join(', ')}`);
-  print(`seed ${SEED}, ${seconds(elapsed)}; data and server logs kept in ${base}`);
+  print(`seed ${SEED}, ${seconds(elapsed)}; data, server logs, every violation (violations.txt) and the request journal (journal.json) kept in ${base}`);
   return 1;
 }
 
