@@ -31,7 +31,7 @@ export interface CheckInput {
 
 export interface CheckResult {
   violations: Violation[];
-  checked: { dispositions: number; writes: number; batches: number; sboms: number; objects: number };
+  checked: { dispositions: number; writes: number; batches: number; sboms: number; objects: number; vex?: number };
 }
 
 const short = (id: string) => id.slice(0, 8);

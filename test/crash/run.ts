@@ -18,7 +18,7 @@ import { INVARIANTS, checkInvariants, type CheckResult, type InvariantId, type V
 import { Rng } from './rng';
 import { startCrashServer, type CrashServer } from './server';
 import { StoreReader, type Snapshot } from './store-snapshot';
-import { FIXTURES, fixtureContent, Journal, runClients, type Op, type ProductOp, type ReleaseOp, type UploadOp, type WorkloadState } from './workload';
+import { FIXTURES, fixtureContent, Journal, runClients, type Op, type ProductOp, type ReleaseOp, type UploadOp, type VexOp, type WorkloadState, VEX_STEPS } from './workload';
 
 const SEED = process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) : Math.floor(Math.random() * 2 ** 31);
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 5);
@@ -32,7 +32,7 @@ const CONTROL = process.env.CRASH_CONTROL === '1';
 const BUDGET_MS = 60_000;
 const MIN_CYCLES = 3;
 /** Hard stop: the run fails rather than hold CI. */
-const HARD_LIMIT_MS = 150_000;
+const HARD_LIMIT_MS = 300_000;
 /** Kill once this many requests of the cycle were acknowledged (inclusive range), then after up to KILL_DELAY_MS more. */
 const KILL_AFTER_ACKS = [2, 30] as const;
 const KILL_DELAY_MS = 1500;
@@ -83,6 +83,8 @@ function describeOp(op: Op): string {
       return `${op.kind} ${op.token}`;
     case 'upload':
       return `upload ${op.client}#${op.seq} (${op.fixture.replace(/\.json$/, '')})`;
+    case 'vex':
+      return `vex ${op.step} ${op.client}#${op.seq}`;
     default:
       return `${op.kind} ${op.client}#${op.seq}`;
   }
@@ -172,6 +174,26 @@ async function settle(reader: StoreReader, teamId: string, expectedFindings: Map
         result.violations.push({ invariant: 5, key: `api-scan:${op.sbomId!}`, message: `GET /api/sboms/${op.sbomId!.slice(0, 8)} → ${sbom.status}, scan ${String(sbom.data?.scan?.status)}` });
       }
     }));
+    // Each acknowledged VEX step is still in effect: the document exists at that step or later; a publication verifies.
+    const vexSteps = journal.ops.filter((op): op is VexOp => op.kind === 'vex' && op.outcome === 'acked' && op.vexId !== undefined);
+    const latest = new Map<string, VexOp>();
+    for (const op of vexSteps) if (VEX_STEPS.indexOf(op.step) >= VEX_STEPS.indexOf(latest.get(op.vexId!)?.step ?? 'create')) latest.set(op.vexId!, op);
+    await Promise.all([...latest.values()].map(async (op) => {
+      const document = await api(state.baseUrl, state.apiKey, `/api/vex/${op.vexId!}`);
+      const status = String(document.data?.workflow_status);
+      const reached = ['draft', 'submitted', 'approved', 'published'].indexOf(status);
+      if (document.status !== 200 || reached < VEX_STEPS.indexOf(op.step)) {
+        result.violations.push({ invariant: 1, key: `vex:${op.vexId!}:${op.step}:${status}`, message: `VEX ${op.vexId!.slice(0, 8)}: ${op.step} answered ${String(op.status)}, GET /api/vex/{id} → ${document.status}, status ${status}` });
+      }
+      if (op.step === 'publish' && op.slug) {
+        const verify = await fetch(`${state.baseUrl}/api/disclosures/${op.slug}/verify`, { signal: AbortSignal.timeout(30_000) });
+        const body = (await verify.json()) as { content_hash_valid?: unknown; signature_valid?: unknown };
+        if (verify.status !== 200 || body.content_hash_valid !== true || body.signature_valid !== true) {
+          result.violations.push({ invariant: 1, key: `disclosure:${op.slug}`, message: `disclosure ${op.slug} (publish answered 200): verify → ${verify.status} ${JSON.stringify(body).slice(0, 120)}` });
+        }
+      }
+    }));
+    result.checked.vex = latest.size;
     if (result.violations.length === 0) return { result, settledMs: Date.now() - begin };
     if (Date.now() - begin > SETTLE_MS) return { result, settledMs: undefined };
     await sleep(500);
@@ -210,6 +232,7 @@ async function main(): Promise<number> {
     while (acked() < killAfterAcks && Date.now() - clientsBegin < CYCLE_LIMIT_MS) await sleep(10);
     await sleep(killDelay);
     const workMs = Date.now() - clientsBegin;
+    const ackedAtKill = acked();
     stopped = true;
     const inFlight = journal.pending();
     const killedAt = Date.now();
@@ -219,7 +242,7 @@ async function main(): Promise<number> {
     const ops = journal.ops.slice(first).filter((op) => op.startedAt < killedAt);
     const count = (outcome: Op['outcome']) => ops.filter((op) => op.outcome === outcome).length;
     print();
-    print(`cycle ${cycle}: ${CONTROL ? 'SIGTERM' : 'SIGKILL'} after ${killAfterAcks} acknowledgements + ${killDelay} ms (${seconds(workMs)} of work); ${ops.length} requests: ${count('acked')} acked, ${count('rejected')} rejected (4xx), ${count('indeterminate')} 5xx, ${count('cut')} cut off`);
+    print(`cycle ${cycle}: ${CONTROL ? 'SIGTERM' : 'SIGKILL'} ${seconds(workMs)} into the workload (${ackedAtKill} answers acknowledged, target ${killAfterAcks}, + ${killDelay} ms); ${ops.length} requests: ${count('acked')} acked, ${count('rejected')} rejected (4xx), ${count('indeterminate')} 5xx, ${count('cut')} cut off`);
     const reasons = new Map<string, number>();
     for (const op of ops.filter((entry) => entry.outcome === 'rejected' || entry.outcome === 'indeterminate')) {
       const code = /"code":"([^"]+)"/.exec(op.answer ?? '')?.[1] ?? '';
@@ -245,7 +268,7 @@ async function main(): Promise<number> {
     try {
       const { result, settledMs } = await settle(reader, teamId, expectedFindings, state);
       const { checked } = result;
-      print(`  restarted, ready in ${seconds(readyMs)}; checked ${checked.dispositions} dispositions, ${checked.writes} single writes, ${checked.batches} batches, ${checked.sboms} SBOMs, ${checked.objects} objects; ${settledMs === undefined ? `violations remain after ${seconds(SETTLE_MS)}` : `all held after ${seconds(settledMs)}`}`);
+      print(`  restarted, ready in ${seconds(readyMs)}; checked ${checked.dispositions} dispositions, ${checked.writes} single writes, ${checked.batches} batches, ${checked.sboms} SBOMs, ${checked.objects} objects, ${checked.vex ?? 0} VEX documents; ${settledMs === undefined ? `violations remain after ${seconds(SETTLE_MS)}` : `all held after ${seconds(settledMs)}`}`);
       for (const id of Object.keys(INVARIANTS).map(Number) as InvariantId[]) {
         const found = result.violations.filter((violation) => violation.invariant === id);
         if (found.length === 0) {

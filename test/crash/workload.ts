@@ -27,7 +27,11 @@ export interface UploadOp extends OpBase { kind: 'upload'; releaseId: string; fi
 /** POST /api/dispositions (upsert) or PUT /api/dispositions/{id} (update). */
 export interface SingleOp extends OpBase { kind: 'upsert' | 'update'; vulnerabilityId: string; token: string; dispositionId?: string; updatedAt?: string }
 export interface BatchOp extends OpBase { kind: 'batch'; vulnerabilityIds: string[]; token: string }
-export type Op = ProductOp | ReleaseOp | UploadOp | SingleOp | BatchOp;
+/** One step of the VEX workflow on a release of its own (submit locks the release, so it stays out of the disposition writers' way). */
+export interface VexOp extends OpBase { kind: 'vex'; step: VexStep; releaseId: string; vexId?: string; slug?: string }
+export const VEX_STEPS = ['create', 'submit', 'approve', 'publish'] as const;
+export type VexStep = (typeof VEX_STEPS)[number];
+export type Op = ProductOp | ReleaseOp | UploadOp | SingleOp | BatchOp | VexOp;
 
 /** Fixtures the uploaders pick from: real SBOMs that match the bundled sample corpus. */
 export const FIXTURES = [
@@ -168,5 +172,28 @@ export async function runClients(journal: Journal, state: WorkloadState, rng: Rn
     }
   };
 
-  await Promise.all([uploader('up1'), uploader('up2'), singleWriter('one1'), singleWriter('one2'), batchWriter('batch1', batchPools[0]!), batchWriter('batch2', batchPools[1]!)]);
+  const vexWriter = async (client: string) => {
+    while (!stopped()) {
+      const product = await journal.send<ProductOp>({ kind: 'product', client }, baseUrl, apiKey, 'POST', '/api/products', { name: `Crash ${client}`, slug: slug() });
+      if (product.op.outcome !== 'acked' || !product.data || stopped()) continue;
+      product.op.productId = String(product.data.id);
+      const release = await journal.send<ReleaseOp>({ kind: 'release', client, productId: product.op.productId }, baseUrl, apiKey, 'POST', `/api/products/${product.op.productId}/releases`, { version: '1.0.0' });
+      if (release.op.outcome !== 'acked' || !release.data || stopped()) continue;
+      const releaseId = String(release.data.id);
+      release.op.releaseId = releaseId;
+      // No SBOM: a release without findings can still be published as CycloneDX VEX ("nothing known").
+      const created = await journal.send<VexOp>({ kind: 'vex', step: 'create', client, releaseId }, baseUrl, apiKey, 'POST', `/api/releases/${releaseId}/vex`, { format: 'cyclonedx_vex' });
+      if (created.op.outcome !== 'acked' || !created.data) continue;
+      const vexId = String(created.data.id);
+      created.op.vexId = vexId;
+      for (const step of VEX_STEPS.slice(1)) {
+        if (stopped()) return;
+        const { op, data } = await journal.send<VexOp>({ kind: 'vex', step, client, releaseId, vexId }, baseUrl, apiKey, 'POST', `/api/vex/${vexId}/${step}`, {});
+        if (op.outcome !== 'acked') break;
+        if (step === 'publish') op.slug = String((data?.disclosure as { public_slug?: string } | undefined)?.public_slug);
+      }
+    }
+  };
+
+  await Promise.all([vexWriter('vex1'), uploader('up1'), uploader('up2'), singleWriter('one1'), singleWriter('one2'), batchWriter('batch1', batchPools[0]!), batchWriter('batch2', batchPools[1]!)]);
 }
