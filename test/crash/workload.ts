@@ -144,9 +144,11 @@ export async function runClients(journal: Journal, state: WorkloadState, rng: Rn
   const singleWriter = async (client: string) => {
     let n = 0;
     while (!stopped()) {
-      // Now and then contend with a batch in flight: a write it must neither undo nor be torn by.
+      // Now and then contend with a batch in flight, at its first ids (written early: a failing batch
+      // must not undo this write) or its last ones (written late: this write may make it fail).
       const running = disjoint ? [] : journal.pending().filter((op): op is BatchOp => op.kind === 'batch');
-      const vulnerabilityId = running.length && rng.chance(0.3) ? rng.pick(rng.pick(running).vulnerabilityIds) : rng.pick(singlePool);
+      const contended = running.length && rng.chance(0.3) ? rng.pick(running).vulnerabilityIds : undefined;
+      const vulnerabilityId = contended ? rng.pick(rng.chance(0.5) ? contended.slice(0, 20) : contended.slice(-20)) : rng.pick(singlePool);
       const token = tokenFor(journal.cycle, client, ++n);
       const values = dispositionValues(rng, token);
       const known = state.dispositionIds.get(vulnerabilityId);
