@@ -28,7 +28,7 @@ const CYCLES = Number(process.env.CRASH_CYCLES ?? 5);
  * with crash defects; a violation here is a fault of the harness or a non-crash defect.
  */
 const CONTROL = process.env.CRASH_CONTROL === '1';
-/** No new cycle starts after this much time; a passing run takes ~40 s on 2 loaded cores. */
+/** No new cycle starts after this much time; a passing run takes ~40 s on two free cores. */
 const BUDGET_MS = 60_000;
 const MIN_CYCLES = 3;
 /** Hard stop: the run fails rather than hold CI. */
@@ -258,7 +258,7 @@ async function main(): Promise<number> {
       current = await start();
       readyMs = Date.now() - restartBegin;
     } catch (error) {
-      print(`  FAIL the server did not restart: ${(error as Error).message}`);
+      print(`  FAIL 1 ${INVARIANTS[1]}: the server did not restart: ${(error as Error).message}`);
       failedIn.set(1, [...(failedIn.get(1) ?? []), cycle]);
       cycles = cycle;
       break;
