@@ -31,6 +31,8 @@ export interface AwsCallRecord {
   resource: string;
   /** DynamoDB only: the partition key up to and including its first `#` (the whole key when it has none). */
   leadingKey?: string;
+  /** S3 listings only: the listed prefix as a layout (what an `s3:prefix` condition sees). */
+  prefix?: string;
 }
 
 type Permission = Omit<AwsCallRecord, 'function' | 'command'>;
@@ -78,7 +80,7 @@ let objectKeyShapes: ObjectKeyShape[] | undefined;
  */
 function shapes(): ObjectKeyShape[] {
   objectKeyShapes ??= Object.entries(keys)
-    .filter(([name]) => name.endsWith('Object'))
+    .filter(([name]) => name.endsWith('Object') || name.endsWith('ObjectsPrefix'))
     .map(([, build]) => {
       const built = (build as (...args: string[]) => string)(...Array.from({ length: build.length }, () => PLACEHOLDER));
       const parts = built.split(PLACEHOLDER);
@@ -195,7 +197,7 @@ function s3Permissions(operation: string, input: Input): Touch[] {
     case 'ListObjects':
     case 'HeadBucket':
       // The listed prefix is what an s3:prefix condition (and the tenant guard) sees.
-      return [{ action: 's3:ListBucket', resource: bucketArn(input.Bucket), ...(typeof input.Prefix === 'string' ? { objectKey: input.Prefix } : {}) }];
+      return [{ action: 's3:ListBucket', resource: bucketArn(input.Bucket), ...(typeof input.Prefix === 'string' ? { prefix: objectKeyShape(input.Prefix), objectKey: input.Prefix } : {}) }];
     default:
       return [{ action: `s3:${operation}`, resource: typeof input.Key === 'string' ? objectArn(input.Bucket, input.Key) : bucketArn(input.Bucket), ...objectKey }];
   }

@@ -101,7 +101,13 @@ export const keys = {
    * Everything one team owns: partition `TEAM#<t>` and every `TEAM#<t>#…`, objects under these
    * prefixes. The tenant guard (shared/tenant-guard.ts) and the tenant roles' policies (lib/) use it.
    */
-  teamScope: (teamId: string) => ({ partition: teamPk(teamId), objectPrefixes: [`teams/${teamId}/`, `uploads/${teamId}/`] }),
+  teamScope: (teamId: string) => ({
+    partition: teamPk(teamId),
+    /** Product files (SBOMs, inventories, VEX content) and pre-signed upload sessions. */
+    filesPrefix: `teams/${teamId}/`,
+    uploadsPrefix: `uploads/${teamId}/`,
+    objectPrefixes: [`teams/${teamId}/`, `uploads/${teamId}/`],
+  }),
   /** What marks a partition key or object key as some team's (each is followed by the team id). */
   teamOwned: () => ({ partitionPrefix: teamPk(''), objectPrefixes: ['teams/', 'uploads/'] }),
 } as const;
