@@ -26,8 +26,16 @@ import { guardTeamKeys } from './tenant-guard';
 /** The session tag the tenant roles' policies read as `${aws:PrincipalTag/teamId}`. */
 export const TEAM_SESSION_TAG = 'teamId';
 
-/** STS's default session length; the SDK refreshes 5 minutes before the end. */
+/** STS's default session length; the SDK refreshes 5 minutes before the end it is told. */
 const TENANT_SESSION_SECONDS = 3600;
+
+/**
+ * The longest lifetime of a pre-signed URL the functions hand out (the SBOM
+ * upload). A URL stops working when the credentials that signed it expire, so
+ * tenant credentials are reported to the SDK as expiring this much early: any
+ * URL signed with them outlives its own expiry.
+ */
+export const PRESIGNED_URL_MAX_SECONDS = 15 * 60;
 
 interface TemporaryCredentials {
   accessKeyId: string;
@@ -89,7 +97,8 @@ function tenantCredentials(roleArn: string, teamId: string): CredentialsProvider
       }),
     );
     if (!issued?.AccessKeyId || !issued.SecretAccessKey) throw new Error(`AssumeRole on ${roleArn} returned no credentials`);
-    return { accessKeyId: issued.AccessKeyId, secretAccessKey: issued.SecretAccessKey, sessionToken: issued.SessionToken, expiration: issued.Expiration };
+    const expiration = issued.Expiration ? new Date(issued.Expiration.getTime() - PRESIGNED_URL_MAX_SECONDS * 1000) : undefined;
+    return { accessKeyId: issued.AccessKeyId, secretAccessKey: issued.SecretAccessKey, sessionToken: issued.SessionToken, expiration };
   };
 }
 

@@ -59,7 +59,8 @@ beforeAll(async () => {
       const params = new URLSearchParams(body);
       assumeRoleRequests.push(params);
       const team = params.get('Tags.member.1.Value') ?? 'none';
-      const expiration = new Date(Date.now() + 3600_000).toISOString();
+      // Teams named `short…` get credentials with 16 minutes left.
+      const expiration = new Date(Date.now() + (team.startsWith('short') ? 16 * 60_000 : 3600_000)).toISOString();
       response.writeHead(200, { 'content-type': 'text/xml' }).end(
         `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials>` +
           `<AccessKeyId>ASIA${team.slice(0, 8)}</AccessKeyId><SecretAccessKey>secret</SecretAccessKey><SessionToken>token-${team}</SessionToken>` +
@@ -180,6 +181,17 @@ describe('tenant-scoped credentials', () => {
     expect(again.securityToken).toBe(`token-${A}`);
     expect(other.securityToken).toBe(`token-${B}`);
     expect(assumeRoleRequests.slice(before).map((params) => params.get('Tags.member.1.Value'))).toEqual([B]);
+  });
+
+  it('assumes the role again before the credentials get too short-lived for a pre-signed URL (15 minutes) to outlast them', async () => {
+    const team = 'short-lived-team';
+    await signer(team);
+    const before = assumeRoleRequests.length;
+
+    await signer(team);
+
+    // Credentials with an hour left are reused (previous test); these are fetched again.
+    expect(assumeRoleRequests.slice(before).map((params) => params.get('Tags.member.1.Value'))).toContain(team);
   });
 
   it('signs calls outside a team request with the execution role', async () => {
