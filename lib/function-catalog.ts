@@ -11,7 +11,11 @@ import {
   CORPUS_REFRESH_ACCESS,
   SCAN_WORKER_ACCESS,
   effectiveGroupAccess,
+  executionAccessOfTenantGroup,
+  isTenantGroup,
+  tenantAccessOf,
   type ResourceAccess,
+  type TenantAccess,
 } from './permissions';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -30,7 +34,10 @@ export interface FunctionSpec {
   role: FunctionRole;
   memoryMb: number;
   timeoutSeconds: number;
+  /** The execution role's grants. */
   access: ResourceAccess;
+  /** Functions acting for a caller's team: the grants of the tenant role they assume per team (lib/permissions.ts). */
+  tenant?: TenantAccess;
 }
 
 /**
@@ -66,7 +73,7 @@ function endpointFunction(group: EndpointGroup): FunctionSpec {
     entry: entryOf(group),
     role: { kind: 'endpoint-group', group },
     ...(HEAVY_GROUPS[group] ?? ENDPOINT_DEFAULTS),
-    access: effectiveGroupAccess(group),
+    ...(isTenantGroup(group) ? { access: executionAccessOfTenantGroup(group), tenant: tenantAccessOf(group) } : { access: effectiveGroupAccess(group) }),
   };
 }
 

@@ -26,7 +26,8 @@ import { SCAN_QUEUE_MAX_RECEIVES } from '../shared/scans/scan-retries';
 import { LAMBDA_HANDLER } from './bundling';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
 import { functionCode } from './function-code';
-import type { BucketAccess, ResourceAccess } from './permissions';
+import { keys } from '../shared/data/keys';
+import { TEAM_TAG_VARIABLE, type BucketAccess, type ResourceAccess, type TenantAccess } from './permissions';
 import { DEFAULT_SETTINGS, type VexdeskSettings } from './settings';
 
 export interface VexdeskStackProps extends StackProps {
@@ -65,6 +66,8 @@ export class VexdeskStack extends Stack {
   readonly publicClientFirewall: wafv2.CfnWebACL;
   /** Every function of the catalog, by catalog name (`products`, `authorizer`, `scan-worker`, …). */
   readonly functions = new Map<string, lambda.Function>();
+  /** The tenant role of each function that acts for a caller's team (docs/architecture.md "Tenant-scoped credentials"). */
+  readonly tenantRoles = new Map<string, iam.Role>();
   readonly scanQueue: sqs.Queue | undefined;
   readonly settings: VexdeskSettings;
 
@@ -242,7 +245,78 @@ export class VexdeskStack extends Stack {
       'AWSLambdaBasicExecutionRole only allows writing CloudWatch Logs; each function writes to its own retention-bounded log group.',
     );
     this.acknowledgeScopedWildcards(fn, spec.access, settings);
+    if (spec.tenant) this.createTenantRole(id, spec.name, fn, spec.tenant);
     return fn;
+  }
+
+  /**
+   * The role a tenant function assumes per team (shared/aws-clients.ts), with
+   * the team id as session tag `teamId`: every statement is confined to
+   * `${aws:PrincipalTag/teamId}`'s partitions and prefixes, except the global
+   * partitions and prefixes the function is listed for. Only the function's
+   * own execution role may assume it, and only with that tag.
+   */
+  private createTenantRole(id: string, name: string, fn: lambda.Function, access: TenantAccess): void {
+    const executionRole = fn.role;
+    if (!executionRole) throw new Error(`${name} has no execution role`);
+    const role = new iam.Role(this, `${id}TenantRole`, {
+      description: `Vexdesk ${name}: data access of one team, assumed per request team with the session tag teamId`,
+      assumedBy: new iam.SessionTagsPrincipal(executionRole).withConditions({
+        // The tag must be present and the only one: without it every ${aws:PrincipalTag/teamId} condition fails closed anyway.
+        Null: { 'aws:RequestTag/teamId': 'false' },
+        'ForAllValues:StringEquals': { 'aws:TagKeys': ['teamId'] },
+      }),
+      maxSessionDuration: Duration.hours(1),
+    });
+    const team = keys.teamScope(TEAM_TAG_VARIABLE);
+    const leading = (patterns: readonly string[]) => ({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...patterns] },
+      Null: { 'dynamodb:LeadingKeys': 'false' },
+    });
+    const teamPartitions = leading([team.partition, `${team.partition}#*`]);
+    const { actions, queryIndexes } = access.table;
+    if (actions.length > 0) role.addToPolicy(new iam.PolicyStatement({ actions: [...actions], resources: [this.table.tableArn], conditions: teamPartitions }));
+    if (queryIndexes) role.addToPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.table.tableArn}/index/*`], conditions: teamPartitions }));
+    if (access.teamFiles.objects.length > 0) {
+      role.addToPolicy(new iam.PolicyStatement({ actions: [...access.teamFiles.objects], resources: [this.sbomBucket.arnForObjects(`${team.filesPrefix}*`)] }));
+    }
+    if (access.teamFiles.list) {
+      role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.sbomBucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${team.filesPrefix}*`] } } }));
+    }
+    if (access.uploads.length > 0) {
+      role.addToPolicy(new iam.PolicyStatement({ actions: [...access.uploads], resources: [this.sbomBucket.arnForObjects(`${team.uploadsPrefix}*`)] }));
+    }
+    for (const grant of access.globalPartitions) {
+      role.addToPolicy(new iam.PolicyStatement({ actions: [...grant.actions], resources: [this.table.tableArn], conditions: leading(grant.leadingKeys) }));
+    }
+    for (const grant of access.globalObjects) {
+      const bucket = grant.bucket === 'sbomBucket' ? this.sbomBucket : this.disclosureBucket;
+      role.addToPolicy(new iam.PolicyStatement({ actions: [...grant.actions], resources: [bucket.arnForObjects(`${grant.prefix}*`)] }));
+    }
+    // Same account: the trust policy names the execution role; the identity policy says so too, explicitly.
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole', 'sts:TagSession'], resources: [role.roleArn] }));
+    fn.addEnvironment('TENANT_ROLE_ARN', role.roleArn);
+    this.tenantRoles.set(name, role);
+    this.acknowledgeTenantWildcards(role, access);
+  }
+
+  private acknowledgeTenantWildcards(role: iam.Role, access: TenantAccess): void {
+    if (access.table.queryIndexes) {
+      acknowledge(role, `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(this.table)}.Arn>/index/*]`, 'The audit export queries the table\'s own GSIs, only on the team\'s partitions (dynamodb:LeadingKeys).');
+    }
+    const objectPatterns: Array<[s3.Bucket, string]> = [
+      ...(access.teamFiles.objects.length > 0 ? [[this.sbomBucket, `${keys.teamScope(TEAM_TAG_VARIABLE).filesPrefix}*`] as [s3.Bucket, string]] : []),
+      ...(access.uploads.length > 0 ? [[this.sbomBucket, `${keys.teamScope(TEAM_TAG_VARIABLE).uploadsPrefix}*`] as [s3.Bucket, string]] : []),
+      ...access.globalObjects.map((grant): [s3.Bucket, string] => [grant.bucket === 'sbomBucket' ? this.sbomBucket : this.disclosureBucket, `${grant.prefix}*`]),
+    ];
+    for (const [bucket, pattern] of objectPatterns) {
+      acknowledge(
+        role,
+        // cdk-nag names a policy variable `<aws:PrincipalTag/teamId>`.
+        `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(bucket)}.Arn>/${pattern.replace(/\$\{([^}]+)\}/g, '<$1>')}]`,
+        'Object keys are generated per team and entity at run time; the grant covers one key prefix of one bucket (the team\'s own, through the teamId session tag, or a listed global one).',
+      );
+    }
   }
 
   /** Every function gets the variables shared/config.ts requires; secrets and queues only where granted. */

@@ -10,11 +10,13 @@
  * test/infra/observed-aws-calls.json and the infra tests check every function's
  * synthesized policy against it. Unset (as on AWS), no middleware is added.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import { config } from './config';
 import { keys } from './data/keys';
 import { tableDefinition } from './data/table-definition';
+import { currentContext } from './request-context';
+
+export { runAsFunction } from './request-context';
 
 export type AwsService = 'dynamodb' | 's3' | 'sqs' | 'secretsmanager';
 
@@ -29,20 +31,14 @@ export interface AwsCallRecord {
   resource: string;
   /** DynamoDB only: the partition key up to and including its first `#` (the whole key when it has none). */
   leadingKey?: string;
+  /** S3 listings only: the listed prefix as a layout (what an `s3:prefix` condition sees). */
+  prefix?: string;
 }
 
 type Permission = Omit<AwsCallRecord, 'function' | 'command'>;
 
-const invokingFunction = new AsyncLocalStorage<string>();
-
-/**
- * Runs `body` as the code of the catalog function `name`: the calls it makes
- * are recorded under that name. The local runtime wraps each handler
- * invocation in this; on AWS each function runs alone and nothing records.
- */
-export function runAsFunction<T>(name: string, body: () => T): T {
-  return invokingFunction.run(name, body);
-}
+/** A permission with the concrete key it was derived from (what the tenant guard checks). */
+type Touch = Permission & { partitionKey?: string; objectKey?: string };
 
 /** The log file, or undefined when recording is off (read once). */
 export function awsCallLogFile(): string | undefined {
@@ -84,7 +80,7 @@ let objectKeyShapes: ObjectKeyShape[] | undefined;
  */
 function shapes(): ObjectKeyShape[] {
   objectKeyShapes ??= Object.entries(keys)
-    .filter(([name]) => name.endsWith('Object'))
+    .filter(([name]) => name.endsWith('Object') || name.endsWith('ObjectsPrefix'))
     .map(([, build]) => {
       const built = (build as (...args: string[]) => string)(...Array.from({ length: build.length }, () => PLACEHOLDER));
       const parts = built.split(PLACEHOLDER);
@@ -121,9 +117,9 @@ function bucketName(bucket: unknown): string {
 const bucketArn = (bucket: unknown) => `arn:aws:s3:::${bucketName(bucket)}`;
 const objectArn = (bucket: unknown, key: unknown) => `${bucketArn(bucket)}/${objectKeyShape(String(key))}`;
 
-function itemPermission(action: string, table: unknown, item: unknown): Permission {
+function itemPermission(action: string, table: unknown, item: unknown): Touch {
   const pk = keyString(asRecord(item)[tableDefinition.partitionKey]);
-  return { action: `dynamodb:${action}`, resource: tableArn(table), ...(pk !== undefined ? { leadingKey: leadingKeyPrefix(pk) } : {}) };
+  return { action: `dynamodb:${action}`, resource: tableArn(table), ...(pk !== undefined ? { leadingKey: leadingKeyPrefix(pk), partitionKey: pk } : {}) };
 }
 
 /** The partition-key value a Query's key condition fixes (on the table or on the index it names). */
@@ -146,7 +142,7 @@ function queryPartitionKey(input: Input): string | undefined {
 
 const TRANSACT_WRITE_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
 
-function dynamoPermissions(operation: string, input: Input): Permission[] {
+function dynamoPermissions(operation: string, input: Input): Touch[] {
   switch (operation) {
     case 'GetItem':
     case 'UpdateItem':
@@ -156,7 +152,7 @@ function dynamoPermissions(operation: string, input: Input): Permission[] {
       return [itemPermission(operation, input.TableName, input.Item)];
     case 'Query': {
       const pk = queryPartitionKey(input);
-      return [{ action: 'dynamodb:Query', resource: tableArn(input.TableName, input.IndexName), ...(pk !== undefined ? { leadingKey: leadingKeyPrefix(pk) } : {}) }];
+      return [{ action: 'dynamodb:Query', resource: tableArn(input.TableName, input.IndexName), ...(pk !== undefined ? { leadingKey: leadingKeyPrefix(pk), partitionKey: pk } : {}) }];
     }
     // IAM checks a transaction item by item, each under its own action (TransactGetItems → GetItem).
     case 'TransactGetItems':
@@ -186,27 +182,29 @@ function dynamoPermissions(operation: string, input: Input): Permission[] {
   }
 }
 
-function s3Permissions(operation: string, input: Input): Permission[] {
+function s3Permissions(operation: string, input: Input): Touch[] {
+  const objectKey = typeof input.Key === 'string' ? { objectKey: input.Key } : {};
   switch (operation) {
     // HeadObject needs s3:GetObject; a multipart upload needs s3:PutObject throughout.
     case 'GetObject':
     case 'HeadObject':
-      return [{ action: 's3:GetObject', resource: objectArn(input.Bucket, input.Key) }];
+      return [{ action: 's3:GetObject', resource: objectArn(input.Bucket, input.Key), ...objectKey }];
     case 'PutObject':
     case 'CreateMultipartUpload':
     case 'UploadPart':
     case 'CompleteMultipartUpload':
-      return [{ action: 's3:PutObject', resource: objectArn(input.Bucket, input.Key) }];
+      return [{ action: 's3:PutObject', resource: objectArn(input.Bucket, input.Key), ...objectKey }];
     case 'DeleteObject':
-      return [{ action: 's3:DeleteObject', resource: objectArn(input.Bucket, input.Key) }];
+      return [{ action: 's3:DeleteObject', resource: objectArn(input.Bucket, input.Key), ...objectKey }];
     case 'DeleteObjects':
-      return (asRecord(input.Delete).Objects as Values[] | undefined ?? []).map((object) => ({ action: 's3:DeleteObject', resource: objectArn(input.Bucket, object.Key) }));
+      return (asRecord(input.Delete).Objects as Values[] | undefined ?? []).map((object) => ({ action: 's3:DeleteObject', resource: objectArn(input.Bucket, object.Key), objectKey: String(object.Key) }));
     case 'ListObjectsV2':
     case 'ListObjects':
     case 'HeadBucket':
-      return [{ action: 's3:ListBucket', resource: bucketArn(input.Bucket) }];
+      // The listed prefix is what an s3:prefix condition (and the tenant guard) sees.
+      return [{ action: 's3:ListBucket', resource: bucketArn(input.Bucket), ...(typeof input.Prefix === 'string' ? { prefix: objectKeyShape(input.Prefix), objectKey: input.Prefix } : {}) }];
     default:
-      return [{ action: `s3:${operation}`, resource: typeof input.Key === 'string' ? objectArn(input.Bucket, input.Key) : bucketArn(input.Bucket) }];
+      return [{ action: `s3:${operation}`, resource: typeof input.Key === 'string' ? objectArn(input.Bucket, input.Key) : bucketArn(input.Bucket), ...objectKey }];
   }
 }
 
@@ -219,12 +217,25 @@ function otherPermissions(service: 'sqs' | 'secretsmanager', operation: string, 
   return [{ action: `secretsmanager:${operation}`, resource: `arn:aws:secretsmanager:{region}:{account}:secret:${secret}` }];
 }
 
-/** The permissions one SDK call needs. `commandName` is the SDK's (`GetItemCommand`). */
-export function permissionsOf(service: AwsService, commandName: string, input: Input): Permission[] {
+function touchesOf(service: AwsService, commandName: string, input: Input): Touch[] {
   const operation = commandName.replace(/Command$/, '');
   if (service === 'dynamodb') return dynamoPermissions(operation, input);
   if (service === 's3') return s3Permissions(operation, input);
   return otherPermissions(service, operation, input);
+}
+
+/** The permissions one SDK call needs. `commandName` is the SDK's (`GetItemCommand`). */
+export function permissionsOf(service: AwsService, commandName: string, input: Input): Permission[] {
+  return touchesOf(service, commandName, input).map(({ partitionKey: _pk, objectKey: _key, ...permission }) => permission);
+}
+
+/** The concrete partition keys (table and GSI) and S3 object keys or listed prefixes one SDK call touches. */
+export function keysTouchedBy(service: AwsService, commandName: string, input: Input): { partitionKeys: string[]; objectKeys: string[] } {
+  const touches = touchesOf(service, commandName, input);
+  return {
+    partitionKeys: touches.flatMap((touch) => (touch.partitionKey !== undefined ? [touch.partitionKey] : [])),
+    objectKeys: touches.flatMap((touch) => (touch.objectKey !== undefined ? [touch.objectKey] : [])),
+  };
 }
 
 const written = new Set<string>();
@@ -258,7 +269,7 @@ export function recordAwsCalls(client: ClientWithStack, service: AwsService): vo
   const file = awsCallLogFile();
   if (!file) return;
   const middleware: Middleware = (next, context) => async (args) => {
-    const fn = invokingFunction.getStore();
+    const fn = currentContext().function;
     // Calls outside any function (the local bootstrap, the admin CLI, test setup) are nobody's permission.
     if (fn === undefined) return next(args);
     const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');

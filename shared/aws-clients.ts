@@ -3,42 +3,139 @@
  * the functions goes through one of these, so shared/aws-call-log.ts sees it).
  * The endpoint is the only thing that differs between AWS and the embedded
  * engines (set through config).
+ *
+ * Inside a team request (shared/request-context.ts `runAsTeam`) `dynamo()` and
+ * `s3()` answer clients that act with credentials scoped to that team when the
+ * function has a tenant role (`TENANT_ROLE_ARN`): one AssumeRole per team per
+ * container, tagged with the team id, refreshed by the SDK before expiry
+ * (docs/architecture.md "Tenant-scoped credentials"). Without a tenant role
+ * (locally, and functions that act for no team) they are the execution-role
+ * clients. Every DynamoDB and S3 client carries the tenant guard either way.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { recordAwsCalls } from './aws-call-log';
 import { config } from './config';
+import { currentContext } from './request-context';
+import { guardTeamKeys } from './tenant-guard';
 
-let documentClient: DynamoDBDocumentClient | undefined;
-let s3Client: S3Client | undefined;
+/** The session tag the tenant roles' policies read as `${aws:PrincipalTag/teamId}`. */
+export const TEAM_SESSION_TAG = 'teamId';
+
+/** STS's default session length; the SDK refreshes 5 minutes before the end it is told. */
+const TENANT_SESSION_SECONDS = 3600;
+
+/**
+ * The longest lifetime of a pre-signed URL the functions hand out (the SBOM
+ * upload). A URL stops working when the credentials that signed it expire, so
+ * tenant credentials are reported to the SDK as expiring this much early: any
+ * URL signed with them outlives its own expiry.
+ */
+export const PRESIGNED_URL_MAX_SECONDS = 15 * 60;
+
+interface TemporaryCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  expiration?: Date;
+}
+type CredentialsProvider = () => Promise<TemporaryCredentials>;
+
+/** Teams whose clients a container keeps; the least recently used beyond this are closed. */
+const MAX_CACHED_TEAMS = 100;
+
+interface DataClients {
+  dynamo: DynamoDBDocumentClient;
+  s3: S3Client;
+}
+
+let executionClients: DataClients | undefined;
+const tenantClients = new Map<string, DataClients>();
 let sqsClient: SQSClient | undefined;
 let secretsClient: SecretsManagerClient | undefined;
+let stsClient: STSClient | undefined;
 
-export function dynamo(): DynamoDBDocumentClient {
-  if (!documentClient) {
-    const { region, dynamoEndpoint } = config();
-    const client = new DynamoDBClient({ region, ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}) });
-    // The document client shares this middleware stack, so its commands are recorded too.
-    recordAwsCalls(client, 'dynamodb');
-    documentClient = DynamoDBDocumentClient.from(client, {
+function buildDataClients(credentials?: CredentialsProvider): DataClients {
+  const { region, dynamoEndpoint, s3Endpoint } = config();
+  const auth = credentials ? { credentials } : {};
+  const client = new DynamoDBClient({ region, ...auth, ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}) });
+  // The document client shares this middleware stack, so its commands are recorded and guarded too.
+  recordAwsCalls(client, 'dynamodb');
+  guardTeamKeys(client, 'dynamodb');
+  // Path-style addressing is what S3-compatible engines on loopback understand.
+  const s3Client = new S3Client({ region, ...auth, ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}) });
+  recordAwsCalls(s3Client, 's3');
+  guardTeamKeys(s3Client, 's3');
+  return {
+    dynamo: DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
       unmarshallOptions: { wrapNumbers: false },
-    });
+    }),
+    s3: s3Client,
+  };
+}
+
+function sts(): STSClient {
+  stsClient ??= new STSClient({ region: config().region });
+  return stsClient;
+}
+
+/** Credentials of `roleArn` for one team: the team id rides as a session tag, so one role serves every team. */
+function tenantCredentials(roleArn: string, teamId: string): CredentialsProvider {
+  return async (): Promise<TemporaryCredentials> => {
+    const { Credentials: issued } = await sts().send(
+      new AssumeRoleCommand({
+        RoleArn: roleArn,
+        // Shows in CloudTrail next to every call made with these credentials.
+        RoleSessionName: `team-${teamId}`.slice(0, 64),
+        Tags: [{ Key: TEAM_SESSION_TAG, Value: teamId }],
+        DurationSeconds: TENANT_SESSION_SECONDS,
+      }),
+    );
+    if (!issued?.AccessKeyId || !issued.SecretAccessKey) throw new Error(`AssumeRole on ${roleArn} returned no credentials`);
+    const expiration = issued.Expiration ? new Date(issued.Expiration.getTime() - PRESIGNED_URL_MAX_SECONDS * 1000) : undefined;
+    return { accessKeyId: issued.AccessKeyId, secretAccessKey: issued.SecretAccessKey, sessionToken: issued.SessionToken, expiration };
+  };
+}
+
+/** The clients a team request uses: cached per team (credentials are fetched on first use, not here). */
+function tenantDataClients(roleArn: string, teamId: string): DataClients {
+  let clients = tenantClients.get(teamId);
+  if (clients) {
+    // Re-inserting keeps the map in least-recently-used order.
+    tenantClients.delete(teamId);
+  } else {
+    clients = buildDataClients(tenantCredentials(roleArn, teamId));
+    const oldest = tenantClients.size >= MAX_CACHED_TEAMS ? tenantClients.keys().next().value : undefined;
+    if (oldest !== undefined) {
+      const evicted = tenantClients.get(oldest);
+      tenantClients.delete(oldest);
+      evicted?.dynamo.destroy();
+      evicted?.s3.destroy();
+    }
   }
-  return documentClient;
+  tenantClients.set(teamId, clients);
+  return clients;
+}
+
+function dataClients(): DataClients {
+  const { teamId } = currentContext();
+  const { tenantRoleArn } = config();
+  if (teamId !== undefined && tenantRoleArn !== undefined) return tenantDataClients(tenantRoleArn, teamId);
+  executionClients ??= buildDataClients();
+  return executionClients;
+}
+
+export function dynamo(): DynamoDBDocumentClient {
+  return dataClients().dynamo;
 }
 
 export function s3(): S3Client {
-  if (!s3Client) {
-    const { region, s3Endpoint } = config();
-    // Path-style addressing is what S3-compatible engines on loopback understand.
-    s3Client = new S3Client({ region, ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}) });
-    recordAwsCalls(s3Client, 's3');
-  }
-  return s3Client;
+  return dataClients().s3;
 }
 
 export function sqs(): SQSClient {
@@ -63,9 +160,14 @@ export function tableName(): string {
 
 /** Closes keep-alive sockets (tests and CLI runs end cleanly). */
 export function destroyClients(): void {
-  for (const client of [documentClient, s3Client, sqsClient, secretsClient]) client?.destroy();
-  documentClient = undefined;
-  s3Client = undefined;
+  for (const clients of [executionClients, ...tenantClients.values()]) {
+    clients?.dynamo.destroy();
+    clients?.s3.destroy();
+  }
+  for (const client of [sqsClient, secretsClient, stsClient]) client?.destroy();
+  executionClients = undefined;
+  tenantClients.clear();
   sqsClient = undefined;
   secretsClient = undefined;
+  stsClient = undefined;
 }

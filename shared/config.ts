@@ -21,6 +21,8 @@ const environmentSchema = z.object({
   /** Secrets Manager secret id holding `{ "keyId": "...", "key": "..." }` (AWS). */
   DISCLOSURE_SIGNING_SECRET_ID: z.string().min(1).optional(),
   SCAN_QUEUE_URL: z.string().min(1).optional(),
+  /** Role assumed per team for the DynamoDB and S3 calls of a team request (AWS); unset locally (docs/architecture.md "Tenant-scoped credentials"). */
+  TENANT_ROLE_ARN: z.string().min(1).optional(),
   /** Public origin used in generated documents and reports (publisher namespace, disclosure links). */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://vexdesk.example'),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
@@ -39,6 +41,7 @@ export type AppConfig = Readonly<{
   signingKey: string | undefined;
   signingSecretId: string | undefined;
   scanQueueUrl: string | undefined;
+  tenantRoleArn: string | undefined;
   publicBaseUrl: string;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   teamRateLimit: number;
@@ -62,6 +65,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     signingKey: env.DISCLOSURE_SIGNING_KEY,
     signingSecretId: env.DISCLOSURE_SIGNING_SECRET_ID,
     scanQueueUrl: env.SCAN_QUEUE_URL,
+    tenantRoleArn: env.TENANT_ROLE_ARN,
     publicBaseUrl: trimTrailing(env.PUBLIC_BASE_URL, '/'),
     logLevel: env.LOG_LEVEL,
     teamRateLimit: env.TEAM_RATE_LIMIT,

@@ -123,4 +123,18 @@ export const keys = {
   sbomInventoryObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}.components.json.gz`,
   productObjectsPrefix: (teamId: string, productId: string) => `teams/${teamId}/products/${productId}/`,
   sbomUploadObject: (teamId: string, uploadId: string) => `uploads/${teamId}/${uploadId}`,
+
+  /**
+   * Everything one team owns: partition `TEAM#<t>` and every `TEAM#<t>#…`, objects under these
+   * prefixes. The tenant guard (shared/tenant-guard.ts) and the tenant roles' policies (lib/) use it.
+   */
+  teamScope: (teamId: string) => ({
+    partition: teamPk(teamId),
+    /** Product files (SBOMs, inventories, VEX content) and pre-signed upload sessions. */
+    filesPrefix: `teams/${teamId}/`,
+    uploadsPrefix: `uploads/${teamId}/`,
+    objectPrefixes: [`teams/${teamId}/`, `uploads/${teamId}/`],
+  }),
+  /** What marks a partition key or object key as some team's (each is followed by the team id). */
+  teamOwned: () => ({ partitionPrefix: teamPk(''), objectPrefixes: ['teams/', 'uploads/'] }),
 } as const;

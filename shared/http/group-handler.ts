@@ -15,6 +15,7 @@ import type { z } from 'zod';
 import { ForbiddenError, NotFoundError, NotImplementedError, UnauthorizedError } from '../errors';
 import type { Caller } from '../identity/actor';
 import { logger } from '../logger';
+import { runAsTeam } from '../request-context';
 import { callerFromAuthorizer } from './authorizer-context';
 import { DEFAULT_MAX_BODY_BYTES, decodeBody, lowerCaseHeaders, parseJsonBody, parsePathParameters, parseQuery } from './request';
 import { errorToProxyResult, toProxyResult, type OperationResult } from './response';
@@ -85,7 +86,9 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
     const query = route.request?.query ? parseQuery(event, route.request.query) : undefined;
     const rawBody = decodeBody(event, headers, MAX_BODY_BYTES[route.operationId as AnyRoute['operationId']] ?? DEFAULT_MAX_BODY_BYTES);
     const body = route.request?.body ? parseJsonBody(rawBody, route.request.body) : undefined;
-    const result = await operation({ params, query, body, caller, headers, requestId, rawBody } as OperationRequest<AnyRoute>);
+    const run = () => operation({ params, query, body, caller, headers, requestId, rawBody } as OperationRequest<AnyRoute>);
+    // A caller's request acts for its team only: its DynamoDB and S3 calls use team-scoped clients.
+    const result = await (caller ? runAsTeam(caller.teamId, run) : run());
     return toProxyResult(result, requestId);
   }
 

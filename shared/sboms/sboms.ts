@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { s3 } from '../aws-clients';
+import { PRESIGNED_URL_MAX_SECONDS, s3 } from '../aws-clients';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, transactWrite, TransactionFailedError, tx, type TransactItem } from '../data/table-client';
@@ -21,7 +21,8 @@ import { type ResolvedRelease } from '../releases/release-store';
 import { dispatchScan } from '../scans/scan-dispatch';
 import { sbomItem, sbomStore, type ResolvedSbom, type Sbom } from './sbom-store';
 
-const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+// Tenant credentials are refreshed early enough for a URL of this lifetime (shared/aws-clients.ts).
+const UPLOAD_URL_TTL_SECONDS = PRESIGNED_URL_MAX_SECONDS;
 /** A session (and its staged file) is discarded an hour after its URL expired, as DynamoDB TTL would. */
 const UPLOAD_SESSION_GRACE_SECONDS = 3600;
 

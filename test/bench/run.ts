@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- api|bundles|scan|vex|report|throttle|all]`: prints the figures
- * each issue names. With no argument: the API latency and bundle benches.
+ * `npm run bench [-- api|bundles|tenant|scan|vex|report|throttle|all]`: prints the figures
+ * each issue names. With no argument: the API latency, bundle and tenant-credential benches.
  * Each section runs in its own process: configuration and AWS clients are
  * read once per process, and every section starts its own server and engines.
  * Heavy runs live here, never in `npm test`.
@@ -11,10 +11,10 @@ import { join } from 'node:path';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', scan: 'scan.ts', vex: 'vex.ts', report: 'report.ts', throttle: 'throttle.ts' };
+const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', tenant: 'tenant.ts', scan: 'scan.ts', vex: 'vex.ts', report: 'report.ts', throttle: 'throttle.ts' };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
-const names = requested.length === 0 ? ['api', 'bundles'] : requested.includes('all') ? Object.keys(SECTIONS) : requested;
+const names = requested.length === 0 ? ['api', 'bundles', 'tenant'] : requested.includes('all') ? Object.keys(SECTIONS) : requested;
 let failed = false;
 for (const name of names) {
   const file = SECTIONS[name];

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { ENDPOINT_GROUPS } from '../../shared/http/routes';
-import { functionCatalog } from '../../lib/function-catalog';
+import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
 import { AUTHORIZER_ACCESS, GROUP_ACCESS, effectiveGroupAccess, groupMutates, readOnly, readOnlyGroups, type ResourceAccess } from '../../lib/permissions';
 
 const READ_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
@@ -54,9 +54,14 @@ describe('endpoint group access', () => {
   });
 
   it('lets only the vex group write disclosure snapshots, and only by creating them', () => {
-    const writers = functionCatalog().filter((spec) => spec.access.disclosureBucket.objects.some((action) => action !== 's3:GetObject'));
+    // Through the execution role, or the tenant role for functions that act for a team.
+    const disclosureActions = (spec: FunctionSpec) => [
+      ...spec.access.disclosureBucket.objects,
+      ...(spec.tenant?.globalObjects.filter((grant) => grant.bucket === 'disclosureBucket').flatMap((grant) => grant.actions) ?? []),
+    ];
+    const writers = functionCatalog().filter((spec) => disclosureActions(spec).some((action) => action !== 's3:GetObject'));
 
-    expect(writers.map((spec) => [spec.name, spec.access.disclosureBucket.objects.filter((action) => action !== 's3:GetObject')])).toEqual([['vex', ['s3:PutObject']]]);
+    expect(writers.map((spec) => [spec.name, disclosureActions(spec).filter((action) => action !== 's3:GetObject')])).toEqual([['vex', ['s3:PutObject']]]);
   });
 
   it('lets the authorizer get API key hash items and nothing else', () => {

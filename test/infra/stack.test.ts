@@ -59,6 +59,31 @@ function roleId(name: string): string {
   return logicalIdOf(stack, role);
 }
 
+/** The role that does the function's table and bucket work: its tenant role when it acts for a team, else its execution role. */
+function dataRoleId(name: string): string {
+  const tenantRole = stack.tenantRoles.get(name);
+  return tenantRole ? logicalIdOf(stack, tenantRole) : roleId(name);
+}
+
+/** The table and bucket actions the access map gives a function's data role. */
+function expectedDataActions(spec: FunctionSpec): { table: string[]; sbomBucket: string[]; disclosureBucket: string[] } {
+  const sorted = (actions: string[]) => [...new Set(actions)].sort();
+  const { tenant } = spec;
+  if (!tenant) {
+    return {
+      table: sorted([...spec.access.table.actions, ...(spec.access.table.queryIndexes ? ['dynamodb:Query'] : [])]),
+      sbomBucket: expectedBucketActions(spec.access.sbomBucket),
+      disclosureBucket: expectedBucketActions(spec.access.disclosureBucket),
+    };
+  }
+  const globalObjects = (bucket: 'sbomBucket' | 'disclosureBucket') => tenant.globalObjects.filter((grant) => grant.bucket === bucket).flatMap((grant) => grant.actions);
+  return {
+    table: sorted([...tenant.table.actions, ...(tenant.table.queryIndexes ? ['dynamodb:Query'] : []), ...tenant.globalPartitions.flatMap((grant) => grant.actions)]),
+    sbomBucket: sorted([...expectedBucketActions(tenant.teamFiles), ...tenant.uploads, ...globalObjects('sbomBucket')]),
+    disclosureBucket: sorted(globalObjects('disclosureBucket')),
+  };
+}
+
 function functionProperties(name: string): Record<string, unknown> {
   const properties = resourcesOf(template)[functionId(name)]?.Properties;
   if (!properties) throw new Error(`No template resource for function ${name}`);
@@ -251,7 +276,7 @@ describe('functions', () => {
       expect(bundle).not.toMatch(/^\/\/ (shared|functions|node_modules)\//m);
       expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//);
       // The SDK is bundled (not taken from the runtime): every function with table access carries its DynamoDB client.
-      const expectedSdk = usesTable(spec.access) ? ['@aws-sdk/client-dynamodb'] : [];
+      const expectedSdk = usesTable(spec.access) || spec.tenant ? ['@aws-sdk/client-dynamodb'] : [];
       expect(bundledPackages(spec.name)).toEqual(expect.arrayContaining(expectedSdk));
     }
   });
@@ -275,7 +300,7 @@ describe('functions', () => {
 describe('least privilege', () => {
   it('grants groups without mutating routes, and the authorizer, no table or bucket writes', () => {
     for (const name of [...readOnlyGroups(), 'authorizer']) {
-      const actions = actionsOfRole(template, roleId(name));
+      const actions = [...actionsOfRole(template, roleId(name)), ...actionsOfRole(template, dataRoleId(name))];
       expect({ name, writes: actions.filter((action) => [...TABLE_WRITE_ACTIONS, ...S3_WRITE_ACTIONS].includes(action)) }).toEqual({ name, writes: [] });
     }
   });
@@ -286,27 +311,34 @@ describe('least privilege', () => {
 
   it('grants on the table exactly the actions of the function\'s access entry, never Scan', () => {
     for (const spec of catalog) {
-      const actions = actionsOfRole(template, roleId(spec.name), logicalIdOf(stack, stack.table));
-      const expected = [...spec.access.table.actions, ...(spec.access.table.queryIndexes ? ['dynamodb:Query'] : [])];
-      expect({ name: spec.name, actions }).toEqual({ name: spec.name, actions: [...new Set(expected)].sort() });
+      const actions = actionsOfRole(template, dataRoleId(spec.name), logicalIdOf(stack, stack.table));
+      expect({ name: spec.name, actions }).toEqual({ name: spec.name, actions: expectedDataActions(spec).table });
       expect(actions).not.toContain('dynamodb:Scan');
+    }
+  });
+
+  it('leaves team-acting functions\' execution roles nothing on the table or the buckets (their tenant role does it)', () => {
+    for (const spec of catalog.filter((candidate) => candidate.tenant)) {
+      const direct = [stack.table, stack.sbomBucket, stack.disclosureBucket].flatMap((resource) => actionsOfRole(template, roleId(spec.name), logicalIdOf(stack, resource)));
+      expect({ name: spec.name, direct }).toEqual({ name: spec.name, direct: [] });
     }
   });
 
   it('grants on each bucket exactly the object actions of the function\'s access level', () => {
     for (const spec of catalog) {
+      const expected = expectedDataActions(spec);
       for (const [bucket, level] of [
-        [stack.sbomBucket, spec.access.sbomBucket],
-        [stack.disclosureBucket, spec.access.disclosureBucket],
+        [stack.sbomBucket, expected.sbomBucket],
+        [stack.disclosureBucket, expected.disclosureBucket],
       ] as const) {
-        const actions = actionsOfRole(template, roleId(spec.name), logicalIdOf(stack, bucket));
-        expect({ name: spec.name, bucket: bucket.node.id, actions }).toEqual({ name: spec.name, bucket: bucket.node.id, actions: expectedBucketActions(level) });
+        const actions = actionsOfRole(template, dataRoleId(spec.name), logicalIdOf(stack, bucket));
+        expect({ name: spec.name, bucket: bucket.node.id, actions }).toEqual({ name: spec.name, bucket: bucket.node.id, actions: level });
       }
     }
   });
 
   it('lets vex create disclosure snapshots and read them back, never delete them, and sign with the secret', () => {
-    expect(actionsOfRole(template, roleId('vex'), logicalIdOf(stack, stack.disclosureBucket))).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(actionsOfRole(template, dataRoleId('vex'), logicalIdOf(stack, stack.disclosureBucket))).toEqual(['s3:GetObject', 's3:PutObject']);
     expect(actionsOfRole(template, roleId('vex'), logicalIdOf(stack, stack.signingSecret))).toContain('secretsmanager:GetSecretValue');
   });
 

@@ -14,7 +14,7 @@ export const AWS_CALL_MANIFEST = join(ROOT, 'test/infra/observed-aws-calls.json'
 /** The one command that rewrites the manifest from a full integration run. */
 export const REGENERATE_AWS_CALLS = 'UPDATE_AWS_CALLS=1 npm run test:integration';
 
-const FIELDS = ['function', 'action', 'resource', 'leadingKey', 'command'] as const;
+const FIELDS = ['function', 'action', 'resource', 'leadingKey', 'command', 'prefix'] as const;
 
 function recordKey(record: AwsCallRecord): string {
   return FIELDS.map((field) => record[field] ?? '').join('\u0000');
@@ -30,6 +30,7 @@ export function normaliseRecords(records: AwsCallRecord[]): AwsCallRecord[] {
       action: record.action,
       resource: record.resource,
       ...(record.leadingKey !== undefined ? { leadingKey: record.leadingKey } : {}),
+      ...(record.prefix !== undefined ? { prefix: record.prefix } : {}),
     });
   }
   return [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, record]) => record);

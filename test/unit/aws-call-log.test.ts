@@ -78,7 +78,7 @@ describe('permissionsOf', () => {
     ).toEqual([{ action: 'dynamodb:Query', resource: `${TABLE_ARN}/index/gsi2`, leadingKey: 'TEAM#' }]);
   });
 
-  it('maps HeadObject to s3:GetObject, DeleteObjects to one s3:DeleteObject per key and ListObjectsV2 to s3:ListBucket on the bucket', () => {
+  it('maps HeadObject to s3:GetObject, DeleteObjects to one s3:DeleteObject per key and ListObjectsV2 to s3:ListBucket on the bucket with the listed prefix', () => {
     expect(recorder.permissionsOf('s3', 'HeadObjectCommand', { Bucket: SBOM_BUCKET, Key: keys.sbomObject(T, P, R, ID) })).toEqual([
       { action: 's3:GetObject', resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/sboms/{id}' },
     ]);
@@ -87,7 +87,7 @@ describe('permissionsOf', () => {
       { action: 's3:DeleteObject', resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/vex/{id}/v{id}.input.json' },
     ]);
     expect(recorder.permissionsOf('s3', 'ListObjectsV2Command', { Bucket: SBOM_BUCKET, Prefix: keys.productObjectsPrefix(T, P) })).toEqual([
-      { action: 's3:ListBucket', resource: 'arn:aws:s3:::{sbomBucket}' },
+      { action: 's3:ListBucket', resource: 'arn:aws:s3:::{sbomBucket}', prefix: 'teams/{id}/products/{id}/' },
     ]);
   });
 

@@ -2,8 +2,10 @@
  * A function's synthesized IAM policy, resolved and evaluated the way IAM
  * would for the calls in the observed-call manifest: CloudFormation intrinsics
  * become the manifest's placeholder ARNs, actions and resources match with
- * IAM wildcards, and `dynamodb:LeadingKeys` conditions are evaluated against
- * the partition-key prefix each call recorded.
+ * IAM wildcards, `dynamodb:LeadingKeys` conditions are evaluated against the
+ * partition-key prefix each call recorded and `s3:prefix` against the listed
+ * prefix. A tenant role's `${aws:PrincipalTag/teamId}` is substituted by the
+ * caller (`withTeamTag`).
  */
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { AwsCallRecord } from '../../../shared/aws-call-log';
@@ -83,9 +85,14 @@ function sampleLeadingKey(prefix: string): string {
   return prefix.endsWith('#') ? `${prefix}{id}` : prefix;
 }
 
+type EvaluatedCall = Pick<AwsCallRecord, 'leadingKey' | 'prefix'>;
+
 /** The request context a recorded call presents to IAM's condition evaluation. */
-function contextOf(call: Pick<AwsCallRecord, 'leadingKey'>): Record<string, string[]> {
-  return call.leadingKey !== undefined ? { 'dynamodb:LeadingKeys': [sampleLeadingKey(call.leadingKey)] } : {};
+function contextOf(call: EvaluatedCall): Record<string, string[]> {
+  return {
+    ...(call.leadingKey !== undefined ? { 'dynamodb:LeadingKeys': [sampleLeadingKey(call.leadingKey)] } : {}),
+    ...(call.prefix !== undefined ? { 's3:prefix': [call.prefix] } : {}),
+  };
 }
 
 function conditionHolds(operator: string, key: string, expected: string | string[], context: Record<string, string[]>): boolean {
@@ -107,7 +114,7 @@ function conditionHolds(operator: string, key: string, expected: string | string
   }
 }
 
-export function conditionsHold(statement: ResolvedStatement, call: Pick<AwsCallRecord, 'leadingKey'>): boolean {
+export function conditionsHold(statement: ResolvedStatement, call: EvaluatedCall): boolean {
   const context = contextOf(call);
   return Object.entries(statement.conditions).every(([operator, entries]) =>
     Object.entries(entries).every(([key, expected]) => conditionHolds(operator, key, expected, context)),
@@ -115,7 +122,7 @@ export function conditionsHold(statement: ResolvedStatement, call: Pick<AwsCallR
 }
 
 /** Whether the statements allow the call (no Deny statements are expected; one would fail loudly). */
-export function allows(statements: ResolvedStatement[], call: Pick<AwsCallRecord, 'action' | 'resource' | 'leadingKey'>): boolean {
+export function allows(statements: ResolvedStatement[], call: Pick<AwsCallRecord, 'action' | 'resource' | 'leadingKey' | 'prefix'>): boolean {
   if (statements.some((statement) => statement.effect !== 'Allow')) throw new Error('Deny statements are not evaluated by this test');
   return statements.some(
     (statement) =>
@@ -123,4 +130,19 @@ export function allows(statements: ResolvedStatement[], call: Pick<AwsCallRecord
       statement.resources.some((resource) => wildcardMatches(resource, call.resource)) &&
       conditionsHold(statement, call),
   );
+}
+
+/** The statements as IAM sees them for a session tagged `teamId = team`: the policy variable filled in everywhere. */
+export function withTeamTag(statements: ResolvedStatement[], variable: string, team: string): ResolvedStatement[] {
+  const fill = (value: string) => value.split(variable).join(team);
+  return statements.map((statement) => ({
+    ...statement,
+    resources: statement.resources.map(fill),
+    conditions: Object.fromEntries(
+      Object.entries(statement.conditions).map(([operator, entries]) => [
+        operator,
+        Object.fromEntries(Object.entries(entries).map(([key, expected]) => [key, Array.isArray(expected) ? expected.map(fill) : fill(expected)])),
+      ]),
+    ),
+  }));
 }
