@@ -34,7 +34,7 @@ export type QueueAccess = 'none' | 'send' | 'consume';
 export interface TableAccess {
   /** Actions on the table itself. */
   actions: readonly TableAction[];
-  /** Query through the table's GSIs (only the audit export does). */
+  /** Query through the table's GSIs (the audit export; the recovery sweeps through their sparse indexes). */
   queryIndexes: boolean;
   /**
    * `dynamodb:LeadingKeys` patterns (StringLike): the only partition keys the
@@ -88,18 +88,21 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // and every upload enqueues a scan (shared/scans/scan-dispatch.ts).
   sboms: {
     ...nothing,
-    table: table('dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'),
+    // The staging record written before the files is deleted in the SBOM's own transaction (docs/architecture.md "Recovery after a crash").
+    table: table('dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'),
     sbomBucket: objects('s3:GetObject', 's3:PutObject', 's3:DeleteObject'),
     scanQueue: 'send',
   },
   // A scan runs synchronously: it reads the stored component inventory and the corpus (batch reads, items
-  // spilled to S3) and writes findings in batches.
+  // spilled to S3), marks the SBOM scanning and writes findings in batches. Listing a release's dispositions
+  // first settles a disposition batch left pending (shared/dispositions/disposition-batches.ts), with its writes.
   scans: {
     ...nothing,
-    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'),
+    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'),
     sbomBucket: objects('s3:GetObject'),
   },
-  dispositions: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem') },
+  // Batches record their intent, mark chunks applied on it, delete it at the end and undo chunks conditionally.
+  dispositions: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem') },
   // Generating a document stores its content and generation input in the SBOM bucket and reads them back;
   // publish writes the immutable snapshot (create only: Object Lock keeps it), reads it back when a retry
   // finds it already stored, and signs it.
@@ -129,17 +132,26 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
 /** The authorizer gets key hash items and reads nothing else (BRIEF decision 6): no team's items. */
 export const AUTHORIZER_ACCESS: ResourceAccess = { ...nothing, table: { ...table('dynamodb:GetItem'), leadingKeys: ['APIKEY_HASH#*'] } };
 
-/** Background jobs (created only once their handlers exist). */
+/**
+ * Background jobs (created only once their handlers exist). The scan worker's
+ * scheduled recovery sweep reads the sparse RECOVERY# index, claims owed scans,
+ * and deletes the files and staging records of uploads that never got their
+ * SBOM item (shared/sboms/sboms.ts `sweep`).
+ */
 export const SCAN_WORKER_ACCESS: ResourceAccess = {
   ...nothing,
-  table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'),
-  sbomBucket: objects('s3:GetObject'),
+  table: { ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'), queryIndexes: true },
+  sbomBucket: objects('s3:GetObject', 's3:DeleteObject'),
   scanQueue: 'consume',
 };
-/** Corpus items too large for DynamoDB spill to the SBOM bucket (shared/corpus/corpus-store.ts); re-imports read them back. */
+/**
+ * Corpus items too large for DynamoDB spill to the SBOM bucket (shared/corpus/corpus-store.ts); re-imports
+ * read them back. The daily run also settles disposition batches left pending (found through a sparse gsi1
+ * partition), with a batch's writes.
+ */
 export const CORPUS_REFRESH_ACCESS: ResourceAccess = {
   ...nothing,
-  table: table('dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'),
+  table: { ...table('dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'), queryIndexes: true },
   sbomBucket: objects('s3:GetObject', 's3:PutObject'),
 };
 

@@ -104,7 +104,7 @@ describe('recovery sweep', () => {
       State: 'ENABLED',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('scan-worker')), 'Arn'] } })],
     });
-    expect(actionsOfRole(template, roleId('scan-worker'), logicalIdOf(stack, stack.sbomBucket))).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket']);
+    expect(actionsOfRole(template, roleId('scan-worker'), logicalIdOf(stack, stack.sbomBucket))).toEqual(['s3:DeleteObject', 's3:GetObject']);
   });
 });
 

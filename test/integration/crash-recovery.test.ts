@@ -14,18 +14,22 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { keys } from '../../shared/data/keys';
+import { readEngineCredentials } from '../../shared/local/engine-credentials';
+import { awsCallLog } from '../support/server-process';
 import { bucketDefinitions, tableDefinition } from '../../shared/data/table-definition';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = join(ROOT, 'test/fixtures/sboms');
 const KEV_SAMPLE = join(ROOT, 'shared/corpus/sample/kev/known_exploited_vulnerabilities.json');
-const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** Clients for one data directory's engines (this worker's shared clients point at the suite's server). */
-function enginesOf(dataDir: string) {
+async function enginesOf(dataDir: string) {
   const { dynamoEndpoint, s3Endpoint } = JSON.parse(readFileSync(join(dataDir, 'engines.json'), 'utf8')) as { dynamoEndpoint: string; s3Endpoint: string };
-  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: dynamoEndpoint, credentials: CREDENTIALS }));
-  const s3 = new S3Client({ region: 'us-east-1', endpoint: s3Endpoint, forcePathStyle: true, credentials: CREDENTIALS });
+  // The engines accept only their data directory's own key pair.
+  const credentials = await readEngineCredentials(dataDir);
+  if (!credentials) throw new Error(`no engine credentials in ${dataDir}`);
+  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: dynamoEndpoint, credentials }));
+  const s3 = new S3Client({ region: 'us-east-1', endpoint: s3Endpoint, forcePathStyle: true, credentials });
   return {
     get: async (key: { pk: string; sk: string }) => (await dynamo.send(new GetCommand({ TableName: tableDefinition.localTableName, Key: key, ConsistentRead: true }))).Item,
     countPresent: async (itemKeys: { pk: string; sk: string }[]) => {
@@ -62,7 +66,7 @@ function enginesOf(dataDir: string) {
 function spawnServer(dataDir: string): ChildProcess {
   rmSync(join(dataDir, 'server.json'), { force: true });
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/start.ts')], {
-    cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' }, stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: ROOT, env: { ...process.env, ...awsCallLog(), DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' }, stdio: ['ignore', 'ignore', 'inherit'],
   });
   started.add(child);
   return child;
@@ -146,7 +150,7 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
           if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
           await sleep(20);
         }
-        const engines = enginesOf(candidate);
+        const engines = await enginesOf(candidate);
         try {
           while (!(await tableReady(() => engines.get(kevKeys[0]!)))) {
             if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
@@ -167,7 +171,7 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
     expect(dataDir).not.toBe('');
 
     const second = await startServer(dataDir);
-    const engines = enginesOf(dataDir);
+    const engines = await enginesOf(dataDir);
     try {
       expect(await engines.countPresent(kevKeys)).toBe(kevKeys.length);
       expect(await engines.get(keys.corpusSourceImport('kev'))).toMatchObject({ source: 'kev' });
@@ -213,7 +217,7 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
     let unacknowledgedFiles = false;
     try {
       const uploads = uploadBurst(middle.baseUrl);
-      const engines = enginesOf(dataDir);
+      const engines = await enginesOf(dataDir);
       try {
         for (const stop = Date.now() + 60_000; !unacknowledgedFiles && Date.now() < stop;) {
           const ids = (await engines.sbomObjectKeys()).map((key) => /\/sboms\/([0-9a-f-]{36})/.exec(key)?.[1]);
@@ -230,7 +234,7 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
     expect(unacknowledgedFiles).toBe(true);
 
     const second = await startServer(dataDir);
-    const engines = enginesOf(dataDir);
+    const engines = await enginesOf(dataDir);
     try {
       // Ready: no SBOM object without its item (uploads cut off between their files and their transaction).
       const orphans = [];

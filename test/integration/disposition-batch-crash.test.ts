@@ -18,6 +18,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/data/keys';
 import { tableDefinition } from '../../shared/data/table-definition';
+import { readEngineCredentials } from '../../shared/local/engine-credentials';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { cycloneDxSbom } from '../support/seed';
 import { dispositionInvariantViolations } from '../support/disposition-invariants';
@@ -27,10 +28,13 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** Reads the killed-and-restarted server's own table (its engines live in its process, on new ports after a restart). */
-function rawTable(dataDir: string) {
+async function rawTable(dataDir: string) {
   const { dynamoEndpoint } = JSON.parse(readFileSync(join(dataDir, 'engines.json'), 'utf8')) as { dynamoEndpoint: string };
   if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(dynamoEndpoint)) throw new Error(`refusing ${dynamoEndpoint}`);
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+  // The engines accept only their data directory's own key pair.
+  const credentials = await readEngineCredentials(dataDir);
+  if (!credentials) throw new Error(`no engine credentials in ${dataDir}`);
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: dynamoEndpoint, region: 'us-east-1', credentials }));
   const query = async (pk: string, skPrefix: string): Promise<Item[]> => {
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined;
@@ -102,7 +106,7 @@ async function killHard(server: ServerProcess, dataDir: string): Promise<void> {
 
 /** Starts the batch, and SIGKILLs the server once the table holds its first two chunks (38 dispositions written by it). */
 async function crashMidBatch(server: ServerProcess, key: string, dataDir: string, watched: { pk: string; skPrefix: string }, body: { detail: string } & Record<string, unknown>, beforeKill: () => Promise<void> = async () => {}) {
-  const table = rawTable(dataDir);
+  const table = await rawTable(dataDir);
   let answered: number | undefined;
   const batch = call(server, key, 'POST', '/api/dispositions/batch', body).then((response) => { answered = response.status; }, () => undefined);
   let written = 0;
@@ -118,7 +122,7 @@ async function crashMidBatch(server: ServerProcess, key: string, dataDir: string
 }
 
 async function storedState(dataDir: string, teamId: string, productId: string, releaseIds: string[]) {
-  const table = rawTable(dataDir);
+  const table = await rawTable(dataDir);
   try {
     const children = (await Promise.all(releaseIds.map((releaseId) => {
       const { pk, skPrefix } = keys.releaseChildrenPrefix(teamId, productId, releaseId);

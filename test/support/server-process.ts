@@ -11,7 +11,7 @@ export interface ServerProcess {
 }
 
 /** One call log per server process, in the directory the integration setup made (test/support/aws-call-manifest.ts). */
-function awsCallLog(): Record<string, string> {
+export function awsCallLog(): Record<string, string> {
   const dir = process.env.VEXDESK_AWS_CALL_LOG_DIR;
   return dir ? { VEXDESK_AWS_CALL_LOG: join(dir, `${randomUUID()}.jsonl`) } : {};
 }
