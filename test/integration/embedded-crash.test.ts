@@ -9,10 +9,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { startEngineChild, type EngineChild } from '../support/engine-child';
 import { rejection } from '../support/assertions';
+import { createKeyValueTableCommand } from '../support/test-table';
 
 const TABLE = 'crash-test';
 const UPDATED = ['a', 'b', 'c', 'd'];
@@ -68,20 +69,7 @@ describe('embedded DynamoDB transactions across a crash', () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-crash-'));
     engines = await startEngineChild(dataDir);
     const doc = clientFor(engines);
-    await doc.send(
-      new CreateTableCommand({
-        TableName: TABLE,
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await doc.send(createKeyValueTableCommand(TABLE));
     // Every round deletes its own item, so later rounds start from a known state too.
     for (const sk of [...UPDATED, 'guard', ...ROUNDS.map((k) => `doomed-k${k}`), 'doomed-mixed'])
       await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: 'p', sk, v: 0 } }));

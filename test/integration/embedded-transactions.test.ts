@@ -10,7 +10,6 @@ import path from 'node:path';
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
-  CreateTableCommand,
   DynamoDBClient,
   GetItemCommand,
   ResourceNotFoundException,
@@ -24,6 +23,7 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { findRunningEngines, startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
 import { rejection } from '../support/assertions';
+import { createKeyValueTableCommand } from '../support/test-table';
 
 const TABLE = 'transactions-test';
 
@@ -31,24 +31,6 @@ const TABLE = 'transactions-test';
 function clientFor(engines: EmbeddedEngines): DynamoDBClient {
   return new DynamoDBClient({ endpoint: engines.dynamoEndpoint, region: 'us-east-1', credentials: engines.credentials });
 }
-
-async function createTable(client: DynamoDBClient, name: string): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: name,
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
-}
-
 
 let counter = 0;
 const uniquePk = (label: string) => `${label}#${Date.now()}#${++counter}`;
@@ -64,7 +46,7 @@ describe('embedded DynamoDB transactions', () => {
     engines = await startEmbeddedEngines({ dataDir, inMemory: true });
     client = clientFor(engines);
     doc = DynamoDBDocumentClient.from(client);
-    await createTable(client, TABLE);
+    await client.send(createKeyValueTableCommand(TABLE));
   });
 
   afterAll(async () => {
@@ -553,7 +535,7 @@ describe('embedded engines lifecycle', () => {
     try {
       const first = await startEmbeddedEngines({ dataDir });
       const firstClient = clientFor(first);
-      await createTable(firstClient, 'durable');
+      await firstClient.send(createKeyValueTableCommand('durable'));
       await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
           firstClient.send(
