@@ -34,7 +34,8 @@ export function sampleCorpusSources(directory = SAMPLE_CORPUS_DIR) {
 export async function startLocalBackgroundWork(options: { dataDir: string; log: (line: Record<string, unknown>) => void }): Promise<BackgroundWork> {
   // The recovery below is the code of the corpus-refresh and scan-worker functions on AWS (their
   // scheduled runs), so the call recorder attributes it to them (shared/aws-call-log.ts).
-  options.log({ type: 'disposition-batches', message: 'pending batches finished before serving', ...(await runAsFunction('corpus-refresh', () => DispositionBatches.recoverPending())) });
+  const batches = await runAsFunction('corpus-refresh', () => DispositionBatches.recoverPending());
+  if (batches.recovered.length > 0) options.log({ type: 'recovery', message: 'pending disposition batches finished before serving', result: batches });
   // Each source is marked complete only at its end, so a start that died mid-import finishes the rest now.
   const corpus = await runAsFunction('corpus-refresh', () => completeCorpusImport(sampleCorpusSources()));
   if (corpus.imported.length > 0) options.log({ type: 'corpus', message: 'sample corpus loaded', result: corpus });
