@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api|bundles|tenant|scan|vex|report|throttle|all]`: prints the figures
+ * `npm run bench [-- api|bundles|tenant|scan|vex|batch|report|throttle|all]`: prints the figures
  * each issue names. With no argument: the API latency, bundle and tenant-credential benches.
  * Each section runs in its own process: configuration and AWS clients are
  * read once per process, and every section starts its own server and engines.
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', tenant: 'tenant.ts', scan: 'scan.ts', vex: 'vex.ts', report: 'report.ts', throttle: 'throttle.ts' };
+const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', tenant: 'tenant.ts', scan: 'scan.ts', vex: 'vex.ts', batch: 'batch.ts', report: 'report.ts', throttle: 'throttle.ts' };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
 const names = requested.length === 0 ? ['api', 'bundles', 'tenant'] : requested.includes('all') ? Object.keys(SECTIONS) : requested;
