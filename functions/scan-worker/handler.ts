@@ -11,9 +11,9 @@
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { logger } from '../../shared/logger';
-import { Sboms } from '../../shared/sboms/sboms';
 import { SCAN_QUEUE_MAX_RECEIVES } from '../../shared/scans/scan-retries';
 import { Scans } from '../../shared/scans/scans';
+import { SCHEDULED_GRACE, sweepUnfinishedWork } from '../../shared/scans/recovery-sweep';
 
 const scanJob = z.object({
   teamId: z.uuid(),
@@ -21,10 +21,6 @@ const scanJob = z.object({
   actor: z.object({ id: z.string(), name: z.string(), email: z.string().nullable(), kind: z.enum(['service_account', 'member', 'operator']) }),
 });
 
-/** Longer than any upload request (API Gateway ends them at 29 s): a younger staging record may still commit. */
-const STAGING_GRACE_MS = 15 * 60 * 1000;
-/** Longer than the queue's whole retry window (3 deliveries × 30 min visibility): SQS is done with older ones. */
-const SCAN_OVERDUE_MS = 2 * 3600 * 1000;
 /** A recovered scan starts only with this much of the invocation left (a 10 MB SBOM scans well within it). */
 const SCAN_BUDGET_MS = 120 * 1000;
 
@@ -53,19 +49,21 @@ async function consume(event: SQSEvent): Promise<SQSBatchResponse> {
 }
 
 async function sweep(context: Context): Promise<Record<string, unknown>> {
-  const now = Date.now();
-  const swept = await Sboms.sweep(new Date(now - STAGING_GRACE_MS).toISOString());
   // Recovered scans run right here: the worker is the scan runner, and a scan cut off by the
   // timeout simply stays owed (its recovery counted) for the next sweep.
-  const resumed = await Scans.resumePending(new Date(now - SCAN_OVERDUE_MS).toISOString(), async (job) => {
-    try {
-      await Scans.run(job.teamId, job.actor, job.sbomId);
-    } catch (error) {
-      logger.error('recovered scan failed', { sbomId: job.sbomId, error: (error as Error).message });
-    }
-  }, () => context.getRemainingTimeInMillis() > SCAN_BUDGET_MS);
-  logger.info('recovery sweep', { swept, resumed });
-  return { swept, resumed };
+  const result = await sweepUnfinishedWork({
+    grace: SCHEDULED_GRACE,
+    runScan: async (job) => {
+      try {
+        await Scans.run(job.teamId, job.actor, job.sbomId);
+      } catch (error) {
+        logger.error('recovered scan failed', { sbomId: job.sbomId, error: (error as Error).message });
+      }
+    },
+    keepGoing: () => context.getRemainingTimeInMillis() > SCAN_BUDGET_MS,
+  });
+  logger.info('recovery sweep', result);
+  return result;
 }
 
 export async function handler(event: SQSEvent | ScheduledEvent, context: Context): Promise<SQSBatchResponse | Record<string, unknown>> {

@@ -15,7 +15,7 @@ import { completeCorpusImport } from '../corpus/import';
 import { DispositionBatches } from '../dispositions/disposition-batches';
 import { dispatchScan, registerInProcessScanWorker } from '../scans/scan-dispatch';
 import { Scans } from '../scans/scans';
-import { Sboms } from '../sboms/sboms';
+import { NO_GRACE, sweepUnfinishedWork } from '../scans/recovery-sweep';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -39,8 +39,6 @@ export async function startLocalBackgroundWork(options: { dataDir: string; log: 
   // Each source is marked complete only at its end, so a start that died mid-import finishes the rest now.
   const corpus = await runAsFunction('corpus-refresh', () => completeCorpusImport(sampleCorpusSources()));
   if (corpus.imported.length > 0) options.log({ type: 'corpus', message: 'sample corpus loaded', result: corpus });
-  const swept = await runAsFunction('scan-worker', () => Sboms.sweep(new Date().toISOString()));
-  if (swept.staging.removed + swept.uploadSessions > 0) options.log({ type: 'recovery', message: 'removed files of unfinished uploads', result: swept });
 
   const running = new Set<Promise<unknown>>();
   registerInProcessScanWorker((job) => {
@@ -54,8 +52,10 @@ export async function startLocalBackgroundWork(options: { dataDir: string; log: 
       .finally(() => running.delete(scan));
     running.add(scan);
   });
-  // Scans acknowledged (201) or started by a previous process that never finished: run them again.
-  const resumed = await runAsFunction('scan-worker', () => Scans.resumePending(new Date().toISOString(), dispatchScan));
+  // The scan worker's scheduled sweep, with no grace: files of uploads that never got their item go, and
+  // scans acknowledged (201) or started by a previous process that never finished run again.
+  const { swept, resumed } = await runAsFunction('scan-worker', () => sweepUnfinishedWork({ grace: NO_GRACE, runScan: dispatchScan }));
+  if (swept.staging.removed + swept.uploadSessions > 0) options.log({ type: 'recovery', message: 'removed files of unfinished uploads', result: swept });
   if (resumed.resumed + resumed.failed > 0) options.log({ type: 'recovery', message: 'resumed interrupted scans', result: resumed });
   return {
     stop: async () => {
