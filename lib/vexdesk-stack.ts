@@ -50,6 +50,12 @@ function acknowledge(scope: IConstruct, id: string, reason: string): void {
   Validations.of(scope).acknowledge({ id, reason });
 }
 
+/** Media types the 405 MOCK integration maps; a request without Content-Type counts as application/json. */
+const METHOD_NOT_ALLOWED_MEDIA_TYPES = [
+  'application/json', 'application/gzip', 'application/octet-stream', 'application/xml', 'text/xml', 'text/plain',
+  'application/x-www-form-urlencoded', 'multipart/form-data', 'application/vnd.cyclonedx+json', 'application/spdx+json',
+];
+
 function pascalCase(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
 }
@@ -508,7 +514,10 @@ export class VexdeskStack extends Stack {
       new apigw.MockIntegration({
         // Binary media type '*/*': without CONVERT_TO_TEXT a MOCK integration fails on a request body.
         contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
-        requestTemplates: { 'application/json': '{ "statusCode": 200 }' },
+        // The template ignores the body. A body of another media type is not passed to the MOCK
+        // unmapped (which could fail as a 5xx): API Gateway refuses it, 415 → DEFAULT_4XX (400).
+        requestTemplates: Object.fromEntries(METHOD_NOT_ALLOWED_MEDIA_TYPES.map((type) => [type, '{ "statusCode": 200 }'])),
+        passthroughBehavior: apigw.PassthroughBehavior.NEVER,
         integrationResponses: [
           {
             statusCode: String(METHOD_NOT_ALLOWED.statusCode),
