@@ -12,7 +12,8 @@
  * team's usage-plan API key in API Gateway (shared/identity/usage-plan-keys.ts).
  */
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 const USAGE = `Usage: npm run -s admin -- <command> [options]
   team create --name NAME
@@ -85,6 +86,14 @@ async function run(): Promise<unknown> {
     if (running) {
       applyLocalEnvironment(running);
     } else {
+      // Starting engines on a directory with no stored tables would create an empty one, and every
+      // command would then answer "Team not found": refuse, naming the directory looked at.
+      if (!existsSync(join(dataDir, 'dynamodb'))) {
+        throw new UsageError(
+          `No Vexdesk data in ${dataDir} (${process.env.DATA_DIR === undefined ? 'DATA_DIR is not set; the default is .data/ in the current directory' : `DATA_DIR=${process.env.DATA_DIR}`}): ` +
+          'no server runs on it and it holds no stored tables. Run the command from the directory where `npm start` ran, set DATA_DIR to that server\'s data directory, or start the server once to create it.',
+        );
+      }
       // LevelDB admits one process: with no server running, this command owns the engines briefly.
       const engines = await startEmbeddedEngines({ dataDir });
       applyLocalEnvironment(engines);
@@ -103,7 +112,7 @@ async function run(): Promise<unknown> {
 async function dispatch(noun: string, verb: string | undefined, rest: string[]): Promise<unknown> {
   const { OPERATOR_ACTOR } = await import('../shared/identity/actor');
   const { Teams, Members, permissionSchema } = await import('../shared/identity/teams');
-  const { ApiKeys } = await import('../shared/identity/api-keys');
+  const { ApiKeys, EXPIRY_CHOICES_DAYS } = await import('../shared/identity/api-keys');
   const { SCOPES } = await import('../shared/http/scopes');
   switch (`${noun} ${verb ?? ''}`) {
     case 'team create': {
@@ -135,6 +144,9 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
     case 'key create': {
       const scopes = required('scopes') === 'all' ? [...SCOPES] : required('scopes').split(',').map((scope) => scope.trim()).filter(Boolean);
       const expiresInDays = flags['expires-in-days'] === undefined ? undefined : Number(flags['expires-in-days']);
+      if (expiresInDays !== undefined && !(EXPIRY_CHOICES_DAYS as readonly number[]).includes(expiresInDays)) {
+        throw new UsageError(`--expires-in-days must be one of ${EXPIRY_CHOICES_DAYS.join(', ')} (got "${flags['expires-in-days']}")`);
+      }
       const key = await ApiKeys.create(required('team'), { name: required('name'), scopes, expiresInDays }, { byMemberId: flags.by, operator: OPERATOR_ACTOR });
       return { id: key.id, key: key.key, name: key.name, scopes: key.scopes, expiresAt: key.expiresAt };
     }

@@ -19,9 +19,9 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct, IConstruct } from 'constructs';
 import { tableDefinition } from '../shared/data/table-definition';
-import { gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../shared/http/gateway-responses';
+import { GATEWAY_RESPONSE_HEADERS, METHOD_NOT_ALLOWED, gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, methodNotAllowedTemplate, type GatewayResponseType } from '../shared/http/gateway-responses';
 import { PUBLIC_CLIENT_LIMITED_PATH, PUBLIC_CLIENT_WINDOW_SECONDS } from '../shared/http/throttling';
-import { routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
+import { methodsOfPath, routePaths, routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
 import { SCAN_QUEUE_MAX_RECEIVES } from '../shared/scans/scan-retries';
 import { LAMBDA_HANDLER } from './bundling';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
@@ -49,6 +49,12 @@ export function isPublicDisclosureRoute(route: RouteDefinition): boolean {
 function acknowledge(scope: IConstruct, id: string, reason: string): void {
   Validations.of(scope).acknowledge({ id, reason });
 }
+
+/** Media types the 405 MOCK integration maps; a request without Content-Type counts as application/json. */
+const METHOD_NOT_ALLOWED_MEDIA_TYPES = [
+  'application/json', 'application/gzip', 'application/octet-stream', 'application/xml', 'text/xml', 'text/plain',
+  'application/x-www-form-urlencoded', 'multipart/form-data', 'application/vnd.cyclonedx+json', 'application/spdx+json',
+];
 
 function pascalCase(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
@@ -491,6 +497,45 @@ export class VexdeskStack extends Stack {
         this.addCorsPreflight(resource);
       }
     }
+    for (const path of routePaths()) this.addMethodNotAllowed(api.root.resourceForPath(path), path);
+  }
+
+  /**
+   * 405 with `Allow` for a method the route table does not serve on a path. API Gateway answers
+   * an unknown method like an unknown path (MISSING_AUTHENTICATION_TOKEN, 404 here), so each
+   * resource gets an `ANY` method — a specific method always wins over ANY — answered by a MOCK
+   * integration: no Lambda, no authorizer, nothing of the team's quota spent.
+   */
+  private addMethodNotAllowed(resource: apigw.Resource, path: string): void {
+    const allow = methodsOfPath(path);
+    const headers: Record<string, string> = { ...GATEWAY_RESPONSE_HEADERS, Allow: allow.join(', ') };
+    const method = resource.addMethod(
+      'ANY',
+      new apigw.MockIntegration({
+        // Binary media type '*/*': without CONVERT_TO_TEXT a MOCK integration fails on a request body.
+        contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
+        // The template ignores the body. A body of another media type is not passed to the MOCK
+        // unmapped (which could fail as a 5xx): API Gateway refuses it, 415 → DEFAULT_4XX (400).
+        requestTemplates: Object.fromEntries(METHOD_NOT_ALLOWED_MEDIA_TYPES.map((type) => [type, '{ "statusCode": 200 }'])),
+        passthroughBehavior: apigw.PassthroughBehavior.NEVER,
+        integrationResponses: [
+          {
+            statusCode: String(METHOD_NOT_ALLOWED.statusCode),
+            contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
+            responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, `'${value}'`])),
+            responseTemplates: { 'application/json': methodNotAllowedTemplate(path, allow) },
+          },
+        ],
+      }),
+      {
+        authorizationType: apigw.AuthorizationType.NONE,
+        methodResponses: [
+          { statusCode: String(METHOD_NOT_ALLOWED.statusCode), responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true])) },
+        ],
+      },
+    );
+    acknowledge(method, 'AwsSolutions-APIG4', `ANY ${path} only answers 405 from a MOCK integration; the route table's methods on it keep their authorizer.`);
+    acknowledge(method, 'AwsSolutions-COG4', `ANY ${path} only answers 405 from a MOCK integration.`);
   }
 
   // A hand-built preflight instead of `addCorsPreflight`: with binary media

@@ -48,14 +48,27 @@ export class NotFoundError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(message: string, code = 'conflict') {
-    super(409, code, message);
+  constructor(message: string, code = 'conflict', details?: ErrorDetail[]) {
+    super(409, code, message, details);
   }
 }
 
+/** The VEX document holding a release's lock, as far as the thrower knows it. */
+export type ReleaseLock = { vexId: string; status?: string | undefined };
+
 export class ReleaseLockedError extends ConflictError {
-  constructor() {
-    super('The release is locked by a VEX document in submitted, approved or published state', 'release_locked');
+  /**
+   * Names the document that holds the lock (and its workflow status) when known, so the client
+   * knows what to reject or unlock (shared/releases/release-lock.ts looks it up).
+   */
+  constructor(lock?: ReleaseLock) {
+    super(
+      lock
+        ? `The release is locked by VEX document ${lock.vexId}${lock.status ? ` (${lock.status})` : ''}; reject that document or unlock the release first`
+        : 'The release is locked by a VEX document in submitted, approved or published state',
+      'release_locked',
+      lock ? [{ path: 'locked_by_vex_id', message: lock.vexId, ...(lock.status ? { code: lock.status } : {}) }] : undefined,
+    );
   }
 }
 

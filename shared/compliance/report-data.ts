@@ -17,7 +17,7 @@ import { Teams } from '../identity/teams';
 import { Releases } from '../releases/releases';
 import { justificationValue, responseValue } from '../schemas/dispositions';
 import { sbomStore, type Sbom } from '../sboms/sbom-store';
-import { findingStore, type Finding } from '../scans/finding-store';
+import { findingStore, shownTo, type Finding } from '../scans/finding-store';
 import { vexStore, type VexDocumentRecord } from '../vex/vex-store';
 import type { ComplianceReportInput } from './model';
 import { renderComplianceReport, type RenderedReport } from './report';
@@ -144,8 +144,9 @@ export const ComplianceReports = {
         fileName: sbom.fileName, componentCount: sbom.componentCount, scannedAt: sbom.scan.scannedAt,
       })),
       components,
-      // Findings a later scan no longer matched are history, not current exposure (as in VEX generation).
-      findings: findings.filter((finding) => !finding.noLongerDetected).map((finding) => toReportFinding(finding, dispositionByFinding.get(finding.id))),
+      // Findings a later scan no longer matched are history, not current exposure (as in VEX generation);
+      // informational notices the team hides are left out as in its vulnerability lists.
+      findings: findings.filter((finding) => !finding.noLongerDetected).filter(shownTo(settings)).map((finding) => toReportFinding(finding, dispositionByFinding.get(finding.id))),
       vexDocuments,
       // null means "service defaults" in the report; a team policy equal to them reads the same.
       slaPolicy: customised ? policy : null,

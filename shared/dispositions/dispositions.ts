@@ -6,6 +6,7 @@
  */
 import { transactWrite, TransactionFailedError } from '../data/table-client';
 import { ConflictError, NotFoundError, ReleaseLockedError, ValidationError, type ErrorDetail } from '../errors';
+import { releaseLockedError } from '../releases/release-lock';
 import type { Actor } from '../identity/actor';
 import { Members } from '../identity/teams';
 import { releaseStore } from '../releases/release-store';
@@ -76,7 +77,7 @@ export const Dispositions = {
     await assertAssignee(teamId, patch.assignedTo);
     const release = await releaseStore.resolve(teamId, finding.releaseId);
     if (!release) throw new NotFoundError('Vulnerability');
-    if (release.release.lockedBy) throw new ReleaseLockedError();
+    if (release.release.lockedBy) throw await releaseLockedError(teamId, release.release.lockedBy);
     await commit([write], actor, at);
     return write.after;
   },
@@ -100,7 +101,7 @@ export const Dispositions = {
     for (const releaseId of new Set(found.map((finding) => finding.releaseId))) {
       const release = await releaseStore.resolve(teamId, releaseId);
       if (!release) throw new NotFoundError('Vulnerability');
-      if (release.release.lockedBy) throw new ReleaseLockedError();
+      if (release.release.lockedBy) throw await releaseLockedError(teamId, release.release.lockedBy);
     }
     const outcome = await DispositionBatches.run(teamId, actor, found, patch);
     if (outcome.state === 'committed') return { updated: outcome.updated };

@@ -64,3 +64,27 @@ export const GATEWAY_RESPONSE_EXTRA_HEADERS: Partial<Record<GatewayResponseType,
 export function gatewayResponseHeaders(type: GatewayResponseType): Record<string, string> {
   return { ...GATEWAY_RESPONSE_HEADERS, ...GATEWAY_RESPONSE_EXTRA_HEADERS[type] };
 }
+
+/**
+ * 405 for a method the route table does not serve on a known path. Not a gateway response type
+ * (API Gateway answers an unknown method with MISSING_AUTHENTICATION_TOKEN, like an unknown path):
+ * the stack puts a MOCK `ANY` method on each resource answering this, with a static `Allow` per
+ * resource; the local server renders the same. `$context.httpMethod` is the method asked for.
+ */
+export const METHOD_NOT_ALLOWED = { statusCode: 405, code: 'method_not_allowed' } as const;
+
+function methodNotAllowedMessage(method: string, path: string, allow: readonly string[]): string {
+  return `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}`;
+}
+
+export function methodNotAllowedTemplate(path: string, allow: readonly string[]): string {
+  return JSON.stringify({ error: { code: METHOD_NOT_ALLOWED.code, message: methodNotAllowedMessage('$context.httpMethod', path, allow), requestId: '$context.requestId' } });
+}
+
+export function renderMethodNotAllowed(method: string, path: string, allow: readonly string[], requestId: string): { statusCode: number; headers: Record<string, string>; body: string } {
+  return {
+    statusCode: METHOD_NOT_ALLOWED.statusCode,
+    headers: { ...GATEWAY_RESPONSE_HEADERS, Allow: allow.join(', ') },
+    body: JSON.stringify({ error: { code: METHOD_NOT_ALLOWED.code, message: methodNotAllowedMessage(method, path, allow), requestId } }),
+  };
+}

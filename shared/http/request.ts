@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { z } from 'zod';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors';
+import { requestErrorMap } from '../schemas/common';
 
 /** Default ceiling for JSON bodies; the SBOM upload route raises it (see routes' maxBodyBytes). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -43,8 +44,18 @@ export function toErrorDetails(issues: z.core.$ZodIssue[]): ErrorDetail[] {
   return issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message, code: issue.code }));
 }
 
+/** The headline names the first problems, so a client that shows only `message` still says what to fix. */
+function validationFailed(what: string, issues: z.core.$ZodIssue[]): ValidationError {
+  const details = toErrorDetails(issues);
+  const shown = details.slice(0, 3).map((detail) => (detail.path === '' || detail.message.startsWith(detail.path) ? detail.message : `${detail.path}: ${detail.message}`));
+  const more = details.length > shown.length ? ` (and ${details.length - shown.length} more)` : '';
+  return new ValidationError(`${what}: ${shown.join('; ')}${more}`, details);
+}
+
 export function parseJsonBody(bytes: Buffer | undefined, schema: z.ZodType): unknown {
-  let value: unknown;
+  // No body reads as an empty object: the answer names the missing fields ("comment is required"),
+  // the same answer `{}` gets, instead of only saying that a body is required.
+  let value: unknown = {};
   if (bytes !== undefined) {
     try {
       value = JSON.parse(bytes.toString('utf8'));
@@ -52,17 +63,14 @@ export function parseJsonBody(bytes: Buffer | undefined, schema: z.ZodType): unk
       throw new BadRequestError('Request body is not valid JSON');
     }
   }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    if (value === undefined) throw new BadRequestError('A JSON request body is required');
-    throw new ValidationError('Request body failed validation', toErrorDetails(parsed.error.issues));
-  }
+  const parsed = schema.safeParse(value, { error: requestErrorMap });
+  if (!parsed.success) throw validationFailed('Request body failed validation', parsed.error.issues);
   return parsed.data;
 }
 
 export function parseQuery(event: APIGatewayProxyEvent, schema: z.ZodType): unknown {
-  const parsed = schema.safeParse(event.queryStringParameters ?? {});
-  if (!parsed.success) throw new ValidationError('Query parameters failed validation', toErrorDetails(parsed.error.issues));
+  const parsed = schema.safeParse(event.queryStringParameters ?? {}, { error: requestErrorMap });
+  if (!parsed.success) throw validationFailed('Query parameters failed validation', parsed.error.issues);
   return parsed.data;
 }
 

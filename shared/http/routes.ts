@@ -276,6 +276,19 @@ export function routesOfGroup(group: EndpointGroup): RouteDefinition[] {
   return routes.filter((route) => route.group === group);
 }
 
+/**
+ * The methods the route table serves on a resource path, in a stable order: the `Allow` header of a
+ * 405 (RFC 9110 §15.5.6) from the API Gateway stack and the local emulator alike.
+ */
+export function methodsOfPath(resourcePath: string): string[] {
+  return [...new Set((routes as readonly RouteDefinition[]).filter((route) => route.path === resourcePath).map((route) => route.method))].sort();
+}
+
+/** Every resource path of the route table, once each. */
+export function routePaths(): string[] {
+  return [...new Set((routes as readonly RouteDefinition[]).map((route) => route.path))];
+}
+
 /** Find the route for an API Gateway resource path and method. */
 export function findRoute(method: string, resourcePath: string): RouteDefinition | undefined {
   return (routes as readonly RouteDefinition[]).find((route) => route.method === method && route.path === resourcePath);

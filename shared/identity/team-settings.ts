@@ -1,7 +1,8 @@
 /**
  * Team settings the spec leaves open: the SLA policy used by the compliance
- * report, and the opt-in rule that a VEX approver must differ from the
- * submitter. Stored on the team item; each change is audited. The answer
+ * report, the opt-in rule that a VEX approver must differ from the
+ * submitter, and whether informational notices (RustSec `unsound`/`unmaintained`)
+ * are hidden from vulnerability lists and the compliance report. Stored on the team item; each change is audited. The answer
  * also shows the team's request quota, which only an operator changes
  * (admin CLI `team quota set`), since on AWS it lives in API Gateway.
  */
@@ -16,17 +17,20 @@ import { Teams } from './teams';
 export interface TeamSettings {
   requireDistinctApprover: boolean;
   slaPolicy: SlaPolicy;
+  /** Default false: informational findings are listed, marked `informational` (as osv-scanner reports them). */
+  hideInformational: boolean;
   /** Read-only here: the per-team throttle API Gateway applies (429 + Retry-After beyond it). */
   throttle: TeamQuota;
 }
 
 interface StoredSettings {
   requireDistinctApprover?: boolean;
+  hideInformational?: boolean;
   slaPolicy?: Partial<SlaPolicy>;
 }
 
 function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle'> {
-  return { requireDistinctApprover: stored.requireDistinctApprover === true, slaPolicy: resolveSlaPolicy(stored.slaPolicy) };
+  return { requireDistinctApprover: stored.requireDistinctApprover === true, slaPolicy: resolveSlaPolicy(stored.slaPolicy), hideInformational: stored.hideInformational === true };
 }
 
 export const TeamSettingsService = {
@@ -35,12 +39,13 @@ export const TeamSettingsService = {
     return { ...resolve(team.settings), throttle: quotaOfTeam(team) };
   },
 
-  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; slaPolicy?: Partial<SlaPolicy> | undefined }): Promise<TeamSettings> {
+  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; slaPolicy?: Partial<SlaPolicy> | undefined }): Promise<TeamSettings> {
     const team = await Teams.get(teamId);
     const current = team.settings as StoredSettings;
     const next: StoredSettings = {
       ...current,
       ...(patch.requireDistinctApprover !== undefined ? { requireDistinctApprover: patch.requireDistinctApprover } : {}),
+      ...(patch.hideInformational !== undefined ? { hideInformational: patch.hideInformational } : {}),
       ...(patch.slaPolicy ? { slaPolicy: { ...(current.slaPolicy ?? {}), ...patch.slaPolicy } } : {}),
     };
     const before = resolve(current);
@@ -49,7 +54,10 @@ export const TeamSettingsService = {
       tx.update(keys.team(teamId), 'SET #settings = :settings', { '#settings': 'settings' }, { ':settings': next }, 'attribute_exists(pk)'),
       auditPut(teamId, actor, {
         action: 'update', entityType: 'team_settings', entityId: teamId, entityName: team.name,
-        changes: diffChanges({ requireDistinctApprover: before.requireDistinctApprover, ...before.slaPolicy }, { requireDistinctApprover: after.requireDistinctApprover, ...after.slaPolicy }),
+        changes: diffChanges(
+          { requireDistinctApprover: before.requireDistinctApprover, hideInformational: before.hideInformational, ...before.slaPolicy },
+          { requireDistinctApprover: after.requireDistinctApprover, hideInformational: after.hideInformational, ...after.slaPolicy },
+        ),
       }),
     ]);
     return { ...after, throttle: quotaOfTeam(team) };

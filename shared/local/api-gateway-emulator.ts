@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { routes, type EndpointGroup, type RouteDefinition } from '../http/routes';
+import { methodsOfPath, routes, type EndpointGroup, type RouteDefinition } from '../http/routes';
 import { runAsFunction } from '../aws-call-log';
-import { GATEWAY_RESPONSE_HEADERS, gatewayResponseHeaders, renderGatewayResponse, type GatewayResponseType } from '../http/gateway-responses';
+import { GATEWAY_RESPONSE_HEADERS, gatewayResponseHeaders, renderGatewayResponse, renderMethodNotAllowed, type GatewayResponseType } from '../http/gateway-responses';
 import { isPublicClientLimitedPath, type ThrottleQuota } from '../http/throttling';
 import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
 
@@ -199,8 +199,13 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       send({ statusCode: 204, headers: { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET,OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' }, body: '' });
       return;
     }
-    const match = pathMatches.find((candidate) => candidate.route.method === method);
-    if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+    // API Gateway picks the resource first (literal segments before parameters, the order of
+    // pathMatches), then the method on it: a method the resource lacks is the stack's 405, even
+    // when a parameter resource elsewhere has it (GET /api/sboms/upload is not GET /api/sboms/{id}).
+    const resource = pathMatches[0]?.route.path;
+    if (resource === undefined) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+    const match = pathMatches.find((candidate) => candidate.route.path === resource && candidate.route.method === method);
+    if (!match) return send(renderMethodNotAllowed(method, resource, methodsOfPath(resource), requestId));
 
     const body = await readBody(request, LOCAL_MAX_REQUEST_BYTES);
     if (body === 'too-large') return gatewayResponse('REQUEST_TOO_LARGE');

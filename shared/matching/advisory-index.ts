@@ -20,21 +20,20 @@ export type AdvisoryIndex = PackageLookup & {
   advisory(id: string): Advisory | undefined;
 };
 
-export type IndexOptions = {
-  /** RustSec `unmaintained`/`unsound` notices are not vulnerabilities; left out unless asked for. */
-  includeInformational?: boolean;
-};
-
 const NO_ENTRIES: readonly IndexedAdvisory[] = [];
 const NO_KEYS: readonly string[] = [];
 
-export function buildAdvisoryIndex(advisories: Iterable<Advisory>, options: IndexOptions = {}): AdvisoryIndex {
+/**
+ * RustSec's informational notices (`unsound`, `unmaintained`) are indexed like any advisory, as
+ * osv-scanner reports them: some carry a CVE (RUSTSEC-2018-0018 is CVE-2018-25023). Findings mark
+ * them (`informational`); hiding them is a team setting applied where findings are read.
+ */
+export function buildAdvisoryIndex(advisories: Iterable<Advisory>): AdvisoryIndex {
   const packages = new Map<string, IndexedAdvisory[]>();
   const shortNames = new Map<string, string[]>();
   const byId = new Map<string, Advisory>();
   for (const advisory of advisories) {
     if (advisory.withdrawn !== null) continue;
-    if (advisory.informational !== null && !options.includeInformational) continue;
     byId.set(advisory.id, advisory);
     const perKey = new Map<string, AffectedPackage[]>();
     for (const affected of advisory.affected) {
@@ -159,6 +158,7 @@ function toFinding(component: SbomComponent, candidate: Candidate, version: stri
     version,
     affectedRanges: describeAffected(affected, candidate.ecosystem),
     fixedVersions: fixedVersionsAbove(version, affected, candidate.ecosystem),
+    informational: advisory.informational,
   };
 }
 
@@ -224,6 +224,8 @@ function mergeAliases(matched: Matched[]): Finding[] {
       ...primary,
       cveId: sorted.map((m) => m.advisory.cveId).find((id) => CVE_ID.test(id)) ?? primary.cveId,
       relatedAdvisoryIds: related,
+      // A notice merged with a vulnerability record for the same CVE is a vulnerability.
+      informational: sorted.every((m) => m.advisory.informational !== null) ? primary.informational : null,
       fixedVersions: [...new Set(sorted.flatMap((m) => m.finding.fixedVersions))].sort((a, b) => comparator.compare(a, b) ?? 0),
     };
   });

@@ -23,6 +23,11 @@ export const findingSchema = z.object({
   version: z.string(),
   affectedRanges: z.string(),
   fixedVersions: z.array(z.string()),
+  /**
+   * RustSec's kind (`unsound`, `unmaintained`, `notice`) when every advisory of the finding is an
+   * informational notice rather than a vulnerability; null for a vulnerability.
+   */
+  informational: z.string().nullable(),
 });
 export type Finding = z.infer<typeof findingSchema>;
 

@@ -9,7 +9,8 @@ import { transactWrite, TransactionFailedError, tx, patchExpression } from '../d
 import { pointerPut } from '../data/id-pointers';
 import { paginate } from '../data/paging';
 import { auditPut, diffChanges } from '../audit/audit-log';
-import { ConflictError, NotFoundError, ReleaseLockedError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { releaseLockedError } from './release-lock';
 import { canonicalPurl } from '../sbom/purl';
 import type { Actor } from '../identity/actor';
 import type { PageQuery } from '../schemas/common';
@@ -97,7 +98,7 @@ export const Releases = {
   async update(teamId: string, actor: Actor, releaseId: string, input: UpdateReleaseInput): Promise<Release> {
     assertPurl(input.purl);
     const { release: current, product } = await Releases.resolve(teamId, releaseId);
-    if (current.lockedBy) throw new ReleaseLockedError();
+    if (current.lockedBy) throw await releaseLockedError(teamId, current.lockedBy);
     const patch: Record<string, unknown> = {};
     for (const field of RELEASE_FIELDS) {
       const value = input[field];
@@ -130,7 +131,7 @@ export const Releases = {
         if (error.failedAt(0)) {
           const latest = await releaseStore.resolve(teamId, releaseId);
           if (!latest) throw new NotFoundError('Release');
-          if (latest.release.lockedBy) throw new ReleaseLockedError();
+          if (latest.release.lockedBy) throw await releaseLockedError(teamId, latest.release.lockedBy);
           throw new ConflictError('The release was changed by another request; read it again and retry', 'concurrent_modification');
         }
       }

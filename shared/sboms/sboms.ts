@@ -12,7 +12,8 @@ import { getItem, transactWrite, TransactionFailedError, tx, type TransactItem }
 import { pointerPut } from '../data/id-pointers';
 import { auditPut } from '../audit/audit-log';
 import { logger } from '../logger';
-import { ConflictError, NotFoundError, PayloadTooLargeError, ReleaseLockedError } from '../errors';
+import { ConflictError, NotFoundError, PayloadTooLargeError } from '../errors';
+import { releaseLockedError, releaseLockedErrorFor } from '../releases/release-lock';
 import type { Actor } from '../identity/actor';
 import { MAX_SBOM_BYTES } from '../schemas/sboms';
 import { parseSbom } from '../sbom/parse';
@@ -47,7 +48,7 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
   if (bytes.length > MAX_SBOM_BYTES) throw new PayloadTooLargeError(`SBOM content exceeds ${MAX_SBOM_BYTES} bytes`);
   const { release, product } = resolved;
   // Spec rule 2: the release chain (release, SBOM, dispositions) is locked while a VEX document holds it.
-  if (release.lockedBy) throw new ReleaseLockedError();
+  if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
   const parsed = parseSbom(bytes);
   const id = randomUUID();
   const sbom: Sbom = {
@@ -99,7 +100,7 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
       const deleted = await Promise.allSettled([sbom.objectKey, sbom.inventoryKey].map((key) => s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))));
       // Whatever is left behind here (a failed delete, the record itself) the staging sweep removes.
       if (deleted.every((outcome) => outcome.status === 'fulfilled')) await sbomStore.unstage(teamId, id).catch((cause: unknown) => logger.warn('staging record left for the sweep', { sbomId: id, error: String(cause) }));
-      if (error.failedAt(0)) throw new ReleaseLockedError();
+      if (error.failedAt(0)) throw await releaseLockedErrorFor(teamId, release.id);
       if (error.failedAt(1)) throw new NotFoundError('Release');
       if (error.failedAt(6)) throw new ConflictError('Upload already completed', 'upload_completed');
     }
@@ -138,7 +139,7 @@ export const Sboms = {
   /** Step 1 of the pre-signed flow: a short-lived PUT URL for the raw file (BRIEF decision 8). */
   async createUpload(teamId: string, actor: Actor, input: { releaseId: string; fileName?: string | undefined }) {
     const { release, product } = await Releases.resolve(teamId, input.releaseId);
-    if (release.lockedBy) throw new ReleaseLockedError();
+    if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
     const uploadId = randomUUID();
     const objectKey = keys.sbomUploadObject(teamId, uploadId);
     const expiresAt = new Date(Date.now() + UPLOAD_URL_TTL_SECONDS * 1000);

@@ -46,6 +46,13 @@ export interface Finding {
   lastSeenAt: string;
   /** The latest scan no longer matched it; kept because a disposition refers to it. */
   noLongerDetected: boolean;
+  /** RustSec notice kind (`unsound`, `unmaintained`, `notice`) when the finding is not a vulnerability; absent on findings stored before it existed. */
+  informational?: string | null;
+}
+
+/** Informational findings are listed unless the team hides them (team setting `hideInformational`). */
+export function shownTo(settings: { hideInformational: boolean }): (finding: Finding) => boolean {
+  return (finding) => !settings.hideInformational || (finding.informational ?? null) === null;
 }
 
 /** A name-based UUID (version 5 layout over SHA-256) of the finding's identity. */

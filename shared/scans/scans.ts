@@ -101,7 +101,7 @@ export const Scans = {
         severity, severitySource: source, cvssV2: advisory?.cvssV2 ?? null, cvssV3: advisory?.cvssV3 ?? null, cvssV4: advisory?.cvssV4 ?? null,
         epss: cveScores?.epss ?? null, kev: cveScores?.kev ?? null, cwes: advisory?.cwes ?? [],
         affectedVersions: match.affectedRanges ? [match.affectedRanges] : [], fixedVersions: match.fixedVersions,
-        matchConfidence: match.confidence, matchEvidence: match.evidence,
+        matchConfidence: match.confidence, matchEvidence: match.evidence, informational: match.informational,
         firstDetectedAt: previous?.firstDetectedAt ?? now, lastSeenAt: now, noLongerDetected: false,
       });
     }

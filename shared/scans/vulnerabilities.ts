@@ -14,7 +14,8 @@ import { Dispositions } from '../dispositions/dispositions';
 import { AppError } from '../errors';
 import { Sboms } from '../sboms/sboms';
 import { toSbomView, type Sbom } from '../sboms/sbom-store';
-import { findingStore, type Finding } from './finding-store';
+import { TeamSettingsService } from '../identity/team-settings';
+import { findingStore, shownTo, type Finding } from './finding-store';
 
 const SEVERITY_RANK = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, NONE: 0 } as const;
 
@@ -49,6 +50,7 @@ export function toVulnerabilityView(finding: Finding, disposition: Disposition |
     first_detected_at: finding.firstDetectedAt,
     last_seen_at: finding.lastSeenAt,
     no_longer_detected: finding.noLongerDetected,
+    informational: finding.informational ?? null,
     ...(disposition ? { disposition: { id: disposition.id, status: disposition.status, response: disposition.response, justification: disposition.justification } } : {}),
   };
 }
@@ -72,10 +74,13 @@ export const Vulnerabilities = {
     const { sbom, release, product } = await Sboms.resolve(teamId, sbomId);
     // `scannedAt` is set only by a completed scan, and kept while a later rescan runs or fails.
     if (sbom.scan.scannedAt === null) throw new ScanNotReadyError(sbom.scan);
-    const [findings, dispositionList] = await Promise.all([
+    const [stored, dispositionList, settings] = await Promise.all([
       findingStore.listBySbom(teamId, product.id, release.id, sbom.id),
       Dispositions.listByRelease(teamId, product.id, release.id),
+      TeamSettingsService.get(teamId),
     ]);
+    // A team that hides informational notices does not see them in the list or in `summary`.
+    const findings = stored.filter(shownTo(settings));
     const dispositions = new Map(dispositionList.map((disposition) => [disposition.vulnerabilityId, disposition]));
     const statusOf = (finding: Finding) => dispositions.get(finding.id)?.status;
     const summary = {

@@ -11,9 +11,27 @@ import * as z from 'zod';
 
 export const uuidSchema = z.uuid();
 
+/** Examples every date message shows, so a client sees the accepted form instead of a pattern name. */
+export const DATE_EXAMPLE = '2026-01-31';
+export const DATE_TIME_EXAMPLE = '2026-01-31T00:00:00Z';
+
 export const isoDateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset: true })], {
-  error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time',
+  error: `must be an ISO 8601 date or date-time with offset, e.g. ${DATE_EXAMPLE} or ${DATE_TIME_EXAMPLE}`,
 });
+
+/**
+ * The error map every request parse uses (shared/http/request.ts). zod's defaults speak in types
+ * ("Invalid input: expected string, received undefined", "Invalid ISO datetime"); clients need
+ * the field and the accepted form. A schema's own `error` still wins over this map.
+ */
+export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
+  const field = (issue.path ?? []).map(String).join('.');
+  if (issue.code === 'invalid_type' && issue.input === undefined) return field ? `${field} is required` : 'a value is required';
+  if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1) return field ? `${field} must not be empty` : 'must not be empty';
+  if (issue.code === 'invalid_format' && issue.format === 'datetime') return `must be an ISO 8601 date-time with offset, e.g. ${DATE_TIME_EXAMPLE}`;
+  if (issue.code === 'invalid_format' && issue.format === 'date') return `must be an ISO 8601 date (YYYY-MM-DD), e.g. ${DATE_EXAMPLE}`;
+  return undefined;
+};
 
 /** `page`/`perPage` of the product, release and VEX lists (spec "Limits": perPage max 100, default 25). */
 export const pageQuerySchema = z.object({

@@ -17,6 +17,8 @@ export const slaPolicySchema = z
 export const teamSettingsBody = z
   .strictObject({
     requireDistinctApprover: z.boolean().optional(),
+    /** Hide informational findings (RustSec `unsound`/`unmaintained` notices) from vulnerability lists and the compliance report. */
+    hideInformational: z.boolean().optional(),
     slaPolicy: slaPolicySchema.partial().optional(),
   })
   .meta({ id: 'UpdateTeamSettings' });

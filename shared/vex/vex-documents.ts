@@ -12,7 +12,8 @@ import { transactWrite, TransactionFailedError, tx, type TransactItem } from '..
 import { pointerPut } from '../data/id-pointers';
 import { auditPut } from '../audit/audit-log';
 import { config } from '../config';
-import { ConflictError, ForbiddenError, NotFoundError, ReleaseLockedError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
+import { releaseLockedError } from '../releases/release-lock';
 import type { Actor } from '../identity/actor';
 import { Teams } from '../identity/teams';
 import { TeamSettingsService } from '../identity/team-settings';
@@ -119,7 +120,7 @@ async function failTransition(error: unknown, teamId: string, vexId: string, act
   if (error instanceof TransactionFailedError) {
     const latest = await resolveDocument(teamId, vexId);
     if (latest.document.workflowStatus !== expected) throw wrongState(latest.document, action, expected);
-    if (error.failedAt(1)) throw new ReleaseLockedError();
+    if (error.failedAt(1)) throw await releaseLockedError(teamId, latest.release.lockedBy);
     throw new ConflictError('The document changed while the request ran; read it again and retry', 'concurrent_modification');
   }
   throw error;

@@ -359,7 +359,8 @@ describe('least privilege', () => {
 });
 
 describe('REST API', () => {
-  const nonPreflight = (): ApiMethod[] => methods.filter((method) => method.httpMethod !== 'OPTIONS');
+  // OPTIONS (CORS preflight) and ANY (the 405 answer) are the gateway's own methods, not routes.
+  const nonPreflight = (): ApiMethod[] => methods.filter((method) => method.httpMethod !== 'OPTIONS' && method.httpMethod !== 'ANY');
 
   it('has exactly one method per route of the route table, on the route\'s path', () => {
     expect(nonPreflight().map((method) => routeKey(method.httpMethod, method.path)).sort()).toEqual(
@@ -469,6 +470,29 @@ describe('REST API', () => {
       expect({ type: response.ResponseType, headers: response.ResponseParameters }).toEqual({
         type: response.ResponseType,
         headers: expect.objectContaining({ 'gatewayresponse.header.X-Content-Type-Options': "'nosniff'", 'gatewayresponse.header.Content-Type': "'application/json'" }),
+      });
+    }
+  });
+
+  it('answers an unknown method on every route path with a MOCK 405 whose Allow lists the route table\'s methods', () => {
+    const anyMethods = methods.filter((method) => method.httpMethod === 'ANY');
+    const paths = [...new Set(allRoutes.map((route) => route.path))];
+    expect(anyMethods.map((method) => method.path).sort()).toEqual([...paths].sort());
+    for (const method of anyMethods) {
+      const allow = [...new Set(allRoutes.filter((route) => route.path === method.path).map((route) => route.method))].sort().join(', ');
+      expect(method.properties).toMatchObject({
+        AuthorizationType: 'NONE',
+        Integration: {
+          Type: 'MOCK',
+          ContentHandling: 'CONVERT_TO_TEXT',
+          IntegrationResponses: [
+            expect.objectContaining({
+              StatusCode: '405',
+              ResponseParameters: expect.objectContaining({ 'method.response.header.Allow': `'${allow}'` }),
+              ResponseTemplates: { 'application/json': expect.stringContaining('"code":"method_not_allowed"') },
+            }),
+          ],
+        },
       });
     }
   });

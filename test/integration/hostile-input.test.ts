@@ -61,7 +61,7 @@ describe('malformed percent-encoding', () => {
 });
 
 describe('API Gateway\'s own error responses', () => {
-  it('send X-Content-Type-Options: nosniff on 401, 403 and 404', async () => {
+  it('send X-Content-Type-Options: nosniff on 401, 403, 404 and 405', async () => {
     const { key } = await createTeamWithKey(['products:read']);
     // The authorizer never denies (scopes are checked in the handler), so this 403 is the handler's; the
     // gateway's ACCESS_DENIED shares the headers of the others (test/infra/stack.test.ts).
@@ -70,7 +70,7 @@ describe('API Gateway\'s own error responses', () => {
     expectGatewayError(await request('GET', '/api/products', { key: `vxd_${'0'.repeat(64)}` }), 401, 'unauthorized');
     expectGatewayError(await request('GET', '/api/audit/export', { key }), 403, 'forbidden');
     expectGatewayError(await request('GET', '/api/no-such-route'), 404, 'not_found');
-    expectGatewayError(await request('DELETE', '/api/disclosures'), 404, 'not_found');
+    expectGatewayError(await request('DELETE', '/api/disclosures'), 405, 'method_not_allowed');
   });
 });
 

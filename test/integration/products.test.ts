@@ -154,11 +154,12 @@ describe('products', () => {
     expect(response.body.error.code).toBe('payload_too_large');
   });
 
-  it('returns 404 in the error shape for unknown paths and methods', async () => {
+  it('returns 404 in the error shape for unknown paths, and 405 with Allow for unknown methods', async () => {
     const { key } = await createTeamWithKey();
     const unknown = await request('GET', '/api/nothing-here', { key });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('not_found');
-    expect((await request('PATCH', '/api/products', { key })).status).toBe(404);
+    const patch = await request('PATCH', '/api/products', { key });
+    expect({ status: patch.status, allow: patch.headers.get('allow') }).toEqual({ status: 405, allow: 'GET, POST' });
   });
 });

@@ -82,6 +82,10 @@ describe('parseOsvAdvisory', () => {
   it('scores a CVSS 3.0 vector and flags RustSec informational notices', () => {
     expect(parse('RUSTSEC-2016-0001').cvssV3).toEqual({ vector: 'CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:H/A:H', score: 8.1, severity: 'HIGH' });
     expect(parse('RUSTSEC-2018-0017').informational).toBe('unmaintained');
+    const smallvec = parseOsvAdvisory(JSON.parse(readFileSync(`${samplePath}/crates.io/RUSTSEC-2018-0018.json`, 'utf8')));
+    expect(smallvec).toMatchObject({ informational: 'unsound', cveId: 'CVE-2018-25023' });
+    const topLevel = parseOsvAdvisory({ id: 'RUSTSEC-0000-0002', modified: '2024-01-01T00:00:00Z', database_specific: { informational: 'unmaintained' }, affected: [] });
+    expect(topLevel.informational).toBe('unmaintained');
   });
 
   it('keeps a Go +incompatible fix and uses the Go id when only a GHSA alias exists', () => {

@@ -49,6 +49,7 @@ describe('matchComponent by purl', () => {
         version: '4.18.2',
         affectedRanges: '<4.19.2; >=5.0.0-alpha.1, <5.0.0-beta.3',
         fixedVersions: ['4.19.2', '5.0.0-beta.3'],
+        informational: null,
       },
     ]);
     expect(findingSchema.parse(match.findings[0])).toBeDefined();
@@ -147,14 +148,28 @@ describe('matchComponent by name only', () => {
 });
 
 describe('buildAdvisoryIndex', () => {
-  it('drops withdrawn records and, unless asked, RustSec informational notices', () => {
+  it('drops withdrawn records', () => {
     const k8s = component({ name: 'k8s', purl: 'pkg:golang/k8s.io/kubernetes@v1.0.0' });
-    const tempdir = component({ name: 'tempdir', purl: 'pkg:cargo/tempdir@0.3.7' });
 
     expect(ids(fixtureIndex, k8s)).not.toContain('GO-2022-0617');
     expect(fixtureIndex.advisory('GO-2022-0617')).toBeUndefined();
-    expect(ids(fixtureIndex, tempdir)).toEqual([]);
-    expect(ids(buildAdvisoryIndex(fixtureAdvisories, { includeInformational: true }), tempdir)).toEqual(['RUSTSEC-2018-0017']);
+  });
+
+  it('reports RustSec informational notices, marked with their kind, as osv-scanner does', () => {
+    const tempdir = matchComponent(component({ name: 'tempdir', purl: 'pkg:cargo/tempdir@0.3.7' }), fixtureIndex);
+
+    expect(tempdir.findings).toEqual([expect.objectContaining({ advisoryId: 'RUSTSEC-2018-0017', informational: 'unmaintained' })]);
+  });
+
+  it('marks a finding informational only when every merged advisory is a notice', () => {
+    const notice = osv('RUSTSEC-0000-0001', [{ ecosystem: 'crates.io', name: 'demo-crate', events: [{ introduced: '0' }] }], {
+      aliases: ['CVE-2099-0001'], affected: [{ package: { ecosystem: 'crates.io', name: 'demo-crate' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }] }], database_specific: { informational: 'unsound' } }],
+    });
+    const vulnerability = osv('GHSA-0000-0000-0001', [{ ecosystem: 'crates.io', name: 'demo-crate', events: [{ introduced: '0' }] }], { aliases: ['CVE-2099-0001'] });
+    const crate = () => component({ name: 'demo-crate', purl: 'pkg:cargo/demo-crate@1.0.0' });
+
+    expect(matchComponent(crate(), buildAdvisoryIndex([notice])).findings.map((f) => f.informational)).toEqual(['unsound']);
+    expect(matchComponent(crate(), buildAdvisoryIndex([notice, vulnerability])).findings.map((f) => f.informational)).toEqual([null]);
   });
 
   it('merges advisories for the same CVE into one finding led by the best-scored record', () => {

@@ -57,7 +57,7 @@ export const advisorySchema = z.object({
   cvssV4: cvssScoreSchema.nullable(),
   /** The database's own rating (GHSA database_specific.severity; MODERATE is mapped to MEDIUM). */
   databaseSeverity: severityLevelSchema.nullable(),
-  /** RustSec notices that are not vulnerabilities (`unmaintained`, `unsound`, `notice`). */
+  /** RustSec notices that are not vulnerabilities (`unmaintained`, `unsound`, `notice`); scans report them marked as such. */
   informational: z.string().nullable(),
   affected: z.array(affectedPackageSchema),
   references: z.array(advisoryReferenceSchema),

@@ -54,13 +54,26 @@ export function parseOsvAdvisory(json: unknown): Advisory {
     cvssV3: scores.v3,
     cvssV4: scores.v4,
     databaseSeverity: databaseSeverity(json),
-    informational: affectedRecords.map((a) => readString(isRecord(a.database_specific) ? a.database_specific.informational : undefined)).find(Boolean) ?? null,
+    informational: informationalKind(json, affectedRecords),
     affected: affectedRecords.flatMap(toAffected),
     references: readRecords(json.references).flatMap((ref) => {
       const url = readString(ref.url);
       return url === undefined ? [] : [{ type: readString(ref.type) ?? 'WEB', url }];
     }),
   };
+}
+
+/**
+ * RustSec marks notices that are not vulnerabilities (`unsound`, `unmaintained`, `notice`) in
+ * `affected[].database_specific.informational`; the top-level `database_specific` is read too,
+ * since the OSV schema lets a database put it either way.
+ */
+function informationalKind(json: JsonRecord, affected: JsonRecord[]): string | null {
+  for (const source of [...affected, json]) {
+    const kind = isRecord(source.database_specific) ? readString(source.database_specific.informational) : undefined;
+    if (kind) return kind;
+  }
+  return null;
 }
 
 export function isWithdrawn(advisory: Advisory): boolean {
