@@ -46,7 +46,6 @@ async function main(): Promise<void> {
   // Creates the data directory owner-only (0700) and its engine key pair.
   running.engines = await startEmbeddedEngines({ dataDir });
   if (stopSignal) return;
-  applyLocalEnvironment(running.engines);
   if (quiet) process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 
   const server = createServer(notReady);
@@ -60,8 +59,8 @@ async function main(): Promise<void> {
   });
   const { port: actualPort } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${actualPort}`;
-  // BRIEF: defaults to the listening address locally; an explicit value (a tunnel, a proxy) wins.
-  process.env.PUBLIC_BASE_URL ??= baseUrl;
+  // BRIEF: PUBLIC_BASE_URL defaults to the listening address locally; an explicit value (a tunnel, a proxy) wins.
+  applyLocalEnvironment(running.engines, baseUrl);
 
   // Imported after the environment is set: configuration is read once at load.
   const { config } = await import('../shared/config');
