@@ -4,7 +4,7 @@
  * (item 10), and SIGTERM to the npm process or Ctrl-C stops the whole process tree
  * and leaves the data directory consistent (item 14).
  */
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, test } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,9 +27,11 @@ const groups = new Set<number>();
 /** `npm start` in a process group of its own, so a failed test can still remove everything it started. */
 async function npmStart(env: Record<string, string> = {}): Promise<Started> {
   const serverFile = join(dataDir, 'server.json');
+  // Not this worker's PUBLIC_BASE_URL (the shared test server's): npm start must choose its own.
+  const { PUBLIC_BASE_URL: _inherited, ...inherited } = process.env;
   const npm = spawn('npm', ['start'], {
     cwd: root,
-    env: { ...process.env, ...awsCallLog(), ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
+    env: { ...inherited, ...awsCallLog(), ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -107,14 +109,23 @@ function expectCleanDataDir(): void {
   expect(existsSync(join(dataDir, 'bootstrap.json'))).toBe(true);
 }
 
-afterAll(() => {
+/** Whatever a failed test left running, so the next test starts on a free data directory. */
+async function killLeftovers(): Promise<void> {
   for (const group of groups) {
     try {
       process.kill(-group, 'SIGKILL');
+      await new Promise((done) => setTimeout(done, 500));
     } catch {
       // already gone
     }
   }
+  groups.clear();
+}
+
+afterEach(killLeftovers);
+
+afterAll(async () => {
+  await killLeftovers();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
