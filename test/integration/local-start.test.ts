@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, describe, expect, test } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { awsCallLog } from '../support/server-process';
@@ -107,6 +107,8 @@ function expectCleanDataDir(): void {
   expect(existsSync(join(dataDir, 'server.json'))).toBe(false);
   expect(existsSync(join(dataDir, 'engines.json'))).toBe(false);
   expect(existsSync(join(dataDir, 'bootstrap.json'))).toBe(true);
+  // No transaction left half-done: the journal is empty at rest.
+  expect(readdirSync(join(dataDir, 'dynamodb-journal'))).toEqual([]);
 }
 
 /** Whatever a failed test left running, so the next test starts on a free data directory. */
