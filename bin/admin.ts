@@ -58,6 +58,8 @@ async function connectToDeployedStack(): Promise<boolean> {
     process.env.TABLE_NAME = outputs.TableName;
     process.env.SBOM_BUCKET = outputs.SbomBucketName;
     process.env.DISCLOSURE_BUCKET = outputs.DisclosureBucketName;
+    // shared/config.ts requires it; the stack's functions use the same value.
+    process.env.PUBLIC_BASE_URL ??= outputs.PublicBaseUrl;
     teamUsagePlanId = outputs.TeamUsagePlanId;
     deployed = true;
     return true;
@@ -66,6 +68,7 @@ async function connectToDeployedStack(): Promise<boolean> {
     process.env.TABLE_NAME = flags.table;
     process.env.SBOM_BUCKET = required('sbom-bucket');
     process.env.DISCLOSURE_BUCKET = required('disclosure-bucket');
+    if (!process.env.PUBLIC_BASE_URL) throw new UsageError('--table needs PUBLIC_BASE_URL in the environment: the stack output PublicBaseUrl');
     teamUsagePlanId = flags['usage-plan'];
     deployed = true;
     return true;

@@ -1,16 +1,27 @@
 /**
  * `npm start`: the API on http://127.0.0.1:$PORT backed by the embedded
  * DynamoDB- and S3-compatible engines, data under $DATA_DIR (default .data/).
- * SIGINT/SIGTERM stop accepting requests, let in-flight ones finish, then close
- * the engines so every acknowledged write is on disk.
+ *
+ * The port is bound first: its address is the PUBLIC_BASE_URL of generated documents
+ * (unless PUBLIC_BASE_URL is set), and configuration is read once, so it must be known
+ * before anything reads it. Until start-up is done the port answers 503.
+ *
+ * SIGINT, SIGTERM and SIGHUP (at any point, start-up included) stop accepting requests,
+ * let in-flight ones finish, then close the engines so every acknowledged write is on
+ * disk, and remove server.json. package.json runs this file with `exec node --import tsx`,
+ * so the process npm signals is this one: no shell or tsx parent between them that could
+ * die and leave the server running.
  */
 import { rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { writePrivateFile } from '../shared/local/engine-credentials';
-import { startEmbeddedEngines } from '../shared/local/engines';
+import { startEmbeddedEngines, type EmbeddedEngines } from '../shared/local/engines';
 import { applyLocalEnvironment } from '../shared/local/local-environment';
+import type { BackgroundWork } from '../shared/local/background';
+import type { LocalApi } from '../shared/local/api-gateway-emulator';
 
 const projectRoot = resolve(fileURLToPath(import.meta.url), '../..');
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -21,25 +32,56 @@ function log(line: Record<string, unknown>): void {
   if (!quiet) process.stdout.write(`${JSON.stringify({ timestamp: new Date().toISOString(), ...line })}\n`);
 }
 
+/** What start-up has brought up so far; a signal stops exactly that, in reverse order. */
+const running: { engines?: EmbeddedEngines; server?: Server; background?: BackgroundWork; api?: LocalApi } = {};
+let stopSignal: NodeJS.Signals | undefined;
+
+/** Answers while start-up runs (corpus load, recovery): the port is bound but nothing is served yet. */
+function notReady(_request: IncomingMessage, response: ServerResponse): void {
+  response.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1', Connection: 'close' });
+  response.end(JSON.stringify({ error: { code: 'starting', message: 'The server is starting; retry in a moment.' } }));
+}
+
 async function main(): Promise<void> {
   // Creates the data directory owner-only (0700) and its engine key pair.
-  const engines = await startEmbeddedEngines({ dataDir });
-  applyLocalEnvironment(engines);
+  running.engines = await startEmbeddedEngines({ dataDir });
+  if (stopSignal) return;
   if (quiet) process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 
+  const server = createServer(notReady);
+  running.server = server;
+  await new Promise<void>((listening, failed) => {
+    server.once('error', failed);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', failed);
+      listening();
+    });
+  });
+  const { port: actualPort } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${actualPort}`;
+  // BRIEF: PUBLIC_BASE_URL defaults to the listening address locally; an explicit value (a tunnel, a proxy) wins.
+  applyLocalEnvironment(running.engines, baseUrl);
+
   // Imported after the environment is set: configuration is read once at load.
+  const { config } = await import('../shared/config');
   const { ensureLocalResources } = await import('../shared/local/resources');
   const { ensureDemoTeam } = await import('../shared/local/demo-bootstrap');
   const { createLocalApi } = await import('../shared/local/api-gateway-emulator');
   const { startLocalBackgroundWork } = await import('../shared/local/background');
   const { TeamQuotas } = await import('../shared/identity/team-quota');
   const { DEFAULT_PUBLIC_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } = await import('../shared/http/throttling');
+  const { publicBaseUrl } = config(); // validates the whole configuration now, not at the first request
 
   await ensureLocalResources();
-  const background = await startLocalBackgroundWork({ dataDir, log });
+  if (stopSignal) return;
+  running.background = await startLocalBackgroundWork({ dataDir, log });
+  if (stopSignal) return;
   const { record, created } = await ensureDemoTeam(dataDir);
+  if (stopSignal) return;
 
-  const api = createLocalApi({
+  server.off('request', notReady);
+  running.api = createLocalApi({
+    server,
     functionsDir: join(projectRoot, 'functions'),
     log,
     // The team default comes from TEAM_RATE_LIMIT / TEAM_BURST_LIMIT (shared/config.ts), as on AWS.
@@ -49,38 +91,70 @@ async function main(): Promise<void> {
       windowSeconds: PUBLIC_CLIENT_WINDOW_SECONDS,
     },
   });
-  await new Promise<void>((listening) => api.server.listen(port, '127.0.0.1', listening));
-  const { port: actualPort } = api.server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${actualPort}`;
   await writePrivateFile(join(dataDir, 'server.json'), `${JSON.stringify({ pid: process.pid, baseUrl })}\n`);
 
+  const bootstrapFile = join(dataDir, 'bootstrap.json');
+  // The key is a secret: printed on the start that created it, never again (BRIEF local runtime contract).
+  const keyLines = created
+    ? [
+        `Demo team ${record.teamId} created. Its all-scopes API key (shown once, also in ${bootstrapFile}):`,
+        `  ${record.apiKey}`,
+        `Try: curl -H "Authorization: Bearer ${record.apiKey}" ${baseUrl}/api/products`,
+      ]
+    : [`Demo team ${record.teamId}; its API key is in ${bootstrapFile} (apiKey).`];
   process.stdout.write(
     [
       '',
       `Vexdesk API listening on ${baseUrl}  (data: ${dataDir})`,
-      created ? `Demo team ${record.teamId} created. Its all-scopes API key (shown once, also in ${join(dataDir, 'bootstrap.json')}):` : `Demo team ${record.teamId}; API key in ${join(dataDir, 'bootstrap.json')}:`,
-      `  ${record.apiKey}`,
-      `Try: curl -H "Authorization: Bearer ${record.apiKey}" ${baseUrl}/api/products`,
+      ...(publicBaseUrl === baseUrl ? [] : [`Public base URL of generated documents: ${publicBaseUrl}`]),
+      ...keyLines,
       '',
     ].join('\n') + '\n',
   );
-
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log({ type: 'shutdown', signal });
-    void (async () => {
-      await api.close();
-      await background.stop();
-      await engines.stop();
-      await rm(join(dataDir, 'server.json'), { force: true });
-      process.exit(0);
-    })();
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
+
+/** Stops what start-up brought up, newest first; each step runs even if an earlier one failed. */
+async function stopRunning(): Promise<void> {
+  const { api, server, background, engines } = running;
+  const steps: Array<[string, (() => Promise<void>) | undefined]> = [
+    ['api', api ? () => api.close() : server ? () => closeServer(server) : undefined],
+    ['background work', background ? () => background.stop() : undefined],
+    ['engines', engines ? () => engines.stop() : undefined],
+    ['server.json', () => rm(join(dataDir, 'server.json'), { force: true })],
+  ];
+  let failed = false;
+  for (const [name, step] of steps) {
+    try {
+      await step?.();
+    } catch (error) {
+      failed = true;
+      process.stderr.write(`vexdesk: stopping the ${name} failed: ${(error as Error).stack ?? String(error)}\n`);
+    }
+  }
+  if (failed) process.exitCode = 1;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((closed) => {
+    server.close(() => closed());
+    server.closeAllConnections();
+  });
+}
+
+function shutdown(signal: NodeJS.Signals): void {
+  if (stopSignal) return;
+  stopSignal = signal;
+  log({ type: 'shutdown', signal });
+  void (async () => {
+    // Start-up checks stopSignal between its steps; let the current step end before stopping what it started.
+    await starting.catch(() => undefined);
+    await stopRunning();
+    process.exit();
+  })();
+}
+
+// Registered before anything starts, so a signal during start-up also stops the engines cleanly.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
 
 /** Requests per client IP per window on the disclosure routes; WAF accepts 10 to 2,000,000,000. */
 function publicClientLimitOf(raw: string | undefined, fallback: number): number {
@@ -90,7 +164,10 @@ function publicClientLimitOf(raw: string | undefined, fallback: number): number 
   return value;
 }
 
-main().catch((error: unknown) => {
+const starting = main();
+starting.catch(async (error: unknown) => {
   process.stderr.write(`vexdesk failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  if (stopSignal) return; // the shutdown in progress stops what started
+  await stopRunning();
   process.exit(1);
 });

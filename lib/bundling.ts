@@ -12,6 +12,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 
 /**
@@ -138,9 +139,12 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
   };
 }
 
+/** Runs before the handler's module in every function bundle: the configuration check of the init phase. */
+export const COLD_START_CHECK = fileURLToPath(new URL('../shared/cold-start.ts', import.meta.url));
+
 /** Build `<outDir>/index.mjs` (+ `.map`) for one function entry; the metafile lists what went in. */
 export async function buildFunctionBundle(entry: string, outDir: string): Promise<Metafile> {
-  const result = await build({ ...esbuildOptions(entry, join(outDir, BUNDLE_FILE_NAME)), metafile: true });
+  const result = await build({ ...esbuildOptions(entry, join(outDir, BUNDLE_FILE_NAME)), inject: [COLD_START_CHECK], metafile: true });
   if (!result.metafile) throw new Error(`esbuild returned no metafile for ${entry}`);
   return result.metafile;
 }

@@ -34,6 +34,8 @@ export interface FunctionSpec {
   role: FunctionRole;
   memoryMb: number;
   timeoutSeconds: number;
+  /** /tmp size; Lambda's default is 512 MB. */
+  ephemeralStorageMb?: number;
   /** The execution role's grants. */
   access: ResourceAccess;
   /** Functions acting for a caller's team: the grants of the tenant role they assume per team (lib/permissions.ts). */
@@ -98,6 +100,8 @@ export const BACKGROUND_FUNCTIONS: readonly FunctionSpec[] = [
     role: { kind: 'corpus-refresh' },
     memoryMb: 2048,
     timeoutSeconds: 900,
+    // The feeds are downloaded to /tmp and checked whole before any import (npm's all.zip alone is over 200 MB).
+    ephemeralStorageMb: 4096,
     access: CORPUS_REFRESH_ACCESS,
   },
 ];

@@ -6,6 +6,8 @@
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_PUBLIC_CLIENT_LIMIT, DEFAULT_TEAM_QUOTA } from '../shared/http/throttling';
+import { ECOSYSTEMS } from '../shared/matching/ecosystems';
+import { trimTrailing } from '../shared/text';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -14,6 +16,30 @@ export interface ThrottleSettings {
   rateLimit: number;
   /** Bucket size for bursts. */
   burstLimit: number;
+}
+
+/** Where the scheduled corpus refresh downloads from (docs/operations.md "Corpus refresh"). */
+export interface CorpusFeedSettings {
+  /** OSV ecosystems, spelled as OSV spells them; each is `<osvBaseUrl>/<ecosystem>/all.zip`. Default: every ecosystem the matcher supports. */
+  osvEcosystems: readonly string[];
+  /** OSV's export bucket over HTTPS, or a mirror with the same layout. */
+  osvBaseUrl: string;
+  /** CISA KEV catalog JSON; empty = no KEV refresh. */
+  kevUrl: string;
+  /** FIRST EPSS daily scores (CSV or CSV.gz); empty = no EPSS refresh. */
+  epssUrl: string;
+}
+
+export const DEFAULT_CORPUS_FEEDS: CorpusFeedSettings = {
+  osvEcosystems: [...ECOSYSTEMS],
+  osvBaseUrl: 'https://osv-vulnerabilities.storage.googleapis.com',
+  kevUrl: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+  epssUrl: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz',
+};
+
+/** The OSV all.zip URL of each configured ecosystem. */
+export function osvFeedUrls(feeds: CorpusFeedSettings): string[] {
+  return feeds.osvEcosystems.map((ecosystem) => `${trimTrailing(feeds.osvBaseUrl, '/')}/${encodeURIComponent(ecosystem)}/all.zip`);
 }
 
 export interface VexdeskSettings {
@@ -44,6 +70,14 @@ export interface VexdeskSettings {
    * disclosure routes, enforced by the stage's WAF web ACL. Default 300.
    */
   publicClientLimit: number;
+  /**
+   * Origin named in generated documents and reports (PUBLIC_BASE_URL): a custom domain or
+   * CloudFront distribution in front of the API, e.g. `https://vex.example.com`. Default
+   * (undefined): the API's own URL, `https://<api-id>.execute-api.<region>.amazonaws.com/prod`.
+   */
+  publicBaseUrl: string | undefined;
+  /** Feeds of the daily corpus refresh. */
+  corpusFeeds: CorpusFeedSettings;
 }
 
 export const DEFAULT_SETTINGS: VexdeskSettings = {
@@ -55,6 +89,8 @@ export const DEFAULT_SETTINGS: VexdeskSettings = {
   tracing: false,
   teamThrottle: { ...DEFAULT_TEAM_QUOTA },
   publicClientLimit: DEFAULT_PUBLIC_CLIENT_LIMIT,
+  publicBaseUrl: undefined,
+  corpusFeeds: DEFAULT_CORPUS_FEEDS,
 };
 
 /** Context keys understood by `settingsFromContext`. */
@@ -70,6 +106,11 @@ export const CONTEXT_KEYS = {
   teamThrottleRate: 'vexdesk:teamThrottleRateLimit',
   teamThrottleBurst: 'vexdesk:teamThrottleBurstLimit',
   publicClientLimit: 'vexdesk:publicClientLimit',
+  publicBaseUrl: 'vexdesk:publicBaseUrl',
+  corpusOsvEcosystems: 'vexdesk:corpusOsvEcosystems',
+  corpusOsvBaseUrl: 'vexdesk:corpusOsvBaseUrl',
+  corpusKevUrl: 'vexdesk:corpusKevUrl',
+  corpusEpssUrl: 'vexdesk:corpusEpssUrl',
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -119,6 +160,39 @@ function publicClientLimitOf(node: Node): number | undefined {
   return limit;
 }
 
+/** An http(s) URL without query or fragment; `allowEmpty`: '' turns the feature off. */
+function urlOf(node: Node, key: string, options: { allowEmpty: boolean; httpsOnly: boolean }): string | undefined {
+  const raw: unknown = node.tryGetContext(key);
+  if (raw === undefined) return undefined;
+  if (raw === '' && options.allowEmpty) return '';
+  const url = typeof raw === 'string' && URL.canParse(raw) ? new URL(raw) : undefined;
+  const protocols = options.httpsOnly ? ['https:'] : ['https:', 'http:'];
+  if (!url || !protocols.includes(url.protocol) || url.search !== '' || url.hash !== '') {
+    throw new Error(`Context ${key} must be an ${options.httpsOnly ? 'https' : 'http(s)'} URL without query or fragment${options.allowEmpty ? ' (or "" to turn it off)' : ''}, got ${JSON.stringify(raw)}`);
+  }
+  return raw as string;
+}
+
+function publicBaseUrlOf(node: Node): string | undefined {
+  const url = urlOf(node, CONTEXT_KEYS.publicBaseUrl, { allowEmpty: false, httpsOnly: true });
+  return url === undefined ? undefined : trimTrailing(url, '/');
+}
+
+/** Comma-separated (as `-c` passes it) or a JSON array (cdk.json); '' = none. */
+function osvEcosystemsOf(node: Node): string[] | undefined {
+  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.corpusOsvEcosystems);
+  if (raw === undefined) return undefined;
+  const list = typeof raw === 'string' ? raw.split(',').map((value) => value.trim()).filter(Boolean) : raw;
+  if (!Array.isArray(list)) throw new Error(`Context ${CONTEXT_KEYS.corpusOsvEcosystems} must be a comma-separated list of OSV ecosystems, got ${JSON.stringify(raw)}`);
+  const supported: readonly string[] = ECOSYSTEMS;
+  for (const ecosystem of list) {
+    if (typeof ecosystem !== 'string' || !supported.includes(ecosystem)) {
+      throw new Error(`Context ${CONTEXT_KEYS.corpusOsvEcosystems}: ${JSON.stringify(ecosystem)} is not an ecosystem the matcher supports (${ECOSYSTEMS.join(', ')})`);
+    }
+  }
+  return [...new Set(list as string[])];
+}
+
 /** Settings from context, each missing value replaced by its default; invalid values fail synth. */
 export function settingsFromContext(node: Node): VexdeskSettings {
   const d = DEFAULT_SETTINGS;
@@ -141,5 +215,13 @@ export function settingsFromContext(node: Node): VexdeskSettings {
       burstLimit: positiveInteger(node, CONTEXT_KEYS.teamThrottleBurst, 5000) ?? d.teamThrottle.burstLimit,
     },
     publicClientLimit: publicClientLimitOf(node) ?? d.publicClientLimit,
+    // Documents are public security records: their links must not downgrade to http.
+    publicBaseUrl: publicBaseUrlOf(node) ?? d.publicBaseUrl,
+    corpusFeeds: {
+      osvEcosystems: osvEcosystemsOf(node) ?? d.corpusFeeds.osvEcosystems,
+      osvBaseUrl: urlOf(node, CONTEXT_KEYS.corpusOsvBaseUrl, { allowEmpty: false, httpsOnly: false }) ?? d.corpusFeeds.osvBaseUrl,
+      kevUrl: urlOf(node, CONTEXT_KEYS.corpusKevUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.kevUrl,
+      epssUrl: urlOf(node, CONTEXT_KEYS.corpusEpssUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.epssUrl,
+    },
   };
 }

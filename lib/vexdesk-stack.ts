@@ -4,7 +4,7 @@
  * REST API built from the route table (BRIEF "Shape"). Environment-agnostic:
  * no lookups, so `cdk synth` works offline and the template deploys anywhere.
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Size, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -28,7 +28,7 @@ import { functionCatalog, type FunctionSpec } from './function-catalog';
 import { functionCode } from './function-code';
 import { keys } from '../shared/data/keys';
 import { TEAM_TAG_VARIABLE, type BucketAccess, type ResourceAccess, type TenantAccess } from './permissions';
-import { DEFAULT_SETTINGS, type VexdeskSettings } from './settings';
+import { DEFAULT_SETTINGS, osvFeedUrls, type VexdeskSettings } from './settings';
 
 export interface VexdeskStackProps extends StackProps {
   /** Deployment knobs; see lib/settings.ts for each default. */
@@ -76,6 +76,8 @@ export class VexdeskStack extends Stack {
   readonly tenantRoles = new Map<string, iam.Role>();
   readonly scanQueue: sqs.Queue | undefined;
   readonly settings: VexdeskSettings;
+  /** PUBLIC_BASE_URL of every function: the configured custom domain, or the API's own URL. */
+  readonly publicBaseUrl: string;
 
   constructor(scope: Construct, id: string, props: VexdeskStackProps = {}) {
     super(scope, id, props);
@@ -101,16 +103,29 @@ export class VexdeskStack extends Stack {
       resultsCacheTtl: Duration.seconds(0),
     });
     this.api = this.createApi(settings);
+    this.publicBaseUrl = settings.publicBaseUrl ?? this.apiBaseUrl();
+    // After the API exists: every function names the public origin in what it generates (shared/config.ts requires it).
+    for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
     this.teamUsagePlan = this.createTeamUsagePlan(settings);
     this.publicClientFirewall = this.createPublicClientFirewall(settings);
     this.attachBackgroundTriggers(catalog);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append the route paths (/api/...)' });
+    new CfnOutput(this, 'PublicBaseUrl', { value: this.publicBaseUrl, description: 'Origin named in generated documents and reports (PUBLIC_BASE_URL)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SbomBucketName', { value: this.sbomBucket.bucketName });
     new CfnOutput(this, 'DisclosureBucketName', { value: this.disclosureBucket.bucketName });
     new CfnOutput(this, 'TeamUsagePlanId', { value: this.teamUsagePlan.usagePlanId, description: 'Default per-team usage plan; the admin CLI adds each team\'s API key to it' });
     new CfnOutput(this, 'SigningSecretId', { value: this.signingSecret.secretArn, description: 'Secrets Manager secret holding { keyId, key }' });
+  }
+
+  /**
+   * The API's URL, built from the RestApi id alone. `api.url` would reference the stage,
+   * whose deployment depends on every method, whose integrations reference the functions:
+   * a function variable holding it would close a dependency cycle CloudFormation refuses.
+   */
+  private apiBaseUrl(): string {
+    return `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${API_STAGE_NAME}`;
   }
 
   /** The function of a catalog entry; throws for a name that is not in the catalog. */
@@ -239,10 +254,11 @@ export class VexdeskStack extends Stack {
       architecture: lambda.Architecture.ARM_64,
       memorySize: spec.memoryMb,
       timeout: Duration.seconds(spec.timeoutSeconds),
+      ...(spec.ephemeralStorageMb !== undefined ? { ephemeralStorageSize: Size.mebibytes(spec.ephemeralStorageMb) } : {}),
       description: `Vexdesk ${spec.name}`,
       logGroup,
       tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
-      environment: this.environmentFor(spec.access, settings),
+      environment: { ...this.environmentFor(spec.access, settings), ...(spec.role.kind === 'corpus-refresh' ? this.corpusFeedEnvironment(settings) : {}) },
     });
     this.grantAccess(fn, spec.access);
     acknowledge(
@@ -323,6 +339,12 @@ export class VexdeskStack extends Stack {
         'Object keys are generated per team and entity at run time; the grant covers one key prefix of one bucket (the team\'s own, through the teamId session tag, or a listed global one).',
       );
     }
+  }
+
+  /** The refresh's feeds (functions/corpus-refresh/handler.ts requires all three; empty = that source off). */
+  private corpusFeedEnvironment(settings: VexdeskSettings): Record<string, string> {
+    const feeds = settings.corpusFeeds;
+    return { CORPUS_OSV_URLS: osvFeedUrls(feeds).join(','), CORPUS_KEV_URL: feeds.kevUrl, CORPUS_EPSS_URL: feeds.epssUrl };
   }
 
   /** Every function gets the variables shared/config.ts requires; secrets and queues only where granted. */

@@ -23,8 +23,16 @@ const environmentSchema = z.object({
   SCAN_QUEUE_URL: z.string().min(1).optional(),
   /** Role assumed per team for the DynamoDB and S3 calls of a team request (AWS); unset locally (docs/architecture.md "Tenant-scoped credentials"). */
   TENANT_ROLE_ARN: z.string().min(1).optional(),
-  /** Public origin used in generated documents and reports (publisher namespace, disclosure links). */
-  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://vexdesk.example'),
+  /**
+   * Public origin used in generated documents and reports (publisher namespace, disclosure links).
+   * Required, no default: a document naming a host that does not exist cannot be taken back once
+   * published. The stack sets it on every function (the API's URL or the configured custom domain),
+   * `npm start` to its listening address.
+   */
+  PUBLIC_BASE_URL: z.url({
+    protocol: /^https?$/,
+    error: 'required: the public http(s) origin of the API, e.g. https://vex.example.com (the stack sets it; npm start uses its listening address)',
+  }),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /** Default per-team quota (the stack's usage plan); shown by GET /api/settings, enforced locally. */
   TEAM_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_TEAM_QUOTA.rateLimit),

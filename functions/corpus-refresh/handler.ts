@@ -1,40 +1,35 @@
 /**
- * Scheduled refresh of the vulnerability corpus from the official feeds. The
- * URLs are configuration (CORPUS_OSV_URLS comma-separated per-ecosystem
- * all.zip, CORPUS_KEV_URL, CORPUS_EPSS_URL); re-imports only write what changed.
- * Never called by tests: they import files.
+ * Scheduled refresh of the vulnerability corpus from the official feeds
+ * (shared/corpus/refresh.ts). The stack sets the feed URLs from lib/settings.ts
+ * (docs/operations.md "Corpus refresh"): CORPUS_OSV_URLS, comma-separated per-ecosystem
+ * all.zip URLs, CORPUS_KEV_URL and CORPUS_EPSS_URL; an empty value turns that source off.
+ * All three are required, so a function deployed without them fails its cold start
+ * instead of "refreshing" nothing every day.
  */
 import * as z from 'zod';
-import { importAdvisories, importEpss, importKev } from '../../shared/corpus/import';
-import { readOsvZip } from '../../shared/corpus/parse/osv-archive';
-import { parseKevCatalog } from '../../shared/corpus/parse/kev';
-import { parseEpssCsv } from '../../shared/corpus/parse/epss';
-import { logger } from '../../shared/logger';
+import { refreshCorpus, type CorpusFeeds } from '../../shared/corpus/refresh';
 import { DispositionBatches } from '../../shared/dispositions/disposition-batches';
 
-const feeds = z
-  .object({
-    CORPUS_OSV_URLS: z.string().default(''),
-    CORPUS_KEV_URL: z.url().default('https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json'),
-    CORPUS_EPSS_URL: z.url().default('https://epss.empiricalsecurity.com/epss_scores-current.csv.gz'),
-  })
-  .parse(process.env);
+const url = z.url({ protocol: /^https?$/ });
+const feedVariables = z.object({
+  CORPUS_OSV_URLS: z.string({ error: 'required: comma-separated OSV all.zip URLs (empty = no OSV refresh)' }),
+  CORPUS_KEV_URL: z.union([z.literal(''), url], { error: 'required: the CISA KEV JSON URL (empty = no KEV refresh)' }),
+  CORPUS_EPSS_URL: z.union([z.literal(''), url], { error: 'required: the EPSS CSV(.gz) URL (empty = no EPSS refresh)' }),
+});
 
-async function download(url: string): Promise<Uint8Array> {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+export function feedsFromEnvironment(environment: NodeJS.ProcessEnv): CorpusFeeds {
+  const parsed = feedVariables.safeParse(environment);
+  if (!parsed.success) throw new Error(`Invalid configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  const osv = parsed.data.CORPUS_OSV_URLS.split(',').map((value) => value.trim()).filter(Boolean);
+  for (const entry of osv) if (!url.safeParse(entry).success) throw new Error(`Invalid configuration: CORPUS_OSV_URLS: ${JSON.stringify(entry)} is not an http(s) URL`);
+  return { osv, kev: parsed.data.CORPUS_KEV_URL || undefined, epss: parsed.data.CORPUS_EPSS_URL || undefined };
 }
 
+// Read at cold start: a missing variable fails the deployment's first run, not silently every run.
+const feeds = feedsFromEnvironment(process.env);
+
 export async function handler(): Promise<Record<string, unknown>> {
-  const results: Record<string, unknown> = {};
   // The scheduled sweep for disposition batches a crashed or timed-out Lambda left pending (reads of their releases finish them sooner).
-  results.dispositionBatches = await DispositionBatches.recoverPending();
-  for (const url of feeds.CORPUS_OSV_URLS.split(',').map((value) => value.trim()).filter(Boolean)) {
-    results[url] = await importAdvisories(readOsvZip(await download(url)));
-  }
-  results.kev = await importKev(parseKevCatalog(JSON.parse(new TextDecoder().decode(await download(feeds.CORPUS_KEV_URL)))));
-  results.epss = await importEpss(parseEpssCsv(await download(feeds.CORPUS_EPSS_URL)));
-  logger.info('corpus refreshed', { results });
-  return results;
+  const dispositionBatches = await DispositionBatches.recoverPending();
+  return { dispositionBatches, ...(await refreshCorpus(feeds)) };
 }

@@ -130,6 +130,11 @@ export interface LocalApiOptions {
   log?: (line: Record<string, unknown>) => void;
   /** Usage-plan throttling per team and the web ACL's per-client limit, as the stack configures them. */
   throttling?: LocalThrottlingOptions;
+  /**
+   * A server already listening (npm start binds first: the listening address is the
+   * PUBLIC_BASE_URL the configuration needs before anything else loads). Default: a new one.
+   */
+  server?: Server;
 }
 
 export interface LocalThrottlingOptions {
@@ -279,7 +284,8 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     send({ statusCode: result.statusCode, headers: responseHeaders, body: result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body });
   }
 
-  const server = createServer((request, response) => {
+  const server = options.server ?? createServer();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     inFlight += 1;
     handle(request, response)
       .catch((error: unknown) => {

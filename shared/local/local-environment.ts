@@ -1,12 +1,17 @@
 /**
  * Points this process at the embedded engines: the standard AWS SDK endpoint and
  * credential variables (the data directory's key pair, the only one the engines accept)
- * plus the resource names. Must run before shared/config is first read.
+ * plus the resource names and the public base URL. Must run before shared/config is first read.
  */
 import { bucketDefinitions, tableDefinition } from '../data/table-definition';
 import type { EngineAccess } from './engines';
 
-export function applyLocalEnvironment(engines: EngineAccess): void {
+/**
+ * `publicBaseUrl`: the origin generated documents name; `npm start` passes its listening
+ * address. Other local tools (admin CLI, benches) default to the address `npm start` listens
+ * on by default. An explicit PUBLIC_BASE_URL in the environment always wins.
+ */
+export function applyLocalEnvironment(engines: EngineAccess, publicBaseUrl = `http://127.0.0.1:${process.env.PORT || 3000}`): void {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = engines.dynamoEndpoint;
   process.env.AWS_ENDPOINT_URL_S3 = engines.s3Endpoint;
   process.env.AWS_REGION ??= 'us-east-1';
@@ -19,4 +24,5 @@ export function applyLocalEnvironment(engines: EngineAccess): void {
   process.env.TABLE_NAME ??= tableDefinition.localTableName;
   process.env.SBOM_BUCKET ??= bucketDefinitions.sbom.localBucketName;
   process.env.DISCLOSURE_BUCKET ??= bucketDefinitions.disclosure.localBucketName;
+  process.env.PUBLIC_BASE_URL ||= publicBaseUrl;
 }

@@ -60,6 +60,7 @@ const CHILD_ENV = {
   TABLE_NAME: 'bench-table',
   SBOM_BUCKET: 'bench-sboms',
   DISCLOSURE_BUCKET: 'bench-disclosures',
+  PUBLIC_BASE_URL: 'https://vex.bench.test',
   LOG_LEVEL: 'ERROR',
 };
 

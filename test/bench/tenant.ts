@@ -25,6 +25,7 @@ Object.assign(process.env, {
   SBOM_BUCKET: 'bench-sboms',
   DISCLOSURE_BUCKET: 'bench-disclosures',
   AWS_REGION: 'eu-west-1',
+  PUBLIC_BASE_URL: 'https://vex.bench.test',
   TENANT_ROLE_ARN: 'arn:aws:iam::123456789012:role/vexdesk-bench-tenant',
 });
 

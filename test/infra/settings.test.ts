@@ -33,6 +33,11 @@ describe('stack settings', () => {
       [CONTEXT_KEYS.teamThrottleRate]: '10',
       [CONTEXT_KEYS.teamThrottleBurst]: '20',
       [CONTEXT_KEYS.publicClientLimit]: '120',
+      [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example',
+      [CONTEXT_KEYS.corpusOsvEcosystems]: 'npm,PyPI',
+      [CONTEXT_KEYS.corpusOsvBaseUrl]: 'https://osv-mirror.acme.example',
+      [CONTEXT_KEYS.corpusKevUrl]: '',
+      [CONTEXT_KEYS.corpusEpssUrl]: 'https://mirror.acme.example/epss.csv.gz',
     });
 
     expect(settings).toEqual({
@@ -44,6 +49,8 @@ describe('stack settings', () => {
       tracing: true,
       teamThrottle: { rateLimit: 10, burstLimit: 20 },
       publicClientLimit: 120,
+      publicBaseUrl: 'https://vex.acme.example',
+      corpusFeeds: { osvEcosystems: ['npm', 'PyPI'], osvBaseUrl: 'https://osv-mirror.acme.example', kevUrl: '', epssUrl: 'https://mirror.acme.example/epss.csv.gz' },
     });
   });
 

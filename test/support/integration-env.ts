@@ -15,4 +15,5 @@ const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), '
 for (const endpoint of [engines.dynamoEndpoint, engines.s3Endpoint, process.env.VEXDESK_TEST_BASE_URL ?? '']) {
   if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+/.test(endpoint)) throw new Error(`refusing to run integration tests against ${endpoint}`);
 }
-applyLocalEnvironment({ ...engines, credentials });
+// Documents generated in-process name the test server, as the server's own do.
+applyLocalEnvironment({ ...engines, credentials }, process.env.VEXDESK_TEST_BASE_URL);

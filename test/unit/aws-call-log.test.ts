@@ -27,7 +27,7 @@ let logDir: string;
 beforeAll(() => {
   logDir = mkdtempSync(join(tmpdir(), 'vexdesk-call-log-'));
   // Configuration is read on first use, after this.
-  Object.assign(process.env, { TABLE_NAME: TABLE, SBOM_BUCKET, DISCLOSURE_BUCKET: 'unit-disclosures', AWS_REGION: 'eu-west-1', VEXDESK_AWS_CALL_LOG: join(logDir, 'calls.jsonl') });
+  Object.assign(process.env, { TABLE_NAME: TABLE, SBOM_BUCKET, DISCLOSURE_BUCKET: 'unit-disclosures', AWS_REGION: 'eu-west-1', PUBLIC_BASE_URL: 'https://vex.unit.test', VEXDESK_AWS_CALL_LOG: join(logDir, 'calls.jsonl') });
 });
 
 afterAll(() => {

@@ -76,6 +76,7 @@ beforeAll(async () => {
     SBOM_BUCKET: BUCKET,
     DISCLOSURE_BUCKET: 'unit-disclosures',
     AWS_REGION: 'eu-west-1',
+    PUBLIC_BASE_URL: 'https://vex.unit.test',
     AWS_ACCESS_KEY_ID: 'AKIAEXECUTIONROLE',
     AWS_SECRET_ACCESS_KEY: 'execution',
     AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${(sts.address() as AddressInfo).port}`,

@@ -1,0 +1,56 @@
+/**
+ * A function deployed without PUBLIC_BASE_URL (or any other required variable) fails
+ * its cold start, not a request later (issue 9 item 10): the deployed bundle, built as
+ * the stack builds it, is loaded in a fresh Node as Lambda's init phase loads it.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { BUNDLE_FILE_NAME, buildFunctionBundle } from '../../lib/bundling';
+import { PROJECT_ROOT } from '../../lib/function-catalog';
+
+const DEPLOYED_ENV = {
+  AWS_REGION: 'eu-west-1',
+  TABLE_NAME: 'vexdesk-table',
+  SBOM_BUCKET: 'vexdesk-sboms',
+  DISCLOSURE_BUCKET: 'vexdesk-disclosures',
+  PUBLIC_BASE_URL: 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod',
+};
+
+let workDir: string;
+let bundle: string;
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'vexdesk-cold-start-'));
+  await buildFunctionBundle(join(PROJECT_ROOT, 'functions/authorizer/handler.ts'), workDir);
+  bundle = join(workDir, BUNDLE_FILE_NAME);
+});
+
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+/** Loads the bundle as the Lambda runtime's init phase does; the error text on failure. */
+function load(env: Record<string, string>): { ok: true } | { ok: false; stderr: string } {
+  const script = `const m = await import(${JSON.stringify(pathToFileURL(bundle).href)}); if (typeof m.handler !== 'function') process.exit(3);`;
+  try {
+    execFileSync(process.execPath, ['--input-type=module', '--eval', script], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, stderr: String((error as { stderr?: string }).stderr) };
+  }
+}
+
+describe('cold start of a deployed function', () => {
+  it('loads with the variables the stack sets', () => {
+    expect(load(DEPLOYED_ENV)).toEqual({ ok: true });
+  });
+
+  it('fails in the init phase without PUBLIC_BASE_URL, naming the variable', () => {
+    const { PUBLIC_BASE_URL: _omitted, ...withoutBaseUrl } = DEPLOYED_ENV;
+    const result = load(withoutBaseUrl);
+    expect(result.ok).toBe(false);
+    expect(result.ok === false && result.stderr).toMatch(/Invalid configuration: PUBLIC_BASE_URL: required/);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * What the deployed functions name in generated documents (PUBLIC_BASE_URL) and
+ * where the corpus refresh downloads from (issue 9 items 10 and 11): set on the
+ * functions, configurable by context, and without a dependency cycle CloudFormation
+ * would refuse (synth validates the template: a cycle fails it).
+ */
+import { describe, expect, it } from '@jest/globals';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { ECOSYSTEMS } from '../../shared/matching/ecosystems';
+import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
+import { API_STAGE_NAME, VexdeskStack } from '../../lib/vexdesk-stack';
+import { createApp, logicalIdOf, resourcesOf, synthStack, type Resources } from './support/synth';
+
+type Environment = Record<string, unknown>;
+
+function environmentOf(stack: VexdeskStack, resources: Resources, name: string): Environment {
+  const properties = resources[logicalIdOf(stack, stack.requireFunction(name))]?.Properties as { Environment: { Variables: Environment } };
+  return properties.Environment.Variables;
+}
+
+/** The stack as `cdk synth -c key=value` builds it (bin/app.ts). */
+function synthWithContext(context: Record<string, unknown>) {
+  const app = createApp({ context });
+  const stack = new VexdeskStack(app, 'Vexdesk', { settings: settingsFromContext(app.node) });
+  return { stack, template: Template.fromStack(stack) };
+}
+
+let defaults: ReturnType<typeof synthStack> | undefined;
+/** The default stack, synthesized once for the tests that read it. */
+function defaultSynth() {
+  defaults ??= synthStack();
+  return defaults;
+}
+
+function settingsWith(context: Record<string, unknown>) {
+  return settingsFromContext(new App({ context }).node);
+}
+
+describe('PUBLIC_BASE_URL on AWS', () => {
+  it('is the API\'s own URL on every function by default, built from the RestApi id so no dependency cycle forms', () => {
+    const { stack, template } = defaultSynth();
+    const resources = resourcesOf(template);
+    const apiId = logicalIdOf(stack, stack.api);
+    const expected = {
+      'Fn::Join': ['', ['https://', { Ref: apiId }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, `/${API_STAGE_NAME}`]],
+    };
+    expect(stack.functions.size).toBeGreaterThan(10);
+    for (const name of stack.functions.keys()) expect(environmentOf(stack, resources, name).PUBLIC_BASE_URL).toEqual(expected);
+    expect((template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs.PublicBaseUrl?.Value).toEqual(expected);
+  });
+
+  it('synth refuses the dependency cycle the API\'s stage URL would make (so the synth above proves there is none)', () => {
+    const stack = new VexdeskStack(createApp(), 'Vexdesk');
+    // api.url names the stage, whose deployment depends on every method, whose integrations name the functions.
+    stack.requireFunction('vex').addEnvironment('STAGE_URL', stack.api.url);
+    expect(() => Template.fromStack(stack)).toThrow(/Circular dependency/);
+  });
+
+  it('is the custom domain given in context, verbatim on every function', () => {
+    const { stack, template } = synthWithContext({ [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example/' });
+    const resources = resourcesOf(template);
+    for (const name of stack.functions.keys()) expect(environmentOf(stack, resources, name).PUBLIC_BASE_URL).toBe('https://vex.acme.example');
+  });
+
+  it.each([['http://vex.acme.example'], ['vex.acme.example'], ['https://vex.acme.example/?a=1']])('refuses %s as the public base URL', (value) => {
+    expect(() => settingsWith({ [CONTEXT_KEYS.publicBaseUrl]: value })).toThrow(/vexdesk:publicBaseUrl must be an https URL/);
+  });
+});
+
+describe('corpus refresh feeds', () => {
+  it('default to OSV\'s all.zip of every ecosystem the matcher supports, CISA KEV and FIRST EPSS', () => {
+    const { stack, template } = defaultSynth();
+    const environment = environmentOf(stack, resourcesOf(template), 'corpus-refresh');
+    expect(String(environment.CORPUS_OSV_URLS).split(',')).toEqual(ECOSYSTEMS.map((ecosystem) => `https://osv-vulnerabilities.storage.googleapis.com/${ecosystem}/all.zip`));
+    expect(environment.CORPUS_KEV_URL).toBe('https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json');
+    expect(environment.CORPUS_EPSS_URL).toBe('https://epss.empiricalsecurity.com/epss_scores-current.csv.gz');
+    // Only the refresh downloads feeds.
+    expect(environmentOf(stack, resourcesOf(template), 'scan-worker')).not.toHaveProperty('CORPUS_OSV_URLS');
+    const refresh = resourcesOf(template)[logicalIdOf(stack, stack.requireFunction('corpus-refresh'))]?.Properties;
+    expect(refresh).toMatchObject({ EphemeralStorage: { Size: 4096 } });
+  });
+
+  it('take ecosystems, a mirror and the KEV and EPSS URLs from context; an empty URL turns that source off', () => {
+    const { stack, template } = synthWithContext({
+      [CONTEXT_KEYS.corpusOsvEcosystems]: 'npm, crates.io',
+      [CONTEXT_KEYS.corpusOsvBaseUrl]: 'https://osv-mirror.acme.example/osv/',
+      [CONTEXT_KEYS.corpusKevUrl]: '',
+      [CONTEXT_KEYS.corpusEpssUrl]: 'https://mirror.acme.example/epss.csv.gz',
+    });
+    expect(environmentOf(stack, resourcesOf(template), 'corpus-refresh')).toMatchObject({
+      CORPUS_OSV_URLS: 'https://osv-mirror.acme.example/osv/npm/all.zip,https://osv-mirror.acme.example/osv/crates.io/all.zip',
+      CORPUS_KEV_URL: '',
+      CORPUS_EPSS_URL: 'https://mirror.acme.example/epss.csv.gz',
+    });
+  });
+
+  it('refuses an ecosystem the matcher does not support and a URL that is not one', () => {
+    expect(() => settingsWith({ [CONTEXT_KEYS.corpusOsvEcosystems]: 'npm,cargo' })).toThrow(/"cargo" is not an ecosystem the matcher supports/);
+    expect(settingsWith({ [CONTEXT_KEYS.corpusOsvEcosystems]: ['Go', 'PyPI'] }).corpusFeeds.osvEcosystems).toEqual(['Go', 'PyPI']);
+    expect(() => settingsWith({ [CONTEXT_KEYS.corpusEpssUrl]: 'ftp://x.example/e.csv' })).toThrow(/vexdesk:corpusEpssUrl must be an http\(s\) URL/);
+  });
+});
