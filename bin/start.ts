@@ -36,6 +36,10 @@ async function main(): Promise<void> {
   const { DEFAULT_PUBLIC_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } = await import('../shared/http/throttling');
 
   await ensureLocalResources();
+  // Items under the old key layout move before anything reads the table (a no-op once done).
+  const { ensureKeyLayout } = await import('../shared/data/key-layout-migration');
+  const migrated = await ensureKeyLayout();
+  if (migrated && migrated.pointers + migrated.auditEntries > 0) log({ type: 'migration', message: 'id pointers and audit entries moved to the spread key layout before serving', result: migrated });
   const background = await startLocalBackgroundWork({ dataDir, log });
   const { record, created } = await ensureDemoTeam(dataDir);
 
