@@ -5,7 +5,10 @@
  * by hand, as the code before the change wrote it.
  */
 import { describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { auditItem, toAuditEntry, type AuditEvent } from '../../shared/audit/audit-log';
 import { readAuditLog } from '../../shared/audit/audit-read';
 import { auditCsvChunks } from '../../shared/audit/csv';
@@ -14,6 +17,16 @@ import { migrateKeyLayout } from '../../shared/data/key-layout-migration';
 import { batchWrite, getItem, queryAll, type Item } from '../../shared/data/table-client';
 import type { Actor } from '../../shared/identity/actor';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../..');
+
+/** The admin CLI against the test server's data directory (it joins the running engines). */
+async function admin(...args: string[]): Promise<unknown> {
+  const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
+  const { stdout } = await run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args], { cwd: root, env });
+  return JSON.parse(stdout) as unknown;
+}
 
 const SEEDER: Actor = { id: 'seeder', name: 'seeder', email: 'seeder@example.test', kind: 'operator' };
 
@@ -79,4 +92,18 @@ describe('key layout migration', () => {
     const dispositions = await api.get<string>(`/api/audit/export?accountId=${teamId}&entityType=disposition`);
     expect(dispositions.text).toBe(expectedDispositions);
   });
+
+  it('runs as the admin command: the start already migrated this table, and --max-items moves what old keys remain', async () => {
+    const { api, teamId } = await createTeamWithKey();
+    const product = (await api.post<{ data: { id: string } }>('/api/products', { name: 'Admin migrated', slug: uniqueSlug('admin') })).body.data;
+    const release = (await api.post<{ data: { id: string } }>(`/api/products/${product.id}/releases`, { version: '2.0.0' })).body.data;
+    const pointer = await getItem(keys.idPointer(teamId, release.id));
+    await batchWrite([{ ...pointer, ...keys.legacyIdPointer(teamId, release.id) }], [keys.idPointer(teamId, release.id)]);
+
+    // The server's start wrote the marker after migrating its (empty) table.
+    expect(await admin('table', 'migrate')).toEqual({ migrated: 'already done' });
+    expect(await admin('table', 'migrate', '--max-items', '10')).toEqual({ migrated: { pointers: 1, auditEntries: 0, complete: true } });
+    expect((await api.get(`/api/releases/${release.id}`)).status).toBe(200);
+    await expect(admin('table', 'migrate', '--max-items', '0')).rejects.toMatchObject({ code: 2 });
+  }, 60_000);
 });
