@@ -24,6 +24,7 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]
   key revoke --team ID --id KEY_ID [--by MEMBER_ID]
   key list --team ID
   corpus import PATH...   (OSV zip or directory, CISA KEV JSON, EPSS CSV or CSV.gz)
+  table migrate [--max-items N]   (moves items under old keys to the current layout; idempotent, resumable)
 Target (default: embedded engines in $DATA_DIR): --stack NAME | --table T --sbom-bucket B --disclosure-bucket D [--usage-plan ID] [--region R]`;
 
 class UsageError extends Error {}
@@ -36,6 +37,7 @@ const { values: flags, positionals } = parseArgs({
     stack: { type: 'string' }, table: { type: 'string' }, 'sbom-bucket': { type: 'string' }, 'disclosure-bucket': { type: 'string' },
     region: { type: 'string' }, help: { type: 'boolean' },
     rate: { type: 'string' }, burst: { type: 'string' }, default: { type: 'boolean' }, 'usage-plan': { type: 'string' },
+    'max-items': { type: 'string' },
   },
 });
 
@@ -165,6 +167,13 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       const { importCorpusFiles } = await import('../shared/corpus/import');
       if (rest.length === 0) throw new UsageError('corpus import needs at least one PATH');
       return importCorpusFiles(rest.map((path) => resolve(path)));
+    }
+    case 'table migrate': {
+      const { ensureKeyLayout, migrateKeyLayout } = await import('../shared/data/key-layout-migration');
+      if (flags['max-items'] === undefined) return { migrated: (await ensureKeyLayout()) ?? 'already done' };
+      const maxItems = Number(flags['max-items']);
+      if (!Number.isInteger(maxItems) || maxItems < 1) throw new UsageError('--max-items must be a positive integer');
+      return { migrated: await migrateKeyLayout({ maxItems }) };
     }
     default:
       throw new UsageError(`Unknown command "${noun} ${verb ?? ''}"`);

@@ -74,6 +74,11 @@ async function main(): Promise<void> {
 
   await ensureLocalResources();
   if (stopSignal) return;
+  // Items under the old key layout move before anything reads the table (a no-op once done).
+  const { ensureKeyLayout } = await import('../shared/data/key-layout-migration');
+  const migrated = await ensureKeyLayout();
+  if (migrated && migrated.pointers + migrated.auditEntries > 0) log({ type: 'migration', message: 'id pointers and audit entries moved to the spread key layout before serving', result: migrated });
+  if (stopSignal) return;
   running.background = await startLocalBackgroundWork({ dataDir, log });
   if (stopSignal) return;
   const { record, created } = await ensureDemoTeam(dataDir);

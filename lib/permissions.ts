@@ -122,7 +122,7 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   },
   // The report reads each SBOM's stored component inventory.
   compliance: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query'), sbomBucket: objects('s3:GetObject') },
-  // The export is one range query on the audit partition, or on a GSI when filtered by entity type or action.
+  // The export is one range query per audit shard on the table, or on a GSI when filtered by entity type or action.
   audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
   settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem') },
   // Renders the OpenAPI document from the route table; touches no data.

@@ -1,11 +1,14 @@
 /**
  * Audit entries: one per mutation, written in the same transaction as the
  * change wherever the change is a single transaction. Keys support export by
- * time range, by entity type, by action, and by both (GSIs 1-3).
+ * time range, by entity type, by action, and by both (GSIs 1-3). Each entry
+ * goes to one of the team's AUDIT_SHARDS partitions (by its id), in the table
+ * and in each GSI, so a busy team's stream is not one hot partition; readers
+ * merge the shards (shared/audit/audit-read.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../identity/actor';
-import { keys } from '../data/keys';
+import { auditShardOf, keys } from '../data/keys';
 import { batchWrite, tx, type Item, type TransactItem } from '../data/table-client';
 
 export interface AuditEvent {
@@ -25,17 +28,25 @@ export interface AuditEntry extends AuditEvent {
   actorName: string;
 }
 
+/** The table and GSI keys of an entry; every one carries the entry's shard. */
+export function auditKeys(teamId: string, entry: { id: string; timestamp: string; entityType: string; action: string }): Item {
+  const shard = auditShardOf(entry.id);
+  const { pk, sk } = keys.audit(teamId, entry.timestamp, entry.id);
+  return {
+    pk, sk,
+    ...keys.auditByEntityType(teamId, entry.entityType, shard),
+    gsi1sk: sk,
+    ...keys.auditByAction(teamId, entry.action, shard),
+    gsi2sk: sk,
+    ...keys.auditByEntityTypeAndAction(teamId, entry.entityType, entry.action, shard),
+    gsi3sk: sk,
+  };
+}
+
 export function auditItem(teamId: string, actor: Actor, event: AuditEvent, at = new Date().toISOString()): Item {
   const id = randomUUID();
-  const sortKey = `${at}#${id}`;
   return {
-    ...keys.audit(teamId, at, id),
-    ...keys.auditByEntityType(teamId, event.entityType),
-    gsi1sk: sortKey,
-    ...keys.auditByAction(teamId, event.action),
-    gsi2sk: sortKey,
-    ...keys.auditByEntityTypeAndAction(teamId, event.entityType, event.action),
-    gsi3sk: sortKey,
+    ...auditKeys(teamId, { id, timestamp: at, entityType: event.entityType, action: event.action }),
     entity: 'AuditEntry',
     id,
     timestamp: at,

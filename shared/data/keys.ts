@@ -3,20 +3,40 @@
  *
  * Layout (see docs/architecture.md for the access patterns):
  * - team partition `TEAM#<teamId>`: the team, members, service accounts, API keys,
- *   products, slug claims, and id pointers (`ID#<uuid>`) that resolve a public
- *   id to the item that holds it;
+ *   products and slug claims;
+ * - id pointers, one partition each (`TEAM#<teamId>#ID#<uuid>`), that resolve a
+ *   public id to the item that holds it (a scan writes thousands at once: in the
+ *   team partition they throttled on AWS, docs/architecture.md "Partition load");
  * - product collection `TEAM#<teamId>#PRODUCT#<productId>`: everything under a
  *   product (releases, SBOMs, findings, dispositions, VEX documents, approvals),
  *   so a product delete walks one item collection;
- * - audit partition `TEAM#<teamId>#AUDIT`, sorted by time, with GSIs by entity
- *   type, action and both;
+ * - audit partitions `TEAM#<teamId>#AUDIT#<shard>` (AUDIT_SHARDS of them, the
+ *   shard from a hash of the entry id), sorted by time, with GSIs by entity type,
+ *   action and both, sharded the same way; readers merge the shards in time order;
  * - global partitions for API key hashes, corpus data and public disclosures.
  */
+import { createHash } from 'node:crypto';
+
 export type Key = { pk: string; sk: string };
+
+/**
+ * Write shards of a team's audit log. DynamoDB serves about 1,000 writes per second
+ * per partition (base table and each GSI); eight shards carry 8,000, and an export
+ * reads eight sorted ranges and merges them. Changing the number re-homes existing
+ * entries: it needs a migration like shared/data/key-layout-migration.ts.
+ */
+export const AUDIT_SHARDS = 8;
+
+/** The shard of an audit entry: stable for its id, uniform over AUDIT_SHARDS. */
+export function auditShardOf(auditId: string): number {
+  return createHash('sha256').update(auditId).digest().readUInt32BE(0) % AUDIT_SHARDS;
+}
+
+const auditShards = Array.from({ length: AUDIT_SHARDS }, (_, shard) => shard);
 
 const teamPk = (teamId: string) => `TEAM#${teamId}`;
 const productPk = (teamId: string, productId: string) => `TEAM#${teamId}#PRODUCT#${productId}`;
-const auditPk = (teamId: string) => `TEAM#${teamId}#AUDIT`;
+const auditPk = (teamId: string, shard: number) => `TEAM#${teamId}#AUDIT#${shard}`;
 const releasePrefix = (releaseId: string) => `R#${releaseId}#`;
 
 export const keys = {
@@ -37,8 +57,11 @@ export const keys = {
   /** The partition holding everything under a product (walked by the cascading delete). */
   productCollection: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId) }),
 
-  /** Resolves a public uuid (release, SBOM, finding, disposition, VEX document) to its item. */
-  idPointer: (teamId: string, entityId: string): Key => ({ pk: teamPk(teamId), sk: `ID#${entityId}` }),
+  /**
+   * Resolves a public uuid (release, SBOM, finding, disposition, VEX document) to its item.
+   * Its own partition, under the team's prefix (tenant guard and LeadingKeys still apply).
+   */
+  idPointer: (teamId: string, entityId: string): Key => ({ pk: `${teamPk(teamId)}#ID#${entityId}`, sk: 'ID' }),
 
   release: (teamId: string, productId: string, releaseId: string): Key => ({ pk: productPk(teamId, productId), sk: `RELEASE#${releaseId}` }),
   releasePrefix: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId), skPrefix: 'RELEASE#' }),
@@ -100,11 +123,12 @@ export const keys = {
   vexContentObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.json`,
   vexInputObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.input.json`,
 
-  audit: (teamId: string, at: string, auditId: string): Key => ({ pk: auditPk(teamId), sk: `${at}#${auditId}` }),
-  auditPartition: (teamId: string) => ({ pk: auditPk(teamId) }),
-  auditByEntityType: (teamId: string, entityType: string) => ({ gsi1pk: `${auditPk(teamId)}#ENTITY#${entityType}` }),
-  auditByAction: (teamId: string, action: string) => ({ gsi2pk: `${auditPk(teamId)}#ACTION#${action}` }),
-  auditByEntityTypeAndAction: (teamId: string, entityType: string, action: string) => ({ gsi3pk: `${auditPk(teamId)}#ENTITY#${entityType}#ACTION#${action}` }),
+  audit: (teamId: string, at: string, auditId: string): Key => ({ pk: auditPk(teamId, auditShardOf(auditId)), sk: `${at}#${auditId}` }),
+  /** Every shard of the team's audit log (a reader merges them in sort-key order). */
+  auditPartitions: (teamId: string) => auditShards.map((shard) => ({ pk: auditPk(teamId, shard) })),
+  auditByEntityType: (teamId: string, entityType: string, shard: number) => ({ gsi1pk: `${auditPk(teamId, shard)}#ENTITY#${entityType}` }),
+  auditByAction: (teamId: string, action: string, shard: number) => ({ gsi2pk: `${auditPk(teamId, shard)}#ACTION#${action}` }),
+  auditByEntityTypeAndAction: (teamId: string, entityType: string, action: string, shard: number) => ({ gsi3pk: `${auditPk(teamId, shard)}#ENTITY#${entityType}#ACTION#${action}` }),
 
   /** Vulnerability corpus (global, not team data): match data per package, import bookkeeping per advisory, scores per CVE. */
   corpusPackage: (ecosystem: string, normalizedName: string): Key => ({ pk: `CORPUS#PKG#${ecosystem}#${normalizedName}`, sk: 'PKG' }),
@@ -135,6 +159,16 @@ export const keys = {
     uploadsPrefix: `uploads/${teamId}/`,
     objectPrefixes: [`teams/${teamId}/`, `uploads/${teamId}/`],
   }),
+  /**
+   * The key layout before id pointers and audit entries were spread (read only by the
+   * migration, shared/data/key-layout-migration.ts): pointers in the team partition,
+   * one audit partition per team (its GSI keys had no shard either).
+   */
+  legacyIdPointer: (teamId: string, entityId: string): Key => ({ pk: teamPk(teamId), sk: `ID#${entityId}` }),
+  legacyAuditPartition: (teamId: string) => ({ pk: `${teamPk(teamId)}#AUDIT` }),
+  /** Marks the key-layout migration done for this table (global; no team owns it). */
+  keyLayoutMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `KEY_LAYOUT#${version}` }),
+
   /** What marks a partition key or object key as some team's (each is followed by the team id). */
   teamOwned: () => ({ partitionPrefix: teamPk(''), objectPrefixes: ['teams/', 'uploads/'] }),
 } as const;

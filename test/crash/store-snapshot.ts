@@ -142,7 +142,6 @@ export class StoreReader {
     const team = await this.query(teamPk, undefined, ['sk', 'entity', 'id']);
     for (const row of team) {
       if (row.entity === 'Product' && String(row.sk).startsWith(productPrefix)) snapshot.products.add(String(row.id));
-      if (row.entity === 'IdPointer') snapshot.pointers.add(String(row.sk).slice(keys.idPointer(teamId, '').sk.length));
     }
     const productRows = await Promise.all([...snapshot.products].map((productId) =>
       this.query(keys.productCollection(teamId, productId).pk, undefined, ['sk', 'entity', 'id', 'productId', 'releaseId', 'sbomId', 'vulnerabilityId', 'revision', 'detail', 'updatedAt', 'at', 'changeId', 'changes', 'scan', 'objectKey', 'inventoryKey', 'fileSize'])));
@@ -181,7 +180,13 @@ export class StoreReader {
           break;
       }
     }
-    for (const row of await this.query(keys.auditPartition(teamId).pk, undefined, ['entityType', 'entityId', 'entityName', 'action', 'timestamp', 'changes'])) {
+    // Each id pointer is its own partition (shared/data/keys.ts): look up those of the releases, SBOMs and dispositions found.
+    const pointed = [...snapshot.releases, ...snapshot.sboms.keys(), ...[...snapshot.dispositions.values()].map((disposition) => disposition.id)];
+    const pointers = await Promise.all(pointed.map(async (id) => ((await this.query(keys.idPointer(teamId, id).pk, undefined, ['sk'])).length > 0 ? id : undefined)));
+    for (const id of pointers) if (id !== undefined) snapshot.pointers.add(id);
+    // The audit shards, merged in sort-key (time) order as the export reads them.
+    const auditShards = await Promise.all(keys.auditPartitions(teamId).map(({ pk }) => this.query(pk, undefined, ['sk', 'entityType', 'entityId', 'entityName', 'action', 'timestamp', 'changes'])));
+    for (const row of auditShards.flat().sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1))) {
       if (row.entityType !== 'disposition') continue;
       const changes = (row.changes ?? {}) as Record<string, unknown>;
       const detail = changes.detail as { to?: unknown } | undefined;

@@ -7,8 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { toAuditEntry, type AuditEntry } from '../../shared/audit/audit-log';
-import { keys } from '../../shared/data/keys';
-import { queryAll } from '../../shared/data/table-client';
+import { readAuditLog } from '../../shared/audit/audit-read';
 import { routes } from '../../shared/http/routes';
 import { OPERATOR_ACTOR } from '../../shared/identity/actor';
 import { ApiKeys } from '../../shared/identity/api-keys';
@@ -35,7 +34,7 @@ interface Performed {
 type Scenario = (team: Team) => Promise<{ act: () => Promise<Performed> }>;
 
 async function auditEntries(teamId: string): Promise<AuditEntry[]> {
-  return (await queryAll({ pk: keys.auditPartition(teamId).pk })).map(toAuditEntry);
+  return (await readAuditLog(teamId)).map(toAuditEntry);
 }
 
 function ok<T>(response: HttpResponse<T>, what: string): T {

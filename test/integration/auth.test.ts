@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../shared/aws-clients';
 import { keys } from '../../shared/data/keys';
+import { readAuditLog } from '../../shared/audit/audit-read';
 import { hashApiKey, ApiKeys } from '../../shared/identity/api-keys';
 import { OPERATOR_ACTOR } from '../../shared/identity/actor';
 import { Members } from '../../shared/identity/teams';
@@ -82,7 +83,7 @@ describe('authentication and authorization', () => {
     const extra = await addKey(teamId, memberId, ['products:read']);
     await ApiKeys.revoke(teamId, extra.keyId, { byMemberId: memberId, operator: OPERATOR_ACTOR });
     const product = (await api.post('/api/products', { name: 'Audited', slug: uniqueSlug() })).body.data;
-    const entries = await queryAll(keys.auditPartition(teamId));
+    const entries = await readAuditLog(teamId);
     expect(entries.filter((entry) => entry.entityType === 'api_key').map((entry) => entry.action).sort()).toEqual(['create', 'create', 'revoke']);
     const productEntry = entries.find((entry) => entry.entityId === product.id);
     expect(productEntry).toMatchObject({ action: 'create', entityType: 'product', actorName: `api_${keyName}` });

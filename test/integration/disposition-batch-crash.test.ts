@@ -131,7 +131,8 @@ async function storedState(dataDir: string, teamId: string, productId: string, r
     return {
       dispositions: children.filter((item) => item.entity === 'Disposition'),
       history: children.filter((item) => item.entity === 'DispositionChange'),
-      audit: await table.query(keys.auditPartition(teamId).pk, ''),
+      // One range per audit shard, merged in time order as the export reads them.
+      audit: (await Promise.all(keys.auditPartitions(teamId).map(({ pk }) => table.query(pk, '')))).flat().sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1)),
       pending: await table.query(keys.dispositionBatchPendingPrefix(teamId).pk, keys.dispositionBatchPendingPrefix(teamId).skPrefix),
       outcomes: (await table.query(keys.team(teamId).pk, 'DISPOSITION_BATCH#')),
     };

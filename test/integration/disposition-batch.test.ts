@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { keys } from '../../shared/data/keys';
+import { readAuditLog } from '../../shared/audit/audit-read';
 import { getItem, queryAll, type Item } from '../../shared/data/table-client';
 import { DispositionBatches } from '../../shared/dispositions/disposition-batches';
 import { OPERATOR_ACTOR } from '../../shared/identity/actor';
@@ -19,7 +20,7 @@ async function releaseState(teamId: string, productId: string, releaseId: string
   return {
     dispositions: children.filter((item) => item.entity === 'Disposition'),
     history: children.filter((item) => item.entity === 'DispositionChange'),
-    audit: await queryAll(keys.auditPartition(teamId)),
+    audit: await readAuditLog(teamId),
   };
 }
 

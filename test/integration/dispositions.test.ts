@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Members } from '../../shared/identity/teams';
 import { OPERATOR_ACTOR } from '../../shared/identity/actor';
 import { keys } from '../../shared/data/keys';
+import { readAuditLog } from '../../shared/audit/audit-read';
 import { queryAll } from '../../shared/data/table-client';
 import { addKey, createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
@@ -103,7 +104,7 @@ describe('dispositions', () => {
     });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ updated: 30 });
-    const audits = (await queryAll(keys.auditPartition(teamId))).filter((entry) => entry.entityType === 'disposition');
+    const audits = (await readAuditLog(teamId)).filter((entry) => entry.entityType === 'disposition');
     expect(audits).toHaveLength(31);
   });
 

@@ -9,9 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { auditQueryPlan } from '../../shared/audit/audit-export';
 import { toAuditEntry } from '../../shared/audit/audit-log';
-import { queryAll } from '../../shared/data/table-client';
+import { readAuditLog } from '../../shared/audit/audit-read';
 import { createTeamWithKey } from '../support/factories';
 import type { HttpResponse } from '../support/http-client';
 import { startServerProcess } from '../support/server-process';
@@ -66,7 +65,7 @@ describe('per-team quota', () => {
     await admin('team', 'quota', 'set', '--team', team.teamId, '--rate', '20', '--burst', '40');
     const shown = await admin('team', 'quota', 'show', '--team', team.teamId);
     await admin('team', 'quota', 'set', '--team', team.teamId, '--default');
-    const audit = (await queryAll(auditQueryPlan(team.teamId, { entityType: 'team_quota' }))).map(toAuditEntry);
+    const audit = (await readAuditLog(team.teamId, { entityType: 'team_quota' })).map(toAuditEntry);
 
     expect(settings.body.data.throttle).toEqual({ rateLimit: 50, burstLimit: 100, source: 'default' });
     expect(shown.throttle).toEqual({ rateLimit: 20, burstLimit: 40, source: 'team' });

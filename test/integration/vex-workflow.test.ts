@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../../shared/aws-clients';
 import { config } from '../../shared/config';
+import { readAuditLog } from '../../shared/audit/audit-read';
 import { keys } from '../../shared/data/keys';
 import { disclosureSlug } from '../../shared/disclosures/disclosures';
 import { queryAll } from '../../shared/data/table-client';
@@ -126,13 +127,13 @@ describe('VEX documents', () => {
     const first = (await api.post(`/api/releases/${release.id}/vex`, { format: 'csaf' })).body.data;
     const second = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data;
     await api.post(`/api/vex/${first.id}/submit`);
-    const auditBefore = (await queryAll(keys.auditPartition(teamId))).length;
+    const auditBefore = (await readAuditLog(teamId)).length;
     const refused = await api.post(`/api/vex/${second.id}/submit`);
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('release_locked');
     expect((await api.get(`/api/vex/${second.id}`)).body.data.workflow_status).toBe('draft');
     expect((await api.get(`/api/vex/${second.id}/approvals`)).body.data).toEqual([]);
-    expect((await queryAll(keys.auditPartition(teamId))).length).toBe(auditBefore);
+    expect((await readAuditLog(teamId)).length).toBe(auditBefore);
   });
 
   it('enforces the opt-in rule that the approver differs from the submitter', async () => {
@@ -155,7 +156,7 @@ describe('VEX documents', () => {
     expect(unlocked.status).toBe(200);
     expect(unlocked.body.data.is_locked).toBe(false);
     expect((await api.get(`/api/vex/${document.id}`)).body.data.workflow_status).toBe('draft');
-    const audit = (await queryAll(keys.auditPartition(teamId))).find((entry) => entry.action === 'unlock');
+    const audit = (await readAuditLog(teamId)).find((entry) => entry.action === 'unlock');
     expect(audit).toMatchObject({ entityType: 'release', entityId: release.id });
     expect((await api.post(`/api/releases/${release.id}/unlock`, { comment: 'again' })).status).toBe(409);
   });

@@ -73,7 +73,7 @@ describe('permissionsOf', () => {
     expect(
       recorder.permissionsOf('dynamodb', 'QueryCommand', {
         TableName: TABLE, IndexName: 'gsi2', KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :p)',
-        ExpressionAttributeNames: { '#pk': 'gsi2pk', '#sk': 'gsi2sk' }, ExpressionAttributeValues: { ':pk': keys.auditByAction(T, 'publish').gsi2pk, ':p': '2026' },
+        ExpressionAttributeNames: { '#pk': 'gsi2pk', '#sk': 'gsi2sk' }, ExpressionAttributeValues: { ':pk': keys.auditByAction(T, 'publish', 0).gsi2pk, ':p': '2026' },
       }),
     ).toEqual([{ action: 'dynamodb:Query', resource: `${TABLE_ARN}/index/gsi2`, leadingKey: 'TEAM#' }]);
   });

@@ -106,8 +106,11 @@ describe('the tenant guard', () => {
   it('refuses, inside a team request, every table key and object key of another team', async () => {
     const foreign = {
       item: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.product(B, P) })),
+      // Id pointers and audit shards are partitions of their own under the team's prefix.
+      pointer: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.idPointer(B, ID) })),
+      auditShard: () => db().send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.auditPartitions(B)[7]!.pk } })),
       productCollection: () => db().send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.productCollection(B, P).pk } })),
-      auditIndex: () => db().send(new QueryCommand({ TableName: TABLE, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': keys.auditByEntityType(B, 'product').gsi1pk } })),
+      auditIndex: () => db().send(new QueryCommand({ TableName: TABLE, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': keys.auditByEntityType(B, 'product', 0).gsi1pk } })),
       // One foreign item among own and global ones taints the whole transaction.
       transaction: () => db().send(new TransactWriteCommand({ TransactItems: [
         { Put: { TableName: TABLE, Item: { ...keys.audit(A, '2026-01-01T00:00:00Z', ID) } } },
@@ -126,6 +129,8 @@ describe('the tenant guard', () => {
   it('lets a team request reach its own keys and the global partitions, and lets calls outside any team through', async () => {
     const allowed = {
       team: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.team(A) })),
+      pointer: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.idPointer(A, ID) })),
+      auditShard: () => db().send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.auditPartitions(A)[7]!.pk } })),
       product: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.release(A, P, R) })),
       publish: () => db().send(new TransactWriteCommand({ TransactItems: [
         { Put: { TableName: TABLE, Item: { ...keys.vexDocument(A, P, R, ID) } } },
