@@ -29,6 +29,7 @@ const fixtures = [
   { file: 'cyclonedx-1.4_maven_cyclonedx-maven-plugin-2.7.10_hadoop-aliyun-3.4.1.xml', format: 'CycloneDX', spec: '1.4', encoding: 'xml', count: 96, entries: 97, tool: 'CycloneDX Maven plugin', subject: { name: 'hadoop-aliyun', version: '3.4.1' } },
   // 99 entries; minipass@3.3.6 is installed twice (two bom-refs, one purl).
   { file: 'cyclonedx-1.6_npm_cyclonedx-npm-3.1.0_demo-deps-from-git.xml', format: 'CycloneDX', spec: '1.6', encoding: 'xml', count: 98, entries: 100, tool: 'npm, cyclonedx-library, cyclonedx-npm', subject: { name: 'demo-deps-from-git', version: '1.0.0' } },
+  { file: 'handmade_cyclonedx-1.5_maven-plugin-layout.xml', format: 'CycloneDX', spec: '1.5', encoding: 'xml', count: 3, entries: 4, tool: 'cyclonedx-maven-plugin', subject: { name: 'acme-web', version: '1.0.0' } },
   { file: 'handmade_cyclonedx-1.2_nested-assemblies.json', format: 'CycloneDX', spec: '1.2', count: 10, entries: 15, tool: 'handwritten-fixture', subject: { name: 'acme-portal', version: '1.4.0' } },
   { file: 'handmade_cyclonedx-1.3_cpe-only.json', format: 'CycloneDX', spec: '1.3', count: 9, entries: 10, tool: null, subject: { name: 'acme-gateway-firmware', version: '7.2.0' } },
   { file: 'handmade_cyclonedx-1.4_shared-bom-ref.json', format: 'CycloneDX', spec: '1.4', count: 2, entries: 4, tool: 'handwritten-fixture', subject: { name: 'acme-config-service', version: '3.1.0' } },
@@ -39,6 +40,7 @@ const fixtures = [
   { file: 'spdx-2.3_pypi_sbom4python-0.12.0_requirements-flat-describes.json', format: 'SPDX', spec: '2.3', count: 6, entries: 6, tool: 'sbom4python', subject: null },
   // 1,185 packages: the described image index, and 120 repeated (the same deb purl in several platform images).
   { file: 'spdx-2.2_deb_k8s-bom_nginx-image.spdx', format: 'SPDX', spec: '2.2', encoding: 'tag-value', count: 1064, entries: 1185, tool: 'sigs.k8s.io/bom/pkg/spdx', subject: { name: 'nginx' } },
+  { file: 'handmade_spdx-2.3_sbom4python-layout.spdx', format: 'SPDX', spec: '2.3', encoding: 'tag-value', count: 3, entries: 4, tool: 'handwritten-fixture', subject: { name: 'legacy-service', version: '1.0.0' } },
   { file: 'spdx-2.3_pypi_sbom4python-0.10.4_cve-bin-tool-3.3.spdx', format: 'SPDX', spec: '2.3', encoding: 'tag-value', count: 65, entries: 66, tool: 'sbom4python', subject: { name: 'cve-bin-tool', version: '3.3' } },
 ] as const;
 
