@@ -1,5 +1,5 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
-import { contentDisposition, sbomMediaType, Sboms } from '../../shared/sboms/sboms';
+import { contentDisposition, defaultSbomFileName, sbomMediaType, Sboms } from '../../shared/sboms/sboms';
 import { toSbomView } from '../../shared/sboms/sbom-store';
 
 export const handler = createGroupHandler('sboms', {
@@ -15,8 +15,8 @@ export const handler = createGroupHandler('sboms', {
     return {
       status: 200,
       raw: bytes,
-      contentType: sbomMediaType(sbom.format),
-      headers: { 'Content-Disposition': contentDisposition(sbom.fileName, `sbom-${sbom.id}.json`), 'X-Content-Hash': sbom.fileHash },
+      contentType: sbomMediaType(sbom),
+      headers: { 'Content-Disposition': contentDisposition(sbom.fileName, defaultSbomFileName(sbom)), 'X-Content-Hash': sbom.fileHash },
     };
   },
 });

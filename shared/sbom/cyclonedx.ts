@@ -1,20 +1,25 @@
 /**
- * CycloneDX JSON 1.2-1.6 inventory: every entry of `components`, recursively
- * through nested `components` (assemblies), but not `metadata.component`, which
- * is the subject the BOM describes rather than something it contains.
+ * CycloneDX 1.2-1.7 inventory (JSON, and XML once cyclonedx-xml.ts has mapped it to the JSON
+ * shape): every entry of `metadata.component.components` and of `components`, recursively
+ * through nested `components` (assemblies), but not `metadata.component` itself, which is the
+ * subject the BOM describes rather than something it contains. The subject's own sub-components
+ * are contents: Dependency-Track reads them too (DependencyTrack/dependency-track
+ * src/main/java/org/dependencytrack/tasks/BomUploadProcessingTaskV2.java @7529e41b, `processBom`:
+ * `convertComponents(cdxBom.getMetadata().getComponent().getComponents())`).
  */
 import { ComponentInventory, uniqueStrings } from './inventory';
 import { isRecord, readArray, readRecords, readString, type JsonRecord } from './json-value';
-import type { ParsedSbom, SbomComponent, SbomTool } from './model';
-import { parsePurl } from './purl';
+import type { ParsedSbom, SbomComponent, SbomEncoding, SbomTool } from './model';
+import { normalizeLegacyPurl, parsePurl } from './purl';
 import { SbomRejectedError } from './sbom-rejected-error';
+import { SkipLog } from './skip-log';
 
-export const SUPPORTED_CYCLONEDX_VERSIONS = ['1.2', '1.3', '1.4', '1.5', '1.6'] as const;
+export const SUPPORTED_CYCLONEDX_VERSIONS = ['1.2', '1.3', '1.4', '1.5', '1.6', '1.7'] as const;
 
 /** Guards against hostile nesting; real assemblies are a handful of levels deep. */
 const MAX_DEPTH = 64;
 
-export function extractCycloneDx(doc: JsonRecord): ParsedSbom {
+export function extractCycloneDx(doc: JsonRecord, encoding: SbomEncoding = 'json'): ParsedSbom {
   const specVersion = readString(doc.specVersion);
   if (specVersion === undefined) throw new SbomRejectedError('CycloneDX document without specVersion');
   if (!(SUPPORTED_CYCLONEDX_VERSIONS as readonly string[]).includes(specVersion)) {
@@ -30,27 +35,39 @@ export function extractCycloneDx(doc: JsonRecord): ParsedSbom {
   const subjectRecord = isRecord(metadata.component) ? metadata.component : undefined;
   const subjectRef = subjectRecord ? readString(subjectRecord['bom-ref']) : undefined;
 
-  const inventory = new ComponentInventory();
-  // Iterative pre-order walk: parents before their children, document order otherwise.
+  const skipped = new SkipLog();
+  if (subjectRecord) skipped.add('document_subject', subjectRef ?? 'metadata.component');
+  const inventory = new ComponentInventory(skipped);
+  // Iterative pre-order walk: parents before their children, document order otherwise
+  // (metadata comes before components in every CycloneDX serialisation).
   const stack: { node: unknown; path: string; depth: number }[] = [];
   pushChildren(stack, doc.components, 'components', 0);
+  if (subjectRecord) pushChildren(stack, subjectRecord.components, 'metadata.component.components', 0);
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { node, path, depth } = item;
-    if (!isRecord(node)) continue;
+    if (!isRecord(node)) {
+      skipped.add('not_an_object', path);
+      continue;
+    }
     const component = toComponent(node, path);
+    if (!component) skipped.add('no_identity', readString(node['bom-ref']) ?? path);
     // Some tools also list the subject among the components; it is still the subject.
-    if (component && !(subjectRef !== undefined && component.ref === subjectRef)) inventory.add(component);
+    else if (subjectRef !== undefined && component.ref === subjectRef) skipped.add('document_subject', component.ref);
+    else inventory.add(component);
     if (depth < MAX_DEPTH) pushChildren(stack, node.components, `${path}.components`, depth + 1);
+    else if (readArray(node.components).length > 0) skipped.add('nesting_too_deep', `${path}.components`, readArray(node.components).length);
   }
 
   const tools = readTools(metadata.tools);
   return {
     format: 'CycloneDX',
+    encoding,
     specVersion,
     toolName: tools.length > 0 ? tools.map((t) => t.name).join(', ') : null,
     tools,
     subject: subjectRecord ? toSubject(subjectRecord) : null,
     components: inventory.list(),
+    skipped: skipped.list(),
   };
 }
 
@@ -60,7 +77,8 @@ function pushChildren(stack: { node: unknown; path: string; depth: number }[], c
 }
 
 function toComponent(node: JsonRecord, path: string): SbomComponent | undefined {
-  const rawPurl = readString(node.purl);
+  const written = readString(node.purl);
+  const rawPurl = written === undefined ? undefined : normalizeLegacyPurl(written);
   const parsedPurl = rawPurl === undefined ? undefined : parsePurl(rawPurl);
   const cpes = uniqueStrings([readString(node.cpe), ...syftCpeProperties(node.properties)]);
   const name = readString(node.name) ?? parsedPurl?.name ?? cpes[0];

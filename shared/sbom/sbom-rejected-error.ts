@@ -1,8 +1,8 @@
 import { AppError } from '../errors';
 
 /**
- * The upload is JSON we cannot use as an SBOM. 422 rather than 400: the request
- * itself is well-formed, its `content` is not a supported SBOM.
+ * The uploaded file is not an SBOM we can read (docs/sbom-formats.md lists the accepted
+ * formats). 422 rather than 400: the request itself is well-formed, its `content` is not.
  */
 export class SbomRejectedError extends AppError {
   constructor(readonly reason: string) {

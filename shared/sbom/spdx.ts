@@ -1,13 +1,19 @@
 /**
- * SPDX 2.2/2.3 JSON inventory: `packages`, minus the package(s) the document
- * DESCRIBES (documentDescribes, or DESCRIBES / DESCRIBED_BY relationships with
- * the document), which are the subject rather than its contents.
+ * SPDX 2.2/2.3 inventory (JSON, and tag-value once spdx-tag-value.ts has mapped it to the JSON
+ * shape): every package, except the one package the document DESCRIBES (documentDescribes, or
+ * DESCRIBES / DESCRIBED_BY relationships with the document) when it is the single root of
+ * others: that one is the subject (an image, an application) rather than its contents.
+ * A document that DESCRIBES each of its packages (a flat list, as sbom4python writes) or several
+ * roots keeps every package: Trivy skips DESCRIBES relationships and scans every package no
+ * other relationship claimed (aquasecurity/trivy pkg/sbom/spdx/unmarshal.go @cf7fff46,
+ * "Skip the DESCRIBES relationship" and the `orphanPkgs` fallback).
  */
 import { ComponentInventory, uniqueStrings } from './inventory';
 import { isRecord, readRecords, readString, type JsonRecord } from './json-value';
-import type { ParsedSbom, SbomComponent, SbomTool } from './model';
-import { parsePurl } from './purl';
+import type { ParsedSbom, SbomComponent, SbomEncoding, SbomTool } from './model';
+import { normalizeLegacyPurl, parsePurl } from './purl';
 import { SbomRejectedError } from './sbom-rejected-error';
+import { SkipLog } from './skip-log';
 
 export const SUPPORTED_SPDX_VERSIONS = ['SPDX-2.2', 'SPDX-2.3'] as const;
 
@@ -17,7 +23,7 @@ const CPE_REFERENCE_TYPES = new Set(['cpe23type', 'cpe22type']);
 /** Licence fields that state the absence of information rather than a licence. */
 const NO_LICENSE = new Set(['NOASSERTION', 'NONE']);
 
-export function extractSpdx(doc: JsonRecord): ParsedSbom {
+export function extractSpdx(doc: JsonRecord, encoding: SbomEncoding = 'json'): ParsedSbom {
   const spdxVersion = readString(doc.spdxVersion) ?? '';
   if (!(SUPPORTED_SPDX_VERSIONS as readonly string[]).includes(spdxVersion)) {
     throw new SbomRejectedError(
@@ -26,56 +32,77 @@ export function extractSpdx(doc: JsonRecord): ParsedSbom {
   }
   if (!Array.isArray(doc.packages)) throw new SbomRejectedError('SPDX document has no packages array');
 
-  const described = describedIds(doc);
-  const inventory = new ComponentInventory();
+  const subjectId = singleDescribedRoot(doc);
+  const skipped = new SkipLog();
+  const inventory = new ComponentInventory(skipped);
   let subject: ParsedSbom['subject'] = null;
   // Index over the raw array so synthetic refs stay stable whatever entries are skipped.
   doc.packages.forEach((pkg: unknown, index) => {
-    if (!isRecord(pkg)) return;
-    const id = readString(pkg.SPDXID);
-    if (id !== undefined && described.has(id)) {
-      subject ??= toSubject(pkg);
+    const path = `packages[${index}]`;
+    if (!isRecord(pkg)) {
+      skipped.add('not_an_object', path);
       return;
     }
-    const component = toComponent(pkg, id ?? `packages[${index}]`);
-    if (component) inventory.add(component);
+    const id = readString(pkg.SPDXID);
+    if (id !== undefined && id === subjectId) {
+      subject ??= toSubject(pkg);
+      skipped.add('document_subject', id);
+      return;
+    }
+    inventory.add(toComponent(pkg, id ?? path));
   });
 
   const tools = readTools(doc.creationInfo);
   return {
     format: 'SPDX',
+    encoding,
     specVersion: spdxVersion.slice('SPDX-'.length),
     toolName: tools.length > 0 ? tools.map((t) => t.name).join(', ') : null,
     tools,
     subject,
     components: inventory.list(),
+    skipped: skipped.list(),
   };
 }
 
-function describedIds(doc: JsonRecord): Set<string> {
+/**
+ * The SPDXID of the package the document DESCRIBES when there is exactly one and some
+ * relationship ties it to another package of the document (CONTAINS, DEPENDS_ON, or an inverse
+ * such as DEPENDENCY_OF): then it is the root of the others. Otherwise undefined.
+ */
+function singleDescribedRoot(doc: JsonRecord): string | undefined {
   const documentId = readString(doc.SPDXID) ?? 'SPDXRef-DOCUMENT';
-  const ids = new Set<string>();
+  const described = new Set<string>();
   const describes = Array.isArray(doc.documentDescribes) ? doc.documentDescribes : [];
   for (const id of describes) {
     const value = readString(id);
-    if (value !== undefined) ids.add(value);
+    if (value !== undefined) described.add(value);
   }
+  const links: [string, string][] = [];
   for (const rel of readRecords(doc.relationships)) {
     const type = readString(rel.relationshipType)?.toUpperCase();
     const from = readString(rel.spdxElementId);
     const to = readString(rel.relatedSpdxElement);
-    if (type === 'DESCRIBES' && from === documentId && to !== undefined) ids.add(to);
-    if (type === 'DESCRIBED_BY' && to === documentId && from !== undefined) ids.add(from);
+    if (from === undefined || to === undefined) continue;
+    if (type === 'DESCRIBES' && from === documentId) described.add(to);
+    else if (type === 'DESCRIBED_BY' && to === documentId) described.add(from);
+    else if (from !== to) links.push([from, to]);
   }
-  return ids;
+  if (described.size !== 1) return undefined;
+  const [root] = described;
+  if (root === undefined) return undefined;
+  const packageIds = new Set(readRecords(doc.packages).map((pkg) => readString(pkg.SPDXID)));
+  const isRootOfOthers = links.some(([from, to]) => (from === root && packageIds.has(to)) || (to === root && packageIds.has(from)));
+  return isRootOfOthers ? root : undefined;
 }
 
-function toComponent(pkg: JsonRecord, ref: string): SbomComponent | undefined {
+function toComponent(pkg: JsonRecord, ref: string): SbomComponent {
   const refs = readRecords(pkg.externalRefs);
-  const rawPurl = refs
+  const written = refs
     .filter((r) => readString(r.referenceType)?.toLowerCase() === 'purl')
     .map((r) => readString(r.referenceLocator))
     .find((locator) => locator !== undefined && parsePurl(locator) !== undefined);
+  const rawPurl = written === undefined ? undefined : normalizeLegacyPurl(written);
   const cpes = uniqueStrings(
     refs
       .filter((r) => CPE_REFERENCE_TYPES.has(readString(r.referenceType)?.toLowerCase() ?? ''))

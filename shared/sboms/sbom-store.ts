@@ -14,7 +14,8 @@ import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item
 import type { Actor } from '../identity/actor';
 import type { Product } from '../products/product-store';
 import { resolveUnderRelease, type Release } from '../releases/release-store';
-import { sbomComponentSchema, type SbomComponent, type SbomFormat } from '../sbom/model';
+import { sbomMediaType } from '../sbom/media-type';
+import { sbomComponentSchema, type SbomComponent, type SbomEncoding, type SbomFormat, type SkippedEntries } from '../sbom/model';
 
 export interface ScanSummary {
   status: 'queued' | 'running' | 'completed' | 'failed';
@@ -32,10 +33,14 @@ export interface Sbom {
   productId: string;
   releaseId: string;
   format: SbomFormat;
+  /** json / xml / tag-value: the original file's encoding, which decides its download Content-Type. */
+  encoding: SbomEncoding;
   specVersion: string;
   toolName: string | null;
   subject: { name: string; version?: string } | null;
   componentCount: number;
+  /** Entries of the file that are not in the inventory, by reason (docs/sbom-formats.md). */
+  skipped: SkippedEntries[];
   fileHash: string;
   fileName: string | null;
   fileSize: number;
@@ -52,10 +57,13 @@ export function toSbom(item: Item): Sbom {
     productId: String(item.productId),
     releaseId: String(item.releaseId),
     format: item.format as SbomFormat,
+    // SBOMs stored before XML and tag-value were accepted are JSON.
+    encoding: (item.encoding as SbomEncoding | undefined) ?? 'json',
     specVersion: String(item.specVersion),
     toolName: (item.toolName as string | undefined) ?? null,
     subject: (item.subject as Sbom['subject'] | undefined) ?? null,
     componentCount: Number(item.componentCount),
+    skipped: (item.skipped as SkippedEntries[] | undefined) ?? [],
     fileHash: String(item.fileHash),
     fileName: (item.fileName as string | undefined) ?? null,
     fileSize: Number(item.fileSize),
@@ -120,6 +128,8 @@ export function toSbomView(sbom: Sbom) {
     spec_version: sbom.specVersion,
     tool_name: sbom.toolName,
     component_count: sbom.componentCount,
+    skipped: sbom.skipped,
+    media_type: sbomMediaType(sbom),
     file_hash: sbom.fileHash,
     file_name: sbom.fileName,
     file_size: sbom.fileSize,

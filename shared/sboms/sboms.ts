@@ -16,6 +16,7 @@ import { ConflictError, NotFoundError, PayloadTooLargeError } from '../errors';
 import { releaseLockedError, releaseLockedErrorFor } from '../releases/release-lock';
 import type { Actor } from '../identity/actor';
 import { MAX_SBOM_BYTES } from '../schemas/sboms';
+import { sbomMediaType } from '../sbom/media-type';
 import { parseSbom } from '../sbom/parse';
 import { Releases } from '../releases/releases';
 import { type ResolvedRelease } from '../releases/release-store';
@@ -27,9 +28,7 @@ const UPLOAD_URL_TTL_SECONDS = PRESIGNED_URL_MAX_SECONDS;
 /** A session (and its staged file) is discarded an hour after its URL expired, as DynamoDB TTL would. */
 const UPLOAD_SESSION_GRACE_SECONDS = 3600;
 
-export function sbomMediaType(format: Sbom['format']): string {
-  return format === 'CycloneDX' ? 'application/vnd.cyclonedx+json' : 'application/spdx+json';
-}
+export { defaultSbomFileName, sbomMediaType } from '../sbom/media-type';
 
 /**
  * Content-Disposition with the original name made safe: no quotes, control
@@ -49,7 +48,7 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
   const { release, product } = resolved;
   // Spec rule 2: the release chain (release, SBOM, dispositions) is locked while a VEX document holds it.
   if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
-  const parsed = parseSbom(bytes);
+  const parsed = parseSbom(bytes, fileName);
   const id = randomUUID();
   const sbom: Sbom = {
     id,
@@ -57,10 +56,12 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
     productId: product.id,
     releaseId: release.id,
     format: parsed.format,
+    encoding: parsed.encoding,
     specVersion: parsed.specVersion,
     toolName: parsed.toolName,
     subject: parsed.subject,
     componentCount: parsed.components.length,
+    skipped: parsed.skipped,
     fileHash: createHash('sha256').update(bytes).digest('hex'),
     fileName,
     fileSize: bytes.length,
@@ -76,7 +77,7 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
   await sbomStore.stage({ teamId, sbomId: id, sbomKey, objectKeys: [sbom.objectKey, sbom.inventoryKey], stagedAt: sbom.createdAt });
   try {
     await s3().send(new PutObjectCommand({
-      Bucket: bucket, Key: sbom.objectKey, Body: bytes, ContentType: sbomMediaType(sbom.format),
+      Bucket: bucket, Key: sbom.objectKey, Body: bytes, ContentType: sbomMediaType(sbom),
       ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'), Metadata: { sha256: sbom.fileHash },
     }));
     await sbomStore.putInventory(sbom.inventoryKey, parsed.components);
@@ -88,7 +89,7 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
       pointerPut(teamId, id, { entityType: 'sbom', target: sbomKey, productId: product.id, releaseId: release.id }),
       auditPut(teamId, actor, {
         action: 'upload', entityType: 'sbom', entityId: id, entityName: fileName ?? `${product.name} ${release.version} SBOM`,
-        changes: { releaseId: release.id, format: sbom.format, specVersion: sbom.specVersion, componentCount: sbom.componentCount, fileHash: sbom.fileHash, fileSize: sbom.fileSize },
+        changes: { releaseId: release.id, format: sbom.format, encoding: sbom.encoding, specVersion: sbom.specVersion, componentCount: sbom.componentCount, skipped: sbom.skipped.map((s) => ({ reason: s.reason, count: s.count })), fileHash: sbom.fileHash, fileSize: sbom.fileSize },
       }),
       sbomStore.stagingDone(teamId, id),
       ...alsoCommit(id),

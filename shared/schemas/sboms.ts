@@ -1,11 +1,13 @@
 import * as z from 'zod';
+import { skippedEntriesSchema } from '../sbom/model';
 
-/** Spec "Limits": SBOM content 10 MB (measured in UTF-8 bytes of the JSON string). */
+/** Spec "Limits": SBOM content 10 MB (measured in UTF-8 bytes of the string). */
 export const MAX_SBOM_BYTES = 10 * 1024 * 1024;
 
 export const uploadSbomBody = z
   .strictObject({
     releaseId: z.uuid(),
+    /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
     content: z.string().min(1),
     fileName: z.string().min(1).max(255).optional(),
   })
@@ -29,6 +31,10 @@ export const sbomSchema = z
     format: z.enum(['CycloneDX', 'SPDX']),
     spec_version: z.string(),
     component_count: z.number().int(),
+    /** Entries of the file not in the inventory, by reason: subject, duplicate… (docs/sbom-formats.md). */
+    skipped: z.array(skippedEntriesSchema),
+    /** Content-Type of the original file on download (application/vnd.cyclonedx+xml, text/spdx…). */
+    media_type: z.string(),
     file_hash: z.string(),
     file_name: z.string().nullable(),
     file_size: z.number().int(),

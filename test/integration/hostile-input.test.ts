@@ -1,12 +1,14 @@
 /**
  * Hostile input through HTTP (issue 8, defects 5 and 8; docs/hostile-input.md): malformed
  * percent-encoding is API Gateway's 400 on every route, API Gateway's own answers carry
- * nosniff, and an SBOM version built to make a regex backtrack does not stall the server.
+ * nosniff, an SBOM version built to make a regex backtrack does not stall the server, and
+ * XML bombs are refused (issue 9).
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { importAdvisories } from '../../shared/corpus/import';
 import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
+import { sbomStore } from '../../shared/sboms/sbom-store';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request, type HttpResponse } from '../support/http-client';
 
@@ -113,5 +115,30 @@ describe('an SBOM version built to make the Packagist regex backtrack', () => {
     expect({ status: scan.status, slow: scanMs > 5000 }).toEqual({ status: 202, slow: false });
     // The hostile version is no Composer version: indeterminate, not a finding; the plain one is affected.
     expect(scan.body.data).toMatchObject({ findingCount: 1, matchedComponentCount: 1 });
+  });
+});
+
+describe('XML bombs and entity tricks in an SBOM upload (issue 9, defect 9)', () => {
+  const bom = (doctype: string, name: string) =>
+    `<?xml version="1.0"?>${doctype}<bom xmlns="http://cyclonedx.org/schema/bom/1.6"><components><component type="library"><name>${name}</name><version>1.0.0</version></component></components></bom>`;
+  const laughs = Array.from({ length: 9 }, (_, level) => `<!ENTITY lol${level + 1} "${`&lol${level};`.repeat(10)}">`).join('');
+
+  it.each([
+    ['a billion laughs', bom(`<!DOCTYPE bom [<!ENTITY lol0 "lol">${laughs}]>`, '&lol9;')],
+    ['an external entity naming a local file (XXE)', bom('<!DOCTYPE bom [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', '&xxe;')],
+    ['an external DTD on the loopback network', bom('<!DOCTYPE bom SYSTEM "http://127.0.0.1:9/bom.dtd">', 'a')],
+  ])('answers %s with 422 at once, stores nothing and leaks nothing', async (_label, content) => {
+    const { api, teamId } = await createTeamWithKey();
+    const product = (await api.post('/api/products', { name: 'Bombed', slug: uniqueSlug('bombed') })).body.data;
+    const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
+
+    const started = performance.now();
+    const upload = await api.post('/api/sboms/upload', { releaseId: release.id, content, fileName: 'bom.xml' });
+    const ms = performance.now() - started;
+
+    // Generous: a refusal takes milliseconds; an expanded billion laughs would take gigabytes.
+    expect({ status: upload.status, code: upload.body.error?.code, slow: ms > 5000 }).toEqual({ status: 422, code: 'sbom_rejected', slow: false });
+    expect(upload.text).not.toMatch(/root:|node_modules|at [\w.]+ \(/);
+    expect(await sbomStore.listByRelease(teamId, product.id, release.id)).toEqual([]);
   });
 });

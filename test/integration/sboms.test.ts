@@ -9,30 +9,47 @@ import { cycloneDxSbom } from '../support/seed';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/sboms');
 /** Expected inventories, counted independently of the parser (see test/fixtures/README.md for the rules). */
-const COMMITTED: Record<string, { format: string; spec: string; count: number }> = {
-  'cyclonedx-1.6_npm_cyclonedx-npm_demo-bundled-deps.json': { format: 'CycloneDX', spec: '1.6', count: 52 },
-  'cyclonedx-1.6_pypi_cyclonedx-py_poetry-regression-issue702.json': { format: 'CycloneDX', spec: '1.6', count: 63 },
-  'cyclonedx-1.5_multi_syft-0.96.0_plone-5.2-image.json': { format: 'CycloneDX', spec: '1.5', count: 600 },
-  'cyclonedx-1.5_maven_cdxgen_vuln-spring.json': { format: 'CycloneDX', spec: '1.5', count: 88 },
-  'cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json': { format: 'CycloneDX', spec: '1.4', count: 264 },
-  'cyclonedx-1.5_gem-deb_syft-1.2.0_rails-5.0.0-image.json': { format: 'CycloneDX', spec: '1.5', count: 445 },
-  'cyclonedx-1.6_apk-maven_trivy_test-image.json': { format: 'CycloneDX', spec: '1.6', count: 22 },
-  'handmade_cyclonedx-1.2_nested-assemblies.json': { format: 'CycloneDX', spec: '1.2', count: 9 },
-  'handmade_cyclonedx-1.3_cpe-only.json': { format: 'CycloneDX', spec: '1.3', count: 9 },
-  'handmade_spdx-2.3_describes-relationship.json': { format: 'SPDX', spec: '2.3', count: 7 },
-  'handmade_spdx-2.2_document-describes.json': { format: 'SPDX', spec: '2.2', count: 5 },
+const CDX_JSON = 'application/vnd.cyclonedx+json';
+const CDX_XML = 'application/vnd.cyclonedx+xml';
+const SPDX_JSON = 'application/spdx+json';
+const SPDX_TV = 'text/spdx';
+type Expected = { format: string; spec: string; count: number; mediaType: string };
+const COMMITTED: Record<string, Expected> = {
+  'cyclonedx-1.6_npm_cyclonedx-npm_demo-bundled-deps.json': { format: 'CycloneDX', spec: '1.6', count: 52, mediaType: CDX_JSON },
+  'cyclonedx-1.6_pypi_cyclonedx-py_poetry-regression-issue702.json': { format: 'CycloneDX', spec: '1.6', count: 63, mediaType: CDX_JSON },
+  'cyclonedx-1.5_multi_syft-0.96.0_plone-5.2-image.json': { format: 'CycloneDX', spec: '1.5', count: 600, mediaType: CDX_JSON },
+  'cyclonedx-1.5_maven_cdxgen_vuln-spring.json': { format: 'CycloneDX', spec: '1.5', count: 88, mediaType: CDX_JSON },
+  'cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json': { format: 'CycloneDX', spec: '1.4', count: 264, mediaType: CDX_JSON },
+  'cyclonedx-1.5_gem-deb_syft-1.2.0_rails-5.0.0-image.json': { format: 'CycloneDX', spec: '1.5', count: 445, mediaType: CDX_JSON },
+  'cyclonedx-1.6_apk-maven_trivy_test-image.json': { format: 'CycloneDX', spec: '1.6', count: 22, mediaType: CDX_JSON },
+  'cyclonedx-1.7_composer_cyclonedx-php-composer_laravel-7.12.0-demo.json': { format: 'CycloneDX', spec: '1.7', count: 62, mediaType: CDX_JSON },
+  'cyclonedx-1.7_deb-gem_trivy_fluentd-multiple-lockfiles-image.json': { format: 'CycloneDX', spec: '1.7', count: 161, mediaType: CDX_JSON },
+  'cyclonedx-1.4_maven_cyclonedx-maven-plugin-2.7.10_hadoop-aliyun-3.4.1.xml': { format: 'CycloneDX', spec: '1.4', count: 96, mediaType: CDX_XML },
+  'cyclonedx-1.6_npm_cyclonedx-npm-3.1.0_demo-deps-from-git.xml': { format: 'CycloneDX', spec: '1.6', count: 98, mediaType: CDX_XML },
+  'handmade_cyclonedx-1.5_maven-plugin-layout.xml': { format: 'CycloneDX', spec: '1.5', count: 3, mediaType: CDX_XML },
+  'handmade_cyclonedx-1.2_nested-assemblies.json': { format: 'CycloneDX', spec: '1.2', count: 10, mediaType: CDX_JSON },
+  'handmade_cyclonedx-1.3_cpe-only.json': { format: 'CycloneDX', spec: '1.3', count: 9, mediaType: CDX_JSON },
+  'handmade_cyclonedx-1.4_shared-bom-ref.json': { format: 'CycloneDX', spec: '1.4', count: 2, mediaType: CDX_JSON },
+  'handmade_cyclonedx-1.5_subject-subcomponents.json': { format: 'CycloneDX', spec: '1.5', count: 3, mediaType: CDX_JSON },
+  'handmade_spdx-2.3_describes-relationship.json': { format: 'SPDX', spec: '2.3', count: 7, mediaType: SPDX_JSON },
+  'handmade_spdx-2.2_document-describes.json': { format: 'SPDX', spec: '2.2', count: 5, mediaType: SPDX_JSON },
+  'handmade_spdx-2.3_flat-describes-log4j.json': { format: 'SPDX', spec: '2.3', count: 3, mediaType: SPDX_JSON },
+  'spdx-2.3_pypi_sbom4python-0.12.0_requirements-flat-describes.json': { format: 'SPDX', spec: '2.3', count: 6, mediaType: SPDX_JSON },
+  'spdx-2.2_deb_k8s-bom_nginx-image.spdx': { format: 'SPDX', spec: '2.2', count: 1064, mediaType: SPDX_TV },
+  'spdx-2.3_pypi_sbom4python-0.10.4_cve-bin-tool-3.3.spdx': { format: 'SPDX', spec: '2.3', count: 65, mediaType: SPDX_TV },
+  'handmade_spdx-2.3_sbom4python-layout.spdx': { format: 'SPDX', spec: '2.3', count: 3, mediaType: SPDX_TV },
 };
 /**
  * Real SBOMs whose source has no licence: not committed (shared/data MANIFEST),
  * but read from ../shared beside the checkout, where CI and developers have it.
  */
 const SHARED_DIR = resolve(import.meta.dirname, '../../../shared/data/sboms');
-const SHARED_ONLY: Record<string, { format: string; spec: string; count: number }> = {
-  'cyclonedx-1.4_npm_cyclonedx-npm_redis-commander.json': { format: 'CycloneDX', spec: '1.4', count: 479 },
-  'cyclonedx-1.4_cpe-only_openwrt-sbom-generator.json': { format: 'CycloneDX', spec: '1.4', count: 15 },
-  'spdx-2.3_go-pypi_syft-0.64.0_pingidentity-pingtoolkit-image.json': { format: 'SPDX', spec: '2.3', count: 162 },
-  'spdx-2.3_npm-pypi-alpine_syft-0.64.0_atlassian-docker-release-maker-image.json': { format: 'SPDX', spec: '2.3', count: 288 },
-  'spdx-2.2_nuget_ms-sbom-tool-1.1.1.json': { format: 'SPDX', spec: '2.2', count: 122 },
+const SHARED_ONLY: Record<string, Expected> = {
+  'cyclonedx-1.4_npm_cyclonedx-npm_redis-commander.json': { format: 'CycloneDX', spec: '1.4', count: 479, mediaType: CDX_JSON },
+  'cyclonedx-1.4_cpe-only_openwrt-sbom-generator.json': { format: 'CycloneDX', spec: '1.4', count: 15, mediaType: CDX_JSON },
+  'spdx-2.3_go-pypi_syft-0.64.0_pingidentity-pingtoolkit-image.json': { format: 'SPDX', spec: '2.3', count: 162, mediaType: SPDX_JSON },
+  'spdx-2.3_npm-pypi-alpine_syft-0.64.0_atlassian-docker-release-maker-image.json': { format: 'SPDX', spec: '2.3', count: 288, mediaType: SPDX_JSON },
+  'spdx-2.2_nuget_ms-sbom-tool-1.1.1.json': { format: 'SPDX', spec: '2.2', count: 122, mediaType: SPDX_JSON },
 };
 
 const cases = [
@@ -47,7 +64,7 @@ async function releaseFor(api: Awaited<ReturnType<typeof createTeamWithKey>>['ap
 
 describe('SBOM upload, download and scan', () => {
   it('covers every committed fixture', () => {
-    expect(readdirSync(FIXTURES).filter((name) => name.endsWith('.json')).sort()).toEqual(Object.keys(COMMITTED).sort());
+    expect(readdirSync(FIXTURES).sort()).toEqual(Object.keys(COMMITTED).sort());
   });
 
   it.each(cases.map((testCase) => [testCase.file, testCase] as const))('%s: detects the format, counts components, downloads byte for byte and scans', async (_file, testCase) => {
@@ -57,12 +74,13 @@ describe('SBOM upload, download and scan', () => {
     const upload = await api.post('/api/sboms/upload', { releaseId: release.id, content, fileName: testCase.file });
     expect(upload.status).toBe(201);
     const bytes = Buffer.from(content, 'utf8');
-    expect(upload.body.data).toMatchObject({ format: testCase.format, spec_version: testCase.spec, component_count: testCase.count, file_hash: createHash('sha256').update(bytes).digest('hex') });
+    expect(upload.body.data).toMatchObject({ format: testCase.format, spec_version: testCase.spec, component_count: testCase.count, media_type: testCase.mediaType, file_hash: createHash('sha256').update(bytes).digest('hex') });
+    expect((await api.get(`/api/sboms/${upload.body.data.id}`)).body.data.skipped).toEqual(upload.body.data.skipped);
 
     const download = await api.get(`/api/sboms/${upload.body.data.id}/download`);
     expect(download.status).toBe(200);
     expect(Buffer.from(download.text, 'utf8').equals(bytes)).toBe(true);
-    expect(download.headers.get('content-type')).toBe(testCase.format === 'SPDX' ? 'application/spdx+json' : 'application/vnd.cyclonedx+json');
+    expect(download.headers.get('content-type')).toBe(testCase.mediaType);
     expect(download.headers.get('x-content-hash')).toBe(upload.body.data.file_hash);
     expect(download.headers.get('content-disposition')).toContain(`filename="${testCase.file}"`);
 
@@ -90,6 +108,59 @@ describe('SBOM upload, download and scan', () => {
     expect(spring4shell.fixed_versions).toContain('5.2.20.RELEASE');
     expect(spring4shell.cwes).toContain('CWE-94');
     expect(body.data.every((entry: { severity: string }) => entry.severity === 'CRITICAL')).toBe(true);
+  });
+
+  /** Uploads a committed fixture, scans it, and returns the SBOM and its findings. */
+  async function scanFixture(file: string, fileName?: string) {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const content = readFileSync(join(FIXTURES, file), 'utf8');
+    const upload = await api.post('/api/sboms/upload', { releaseId: release.id, content, ...(fileName !== undefined && { fileName }) });
+    expect(upload.status).toBe(201);
+    const scan = await api.post('/api/cve-scan', { sbomId: upload.body.data.id });
+    expect(scan.body.data.status).toBe('completed');
+    const findings = (await api.get(`/api/sboms/${upload.body.data.id}/vulnerabilities`)).body.data as { cve_id: string; component_name: string; component_version: string }[];
+    return { sbom: upload.body.data, findings, api };
+  }
+  const hit = (findings: { cve_id: string; component_name: string }[], cve: string, component: string) => findings.some((f) => f.cve_id === cve && f.component_name === component);
+
+  it('finds Log4Shell in an SPDX document that DESCRIBES every package (it had component_count 0 and no findings)', async () => {
+    const { sbom, findings } = await scanFixture('handmade_spdx-2.3_flat-describes-log4j.json');
+    expect(sbom).toMatchObject({ component_count: 3, skipped: [] });
+    expect(hit(findings, 'CVE-2021-44228', 'log4j-core')).toBe(true);
+  });
+
+  it('finds jackson-databind nested under CycloneDX metadata.component, and says the subject was skipped', async () => {
+    const { sbom, findings } = await scanFixture('handmade_cyclonedx-1.5_subject-subcomponents.json');
+    expect(sbom.skipped).toEqual([{ reason: 'document_subject', count: 1, examples: ['acme-orders@2.0.0'] }]);
+    expect(hit(findings, 'CVE-2020-36518', 'jackson-databind')).toBe(true);
+  });
+
+  it('finds snakeyaml listed under a bom-ref another component already uses, and counts the true duplicate', async () => {
+    const { sbom, findings } = await scanFixture('handmade_cyclonedx-1.4_shared-bom-ref.json');
+    expect(sbom.skipped).toContainEqual({ reason: 'duplicate', count: 1, examples: ['maven-dependency'] });
+    expect(hit(findings, 'CVE-2022-1471', 'snakeyaml')).toBe(true);
+  });
+
+  // The real XML files' versions are all fixed in the bundled sample corpus, so the findings case
+  // is a file in the Maven plugin's XML layout with vulnerable versions; entities in purls included.
+  it('scans a CycloneDX XML upload to findings (Spring4Shell, jackson-databind, snakeyaml with an &amp; purl)', async () => {
+    const { sbom, findings } = await scanFixture('handmade_cyclonedx-1.5_maven-plugin-layout.xml', 'bom.xml');
+    expect(sbom).toMatchObject({ format: 'CycloneDX', spec_version: '1.5', component_count: 3, media_type: 'application/vnd.cyclonedx+xml' });
+    expect(hit(findings, 'CVE-2022-22965', 'spring-beans')).toBe(true);
+    expect(hit(findings, 'CVE-2020-36518', 'jackson-databind')).toBe(true);
+    expect(hit(findings, 'CVE-2022-1471', 'snakeyaml')).toBe(true);
+  });
+
+  // Likewise the real tag-value files' versions have no advisory in the sample corpus (they are
+  // covered by the per-fixture case above); this one is in sbom4python's layout.
+  it('scans an SPDX tag-value upload to findings, leaving out the described root', async () => {
+    const { sbom, findings } = await scanFixture('handmade_spdx-2.3_sbom4python-layout.spdx', 'legacy-service.spdx');
+    expect(sbom).toMatchObject({ format: 'SPDX', spec_version: '2.3', component_count: 3, media_type: 'text/spdx' });
+    expect(sbom.skipped).toEqual([{ reason: 'document_subject', count: 1, examples: ['SPDXRef-Package-1-legacy-service'] }]);
+    expect(hit(findings, 'CVE-2019-10906', 'jinja2')).toBe(true);
+    expect(hit(findings, 'CVE-2019-11236', 'urllib3')).toBe(true);
+    expect(hit(findings, 'CVE-2023-37276', 'aiohttp')).toBe(true);
   });
 
   it('keeps finding ids across rescans so dispositions survive, and filters by status', async () => {
@@ -153,8 +224,34 @@ describe('SBOM upload, download and scan', () => {
     expect(Buffer.from(download.text).equals(content)).toBe(true);
   });
 
+  it('takes CycloneDX XML through the pre-signed upload flow, served back with its XML media type', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const content = readFileSync(join(FIXTURES, 'cyclonedx-1.4_maven_cyclonedx-maven-plugin-2.7.10_hadoop-aliyun-3.4.1.xml'));
+    const session = await api.post('/api/sboms/uploads', { releaseId: release.id });
+    expect((await fetch(session.body.data.uploadUrl, { method: 'PUT', body: content })).status).toBe(200);
+    const completed = await api.post(session.body.data.completePath);
+    expect(completed.status).toBe(201);
+    expect(completed.body.data).toMatchObject({ format: 'CycloneDX', spec_version: '1.4', component_count: 96, media_type: 'application/vnd.cyclonedx+xml' });
+    const download = await api.get(`/api/sboms/${completed.body.data.id}/download`);
+    expect(Buffer.from(download.text).equals(content)).toBe(true);
+    expect(download.headers.get('content-type')).toBe('application/vnd.cyclonedx+xml');
+    expect(download.headers.get('content-disposition')).toContain(`filename="sbom-${completed.body.data.id}.xml"`);
+  });
+
+  it('answers a file that is no accepted format with 422 naming the accepted formats', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const response = await api.post('/api/sboms/upload', { releaseId: release.id, content: 'name,version\nlodash,4.17.20\n', fileName: 'deps.csv' });
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toContain('CycloneDX 1.2-1.7 (JSON or XML), SPDX 2.2/2.3 (JSON or tag-value)');
+  });
+
   it.each([
     ['not JSON', 'this is not json'],
+    ['malformed XML', '<bom xmlns="http://cyclonedx.org/schema/bom/1.6"><components>'],
+    ['an XML bomb', '<?xml version="1.0"?><!DOCTYPE bom [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><bom xmlns="http://cyclonedx.org/schema/bom/1.6"><components><component type="library"><name>&b;</name></component></components></bom>'],
+    ['tag-value with a broken line', 'SPDXVersion: SPDX-2.3\nSPDXID: SPDXRef-DOCUMENT\nnot a tag line\n'],
     ['a JSON array', '[]'],
     ['an unsupported CycloneDX version', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.1', components: [] })],
     ['CycloneDX without components', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.5' })],

@@ -249,8 +249,8 @@ describe('scanComponents over the hand-written SBOMs and the shipped sample corp
       'minimist@1.2.5 GHSA-xvch-5gv4-984h low',
       'path-to-regexp@0.1.7 GHSA-9wv6-86v2-598j exact',
     ]);
-    // vendored-framework (name only, unknown) and static/vendor.min.js (a file).
-    expect(scan('handmade_cyclonedx-1.2_nested-assemblies.json').unmatchedCount).toBe(2);
+    // vendored-framework and acme-portal-theme (metadata.component's child; names only, unknown) and static/vendor.min.js (a file).
+    expect(scan('handmade_cyclonedx-1.2_nested-assemblies.json').unmatchedCount).toBe(3);
   });
 
   it('matches four of nine CPE-only components and reports five as unmatched', () => {
