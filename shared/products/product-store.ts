@@ -1,7 +1,7 @@
 /** Product items: conversion and access patterns (keys come from shared/data/keys). */
 import type { ProductView } from '../schemas/products';
 import { keys } from '../data/keys';
-import { getItem, queryAll, type Item } from '../data/table-client';
+import { batchGet, batchWrite, getItem, queryAll, queryPages, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
 import { NotFoundError } from '../errors';
 
 export interface Product {
@@ -58,6 +58,89 @@ export function toProductView(product: Product): ProductView {
   };
 }
 
+/** The list index entry of a product: its key orders the list, the two small attributes serve `search` (spec: "matches name or slug"). */
+export function productListEntryItem(product: Pick<Product, 'teamId' | 'id' | 'createdAt' | 'name' | 'slug'>): Item {
+  return { ...keys.productListEntry(product.teamId, product.createdAt, product.id), entity: 'ProductListEntry', nameSearch: product.name.toLowerCase(), slug: product.slug };
+}
+
+/** Keeps the index entry's search attributes in step with a rename or a slug change (same transaction as the product). */
+export function productListEntryUpdate(product: Pick<Product, 'teamId' | 'id' | 'createdAt'>, change: { name?: string; slug?: string }): TransactItem | undefined {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  if (change.name !== undefined) {
+    names['#nameSearch'] = 'nameSearch';
+    values[':nameSearch'] = change.name.toLowerCase();
+    sets.push('#nameSearch = :nameSearch');
+  }
+  if (change.slug !== undefined) {
+    names['#slug'] = 'slug';
+    values[':slug'] = change.slug;
+    sets.push('#slug = :slug');
+  }
+  if (sets.length === 0) return undefined;
+  return tx.update(keys.productListEntry(product.teamId, product.createdAt, product.id), `SET ${sets.join(', ')}`, names, values);
+}
+
+/**
+ * The per-team count moves with every create (+1) and delete (-1) in the product's own
+ * transaction; `changes` counts those writes so a backfill can tell that one happened under it.
+ */
+export function productCountChange(teamId: string, delta: 1 | -1): TransactItem {
+  return tx.update(keys.productCount(teamId), 'ADD #count :delta, #changes :one', { '#count': 'productCount', '#changes': 'changes' }, { ':delta': delta, ':one': 1 });
+}
+
+export interface ProductCount {
+  count: number;
+  /** False for a team whose products predate the index (until the backfill has run). */
+  indexed: boolean;
+  changes: number | undefined;
+}
+
+async function readCount(teamId: string): Promise<ProductCount> {
+  const item = await getItem(keys.productCount(teamId));
+  return { count: Number(item?.productCount ?? 0), indexed: item?.indexed === true, changes: item?.changes === undefined ? undefined : Number(item.changes) };
+}
+
+const BACKFILL_ATTEMPTS = 5;
+
+/**
+ * Builds the count and the index from the product items, idempotently: entries are
+ * put or removed until they match the live products, then the count is set only if
+ * no create or delete happened meanwhile (`changes` unchanged); otherwise it starts over.
+ */
+async function backfillListIndex(teamId: string): Promise<ProductCount> {
+  for (let attempt = 0; attempt < BACKFILL_ATTEMPTS; attempt += 1) {
+    const seen = await readCount(teamId);
+    if (seen.indexed) return seen;
+    const live = await productStore.listAll(teamId);
+    const stored = await queryAll({ ...keys.productListPartition(teamId), projection: ['pk', 'sk', 'nameSearch', 'slug'] });
+    const wanted = new Map(live.map((product) => {
+      const item = productListEntryItem(product);
+      return [String(item.sk), item];
+    }));
+    const storedBySk = new Map(stored.map((item) => [String(item.sk), item]));
+    const puts = [...wanted.values()].filter((item) => {
+      const existing = storedBySk.get(String(item.sk));
+      return !existing || existing.nameSearch !== item.nameSearch || existing.slug !== item.slug;
+    });
+    const deletes = stored.filter((item) => !wanted.has(String(item.sk))).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+    await batchWrite(puts, deletes);
+    try {
+      await transactWrite([
+        tx.update(keys.productCount(teamId), 'SET #count = :count, #indexed = :true', { '#count': 'productCount', '#indexed': 'indexed', '#changes': 'changes' },
+          { ':count': live.length, ':true': true, ...(seen.changes === undefined ? {} : { ':seen': seen.changes }) },
+          seen.changes === undefined ? 'attribute_not_exists(#changes)' : '#changes = :seen'),
+      ]);
+      return { count: live.length, indexed: true, changes: seen.changes };
+    } catch (error) {
+      if (!(error instanceof TransactionFailedError)) throw error;
+      // A create or delete ran under the backfill: reconcile again from fresh reads.
+    }
+  }
+  throw new Error(`The product list index of team ${teamId} kept changing during its backfill`);
+}
+
 export const productStore = {
   /** Includes products being deleted; callers decide. */
   async find(teamId: string, productId: string): Promise<Product | undefined> {
@@ -72,8 +155,43 @@ export const productStore = {
     return product;
   },
 
+  /** Every live product, full items: only the index backfill needs this (lists use the index). */
   async listAll(teamId: string): Promise<Product[]> {
     const { pk, skPrefix } = keys.productPrefix(teamId);
     return (await queryAll({ pk, skPrefix })).map(toProduct).filter((product) => !product.deletingAt);
+  },
+
+  /** The team's live product count; builds the count and index first for a team that predates them. */
+  async count(teamId: string): Promise<ProductCount> {
+    const count = await readCount(teamId);
+    return count.indexed ? count : backfillListIndex(teamId);
+  },
+
+  /** Ids of entries [offset, offset + limit) of the index, newest first, reading only index keys. */
+  async pageIds(teamId: string, offset: number, limit: number): Promise<string[]> {
+    const sortKeys: string[] = [];
+    for await (const page of queryPages({ ...keys.productListPartition(teamId), projection: ['sk'], descending: true, pageSize: offset + limit })) {
+      sortKeys.push(...page.map((item) => String(item.sk)));
+      if (sortKeys.length >= offset + limit) break;
+    }
+    return sortKeys.slice(offset, offset + limit).map(keys.productIdOfListEntry);
+  },
+
+  /** Matches of `needle` (lowercase) in name or slug, newest first: the total and the ids of one page, from index entries only. */
+  async searchIds(teamId: string, needle: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
+    const matches = await queryAll({
+      ...keys.productListPartition(teamId), projection: ['sk'], descending: true,
+      filter: { expression: 'contains(#nameSearch, :needle) OR contains(#slug, :needle)', names: { '#nameSearch': 'nameSearch', '#slug': 'slug' }, values: { ':needle': needle } },
+    });
+    return { total: matches.length, ids: matches.slice(offset, offset + limit).map((item) => keys.productIdOfListEntry(String(item.sk))) };
+  },
+
+  /** Live products by id, in the order given (one batch read per 100). */
+  async getMany(teamId: string, productIds: string[]): Promise<Product[]> {
+    const byId = new Map((await batchGet(productIds.map((id) => keys.product(teamId, id)))).map((item) => [String(item.id), toProduct(item)]));
+    return productIds.flatMap((id) => {
+      const product = byId.get(id);
+      return product && !product.deletingAt ? [product] : [];
+    });
   },
 };
