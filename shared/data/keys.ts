@@ -37,8 +37,12 @@ export const keys = {
   productSlugClaim: (teamId: string, slug: string): Key => ({ pk: teamPk(teamId), sk: `PRODUCT_SLUG#${slug}` }),
   /** The partition holding everything under a product (walked by the cascading delete). */
   productCollection: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId) }),
-  /** Live products of a team and whether its list index is built (docs/architecture.md "Product list at scale"). */
-  productCount: (teamId: string): Key => ({ pk: teamPk(teamId), sk: 'PRODUCT_COUNT' }),
+  /**
+   * Live products of a team and whether its list index is built (docs/architecture.md "Product list at scale").
+   * At the head of the index partition: `~` sorts after every timestamp, so the descending Query of a
+   * page returns the count first and the total costs no extra request.
+   */
+  productCount: (teamId: string): Key => ({ pk: productListPk(teamId), sk: '~COUNT' }),
   /** The list's ordered index: one small entry per live product, sorted by creation time (the list reads it newest first). */
   productListEntry: (teamId: string, createdAt: string, productId: string): Key => ({ pk: productListPk(teamId), sk: `${createdAt}#${productId}` }),
   productListPartition: (teamId: string) => ({ pk: productListPk(teamId) }),

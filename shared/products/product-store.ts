@@ -87,7 +87,7 @@ export function productListEntryUpdate(product: Pick<Product, 'teamId' | 'id' | 
  * transaction; `changes` counts those writes so a backfill can tell that one happened under it.
  */
 export function productCountChange(teamId: string, delta: 1 | -1): TransactItem {
-  return tx.update(keys.productCount(teamId), 'ADD #count :delta, #changes :one', { '#count': 'productCount', '#changes': 'changes' }, { ':delta': delta, ':one': 1 });
+  return tx.update(keys.productCount(teamId), 'SET #entity = :entity ADD #count :delta, #changes :one', { '#entity': 'entity', '#count': 'productCount', '#changes': 'changes' }, { ':entity': 'ProductCount', ':delta': delta, ':one': 1 });
 }
 
 export interface ProductCount {
@@ -97,10 +97,15 @@ export interface ProductCount {
   changes: number | undefined;
 }
 
-async function readCount(teamId: string): Promise<ProductCount> {
-  const item = await getItem(keys.productCount(teamId));
+function toCount(item: Item | undefined): ProductCount {
   return { count: Number(item?.productCount ?? 0), indexed: item?.indexed === true, changes: item?.changes === undefined ? undefined : Number(item.changes) };
 }
+
+async function readCount(teamId: string): Promise<ProductCount> {
+  return toCount(await getItem(keys.productCount(teamId)));
+}
+
+const isCountItem = (teamId: string, item: Item) => item.sk === keys.productCount(teamId).sk;
 
 const BACKFILL_ATTEMPTS = 5;
 
@@ -114,7 +119,7 @@ async function backfillListIndex(teamId: string): Promise<ProductCount> {
     const seen = await readCount(teamId);
     if (seen.indexed) return seen;
     const live = await productStore.listAll(teamId);
-    const stored = await queryAll({ ...keys.productListPartition(teamId), projection: ['pk', 'sk', 'nameSearch', 'slug'] });
+    const stored = (await queryAll({ ...keys.productListPartition(teamId), projection: ['pk', 'sk', 'nameSearch', 'slug'] })).filter((item) => !isCountItem(teamId, item));
     const wanted = new Map(live.map((product) => {
       const item = productListEntryItem(product);
       return [String(item.sk), item];
@@ -128,8 +133,8 @@ async function backfillListIndex(teamId: string): Promise<ProductCount> {
     await batchWrite(puts, deletes);
     try {
       await transactWrite([
-        tx.update(keys.productCount(teamId), 'SET #count = :count, #indexed = :true', { '#count': 'productCount', '#indexed': 'indexed', '#changes': 'changes' },
-          { ':count': live.length, ':true': true, ...(seen.changes === undefined ? {} : { ':seen': seen.changes }) },
+        tx.update(keys.productCount(teamId), 'SET #entity = :entity, #count = :count, #indexed = :true', { '#entity': 'entity', '#count': 'productCount', '#indexed': 'indexed', '#changes': 'changes' },
+          { ':entity': 'ProductCount', ':count': live.length, ':true': true, ...(seen.changes === undefined ? {} : { ':seen': seen.changes }) },
           seen.changes === undefined ? 'attribute_not_exists(#changes)' : '#changes = :seen'),
       ]);
       return { count: live.length, indexed: true, changes: seen.changes };
@@ -167,14 +172,25 @@ export const productStore = {
     return count.indexed ? count : backfillListIndex(teamId);
   },
 
-  /** Ids of entries [offset, offset + limit) of the index, newest first, reading only index keys. */
-  async pageIds(teamId: string, offset: number, limit: number): Promise<string[]> {
+  /**
+   * The count and the ids of entries [offset, offset + limit) of the index, newest first, in one
+   * descending Query of index keys (the count item sorts first); builds the index first if needed.
+   */
+  async page(teamId: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
+    let head: Item | undefined;
     const sortKeys: string[] = [];
-    for await (const page of queryPages({ ...keys.productListPartition(teamId), projection: ['sk'], descending: true, pageSize: offset + limit })) {
-      sortKeys.push(...page.map((item) => String(item.sk)));
+    for await (const page of queryPages({ ...keys.productListPartition(teamId), projection: ['sk', 'productCount', 'indexed', 'changes'], descending: true, pageSize: offset + limit + 1 })) {
+      for (const item of page) {
+        if (isCountItem(teamId, item)) head = item;
+        else sortKeys.push(String(item.sk));
+      }
       if (sortKeys.length >= offset + limit) break;
     }
-    return sortKeys.slice(offset, offset + limit).map(keys.productIdOfListEntry);
+    if (!toCount(head).indexed) {
+      await backfillListIndex(teamId);
+      return productStore.page(teamId, offset, limit);
+    }
+    return { total: toCount(head).count, ids: sortKeys.slice(offset, offset + limit).map(keys.productIdOfListEntry) };
   },
 
   /** Matches of `needle` (lowercase) in name or slug, newest first: the total and the ids of one page, from index entries only. */

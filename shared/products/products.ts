@@ -79,8 +79,7 @@ export const Products = {
       await productStore.count(teamId);
       ({ total, ids } = await productStore.searchIds(teamId, needle, offset, query.perPage));
     } else {
-      total = (await productStore.count(teamId)).count;
-      ids = offset < total ? await productStore.pageIds(teamId, offset, query.perPage) : [];
+      ({ total, ids } = await productStore.page(teamId, offset, query.perPage));
     }
     return { data: await productStore.getMany(teamId, ids), meta: pageMeta(total, query.page, query.perPage) };
   },

@@ -161,7 +161,8 @@ describe('products', () => {
       expect(list.body.meta.total).toBe(4);
       expect(list.body.data.map((product: { id: string }) => product.id)).toEqual([fresh.id, legacy[2]!.id, legacy[1]!.id, legacy[0]!.id]);
     }
-    expect(await queryAll(keys.productListPartition(teamId))).toHaveLength(4);
+    expect((await queryAll(keys.productListPartition(teamId))).filter((item) => item.entity === 'ProductListEntry')).toHaveLength(4);
+    expect(await getItem(keys.productCount(teamId))).toMatchObject({ productCount: 4, indexed: true });
     expect((await api.get('/api/products?search=legacy')).body.meta.total).toBe(3);
     expect((await api.delete(`/api/products/${legacy[0]!.id}`)).status).toBe(204);
     expect((await api.get('/api/products')).body.meta.total).toBe(3);
