@@ -107,43 +107,60 @@ async function readCount(teamId: string): Promise<ProductCount> {
 
 const isCountItem = (teamId: string, item: Item) => item.sk === keys.productCount(teamId).sk;
 
-const BACKFILL_ATTEMPTS = 5;
+/**
+ * Index writes one list request may spend on a backfill: a large team's first reads stay well
+ * inside the function's timeout, and a team of 10,000 products is indexed after five reads.
+ */
+const BACKFILL_WRITES_PER_CALL = 2_000;
+
+type BackfillStep = { done: true; count: ProductCount } | { done: false; live: Product[] };
 
 /**
- * Builds the count and the index from the product items, idempotently: entries are
- * put or removed until they match the live products, then the count is set only if
- * no create or delete happened meanwhile (`changes` unchanged); otherwise it starts over.
+ * One step of building the count and the index from the product items, idempotently: entries
+ * are put or removed (at most BACKFILL_WRITES_PER_CALL) toward the live products; when none is
+ * left to write, the count is set, only if no create or delete happened meanwhile (`changes`
+ * unchanged). Until then the caller answers from the live products this step read.
  */
-async function backfillListIndex(teamId: string): Promise<ProductCount> {
-  for (let attempt = 0; attempt < BACKFILL_ATTEMPTS; attempt += 1) {
-    const seen = await readCount(teamId);
-    if (seen.indexed) return seen;
-    const live = await productStore.listAll(teamId);
-    const stored = (await queryAll({ ...keys.productListPartition(teamId), projection: ['pk', 'sk', 'nameSearch', 'slug'] })).filter((item) => !isCountItem(teamId, item));
-    const wanted = new Map(live.map((product) => {
-      const item = productListEntryItem(product);
-      return [String(item.sk), item];
-    }));
-    const storedBySk = new Map(stored.map((item) => [String(item.sk), item]));
-    const puts = [...wanted.values()].filter((item) => {
-      const existing = storedBySk.get(String(item.sk));
-      return !existing || existing.nameSearch !== item.nameSearch || existing.slug !== item.slug;
-    });
-    const deletes = stored.filter((item) => !wanted.has(String(item.sk))).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
-    await batchWrite(puts, deletes);
-    try {
-      await transactWrite([
-        tx.update(keys.productCount(teamId), 'SET #entity = :entity, #count = :count, #indexed = :true', { '#entity': 'entity', '#count': 'productCount', '#indexed': 'indexed', '#changes': 'changes' },
-          { ':entity': 'ProductCount', ':count': live.length, ':true': true, ...(seen.changes === undefined ? {} : { ':seen': seen.changes }) },
-          seen.changes === undefined ? 'attribute_not_exists(#changes)' : '#changes = :seen'),
-      ]);
-      return { count: live.length, indexed: true, changes: seen.changes };
-    } catch (error) {
-      if (!(error instanceof TransactionFailedError)) throw error;
-      // A create or delete ran under the backfill: reconcile again from fresh reads.
-    }
+async function backfillStep(teamId: string): Promise<BackfillStep> {
+  const seen = await readCount(teamId);
+  if (seen.indexed) return { done: true, count: seen };
+  const live = await productStore.listAll(teamId);
+  const stored = (await queryAll({ ...keys.productListPartition(teamId), projection: ['pk', 'sk', 'nameSearch', 'slug'] })).filter((item) => !isCountItem(teamId, item));
+  const wanted = new Map(live.map((product) => {
+    const item = productListEntryItem(product);
+    return [String(item.sk), item];
+  }));
+  const storedBySk = new Map(stored.map((item) => [String(item.sk), item]));
+  const puts = [...wanted.values()].filter((item) => {
+    const existing = storedBySk.get(String(item.sk));
+    return !existing || existing.nameSearch !== item.nameSearch || existing.slug !== item.slug;
+  });
+  const deletes = stored.filter((item) => !wanted.has(String(item.sk))).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+  if (puts.length + deletes.length > BACKFILL_WRITES_PER_CALL) {
+    await batchWrite(puts.slice(0, BACKFILL_WRITES_PER_CALL), deletes.slice(0, Math.max(0, BACKFILL_WRITES_PER_CALL - puts.length)));
+    return { done: false, live };
   }
-  throw new Error(`The product list index of team ${teamId} kept changing during its backfill`);
+  await batchWrite(puts, deletes);
+  try {
+    await transactWrite([
+      tx.update(keys.productCount(teamId), 'SET #entity = :entity, #count = :count, #indexed = :true', { '#entity': 'entity', '#count': 'productCount', '#indexed': 'indexed', '#changes': 'changes' },
+        { ':entity': 'ProductCount', ':count': live.length, ':true': true, ...(seen.changes === undefined ? {} : { ':seen': seen.changes }) },
+        seen.changes === undefined ? 'attribute_not_exists(#changes)' : '#changes = :seen'),
+    ]);
+    return { done: true, count: { count: live.length, indexed: true, changes: seen.changes } };
+  } catch (error) {
+    if (!(error instanceof TransactionFailedError)) throw error;
+    // A create or delete ran under this step: the next read reconciles again.
+    return { done: false, live };
+  }
+}
+
+/** A page from fully read products, in the index's order: only while a team's index is being built. */
+function pageOfLive(live: Product[], needle: string | undefined, offset: number, limit: number): { total: number; ids: string[] } {
+  const matching = live
+    .filter((product) => !needle || product.name.toLowerCase().includes(needle) || product.slug.includes(needle))
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  return { total: matching.length, ids: matching.slice(offset, offset + limit).map((product) => product.id) };
 }
 
 export const productStore = {
@@ -166,15 +183,10 @@ export const productStore = {
     return (await queryAll({ pk, skPrefix })).map(toProduct).filter((product) => !product.deletingAt);
   },
 
-  /** The team's live product count; builds the count and index first for a team that predates them. */
-  async count(teamId: string): Promise<ProductCount> {
-    const count = await readCount(teamId);
-    return count.indexed ? count : backfillListIndex(teamId);
-  },
-
   /**
    * The count and the ids of entries [offset, offset + limit) of the index, newest first, in one
-   * descending Query of index keys (the count item sorts first); builds the index first if needed.
+   * descending Query of index keys (the count item sorts first). For a team whose index is not
+   * built yet, a backfill step runs first (and answers from its read while it is unfinished).
    */
   async page(teamId: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
     let head: Item | undefined;
@@ -187,14 +199,16 @@ export const productStore = {
       if (sortKeys.length >= offset + limit) break;
     }
     if (!toCount(head).indexed) {
-      await backfillListIndex(teamId);
-      return productStore.page(teamId, offset, limit);
+      const step = await backfillStep(teamId);
+      return step.done ? productStore.page(teamId, offset, limit) : pageOfLive(step.live, undefined, offset, limit);
     }
     return { total: toCount(head).count, ids: sortKeys.slice(offset, offset + limit).map(keys.productIdOfListEntry) };
   },
 
   /** Matches of `needle` (lowercase) in name or slug, newest first: the total and the ids of one page, from index entries only. */
-  async searchIds(teamId: string, needle: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
+  async search(teamId: string, needle: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
+    const step = await backfillStep(teamId);
+    if (!step.done) return pageOfLive(step.live, needle, offset, limit);
     const matches = await queryAll({
       ...keys.productListPartition(teamId), projection: ['sk'], descending: true,
       filter: { expression: 'contains(#nameSearch, :needle) OR contains(#slug, :needle)', names: { '#nameSearch': 'nameSearch', '#slug': 'slug' }, values: { ':needle': needle } },

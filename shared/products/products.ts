@@ -68,19 +68,13 @@ export const Products = {
   /**
    * Newest first (creation time, then id). The total is the maintained count, a page is
    * read from the keys-only index and then fetched by key, and a search filters the index
-   * entries' small search attributes: no request reads every product.
+   * entries' small search attributes: once a team's index is built, no request reads every
+   * product (docs/architecture.md "Product list at scale").
    */
   async list(teamId: string, query: ProductListQuery) {
     const offset = (query.page - 1) * query.perPage;
     const needle = query.search?.toLowerCase();
-    let total: number;
-    let ids: string[];
-    if (needle) {
-      await productStore.count(teamId);
-      ({ total, ids } = await productStore.searchIds(teamId, needle, offset, query.perPage));
-    } else {
-      ({ total, ids } = await productStore.page(teamId, offset, query.perPage));
-    }
+    const { total, ids } = needle ? await productStore.search(teamId, needle, offset, query.perPage) : await productStore.page(teamId, offset, query.perPage);
     return { data: await productStore.getMany(teamId, ids), meta: pageMeta(total, query.page, query.perPage) };
   },
 
@@ -126,8 +120,9 @@ export const Products = {
       try {
         await transactWrite(items);
       } catch (error) {
-        if (slugChanged && error instanceof TransactionFailedError && error.failedAt(2)) throw slugTaken(next.slug);
+        // The product first: if it changed meanwhile (say, another request already set this slug), a fresh read decides.
         if (lostRace(error, [0])) return RETRY;
+        if (slugChanged && error instanceof TransactionFailedError && error.failedAt(2)) throw slugTaken(next.slug);
         throw error;
       }
       // What is stored now, other requests' fields included.

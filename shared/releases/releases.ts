@@ -135,12 +135,12 @@ export const Releases = {
       try {
         await transactWrite(items);
       } catch (error) {
-        if (error instanceof TransactionFailedError) {
-          if (versionChanged && error.failedAt(3)) throw versionTaken(next.version);
-          if (error.failedAt(1)) throw new NotFoundError('Release');
-        }
-        // Gone, locked or changed meanwhile: the fresh read of the next round tells which.
+        // Gone, locked or changed meanwhile (say, another request already set this version): a fresh read decides.
         if (lostRace(error, [0])) return RETRY;
+        if (error instanceof TransactionFailedError) {
+          if (error.failedAt(1)) throw new NotFoundError('Release');
+          if (versionChanged && error.failedAt(3)) throw versionTaken(next.version);
+        }
         throw error;
       }
       return (await releaseStore.resolve(teamId, releaseId))?.release ?? next;

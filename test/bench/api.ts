@@ -102,11 +102,15 @@ export async function benchProductList(options: { products?: number; requests?: 
     }).flat();
     await batchWrite(items, [], { concurrency: 8 });
     const url = (page: number) => `${server.baseUrl}/api/products?perPage=100&page=${page}`;
-    const firstStartedAt = performance.now();
-    const first = await fetch(url(1), { headers });
-    const firstBody = (await first.json()) as { meta?: { total?: number } };
-    const firstMs = performance.now() - firstStartedAt;
-    if (first.status !== 200 || firstBody.meta?.total !== products) throw new Error(`first list answered ${first.status}, total ${String(firstBody.meta?.total)}`);
+    // The first reads build the index (2,000 entries per request) and answer from the products meanwhile.
+    const warmUp: number[] = [];
+    for (let index = 0; index < Math.ceil(products / 2000) + 1; index += 1) {
+      const startedAt = performance.now();
+      const response = await fetch(url(1), { headers });
+      const body = (await response.json()) as { meta?: { total?: number } };
+      warmUp.push(performance.now() - startedAt);
+      if (response.status !== 200 || body.meta?.total !== products) throw new Error(`list answered ${response.status}, total ${String(body.meta?.total)}`);
+    }
     // One client: the service time of a page, without the queueing that 20 clients on 2 cores add.
     const single = await load('page 1, 1 client', 100, () => fetch(url(1), { headers }), 1);
     const pageOne = await load('page 1', requests, () => fetch(url(1), { headers }));
@@ -121,7 +125,7 @@ export async function benchProductList(options: { products?: number; requests?: 
       line('GET /api/products?perPage=100&page=1..10', pages, `(target p50 <= ${LIST_TARGET_P50_MS} ms)  ${verdict(pages.p50)}`),
       line('GET /api/products?perPage=100&search=…', search, '(no target: a search reads every index entry)'),
       line('GET /api/products?perPage=100 (1 client)', single, '(service time of one page)'),
-      `  first GET after the products were written (one-off backfill of count and index): ${ms(firstMs)}`,
+      `  first ${warmUp.length} GETs after the products were written (one-off backfill, 2,000 entries each): ${warmUp.map((value) => ms(value)).join(', ')}`,
     ].join('\n');
   } finally {
     await server.stop();

@@ -168,6 +168,28 @@ describe('products', () => {
     expect((await api.get('/api/products')).body.meta.total).toBe(3);
   });
 
+  it('answers correctly while a large team\'s index is built over several reads (bounded writes per request)', async () => {
+    // Arrange: more legacy products than one request indexes (2,000).
+    const { api, teamId } = await createTeamWithKey();
+    const legacy = Array.from({ length: 2_010 }, (_, index) => {
+      const createdAt = new Date(Date.UTC(2025, 0, 1) + index * 1000).toISOString();
+      return { id: randomUUID(), teamId, name: `Legacy ${index}`, slug: `legacy-${index.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)] ?? 'q')}`, description: null, vendor: null, websiteUrl: null, repositoryUrl: null, createdAt, updatedAt: createdAt, revision: 1, deletingAt: null };
+    });
+    await batchWrite(legacy.map(productItem), [], { concurrency: 8 });
+    const newest = [...legacy].reverse().slice(0, 3).map((product) => product.id);
+
+    // Act / Assert: the first read answers from the products (index unfinished), the second completes the index.
+    const first = await api.get('/api/products?perPage=3');
+    expect(first.body.meta.total).toBe(2_010);
+    expect(first.body.data.map((product: { id: string }) => product.id)).toEqual(newest);
+    expect((await getItem(keys.productCount(teamId)))?.indexed).toBeUndefined();
+    const second = await api.get('/api/products?perPage=3');
+    expect(second.body.meta.total).toBe(2_010);
+    expect(second.body.data.map((product: { id: string }) => product.id)).toEqual(newest);
+    expect(await getItem(keys.productCount(teamId))).toMatchObject({ productCount: 2_010, indexed: true });
+    expect((await api.get('/api/products?perPage=100&page=21')).body.data.map((product: { id: string }) => product.id)).toEqual(legacy.slice(0, 10).reverse().map((product) => product.id));
+  });
+
   it('applies concurrent partial updates of different fields without a conflict, and every field ends up set', async () => {
     // Arrange
     const { api, teamId } = await createTeamWithKey();
@@ -187,6 +209,15 @@ describe('products', () => {
     for (const field of fields) expect(stored[field]).toBe(value(field, 3));
     const audits = (await queryAll(keys.auditPartition(teamId))).filter((entry) => entry.entityType === 'product' && entry.action === 'update');
     expect(audits).toHaveLength(20);
+  });
+
+  it('answers 200 to every one of concurrent PUTs setting the same new slug (the product holds it; no slug_taken)', async () => {
+    const { api } = await createTeamWithKey();
+    const product = (await api.post('/api/products', { name: 'Widget', slug: uniqueSlug() })).body.data;
+    const slug = uniqueSlug('same');
+    const responses = await Promise.all(Array.from({ length: 4 }, () => api.put(`/api/products/${product.id}`, { slug })));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+    expect((await api.get(`/api/products/${product.id}`)).body.data.slug).toBe(slug);
   });
 
   it('applies concurrent slug changes one after another: all succeed and only the last slug stays claimed', async () => {
