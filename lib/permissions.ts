@@ -76,10 +76,11 @@ const objects = (...actions: ObjectAction[]): BucketAccess => ({ objects: action
 
 /** The explicit map: one line per endpoint group. */
 export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
-  // Deleting a product walks its collection in batches and lists and removes every object under its prefix (spec: DELETE /api/products/{productId}).
+  // Deleting a product walks its collection in batches and lists and removes every object under its prefix (spec: DELETE /api/products/{productId});
+  // a list page reads its products by key in one batch (docs/architecture.md "Product list at scale").
   products: {
     ...nothing,
-    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'),
+    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'),
     sbomBucket: { objects: ['s3:DeleteObject'], list: true },
   },
   releases: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem') },

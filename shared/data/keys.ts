@@ -38,6 +38,7 @@ const teamPk = (teamId: string) => `TEAM#${teamId}`;
 const productPk = (teamId: string, productId: string) => `TEAM#${teamId}#PRODUCT#${productId}`;
 const auditPk = (teamId: string, shard: number) => `TEAM#${teamId}#AUDIT#${shard}`;
 const releasePrefix = (releaseId: string) => `R#${releaseId}#`;
+const productListPk = (teamId: string) => `TEAM#${teamId}#PRODUCTS`;
 
 export const keys = {
   team: (teamId: string): Key => ({ pk: teamPk(teamId), sk: 'TEAM' }),
@@ -56,6 +57,17 @@ export const keys = {
   productSlugClaim: (teamId: string, slug: string): Key => ({ pk: teamPk(teamId), sk: `PRODUCT_SLUG#${slug}` }),
   /** The partition holding everything under a product (walked by the cascading delete). */
   productCollection: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId) }),
+  /**
+   * Live products of a team and whether its list index is built (docs/architecture.md "Product list at scale").
+   * At the head of the index partition: `~` sorts after every timestamp, so the descending Query of a
+   * page returns the count first and the total costs no extra request.
+   */
+  productCount: (teamId: string): Key => ({ pk: productListPk(teamId), sk: '~COUNT' }),
+  /** The list's ordered index: one small entry per live product, sorted by creation time (the list reads it newest first). */
+  productListEntry: (teamId: string, createdAt: string, productId: string): Key => ({ pk: productListPk(teamId), sk: `${createdAt}#${productId}` }),
+  productListPartition: (teamId: string) => ({ pk: productListPk(teamId) }),
+  /** The product id an index entry's sort key names. */
+  productIdOfListEntry: (sk: string): string => sk.slice(sk.lastIndexOf('#') + 1),
 
   /**
    * Resolves a public uuid (release, SBOM, finding, disposition, VEX document) to its item.

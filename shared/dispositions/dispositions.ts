@@ -3,10 +3,14 @@
  * on the release in the same transaction, so once a submit has locked the
  * release chain no disposition write can commit (spec rules 2-3). Each change
  * is audited with before/after values and kept in the disposition's history.
+ * Single writes are last-writer-wins: a write that lost a race to another one
+ * (its revision condition failed) is planned again on top of the winner, so
+ * every accepted write gets its own revision, history entry and audit entry.
  */
 import { transactWrite, TransactionFailedError } from '../data/table-client';
+import { lostRace, retryLostRaces, RETRY } from '../data/write-races';
 import { ConflictError, NotFoundError, ReleaseLockedError, ValidationError, type ErrorDetail } from '../errors';
-import { releaseLockedError } from '../releases/release-lock';
+import { releaseLockedError, releaseLockedErrorFor } from '../releases/release-lock';
 import type { Actor } from '../identity/actor';
 import { Members } from '../identity/teams';
 import { releaseStore } from '../releases/release-store';
@@ -36,18 +40,19 @@ async function assertAssignee(teamId: string, assignedTo: string | null | undefi
   }
 }
 
-async function commit(writes: PlannedWrite[], actor: Actor, at: string): Promise<void> {
-  const releases = new Map(writes.map((write) => [write.after.releaseId, write.after]));
-  const checks = [...releases.values()].map((disposition) => releaseStore.unlockedCheck({ teamId: disposition.teamId, productId: disposition.productId, id: disposition.releaseId }));
+/** Commits one planned write; RETRY when another write to the same disposition committed first. */
+async function commit(write: PlannedWrite, actor: Actor, at: string): Promise<typeof RETRY | undefined> {
+  const check = releaseStore.unlockedCheck({ teamId: write.after.teamId, productId: write.after.productId, id: write.after.releaseId });
+  const items = writeItems(write, actor, at);
   try {
-    await transactWrite([...checks, ...writes.flatMap((write) => writeItems(write, actor, at))]);
+    await transactWrite([check, ...items]);
   } catch (error) {
-    if (error instanceof TransactionFailedError) {
-      if (checks.some((_check, index) => error.failedAt(index))) throw new ReleaseLockedError();
-      throw new ConflictError('The disposition was changed by another request; read it again and retry', 'concurrent_modification');
-    }
+    if (error instanceof TransactionFailedError && error.failedAt(0)) throw await releaseLockedErrorFor(write.after.teamId, write.after.releaseId);
+    // The disposition item (revision or create condition) or, for a creation, its id pointer.
+    if (lostRace(error, write.before ? [1] : [1, items.length])) return RETRY;
     throw error;
   }
+  return undefined;
 }
 
 export const Dispositions = {
@@ -55,9 +60,8 @@ export const Dispositions = {
   async upsert(teamId: string, actor: Actor, input: { vulnerabilityId: string } & DispositionPatch & { status?: DispositionStatus }): Promise<{ disposition: Disposition; created: boolean }> {
     const finding = await findingStore.resolve(teamId, input.vulnerabilityId);
     if (!finding) throw new NotFoundError('Vulnerability');
-    const existing = await dispositionStore.findByVulnerability(teamId, finding.productId, finding.releaseId, finding.id);
     const { vulnerabilityId: _id, ...patch } = input;
-    return { disposition: await Dispositions.apply(teamId, actor, finding, existing, patch), created: !existing };
+    return Dispositions.apply(teamId, actor, finding, () => dispositionStore.findByVulnerability(teamId, finding.productId, finding.releaseId, finding.id), patch);
   },
 
   /** PUT /api/dispositions/{id}: only supplied fields change; 409 while the release is locked. */
@@ -66,20 +70,32 @@ export const Dispositions = {
     if (!existing) throw new NotFoundError('Disposition');
     const finding = await findingStore.resolve(teamId, existing.vulnerabilityId);
     if (!finding) throw new NotFoundError('Disposition');
-    return Dispositions.apply(teamId, actor, finding, existing, patch);
+    const read = async () => {
+      const current = await dispositionStore.resolve(teamId, dispositionId);
+      if (!current) throw new NotFoundError('Disposition');
+      return current;
+    };
+    return (await Dispositions.apply(teamId, actor, finding, read, patch)).disposition;
   },
 
-  async apply(teamId: string, actor: Actor, finding: Finding, existing: Disposition | undefined, patch: DispositionPatch): Promise<Disposition> {
-    const at = new Date().toISOString();
-    const write = plan(finding, existing, patch, actor, at);
-    const problems = dispositionRuleViolations(write.after);
-    if (problems.length) throw new ValidationError('Disposition rules not met', problems);
+  /**
+   * Reads the current disposition, applies the patch to it, checks the rules on the result
+   * and commits it conditioned on the revision read; a lost race starts over from a fresh read.
+   */
+  async apply(teamId: string, actor: Actor, finding: Finding, read: () => Promise<Disposition | undefined>, patch: DispositionPatch): Promise<{ disposition: Disposition; created: boolean }> {
     await assertAssignee(teamId, patch.assignedTo);
     const release = await releaseStore.resolve(teamId, finding.releaseId);
     if (!release) throw new NotFoundError('Vulnerability');
     if (release.release.lockedBy) throw await releaseLockedError(teamId, release.release.lockedBy);
-    await commit([write], actor, at);
-    return write.after;
+    return retryLostRaces(async () => {
+      const existing = await read();
+      const at = new Date().toISOString();
+      const write = plan(finding, existing, patch, actor, at);
+      const problems = dispositionRuleViolations(write.after);
+      if (problems.length) throw new ValidationError('Disposition rules not met', problems);
+      if ((await commit(write, actor, at)) === RETRY) return RETRY;
+      return { disposition: write.after, created: !existing };
+    }, () => new ConflictError('The disposition kept changing under this write; retry', 'concurrent_modification'));
   },
 
   /**

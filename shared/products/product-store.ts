@@ -1,7 +1,7 @@
 /** Product items: conversion and access patterns (keys come from shared/data/keys). */
 import type { ProductView } from '../schemas/products';
 import { keys } from '../data/keys';
-import { getItem, queryAll, type Item } from '../data/table-client';
+import { batchGet, batchWrite, getItem, queryAll, queryPages, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
 import { NotFoundError } from '../errors';
 
 export interface Product {
@@ -58,6 +58,111 @@ export function toProductView(product: Product): ProductView {
   };
 }
 
+/** The list index entry of a product: its key orders the list, the two small attributes serve `search` (spec: "matches name or slug"). */
+export function productListEntryItem(product: Pick<Product, 'teamId' | 'id' | 'createdAt' | 'name' | 'slug'>): Item {
+  return { ...keys.productListEntry(product.teamId, product.createdAt, product.id), entity: 'ProductListEntry', nameSearch: product.name.toLowerCase(), slug: product.slug };
+}
+
+/** Keeps the index entry's search attributes in step with a rename or a slug change (same transaction as the product). */
+export function productListEntryUpdate(product: Pick<Product, 'teamId' | 'id' | 'createdAt'>, change: { name?: string; slug?: string }): TransactItem | undefined {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  if (change.name !== undefined) {
+    names['#nameSearch'] = 'nameSearch';
+    values[':nameSearch'] = change.name.toLowerCase();
+    sets.push('#nameSearch = :nameSearch');
+  }
+  if (change.slug !== undefined) {
+    names['#slug'] = 'slug';
+    values[':slug'] = change.slug;
+    sets.push('#slug = :slug');
+  }
+  if (sets.length === 0) return undefined;
+  return tx.update(keys.productListEntry(product.teamId, product.createdAt, product.id), `SET ${sets.join(', ')}`, names, values);
+}
+
+/**
+ * The per-team count moves with every create (+1) and delete (-1) in the product's own
+ * transaction; `changes` counts those writes so a backfill can tell that one happened under it.
+ */
+export function productCountChange(teamId: string, delta: 1 | -1): TransactItem {
+  return tx.update(keys.productCount(teamId), 'SET #entity = :entity ADD #count :delta, #changes :one', { '#entity': 'entity', '#count': 'productCount', '#changes': 'changes' }, { ':entity': 'ProductCount', ':delta': delta, ':one': 1 });
+}
+
+export interface ProductCount {
+  count: number;
+  /** False for a team whose products predate the index (until the backfill has run). */
+  indexed: boolean;
+  changes: number | undefined;
+}
+
+function toCount(item: Item | undefined): ProductCount {
+  return { count: Number(item?.productCount ?? 0), indexed: item?.indexed === true, changes: item?.changes === undefined ? undefined : Number(item.changes) };
+}
+
+async function readCount(teamId: string): Promise<ProductCount> {
+  return toCount(await getItem(keys.productCount(teamId)));
+}
+
+const isCountItem = (teamId: string, item: Item) => item.sk === keys.productCount(teamId).sk;
+
+/**
+ * Index writes one list request may spend on a backfill: a large team's first reads stay well
+ * inside the function's timeout, and a team of 10,000 products is indexed after five reads.
+ */
+const BACKFILL_WRITES_PER_CALL = 2_000;
+
+type BackfillStep = { done: true; count: ProductCount } | { done: false; live: Product[] };
+
+/**
+ * One step of building the count and the index from the product items, idempotently: entries
+ * are put or removed (at most BACKFILL_WRITES_PER_CALL) toward the live products; when none is
+ * left to write, the count is set, only if no create or delete happened meanwhile (`changes`
+ * unchanged). Until then the caller answers from the live products this step read.
+ */
+async function backfillStep(teamId: string): Promise<BackfillStep> {
+  const seen = await readCount(teamId);
+  if (seen.indexed) return { done: true, count: seen };
+  const live = await productStore.listAll(teamId);
+  const stored = (await queryAll({ ...keys.productListPartition(teamId), projection: ['pk', 'sk', 'nameSearch', 'slug'] })).filter((item) => !isCountItem(teamId, item));
+  const wanted = new Map(live.map((product) => {
+    const item = productListEntryItem(product);
+    return [String(item.sk), item];
+  }));
+  const storedBySk = new Map(stored.map((item) => [String(item.sk), item]));
+  const puts = [...wanted.values()].filter((item) => {
+    const existing = storedBySk.get(String(item.sk));
+    return !existing || existing.nameSearch !== item.nameSearch || existing.slug !== item.slug;
+  });
+  const deletes = stored.filter((item) => !wanted.has(String(item.sk))).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+  if (puts.length + deletes.length > BACKFILL_WRITES_PER_CALL) {
+    await batchWrite(puts.slice(0, BACKFILL_WRITES_PER_CALL), deletes.slice(0, Math.max(0, BACKFILL_WRITES_PER_CALL - puts.length)));
+    return { done: false, live };
+  }
+  await batchWrite(puts, deletes);
+  try {
+    await transactWrite([
+      tx.update(keys.productCount(teamId), 'SET #entity = :entity, #count = :count, #indexed = :true', { '#entity': 'entity', '#count': 'productCount', '#indexed': 'indexed', '#changes': 'changes' },
+        { ':entity': 'ProductCount', ':count': live.length, ':true': true, ...(seen.changes === undefined ? {} : { ':seen': seen.changes }) },
+        seen.changes === undefined ? 'attribute_not_exists(#changes)' : '#changes = :seen'),
+    ]);
+    return { done: true, count: { count: live.length, indexed: true, changes: seen.changes } };
+  } catch (error) {
+    if (!(error instanceof TransactionFailedError)) throw error;
+    // A create or delete ran under this step: the next read reconciles again.
+    return { done: false, live };
+  }
+}
+
+/** A page from fully read products, in the index's order: only while a team's index is being built. */
+function pageOfLive(live: Product[], needle: string | undefined, offset: number, limit: number): { total: number; ids: string[] } {
+  const matching = live
+    .filter((product) => !needle || product.name.toLowerCase().includes(needle) || product.slug.includes(needle))
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  return { total: matching.length, ids: matching.slice(offset, offset + limit).map((product) => product.id) };
+}
+
 export const productStore = {
   /** Includes products being deleted; callers decide. */
   async find(teamId: string, productId: string): Promise<Product | undefined> {
@@ -72,8 +177,51 @@ export const productStore = {
     return product;
   },
 
+  /** Every live product, full items: only the index backfill needs this (lists use the index). */
   async listAll(teamId: string): Promise<Product[]> {
     const { pk, skPrefix } = keys.productPrefix(teamId);
     return (await queryAll({ pk, skPrefix })).map(toProduct).filter((product) => !product.deletingAt);
+  },
+
+  /**
+   * The count and the ids of entries [offset, offset + limit) of the index, newest first, in one
+   * descending Query of index keys (the count item sorts first). For a team whose index is not
+   * built yet, a backfill step runs first (and answers from its read while it is unfinished).
+   */
+  async page(teamId: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
+    let head: Item | undefined;
+    const sortKeys: string[] = [];
+    for await (const page of queryPages({ ...keys.productListPartition(teamId), projection: ['sk', 'productCount', 'indexed', 'changes'], descending: true, pageSize: offset + limit + 1 })) {
+      for (const item of page) {
+        if (isCountItem(teamId, item)) head = item;
+        else sortKeys.push(String(item.sk));
+      }
+      if (sortKeys.length >= offset + limit) break;
+    }
+    if (!toCount(head).indexed) {
+      const step = await backfillStep(teamId);
+      return step.done ? productStore.page(teamId, offset, limit) : pageOfLive(step.live, undefined, offset, limit);
+    }
+    return { total: toCount(head).count, ids: sortKeys.slice(offset, offset + limit).map(keys.productIdOfListEntry) };
+  },
+
+  /** Matches of `needle` (lowercase) in name or slug, newest first: the total and the ids of one page, from index entries only. */
+  async search(teamId: string, needle: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
+    const step = await backfillStep(teamId);
+    if (!step.done) return pageOfLive(step.live, needle, offset, limit);
+    const matches = await queryAll({
+      ...keys.productListPartition(teamId), projection: ['sk'], descending: true,
+      filter: { expression: 'contains(#nameSearch, :needle) OR contains(#slug, :needle)', names: { '#nameSearch': 'nameSearch', '#slug': 'slug' }, values: { ':needle': needle } },
+    });
+    return { total: matches.length, ids: matches.slice(offset, offset + limit).map((item) => keys.productIdOfListEntry(String(item.sk))) };
+  },
+
+  /** Live products by id, in the order given (one batch read per 100). */
+  async getMany(teamId: string, productIds: string[]): Promise<Product[]> {
+    const byId = new Map((await batchGet(productIds.map((id) => keys.product(teamId, id)))).map((item) => [String(item.id), toProduct(item)]));
+    return productIds.flatMap((id) => {
+      const product = byId.get(id);
+      return product && !product.deletingAt ? [product] : [];
+    });
   },
 };

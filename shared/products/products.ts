@@ -1,6 +1,7 @@
 /**
  * Products: the verbs behind /api/products. Slugs are unique per team through
- * a claim item written in the same transaction as the product.
+ * a claim item written in the same transaction as the product; the same
+ * transaction keeps the team's product count and list index entry in step.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -8,12 +9,13 @@ import { s3 } from '../aws-clients';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { batchWrite, queryPages, transactWrite, TransactionFailedError, tx, patchExpression, type Item } from '../data/table-client';
-import { paginate } from '../data/paging';
+import { pageMeta } from '../data/paging';
+import { lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
 import { auditPut, diffChanges } from '../audit/audit-log';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Actor } from '../identity/actor';
 import type { CreateProductInput, ProductListQuery, UpdateProductInput } from '../schemas/products';
-import { PRODUCT_FIELDS, productItem, productStore, type Product } from './product-store';
+import { PRODUCT_FIELDS, productCountChange, productItem, productListEntryItem, productListEntryUpdate, productStore, type Product } from './product-store';
 
 function slugTaken(slug: string): ConflictError {
   return new ConflictError(`A product with slug "${slug}" already exists in this team`, 'slug_taken');
@@ -40,65 +42,92 @@ export const Products = {
       revision: 1,
       deletingAt: null,
     };
-    try {
-      await transactWrite([
-        tx.create(productItem(product)),
-        tx.create({ ...keys.productSlugClaim(teamId, product.slug), entity: 'ProductSlugClaim', productId: product.id }),
-        auditPut(teamId, actor, { action: 'create', entityType: 'product', entityId: product.id, entityName: product.name, changes: auditableFields(product) }, now),
-      ]);
-    } catch (error) {
-      if (error instanceof TransactionFailedError && error.failedAt(1)) throw slugTaken(product.slug);
-      throw error;
-    }
+    // The count item is shared by the team's creates: on AWS two transactions touching it at once
+    // can be cancelled with TransactionConflict, which is retried here (the slug claim decides 409s).
+    await retryLostRaces(async () => {
+      try {
+        await transactWrite([
+          tx.create(productItem(product)),
+          tx.create({ ...keys.productSlugClaim(teamId, product.slug), entity: 'ProductSlugClaim', productId: product.id }),
+          auditPut(teamId, actor, { action: 'create', entityType: 'product', entityId: product.id, entityName: product.name, changes: auditableFields(product) }, now),
+          tx.put(productListEntryItem(product)),
+          productCountChange(teamId, 1),
+        ]);
+      } catch (error) {
+        if (error instanceof TransactionFailedError && error.failedAt(1)) throw slugTaken(product.slug);
+        if (lostRace(error, [])) return RETRY;
+        throw error;
+      }
+      return product;
+    }, () => new ConflictError('Too many concurrent product writes in this team; retry', 'concurrent_modification'));
     return product;
   },
 
   get: (teamId: string, productId: string): Promise<Product> => productStore.getLive(teamId, productId),
 
+  /**
+   * Newest first (creation time, then id). The total is the maintained count, a page is
+   * read from the keys-only index and then fetched by key, and a search filters the index
+   * entries' small search attributes: once a team's index is built, no request reads every
+   * product (docs/architecture.md "Product list at scale").
+   */
   async list(teamId: string, query: ProductListQuery) {
+    const offset = (query.page - 1) * query.perPage;
     const needle = query.search?.toLowerCase();
-    const matching = (await productStore.listAll(teamId))
-      .filter((product) => !needle || product.name.toLowerCase().includes(needle) || product.slug.includes(needle))
-      // Newest first; the id breaks ties so pages are stable.
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
-    return paginate(matching, query.page, query.perPage);
+    const { total, ids } = needle ? await productStore.search(teamId, needle, offset, query.perPage) : await productStore.page(teamId, offset, query.perPage);
+    return { data: await productStore.getMany(teamId, ids), meta: pageMeta(total, query.page, query.perPage) };
   },
 
-  /** Only supplied fields change; `null` clears an optional field. Optimistic concurrency on `revision`. */
+  /**
+   * Only supplied fields change; `null` clears an optional field. The write sets just the
+   * fields that differ, conditioned on their values as read (so the audit's "from" is true):
+   * requests changing other fields never conflict, and a request that lost a race on the same
+   * field (or a slug change, whose claim items depend on the old slug) is planned again from a
+   * fresh read. Last writer wins.
+   */
   async update(teamId: string, actor: Actor, productId: string, input: UpdateProductInput): Promise<Product> {
-    const current = await Products.get(teamId, productId);
-    const patch: Partial<Record<(typeof PRODUCT_FIELDS)[number], string | null>> = {};
-    for (const field of PRODUCT_FIELDS) {
-      const value = input[field];
-      if (value !== undefined) patch[field] = value;
-    }
-    const next: Product = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 } as Product;
-    const changes = diffChanges(auditableFields(current), auditableFields(next));
-    if (Object.keys(changes).length === 0) return current;
-
-    const update = patchExpression({ ...patch, updatedAt: next.updatedAt, revision: next.revision });
-    const items = [
-      tx.update(keys.product(teamId, productId), update.expression, { ...update.names, '#revision': 'revision', '#deletingAt': 'deletingAt' },
-        { ...update.values, ':expectedRevision': current.revision }, 'attribute_exists(pk) AND #revision = :expectedRevision AND attribute_not_exists(#deletingAt)'),
-      auditPut(teamId, actor, { action: 'update', entityType: 'product', entityId: productId, entityName: next.name, changes }),
-    ];
-    const slugChanged = next.slug !== current.slug;
-    if (slugChanged) {
-      items.push(
-        tx.create({ ...keys.productSlugClaim(teamId, next.slug), entity: 'ProductSlugClaim', productId }),
-        tx.delete(keys.productSlugClaim(teamId, current.slug)),
-      );
-    }
-    try {
-      await transactWrite(items);
-    } catch (error) {
-      if (error instanceof TransactionFailedError) {
-        if (slugChanged && error.failedAt(2)) throw slugTaken(next.slug);
-        if (error.failedAt(0)) throw new ConflictError('The product was changed by another request; read it again and retry', 'concurrent_modification');
+    const concurrent = () => new ConflictError('The product kept changing under this update; retry', 'concurrent_modification');
+    return retryLostRaces(async () => {
+      const current = await Products.get(teamId, productId);
+      const patch: Partial<Record<(typeof PRODUCT_FIELDS)[number], string | null>> = {};
+      const previous: Record<string, unknown> = {};
+      for (const field of PRODUCT_FIELDS) {
+        const value = input[field];
+        if (value === undefined || value === current[field]) continue;
+        patch[field] = value;
+        previous[field] = current[field];
       }
-      throw error;
-    }
-    return next;
+      if (Object.keys(patch).length === 0) return current;
+      const next = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 } as Product;
+      const changes = diffChanges(auditableFields(current), auditableFields(next));
+
+      const update = patchExpression({ ...patch, updatedAt: next.updatedAt });
+      const guard = unchangedCondition(previous);
+      const items = [
+        tx.update(keys.product(teamId, productId), `${update.expression} ADD #revision :one`, { ...update.names, ...guard.names, '#revision': 'revision', '#deletingAt': 'deletingAt' },
+          { ...update.values, ...guard.values, ':one': 1 }, `attribute_exists(pk) AND attribute_not_exists(#deletingAt) AND ${guard.expression}`),
+        auditPut(teamId, actor, { action: 'update', entityType: 'product', entityId: productId, entityName: next.name, changes }),
+      ];
+      const slugChanged = patch.slug !== undefined;
+      if (slugChanged) {
+        items.push(
+          tx.create({ ...keys.productSlugClaim(teamId, next.slug), entity: 'ProductSlugClaim', productId }),
+          tx.delete(keys.productSlugClaim(teamId, current.slug)),
+        );
+      }
+      const entryUpdate = productListEntryUpdate(current, { name: patch.name ?? undefined, slug: patch.slug ?? undefined });
+      if (entryUpdate) items.push(entryUpdate);
+      try {
+        await transactWrite(items);
+      } catch (error) {
+        // The product first: if it changed meanwhile (say, another request already set this slug), a fresh read decides.
+        if (lostRace(error, [0])) return RETRY;
+        if (slugChanged && error instanceof TransactionFailedError && error.failedAt(2)) throw slugTaken(next.slug);
+        throw error;
+      }
+      // What is stored now, other requests' fields included.
+      return (await productStore.find(teamId, productId)) ?? next;
+    }, concurrent);
   },
 
   /**
@@ -113,16 +142,24 @@ export const Products = {
     const product = await productStore.find(teamId, productId);
     if (!product) throw new NotFoundError('Product');
     if (!product.deletingAt) {
-      const at = new Date().toISOString();
-      try {
-        await transactWrite([
-          tx.update(keys.product(teamId, productId), 'SET #deletingAt = :at', { '#deletingAt': 'deletingAt' }, { ':at': at }, 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)'),
-          auditPut(teamId, actor, { action: 'delete', entityType: 'product', entityId: productId, entityName: product.name, changes: auditableFields(product) }, at),
-        ]);
-      } catch (error) {
-        if (!(error instanceof TransactionFailedError)) throw error;
-        // Another DELETE got there first; carry on and finish the cascade with it.
-      }
+      await retryLostRaces(async () => {
+        const at = new Date().toISOString();
+        try {
+          await transactWrite([
+            tx.update(keys.product(teamId, productId), 'SET #deletingAt = :at', { '#deletingAt': 'deletingAt' }, { ':at': at }, 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)'),
+            auditPut(teamId, actor, { action: 'delete', entityType: 'product', entityId: productId, entityName: product.name, changes: auditableFields(product) }, at),
+            // Gone from the list and the count in the same step that hides it from readers.
+            tx.delete(keys.productListEntry(teamId, product.createdAt, productId)),
+            productCountChange(teamId, -1),
+          ]);
+        } catch (error) {
+          // Cancelled by a concurrent transaction: nothing was written, mark it again.
+          if (lostRace(error, [])) return RETRY;
+          if (!(error instanceof TransactionFailedError)) throw error;
+          // Another DELETE got there first; carry on and finish the cascade with it.
+        }
+        return undefined;
+      }, () => new ConflictError('The product kept changing under this delete; retry', 'concurrent_modification'));
     }
     await deleteProductObjects(teamId, productId);
     for await (const page of queryPages<Item>({ ...keys.productCollection(teamId, productId), projection: ['pk', 'sk', 'id'] })) {

@@ -8,6 +8,7 @@ import { keys } from '../data/keys';
 import { transactWrite, TransactionFailedError, tx, patchExpression } from '../data/table-client';
 import { pointerPut } from '../data/id-pointers';
 import { paginate } from '../data/paging';
+import { lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
 import { auditPut, diffChanges } from '../audit/audit-log';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { releaseLockedError } from './release-lock';
@@ -94,49 +95,56 @@ export const Releases = {
     return paginate(releases, query.page, query.perPage);
   },
 
-  /** Spec rule 3: while locked, PUT returns 409 — enforced by the write's own condition. */
+  /**
+   * Spec rule 3: while locked, PUT returns 409 — enforced by the write's own condition.
+   * Like a product update (docs/architecture.md "Concurrent updates"): only the fields that
+   * differ are written, conditioned on their values as read; a lost race is planned again.
+   */
   async update(teamId: string, actor: Actor, releaseId: string, input: UpdateReleaseInput): Promise<Release> {
     assertPurl(input.purl);
-    const { release: current, product } = await Releases.resolve(teamId, releaseId);
-    if (current.lockedBy) throw await releaseLockedError(teamId, current.lockedBy);
-    const patch: Record<string, unknown> = {};
-    for (const field of RELEASE_FIELDS) {
-      const value = input[field];
-      if (value !== undefined) patch[field] = value;
-    }
-    const next: Release = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 };
-    const changes = diffChanges(auditableFields(current), auditableFields(next));
-    if (Object.keys(changes).length === 0) return current;
-
-    const update = patchExpression({ ...patch, updatedAt: next.updatedAt, revision: next.revision });
-    const items = [
-      tx.update(keys.release(teamId, current.productId, releaseId), update.expression, { ...update.names, '#revision': 'revision', '#lockedBy': 'lockedBy' },
-        { ...update.values, ':expectedRevision': current.revision }, 'attribute_exists(pk) AND #revision = :expectedRevision AND attribute_not_exists(#lockedBy)'),
-      tx.check(keys.product(teamId, current.productId), PRODUCT_LIVE_CONDITION, { '#deletingAt': 'deletingAt' }),
-      auditPut(teamId, actor, { action: 'update', entityType: 'release', entityId: releaseId, entityName: `${product.name} ${next.version}`, changes }),
-    ];
-    const versionChanged = next.version !== current.version;
-    if (versionChanged) {
-      items.push(
-        tx.create({ ...keys.releaseVersionClaim(teamId, current.productId, next.version), entity: 'ReleaseVersionClaim', releaseId }),
-        tx.delete(keys.releaseVersionClaim(teamId, current.productId, current.version)),
-      );
-    }
-    try {
-      await transactWrite(items);
-    } catch (error) {
-      if (error instanceof TransactionFailedError) {
-        if (versionChanged && error.failedAt(3)) throw versionTaken(next.version);
-        if (error.failedAt(1)) throw new NotFoundError('Release');
-        if (error.failedAt(0)) {
-          const latest = await releaseStore.resolve(teamId, releaseId);
-          if (!latest) throw new NotFoundError('Release');
-          if (latest.release.lockedBy) throw await releaseLockedError(teamId, latest.release.lockedBy);
-          throw new ConflictError('The release was changed by another request; read it again and retry', 'concurrent_modification');
-        }
+    const concurrent = () => new ConflictError('The release kept changing under this update; retry', 'concurrent_modification');
+    return retryLostRaces(async () => {
+      const { release: current, product } = await Releases.resolve(teamId, releaseId);
+      if (current.lockedBy) throw await releaseLockedError(teamId, current.lockedBy);
+      const patch: Record<string, unknown> = {};
+      const previous: Record<string, unknown> = {};
+      for (const field of RELEASE_FIELDS) {
+        const value = input[field];
+        if (value === undefined || value === current[field]) continue;
+        patch[field] = value;
+        previous[field] = current[field];
       }
-      throw error;
-    }
-    return next;
+      if (Object.keys(patch).length === 0) return current;
+      const next: Release = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 };
+      const changes = diffChanges(auditableFields(current), auditableFields(next));
+
+      const update = patchExpression({ ...patch, updatedAt: next.updatedAt });
+      const guard = unchangedCondition(previous);
+      const items = [
+        tx.update(keys.release(teamId, current.productId, releaseId), `${update.expression} ADD #revision :one`, { ...update.names, ...guard.names, '#revision': 'revision', '#lockedBy': 'lockedBy' },
+          { ...update.values, ...guard.values, ':one': 1 }, `attribute_exists(pk) AND attribute_not_exists(#lockedBy) AND ${guard.expression}`),
+        tx.check(keys.product(teamId, current.productId), PRODUCT_LIVE_CONDITION, { '#deletingAt': 'deletingAt' }),
+        auditPut(teamId, actor, { action: 'update', entityType: 'release', entityId: releaseId, entityName: `${product.name} ${next.version}`, changes }),
+      ];
+      const versionChanged = patch.version !== undefined;
+      if (versionChanged) {
+        items.push(
+          tx.create({ ...keys.releaseVersionClaim(teamId, current.productId, next.version), entity: 'ReleaseVersionClaim', releaseId }),
+          tx.delete(keys.releaseVersionClaim(teamId, current.productId, current.version)),
+        );
+      }
+      try {
+        await transactWrite(items);
+      } catch (error) {
+        // Gone, locked or changed meanwhile (say, another request already set this version): a fresh read decides.
+        if (lostRace(error, [0])) return RETRY;
+        if (error instanceof TransactionFailedError) {
+          if (error.failedAt(1)) throw new NotFoundError('Release');
+          if (versionChanged && error.failedAt(3)) throw versionTaken(next.version);
+        }
+        throw error;
+      }
+      return (await releaseStore.resolve(teamId, releaseId))?.release ?? next;
+    }, concurrent);
   },
 };

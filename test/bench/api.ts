@@ -1,11 +1,15 @@
 /**
  * API latency bench (issue 2): the real local server in its own process, 20
  * concurrent clients on loopback, 1,000 products in the team. Prints p50/p99
- * and throughput per operation. Bounded in requests and time.
+ * and throughput per operation. Bounded in requests and time. Then the product
+ * list with 10,000 products (issue 9, item 3), on a server of its own.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { findRunningEngines } from '../../shared/local/engines';
+import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { startServerProcess } from '../support/server-process';
 import { ms, percentile } from './stats';
 
@@ -63,6 +67,75 @@ export async function benchApi(options: { products?: number; requests?: number }
   }
 }
 
+const LIST_TARGET_P50_MS = 50;
+
+/**
+ * Issue 9 item 3: GET /api/products?perPage=100 with 10,000 products in the team, 20 clients.
+ * The products are written straight into the table (product item and slug claim, as a team
+ * that existed before the list index would have them), so the first GET also measures the
+ * one-off backfill of the count and the ordered index; the measured GETs go through HTTP.
+ */
+export async function benchProductList(options: { products?: number; requests?: number } = {}): Promise<string> {
+  const products = options.products ?? 10_000;
+  const requests = options.requests ?? 400;
+  const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-list-'));
+  const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
+  try {
+    const engines = await findRunningEngines(dataDir);
+    if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
+    applyLocalEnvironment(engines);
+    // Imported after the environment points at the server's engines (configuration is read once).
+    const { batchWrite } = await import('../../shared/data/table-client');
+    const { keys } = await import('../../shared/data/keys');
+    const { productItem } = await import('../../shared/products/product-store');
+    const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string };
+    const headers = { Authorization: `Bearer ${apiKey}` };
+    const start = Date.parse('2026-01-01T00:00:00.000Z');
+    const items = Array.from({ length: products }, (_, index) => {
+      const createdAt = new Date(start + index * 1000).toISOString();
+      const slug = `bench-${index.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)] ?? 'q')}`;
+      const id = randomUUID();
+      return [
+        productItem({ id, teamId, name: `Bench product ${index}`, slug, description: null, vendor: 'Bench', websiteUrl: null, repositoryUrl: null, createdAt, updatedAt: createdAt, revision: 1, deletingAt: null }),
+        { ...keys.productSlugClaim(teamId, slug), entity: 'ProductSlugClaim', productId: id },
+      ];
+    }).flat();
+    await batchWrite(items, [], { concurrency: 8 });
+    const url = (page: number) => `${server.baseUrl}/api/products?perPage=100&page=${page}`;
+    // The first reads build the index (2,000 entries per request) and answer from the products meanwhile.
+    const warmUp: number[] = [];
+    for (let index = 0; index < Math.ceil(products / 2000) + 1; index += 1) {
+      const startedAt = performance.now();
+      const response = await fetch(url(1), { headers });
+      const body = (await response.json()) as { meta?: { total?: number } };
+      warmUp.push(performance.now() - startedAt);
+      if (response.status !== 200 || body.meta?.total !== products) throw new Error(`list answered ${response.status}, total ${String(body.meta?.total)}`);
+    }
+    // One client: the service time of a page, without the queueing that 20 clients on 2 cores add.
+    const single = await load('page 1, 1 client', 100, () => fetch(url(1), { headers }), 1);
+    const pageOne = await load('page 1', requests, () => fetch(url(1), { headers }));
+    const pages = await load('pages 1-10', requests, (index) => fetch(url((index % 10) + 1), { headers }));
+    const search = await load('search', Math.min(requests, 100), (index) => fetch(`${url(1)}&search=product%20${index % 100}`, { headers }));
+    const verdict = (p50: number) => (p50 <= LIST_TARGET_P50_MS ? 'OK' : 'MISSED');
+    const line = (label: string, result: Awaited<ReturnType<typeof load>>, target: string) =>
+      `  ${label.padEnd(44)} p50 ${ms(result.p50).padStart(9)}  p99 ${ms(result.p99).padStart(9)}  (${result.requests} requests, ${result.errors} errors)  ${target}`;
+    return [
+      `Product list, ${products.toLocaleString('en-US')} products in the team, ${CLIENTS} concurrent clients, through HTTP:`,
+      line('GET /api/products?perPage=100 (page 1)', pageOne, `(target p50 <= ${LIST_TARGET_P50_MS} ms)  ${verdict(pageOne.p50)}`),
+      line('GET /api/products?perPage=100&page=1..10', pages, `(target p50 <= ${LIST_TARGET_P50_MS} ms)  ${verdict(pages.p50)}`),
+      line('GET /api/products?perPage=100&search=…', search, '(no target: a search reads every index entry)'),
+      line('GET /api/products?perPage=100 (1 client)', single, '(service time of one page)'),
+      `  first ${warmUp.length} GETs after the products were written (one-off backfill, 2,000 entries each): ${warmUp.map((value) => ms(value)).join(', ')}`,
+    ].join('\n');
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// `tsx test/bench/api.ts list` runs only the 10,000-product list; `npm run bench -- api` runs both.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchApi().then((text) => console.log(text), (error: unknown) => { console.error(error); process.exit(1); });
+  const onlyList = process.argv.includes('list');
+  (async () => [...(onlyList ? [] : [await benchApi()]), await benchProductList()].join('\n\n'))()
+    .then((text) => { console.log(text); process.exit(0); }, (error: unknown) => { console.error(error); process.exit(1); });
 }

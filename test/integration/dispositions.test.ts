@@ -7,6 +7,16 @@ import { readAuditLog } from '../../shared/audit/audit-read';
 import { queryAll } from '../../shared/data/table-client';
 import { addKey, createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
+import { dispositionInvariantViolations } from '../support/disposition-invariants';
+
+async function releaseDispositionState(teamId: string, productId: string, releaseId: string) {
+  const children = await queryAll(keys.releaseChildrenPrefix(teamId, productId, releaseId));
+  return {
+    dispositions: children.filter((item) => item.entity === 'Disposition'),
+    history: children.filter((item) => item.entity === 'DispositionChange'),
+    audit: await readAuditLog(teamId),
+  };
+}
 
 describe('dispositions', () => {
   it('creates with the default status under_investigation, then upserts the same disposition', async () => {
@@ -93,6 +103,48 @@ describe('dispositions', () => {
     expect((await intruder.api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id })).status).toBe(404);
     expect((await intruder.api.put(`/api/dispositions/${created.id}`, { status: 'fixed' })).status).toBe(404);
     expect((await intruder.api.get(`/api/dispositions/${created.id}`)).status).toBe(404);
+  });
+
+  it('accepts concurrent upserts of one vulnerability, last writer wins, each with its own revision, history and audit entry', async () => {
+    // Arrange
+    const { api, teamId } = await createTeamWithKey();
+    const { findings, release } = await seedReleaseWithFindings(api, teamId, 1);
+    const vulnerabilityId = findings[0]!.id;
+    const CLIENTS = 8;
+    const ROUNDS = 3;
+
+    // Act: eight clients upsert the same vulnerability at once, three times each.
+    const statuses: number[] = [];
+    await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        statuses.push((await api.post('/api/dispositions', { vulnerabilityId, status: 'fixed', detail: `client ${client} round ${round}` })).status);
+      }
+    }));
+
+    // Assert: every call accepted (one creation), and revision = history = audit = number of calls.
+    expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([]);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    const state = await releaseDispositionState(teamId, release.productId, release.id);
+    expect(state.dispositions).toHaveLength(1);
+    const disposition = state.dispositions[0]!;
+    expect(disposition.revision).toBe(CLIENTS * ROUNDS);
+    expect((await api.get(`/api/dispositions/${String(disposition.id)}`)).body.data.history).toHaveLength(CLIENTS * ROUNDS);
+    expect(dispositionInvariantViolations(state)).toEqual([]);
+  });
+
+  it('applies concurrent partial PUTs of different disposition fields without a conflict', async () => {
+    const { api, teamId } = await createTeamWithKey();
+    const { findings, release } = await seedReleaseWithFindings(api, teamId, 1);
+    const created = (await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id, status: 'fixed' })).body.data;
+    const fields = ['detail', 'actionStatement', 'impactStatement'] as const;
+    const statuses: number[] = [];
+    await Promise.all(fields.map(async (field) => {
+      for (let round = 0; round < 3; round += 1) statuses.push((await api.put(`/api/dispositions/${created.id}`, { [field]: `${field} ${round}` })).status);
+    }));
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    const stored = (await api.get(`/api/dispositions/${created.id}`)).body.data;
+    for (const field of fields) expect(stored[field]).toBe(`${field} 2`);
+    expect(dispositionInvariantViolations(await releaseDispositionState(teamId, release.productId, release.id))).toEqual([]);
   });
 
   it('applies a batch to every listed vulnerability and audits each change', async () => {
