@@ -1,10 +1,8 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
 import { VexDocuments } from '../../shared/vex/vex-documents';
-import { toApprovalView, toVexView, vexViewBody } from '../../shared/vex/vex-store';
+import { toApprovalView, toVexView } from '../../shared/vex/vex-store';
 import { toReleaseView } from '../../shared/releases/release-store';
 import { toDisclosureView } from '../../shared/disclosures/disclosures';
-
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 export const handler = createGroupHandler('vex', {
   listVexDocuments: async ({ caller, params }) => {
@@ -14,11 +12,11 @@ export const handler = createGroupHandler('vex', {
   },
   createVexDocument: async ({ caller, params, body }) => {
     const { record, content } = await VexDocuments.create(caller.teamId, caller.actor, params.releaseId, body);
-    return { status: 201, raw: vexViewBody(record, content), contentType: JSON_CONTENT_TYPE };
+    return { status: 201, body: { data: toVexView(record, content) } };
   },
   getVexDocument: async ({ caller, params }) => {
     const { record, content } = await VexDocuments.get(caller.teamId, params.vexId);
-    return { status: 200, raw: vexViewBody(record, content), contentType: JSON_CONTENT_TYPE };
+    return { status: 200, body: { data: toVexView(record, content) } };
   },
   deleteVexDocument: async ({ caller, params }) => {
     await VexDocuments.delete(caller.teamId, caller.actor, params.vexId);
@@ -26,7 +24,7 @@ export const handler = createGroupHandler('vex', {
   },
   regenerateVexDocument: async ({ caller, params }) => {
     const { record, content } = await VexDocuments.regenerate(caller.teamId, caller.actor, params.vexId);
-    return { status: 200, raw: vexViewBody(record, content), contentType: JSON_CONTENT_TYPE };
+    return { status: 200, body: { data: toVexView(record, content) } };
   },
   submitVexDocument: async ({ caller, params, body }) => ({
     status: 200, body: { data: toVexView(await VexDocuments.submit(caller.teamId, caller.actor, params.vexId, body.comment)) },

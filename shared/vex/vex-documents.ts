@@ -105,9 +105,11 @@ async function formats() {
   return import('./formats/index');
 }
 
-async function render(format: VexFormat, input: VexGenerationInput): Promise<string> {
+/** The stored text (hashed, signed, served raw) and the same document as an object, for the JSON response without parsing the text back. */
+async function render(format: VexFormat, input: VexGenerationInput): Promise<{ text: string; document: object }> {
   const { generateVex, serializeVex } = await formats();
-  return serializeVex(generateVex(format, input));
+  const document = generateVex(format, input);
+  return { text: serializeVex(document), document };
 }
 
 function approval(document: VexDocumentRecord, action: ApprovalAction, actor: Actor, comment: string | undefined, at: string): TransactItem {
@@ -144,7 +146,7 @@ export const VexDocuments = {
     const id = randomUUID();
     const now = new Date().toISOString();
     const { input: generationInput, sbomIds } = await buildInput(teamId, resolved, { id, version: 1, author: input.author ?? null, createdAt: now, revisions: [] }, now, 'draft');
-    const content = await render(input.format, generationInput);
+    const { text: content, document } = await render(input.format, generationInput);
     const record: VexDocumentRecord = {
       id, teamId, productId: product.id, releaseId: release.id, format: input.format, workflowStatus: 'draft', author: input.author ?? null, version: 1,
       contentKey: keys.vexContentObject(teamId, product.id, release.id, id, 1), inputKey: keys.vexInputObject(teamId, product.id, release.id, id, 1),
@@ -159,8 +161,7 @@ export const VexDocuments = {
       pointerPut(teamId, id, { entityType: 'vex_document', target: keys.vexDocument(teamId, product.id, release.id, id), productId: product.id, releaseId: release.id }),
       auditPut(teamId, actor, { action: 'create', entityType: 'vex_document', entityId: id, entityName: `${product.name} ${release.version} ${input.format}`, changes: { format: input.format, author: record.author, version: 1, findingCount: record.findingCount } }, now),
     ]);
-    // The serialized text, not a parsed copy: the response embeds it as is (vexViewBody).
-    return { record, content };
+    return { record, content: document as unknown };
   },
 
   async list(teamId: string, releaseId: string) {
@@ -170,7 +171,7 @@ export const VexDocuments = {
 
   async get(teamId: string, vexId: string) {
     const { document } = await resolveDocument(teamId, vexId);
-    return { record: document, content: await vexStore.readObject(document.contentKey) };
+    return { record: document, content: JSON.parse(await vexStore.readObject(document.contentKey)) as unknown };
   },
 
   async approvals(teamId: string, vexId: string) {
@@ -186,7 +187,7 @@ export const VexDocuments = {
     const version = document.version + 1;
     const revisions = [...document.revisions, { version, date: now, summary: 'Regenerated from current dispositions' }];
     const { input, sbomIds } = await buildInput(teamId, resolved, { id: document.id, version, author: document.author, createdAt: document.createdAt, revisions }, now, 'draft');
-    const content = await render(document.format, input);
+    const { text: content, document: rendered } = await render(document.format, input);
     const next: VexDocumentRecord = {
       ...document, version, updatedAt: now, revisions, sbomIds, findingCount: input.findings.length, revision: document.revision + 1,
       contentKey: keys.vexContentObject(teamId, product.id, release.id, document.id, version), inputKey: keys.vexInputObject(teamId, product.id, release.id, document.id, version),
@@ -201,7 +202,7 @@ export const VexDocuments = {
     } catch (error) {
       return failTransition(error, teamId, vexId, 'regenerate', 'draft');
     }
-    return { record: next, content };
+    return { record: next, content: rendered as unknown };
   },
 
   async delete(teamId: string, actor: Actor, vexId: string): Promise<void> {
@@ -289,7 +290,7 @@ export const VexDocuments = {
     const storedInput = vexGenerationInputSchema.parse(JSON.parse(await vexStore.readObject(document.inputKey)));
     const approvedAt = document.approvedAt ?? document.updatedAt;
     const finalInput: VexGenerationInput = { ...storedInput, document: { ...storedInput.document, status: 'final', generatedAt: approvedAt } };
-    const bytes = Buffer.from(await render(document.format, finalInput), 'utf8');
+    const bytes = Buffer.from((await render(document.format, finalInput)).text, 'utf8');
     const { vexMediaType } = await formats();
     const now = new Date().toISOString();
     for (let attempt = 0; ; attempt += 1) {

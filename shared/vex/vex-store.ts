@@ -72,7 +72,7 @@ export function toApprovalView(approval: ApprovalRecord) {
   };
 }
 
-export function toVexView(record: VexDocumentRecord) {
+export function toVexView(record: VexDocumentRecord, content?: unknown) {
   return {
     id: record.id,
     releaseId: record.releaseId,
@@ -92,18 +92,8 @@ export function toVexView(record: VexDocumentRecord) {
     disclosure: record.disclosure
       ? { id: record.disclosure.id, public_slug: record.disclosure.slug, links: { self: `/api/disclosures/${record.disclosure.slug}`, raw: `/api/disclosures/${record.disclosure.slug}?format=raw` } }
       : null,
+    ...(content !== undefined ? { content } : {}),
   };
-}
-
-/**
- * The JSON response `{ data: view }` with `data.content` being `content`, the
- * document's serialized text (canonical JSON we wrote), spliced in as is: no
- * parse of a multi-megabyte document only to serialize it again.
- */
-export function vexViewBody(record: VexDocumentRecord, content: string): string {
-  const head = JSON.stringify({ data: toVexView(record) });
-  // head ends with the two closing braces of `data` and the body object.
-  return `${head.slice(0, -2)},"content":${content.trimEnd()}}}`;
 }
 
 export interface ResolvedVex extends ResolvedRelease {
