@@ -11,7 +11,7 @@
  * (lib/build-function.ts) loads this file and nothing heavier.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 
@@ -46,8 +46,16 @@ export const bundleSettings = {
   zodLocales: ['en'] as readonly string[],
 } as const;
 
-/** File name of the bundle; the Lambda handler string is `index.handler`. */
+/** File name of the bundle's entry; the Lambda handler string is `index.handler`. */
 export const BUNDLE_FILE_NAME = 'index.mjs';
+/**
+ * Code splitting: a module reached only through `await import()` goes to its
+ * own file under chunks/ and is read, compiled and run only when that code
+ * path first runs, so rarely used heavy code (VEX generators, the report
+ * template engine, STS) costs nothing at cold start. Modules shared by the
+ * entry and a lazy chunk land in chunks the entry imports statically.
+ */
+export const CHUNK_NAMES = 'chunks/[name]-[hash]';
 export const LAMBDA_HANDLER = 'index.handler';
 
 const ZOD_LOCALES_INDEX = /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
@@ -118,11 +126,16 @@ export function lambdaCredentialsPlugin(): Plugin {
   };
 }
 
-/** esbuild's JS API options of one function bundle (the bench builds exactly these). */
-export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+/** esbuild's JS API options of one function bundle, written to `outdir` (the bench builds exactly these). */
+export function esbuildOptions(entry: string, outdir: string): BuildOptions {
   return {
     entryPoints: [entry],
-    outfile,
+    outdir,
+    // index.mjs: the entry's name with the .mjs extension below.
+    entryNames: 'index',
+    chunkNames: CHUNK_NAMES,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: bundleSettings.format,
@@ -139,12 +152,34 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
   };
 }
 
+/**
+ * The output files of one build split into what loading the entry reads (the
+ * entry and the chunks it imports statically, transitively) and the lazy rest
+ * (chunks reached only through `await import()`); source maps in neither.
+ */
+export function coldStartOutputs(metafile: Metafile): { initial: string[]; lazy: string[] } {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((path) => outputs[path]?.entryPoint !== undefined);
+  if (entry === undefined) throw new Error('metafile has no entry output');
+  const initial = new Set<string>();
+  const pending = [entry];
+  for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
+    if (initial.has(path)) continue;
+    initial.add(path);
+    for (const imported of outputs[path]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) pending.push(imported.path);
+    }
+  }
+  const code = Object.keys(outputs).filter((path) => !path.endsWith('.map'));
+  return { initial: [...initial], lazy: code.filter((path) => !initial.has(path)) };
+}
+
 /** Runs before the handler's module in every function bundle: the configuration check of the init phase. */
 export const COLD_START_CHECK = fileURLToPath(new URL('../shared/cold-start.ts', import.meta.url));
 
-/** Build `<outDir>/index.mjs` (+ `.map`) for one function entry; the metafile lists what went in. */
+/** Build `<outDir>/index.mjs` and its chunks (+ `.map`s) for one function entry; the metafile lists what went in. */
 export async function buildFunctionBundle(entry: string, outDir: string): Promise<Metafile> {
-  const result = await build({ ...esbuildOptions(entry, join(outDir, BUNDLE_FILE_NAME)), inject: [COLD_START_CHECK], metafile: true });
+  const result = await build({ ...esbuildOptions(entry, outDir), inject: [COLD_START_CHECK], metafile: true });
   if (!result.metafile) throw new Error(`esbuild returned no metafile for ${entry}`);
   return result.metafile;
 }

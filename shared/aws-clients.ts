@@ -17,7 +17,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import type { STSClient } from '@aws-sdk/client-sts';
 import { recordAwsCalls } from './aws-call-log';
 import { config } from './config';
 import { currentContext } from './request-context';
@@ -48,9 +48,15 @@ type CredentialsProvider = () => Promise<TemporaryCredentials>;
 /** Teams whose clients a container keeps; the least recently used beyond this are closed. */
 const MAX_CACHED_TEAMS = 100;
 
+/**
+ * One team's (or the execution role's) clients, each built on first use: a
+ * function whose code never calls `s3()` has no S3 client in its bundle
+ * (esbuild drops the unused builder and, with it, the S3 package).
+ */
 interface DataClients {
-  dynamo: DynamoDBDocumentClient;
-  s3: S3Client;
+  credentials: CredentialsProvider | undefined;
+  dynamo?: DynamoDBDocumentClient;
+  s3?: S3Client;
 }
 
 let executionClients: DataClients | undefined;
@@ -59,27 +65,45 @@ let sqsClient: SQSClient | undefined;
 let secretsClient: SecretsManagerClient | undefined;
 let stsClient: STSClient | undefined;
 
-function buildDataClients(credentials?: CredentialsProvider): DataClients {
-  const { region, dynamoEndpoint, s3Endpoint } = config();
-  const auth = credentials ? { credentials } : {};
-  const client = new DynamoDBClient({ region, ...auth, ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}) });
+/**
+ * The SDK's logger middleware builds a redacted copy of every input and output
+ * before it calls the logger, even the default no-op one: a 2,000-finding query
+ * was copied item by item on every page. Nothing reads the SDK's log (our own
+ * log and shared/aws-call-log.ts record the calls), so the middleware goes.
+ */
+function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): boolean } }>(client: T): T {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
+
+function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocumentClient {
+  const { region, dynamoEndpoint } = config();
+  const client = withoutSdkLogging(new DynamoDBClient({ region, ...(credentials ? { credentials } : {}), ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}) }));
   // The document client shares this middleware stack, so its commands are recorded and guarded too.
   recordAwsCalls(client, 'dynamodb');
   guardTeamKeys(client, 'dynamodb');
-  // Path-style addressing is what S3-compatible engines on loopback understand.
-  const s3Client = new S3Client({ region, ...auth, ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}) });
-  recordAwsCalls(s3Client, 's3');
-  guardTeamKeys(s3Client, 's3');
-  return {
-    dynamo: DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-      unmarshallOptions: { wrapNumbers: false },
-    }),
-    s3: s3Client,
-  };
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    unmarshallOptions: { wrapNumbers: false },
+  });
 }
 
-function sts(): STSClient {
+function buildS3(credentials: CredentialsProvider | undefined): S3Client {
+  const { region, s3Endpoint } = config();
+  // Path-style addressing is what S3-compatible engines on loopback understand.
+  const client = withoutSdkLogging(new S3Client({ region, ...(credentials ? { credentials } : {}), ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}) }));
+  recordAwsCalls(client, 's3');
+  guardTeamKeys(client, 's3');
+  return client;
+}
+
+/** STS is loaded with the first tenant credentials, not at cold start: functions without a tenant role never use it. */
+async function stsModule() {
+  return import('@aws-sdk/client-sts');
+}
+
+async function sts(): Promise<STSClient> {
+  const { STSClient } = await stsModule();
   stsClient ??= new STSClient({ region: config().region });
   return stsClient;
 }
@@ -87,7 +111,8 @@ function sts(): STSClient {
 /** Credentials of `roleArn` for one team: the team id rides as a session tag, so one role serves every team. */
 function tenantCredentials(roleArn: string, teamId: string): CredentialsProvider {
   return async (): Promise<TemporaryCredentials> => {
-    const { Credentials: issued } = await sts().send(
+    const { AssumeRoleCommand } = await stsModule();
+    const { Credentials: issued } = await (await sts()).send(
       new AssumeRoleCommand({
         RoleArn: roleArn,
         // Shows in CloudTrail next to every call made with these credentials.
@@ -109,13 +134,13 @@ function tenantDataClients(roleArn: string, teamId: string): DataClients {
     // Re-inserting keeps the map in least-recently-used order.
     tenantClients.delete(teamId);
   } else {
-    clients = buildDataClients(tenantCredentials(roleArn, teamId));
+    clients = { credentials: tenantCredentials(roleArn, teamId) };
     const oldest = tenantClients.size >= MAX_CACHED_TEAMS ? tenantClients.keys().next().value : undefined;
     if (oldest !== undefined) {
       const evicted = tenantClients.get(oldest);
       tenantClients.delete(oldest);
-      evicted?.dynamo.destroy();
-      evicted?.s3.destroy();
+      evicted?.dynamo?.destroy();
+      evicted?.s3?.destroy();
     }
   }
   tenantClients.set(teamId, clients);
@@ -126,21 +151,25 @@ function dataClients(): DataClients {
   const { teamId } = currentContext();
   const { tenantRoleArn } = config();
   if (teamId !== undefined && tenantRoleArn !== undefined) return tenantDataClients(tenantRoleArn, teamId);
-  executionClients ??= buildDataClients();
+  executionClients ??= { credentials: undefined };
   return executionClients;
 }
 
 export function dynamo(): DynamoDBDocumentClient {
-  return dataClients().dynamo;
+  const clients = dataClients();
+  clients.dynamo ??= buildDynamo(clients.credentials);
+  return clients.dynamo;
 }
 
 export function s3(): S3Client {
-  return dataClients().s3;
+  const clients = dataClients();
+  clients.s3 ??= buildS3(clients.credentials);
+  return clients.s3;
 }
 
 export function sqs(): SQSClient {
   if (!sqsClient) {
-    sqsClient = new SQSClient({ region: config().region });
+    sqsClient = withoutSdkLogging(new SQSClient({ region: config().region }));
     recordAwsCalls(sqsClient, 'sqs');
   }
   return sqsClient;
@@ -148,7 +177,7 @@ export function sqs(): SQSClient {
 
 export function secretsManager(): SecretsManagerClient {
   if (!secretsClient) {
-    secretsClient = new SecretsManagerClient({ region: config().region });
+    secretsClient = withoutSdkLogging(new SecretsManagerClient({ region: config().region }));
     recordAwsCalls(secretsClient, 'secretsmanager');
   }
   return secretsClient;
@@ -161,8 +190,8 @@ export function tableName(): string {
 /** Closes keep-alive sockets (tests and CLI runs end cleanly). */
 export function destroyClients(): void {
   for (const clients of [executionClients, ...tenantClients.values()]) {
-    clients?.dynamo.destroy();
-    clients?.s3.destroy();
+    clients?.dynamo?.destroy();
+    clients?.s3?.destroy();
   }
   for (const client of [sqsClient, secretsClient, stsClient]) client?.destroy();
   executionClients = undefined;

@@ -17,7 +17,6 @@ import { releaseLockedError, releaseLockedErrorFor } from '../releases/release-l
 import type { Actor } from '../identity/actor';
 import { MAX_SBOM_BYTES } from '../schemas/sboms';
 import { sbomMediaType } from '../sbom/media-type';
-import { parseSbom } from '../sbom/parse';
 import { Releases } from '../releases/releases';
 import { type ResolvedRelease } from '../releases/release-store';
 import { dispatchScan } from '../scans/scan-dispatch';
@@ -48,6 +47,8 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
   const { release, product } = resolved;
   // Spec rule 2: the release chain (release, SBOM, dispositions) is locked while a VEX document holds it.
   if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
+  // The parsers load with the first upload: list, get, download and delete never need them (docs/architecture.md "Cold starts").
+  const { parseSbom } = await import('../sbom/parse');
   const parsed = parseSbom(bytes, fileName);
   const id = randomUUID();
   const sbom: Sbom = {

@@ -25,7 +25,6 @@ import { Dispositions } from '../dispositions/dispositions';
 import { sbomStore } from '../sboms/sbom-store';
 import { Disclosures, type Disclosure } from '../disclosures/disclosures';
 import type { VexFormat } from '../schemas/vex';
-import { generateVex, serializeVex, vexMediaType } from './formats/index';
 import { vexGenerationInputSchema, type VexGenerationInput } from './model';
 import { approvalItem, toVexRecord, vexItem, vexStore, type ApprovalAction, type ResolvedVex, type VexDocumentRecord, type WorkflowStatus } from './vex-store';
 import { sha256Hex } from '../disclosures/signing';
@@ -52,7 +51,8 @@ function selectFindings(findings: Finding[], dispositions: Map<string, Dispositi
   return [...chosen.values()];
 }
 
-async function buildInput(teamId: string, resolved: ResolvedRelease, document: { id: string; version: number; author: string | null; createdAt: string; revisions: VexDocumentRecord['revisions'] }, generatedAt: string, status: 'draft' | 'final'): Promise<{ input: VexGenerationInput; sbomIds: string[] }> {
+/** Reads the release's SBOMs, findings and dispositions and assembles the validated generation input (exported for the VEX bench's breakdown). */
+export async function buildInput(teamId: string, resolved: ResolvedRelease, document: { id: string; version: number; author: string | null; createdAt: string; revisions: VexDocumentRecord['revisions'] }, generatedAt: string, status: 'draft' | 'final'): Promise<{ input: VexGenerationInput; sbomIds: string[] }> {
   const { product, release } = resolved;
   const [team, sboms, findings, dispositionList] = await Promise.all([
     Teams.get(teamId),
@@ -92,11 +92,25 @@ async function buildInput(teamId: string, resolved: ResolvedRelease, document: {
       };
     }),
   };
-  return { input: vexGenerationInputSchema.parse(input), sbomIds: sboms.map((sbom) => sbom.id) };
+  // Validated once, by the generators (prepareVex: a 422 on bad input), before anything is stored.
+  return { input, sbomIds: sboms.map((sbom) => sbom.id) };
 }
 
-function render(format: VexFormat, input: VexGenerationInput): string {
-  return serializeVex(generateVex(format, input));
+/**
+ * The generators (and the CVSS calculator they score with) load on the first
+ * generation, not at cold start: most of this function's operations (list,
+ * get, submit, approve, reject) never render (docs/architecture.md
+ * "Cold starts and VEX generation").
+ */
+async function formats() {
+  return import('./formats/index');
+}
+
+/** The stored text (hashed, signed, served raw) and the same document as an object, for the JSON response without parsing the text back. */
+async function render(format: VexFormat, input: VexGenerationInput): Promise<{ text: string; document: object }> {
+  const { generateVex, serializeVex } = await formats();
+  const document = generateVex(format, input);
+  return { text: serializeVex(document), document };
 }
 
 function approval(document: VexDocumentRecord, action: ApprovalAction, actor: Actor, comment: string | undefined, at: string): TransactItem {
@@ -133,7 +147,7 @@ export const VexDocuments = {
     const id = randomUUID();
     const now = new Date().toISOString();
     const { input: generationInput, sbomIds } = await buildInput(teamId, resolved, { id, version: 1, author: input.author ?? null, createdAt: now, revisions: [] }, now, 'draft');
-    const content = render(input.format, generationInput);
+    const { text: content, document } = await render(input.format, generationInput);
     const record: VexDocumentRecord = {
       id, teamId, productId: product.id, releaseId: release.id, format: input.format, workflowStatus: 'draft', author: input.author ?? null, version: 1,
       contentKey: keys.vexContentObject(teamId, product.id, release.id, id, 1), inputKey: keys.vexInputObject(teamId, product.id, release.id, id, 1),
@@ -148,7 +162,7 @@ export const VexDocuments = {
       pointerPut(teamId, id, { entityType: 'vex_document', target: keys.vexDocument(teamId, product.id, release.id, id), productId: product.id, releaseId: release.id }),
       auditPut(teamId, actor, { action: 'create', entityType: 'vex_document', entityId: id, entityName: `${product.name} ${release.version} ${input.format}`, changes: { format: input.format, author: record.author, version: 1, findingCount: record.findingCount } }, now),
     ]);
-    return { record, content: JSON.parse(content) as unknown };
+    return { record, content: document as unknown };
   },
 
   async list(teamId: string, releaseId: string) {
@@ -174,7 +188,7 @@ export const VexDocuments = {
     const version = document.version + 1;
     const revisions = [...document.revisions, { version, date: now, summary: 'Regenerated from current dispositions' }];
     const { input, sbomIds } = await buildInput(teamId, resolved, { id: document.id, version, author: document.author, createdAt: document.createdAt, revisions }, now, 'draft');
-    const content = render(document.format, input);
+    const { text: content, document: rendered } = await render(document.format, input);
     const next: VexDocumentRecord = {
       ...document, version, updatedAt: now, revisions, sbomIds, findingCount: input.findings.length, revision: document.revision + 1,
       contentKey: keys.vexContentObject(teamId, product.id, release.id, document.id, version), inputKey: keys.vexInputObject(teamId, product.id, release.id, document.id, version),
@@ -189,7 +203,7 @@ export const VexDocuments = {
     } catch (error) {
       return failTransition(error, teamId, vexId, 'regenerate', 'draft');
     }
-    return { record: next, content: JSON.parse(content) as unknown };
+    return { record: next, content: rendered as unknown };
   },
 
   async delete(teamId: string, actor: Actor, vexId: string): Promise<void> {
@@ -277,7 +291,8 @@ export const VexDocuments = {
     const storedInput = vexGenerationInputSchema.parse(JSON.parse(await vexStore.readObject(document.inputKey)));
     const approvedAt = document.approvedAt ?? document.updatedAt;
     const finalInput: VexGenerationInput = { ...storedInput, document: { ...storedInput.document, status: 'final', generatedAt: approvedAt } };
-    const bytes = Buffer.from(render(document.format, finalInput), 'utf8');
+    const bytes = Buffer.from((await render(document.format, finalInput)).text, 'utf8');
+    const { vexMediaType } = await formats();
     const now = new Date().toISOString();
     for (let attempt = 0; ; attempt += 1) {
       const prepared = await Disclosures.prepare({

@@ -1,8 +1,12 @@
 /**
  * Bundle bench: builds every Lambda of the function catalog with the stack's
  * own build (lib/bundling.ts `buildFunctionBundle`) and reports, per function,
- *  - the minified bundle size (index.mjs; the external source map is listed apart),
- *  - the median time to load the bundle in a fresh Node process,
+ *  - the minified size of what a cold start loads (index.mjs and the chunks it
+ *    imports statically) and of the lazy chunks only `await import()` reaches
+ *    (lib/bundling.ts splits the code; source maps are listed apart),
+ *  - the median time to load the bundle in a fresh Node process, and the CPU
+ *    time of that load (the machine is shared: wall time includes waiting for
+ *    a core, CPU time is what the load itself costs),
  *  - with --composition, what the bytes are (esbuild metafile, grouped by package).
  *
  * Load time is measured inside the child: `performance.now()` right before and
@@ -15,22 +19,28 @@
  * Run: `npx tsx test/bench/bundles.ts [--runs 7] [--keep] [--composition]`
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
-import { BUNDLE_FILE_NAME, buildFunctionBundle } from '../../lib/bundling';
+import { BUNDLE_FILE_NAME, buildFunctionBundle, coldStartOutputs } from '../../lib/bundling';
 import { functionCatalog } from '../../lib/function-catalog';
 
-export const TARGETS = { maxBundleKb: 400, maxLoadMs: 60 } as const;
+/** Issue 9: every function loads in ≤ 60 ms in a fresh Node 24 (the AWS SDK bundled). */
+export const TARGETS = { maxLoadMs: 60 } as const;
 
 export interface BundleMeasurement {
   name: string;
+  /** index.mjs plus the chunks it imports statically: what a cold start reads and compiles. */
   bundleKb: number;
+  /** Chunks reached only through `await import()`: loaded by the code path that needs them. */
+  lazyKb: number;
   sourceMapKb: number;
   /** Median of `await import(bundle)` inside a fresh process. */
   loadMs: number;
+  /** Median CPU time (user + system, all threads) of that import. */
+  loadCpuMs: number;
   /** Median time from process start until the import finished. */
   sinceStartMs: number;
   withinTargets: boolean;
@@ -67,13 +77,14 @@ const CHILD_ENV = {
 interface ChildTiming {
   before: number;
   after: number;
+  cpuMs: number;
 }
 
 function timeInFreshProcess(bundlePath: string | undefined): ChildTiming {
   const load = bundlePath
     ? `const m = await import(${JSON.stringify(pathToFileURL(bundlePath).href)}); if (typeof m.handler !== 'function') throw new Error('no handler export');`
     : '';
-  const script = `const before = performance.now(); ${load} const after = performance.now(); process.stdout.write(JSON.stringify({ before, after }));`;
+  const script = `const cpu = process.cpuUsage(); const before = performance.now(); ${load} const after = performance.now(); const used = process.cpuUsage(cpu); process.stdout.write(JSON.stringify({ before, after, cpuMs: (used.user + used.system) / 1000 }));`;
   const child = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '--eval', script], {
     env: CHILD_ENV,
     encoding: 'utf8',
@@ -101,20 +112,21 @@ function ms(value: number): number {
 }
 
 /** Time `runs` fresh processes after one discarded warm-up (file-system cache). */
-function measure(bundlePath: string | undefined, runs: number): { loadMs: number; sinceStartMs: number } {
+function measure(bundlePath: string | undefined, runs: number): { loadMs: number; loadCpuMs: number; sinceStartMs: number } {
   timeInFreshProcess(bundlePath);
   const timings = Array.from({ length: runs }, () => timeInFreshProcess(bundlePath));
   return {
     loadMs: ms(median(timings.map((timing) => timing.after - timing.before))),
+    loadCpuMs: ms(median(timings.map((timing) => timing.cpuMs))),
     sinceStartMs: ms(median(timings.map((timing) => timing.after))),
   };
 }
 
-/** Output bytes per package or project folder (the AWS SDK's scopes kept apart: @aws-sdk/client-s3, @smithy/core…). */
+/** Output bytes a cold start loads, per package or project folder (the AWS SDK's scopes kept apart: @aws-sdk/client-s3, @smithy/core…). */
 export function compositionOf(metafile: Metafile): Array<{ part: string; kb: number }> {
-  const output = Object.values(metafile.outputs).find((candidate) => candidate.entryPoint !== undefined);
   const bytes = new Map<string, number>();
-  for (const [path, input] of Object.entries(output?.inputs ?? {})) {
+  const inputs = coldStartOutputs(metafile).initial.flatMap((path) => Object.entries(metafile.outputs[path]?.inputs ?? {}));
+  for (const [path, input] of inputs) {
     const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
     const part = inPackage ?? path.replace(/^[\w-]+:/, '').split('/').slice(0, 2).join('/');
     bytes.set(part, (bytes.get(part) ?? 0) + input.bytesInOutput);
@@ -130,15 +142,18 @@ export async function runBundleBench(options: BundleBenchOptions = {}): Promise<
     for (const spec of functionCatalog()) {
       const outfile = join(outDir, spec.name, BUNDLE_FILE_NAME);
       const metafile = await buildFunctionBundle(spec.entry, join(outDir, spec.name));
-      const bundleKb = kb(statSync(outfile).size);
-      const { loadMs, sinceStartMs } = measure(outfile, runs);
+      const { initial, lazy } = coldStartOutputs(metafile);
+      const size = (paths: string[]): number => kb(paths.reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0));
+      const { loadMs, loadCpuMs, sinceStartMs } = measure(outfile, runs);
       bundles.push({
         name: spec.name,
-        bundleKb,
-        sourceMapKb: kb(statSync(`${outfile}.map`).size),
+        bundleKb: size(initial),
+        lazyKb: size(lazy),
+        sourceMapKb: size(Object.keys(metafile.outputs).filter((path) => path.endsWith('.map'))),
         loadMs,
+        loadCpuMs,
         sinceStartMs,
-        withinTargets: bundleKb <= TARGETS.maxBundleKb && loadMs <= TARGETS.maxLoadMs,
+        withinTargets: loadMs <= TARGETS.maxLoadMs,
         composition: compositionOf(metafile),
       });
     }
@@ -161,18 +176,20 @@ export function formatComposition(result: BundleBenchResult, top = 8): string {
     .map((bundle) => {
       const sdkKb = bundle.composition.filter((entry) => isSdk(entry.part)).reduce((sum, entry) => sum + entry.kb, 0);
       const lines = bundle.composition.slice(0, top).map((entry) => `    ${entry.kb.toFixed(1).padStart(7)}  ${entry.part}`);
-      return [`  ${bundle.name} (${bundle.bundleKb.toFixed(1)} KB; AWS SDK in all ${sdkKb.toFixed(1)} KB)`, ...lines].join('\n');
+      return [`  ${bundle.name} (${bundle.bundleKb.toFixed(1)} KB at cold start, ${bundle.lazyKb.toFixed(1)} KB lazy; AWS SDK at cold start ${sdkKb.toFixed(1)} KB)`, ...lines].join('\n');
     })
     .join('\n');
 }
 
 export function formatBundleBench(result: BundleBenchResult): string {
-  const header = ['function', 'bundle KB', 'map KB', 'load ms', 'since start ms', `≤ ${TARGETS.maxBundleKb} KB & ≤ ${TARGETS.maxLoadMs} ms`];
+  const header = ['function', 'cold KB', 'lazy KB', 'map KB', 'load ms', 'load CPU ms', 'since start ms', `load ≤ ${TARGETS.maxLoadMs} ms`];
   const rows = result.bundles.map((bundle) => [
     bundle.name,
     bundle.bundleKb.toFixed(1),
+    bundle.lazyKb.toFixed(1),
     bundle.sourceMapKb.toFixed(1),
     bundle.loadMs.toFixed(1),
+    bundle.loadCpuMs.toFixed(1),
     bundle.sinceStartMs.toFixed(1),
     bundle.withinTargets ? 'ok' : 'MISSED',
   ]);
@@ -180,8 +197,10 @@ export function formatBundleBench(result: BundleBenchResult): string {
   const line = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
   return [
     `Bundle bench: median of ${result.runs} fresh Node ${process.version} processes per function (--enable-source-maps).`,
-    '"load ms" = await import(bundle) inside the child; "since start ms" = process start to loaded.',
-    `Empty-script baseline since start: ${result.baselineMs.toFixed(1)} ms.`,
+    '"load ms" = await import(bundle) inside the child (the target applies to it), "load CPU ms" = CPU time of that import;',
+    '"since start ms" = process start to loaded; "cold KB" = index.mjs + statically imported chunks, "lazy KB" = chunks only await import() reaches.',
+    `Empty-script baseline since start: ${result.baselineMs.toFixed(1)} ms (on a busy machine wall times include waiting for a core; compare CPU ms).`,
+    `Bundles meeting the load target: ${result.bundles.filter((bundle) => bundle.withinTargets).length} of ${result.bundles.length}.`,
     '',
     line(header),
     ...rows.map(line),

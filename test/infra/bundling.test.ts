@@ -1,8 +1,9 @@
 /**
  * lib/bundling.ts is the one source of the Lambda bundles: the stack builds
  * each function with it (lib/function-code.ts) and the bundle bench measures
- * the same options. These tests pin the settings and check that the two
- * size-saving plugins do what they claim, on small bundles built and run here.
+ * the same options. These tests pin the settings, check that the two
+ * size-saving plugins do what they claim, on small bundles built and run here,
+ * and that code splitting keeps rarely used modules out of the cold start.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_FILE_NAME, bundleSettings, esbuildOptions, lambdaCredentialsPlugin, zodLocalesPlugin } from '../../lib/bundling';
+import { BUNDLE_FILE_NAME, buildFunctionBundle, bundleSettings, CHUNK_NAMES, coldStartOutputs, esbuildOptions, lambdaCredentialsPlugin, zodLocalesPlugin } from '../../lib/bundling';
 import { PROJECT_ROOT } from '../../lib/function-catalog';
 
 let workDir: string;
@@ -28,8 +29,10 @@ afterAll(() => {
 async function bundleSource(name: string, source: string): Promise<{ file: string; metafile: Metafile }> {
   const file = join(workDir, name, BUNDLE_FILE_NAME);
   const result = await build({
-    ...esbuildOptions('unused.ts', file),
+    ...esbuildOptions('unused.ts', join(workDir, name)),
     entryPoints: undefined,
+    // esbuild splits only builds with entry points; these sources import nothing lazily.
+    splitting: false,
     stdin: { contents: source, resolveDir: PROJECT_ROOT, loader: 'ts' },
     metafile: true,
   });
@@ -59,11 +62,15 @@ function inputsOf(metafile: Metafile): string[] {
 
 describe('bundle settings', () => {
   it('builds minified ESM for Node 24 with an external source map, the require banner and every package inside', () => {
-    const options = esbuildOptions('functions/products/handler.ts', 'out/index.mjs');
+    const options = esbuildOptions('functions/products/handler.ts', 'out');
 
     expect(options).toMatchObject({
       entryPoints: ['functions/products/handler.ts'],
-      outfile: 'out/index.mjs',
+      outdir: 'out',
+      entryNames: 'index',
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
+      chunkNames: CHUNK_NAMES,
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -90,8 +97,9 @@ describe('zod locales plugin', () => {
   beforeAll(async () => {
     withPlugin = await bundleSource('zod', source);
     const plain = await build({
-      ...esbuildOptions('unused.ts', join(workDir, 'zod-plain', BUNDLE_FILE_NAME)),
+      ...esbuildOptions('unused.ts', join(workDir, 'zod-plain')),
       entryPoints: undefined,
+      splitting: false,
       stdin: { contents: source, resolveDir: PROJECT_ROOT, loader: 'ts' },
       plugins: [],
       metafile: true,
@@ -170,5 +178,65 @@ describe('Lambda credentials plugin', () => {
     const { metafile } = await build({ stdin: { contents: 'export const x = 1;', loader: 'ts' }, bundle: true, write: false, metafile: true, plugins: [lambdaCredentialsPlugin()] });
 
     expect(inputsOf(metafile)).toEqual(['<stdin>']);
+  });
+});
+
+describe('code splitting', () => {
+  const CHILD_ENV = { AWS_REGION: 'us-east-1', TABLE_NAME: 'test-table', SBOM_BUCKET: 'test-sboms', DISCLOSURE_BUCKET: 'test-disclosures', LOG_LEVEL: 'ERROR' };
+  const builds = new Map<string, { dir: string; metafile: Metafile }>();
+
+  async function functionBundle(name: string): Promise<{ dir: string; metafile: Metafile }> {
+    const built = builds.get(name);
+    if (built) return built;
+    const dir = join(workDir, `function-${name}`);
+    const result = { dir, metafile: await buildFunctionBundle(join(PROJECT_ROOT, `functions/${name}/handler.ts`), dir) };
+    builds.set(name, result);
+    return result;
+  }
+
+  /** Project files and packages in the files a cold start loads, and in the lazy chunks. */
+  function sourcesByLoad(metafile: Metafile): { initial: string[]; lazy: string[] } {
+    const { initial, lazy } = coldStartOutputs(metafile);
+    const sources = (outputs: string[]) => outputs.flatMap((output) => Object.keys(metafile.outputs[output]?.inputs ?? {}));
+    return { initial: sources(initial), lazy: sources(lazy) };
+  }
+
+  it('loads the VEX generators and the CVSS calculator only when a document is generated', async () => {
+    const { initial, lazy } = sourcesByLoad((await functionBundle('vex')).metafile);
+
+    expect(initial.filter((source) => source.startsWith('shared/vex/formats/') || source.includes('node_modules/ae-cvss-calculator/'))).toEqual([]);
+    expect(lazy).toEqual(expect.arrayContaining(['shared/vex/formats/index.ts', 'shared/vex/formats/csaf.ts', 'shared/cvss/score.ts']));
+    expect(initial).toEqual(expect.arrayContaining(['functions/vex/handler.ts', 'shared/vex/vex-documents.ts']));
+  });
+
+  it('loads the SBOM parsers with the first upload, and STS with the first tenant credentials', async () => {
+    const { initial, lazy } = sourcesByLoad((await functionBundle('sboms')).metafile);
+
+    expect(initial.filter((source) => source.startsWith('shared/sbom/parse') || source.includes('node_modules/@aws-sdk/client-sts/'))).toEqual([]);
+    expect(lazy).toEqual(expect.arrayContaining(['shared/sbom/parse.ts']));
+    expect(lazy.some((source) => source.includes('node_modules/@aws-sdk/client-sts/'))).toBe(true);
+    // The SDK stays bundled: the DynamoDB and S3 clients are part of the cold start.
+    expect(initial.some((source) => source.includes('node_modules/@aws-sdk/client-dynamodb/'))).toBe(true);
+    expect(initial.some((source) => source.includes('node_modules/@aws-sdk/client-s3/'))).toBe(true);
+  });
+
+  it('writes chunks that load from the bundle directory in a fresh Node process, entry and lazy ones alike', async () => {
+    const { dir, metafile } = await functionBundle('vex');
+    const { initial, lazy } = coldStartOutputs(metafile);
+    const files = [...initial, ...lazy].map((output) => join(PROJECT_ROOT, output));
+
+    expect(lazy.length).toBeGreaterThan(0);
+    expect(files.every((file) => file.startsWith(dir))).toBe(true);
+    expect(lazy.every((output) => output.includes('/chunks/'))).toBe(true);
+    const loaded = evaluate(
+      join(dir, BUNDLE_FILE_NAME),
+      `(async () => {
+        const chunks = await Promise.all(${JSON.stringify(files.map((file) => pathToFileURL(file).href))}.map((url) => import(url)));
+        return { handler: typeof m.handler, chunks: chunks.length };
+      })()`,
+      CHILD_ENV,
+    );
+
+    expect(loaded).toEqual({ handler: 'function', chunks: files.length });
   });
 });

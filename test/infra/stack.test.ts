@@ -3,7 +3,7 @@
  * (STYLE 13: properties, not counts). The stack is synthesized once, with real
  * esbuild bundling, so a function that no longer bundles fails here too.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
@@ -96,9 +96,11 @@ function bundleDirOf(name: string): string {
   return join(app.outdir, assetPath);
 }
 
-/** Every input file of a bundle, from its source map (paths relative to the map, so `../..`-prefixed). */
+/** Every input file of a bundle, entry and chunks, from their source maps (paths relative to each map, so `../..`-prefixed). */
 function sourcesOf(name: string): string[] {
-  return (JSON.parse(readFileSync(join(bundleDirOf(name), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
+  const dir = bundleDirOf(name);
+  const maps = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs.map'));
+  return maps.flatMap((map) => (JSON.parse(readFileSync(join(dir, map), 'utf8')) as { sources: string[] }).sources);
 }
 
 /** The npm packages a bundle contains. */

@@ -26,9 +26,14 @@ function sortKeys(value: unknown): Json {
   return value as Json;
 }
 
+/** Copies made by canonicalize (the generators' output): serializeVex need not check them again. */
+const canonicalCopies = new WeakSet<object>();
+
 /** Deep copy with sorted keys; insertion order then equals serialisation order. */
 export function canonicalize<T>(value: T): T {
-  return sortKeys(value) as T;
+  const copy = sortKeys(value);
+  if (copy !== null && typeof copy === 'object') canonicalCopies.add(copy);
+  return copy as T;
 }
 
 /** True when every object's keys are already in order and every number is finite (checked without copying). */
@@ -51,5 +56,6 @@ function isCanonical(value: unknown): boolean {
  * newline. Documents straight from the generators are already canonical and are not copied.
  */
 export function serializeVex(doc: object): string {
-  return `${JSON.stringify(isCanonical(doc) ? doc : sortKeys(doc), null, 2)}\n`;
+  const canonical = canonicalCopies.has(doc) || isCanonical(doc) ? doc : sortKeys(doc);
+  return `${JSON.stringify(canonical, null, 2)}\n`;
 }

@@ -1,0 +1,28 @@
+/**
+ * shared/aws-clients.ts builds every SDK client. The SDK's logger middleware
+ * copies each input and output (a 2,000-finding query, a multi-megabyte
+ * document) for a logger nobody reads, so the clients are built without it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { destroyClients, dynamo, s3, secretsManager, sqs } from '../../shared/aws-clients';
+
+beforeAll(() => {
+  // Configuration is read on first use, after this.
+  Object.assign(process.env, { TABLE_NAME: 'vexdesk-unit', SBOM_BUCKET: 'unit-sboms', DISCLOSURE_BUCKET: 'unit-disclosures', AWS_REGION: 'eu-west-1' });
+});
+
+afterAll(() => {
+  destroyClients();
+});
+
+describe('SDK clients', () => {
+  it('carry no SDK logger middleware, and keep the call recorder', () => {
+    const stacks = { dynamodb: dynamo().middlewareStack.identify(), s3: s3().middlewareStack.identify(), sqs: sqs().middlewareStack.identify(), secretsmanager: secretsManager().middlewareStack.identify() };
+
+    for (const [client, names] of Object.entries(stacks)) {
+      expect({ client, logger: names.filter((name) => name.startsWith('loggerMiddleware')) }).toEqual({ client, logger: [] });
+      // Sanity check that identify() lists the stack: the SDK's own retry middleware is there.
+      expect({ client, retry: names.some((name) => name.startsWith('retryMiddleware')) }).toEqual({ client, retry: true });
+    }
+  });
+});
