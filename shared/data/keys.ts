@@ -48,6 +48,8 @@ export const keys = {
 
   sbom: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SBOM#${sbomId}` }),
   sbomPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}SBOM#` }),
+  /** The one-scan-at-a-time lease of an SBOM (shared/scans/scan-lease.ts); beside the SBOM so a product delete takes it along. */
+  scanLease: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SCAN_LEASE#${sbomId}` }),
   finding: (teamId: string, productId: string, releaseId: string, sbomId: string, findingId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}FINDING#${sbomId}#${findingId}` }),
   findingPrefix: (teamId: string, productId: string, releaseId: string, sbomId?: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}FINDING#${sbomId ? `${sbomId}#` : ''}` }),
   disposition: (teamId: string, productId: string, releaseId: string, vulnerabilityId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION#${vulnerabilityId}` }),
