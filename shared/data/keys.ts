@@ -115,6 +115,9 @@ export const keys = {
   corpusShortName: (shortName: string): Key => ({ pk: `CORPUS#SHORT#${shortName}`, sk: 'SHORT' }),
   corpusKev: (cveId: string): Key => ({ pk: `CORPUS#KEV#${cveId}`, sk: 'KEV' }),
   corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
+  /** The corpus package filter (shared/corpus/package-filter.ts): a head naming the current version, and that version's chunks. */
+  corpusPackageFilterHead: (): Key => ({ pk: 'CORPUS#FILTER', sk: 'HEAD' }),
+  corpusPackageFilterChunk: (version: string, chunk: number): Key => ({ pk: 'CORPUS#FILTER', sk: `V#${version}#${chunk}` }),
   /** One completion record per corpus source (osv, kev, epss), written only when that source's import finished. */
   corpusSourceImport: (source: string): Key => ({ pk: 'CORPUS#META', sk: `SOURCE#${source}` }),
   corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,

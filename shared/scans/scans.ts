@@ -13,6 +13,7 @@ import { pointerItem } from '../data/id-pointers';
 import { auditPut } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { corpusStore, type MatchData } from '../corpus/corpus-store';
+import { packageFilterStore } from '../corpus/package-filter';
 import { buildAdvisoryIndex, scanComponents, type AdvisoryIndex } from '../matching/advisory-index';
 import { identify, packageKey, type PackageLookup } from '../matching/component-identity';
 import { ECOSYSTEMS } from '../matching/ecosystems';
@@ -54,7 +55,9 @@ export async function indexForComponents(components: readonly SbomComponent[]): 
   if (shortNames.size > 0) {
     for (const packageKeys of (await corpusStore.shortNames(shortNames)).values()) packageKeys.forEach((key) => wanted.add(key));
   }
-  const packages = await corpusStore.packages(wanted);
+  // Most components have no advisory: the corpus's package filter spares reading their absent items.
+  const filter = await packageFilterStore.current();
+  const packages = await corpusStore.packages(filter ? [...wanted].filter((key) => filter.mightContain(key)) : wanted);
   const advisories: Advisory[] = [];
   for (const entries of packages.values()) for (const entry of entries) advisories.push(asAdvisory(entry));
   return buildAdvisoryIndex(advisories);
@@ -72,6 +75,9 @@ export function severityOf(advisory: Advisory | undefined): { severity: Severity
   if (advisory?.databaseSeverity) return { severity: advisory.databaseSeverity, source: 'advisory' };
   return { severity: 'NONE', source: null };
 }
+
+/** Batch writes in flight: 2,000 findings and their id pointers are 160 BatchWriteItem calls. */
+const WRITE_CONCURRENCY = 16;
 
 /** A joiner gives up this long before its caller's deadline, leaving time to answer. */
 const JOIN_ANSWER_MARGIN_MS = 1000;
@@ -126,7 +132,7 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
     else deletes.push(keys.finding(teamId, product.id, release.id, sbom.id, finding.id), keys.idPointer(teamId, finding.id));
   }
   if (lease.lost) return 'lost';
-  await batchWrite(puts, deletes);
+  await batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY });
 
   const summary: ScanSummary = {
     status: 'completed', scannedAt: now, findingCount: current.size,
