@@ -24,7 +24,7 @@ const scanJob = z.object({
 /** A recovered scan starts only with this much of the invocation left (a 10 MB SBOM scans well within it). */
 const SCAN_BUDGET_MS = 120 * 1000;
 
-async function consume(event: SQSEvent): Promise<SQSBatchResponse> {
+async function consume(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     let job: z.infer<typeof scanJob>;
@@ -37,7 +37,7 @@ async function consume(event: SQSEvent): Promise<SQSBatchResponse> {
     }
     logger.appendKeys({ teamId: job.teamId, sbomId: job.sbomId });
     try {
-      const summary = await Scans.run(job.teamId, job.actor, job.sbomId);
+      const summary = await Scans.run(job.teamId, job.actor, job.sbomId, { deadline: Date.now() + context.getRemainingTimeInMillis() });
       logger.info('scan completed', { findingCount: summary.findingCount });
     } catch (error) {
       logger.error('scan failed', error as Error);
@@ -55,7 +55,7 @@ async function sweep(context: Context): Promise<Record<string, unknown>> {
     grace: SCHEDULED_GRACE,
     runScan: async (job) => {
       try {
-        await Scans.run(job.teamId, job.actor, job.sbomId);
+        await Scans.run(job.teamId, job.actor, job.sbomId, { deadline: Date.now() + context.getRemainingTimeInMillis() });
       } catch (error) {
         logger.error('recovered scan failed', { sbomId: job.sbomId, error: (error as Error).message });
       }
@@ -67,5 +67,5 @@ async function sweep(context: Context): Promise<Record<string, unknown>> {
 }
 
 export async function handler(event: SQSEvent | ScheduledEvent, context: Context): Promise<SQSBatchResponse | Record<string, unknown>> {
-  return 'Records' in event ? consume(event) : sweep(context);
+  return 'Records' in event ? consume(event, context) : sweep(context);
 }

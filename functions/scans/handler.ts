@@ -3,9 +3,9 @@ import { Scans } from '../../shared/scans/scans';
 import { Vulnerabilities } from '../../shared/scans/vulnerabilities';
 
 export const handler = createGroupHandler('scans', {
-  // Spec: the scan runs synchronously within the request and answers 202.
-  triggerCveScan: async ({ caller, body }) => ({
-    status: 202, body: { data: { sbomId: body.sbomId, ...(await Scans.run(caller.teamId, caller.actor, body.sbomId)) } },
+  // Spec: the scan runs synchronously within the request and answers 202; a scan already running is joined.
+  triggerCveScan: async ({ caller, body, deadline }) => ({
+    status: 202, body: { data: { sbomId: body.sbomId, ...(await Scans.run(caller.teamId, caller.actor, body.sbomId, { deadline })) } },
   }),
   listVulnerabilities: async ({ caller, params, query }) => {
     const { data, summary, scan } = await Vulnerabilities.list(caller.teamId, params.id, query);

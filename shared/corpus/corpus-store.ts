@@ -21,6 +21,9 @@ export interface CveScores {
   epss: { score: number; percentile: number; date: string | null } | null;
 }
 
+/** Batched reads in flight per scan: a scan of 20,000 components reads up to 200 batches of 100 keys. */
+const READ_CONCURRENCY = 16;
+
 /** Leave headroom under DynamoDB's 400 KB item limit for keys and attribute names. */
 export const MAX_INLINE_BYTES = 350 * 1024;
 
@@ -48,14 +51,15 @@ async function readSpill<T>(objectKey: string): Promise<T> {
 /** Entries of a package item, inline or from its S3 spill. */
 export async function packageEntries(item: Item): Promise<MatchData[]> {
   if (typeof item.spillKey === 'string') return readSpill<MatchData[]>(item.spillKey);
-  return (item.entries as MatchData[] | undefined) ?? [];
+  if (typeof item.entriesJson === 'string') return JSON.parse(item.entriesJson) as MatchData[]; // written only by the import
+  return (item.entries as MatchData[] | undefined) ?? []; // items imported before entries became one string
 }
 
 export const corpusStore = {
   /** Match data per requested package key (absent keys: no advisories). */
   async packages(packageKeys: Iterable<string>): Promise<Map<string, MatchData[]>> {
     const unique = [...new Set(packageKeys)];
-    const items = await batchGet(unique.map(packageItemKey));
+    const items = await batchGet(unique.map(packageItemKey), { concurrency: READ_CONCURRENCY });
     const result = new Map<string, MatchData[]>();
     await Promise.all(items.map(async (item) => result.set(String(item.packageKey), await packageEntries(item))));
     return result;
@@ -69,7 +73,7 @@ export const corpusStore = {
 
   async scores(cveIds: Iterable<string>): Promise<Map<string, CveScores>> {
     const ids = [...new Set(cveIds)];
-    const items = await batchGet(ids.flatMap((id) => [keys.corpusKev(id), keys.corpusEpss(id)]));
+    const items = await batchGet(ids.flatMap((id) => [keys.corpusKev(id), keys.corpusEpss(id)]), { concurrency: READ_CONCURRENCY });
     const result = new Map<string, CveScores>(ids.map((id) => [id, { kev: null, epss: null }]));
     for (const item of items) {
       const scores = result.get(String(item.cveId));

@@ -17,6 +17,7 @@ import type { Advisory } from './parse/advisory';
 import { parseEpssCsv, type EpssScores } from './parse/epss';
 import { parseKevCatalog, type KevCatalog } from './parse/kev';
 import { readOsvDirectory, readOsvZip, type OsvReadResult } from './parse/osv-archive';
+import { PackageFilter, packageFilterStore } from './package-filter';
 import { MAX_INLINE_BYTES, packageEntries, packageItemKey, spillToS3, toMatchData, type MatchData } from './corpus-store';
 
 export interface AdvisoryImportSummary {
@@ -55,7 +56,9 @@ function matchDataFor(advisory: Advisory, key: string): MatchData {
 async function packageItem(key: string, entries: MatchData[]): Promise<Item> {
   const base = { ...packageItemKey(key), entity: 'CorpusPackage', packageKey: key, advisoryCount: entries.length };
   const inline = JSON.stringify(entries);
-  if (Buffer.byteLength(inline) <= MAX_INLINE_BYTES) return { ...base, entries };
+  // One string attribute, not nested maps: a scan reads a thousand of these, and (un)marshalling
+  // nested attribute maps was most of that read's cost (docs/scanning.md "Where scan time goes").
+  if (Buffer.byteLength(inline) <= MAX_INLINE_BYTES) return { ...base, entriesJson: inline };
   return { ...base, spillKey: await spillToS3('package', key, entries) };
 }
 
@@ -130,6 +133,9 @@ export async function importAdvisories(source: Iterable<OsvReadResult>): Promise
   const summary: AdvisoryImportSummary = { read: 0, written: 0, unchanged: 0, withdrawn: 0, errors: 0, packagesWritten: 0 };
   let chunk: Advisory[] = [];
   const seen = new Set<string>();
+  // Every package this import names, unchanged ones included. A corpus that had OSV data before the
+  // filter existed gets none: this import alone cannot list the packages earlier imports wrote.
+  const filter = (await packageFilterStore.exists()) || !(await completedSources()).has('osv') ? new PackageFilter() : undefined;
   for (const result of source) {
     if ('error' in result) {
       summary.errors += 1;
@@ -140,6 +146,7 @@ export async function importAdvisories(source: Iterable<OsvReadResult>): Promise
     if (seen.has(result.advisory.id)) continue;
     seen.add(result.advisory.id);
     summary.read += 1;
+    if (filter) for (const key of packageKeysOf(result.advisory)) filter.add(key);
     chunk.push(result.advisory);
     if (chunk.length >= CHUNK) {
       await importChunk(chunk, summary);
@@ -147,6 +154,8 @@ export async function importAdvisories(source: Iterable<OsvReadResult>): Promise
     }
   }
   if (chunk.length > 0) await importChunk(chunk, summary);
+  // Before the completion record: a scan must never skip a package an import already wrote.
+  if (filter) await packageFilterStore.add(filter);
   await recordImport('osv', { importedAt: new Date().toISOString() });
   return summary;
 }

@@ -83,6 +83,8 @@ export const keys = {
 
   sbom: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SBOM#${sbomId}` }),
   sbomPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}SBOM#` }),
+  /** The one-scan-at-a-time lease of an SBOM (shared/scans/scan-lease.ts); beside the SBOM so a product delete takes it along. */
+  scanLease: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SCAN_LEASE#${sbomId}` }),
   finding: (teamId: string, productId: string, releaseId: string, sbomId: string, findingId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}FINDING#${sbomId}#${findingId}` }),
   findingPrefix: (teamId: string, productId: string, releaseId: string, sbomId?: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}FINDING#${sbomId ? `${sbomId}#` : ''}` }),
   disposition: (teamId: string, productId: string, releaseId: string, vulnerabilityId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION#${vulnerabilityId}` }),
@@ -149,6 +151,9 @@ export const keys = {
   corpusShortName: (shortName: string): Key => ({ pk: `CORPUS#SHORT#${shortName}`, sk: 'SHORT' }),
   corpusKev: (cveId: string): Key => ({ pk: `CORPUS#KEV#${cveId}`, sk: 'KEV' }),
   corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
+  /** The corpus package filter (shared/corpus/package-filter.ts): a head naming the current version, and that version's chunks. */
+  corpusPackageFilterHead: (): Key => ({ pk: 'CORPUS#FILTER', sk: 'HEAD' }),
+  corpusPackageFilterChunk: (version: string, chunk: number): Key => ({ pk: 'CORPUS#FILTER', sk: `V#${version}#${chunk}` }),
   /** One completion record per corpus source (osv, kev, epss), written only when that source's import finished. */
   corpusSourceImport: (source: string): Key => ({ pk: 'CORPUS#META', sk: `SOURCE#${source}` }),
   corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,

@@ -37,6 +37,8 @@ export interface OperationRequest<R extends AnyRoute> {
   requestId: string;
   /** The decoded request body bytes, for routes that keep the original file. */
   rawBody: Buffer | undefined;
+  /** Epoch ms when the invocation times out: an operation that waits (a joined scan) stops before it. */
+  deadline: number;
 }
 
 export type Operation<Id extends AnyRoute['operationId']> = (request: OperationRequest<RouteById<Id>>) => Promise<OperationResult>;
@@ -66,7 +68,7 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
   }
   const operationTable = operations as Record<string, ((request: OperationRequest<AnyRoute>) => Promise<OperationResult>) | undefined>;
 
-  async function dispatch(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  async function dispatch(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
     const requestId = event.requestContext.requestId;
     const entry = routeTable.get(`${event.httpMethod} ${event.resource}`);
     if (!entry) throw new NotFoundError('Endpoint');
@@ -86,7 +88,8 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
     const query = route.request?.query ? parseQuery(event, route.request.query) : undefined;
     const rawBody = decodeBody(event, headers, MAX_BODY_BYTES[route.operationId as AnyRoute['operationId']] ?? DEFAULT_MAX_BODY_BYTES);
     const body = route.request?.body ? parseJsonBody(rawBody, route.request.body) : undefined;
-    const run = () => operation({ params, query, body, caller, headers, requestId, rawBody } as OperationRequest<AnyRoute>);
+    const deadline = Date.now() + context.getRemainingTimeInMillis();
+    const run = () => operation({ params, query, body, caller, headers, requestId, rawBody, deadline } as OperationRequest<AnyRoute>);
     // A caller's request acts for its team only: its DynamoDB and S3 calls use team-scoped clients.
     const result = await (caller ? runAsTeam(caller.teamId, run) : run());
     return toProxyResult(result, requestId);

@@ -8,11 +8,12 @@
  * `no_longer_detected`.
  */
 import { keys } from '../data/keys';
-import { batchWrite, transactWrite, tx, type Item } from '../data/table-client';
+import { batchWrite, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
 import { pointerItem } from '../data/id-pointers';
 import { auditPut } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { corpusStore, type MatchData } from '../corpus/corpus-store';
+import { packageFilterStore } from '../corpus/package-filter';
 import { buildAdvisoryIndex, scanComponents, type AdvisoryIndex } from '../matching/advisory-index';
 import { identify, packageKey, type PackageLookup } from '../matching/component-identity';
 import { ECOSYSTEMS } from '../matching/ecosystems';
@@ -21,10 +22,12 @@ import type { Advisory } from '../corpus/parse/advisory';
 import type { SbomComponent } from '../sbom/model';
 import { dispositionStore } from '../dispositions/disposition-store';
 import { Sboms } from '../sboms/sboms';
-import { sbomItem, sbomStore, type ScanSummary } from '../sboms/sbom-store';
+import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
 import { findingId, findingItem, findingStore, type Finding, type Severity } from './finding-store';
 import type { ScanJob } from './scan-dispatch';
 import { SCAN_MAX_RECOVERIES } from './scan-retries';
+import { scanLease, type HeldLease } from './scan-lease';
+import { ScanNotReadyError } from './vulnerabilities';
 
 const DISTROS = new Set(['Debian', 'Ubuntu', 'Alpine', 'Wolfi']);
 /** Accepts every key, so `identify` yields a purl's candidate without the corpus. */
@@ -52,7 +55,9 @@ export async function indexForComponents(components: readonly SbomComponent[]): 
   if (shortNames.size > 0) {
     for (const packageKeys of (await corpusStore.shortNames(shortNames)).values()) packageKeys.forEach((key) => wanted.add(key));
   }
-  const packages = await corpusStore.packages(wanted);
+  // Most components have no advisory: the corpus's package filter spares reading their absent items.
+  const filter = await packageFilterStore.current();
+  const packages = await corpusStore.packages(filter ? [...wanted].filter((key) => filter.mightContain(key)) : wanted);
   const advisories: Advisory[] = [];
   for (const entries of packages.values()) for (const entry of entries) advisories.push(asAdvisory(entry));
   return buildAdvisoryIndex(advisories);
@@ -71,70 +76,120 @@ export function severityOf(advisory: Advisory | undefined): { severity: Severity
   return { severity: 'NONE', source: null };
 }
 
-export const Scans = {
-  async run(teamId: string, actor: Actor, sbomId: string): Promise<ScanSummary> {
-    const { sbom, release, product } = await Sboms.resolve(teamId, sbomId);
-    // Marked before any work: a process that dies from here on leaves the SBOM in the pending-scan index.
-    await sbomStore.markScanRunning(sbom, actor, new Date().toISOString());
-    const components = await sbomStore.readInventory(sbom);
-    const index = await indexForComponents(components);
-    const result = scanComponents(components, index);
-    const byRef = new Map(components.map((component) => [component.ref, component]));
-    const scores = await corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id)));
-    const existing = new Map((await findingStore.listBySbom(teamId, product.id, release.id, sbom.id)).map((finding) => [finding.id, finding]));
-    const now = new Date().toISOString();
+/** Batch writes in flight: 2,000 findings and their id pointers are 160 BatchWriteItem calls. */
+const WRITE_CONCURRENCY = 16;
 
-    const current = new Map<string, Finding>();
-    for (const match of result.findings) {
-      const advisory = index.advisory(match.advisoryId);
-      const component = byRef.get(match.componentRef);
-      const id = findingId(sbom.id, match.componentRef, match.advisoryId);
-      const { severity, source } = severityOf(advisory);
-      const cveScores = scores.get(match.cveId);
-      const previous = existing.get(id);
-      current.set(id, {
-        id, teamId, productId: product.id, releaseId: release.id, sbomId: sbom.id,
-        advisoryId: match.advisoryId, cveId: match.cveId,
-        aliases: [...new Set([...(advisory?.aliases ?? []), ...match.relatedAdvisoryIds])].filter((alias) => alias !== match.cveId).sort(),
-        summary: advisory?.summary ?? '',
-        componentRef: match.componentRef, componentName: component?.name ?? match.packageName, componentVersion: component?.version ?? match.version, componentPurl: component?.purl ?? null,
-        severity, severitySource: source, cvssV2: advisory?.cvssV2 ?? null, cvssV3: advisory?.cvssV3 ?? null, cvssV4: advisory?.cvssV4 ?? null,
-        epss: cveScores?.epss ?? null, kev: cveScores?.kev ?? null, cwes: advisory?.cwes ?? [],
-        affectedVersions: match.affectedRanges ? [match.affectedRanges] : [], fixedVersions: match.fixedVersions,
-        matchConfidence: match.confidence, matchEvidence: match.evidence, informational: match.informational,
-        firstDetectedAt: previous?.firstDetectedAt ?? now, lastSeenAt: now, noLongerDetected: false,
-      });
-    }
+/** A joiner gives up this long before its caller's deadline, leaving time to answer. */
+const JOIN_ANSWER_MARGIN_MS = 1000;
 
-    const vanished = [...existing.values()].filter((finding) => !current.has(finding.id));
-    const disposed = new Set((await dispositionStore.listByRelease(teamId, product.id, release.id)).map((disposition) => disposition.vulnerabilityId));
-    const puts: Item[] = [];
-    for (const finding of current.values()) {
-      puts.push(findingItem(finding));
-      if (!existing.has(finding.id)) {
-        puts.push(pointerItem(teamId, finding.id, { entityType: 'finding', target: keys.finding(teamId, product.id, release.id, sbom.id, finding.id), productId: product.id, releaseId: release.id, sbomId: sbom.id }));
-      }
-    }
-    const deletes = [];
-    for (const finding of vanished) {
-      if (disposed.has(finding.id)) puts.push(findingItem({ ...finding, noLongerDetected: true }));
-      else deletes.push(keys.finding(teamId, product.id, release.id, sbom.id, finding.id), keys.idPointer(teamId, finding.id));
-    }
-    await batchWrite(puts, deletes);
+/** The scan proper, run while holding the SBOM's lease; 'lost' when the lease was taken over before the result was stored. */
+async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Actor, lease: HeldLease): Promise<ScanSummary | 'lost'> {
+  const teamId = sbom.teamId;
+  // Marked before any work: a process that dies from here on leaves the SBOM in the pending-scan index.
+  await sbomStore.markScanRunning(sbom, actor, lease.state.startedAt);
+  const components = await sbomStore.readInventory(sbom);
+  const index = await indexForComponents(components);
+  const result = scanComponents(components, index);
+  const byRef = new Map(components.map((component) => [component.ref, component]));
+  const scores = await corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id)));
+  const existing = new Map((await findingStore.listBySbom(teamId, product.id, release.id, sbom.id)).map((finding) => [finding.id, finding]));
+  const now = new Date().toISOString();
 
-    const summary: ScanSummary = {
-      status: 'completed', scannedAt: now, findingCount: current.size,
-      matchedComponentCount: result.matches.filter((match) => match.findings.length > 0).length,
-      unmatchedComponentCount: result.unmatchedCount,
-    };
+  const current = new Map<string, Finding>();
+  for (const match of result.findings) {
+    const advisory = index.advisory(match.advisoryId);
+    const component = byRef.get(match.componentRef);
+    const id = findingId(sbom.id, match.componentRef, match.advisoryId);
+    const { severity, source } = severityOf(advisory);
+    const cveScores = scores.get(match.cveId);
+    const previous = existing.get(id);
+    current.set(id, {
+      id, teamId, productId: product.id, releaseId: release.id, sbomId: sbom.id,
+      advisoryId: match.advisoryId, cveId: match.cveId,
+      aliases: [...new Set([...(advisory?.aliases ?? []), ...match.relatedAdvisoryIds])].filter((alias) => alias !== match.cveId).sort(),
+      summary: advisory?.summary ?? '',
+      componentRef: match.componentRef, componentName: component?.name ?? match.packageName, componentVersion: component?.version ?? match.version, componentPurl: component?.purl ?? null,
+      severity, severitySource: source, cvssV2: advisory?.cvssV2 ?? null, cvssV3: advisory?.cvssV3 ?? null, cvssV4: advisory?.cvssV4 ?? null,
+      epss: cveScores?.epss ?? null, kev: cveScores?.kev ?? null, cwes: advisory?.cwes ?? [],
+      affectedVersions: match.affectedRanges ? [match.affectedRanges] : [], fixedVersions: match.fixedVersions,
+      matchConfidence: match.confidence, matchEvidence: match.evidence, informational: match.informational,
+      firstDetectedAt: previous?.firstDetectedAt ?? now, lastSeenAt: now, noLongerDetected: false,
+    });
+  }
+
+  const vanished = [...existing.values()].filter((finding) => !current.has(finding.id));
+  const disposed = new Set((await dispositionStore.listByRelease(teamId, product.id, release.id)).map((disposition) => disposition.vulnerabilityId));
+  const puts: Item[] = [];
+  for (const finding of current.values()) {
+    puts.push(findingItem(finding));
+    if (!existing.has(finding.id)) {
+      puts.push(pointerItem(teamId, finding.id, { entityType: 'finding', target: keys.finding(teamId, product.id, release.id, sbom.id, finding.id), productId: product.id, releaseId: release.id, sbomId: sbom.id }));
+    }
+  }
+  const deletes = [];
+  for (const finding of vanished) {
+    if (disposed.has(finding.id)) puts.push(findingItem({ ...finding, noLongerDetected: true }));
+    else deletes.push(keys.finding(teamId, product.id, release.id, sbom.id, finding.id), keys.idPointer(teamId, finding.id));
+  }
+  if (lease.lost) return 'lost';
+  await batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY });
+
+  const summary: ScanSummary = {
+    status: 'completed', scannedAt: now, findingCount: current.size,
+    matchedComponentCount: result.matches.filter((match) => match.findings.length > 0).length,
+    unmatchedComponentCount: result.unmatchedCount,
+  };
+  lease.stop();
+  try {
+    // The lease goes with the result: a joiner that sees it gone finds the findings stored.
     await transactWrite([
       tx.put(sbomItem({ ...sbom, scan: summary }), 'attribute_exists(pk)'),
       auditPut(teamId, actor, {
         action: 'scan', entityType: 'sbom', entityId: sbom.id, entityName: sbom.fileName ?? `${product.name} ${release.version} SBOM`,
         changes: { findingCount: summary.findingCount, added: [...current.keys()].filter((id) => !existing.has(id)).length, noLongerDetected: vanished.length, unmatchedComponents: summary.unmatchedComponentCount, corpusAdvisoriesConsidered: index.size },
       }, now),
+      lease.releaseItem(),
     ]);
-    return summary;
+  } catch (error) {
+    if (error instanceof TransactionFailedError && error.failedAt(2) && !error.failedAt(0)) return 'lost';
+    throw error;
+  }
+  return summary;
+}
+
+export const Scans = {
+  /**
+   * Scans an SBOM, or joins the scan of it already running (BRIEF decision
+   * 14): a caller that finds the lease held waits for that scan's result and
+   * returns it. When the holder fails or dies instead, the caller scans
+   * itself. A caller that cannot wait past `deadline` (epoch ms) gets
+   * 409 scan_pending, the answer the vulnerability list gives meanwhile.
+   */
+  async run(teamId: string, actor: Actor, sbomId: string, options: { deadline?: number } = {}): Promise<ScanSummary> {
+    const deadline = (options.deadline ?? Number.POSITIVE_INFINITY) - JOIN_ANSWER_MARGIN_MS;
+    for (;;) {
+      const resolved = await Sboms.resolve(teamId, sbomId);
+      const { sbom, release, product } = resolved;
+      const taken = await scanLease.take(keys.scanLease(teamId, product.id, release.id, sbom.id), sbom.id);
+      if ('held' in taken) {
+        let outcome: ScanSummary | 'lost';
+        try {
+          outcome = await scanHolding(resolved, actor, taken.held);
+        } catch (error) {
+          await taken.held.release().catch(() => undefined); // joiners take over at once instead of waiting for expiry
+          throw error;
+        }
+        if (outcome !== 'lost') return outcome;
+        continue; // stalled past the lease: whoever took it over finishes the scan; join that one
+      }
+      if (!(await scanLease.waitUntilReleased(keys.scanLease(teamId, product.id, release.id, sbom.id), taken.holder, deadline))) {
+        throw new ScanNotReadyError({ ...sbom.scan, status: 'running' });
+      }
+      const after = await Sboms.resolve(teamId, sbomId);
+      const scan = after.sbom.scan;
+      if (scan.status === 'completed' && scan.scannedAt !== null && scan.scannedAt >= taken.holder.startedAt) return scan;
+      // The holder failed or died without a result: this caller scans (POST /api/cve-scan retries a failed scan).
+    }
   },
 
   /** A scan that will not be retried: the SBOM shows `failed` instead of staying queued. */

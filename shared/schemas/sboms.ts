@@ -24,6 +24,22 @@ export const createSbomUploadBody = z
 
 export const sbomUploadIdParams = z.object({ uploadId: z.uuid() });
 
+/**
+ * The SBOM's scan (docs/scanning.md "Scan state and recovery", "One scan per SBOM"): the same
+ * states the vulnerability list's 409 scan_pending / scan_failed name. `scanned_at` and the counts
+ * belong to the last completed scan and survive a later rescan or failure.
+ */
+export const sbomScanSchema = z
+  .object({
+    status: z.enum(['queued', 'running', 'completed', 'failed']),
+    scanned_at: z.string().nullable(),
+    finding_count: z.number().int(),
+    matched_component_count: z.number().int(),
+    unmatched_component_count: z.number().int(),
+    error: z.string().optional().meta({ description: 'Why the scan failed (status failed only)' }),
+  })
+  .meta({ id: 'SbomScan' });
+
 export const sbomSchema = z
   .object({
     id: z.uuid(),
@@ -39,6 +55,7 @@ export const sbomSchema = z
     file_name: z.string().nullable(),
     file_size: z.number().int(),
     created_at: z.string(),
+    scan: sbomScanSchema,
   })
   .meta({ id: 'Sbom' });
 
