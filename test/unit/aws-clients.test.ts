@@ -8,7 +8,7 @@ import { destroyClients, dynamo, s3, secretsManager, sqs } from '../../shared/aw
 
 beforeAll(() => {
   // Configuration is read on first use, after this.
-  Object.assign(process.env, { TABLE_NAME: 'vexdesk-unit', SBOM_BUCKET: 'unit-sboms', DISCLOSURE_BUCKET: 'unit-disclosures', AWS_REGION: 'eu-west-1' });
+  Object.assign(process.env, { TABLE_NAME: 'vexdesk-unit', SBOM_BUCKET: 'unit-sboms', DISCLOSURE_BUCKET: 'unit-disclosures', AWS_REGION: 'eu-west-1', PUBLIC_BASE_URL: 'https://vexdesk.test' });
 });
 
 afterAll(() => {
