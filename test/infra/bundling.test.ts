@@ -182,7 +182,7 @@ describe('Lambda credentials plugin', () => {
 });
 
 describe('code splitting', () => {
-  const CHILD_ENV = { AWS_REGION: 'us-east-1', TABLE_NAME: 'test-table', SBOM_BUCKET: 'test-sboms', DISCLOSURE_BUCKET: 'test-disclosures', LOG_LEVEL: 'ERROR' };
+  const CHILD_ENV = { PUBLIC_BASE_URL: 'https://vexdesk.test', AWS_REGION: 'us-east-1', TABLE_NAME: 'test-table', SBOM_BUCKET: 'test-sboms', DISCLOSURE_BUCKET: 'test-disclosures', LOG_LEVEL: 'ERROR' };
   const builds = new Map<string, { dir: string; metafile: Metafile }>();
 
   async function functionBundle(name: string): Promise<{ dir: string; metafile: Metafile }> {
