@@ -15,6 +15,11 @@ export interface RecoveryGrace {
   stagingMs: number;
   /** Owed scans younger than this are still the queue's to retry. */
   scanMs: number;
+  /**
+   * Every scan lease from before the sweep was left by a dead process (true only where no other
+   * process can be scanning, as at local start): resumed scans break it instead of waiting it out.
+   */
+  leasesAbandoned: boolean;
 }
 
 export const SCHEDULED_GRACE: RecoveryGrace = {
@@ -22,9 +27,11 @@ export const SCHEDULED_GRACE: RecoveryGrace = {
   stagingMs: 15 * 60 * 1000,
   // Longer than the queue's whole retry window (3 deliveries × 30 min visibility).
   scanMs: 2 * 3600 * 1000,
+  // Scans on other Lambdas may be running: their leases expire on their own (SCAN_LEASE_MS).
+  leasesAbandoned: false,
 };
 
-export const NO_GRACE: RecoveryGrace = { stagingMs: 0, scanMs: 0 };
+export const NO_GRACE: RecoveryGrace = { stagingMs: 0, scanMs: 0, leasesAbandoned: true };
 
 export async function sweepUnfinishedWork(options: {
   grace: RecoveryGrace;
@@ -34,6 +41,6 @@ export async function sweepUnfinishedWork(options: {
 }) {
   const now = Date.now();
   const swept = await Sboms.sweep(new Date(now - options.grace.stagingMs).toISOString());
-  const resumed = await Scans.resumePending(new Date(now - options.grace.scanMs).toISOString(), options.runScan, options.keepGoing);
+  const resumed = await Scans.resumePending(new Date(now - options.grace.scanMs).toISOString(), options.runScan, options.keepGoing, options.grace.leasesAbandoned ? now : undefined);
   return { swept, resumed };
 }

@@ -102,6 +102,19 @@ export const scanLease = {
     }
   },
 
+  /**
+   * Removes the lease when it was last renewed before `renewedBefore` (epoch ms): for a caller that
+   * knows every holder from before that time is gone (the sweep at local start, before serving),
+   * so the scans it resumes need not wait out the lease.
+   */
+  async breakAbandoned(key: Key, renewedBefore: number): Promise<void> {
+    try {
+      await transactWrite([tx.delete(key, '#expiresAt < :cutoff', { '#expiresAt': 'expiresAt' }, { ':cutoff': renewedBefore + SCAN_LEASE_MS })]);
+    } catch (error) {
+      if (!(error instanceof TransactionFailedError)) throw error; // no lease, or one renewed since: nothing to break
+    }
+  },
+
   async read(key: Key): Promise<LeaseState | undefined> {
     const item = await getItem(key);
     return item && toState(item);

@@ -208,7 +208,7 @@ export const Scans = {
    * process every time must not loop forever). `keepGoing` bounds a run that
    * has a deadline; what it leaves stays owed for the next one.
    */
-  async resumePending(dueBefore: string, dispatch: (job: ScanJob) => Promise<unknown>, keepGoing: () => boolean = () => true): Promise<{ resumed: number; failed: number }> {
+  async resumePending(dueBefore: string, dispatch: (job: ScanJob) => Promise<unknown>, keepGoing: () => boolean = () => true, leasesAbandonedBefore?: number): Promise<{ resumed: number; failed: number }> {
     const result = { resumed: 0, failed: 0 };
     for (const pending of await sbomStore.pendingScans(dueBefore)) {
       if (!keepGoing()) break;
@@ -216,6 +216,10 @@ export const Scans = {
         await sbomStore.markScanFailed(pending.key, `the scan did not complete after ${SCAN_MAX_RECOVERIES + 1} attempts`);
         result.failed += 1;
       } else if (await sbomStore.claimPendingScan(pending, new Date().toISOString())) {
+        if (leasesAbandonedBefore !== undefined) {
+          const resolved = await sbomStore.resolve(pending.teamId, pending.sbomId);
+          if (resolved) await scanLease.breakAbandoned(keys.scanLease(pending.teamId, resolved.sbom.productId, resolved.sbom.releaseId, pending.sbomId), leasesAbandonedBefore);
+        }
         await dispatch({ teamId: pending.teamId, sbomId: pending.sbomId, actor: pending.request.actor });
         result.resumed += 1;
       }
