@@ -26,6 +26,7 @@ import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
 import { BUNDLE_FILE_NAME, buildFunctionBundle, coldStartOutputs } from '../../lib/bundling';
 import { functionCatalog } from '../../lib/function-catalog';
+import { DEFAULT_CORPUS_FEEDS, osvFeedUrls } from '../../lib/settings';
 
 /** Issue 9: every function loads in ≤ 60 ms in a fresh Node 24 (the AWS SDK bundled). */
 export const TARGETS = { maxLoadMs: 60 } as const;
@@ -63,8 +64,11 @@ export interface BundleBenchOptions {
   keep?: boolean;
 }
 
-/** Variables shared/config.ts requires at module load; the values are never used to call AWS. */
+/** Variables the functions require at module load (as the stack sets them); the values are never used to call AWS. */
 const CHILD_ENV = {
+  CORPUS_OSV_URLS: osvFeedUrls(DEFAULT_CORPUS_FEEDS).join(','),
+  CORPUS_KEV_URL: DEFAULT_CORPUS_FEEDS.kevUrl,
+  CORPUS_EPSS_URL: DEFAULT_CORPUS_FEEDS.epssUrl,
   PATH: process.env.PATH ?? '',
   AWS_REGION: 'us-east-1',
   TABLE_NAME: 'bench-table',
