@@ -53,3 +53,19 @@ export function unchangedCondition(read: Record<string, unknown>): { expression:
   });
   return { expression: parts.join(' AND '), names, values };
 }
+
+/**
+ * The supplied fields whose value differs from what was read (`patch`), and the values they
+ * had (`previous`, for `unchangedCondition`): an update writes only these.
+ */
+export function changedFields<T, F extends keyof T & string>(current: T, input: { [K in F]?: T[K] | undefined }, fields: readonly F[]): { patch: Partial<Pick<T, F>>; previous: Record<string, unknown> } {
+  const patch: Partial<Pick<T, F>> = {};
+  const previous: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = input[field];
+    if (value === undefined || value === current[field]) continue;
+    patch[field] = value;
+    previous[field] = current[field];
+  }
+  return { patch, previous };
+}

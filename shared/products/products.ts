@@ -10,7 +10,7 @@ import { config } from '../config';
 import { keys } from '../data/keys';
 import { batchWrite, queryPages, transactWrite, TransactionFailedError, tx, patchExpression, type Item } from '../data/table-client';
 import { pageMeta } from '../data/paging';
-import { lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
+import { changedFields, lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
 import { auditPut, diffChanges } from '../audit/audit-log';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Actor } from '../identity/actor';
@@ -89,16 +89,9 @@ export const Products = {
     const concurrent = () => new ConflictError('The product kept changing under this update; retry', 'concurrent_modification');
     return retryLostRaces(async () => {
       const current = await Products.get(teamId, productId);
-      const patch: Partial<Record<(typeof PRODUCT_FIELDS)[number], string | null>> = {};
-      const previous: Record<string, unknown> = {};
-      for (const field of PRODUCT_FIELDS) {
-        const value = input[field];
-        if (value === undefined || value === current[field]) continue;
-        patch[field] = value;
-        previous[field] = current[field];
-      }
+      const { patch, previous } = changedFields(current, input, PRODUCT_FIELDS);
       if (Object.keys(patch).length === 0) return current;
-      const next = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 } as Product;
+      const next = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 };
       const changes = diffChanges(auditableFields(current), auditableFields(next));
 
       const update = patchExpression({ ...patch, updatedAt: next.updatedAt });

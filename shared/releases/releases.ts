@@ -8,7 +8,7 @@ import { keys } from '../data/keys';
 import { transactWrite, TransactionFailedError, tx, patchExpression } from '../data/table-client';
 import { pointerPut } from '../data/id-pointers';
 import { paginate } from '../data/paging';
-import { lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
+import { changedFields, lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
 import { auditPut, diffChanges } from '../audit/audit-log';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { releaseLockedError } from './release-lock';
@@ -106,14 +106,7 @@ export const Releases = {
     return retryLostRaces(async () => {
       const { release: current, product } = await Releases.resolve(teamId, releaseId);
       if (current.lockedBy) throw await releaseLockedError(teamId, current.lockedBy);
-      const patch: Record<string, unknown> = {};
-      const previous: Record<string, unknown> = {};
-      for (const field of RELEASE_FIELDS) {
-        const value = input[field];
-        if (value === undefined || value === current[field]) continue;
-        patch[field] = value;
-        previous[field] = current[field];
-      }
+      const { patch, previous } = changedFields(current, input, RELEASE_FIELDS);
       if (Object.keys(patch).length === 0) return current;
       const next: Release = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 };
       const changes = diffChanges(auditableFields(current), auditableFields(next));
