@@ -27,6 +27,20 @@ export interface Disposition {
   updatedAt: string;
   updatedBy: { id: string; name: string };
   revision: number;
+  /** After this instant the decision counts as undecided (issue 13 item 5); null = no expiry. */
+  expiresAt: string | null;
+  /** A decision carried from another package version waits for a member's confirmation; it counts as undecided until then. */
+  reviewRequired: boolean;
+  /** Where a carried decision came from; null for a decision made in this release. */
+  carriedFrom: CarriedFrom | null;
+}
+
+export interface CarriedFrom {
+  releaseId: string;
+  releaseVersion: string;
+  dispositionId: string;
+  decidedBy: { id: string; name: string };
+  decidedAt: string;
 }
 
 export interface DispositionChange {
@@ -62,6 +76,9 @@ export function toDisposition(item: Item): Disposition {
     updatedAt: String(item.updatedAt),
     updatedBy: item.updatedBy as Disposition['updatedBy'],
     revision: Number(item.revision ?? 1),
+    expiresAt: nullable('expiresAt'),
+    reviewRequired: item.reviewRequired === true,
+    carriedFrom: (item.carriedFrom as CarriedFrom | undefined) ?? null,
   };
 }
 

@@ -44,6 +44,7 @@ export function plan(finding: Finding, existing: Disposition | undefined, patch:
     id: randomUUID(), teamId: finding.teamId, productId: finding.productId, releaseId: finding.releaseId, vulnerabilityId: finding.id,
     status: 'under_investigation', justification: null, response: null, detail: null, actionStatement: null, impactStatement: null, assignedTo: null, decidedAt: null,
     createdAt: at, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: 0,
+    expiresAt: null, reviewRequired: false, carriedFrom: null,
   };
   const after: Disposition = { ...base, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: base.revision + 1 };
   for (const field of DISPOSITION_FIELDS) {

@@ -21,6 +21,7 @@ import { parseCpe } from '../matching/cpe';
 import type { Advisory } from '../corpus/parse/advisory';
 import type { SbomComponent } from '../sbom/model';
 import { dispositionStore } from '../dispositions/disposition-store';
+import { decisionIndex } from '../dispositions/decision-identity';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
 import { findingId, findingItem, findingStore, type Finding, type Severity } from './finding-store';
@@ -118,7 +119,7 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   }
 
   const vanished = [...existing.values()].filter((finding) => !current.has(finding.id));
-  const disposed = new Set((await dispositionStore.listByRelease(teamId, product.id, release.id)).map((disposition) => disposition.vulnerabilityId));
+  const decisionOf = decisionIndex(await dispositionStore.listByRelease(teamId, product.id, release.id));
   const puts: Item[] = [];
   for (const finding of current.values()) {
     puts.push(findingItem(finding));
@@ -128,7 +129,7 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   }
   const deletes = [];
   for (const finding of vanished) {
-    if (disposed.has(finding.id)) puts.push(findingItem({ ...finding, noLongerDetected: true }));
+    if (decisionOf(finding)) puts.push(findingItem({ ...finding, noLongerDetected: true }));
     else deletes.push(keys.finding(teamId, product.id, release.id, sbom.id, finding.id), keys.idPointer(teamId, finding.id));
   }
   if (lease.lost) return 'lost';

@@ -11,6 +11,7 @@
  */
 import type { Disposition } from '../dispositions/disposition-store';
 import { Dispositions } from '../dispositions/dispositions';
+import { decisionIndex, effectiveStatus } from '../dispositions/decision-identity';
 import { AppError } from '../errors';
 import { Sboms } from '../sboms/sboms';
 import { toSbomView, type Sbom } from '../sboms/sbom-store';
@@ -81,8 +82,9 @@ export const Vulnerabilities = {
     ]);
     // A team that hides informational notices does not see them in the list or in `summary`.
     const findings = stored.filter(shownTo(settings));
-    const dispositions = new Map(dispositionList.map((disposition) => [disposition.vulnerabilityId, disposition]));
-    const statusOf = (finding: Finding) => dispositions.get(finding.id)?.status;
+    const decisionOf = decisionIndex(dispositionList);
+    const now = new Date().toISOString();
+    const statusOf = (finding: Finding) => effectiveStatus(decisionOf(finding), now);
     const summary = {
       total: findings.length,
       affected: findings.filter((finding) => statusOf(finding) === 'affected').length,
@@ -97,7 +99,7 @@ export const Vulnerabilities = {
       // Known-exploited first, then severity, then exploit probability.
       .sort((a, b) => Number(b.kev !== null) - Number(a.kev !== null) || SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]
         || (b.epss?.score ?? 0) - (a.epss?.score ?? 0) || a.cveId.localeCompare(b.cveId) || a.id.localeCompare(b.id))
-      .map((finding) => toVulnerabilityView(finding, dispositions.get(finding.id)));
+      .map((finding) => toVulnerabilityView(finding, decisionOf(finding)));
     return { data, summary, scan: toSbomView(sbom).scan };
   },
 };

@@ -22,6 +22,7 @@ import { releaseStore, type ResolvedRelease } from '../releases/release-store';
 import { findingStore, type Finding } from '../scans/finding-store';
 import type { Disposition } from '../dispositions/disposition-store';
 import { Dispositions } from '../dispositions/dispositions';
+import { decisionIndex } from '../dispositions/decision-identity';
 import { sbomStore } from '../sboms/sbom-store';
 import { Disclosures, type Disclosure } from '../disclosures/disclosures';
 import type { VexFormat } from '../schemas/vex';
@@ -39,13 +40,13 @@ function wrongState(document: VexDocumentRecord, action: string, expected: Workf
 }
 
 /** Findings merged across the release's SBOMs: one per (component, advisory), the most recently triaged one wins. */
-function selectFindings(findings: Finding[], dispositions: Map<string, Disposition>): Finding[] {
+function selectFindings(findings: Finding[], decisionOf: (finding: Finding) => Disposition | undefined): Finding[] {
   const chosen = new Map<string, Finding>();
   for (const finding of findings) {
     if (finding.noLongerDetected) continue;
     const key = `${finding.componentPurl ?? `${finding.componentName}@${finding.componentVersion ?? ''}`}\u0000${finding.advisoryId}`;
     const current = chosen.get(key);
-    const updatedAt = (candidate: Finding) => dispositions.get(candidate.id)?.updatedAt ?? '';
+    const updatedAt = (candidate: Finding) => decisionOf(candidate)?.updatedAt ?? '';
     if (!current || updatedAt(finding) > updatedAt(current)) chosen.set(key, finding);
   }
   return [...chosen.values()];
@@ -60,8 +61,8 @@ export async function buildInput(teamId: string, resolved: ResolvedRelease, docu
     findingStore.listByRelease(teamId, product.id, release.id),
     Dispositions.listByRelease(teamId, product.id, release.id),
   ]);
-  const dispositions = new Map(dispositionList.map((disposition) => [disposition.vulnerabilityId, disposition]));
-  const selected = selectFindings(findings, dispositions);
+  const decisionOf = decisionIndex(dispositionList);
+  const selected = selectFindings(findings, decisionOf);
   const components = new Map<string, VexGenerationInput['components'][number]>();
   for (const finding of selected) {
     components.set(finding.componentRef, { ref: finding.componentRef, name: finding.componentName, version: finding.componentVersion, purl: finding.componentPurl, cpes: [] });
@@ -76,7 +77,7 @@ export async function buildInput(teamId: string, resolved: ResolvedRelease, docu
     sboms: sboms.map((sbom) => ({ id: sbom.id, format: sbom.format, specVersion: sbom.specVersion, fileHash: sbom.fileHash })),
     components: [...components.values()],
     findings: selected.map((finding) => {
-      const disposition = dispositions.get(finding.id);
+      const disposition = decisionOf(finding);
       return {
         id: finding.id, componentRef: finding.componentRef, cveId: /^CVE-\d{4}-\d{4,}$/.test(finding.cveId) ? finding.cveId : null,
         advisoryId: finding.advisoryId, aliases: finding.aliases, summary: finding.summary || null, cwes: finding.cwes,
