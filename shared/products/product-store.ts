@@ -247,8 +247,8 @@ export const productStore = {
       for (const item of page) {
         if (isCountItem(teamId, item)) continue;
         entries.ids.push(keys.productIdOfListEntry(String(item.sk)));
-        entries.names.push(String(item.nameSearch ?? ''));
-        entries.slugs.push(String(item.slug ?? ''));
+        entries.names.push(typeof item.nameSearch === 'string' ? item.nameSearch : '');
+        entries.slugs.push(typeof item.slug === 'string' ? item.slug : '');
       }
     }
     return entries;

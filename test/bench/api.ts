@@ -71,22 +71,26 @@ export async function benchApi(options: { products?: number; requests?: number }
 
 const LIST_TARGET_P50_MS = 50;
 
-/** CPU time (user + system, every thread: the API and the engines' worker) the process has used, in ms. Linux only. */
-function processCpuMs(pid: number): number {
+/** CPU time (user + system) of a /proc stat file, in ms (Linux; clock ticks of 10 ms). */
+function statCpuMs(path: string): number {
   try {
     // Fields after the command name (which is in parentheses and may contain spaces): utime is the 12th, stime the 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return Number.NaN;
   }
 }
 
+/** The server's CPU so far: every thread, and its main thread alone (the API; the rest is mostly the engines' worker). */
+const serverCpu = (pid: number) => ({ all: statCpuMs(`/proc/${pid}/stat`), api: statCpuMs(`/proc/${pid}/task/${pid}/stat`) });
+
 /** A load phase with the server's CPU time per request beside the latencies. */
 async function measured(pid: number, run: () => ReturnType<typeof load>) {
-  const cpuBefore = processCpuMs(pid);
+  const before = serverCpu(pid);
   const result = await run();
-  return { ...result, cpuPerRequest: (processCpuMs(pid) - cpuBefore) / result.requests };
+  const after = serverCpu(pid);
+  return { ...result, cpuPerRequest: (after.all - before.all) / result.requests, apiCpuPerRequest: (after.api - before.api) / result.requests };
 }
 
 type StartServer = (dataDir: string, env: Record<string, string | undefined>) => Promise<ServerProcess>;
@@ -144,6 +148,8 @@ export async function benchProductList(options: { products?: number; requests?: 
     const pages = await measured(pid, () => load('pages 1-10', requests, (index) => fetch(url((index % 10) + 1), { headers })));
     // Distinct needles, so no search page is served twice: each reads the team's search attributes (cached per list version).
     const search = await measured(pid, () => load('search', Math.min(requests, 200), (index) => fetch(`${url(1)}&search=product%20${index % 200}`, { headers })));
+    // A page of one product: what every request costs besides its page (HTTP, authorizer, version check, handler).
+    const floor = await measured(pid, () => load('floor', requests, () => fetch(`${server.baseUrl}/api/products?perPage=1`, { headers })));
     const bySlug = await measured(pid, () => load('slug', requests, (index) => fetch(`${url(1)}&slug=${slugOf((index * 7919) % products)}`, { headers })));
     // After a write every cached page is stale: one client updates a product, then reads a page (a miss each time).
     const put = async (index: number, change: Record<string, string>) => {
@@ -155,13 +161,14 @@ export async function benchProductList(options: { products?: number; requests?: 
     const verdict = (p50: number) => (p50 <= LIST_TARGET_P50_MS ? 'OK' : 'MISSED');
     const target = (result: { p50: number }) => `(target p50 <= ${LIST_TARGET_P50_MS} ms)  ${verdict(result.p50)}`;
     const line = (label: string, result: Awaited<ReturnType<typeof measured>>, note: string) =>
-      `  ${label.padEnd(48)} p50 ${ms(result.p50).padStart(9)}  p99 ${ms(result.p99).padStart(9)}  ${result.throughput.toFixed(0).padStart(4)} req/s  CPU ${ms(result.cpuPerRequest).padStart(8)}/req  (${result.requests} requests, ${result.errors} errors)  ${note}`;
+      `  ${label.padEnd(48)} p50 ${ms(result.p50).padStart(9)}  p99 ${ms(result.p99).padStart(9)}  ${result.throughput.toFixed(0).padStart(4)} req/s  CPU ${ms(result.cpuPerRequest).padStart(8)}/req (API thread ${ms(result.apiCpuPerRequest)})  (${result.requests} requests, ${result.errors} errors)  ${note}`;
     return [
       `Product list, ${products.toLocaleString('en-US')} products in the team, ${CLIENTS} concurrent clients unless noted, through HTTP (CPU: the server process, all threads):`,
       line('GET /api/products?perPage=100 (page 1)', pageOne, target(pageOne)),
       line('GET /api/products?perPage=100&page=1..10', pages, target(pages)),
       line('GET /api/products?perPage=100&search=… (distinct)', search, target(search)),
       line('GET /api/products?slug=…', bySlug, target(bySlug)),
+      line('GET /api/products?perPage=1 (the per-request floor)', floor, '(no target: what any request costs)'),
       line('GET /api/products?perPage=100 (1 client)', single, '(service time of one page)'),
       line('GET page after a PUT (1 client, cache miss)', afterWrite, '(service time after a write; CPU includes the PUT)'),
       line('GET search after a PUT (1 client, cache miss)', searchAfterWrite, '(reloads every search attribute; CPU includes the PUT)'),
