@@ -35,9 +35,16 @@ function productSize(product: Product): number {
     + (product.vendor?.length ?? 0) + (product.websiteUrl?.length ?? 0) + (product.repositoryUrl?.length ?? 0);
 }
 
+/**
+ * Only while a deploy replaces the code: a previous version's update does not move the list
+ * version, so an answer cached then could miss it. Entries expire after this, which bounds that window.
+ */
+const DEPLOY_WINDOW_TTL_MS = 60_000;
+
 function cacheOf<V extends object>(maxSize: number, sizeOf: (value: V) => number) {
   return new LRUCache<string, V, Loader<V>>({
     maxSize,
+    ttl: DEPLOY_WINDOW_TTL_MS,
     // A value larger than the cache is answered but not kept (the next request loads it again).
     maxEntrySize: maxSize,
     sizeCalculation: (value) => Math.max(1, sizeOf(value)),
