@@ -3,6 +3,7 @@ import type { ProductView } from '../schemas/products';
 import { keys } from '../data/keys';
 import { batchGet, batchWrite, getItem, queryAll, queryPages, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
 import { NotFoundError } from '../errors';
+import type { SearchEntries } from './product-list-cache';
 
 export interface Product {
   id: string;
@@ -84,10 +85,17 @@ export function productListEntryUpdate(product: Pick<Product, 'teamId' | 'id' | 
 
 /**
  * The per-team count moves with every create (+1) and delete (-1) in the product's own
- * transaction; `changes` counts those writes so a backfill can tell that one happened under it.
+ * transaction. `changes` is the team's list version: every create, update and delete adds 1 in
+ * its own transaction, so a backfill can tell that a write happened under it and a cached page
+ * (product-list-cache.ts) can tell whether it still holds.
  */
 export function productCountChange(teamId: string, delta: 1 | -1): TransactItem {
   return tx.update(keys.productCount(teamId), 'SET #entity = :entity ADD #count :delta, #changes :one', { '#entity': 'entity', '#count': 'productCount', '#changes': 'changes' }, { ':entity': 'ProductCount', ':delta': delta, ':one': 1 });
+}
+
+/** The list version bump of a product update (a create or delete bumps it with the count). */
+export function productListVersionBump(teamId: string): TransactItem {
+  return tx.update(keys.productCount(teamId), 'SET #entity = :entity ADD #changes :one', { '#entity': 'entity', '#changes': 'changes' }, { ':entity': 'ProductCount', ':one': 1 });
 }
 
 export interface ProductCount {
@@ -96,6 +104,9 @@ export interface ProductCount {
   indexed: boolean;
   changes: number | undefined;
 }
+
+/** The list version of a count item (no write yet: 0). */
+export const listVersion = (count: ProductCount): number => count.changes ?? 0;
 
 function toCount(item: Item | undefined): ProductCount {
   return { count: Number(item?.productCount ?? 0), indexed: item?.indexed === true, changes: item?.changes === undefined ? undefined : Number(item.changes) };
@@ -163,7 +174,28 @@ function pageOfLive(live: Product[], needle: string | undefined, offset: number,
   return { total: matching.length, ids: matching.slice(offset, offset + limit).map((product) => product.id) };
 }
 
+/** Matches of `needle` (lowercase) in the cached search attributes, in list order: the total and one page's ids. */
+export function searchPage(entries: SearchEntries, needle: string, offset: number, limit: number): { total: number; ids: string[] } {
+  const ids: string[] = [];
+  let total = 0;
+  for (let index = 0; index < entries.ids.length; index += 1) {
+    if (!entries.names[index]?.includes(needle) && !entries.slugs[index]?.includes(needle)) continue;
+    if (total >= offset && total < offset + limit) ids.push(entries.ids[index] ?? '');
+    total += 1;
+  }
+  return { total, ids };
+}
+
 export const productStore = {
+  /** The live product holding `slug` (one GetItem on the slug claim, one on the product), if any. */
+  async findBySlug(teamId: string, slug: string): Promise<Product | undefined> {
+    const claim = await getItem(keys.productSlugClaim(teamId, slug));
+    if (typeof claim?.productId !== 'string') return undefined;
+    const product = await productStore.find(teamId, claim.productId);
+    // A claim outlives its product's first delete step until the cascade ends: hidden like the product.
+    return product && !product.deletingAt && product.slug === slug ? product : undefined;
+  },
+
   /** Includes products being deleted; callers decide. */
   async find(teamId: string, productId: string): Promise<Product | undefined> {
     const item = await getItem(keys.product(teamId, productId));
@@ -205,7 +237,27 @@ export const productStore = {
     return { total: toCount(head).count, ids: sortKeys.slice(offset, offset + limit).map(keys.productIdOfListEntry) };
   },
 
-  /** Matches of `needle` (lowercase) in name or slug, newest first: the total and the ids of one page, from index entries only. */
+  /** The count item, read strongly consistent: the total, whether the index is built, and the list version. */
+  count: (teamId: string): Promise<ProductCount> => readCount(teamId),
+
+  /** The search attributes of every index entry, newest first (callers cache them per list version). */
+  async searchEntries(teamId: string): Promise<SearchEntries> {
+    const entries: SearchEntries = { ids: [], names: [], slugs: [] };
+    for await (const page of queryPages({ ...keys.productListPartition(teamId), projection: ['sk', 'nameSearch', 'slug'], descending: true })) {
+      for (const item of page) {
+        if (isCountItem(teamId, item)) continue;
+        entries.ids.push(keys.productIdOfListEntry(String(item.sk)));
+        entries.names.push(typeof item.nameSearch === 'string' ? item.nameSearch : '');
+        entries.slugs.push(typeof item.slug === 'string' ? item.slug : '');
+      }
+    }
+    return entries;
+  },
+
+  /**
+   * Matches of `needle` (lowercase) in name or slug, newest first, from index entries only: while
+   * a team's index is being built (its list is not cached then), and once built, from a filtered Query.
+   */
   async search(teamId: string, needle: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
     const step = await backfillStep(teamId);
     if (!step.done) return pageOfLive(step.live, needle, offset, limit);

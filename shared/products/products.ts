@@ -15,7 +15,8 @@ import { auditPut, diffChanges } from '../audit/audit-log';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Actor } from '../identity/actor';
 import type { CreateProductInput, ProductListQuery, UpdateProductInput } from '../schemas/products';
-import { PRODUCT_FIELDS, productCountChange, productItem, productListEntryItem, productListEntryUpdate, productStore, type Product } from './product-store';
+import { listVersion, PRODUCT_FIELDS, productCountChange, productItem, productListEntryItem, productListEntryUpdate, productListVersionBump, productStore, searchPage, type Product } from './product-store';
+import { productListCache, type ListPage } from './product-list-cache';
 
 function slugTaken(slug: string): ConflictError {
   return new ConflictError(`A product with slug "${slug}" already exists in this team`, 'slug_taken');
@@ -67,15 +68,37 @@ export const Products = {
 
   /**
    * Newest first (creation time, then id). The total is the maintained count, a page is
-   * read from the keys-only index and then fetched by key, and a search filters the index
+   * read from the keys-only index and then fetched by key, and a search matches the index
    * entries' small search attributes: once a team's index is built, no request reads every
-   * product (docs/architecture.md "Product list at scale").
+   * product. Pages and search attributes are cached per instance under the team's list
+   * version, read strongly consistent first: any write since makes it a miss
+   * (docs/architecture.md "Product list at scale"). `slug` is the exact lookup CI's
+   * find-or-create needs: the slug claim, not the list.
    */
   async list(teamId: string, query: ProductListQuery) {
     const offset = (query.page - 1) * query.perPage;
     const needle = query.search?.toLowerCase();
-    const { total, ids } = needle ? await productStore.search(teamId, needle, offset, query.perPage) : await productStore.page(teamId, offset, query.perPage);
-    return { data: await productStore.getMany(teamId, ids), meta: pageMeta(total, query.page, query.perPage) };
+    if (query.slug !== undefined) {
+      const found = await productStore.findBySlug(teamId, query.slug);
+      const matches = found && (!needle || found.name.toLowerCase().includes(needle) || found.slug.includes(needle)) ? [found] : [];
+      return { data: matches.slice(offset, offset + query.perPage), meta: pageMeta(matches.length, query.page, query.perPage) };
+    }
+    const count = await productStore.count(teamId);
+    let result: ListPage;
+    if (!count.indexed) {
+      // Not cached while the index is being built: the version does not cover the backfill's writes.
+      const { total, ids } = needle ? await productStore.search(teamId, needle, offset, query.perPage) : await productStore.page(teamId, offset, query.perPage);
+      result = { total, products: await productStore.getMany(teamId, ids) };
+    } else {
+      const version = listVersion(count);
+      result = await productListCache.page(teamId, version, { page: query.page, perPage: query.perPage, needle }, async () => {
+        const { total, ids } = needle
+          ? searchPage(await productListCache.searchEntries(teamId, version, () => productStore.searchEntries(teamId)), needle, offset, query.perPage)
+          : await productStore.page(teamId, offset, query.perPage);
+        return { total, products: await productStore.getMany(teamId, ids) };
+      });
+    }
+    return { data: result.products, meta: pageMeta(result.total, query.page, query.perPage) };
   },
 
   /**
@@ -110,6 +133,8 @@ export const Products = {
       }
       const entryUpdate = productListEntryUpdate(current, { name: patch.name ?? undefined, slug: patch.slug ?? undefined });
       if (entryUpdate) items.push(entryUpdate);
+      // Cached list pages hold this product's fields: none may outlive this write (last, so the indexes above stay).
+      items.push(productListVersionBump(teamId));
       try {
         await transactWrite(items);
       } catch (error) {

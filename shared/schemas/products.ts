@@ -51,6 +51,8 @@ export type UpdateProductInput = z.infer<typeof updateProductBody>;
 
 export const productListQuery = pageQuerySchema.extend({
   search: z.string().trim().max(255).optional(),
+  /** Exact lookup (CI's find-or-create): the product holding this slug, or an empty page. */
+  slug: productSlug.optional().meta({ description: 'Exact lookup: the product holding this slug, or an empty page' }),
 });
 export type ProductListQuery = z.infer<typeof productListQuery>;
 
