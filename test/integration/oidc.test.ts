@@ -4,6 +4,9 @@
  * loopback by the test.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { generateSecret, SignJWT } from 'jose';
 import { dynamo, tableName } from '../../shared/aws-clients';
@@ -267,4 +270,47 @@ describe('trust policy management', () => {
     expect(response.status).toBe(422);
     expect(response.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
   });
+});
+
+describe('admin CLI trust-policy commands', () => {
+  const root = resolve(import.meta.dirname, '../..');
+  const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
+  async function admin(...args: string[]): Promise<{ code: number; json: Record<string, any>; stderr: string }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- CLI JSON
+    try {
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args], { cwd: root, env });
+      return { code: 0, json: JSON.parse(stdout) as Record<string, unknown>, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stderr: string };
+      return { code: failed.code, json: {}, stderr: failed.stderr };
+    }
+  }
+
+  it('creates, lists and deletes a policy, printing JSON; the policy works and its deletion ends its tokens', async () => {
+    const team = await createTeamWithKey();
+    const claims = JSON.stringify({ repository_owner_id: OWNER_ID, sub: 'repo:octo-org/octo-repo:*' });
+    const created = await admin('trust-policy', 'create', '--team', team.teamId, '--name', 'cli-ci', '--issuer', issuer.issuer, '--audience', 'vexdesk',
+      '--claims', claims, '--scopes', 'products:read,sboms:write', '--ttl-minutes', '5', '--by', team.memberId);
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ id: expect.any(String), name: 'cli-ci', scopes: ['products:read', 'sboms:write'], ttlMinutes: 5, createdBy: team.memberId });
+
+    const listed = await admin('trust-policy', 'list', '--team', team.teamId);
+    expect(listed.json.data).toEqual([expect.objectContaining({ id: created.json.id, issuer: issuer.issuer })]);
+    const issued = await exchange(await issuer.mint(), team.teamId);
+    expect(issued.body.data).toMatchObject({ policyId: created.json.id, expiresIn: 300, scopes: ['products:read', 'sboms:write'] });
+
+    const deleted = await admin('trust-policy', 'delete', '--team', team.teamId, '--id', created.json.id as string);
+    expect(deleted.json).toEqual({ id: created.json.id, deleted: true });
+    expect((await request('GET', '/api/products', { key: issued.body.data.token })).status).toBe(401);
+    expect((await admin('trust-policy', 'list', '--team', team.teamId)).json.data).toEqual([]);
+  }, 120_000);
+
+  it('exits 2 on claims that are not JSON and 1 with the validation error on a bad policy', async () => {
+    const team = await createTeamWithKey();
+    const notJson = await admin('trust-policy', 'create', '--team', team.teamId, '--name', 'x', '--audience', 'a', '--claims', '{nope', '--scopes', 'products:read');
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain('--claims must be a JSON object');
+    const bad = await admin('trust-policy', 'create', '--team', team.teamId, '--name', 'x', '--audience', 'a', '--claims', '{"sub":"*"}', '--scopes', 'settings:write');
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stderr)).toMatchObject({ error: { code: 'validation_failed' } });
+  }, 120_000);
 });
