@@ -129,7 +129,10 @@ export const OidcExchange = {
 
     const rawToken = `${WORKLOAD_TOKEN_PREFIX}${randomBytes(32).toString('hex')}`;
     const expiresAt = new Date(now.getTime() + policy.ttlMinutes * 60_000);
-    const claim = (name: string) => { const value = payload[name]; return typeof value === 'string' ? value : null; };
+    const claim = (name: string): string | null => {
+      const value = payload[name];
+      return typeof value === 'string' ? value : null;
+    };
     const record: WorkloadTokenRecord = {
       id: randomUUID(),
       tokenHash: hashWorkloadToken(rawToken),

@@ -9,27 +9,11 @@
  */
 import { createRemoteJWKSet, errors, type JWTVerifyGetKey } from 'jose';
 import * as z from 'zod';
+import { issuerUrlProblem } from './issuer-url';
 
 const FETCH_TIMEOUT_MS = 5_000;
 /** How long a discovered JWKS location is trusted before the discovery document is read again. */
 const DISCOVERY_MAX_AGE_MS = 60 * 60 * 1000;
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** Why `url` may not be an issuer or key-set location, or undefined when it may. */
-export function issuerUrlProblem(url: string, allowLoopback: boolean): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (parsed.username || parsed.password || parsed.search || parsed.hash) return 'must not carry credentials, a query or a fragment';
-  const loopback = LOOPBACK_HOSTS.has(parsed.hostname);
-  if (loopback) return allowLoopback ? undefined : 'loopback issuers are accepted only when the server runs with VEXDESK_ALLOW_LOOPBACK_ISSUERS=1 (tests)';
-  if (parsed.protocol !== 'https:') return 'must use https';
-  return undefined;
-}
-
 /** The issuer could not be reached or answered something unusable: not the token's fault. */
 export class IssuerUnavailableError extends Error {
   constructor(issuer: string, reason: string, options?: { cause: unknown }) {

@@ -12,7 +12,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import { createTrustPolicyBody, type TrustPolicy, type TrustPolicyClaims } from '../schemas/trust-policies';
 import type { Actor } from './actor';
 import { globMatch } from './glob';
-import { issuerUrlProblem } from './oidc-issuers';
+import { issuerUrlProblem } from './issuer-url';
 import { TrustPolicyStore } from './trust-policy-store';
 import { Members, Teams } from './teams';
 
