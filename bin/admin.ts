@@ -23,6 +23,10 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]
   key create --team ID --name NAME --scopes s1,s2|all [--expires-in-days 30|90|180|365] [--by MEMBER_ID]
   key revoke --team ID --id KEY_ID [--by MEMBER_ID]
   key list --team ID
+  trust-policy create --team ID --name N --audience A --claims JSON --scopes s1,s2 [--issuer URL] [--ttl-minutes M] [--by MEMBER_ID]
+      (issuer default https://token.actions.githubusercontent.com; claims e.g. '{"repository_owner_id":"65","sub":"repo:octo-org/*"}'; docs/oidc.md)
+  trust-policy list --team ID
+  trust-policy delete --team ID --id POLICY_ID [--by MEMBER_ID]
   corpus import PATH...   (OSV zip or directory, CISA KEV JSON, EPSS CSV or CSV.gz)
   table migrate [--max-items N]   (moves items under old keys to the current layout; idempotent, resumable)
 Target (default: embedded engines in $DATA_DIR): --stack NAME | --table T --sbom-bucket B --disclosure-bucket D [--usage-plan ID] [--region R]`;
@@ -38,6 +42,7 @@ const { values: flags, positionals } = parseArgs({
     region: { type: 'string' }, help: { type: 'boolean' },
     rate: { type: 'string' }, burst: { type: 'string' }, default: { type: 'boolean' }, 'usage-plan': { type: 'string' },
     'max-items': { type: 'string' },
+    issuer: { type: 'string' }, audience: { type: 'string' }, claims: { type: 'string' }, 'ttl-minutes': { type: 'string' },
   },
 });
 
@@ -162,6 +167,37 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
     case 'key list': {
       const list = await ApiKeys.list(required('team'));
       return { data: list.map(({ id, name, scopes, createdAt, expiresAt, revokedAt }) => ({ id, name, scopes, createdAt, expiresAt, revokedAt })) };
+    }
+    case 'trust-policy create': {
+      const { TrustPolicies, managerOf } = await import('../shared/identity/trust-policies');
+      const teamId = required('team');
+      let claims: unknown;
+      try {
+        claims = JSON.parse(required('claims'));
+      } catch {
+        throw new UsageError('--claims must be a JSON object, e.g. \'{"repository_owner_id":"65","sub":"repo:octo-org/octo-repo:*"}\'');
+      }
+      const ttlMinutes = flags['ttl-minutes'] === undefined ? undefined : Number(flags['ttl-minutes']);
+      if (ttlMinutes !== undefined && !Number.isInteger(ttlMinutes)) throw new UsageError('--ttl-minutes must be a whole number of minutes (1-60)');
+      const input = {
+        name: required('name'), audience: required('audience'), claims, ttlMinutes,
+        scopes: required('scopes').split(',').map((scope) => scope.trim()).filter(Boolean),
+        ...(flags.issuer === undefined ? {} : { issuer: flags.issuer }),
+      };
+      return TrustPolicies.create(teamId, input, await managerOf(teamId, flags.by, OPERATOR_ACTOR));
+    }
+    case 'trust-policy list': {
+      const { TrustPolicies } = await import('../shared/identity/trust-policies');
+      const teamId = required('team');
+      await Teams.get(teamId);
+      return { data: await TrustPolicies.list(teamId) };
+    }
+    case 'trust-policy delete': {
+      const { TrustPolicies, managerOf } = await import('../shared/identity/trust-policies');
+      const teamId = required('team');
+      const id = required('id');
+      await TrustPolicies.delete(teamId, id, await managerOf(teamId, flags.by, OPERATOR_ACTOR));
+      return { id, deleted: true };
     }
     case 'corpus import': {
       const { importCorpusFiles } = await import('../shared/corpus/import');

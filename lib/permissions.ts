@@ -125,13 +125,24 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   compliance: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query'), sbomBucket: objects('s3:GetObject') },
   // The export is one range query per audit shard on the table, or on a GSI when filtered by entity type or action.
   audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
-  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem') },
+  // Trust policies: listed by a Query of their partition, deleted (with the audit entry) in a transaction.
+  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem') },
+  // Public OIDC exchange (docs/oidc.md): reads the named team's trust policies, then in one transaction claims the
+  // CI token's jti, stores the issued token's hash and audits the exchange in that team's log.
+  // It acts for the team the request names (route `teamFromBody`), so its tenant role confines those calls to that team.
+  auth: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem') },
   // Renders the OpenAPI document from the route table; touches no data.
   openapi: nothing,
 };
 
-/** The authorizer gets key hash items and reads nothing else (BRIEF decision 6): no team's items. */
-export const AUTHORIZER_ACCESS: ResourceAccess = { ...nothing, table: { ...table('dynamodb:GetItem'), leadingKeys: ['APIKEY_HASH#*'] } };
+/**
+ * The authorizer gets credential hash items (API keys, OIDC-issued tokens) and the trust policy an issued
+ * token names (deleting the policy ends its tokens); nothing else of any team (BRIEF decisions 6 and 10).
+ */
+export const AUTHORIZER_ACCESS: ResourceAccess = {
+  ...nothing,
+  table: { ...table('dynamodb:GetItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES'] },
+};
 
 /**
  * Background jobs (created only once their handlers exist). The scan worker's
@@ -200,7 +211,7 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
     reason: 'An upload whose transaction fails (release locked meanwhile, product deleted) removes the files it stored first (shared/sboms/sboms.ts); the integration tests refuse such uploads before any file is written.',
   },
   {
-    functions: ['products', 'releases', 'sboms', 'scans', 'dispositions', 'vex', 'compliance', 'audit', 'settings'],
+    functions: ['products', 'releases', 'sboms', 'scans', 'dispositions', 'vex', 'compliance', 'audit', 'settings', 'auth'],
     actions: ['sts:AssumeRole', 'sts:TagSession'],
     resource: 'arn:aws:iam::{account}:role/{tenantRole}',
     reason: 'Each tenant function assumes its own tenant role per team on AWS (TENANT_ROLE_ARN); the local runtime has no STS or IAM, so the variable is unset and the calls never happen.',
@@ -314,15 +325,20 @@ const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
     ],
     globalObjects: [{ bucket: 'disclosureBucket', actions: ['s3:GetObject', 's3:PutObject'], prefix: 'disclosures/' }],
   },
-  // The attestation report links each published document's disclosure.
+  // The OIDC exchange claims the CI token's jti and stores the issued token's hash (global items found by hash).
+  auth: { globalPartitions: [{ actions: ['dynamodb:PutItem'], leadingKeys: ['OIDC_JTI#*', 'OIDC_TOKEN#*'] }] },
+    // The attestation report links each published document's disclosure.
   compliance: { globalPartitions: [{ actions: ['dynamodb:GetItem'], leadingKeys: ['DISCLOSURE#*'] }] },
 };
 
-/** Groups whose every route acts for a caller's team (none public) and that touch data: they get a tenant role. */
+/**
+ * Groups whose every route acts for one team (a caller's, or the team a public route's body names,
+ * `teamFromBody`) and that touch data: they get a tenant role.
+ */
 export function isTenantGroup(group: EndpointGroup): boolean {
   const access = effectiveGroupAccess(group);
   const touchesData = usesTable(access) || access.sbomBucket.objects.length > 0 || access.disclosureBucket.objects.length > 0;
-  return touchesData && routesOfGroup(group).every((route) => route.scope !== null);
+  return touchesData && routesOfGroup(group).every((route) => route.scope !== null || route.teamFromBody === true);
 }
 
 /** The tenant role of a group: its declared table and SBOM-bucket access, on the team's own keys, plus its global grants. */

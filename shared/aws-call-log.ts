@@ -59,7 +59,13 @@ function keyString(value: unknown): string | undefined {
   return typeof wrapped === 'string' ? wrapped : undefined;
 }
 
+/** The recorded shape of every team's trust-policy partition (`TEAM#{id}#TRUST_POLICIES`). */
+const TRUST_POLICY_PARTITION_SHAPE = keys.trustPolicyPrefix('{id}').pk;
+const TRUST_POLICY_PARTITION_SUFFIX = TRUST_POLICY_PARTITION_SHAPE.slice('TEAM#{id}'.length);
+
 export function leadingKeyPrefix(partitionKey: string): string {
+  // The authorizer is granted trust-policy partitions alone (`TEAM#*#TRUST_POLICIES`, docs/oidc.md): the log keeps their kind.
+  if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(TRUST_POLICY_PARTITION_SUFFIX)) return TRUST_POLICY_PARTITION_SHAPE;
   const hash = partitionKey.indexOf('#');
   return hash < 0 ? partitionKey : partitionKey.slice(0, hash + 1);
 }

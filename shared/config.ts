@@ -37,6 +37,8 @@ const environmentSchema = z.object({
   /** Default per-team quota (the stack's usage plan); shown by GET /api/settings, enforced locally. */
   TEAM_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_TEAM_QUOTA.rateLimit),
   TEAM_BURST_LIMIT: z.coerce.number().int().min(1).max(5_000).default(DEFAULT_TEAM_QUOTA.burstLimit),
+  /** Tests only: trust OIDC issuers on loopback over plain HTTP (docs/oidc.md). Anything but "1" leaves them refused. */
+  VEXDESK_ALLOW_LOOPBACK_ISSUERS: z.string().optional(),
 });
 
 export type AppConfig = Readonly<{
@@ -54,6 +56,7 @@ export type AppConfig = Readonly<{
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   teamRateLimit: number;
   teamBurstLimit: number;
+  allowLoopbackIssuers: boolean;
 }>;
 
 export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
@@ -78,6 +81,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     logLevel: env.LOG_LEVEL,
     teamRateLimit: env.TEAM_RATE_LIMIT,
     teamBurstLimit: env.TEAM_BURST_LIMIT,
+    allowLoopbackIssuers: env.VEXDESK_ALLOW_LOOPBACK_ISSUERS === '1',
   });
 }
 

@@ -84,6 +84,13 @@ export class UnprocessableContentError extends AppError {
   }
 }
 
+/** A dependency outside the service (an OIDC issuer) failed: the client may retry later. Its message is shown. */
+export class ServiceUnavailableError extends AppError {
+  constructor(code: string, message: string) {
+    super(503, code, message);
+  }
+}
+
 export class NotImplementedError extends AppError {
   constructor(message: string) {
     super(501, 'not_implemented', message);

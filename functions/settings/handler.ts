@@ -1,7 +1,16 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
 import { TeamSettingsService } from '../../shared/identity/team-settings';
+import { TrustPolicies } from '../../shared/identity/trust-policies';
 
 export const handler = createGroupHandler('settings', {
   getTeamSettings: async ({ caller }) => ({ status: 200, body: { data: await TeamSettingsService.get(caller.teamId) } }),
   updateTeamSettings: async ({ caller, body }) => ({ status: 200, body: { data: await TeamSettingsService.update(caller.teamId, caller.actor, body) } }),
+  listTrustPolicies: async ({ caller }) => ({ status: 200, body: { data: await TrustPolicies.list(caller.teamId) } }),
+  createTrustPolicy: async ({ caller, body }) => ({
+    status: 201, body: { data: await TrustPolicies.create(caller.teamId, body, { actor: caller.actor, heldScopes: caller.scopes }) },
+  }),
+  deleteTrustPolicy: async ({ caller, params }) => {
+    await TrustPolicies.delete(caller.teamId, params.policyId, { actor: caller.actor, heldScopes: caller.scopes });
+    return { status: 204 };
+  },
 });

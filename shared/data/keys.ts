@@ -13,7 +13,8 @@
  * - audit partitions `TEAM#<teamId>#AUDIT#<shard>` (AUDIT_SHARDS of them, the
  *   shard from a hash of the entry id), sorted by time, with GSIs by entity type,
  *   action and both, sharded the same way; readers merge the shards in time order;
- * - global partitions for API key hashes, corpus data and public disclosures.
+ * - `TEAM#<teamId>#TRUST_POLICIES`: the team's OIDC trust policies;
+ * - global partitions for API key and issued-token hashes, used OIDC token ids, corpus data and public disclosures.
  */
 import { createHash } from 'node:crypto';
 
@@ -51,6 +52,18 @@ export const keys = {
   apiKeyNameClaim: (teamId: string, name: string): Key => ({ pk: teamPk(teamId), sk: `APIKEY_NAME#${name}` }),
   /** Global lookup by SHA-256 of the key; read with a strongly consistent GetItem so revocation is immediate. */
   apiKeyHash: (sha256Hex: string): Key => ({ pk: `APIKEY_HASH#${sha256Hex}`, sk: 'APIKEY_HASH' }),
+
+  /**
+   * OIDC trust policies (docs/oidc.md): their own partition under the team's prefix, so the public
+   * token exchange and the authorizer may read them (`TEAM#*#TRUST_POLICIES`) without a grant on
+   * the rest of any team's data, and isolation stays in the key.
+   */
+  trustPolicy: (teamId: string, policyId: string): Key => ({ pk: `${teamPk(teamId)}#TRUST_POLICIES`, sk: `POLICY#${policyId}` }),
+  trustPolicyPrefix: (teamId: string) => ({ pk: `${teamPk(teamId)}#TRUST_POLICIES`, skPrefix: 'POLICY#' }),
+  /** Global lookup of a token issued by the OIDC exchange, by its SHA-256 (read like an API key hash; TTL removes it). */
+  workloadTokenHash: (sha256Hex: string): Key => ({ pk: `OIDC_TOKEN#${sha256Hex}`, sk: 'OIDC_TOKEN' }),
+  /** One item per exchanged CI token (`jti` single use), keyed by a hash of issuer and jti; TTL removes it after the token's expiry. */
+  oidcJti: (sha256Hex: string): Key => ({ pk: `OIDC_JTI#${sha256Hex}`, sk: 'OIDC_JTI' }),
 
   product: (teamId: string, productId: string): Key => ({ pk: teamPk(teamId), sk: `PRODUCT#${productId}` }),
   productPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'PRODUCT#' }),

@@ -1,18 +1,24 @@
 /**
  * The context the Lambda authorizer hands to API Gateway, which passes it to
  * handlers as `event.requestContext.authorizer`. API Gateway only carries
- * string/number/boolean values, so scopes travel space-separated.
+ * string/number/boolean values, so scopes travel space-separated. Every
+ * credential (API key, OIDC-issued token) ends in this one shape (BRIEF decision 10).
  */
 import type { Caller } from '../identity/actor';
 import type { AuthenticatedKey } from '../identity/api-keys';
+import type { AuthenticatedWorkload } from '../identity/workload-tokens';
 import { serviceAccountName } from '../identity/actor';
 
 export type AuthorizerContext = {
   teamId: string;
+  /** The credential: API key id, or the id of the token the OIDC exchange issued. */
   keyId: string;
+  /** The audit actor's id: the key's service account, or the trust policy. */
   serviceAccountId: string;
   actorName: string;
   scopes: string;
+  /** Absent means a service account (contexts made before OIDC tokens existed). */
+  principalKind?: 'service_account' | 'workload';
 };
 
 export function toAuthorizerContext(key: AuthenticatedKey): AuthorizerContext {
@@ -22,6 +28,18 @@ export function toAuthorizerContext(key: AuthenticatedKey): AuthorizerContext {
     serviceAccountId: key.serviceAccountId,
     actorName: serviceAccountName(key.name),
     scopes: key.scopes.join(' '),
+    principalKind: 'service_account',
+  };
+}
+
+export function workloadAuthorizerContext(workload: AuthenticatedWorkload): AuthorizerContext {
+  return {
+    teamId: workload.teamId,
+    keyId: workload.tokenId,
+    serviceAccountId: workload.policyId,
+    actorName: workload.actor.name,
+    scopes: workload.scopes.join(' '),
+    principalKind: 'workload',
   };
 }
 
@@ -30,7 +48,7 @@ export function callerFromAuthorizer(context: Record<string, unknown> | null | u
   return {
     teamId: context.teamId,
     keyId: String(context.keyId),
-    actor: { id: context.serviceAccountId, name: String(context.actorName), email: null, kind: 'service_account' },
+    actor: { id: context.serviceAccountId, name: String(context.actorName), email: null, kind: context.principalKind === 'workload' ? 'workload' : 'service_account' },
     scopes: typeof context.scopes === 'string' ? context.scopes.split(' ').filter(Boolean) : [],
   };
 }

@@ -50,7 +50,7 @@ const MAX_BODY_BYTES: Partial<Record<AnyRoute['operationId'], number>> = {
 };
 
 const PARAM_ENTITY: Record<string, string> = {
-  productId: 'Product', releaseId: 'Release', id: 'SBOM', dispositionId: 'Disposition', vexId: 'VEX document', uploadId: 'Upload', slug: 'Disclosure',
+  productId: 'Product', releaseId: 'Release', id: 'SBOM', dispositionId: 'Disposition', vexId: 'VEX document', uploadId: 'Upload', slug: 'Disclosure', policyId: 'Trust policy',
 };
 
 function entityOfParams(route: RouteDefinition): string {
@@ -91,7 +91,8 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
     const deadline = Date.now() + context.getRemainingTimeInMillis();
     const run = () => operation({ params, query, body, caller, headers, requestId, rawBody, deadline } as OperationRequest<AnyRoute>);
     // A caller's request acts for its team only: its DynamoDB and S3 calls use team-scoped clients.
-    const result = await (caller ? runAsTeam(caller.teamId, run) : run());
+    const teamId = caller?.teamId ?? (route.teamFromBody ? (body as { teamId?: string } | undefined)?.teamId : undefined);
+    const result = await (teamId ? runAsTeam(teamId, run) : run());
     return toProxyResult(result, requestId);
   }
 

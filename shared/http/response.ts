@@ -43,8 +43,9 @@ export function errorToProxyResult(error: unknown, requestId: string): APIGatewa
       requestId,
     );
   }
-  if (error instanceof AppError && error.status === 501) {
-    return toProxyResult({ status: 501, body: { error: { code: error.code, message: error.message, requestId } } }, requestId);
+  if (error instanceof AppError && (error.status === 501 || error.status === 503)) {
+    if (error.status === 503) logger.warn('dependency unavailable', { code: error.code, cause: (error.cause as Error | undefined)?.message });
+    return toProxyResult({ status: error.status, body: { error: { code: error.code, message: error.message, requestId } } }, requestId);
   }
   logger.error('request failed', error as Error);
   return toProxyResult({ status: 500, body: { error: { code: 'internal_error', message: 'Internal error', requestId } } }, requestId);

@@ -15,6 +15,7 @@ import * as vex from '../schemas/vex';
 import * as disclosures from '../schemas/disclosures';
 import * as compliance from '../schemas/compliance';
 import * as audit from '../schemas/audit';
+import * as trustPolicies from '../schemas/trust-policies';
 
 export const ENDPOINT_GROUPS = [
   'products',
@@ -27,6 +28,7 @@ export const ENDPOINT_GROUPS = [
   'compliance',
   'audit',
   'settings',
+  'auth',
   'openapi',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
@@ -52,6 +54,11 @@ export interface RouteDefinition {
   availability: 'implemented' | 'planned';
   /** Whether the handler writes (drives IAM grants and the audit-coverage test). */
   mutates: boolean;
+  /**
+   * A public route that acts for the team its validated body names (`teamId`): its data calls are
+   * confined to that team as a caller's are (tenant role, tenant guard). Naming a team grants nothing.
+   */
+  teamFromBody?: true;
   request?: {
     params?: z.ZodObject;
     query?: z.ZodObject;
@@ -260,6 +267,27 @@ export const routes = [
     operationId: 'updateTeamSettings', method: 'PUT', path: '/api/settings', group: 'settings', scope: 'settings:write', mutates: true,
     summary: 'Change team settings', availability: 'implemented',
     request: { body: compliance.teamSettingsBody }, responses: { 200: anyJson('Settings') },
+  },
+  // OIDC workload identity federation (docs/oidc.md): trust policies are team settings; the exchange is public.
+  {
+    operationId: 'listTrustPolicies', method: 'GET', path: '/api/trust-policies', group: 'settings', scope: 'settings:read', mutates: false,
+    summary: 'The team\'s OIDC trust policies, oldest first', availability: 'implemented',
+    responses: { 200: { description: 'Trust policies', schema: z.object({ data: z.array(trustPolicies.trustPolicySchema) }) } },
+  },
+  {
+    operationId: 'createTrustPolicy', method: 'POST', path: '/api/trust-policies', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Trust CI tokens of an OIDC issuer (GitHub Actions by default) whose claims match; grants at most the caller\'s own scopes', availability: 'implemented',
+    request: { body: trustPolicies.createTrustPolicyBody }, responses: { 201: { description: 'Created', schema: z.object({ data: trustPolicies.trustPolicySchema }) } },
+  },
+  {
+    operationId: 'deleteTrustPolicy', method: 'DELETE', path: '/api/trust-policies/{policyId}', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Delete a trust policy; every token issued under it stops working at once', availability: 'implemented',
+    request: { params: trustPolicies.trustPolicyIdParams }, responses: noContent,
+  },
+  {
+    operationId: 'exchangeOidcToken', method: 'POST', path: '/api/auth/oidc/token', group: 'auth', scope: null, mutates: true, teamFromBody: true,
+    summary: 'Exchange a CI job\'s OIDC token for a short-lived bearer token with the matching trust policy\'s scopes (401 with a refusal code otherwise)', availability: 'implemented',
+    request: { body: trustPolicies.oidcTokenExchangeBody }, responses: { 200: { description: 'The issued token', schema: trustPolicies.oidcTokenResponse } },
   },
   {
     operationId: 'getOpenApiDocument', method: 'GET', path: '/api/openapi.json', group: 'openapi', scope: null, mutates: false,

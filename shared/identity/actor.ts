@@ -3,7 +3,8 @@ export interface Actor {
   id: string;
   name: string;
   email: string | null;
-  kind: 'service_account' | 'member' | 'operator';
+  /** `workload`: a CI job signed in through an OIDC trust policy (docs/oidc.md). */
+  kind: 'service_account' | 'member' | 'operator' | 'workload';
 }
 
 /** The caller of an API request, as the authorizer established it. */

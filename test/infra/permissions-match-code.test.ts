@@ -177,9 +177,14 @@ describe('partitions the public disclosures function and the authorizer may touc
     policies = synthesizePolicies({});
   });
 
-  it('lets the authorizer get only API key hash items', () => {
+  it('lets the authorizer get only credential hash items and trust policies', () => {
     const statements = policies.statementsOf('authorizer');
-    expect(allows(statements, { action: 'dynamodb:GetItem', resource: table, leadingKey: 'APIKEY_HASH#' })).toBe(true);
+    for (const leadingKey of ['APIKEY_HASH#', 'OIDC_TOKEN#', 'TEAM#{id}#TRUST_POLICIES']) {
+      expect({ leadingKey, allowed: allows(statements, { action: 'dynamodb:GetItem', resource: table, leadingKey }) }).toEqual({ leadingKey, allowed: true });
+    }
+    for (const leadingKey of ['TEAM#{id}#PRODUCT#p', 'TEAM#{id}#AUDIT#1', 'OIDC_JTI#']) {
+      expect({ leadingKey, allowed: allows(statements, { action: 'dynamodb:GetItem', resource: table, leadingKey }) }).toEqual({ leadingKey, allowed: false });
+    }
     for (const leadingKey of ['TEAM#', 'DISCLOSURE#', 'CORPUS#']) {
       expect({ leadingKey, allowed: allows(statements, { action: 'dynamodb:GetItem', resource: table, leadingKey }) }).toEqual({ leadingKey, allowed: false });
     }
@@ -219,7 +224,8 @@ describe('tenant roles: team data only through credentials scoped to the caller\
   });
 
   it('gives every function whose routes all act for a team its own tenant role, and the public ones none', () => {
-    expect(tenantFunctions().sort()).toEqual(['audit', 'compliance', 'dispositions', 'products', 'releases', 'sboms', 'scans', 'settings', 'vex']);
+    // auth: its one route is public but acts for the team its body names (route flag teamFromBody, docs/oidc.md).
+    expect(tenantFunctions().sort()).toEqual(['audit', 'auth', 'compliance', 'dispositions', 'products', 'releases', 'sboms', 'scans', 'settings', 'vex']);
   });
 
   it('leaves the execution roles of tenant functions no table or bucket access: every team read or write goes through the tenant role', () => {

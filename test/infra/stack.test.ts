@@ -392,12 +392,12 @@ describe('REST API', () => {
     }
   });
 
-  it('leaves exactly the three disclosure routes and the OpenAPI document public', () => {
+  it('leaves exactly the three disclosure routes, the OIDC token exchange and the OpenAPI document public', () => {
     const publicMethods = nonPreflight()
       .filter((method) => method.properties.AuthorizationType === 'NONE')
       .map((method) => routeKey(method.httpMethod, method.path));
     expect(publicMethods.sort()).toEqual(
-      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json'].sort(),
+      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token'].sort(),
     );
   });
 

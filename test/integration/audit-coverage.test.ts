@@ -12,7 +12,8 @@ import { routes } from '../../shared/http/routes';
 import { OPERATOR_ACTOR } from '../../shared/identity/actor';
 import { ApiKeys } from '../../shared/identity/api-keys';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
-import type { HttpResponse } from '../support/http-client';
+import { request, type HttpResponse } from '../support/http-client';
+import { OWNER_ID, startTestIssuer } from '../support/oidc-issuer';
 import { cycloneDxSbom, seedReleaseWithFindings, type SeededFinding } from '../support/seed';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
@@ -28,10 +29,16 @@ interface Seeded {
 interface Performed {
   response: HttpResponse<unknown>;
   entityId?: string | undefined;
+  /** The audit actor when it is not the calling key (the public OIDC exchange acts as the trust policy). */
+  actorName?: string;
 }
 
 /** Arrange everything the call needs, then `act` performs exactly the call under test. */
 type Scenario = (team: Team) => Promise<{ act: () => Promise<Performed> }>;
+
+function trustPolicyBody(issuer: string) {
+  return { name: `ci-${randomUUID().slice(0, 8)}`, issuer, audience: 'vexdesk', claims: { repository_owner_id: OWNER_ID }, scopes: ['products:read'] };
+}
 
 async function auditEntries(teamId: string): Promise<AuditEntry[]> {
   return (await readAuditLog(teamId)).map(toAuditEntry);
@@ -225,6 +232,31 @@ const scenarios: Record<string, Scenario> = {
     const { releaseId } = await submittedVex(team);
     return { act: async () => ({ response: await team.api.post(`/api/releases/${releaseId}/unlock`, { comment: 'hotfix needed' }), entityId: releaseId }) };
   },
+  createTrustPolicy: (team) => Promise.resolve({
+    act: async () => {
+      const response = await team.api.post('/api/trust-policies', trustPolicyBody('https://token.actions.githubusercontent.com'));
+      return { response, entityId: dataField(response, 'id') };
+    },
+  }),
+  deleteTrustPolicy: async (team) => {
+    const policy = ok(await team.api.post<WithId>('/api/trust-policies', trustPolicyBody('https://token.actions.githubusercontent.com')), 'create trust policy').data;
+    return { act: async () => ({ response: await team.api.delete(`/api/trust-policies/${policy.id}`), entityId: policy.id }) };
+  },
+  exchangeOidcToken: async (team) => {
+    const issuer = await startTestIssuer();
+    const policy = ok(await team.api.post<WithId & { data: { name: string } }>('/api/trust-policies', trustPolicyBody(issuer.issuer)), 'create trust policy').data;
+    const token = await issuer.mint();
+    return {
+      act: async () => {
+        try {
+          const response = await request('POST', '/api/auth/oidc/token', { body: { token, teamId: team.teamId } });
+          return { response, actorName: `oidc_${policy.name} (octo-org/octo-repo refs/heads/main run 9876543210)` };
+        } finally {
+          await issuer.close();
+        }
+      },
+    };
+  },
   updateTeamSettings: (team) => Promise.resolve({
     act: async () => ({ response: await team.api.put('/api/settings', { slaPolicy: { critical: 5 }, requireDistinctApprover: true }), entityId: team.teamId }),
   }),
@@ -248,14 +280,15 @@ describe('audit coverage', () => {
       const { act } = await scenario(team);
       const before = new Set((await auditEntries(team.teamId)).map((entry) => entry.id));
 
-      const { response, entityId } = await act();
+      const performed = await act();
+      const { response, entityId } = performed;
 
       // Status and body together, so a failure shows why the call was refused.
       expect(`${response.status} ${response.status >= 300 ? response.text : ''}`).toMatch(/^2\d\d /);
       const added = (await auditEntries(team.teamId)).filter((entry) => !before.has(entry.id));
       expect(added.length).toBeGreaterThan(0);
       // Spec "Authentication" rule 11: a key's actions are attributed to its service account.
-      expect(added.map((entry) => entry.actorName)).toContain(`api_${team.keyName}`);
+      expect(added.map((entry) => entry.actorName)).toContain(performed.actorName ?? `api_${team.keyName}`);
       if (entityId !== undefined) expect(added.map((entry) => entry.entityId)).toContain(entityId);
     },
   );
