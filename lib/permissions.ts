@@ -200,12 +200,6 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
     reason: 'Advisories and packages past the DynamoDB item limit spill to S3 and are read back on re-import; the bundled sample corpus the local runtime imports has none that large.',
   },
   {
-    functions: ['sboms'],
-    actions: ['s3:DeleteObject'],
-    resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/*',
-    reason: 'An upload whose transaction fails (release locked meanwhile, product deleted) removes the files it stored first (shared/sboms/sboms.ts); the integration tests refuse such uploads before any file is written.',
-  },
-  {
     functions: ['products', 'releases', 'sboms', 'scans', 'dispositions', 'vex', 'compliance', 'audit', 'settings'],
     actions: ['sts:AssumeRole', 'sts:TagSession'],
     resource: 'arn:aws:iam::{account}:role/{tenantRole}',
