@@ -89,7 +89,7 @@ describe('authentication and authorization', () => {
     expect(productEntry).toMatchObject({ action: 'create', entityType: 'product', actorName: `api_${keyName}` });
   });
 
-  // `authenticated` routes (GET /api/me) need no scope: auth-me's own test covers them.
+  // `authenticated` routes (GET /api/me) need no scope: release-navigation.test.ts checks a one-scope key gets 200.
   const privateRoutes = (routes as readonly RouteDefinition[]).filter((route) => route.scope !== null && route.scope !== 'authenticated');
 
   it.each(privateRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))(

@@ -9,7 +9,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readAuditLog } from '../../shared/audit/audit-read';
 import { toAuditEntry } from '../../shared/audit/audit-log';
 import { keys } from '../../shared/data/keys';
-import { queryAll } from '../../shared/data/table-client';
+import { getItem, queryAll } from '../../shared/data/table-client';
 import { routes, type RouteDefinition } from '../../shared/http/routes';
 import { createTeamWithKey, addKey, uniqueSlug } from '../support/factories';
 import { request, type HttpResponse } from '../support/http-client';
@@ -202,6 +202,7 @@ describe('DELETE /api/sboms/{id}', () => {
     expect((await team.api.get<{ meta: { total: number } }>(`/api/releases/${release.id}/sboms`)).body.meta.total).toBe(0);
     const left = await releaseItems(team.teamId, product.id, release.id);
     expect(left.filter((item) => String(item.sk).includes(sbom.id))).toEqual([]);
+    expect(await getItem(keys.sbomStaging(team.teamId, sbom.id))).toBeUndefined();
     expect((await team.api.get(`/api/dispositions/${disposition.id}`)).status).toBe(200);
     expect((await auditOf(team.teamId, sbom.id)).map((entry) => entry.action)).toContain('delete');
     expect((await team.api.delete(`/api/sboms/${sbom.id}`)).status).toBe(404);
