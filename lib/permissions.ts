@@ -83,14 +83,20 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
     table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'),
     sbomBucket: { objects: ['s3:DeleteObject'], list: true },
   },
-  releases: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem') },
+  // Deleting a release walks its items in batches and lists and removes every object under its prefix (docs/api.md "Deleting releases and SBOMs").
+  releases: {
+    ...nothing,
+    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'),
+    sbomBucket: { objects: ['s3:DeleteObject'], list: true },
+  },
   // Upload stores the raw file and its parsed inventory (removing what a failed upload left), download streams
   // it back, a pre-signed URL lets the client PUT a large file that completing the upload reads and deletes,
-  // and every upload enqueues a scan (shared/scans/scan-dispatch.ts).
+  // and every upload enqueues a scan (shared/scans/scan-dispatch.ts). A release's SBOMs are one query (the list, and
+  // the duplicate-upload check for SBOMs stored before content claims); deleting an SBOM removes its findings in batches.
   sboms: {
     ...nothing,
     // The staging record written before the files is deleted in the SBOM's own transaction (docs/architecture.md "Recovery after a crash").
-    table: table('dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'),
+    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'),
     sbomBucket: objects('s3:GetObject', 's3:PutObject', 's3:DeleteObject'),
     scanQueue: 'send',
   },
@@ -203,12 +209,6 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
     actions: ['s3:GetObject', 's3:PutObject'],
     resource: 'arn:aws:s3:::{sbomBucket}/*',
     reason: 'Advisories and packages past the DynamoDB item limit spill to S3 and are read back on re-import; the bundled sample corpus the local runtime imports has none that large.',
-  },
-  {
-    functions: ['sboms'],
-    actions: ['s3:DeleteObject'],
-    resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/*',
-    reason: 'An upload whose transaction fails (release locked meanwhile, product deleted) removes the files it stored first (shared/sboms/sboms.ts); the integration tests refuse such uploads before any file is written.',
   },
   {
     functions: ['products', 'releases', 'sboms', 'scans', 'dispositions', 'vex', 'compliance', 'audit', 'settings', 'auth'],

@@ -12,6 +12,10 @@ export const handler = createGroupHandler('releases', {
     body: { data: toReleaseView(await Releases.create(caller.teamId, caller.actor, params.productId, body)) },
   }),
   getRelease: async ({ caller, params }) => ({ status: 200, body: { data: toReleaseView(await Releases.get(caller.teamId, params.releaseId)) } }),
+  deleteRelease: async ({ caller, params }) => {
+    await Releases.delete(caller.teamId, caller.actor, params.releaseId);
+    return { status: 204 };
+  },
   updateRelease: async ({ caller, params, body }) => ({
     status: 200,
     body: { data: toReleaseView(await Releases.update(caller.teamId, caller.actor, params.releaseId, body)) },

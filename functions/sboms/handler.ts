@@ -1,15 +1,23 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
-import { contentDisposition, defaultSbomFileName, sbomMediaType, Sboms } from '../../shared/sboms/sboms';
+import { contentDisposition, defaultSbomFileName, sbomMediaType, Sboms, type UploadOutcome } from '../../shared/sboms/sboms';
 import { toSbomView } from '../../shared/sboms/sbom-store';
 
+/** 201 for a new SBOM, 200 when the release already held the same bytes (issue 13 item 3: CI retries are safe). */
+const uploaded = (outcome: UploadOutcome) => ({ status: outcome.created ? 201 : 200, body: { data: toSbomView(outcome.sbom) } });
+
 export const handler = createGroupHandler('sboms', {
-  uploadSbom: async ({ caller, body }) => ({ status: 201, body: { data: toSbomView(await Sboms.upload(caller.teamId, caller.actor, body)) } }),
+  uploadSbom: async ({ caller, body }) => uploaded(await Sboms.receive(caller.teamId, caller.actor, body)),
   createSbomUpload: async ({ caller, body }) => ({ status: 201, body: { data: await Sboms.createUpload(caller.teamId, caller.actor, body) } }),
-  completeSbomUpload: async ({ caller, params }) => ({
-    status: 201,
-    body: { data: toSbomView(await Sboms.completeUpload(caller.teamId, caller.actor, params.uploadId)) },
-  }),
+  completeSbomUpload: async ({ caller, params }) => uploaded(await Sboms.completeUpload(caller.teamId, caller.actor, params.uploadId)),
+  listReleaseSboms: async ({ caller, params, query }) => {
+    const page = await Sboms.listByRelease(caller.teamId, params.releaseId, query);
+    return { status: 200, body: { data: page.data.map(toSbomView), meta: page.meta } };
+  },
   getSbom: async ({ caller, params }) => ({ status: 200, body: { data: toSbomView((await Sboms.resolve(caller.teamId, params.id)).sbom) } }),
+  deleteSbom: async ({ caller, params }) => {
+    await Sboms.delete(caller.teamId, caller.actor, params.id);
+    return { status: 204 };
+  },
   downloadSbom: async ({ caller, params }) => {
     const { sbom, bytes } = await Sboms.download(caller.teamId, params.id);
     return {

@@ -1,4 +1,5 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { Me } from '../../shared/identity/me';
 import { TeamSettingsService } from '../../shared/identity/team-settings';
 import { TrustPolicies } from '../../shared/identity/trust-policies';
 
@@ -13,4 +14,5 @@ export const handler = createGroupHandler('settings', {
     await TrustPolicies.delete(caller.teamId, params.policyId, { actor: caller.actor, heldScopes: caller.scopes });
     return { status: 204 };
   },
+  getMe: async ({ caller }) => ({ status: 200, body: { data: await Me.describe(caller) } }),
 });

@@ -96,6 +96,11 @@ export const keys = {
 
   sbom: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SBOM#${sbomId}` }),
   sbomPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}SBOM#` }),
+  /**
+   * One SBOM per file content in a release (docs/api.md "Duplicate uploads"): created in the SBOM's own
+   * transaction, so two identical uploads racing cannot both commit.
+   */
+  sbomContentClaim: (teamId: string, productId: string, releaseId: string, fileHash: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SBOM_HASH#${fileHash}` }),
   /** The one-scan-at-a-time lease of an SBOM (shared/scans/scan-lease.ts); beside the SBOM so a product delete takes it along. */
   scanLease: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SCAN_LEASE#${sbomId}` }),
   finding: (teamId: string, productId: string, releaseId: string, sbomId: string, findingId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}FINDING#${sbomId}#${findingId}` }),
@@ -176,6 +181,7 @@ export const keys = {
   /** The parsed component inventory, kept next to the original so scans and reports need not re-parse. */
   sbomInventoryObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}.components.json.gz`,
   productObjectsPrefix: (teamId: string, productId: string) => `teams/${teamId}/products/${productId}/`,
+  releaseObjectsPrefix: (teamId: string, productId: string, releaseId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/`,
   sbomUploadObject: (teamId: string, uploadId: string) => `uploads/${teamId}/${uploadId}`,
 
   /**

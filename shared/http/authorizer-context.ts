@@ -19,6 +19,8 @@ export type AuthorizerContext = {
   scopes: string;
   /** Absent means a service account (contexts made before OIDC tokens existed). */
   principalKind?: 'service_account' | 'workload';
+  /** An OIDC-issued token's expiry (`GET /api/me` shows it; an API key's is on its item). */
+  credentialExpiresAt?: string;
 };
 
 export function toAuthorizerContext(key: AuthenticatedKey): AuthorizerContext {
@@ -40,6 +42,7 @@ export function workloadAuthorizerContext(workload: AuthenticatedWorkload): Auth
     actorName: workload.actor.name,
     scopes: workload.scopes.join(' '),
     principalKind: 'workload',
+    credentialExpiresAt: workload.expiresAt,
   };
 }
 
@@ -50,5 +53,6 @@ export function callerFromAuthorizer(context: Record<string, unknown> | null | u
     keyId: String(context.keyId),
     actor: { id: context.serviceAccountId, name: String(context.actorName), email: null, kind: context.principalKind === 'workload' ? 'workload' : 'service_account' },
     scopes: typeof context.scopes === 'string' ? context.scopes.split(' ').filter(Boolean) : [],
+    ...(typeof context.credentialExpiresAt === 'string' ? { credentialExpiresAt: context.credentialExpiresAt } : {}),
   };
 }

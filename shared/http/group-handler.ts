@@ -17,7 +17,8 @@ import type { Caller } from '../identity/actor';
 import { logger } from '../logger';
 import { runAsTeam } from '../request-context';
 import { callerFromAuthorizer } from './authorizer-context';
-import { DEFAULT_MAX_BODY_BYTES, decodeBody, lowerCaseHeaders, parseJsonBody, parsePathParameters, parseQuery } from './request';
+import { scopeAllows } from './scopes';
+import { DEFAULT_MAX_BODY_BYTES, decodeBody, lowerCaseHeaders, parseJsonBody, parsePathParameters, parseQuery, strictQuerySchema } from './request';
 import { errorToProxyResult, toProxyResult, type OperationResult } from './response';
 import { routes, type EndpointGroup, type RouteDefinition } from './routes';
 
@@ -61,10 +62,10 @@ function entityOfParams(route: RouteDefinition): string {
 export function createGroupHandler<G extends EndpointGroup>(group: G, operations: GroupOperations<G>) {
   const groupRoutes = (routes as readonly RouteDefinition[]).filter((route) => route.group === group);
   // Looked up per request by method and resource; the first route of a pair wins, as a linear search would.
-  const routeTable = new Map<string, { route: RouteDefinition; entity: string }>();
+  const routeTable = new Map<string, { route: RouteDefinition; entity: string; query: z.ZodObject }>();
   for (const route of groupRoutes) {
     const key = `${route.method} ${route.path}`;
-    if (!routeTable.has(key)) routeTable.set(key, { route, entity: entityOfParams(route) });
+    if (!routeTable.has(key)) routeTable.set(key, { route, entity: entityOfParams(route), query: strictQuerySchema(route.request?.query) });
   }
   const operationTable = operations as Record<string, ((request: OperationRequest<AnyRoute>) => Promise<OperationResult>) | undefined>;
 
@@ -77,7 +78,7 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
     if (caller) logger.appendKeys({ teamId: caller.teamId });
     if (route.scope !== null) {
       if (!caller) throw new UnauthorizedError();
-      if (!caller.scopes.includes(route.scope)) throw new ForbiddenError(`This API key lacks the "${route.scope}" scope required by ${route.method} ${route.path}`);
+      if (!scopeAllows(route.scope, caller.scopes)) throw new ForbiddenError(`This API key lacks the "${route.scope}" scope required by ${route.method} ${route.path}`);
     }
     const operation = operationTable[route.operationId];
     if (route.availability === 'planned' || !operation) {
@@ -85,7 +86,9 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
     }
     const headers = lowerCaseHeaders(event);
     const params = route.request?.params ? parsePathParameters(event, route.request.params, entity) : undefined;
-    const query = route.request?.query ? parseQuery(event, route.request.query) : undefined;
+    // Every route parses its query, so one without a query schema still refuses unknown parameters.
+    const parsedQuery = parseQuery(event, entry.query);
+    const query = route.request?.query ? parsedQuery : undefined;
     const rawBody = decodeBody(event, headers, MAX_BODY_BYTES[route.operationId as AnyRoute['operationId']] ?? DEFAULT_MAX_BODY_BYTES);
     const body = route.request?.body ? parseJsonBody(rawBody, route.request.body) : undefined;
     const deadline = Date.now() + context.getRemainingTimeInMillis();

@@ -5,7 +5,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { z } from 'zod';
+import * as z from 'zod';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors';
 import { requestErrorMap } from '../schemas/common';
 
@@ -68,9 +68,26 @@ export function parseJsonBody(bytes: Buffer | undefined, schema: z.ZodType): unk
   return parsed.data;
 }
 
-export function parseQuery(event: APIGatewayProxyEvent, schema: z.ZodType): unknown {
+/**
+ * Query parameters the route's schema does not name are 422 (`unrecognized_keys`), as unknown body
+ * fields are: a misspelt filter (`?severty=critical`) must not silently return the unfiltered list.
+ * A route without a query schema accepts no parameters at all.
+ */
+export function strictQuerySchema(schema: z.ZodObject | undefined): z.ZodObject {
+  return schema ? schema.strict() : z.strictObject({});
+}
+
+export function parseQuery(event: APIGatewayProxyEvent, schema: z.ZodObject): unknown {
   const parsed = schema.safeParse(event.queryStringParameters ?? {}, { error: requestErrorMap });
-  if (!parsed.success) throw validationFailed('Query parameters failed validation', parsed.error.issues);
+  if (!parsed.success) {
+    const accepted = Object.keys(schema.shape);
+    const unknown = accepted.length > 0 ? `unknown query parameter (accepted: ${accepted.join(', ')})` : 'unknown query parameter (this route takes none)';
+    // One issue per unknown name, with the name as its path, so `details` points at each like at a bad value.
+    const issues = parsed.error.issues.flatMap((issue): z.core.$ZodIssue[] => (issue.code === 'unrecognized_keys'
+      ? issue.keys.map((name) => ({ ...issue, path: [name], message: unknown }))
+      : [issue]));
+    throw validationFailed('Query parameters failed validation', issues);
+  }
   return parsed.data;
 }
 

@@ -5,7 +5,7 @@
  * whose implementation lands in a later issue; it answers 501, never 200.
  */
 import * as z from 'zod';
-import type { Scope } from './scopes';
+import type { RouteScope } from './scopes';
 import { errorBodySchema } from '../schemas/common';
 import * as products from '../schemas/products';
 import * as releases from '../schemas/releases';
@@ -16,6 +16,7 @@ import * as disclosures from '../schemas/disclosures';
 import * as compliance from '../schemas/compliance';
 import * as audit from '../schemas/audit';
 import * as trustPolicies from '../schemas/trust-policies';
+import * as settings from '../schemas/settings';
 
 export const ENDPOINT_GROUPS = [
   'products',
@@ -48,8 +49,8 @@ export interface RouteDefinition {
   /** API Gateway resource path with `{param}` placeholders. */
   path: string;
   group: EndpointGroup;
-  /** Required scope; `null` marks a public route (no authorizer). */
-  scope: Scope | null;
+  /** Required scope; `authenticated`: any valid credential; `null` marks a public route (no authorizer). */
+  scope: RouteScope;
   summary: string;
   availability: 'implemented' | 'planned';
   /** Whether the handler writes (drives IAM grants and the audit-coverage test). */
@@ -61,6 +62,7 @@ export interface RouteDefinition {
   teamFromBody?: true;
   request?: {
     params?: z.ZodObject;
+    /** Parsed strictly (shared/http/request.ts): a query parameter the schema does not name is 422. */
     query?: z.ZodObject;
     body?: z.ZodType;
   };
@@ -100,7 +102,7 @@ export const routes = [
   // Releases
   {
     operationId: 'listReleases', method: 'GET', path: '/api/products/{productId}/releases', group: 'releases', scope: 'releases:read', mutates: false,
-    summary: 'List a product\'s releases (paged)', availability: 'implemented',
+    summary: 'List a product\'s releases (paged); `version` finds the one release of that exact version', availability: 'implemented',
     request: { params: products.productIdParams, query: releases.releaseListQuery }, responses: { 200: { description: 'Paged releases', schema: releases.releaseListResponse } },
   },
   {
@@ -118,11 +120,21 @@ export const routes = [
     summary: 'Update a release; 409 while it is locked', availability: 'implemented',
     request: { params: releases.releaseIdParams, body: releases.updateReleaseBody }, responses: { 200: { description: 'Updated', schema: releases.releaseResponse } },
   },
+  {
+    operationId: 'deleteRelease', method: 'DELETE', path: '/api/releases/{releaseId}', group: 'releases', scope: 'releases:write', mutates: true,
+    summary: 'Delete a release and everything under it (SBOMs, findings, dispositions, VEX documents; published disclosures survive); 409 while it is locked', availability: 'implemented',
+    request: { params: releases.releaseIdParams }, responses: noContent,
+  },
   // SBOMs and scanning
   {
+    operationId: 'listReleaseSboms', method: 'GET', path: '/api/releases/{releaseId}/sboms', group: 'sboms', scope: 'sboms:read', mutates: false,
+    summary: 'List a release\'s SBOMs (paged, newest first)', availability: 'implemented',
+    request: { params: releases.releaseIdParams, query: sboms.sbomListQuery }, responses: { 200: { description: 'Paged SBOMs', schema: sboms.sbomListResponse } },
+  },
+  {
     operationId: 'uploadSbom', method: 'POST', path: '/api/sboms/upload', group: 'sboms', scope: 'sboms:write', mutates: true,
-    summary: 'Upload an SBOM (CycloneDX or SPDX JSON, ≤ 10 MB; `Content-Encoding: gzip` accepted)', availability: 'implemented',
-    request: { body: sboms.uploadSbomBody }, responses: { 201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
+    summary: 'Upload an SBOM (CycloneDX or SPDX JSON, ≤ 10 MB; `Content-Encoding: gzip` accepted); the same bytes again answer 200 with the SBOM already stored', availability: 'implemented',
+    request: { body: sboms.uploadSbomBody }, responses: { 200: { description: 'The release already holds these bytes: that SBOM', schema: z.object({ data: sboms.sbomSchema }) }, 201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
   },
   {
     operationId: 'createSbomUpload', method: 'POST', path: '/api/sboms/uploads', group: 'sboms', scope: 'sboms:write', mutates: true,
@@ -132,12 +144,17 @@ export const routes = [
   {
     operationId: 'completeSbomUpload', method: 'POST', path: '/api/sboms/uploads/{uploadId}/complete', group: 'sboms', scope: 'sboms:write', mutates: true,
     summary: 'Finish a pre-signed upload: parse, store and scan the uploaded file', availability: 'implemented',
-    request: { params: sboms.sbomUploadIdParams }, responses: { 201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
+    request: { params: sboms.sbomUploadIdParams }, responses: { 200: { description: 'The release already holds these bytes: that SBOM', schema: z.object({ data: sboms.sbomSchema }) }, 201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
   },
   {
     operationId: 'getSbom', method: 'GET', path: '/api/sboms/{id}', group: 'sboms', scope: 'sboms:read', mutates: false,
     summary: 'Read SBOM metadata', availability: 'implemented',
     request: { params: sboms.sbomIdParams }, responses: { 200: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
+  },
+  {
+    operationId: 'deleteSbom', method: 'DELETE', path: '/api/sboms/{id}', group: 'sboms', scope: 'sboms:write', mutates: true,
+    summary: 'Delete an SBOM with its file and findings (the release\'s dispositions stay); 409 while the release is locked', availability: 'implemented',
+    request: { params: sboms.sbomIdParams }, responses: noContent,
   },
   {
     operationId: 'downloadSbom', method: 'GET', path: '/api/sboms/{id}/download', group: 'sboms', scope: 'sboms:read', mutates: false,
@@ -288,6 +305,11 @@ export const routes = [
     operationId: 'exchangeOidcToken', method: 'POST', path: '/api/auth/oidc/token', group: 'auth', scope: null, mutates: true, teamFromBody: true,
     summary: 'Exchange a CI job\'s OIDC token for a short-lived bearer token with the matching trust policy\'s scopes (401 with a refusal code otherwise)', availability: 'implemented',
     request: { body: trustPolicies.oidcTokenExchangeBody }, responses: { 200: { description: 'The issued token', schema: trustPolicies.oidcTokenResponse } },
+  },
+  {
+    operationId: 'getMe', method: 'GET', path: '/api/me', group: 'settings', scope: 'authenticated', mutates: false,
+    summary: 'Who the credential is: its team, caller (service account or member), scopes and key expiry', availability: 'implemented',
+    responses: { 200: { description: 'The caller', schema: settings.meResponse } },
   },
   {
     operationId: 'getOpenApiDocument', method: 'GET', path: '/api/openapi.json', group: 'openapi', scope: null, mutates: false,

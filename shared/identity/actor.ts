@@ -13,6 +13,8 @@ export interface Caller {
   keyId: string;
   actor: Actor;
   scopes: string[];
+  /** Set for OIDC-issued tokens, which have no stored key item to read the expiry from. */
+  credentialExpiresAt?: string;
 }
 
 /** The admin CLI acting without `--by` (bootstrap and operations). */

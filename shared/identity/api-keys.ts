@@ -124,6 +124,11 @@ export const ApiKeys = {
     return { ...record, key: rawKey };
   },
 
+  async find(teamId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+    const item = await getItem(keys.apiKey(teamId, keyId));
+    return item ? toRecord(item) : undefined;
+  },
+
   async list(teamId: string): Promise<ApiKeyRecord[]> {
     const { pk, skPrefix } = keys.apiKeyPrefix(teamId);
     return (await queryAll({ pk, skPrefix })).map(toRecord);

@@ -20,6 +20,7 @@ export interface AuthenticatedWorkload {
   policyId: string;
   actor: Actor;
   scopes: string[];
+  expiresAt: string;
 }
 
 export function hashWorkloadToken(rawToken: string): string {
@@ -43,6 +44,6 @@ export const WorkloadTokens = {
     // TTL deletion lags: the expiry is checked here, not left to DynamoDB.
     if (Date.parse(record.expiresAt) <= now.getTime()) return undefined;
     if (!(await TrustPolicyStore.exists(record.teamId, record.policyId))) return undefined;
-    return { teamId: record.teamId, tokenId: record.id, policyId: record.policyId, actor: workloadActor(record), scopes: record.scopes };
+    return { teamId: record.teamId, tokenId: record.id, policyId: record.policyId, actor: workloadActor(record), scopes: record.scopes, expiresAt: record.expiresAt };
   },
 };

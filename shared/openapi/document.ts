@@ -10,6 +10,7 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { errorBodySchema } from '../schemas/common';
 import { routes, type RouteDefinition } from '../http/routes';
+import { ANY_CREDENTIAL } from '../http/scopes';
 
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'Malformed request (invalid JSON, gzip or encoding)',
@@ -49,7 +50,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.group],
-      ...(route.scope ? { security: [{ [bearer.name]: [] }], description: `Required scope: \`${route.scope}\`` } : { security: [] }),
+      ...(route.scope ? { security: [{ [bearer.name]: [] }], description: route.scope === ANY_CREDENTIAL ? 'Any valid credential; no scope required' : `Required scope: \`${route.scope}\`` } : { security: [] }),
       request: {
         ...(route.request?.params ? { params: route.request.params } : {}),
         ...(route.request?.query ? { query: route.request.query } : {}),

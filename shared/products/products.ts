@@ -8,7 +8,7 @@ import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3 } from '../aws-clients';
 import { config } from '../config';
 import { keys } from '../data/keys';
-import { batchWrite, queryPages, transactWrite, TransactionFailedError, tx, patchExpression, type Item } from '../data/table-client';
+import { batchWrite, getItem, queryPages, transactWrite, TransactionFailedError, tx, patchExpression, type Item } from '../data/table-client';
 import { pageMeta } from '../data/paging';
 import { changedFields, lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
 import { auditPut, diffChanges } from '../audit/audit-log';
@@ -18,8 +18,11 @@ import type { CreateProductInput, ProductListQuery, UpdateProductInput } from '.
 import { listVersion, PRODUCT_FIELDS, productCountChange, productItem, productListEntryItem, productListEntryUpdate, productListVersionBump, productStore, searchPage, type Product } from './product-store';
 import { productListCache, type ListPage } from './product-list-cache';
 
-function slugTaken(slug: string): ConflictError {
-  return new ConflictError(`A product with slug "${slug}" already exists in this team`, 'slug_taken');
+/** Names the product holding the slug (`details[0]`: `{ path: "existing_id", message: <product id> }`), for CI's find-or-create. */
+async function slugTaken(teamId: string, slug: string): Promise<ConflictError> {
+  const claim = await getItem(keys.productSlugClaim(teamId, slug));
+  const existingId = typeof claim?.productId === 'string' ? claim.productId : undefined;
+  return new ConflictError(`A product with slug "${slug}" already exists in this team${existingId ? ` (product ${existingId})` : ''}`, 'slug_taken', existingId ? [{ path: 'existing_id', message: existingId }] : undefined);
 }
 
 function auditableFields(product: Product): Record<string, unknown> {
@@ -55,7 +58,7 @@ export const Products = {
           productCountChange(teamId, 1),
         ]);
       } catch (error) {
-        if (error instanceof TransactionFailedError && error.failedAt(1)) throw slugTaken(product.slug);
+        if (error instanceof TransactionFailedError && error.failedAt(1)) throw await slugTaken(teamId, product.slug);
         if (lostRace(error, [])) return RETRY;
         throw error;
       }
@@ -140,7 +143,7 @@ export const Products = {
       } catch (error) {
         // The product first: if it changed meanwhile (say, another request already set this slug), a fresh read decides.
         if (lostRace(error, [0])) return RETRY;
-        if (slugChanged && error instanceof TransactionFailedError && error.failedAt(2)) throw slugTaken(next.slug);
+        if (slugChanged && error instanceof TransactionFailedError && error.failedAt(2)) throw await slugTaken(teamId, next.slug);
         throw error;
       }
       // What is stored now, other requests' fields included.

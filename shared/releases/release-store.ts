@@ -1,7 +1,7 @@
 /** Release items: conversion, resolution by id, and the lock the VEX workflow sets. */
 import type { ReleaseView } from '../schemas/releases';
 import { keys } from '../data/keys';
-import { getItems, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
+import { getItem, getItems, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
 import { resolvePointer, type PointerEntity } from '../data/id-pointers';
 import { toProduct, type Product } from '../products/product-store';
 
@@ -98,7 +98,8 @@ export async function resolveUnderRelease(teamId: string, entityId: string, enti
   const [item, releaseFound, productFound] = isRelease ? [found[0], found[0], found[1]] : found;
   if (!item || !releaseFound || !productFound) return undefined;
   const product = toProduct(productFound);
-  if (product.deletingAt) return undefined;
+  // A product or release whose cascading delete has started is gone for readers.
+  if (product.deletingAt || releaseFound.deletingAt) return undefined;
   return { item, release: toRelease(releaseFound), product };
 }
 
@@ -111,7 +112,40 @@ export const releaseStore = {
 
   async listByProduct(teamId: string, productId: string): Promise<Release[]> {
     const { pk, skPrefix } = keys.releasePrefix(teamId, productId);
-    return (await queryAll({ pk, skPrefix })).map(toRelease);
+    return (await queryAll({ pk, skPrefix })).filter((item) => !item.deletingAt).map(toRelease);
+  },
+
+  /** The release holding `version` in its product (through the version claim), if any. */
+  async findByVersion(teamId: string, productId: string, version: string): Promise<Release | undefined> {
+    const claim = await getItem(keys.releaseVersionClaim(teamId, productId, version));
+    if (!claim) return undefined;
+    const item = await getItem(keys.release(teamId, productId, String(claim.releaseId)));
+    return item && !item.deletingAt ? toRelease(item) : undefined;
+  },
+
+  /**
+   * A release by id for its own delete: also while its delete is under way (a DELETE that was cut off
+   * is finished by calling it again). `deleting` says whether the delete has started.
+   */
+  async findForDelete(teamId: string, releaseId: string): Promise<(ResolvedRelease & { deleting: boolean }) | undefined> {
+    const pointer = await resolvePointer(teamId, releaseId, 'release');
+    if (!pointer) return undefined;
+    const [releaseFound, productFound] = await getItems([keys.release(teamId, pointer.productId, pointer.releaseId), keys.product(teamId, pointer.productId)]);
+    if (!releaseFound || !productFound) return undefined;
+    const product = toProduct(productFound);
+    if (product.deletingAt) return undefined;
+    return { release: toRelease(releaseFound), product, deleting: typeof releaseFound.deletingAt === 'string' };
+  },
+
+  /** Marks a release deleted for readers (the first step of its cascading delete); fails when it is locked or already marked. */
+  markDeleting(release: Pick<Release, 'teamId' | 'productId' | 'id'>, at: string): TransactItem {
+    return tx.update(
+      keys.release(release.teamId, release.productId, release.id),
+      'SET #deletingAt = :at',
+      { '#deletingAt': 'deletingAt', '#lockedBy': 'lockedBy' },
+      { ':at': at },
+      'attribute_exists(pk) AND attribute_not_exists(#lockedBy) AND attribute_not_exists(#deletingAt)',
+    );
   },
 
   /** ConditionCheck that keeps a write out of a locked release chain, in the same transaction as the write. */

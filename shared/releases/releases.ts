@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { keys } from '../data/keys';
 import { transactWrite, TransactionFailedError, tx, patchExpression } from '../data/table-client';
-import { pointerPut } from '../data/id-pointers';
+import { deleteRangeWithPointers, pointerPut } from '../data/id-pointers';
+import { deleteSbomBucketPrefix } from '../data/object-prefix';
 import { paginate } from '../data/paging';
 import { changedFields, lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
 import { auditPut, diffChanges } from '../audit/audit-log';
@@ -14,14 +15,19 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { releaseLockedError } from './release-lock';
 import { canonicalPurl } from '../sbom/purl';
 import type { Actor } from '../identity/actor';
-import type { PageQuery } from '../schemas/common';
-import type { CreateReleaseInput, UpdateReleaseInput } from '../schemas/releases';
-// Not the Products service: it carries the S3 client for the cascading delete, which releases never need.
+import type { CreateReleaseInput, ReleaseListQuery, UpdateReleaseInput } from '../schemas/releases';
+// Not the Products service: its cascading delete walks a whole product, which releases never need.
 import { productStore } from '../products/product-store';
 import { RELEASE_FIELDS, releaseItem, releaseStore, type Release, type ResolvedRelease } from './release-store';
 
-function versionTaken(version: string): ConflictError {
-  return new ConflictError(`Release ${version} already exists for this product`, 'version_taken');
+/** Names the release holding the version (`details[0]`: `{ path: "existing_id", message: <release id> }`), for CI's find-or-create. */
+async function versionTaken(teamId: string, productId: string, version: string): Promise<ConflictError> {
+  const holder = await releaseStore.findByVersion(teamId, productId, version);
+  return new ConflictError(
+    `Release ${version} already exists for this product${holder ? ` (release ${holder.id})` : ''}`,
+    'version_taken',
+    holder ? [{ path: 'existing_id', message: holder.id }] : undefined,
+  );
 }
 
 function auditableFields(release: Release): Record<string, unknown> {
@@ -34,6 +40,12 @@ function assertPurl(purl: string | null | undefined): void {
   if (purl && canonicalPurl(purl) === undefined) {
     throw new ValidationError('Request body failed validation', [{ path: 'purl', message: 'must be a valid package URL (pkg:type/namespace/name@version)', code: 'invalid_purl' }]);
   }
+}
+
+/** Everything under a release: its items (SBOMs, findings, dispositions and their history, VEX documents, approvals, claims, leases) with their id pointers, and its files. */
+async function deleteReleaseContents(teamId: string, productId: string, releaseId: string): Promise<void> {
+  await deleteRangeWithPointers(teamId, keys.releaseChildrenPrefix(teamId, productId, releaseId));
+  await deleteSbomBucketPrefix(keys.releaseObjectsPrefix(teamId, productId, releaseId));
 }
 
 export const Releases = {
@@ -71,7 +83,7 @@ export const Releases = {
     } catch (error) {
       if (error instanceof TransactionFailedError) {
         if (error.failedAt(0)) throw new NotFoundError('Product');
-        if (error.failedAt(2)) throw versionTaken(release.version);
+        if (error.failedAt(2)) throw await versionTaken(teamId, productId, release.version);
       }
       throw error;
     }
@@ -88,11 +100,54 @@ export const Releases = {
     return (await Releases.resolve(teamId, releaseId)).release;
   },
 
-  async list(teamId: string, productId: string, query: PageQuery) {
+  async list(teamId: string, productId: string, query: ReleaseListQuery) {
     await productStore.getLive(teamId, productId);
+    if (query.version !== undefined) {
+      // Exact lookup through the version claim: the page holds that one release, or nothing.
+      const found = await releaseStore.findByVersion(teamId, productId, query.version);
+      return paginate(found ? [found] : [], query.page, query.perPage);
+    }
     const releases = (await releaseStore.listByProduct(teamId, productId))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
     return paginate(releases, query.page, query.perPage);
+  },
+
+  /**
+   * Cascading delete, like a product's (docs/api.md "Deleting releases and SBOMs"): 409 while the
+   * release is locked. The first step marks the release (hiding it and everything under it from
+   * readers), frees its version and writes the audit entry, in one transaction whose condition is
+   * the lock; then the release's items and files go, and the release item last. A delete cut off
+   * midway is finished by calling DELETE again.
+   */
+  async delete(teamId: string, actor: Actor, releaseId: string): Promise<void> {
+    const found = await releaseStore.findForDelete(teamId, releaseId);
+    if (!found) throw new NotFoundError('Release');
+    const { release, product } = found;
+    if (!found.deleting) {
+      if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
+      const at = new Date().toISOString();
+      try {
+        await transactWrite([
+          releaseStore.markDeleting(release, at),
+          tx.delete(keys.releaseVersionClaim(teamId, product.id, release.version), 'attribute_not_exists(pk) OR #releaseId = :releaseId', { '#releaseId': 'releaseId' }, { ':releaseId': release.id }),
+          auditPut(teamId, actor, { action: 'delete', entityType: 'release', entityId: release.id, entityName: `${product.name} ${release.version}`, changes: auditableFields(release) }, at),
+        ]);
+      } catch (error) {
+        if (!(error instanceof TransactionFailedError)) throw error;
+        // Locked, deleted or marked meanwhile: a fresh read says which.
+        const now = await releaseStore.findForDelete(teamId, releaseId);
+        if (!now) throw new NotFoundError('Release');
+        if (!now.deleting) {
+          if (now.release.lockedBy) throw await releaseLockedError(teamId, now.release.lockedBy);
+          throw new ConflictError('The release changed under this delete; retry', 'concurrent_modification');
+        }
+      }
+    }
+    await deleteReleaseContents(teamId, product.id, release.id);
+    await transactWrite([tx.delete(keys.release(teamId, product.id, release.id)), tx.delete(keys.idPointer(teamId, release.id))]);
+    // Again: a write under the release that read it before the mark may have committed during the walk
+    // (nothing commits after the release item is gone: every such write checks it exists).
+    await deleteReleaseContents(teamId, product.id, release.id);
   },
 
   /**
@@ -133,7 +188,7 @@ export const Releases = {
         if (lostRace(error, [0])) return RETRY;
         if (error instanceof TransactionFailedError) {
           if (error.failedAt(1)) throw new NotFoundError('Release');
-          if (versionChanged && error.failedAt(3)) throw versionTaken(next.version);
+          if (versionChanged && error.failedAt(3)) throw await versionTaken(teamId, current.productId, next.version);
         }
         throw error;
       }

@@ -106,13 +106,26 @@ const GSI1 = tableDefinition.globalIndexes[0];
 /** Staging records outlive any sweep interval by far; TTL only drops records a broken sweep left behind. */
 const STAGING_TTL_SECONDS = 7 * 24 * 3600;
 
-/** The objects an upload writes before the transaction that creates the SBOM item. */
+/**
+ * What an SBOM leaves outside its item: the objects an upload writes before the transaction that
+ * creates the SBOM item, or, written by a delete's transaction, the files and findings of the SBOM
+ * it removed. Once the SBOM item is gone the sweep may remove all of it.
+ */
 export interface SbomStaging {
   teamId: string;
   sbomId: string;
   sbomKey: Key;
   objectKeys: string[];
   stagedAt: string;
+  /** The key range of the SBOM's findings (a delete's record only). */
+  findings?: { pk: string; skPrefix: string };
+}
+
+function stagingItem(staging: SbomStaging): Item {
+  return {
+    ...keys.sbomStaging(staging.teamId, staging.sbomId), ...keys.sbomStagingIndex(staging.stagedAt, staging.sbomId), entity: 'SbomStaging',
+    ...staging, expiresAtEpoch: Math.floor(Date.parse(staging.stagedAt) / 1000) + STAGING_TTL_SECONDS,
+  };
 }
 
 async function dueIndexEntries(partition: string, dueBefore: string): Promise<Item[]> {
@@ -145,6 +158,19 @@ export function toSbomView(sbom: Sbom) {
   };
 }
 
+/**
+ * The claim that makes a release hold one SBOM per file content (docs/api.md "Duplicate uploads"),
+ * created in the SBOM's own transaction.
+ */
+export function contentClaimCreate(sbom: Sbom): TransactItem {
+  return tx.create({ ...keys.sbomContentClaim(sbom.teamId, sbom.productId, sbom.releaseId, sbom.fileHash), entity: 'SbomContentClaim', sbomId: sbom.id, fileHash: sbom.fileHash });
+}
+
+/** Removes the claim with its SBOM, only while it names that SBOM. */
+export function contentClaimDelete(sbom: Sbom): TransactItem {
+  return tx.delete(keys.sbomContentClaim(sbom.teamId, sbom.productId, sbom.releaseId, sbom.fileHash), 'attribute_not_exists(pk) OR #sbomId = :sbomId', { '#sbomId': 'sbomId' }, { ':sbomId': sbom.id });
+}
+
 export interface ResolvedSbom {
   sbom: Sbom;
   release: Release;
@@ -155,6 +181,19 @@ export const sbomStore = {
   async resolve(teamId: string, sbomId: string): Promise<ResolvedSbom | undefined> {
     const resolved = await resolveUnderRelease(teamId, sbomId, 'sbom');
     return resolved && { sbom: toSbom(resolved.item), release: resolved.release, product: resolved.product };
+  },
+
+  /**
+   * The release's SBOM with these exact bytes, if any: through the content claim, or, for SBOMs
+   * stored before claims existed, among the release's SBOMs.
+   */
+  async findByContent(teamId: string, productId: string, releaseId: string, fileHash: string): Promise<Sbom | undefined> {
+    const claim = await getItem(keys.sbomContentClaim(teamId, productId, releaseId, fileHash));
+    if (claim) {
+      const item = await getItem(keys.sbom(teamId, productId, releaseId, String(claim.sbomId)));
+      if (item) return toSbom(item);
+    }
+    return (await sbomStore.listByRelease(teamId, productId, releaseId)).find((sbom) => sbom.fileHash === fileHash);
   },
 
   async listByRelease(teamId: string, productId: string, releaseId: string): Promise<Sbom[]> {
@@ -221,10 +260,12 @@ export const sbomStore = {
 
   /** Recorded before an upload writes its S3 objects; `stagingDone` removes it with the SBOM item's creation. */
   async stage(staging: SbomStaging): Promise<void> {
-    await transactWrite([tx.create({
-      ...keys.sbomStaging(staging.teamId, staging.sbomId), ...keys.sbomStagingIndex(staging.stagedAt, staging.sbomId), entity: 'SbomStaging',
-      ...staging, expiresAtEpoch: Math.floor(Date.parse(staging.stagedAt) / 1000) + STAGING_TTL_SECONDS,
-    })]);
+    await transactWrite([tx.create(stagingItem(staging))]);
+  },
+
+  /** A delete's leftovers record, written in the transaction that removes the SBOM item. */
+  leftoversPut(staging: SbomStaging): TransactItem {
+    return tx.put(stagingItem(staging));
   },
 
   stagingDone(teamId: string, sbomId: string): TransactItem {
@@ -239,6 +280,7 @@ export const sbomStore = {
   async staleStaging(dueBefore: string): Promise<SbomStaging[]> {
     return (await dueIndexEntries(keys.sbomStagingPartition().gsi1pk, dueBefore)).map((item) => ({
       teamId: String(item.teamId), sbomId: String(item.sbomId), sbomKey: item.sbomKey as Key, objectKeys: item.objectKeys as string[], stagedAt: String(item.stagedAt),
+      ...(item.findings ? { findings: item.findings as SbomStaging['findings'] } : {}),
     }));
   },
 

@@ -9,7 +9,9 @@ import { PRESIGNED_URL_MAX_SECONDS, s3 } from '../aws-clients';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, transactWrite, TransactionFailedError, tx, type TransactItem } from '../data/table-client';
-import { pointerPut } from '../data/id-pointers';
+import { deleteRangeWithPointers, pointerPut } from '../data/id-pointers';
+import { paginate } from '../data/paging';
+import type { PageQuery } from '../schemas/common';
 import { auditPut } from '../audit/audit-log';
 import { logger } from '../logger';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../errors';
@@ -18,9 +20,9 @@ import type { Actor } from '../identity/actor';
 import { MAX_SBOM_BYTES } from '../schemas/sboms';
 import { sbomMediaType } from '../sbom/media-type';
 import { Releases } from '../releases/releases';
-import { type ResolvedRelease } from '../releases/release-store';
+import { releaseStore, type ResolvedRelease } from '../releases/release-store';
 import { dispatchScan } from '../scans/scan-dispatch';
-import { sbomItem, sbomStore, type ResolvedSbom, type Sbom } from './sbom-store';
+import { contentClaimCreate, contentClaimDelete, sbomItem, sbomStore, type ResolvedSbom, type Sbom, type SbomStaging } from './sbom-store';
 
 // Tenant credentials are refreshed early enough for a URL of this lifetime (shared/aws-clients.ts).
 const UPLOAD_URL_TTL_SECONDS = PRESIGNED_URL_MAX_SECONDS;
@@ -42,9 +44,20 @@ export function contentDisposition(fileName: string | null, fallback: string): s
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, bytes: Buffer, fileName: string | null, alsoCommit: (sbomId: string) => TransactItem[] = () => []): Promise<Sbom> {
+/** An upload's answer: the SBOM, and whether this request created it (201) or found the same bytes already stored (200). */
+export interface UploadOutcome {
+  sbom: Sbom;
+  created: boolean;
+}
+
+async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, bytes: Buffer, fileName: string | null, alsoCommit: (sbomId: string) => TransactItem[] = () => []): Promise<UploadOutcome> {
   if (bytes.length > MAX_SBOM_BYTES) throw new PayloadTooLargeError(`SBOM content exceeds ${MAX_SBOM_BYTES} bytes`);
   const { release, product } = resolved;
+  const fileHash = createHash('sha256').update(bytes).digest('hex');
+  // Issue 13 item 3: the same bytes again (a CI retry) get the SBOM already stored, unscanned again. Before the
+  // lock check: answering with what exists writes nothing, so a retry after the release was locked still succeeds.
+  const existing = await sbomStore.findByContent(teamId, product.id, release.id, fileHash);
+  if (existing) return { sbom: existing, created: false };
   // Spec rule 2: the release chain (release, SBOM, dispositions) is locked while a VEX document holds it.
   if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
   // The parsers load with the first upload: list, get, download and delete never need them (docs/architecture.md "Cold starts").
@@ -63,7 +76,7 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
     subject: parsed.subject,
     componentCount: parsed.components.length,
     skipped: parsed.skipped,
-    fileHash: createHash('sha256').update(bytes).digest('hex'),
+    fileHash,
     fileName,
     fileSize: bytes.length,
     objectKey: keys.sbomObject(teamId, product.id, release.id, id),
@@ -93,6 +106,7 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
         changes: { releaseId: release.id, format: sbom.format, encoding: sbom.encoding, specVersion: sbom.specVersion, componentCount: sbom.componentCount, skipped: sbom.skipped.map((s) => ({ reason: s.reason, count: s.count })), fileHash: sbom.fileHash, fileSize: sbom.fileSize },
       }),
       sbomStore.stagingDone(teamId, id),
+      contentClaimCreate(sbom),
       ...alsoCommit(id),
     ]);
   } catch (error) {
@@ -104,12 +118,18 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
       if (deleted.every((outcome) => outcome.status === 'fulfilled')) await sbomStore.unstage(teamId, id).catch((cause: unknown) => logger.warn('staging record left for the sweep', { sbomId: id, error: String(cause) }));
       if (error.failedAt(0)) throw await releaseLockedErrorFor(teamId, release.id);
       if (error.failedAt(1)) throw new NotFoundError('Release');
-      if (error.failedAt(6)) throw new ConflictError('Upload already completed', 'upload_completed');
+      // An identical upload committed first (two CI retries racing): answer with its SBOM.
+      if (error.failedAt(6)) {
+        const winner = await sbomStore.findByContent(teamId, product.id, release.id, fileHash);
+        if (winner) return { sbom: winner, created: false };
+        throw new ConflictError('An identical upload to this release is being deleted; retry', 'concurrent_modification');
+      }
+      if (error.failedAt(7)) throw new ConflictError('Upload already completed', 'upload_completed');
     }
     throw error;
   }
   await dispatchScan({ teamId, sbomId: id, actor });
-  return sbom;
+  return { sbom, created: true };
 }
 
 /**
@@ -125,6 +145,7 @@ async function sweepStaging(dueBefore: string): Promise<{ removed: number; objec
     if (!(await sbomStore.exists(staging.sbomKey))) {
       await Promise.all(staging.objectKeys.map((key) => s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))));
       result.objects += staging.objectKeys.length;
+      if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
     }
     await sbomStore.unstage(staging.teamId, staging.sbomId);
     result.removed += 1;
@@ -132,10 +153,25 @@ async function sweepStaging(dueBefore: string): Promise<{ removed: number; objec
   return result;
 }
 
+/** The files and findings of an SBOM whose item is gone: removed now, or by the sweep if this is cut off. */
+async function removeLeftovers(staging: SbomStaging): Promise<void> {
+  const bucket = config().sbomBucket;
+  if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
+  await Promise.all(staging.objectKeys.map((key) => s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))));
+  // Again: a scan that read the SBOM before its delete may have stored findings since the first pass (its own result write then fails).
+  if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
+  await sbomStore.unstage(staging.teamId, staging.sbomId);
+}
+
 export const Sboms = {
-  async upload(teamId: string, actor: Actor, input: { releaseId: string; content: string; fileName?: string | undefined }): Promise<Sbom> {
+  /** A direct upload; `created` is false when the release already held these bytes (the answer is then 200, not 201). */
+  async receive(teamId: string, actor: Actor, input: { releaseId: string; content: string; fileName?: string | undefined }): Promise<UploadOutcome> {
     const resolved = await Releases.resolve(teamId, input.releaseId);
     return ingest(teamId, actor, resolved, Buffer.from(input.content, 'utf8'), input.fileName ?? null);
+  },
+
+  async upload(teamId: string, actor: Actor, input: { releaseId: string; content: string; fileName?: string | undefined }): Promise<Sbom> {
+    return (await Sboms.receive(teamId, actor, input)).sbom;
   },
 
   /** Step 1 of the pre-signed flow: a short-lived PUT URL for the raw file (BRIEF decision 8). */
@@ -161,7 +197,7 @@ export const Sboms = {
   },
 
   /** Step 3: the uploaded object goes through the same checks and storage as a direct upload. */
-  async completeUpload(teamId: string, actor: Actor, uploadId: string): Promise<Sbom> {
+  async completeUpload(teamId: string, actor: Actor, uploadId: string): Promise<UploadOutcome> {
     const upload = await getItem(keys.sbomUpload(teamId, uploadId));
     if (!upload) throw new NotFoundError('Upload');
     if (typeof upload.completedSbomId === 'string') throw new ConflictError(`Upload already completed as SBOM ${upload.completedSbomId}`, 'upload_completed');
@@ -182,12 +218,61 @@ export const Sboms = {
     const resolved = await Releases.resolve(teamId, String(upload.releaseId));
     // The session is marked completed in the SBOM's own transaction: a crash after it cannot turn a
     // retried complete into a second SBOM, and two concurrent completes cannot both commit.
-    const sbom = await ingest(teamId, actor, resolved, bytes, (upload.fileName as string | null) ?? null, (sbomId) => [
-      tx.update(keys.sbomUpload(teamId, uploadId), 'SET #completed = :sbomId', { '#completed': 'completedSbomId' }, { ':sbomId': sbomId }, 'attribute_exists(pk) AND attribute_not_exists(#completed)'),
-    ]);
+    const markCompleted = (sbomId: string) => tx.update(keys.sbomUpload(teamId, uploadId), 'SET #completed = :sbomId', { '#completed': 'completedSbomId' }, { ':sbomId': sbomId }, 'attribute_exists(pk) AND attribute_not_exists(#completed)');
+    const outcome = await ingest(teamId, actor, resolved, bytes, (upload.fileName as string | null) ?? null, (sbomId) => [markCompleted(sbomId)]);
+    if (!outcome.created) {
+      // The same bytes were already stored: the session completes as that SBOM (a concurrent complete may have marked it first).
+      await transactWrite([markCompleted(outcome.sbom.id)]).catch((error: unknown) => {
+        if (!(error instanceof TransactionFailedError)) throw error;
+      });
+    }
     // The staged file is no longer needed; if this delete is lost, the session sweep (or the bucket's lifecycle rule) removes it.
     await s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey }));
-    return sbom;
+    return outcome;
+  },
+
+  /** A release's SBOMs, newest first (creation time, then id), paged like every list. */
+  async listByRelease(teamId: string, releaseId: string, query: PageQuery) {
+    const { release, product } = await Releases.resolve(teamId, releaseId);
+    const sboms = (await sbomStore.listByRelease(teamId, product.id, release.id)).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+    return paginate(sboms, query.page, query.perPage);
+  },
+
+  /**
+   * Deletes an SBOM: its item, id pointer, content claim and scan lease go in one transaction with the
+   * audit entry and the release's lock check (409 while locked); its files and findings follow, recorded
+   * in that transaction so the staging sweep finishes them if this is cut off. The release's
+   * dispositions stay (docs/api.md "Deleting releases and SBOMs").
+   */
+  async delete(teamId: string, actor: Actor, sbomId: string): Promise<void> {
+    const { sbom, release, product } = await Sboms.resolve(teamId, sbomId);
+    if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
+    const sbomKey = keys.sbom(teamId, product.id, release.id, sbom.id);
+    const leftovers: SbomStaging = {
+      teamId, sbomId: sbom.id, sbomKey, objectKeys: [sbom.objectKey, sbom.inventoryKey], stagedAt: new Date().toISOString(),
+      findings: keys.findingPrefix(teamId, product.id, release.id, sbom.id),
+    };
+    try {
+      await transactWrite([
+        releaseStore.unlockedCheck(release),
+        tx.delete(sbomKey, 'attribute_exists(pk)'),
+        tx.delete(keys.idPointer(teamId, sbom.id)),
+        contentClaimDelete(sbom),
+        tx.delete(keys.scanLease(teamId, product.id, release.id, sbom.id)),
+        sbomStore.leftoversPut(leftovers),
+        auditPut(teamId, actor, {
+          action: 'delete', entityType: 'sbom', entityId: sbom.id, entityName: sbom.fileName ?? `${product.name} ${release.version} SBOM`,
+          changes: { releaseId: release.id, fileHash: sbom.fileHash, fileName: sbom.fileName, componentCount: sbom.componentCount, findingCount: sbom.scan.findingCount },
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof TransactionFailedError) {
+        if (error.failedAt(0)) throw await releaseLockedErrorFor(teamId, release.id);
+        if (error.failedAt(1)) throw new NotFoundError('SBOM');
+      }
+      throw error;
+    }
+    await removeLeftovers(leftovers);
   },
 
   /**

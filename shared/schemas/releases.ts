@@ -59,5 +59,9 @@ export type ReleaseView = z.infer<typeof releaseSchema>;
 
 export const releaseResponse = dataEnvelope(releaseSchema, 'ReleaseResponse');
 export const releaseListResponse = pagedListSchema(releaseSchema, 'ReleaseList');
-export const releaseListQuery = pageQuerySchema;
+/** `version`: exact lookup for CI's find-or-create (the page then holds that release or nothing). */
+export const releaseListQuery = pageQuerySchema.extend({
+  version: z.string().trim().min(1).max(100).optional(),
+});
+export type ReleaseListQuery = z.infer<typeof releaseListQuery>;
 export const releaseIdParams = z.object({ releaseId: z.uuid() });

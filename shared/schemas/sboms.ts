@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { skippedEntriesSchema } from '../sbom/model';
+import { pagedListSchema, pageQuerySchema } from './common';
 
 /** Spec "Limits": SBOM content 10 MB (measured in UTF-8 bytes of the string). */
 export const MAX_SBOM_BYTES = 10 * 1024 * 1024;
@@ -60,6 +61,9 @@ export const sbomSchema = z
   .meta({ id: 'Sbom' });
 
 export const sbomIdParams = z.object({ id: z.uuid() });
+
+export const sbomListQuery = pageQuerySchema;
+export const sbomListResponse = pagedListSchema(sbomSchema, 'SbomList');
 
 export const cveScanBody = z.strictObject({ sbomId: z.uuid() }).meta({ id: 'CveScanRequest' });
 

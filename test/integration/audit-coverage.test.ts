@@ -132,6 +132,14 @@ const scenarios: Record<string, Scenario> = {
     const { id } = await release(team);
     return { act: async () => ({ response: await team.api.put(`/api/releases/${id}`, { status: 'deprecated' }), entityId: id }) };
   },
+  deleteRelease: async (team) => {
+    const { release: seededRelease } = await seeded(team);
+    return { act: async () => ({ response: await team.api.delete(`/api/releases/${seededRelease.id}`), entityId: seededRelease.id }) };
+  },
+  deleteSbom: async (team) => {
+    const { sbom } = await seeded(team);
+    return { act: async () => ({ response: await team.api.delete(`/api/sboms/${sbom.id}`), entityId: sbom.id }) };
+  },
   uploadSbom: async (team) => {
     const { id } = await release(team);
     return {

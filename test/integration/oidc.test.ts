@@ -76,6 +76,13 @@ describe('OIDC token exchange', () => {
     expect((await ci.get(`/api/releases/${created.body.data.id}`)).status).toBe(403);
     expect((await ci.get('/api/settings')).status).toBe(403);
     expect((await ci.post('/api/trust-policies', policyBody())).status).toBe(403);
+    // GET /api/me tells a CI job who it is and when its token runs out (there is no key item to read it from).
+    const me = await ci.get('/api/me');
+    expect(me.status).toBe(200);
+    expect(me.body.data).toMatchObject({
+      team: { id: team.teamId }, caller: { id: policy.id, type: 'workload' }, scopes: ['products:read', 'products:write'],
+      key: { id: expect.any(String), expiresAt: issued.expiresAt },
+    });
 
     const entries = (await readAuditLog(team.teamId)).map(toAuditEntry);
     const productCreate = entries.find((entry) => entry.entityType === 'product' && entry.entityId === created.body.data.id);

@@ -69,7 +69,8 @@ describe('generated document', () => {
     expect(operation?.tags).toEqual([route.group]);
     // Public routes override any default with an empty list: no credentials at all.
     expect(operation?.security).toEqual(route.scope === null ? [] : [{ apiKey: [] }]);
-    expect(operation?.description).toBe(route.scope === null ? undefined : `Required scope: \`${route.scope}\``);
+    const scopeNote = route.scope === 'authenticated' ? 'Any valid credential; no scope required' : `Required scope: \`${route.scope}\``;
+    expect(operation?.description).toBe(route.scope === null ? undefined : scopeNote);
   });
 
   it('has no operation that is not in the route table, and unique operationIds', () => {

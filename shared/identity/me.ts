@@ -1,0 +1,34 @@
+/**
+ * `GET /api/me`: the credential's team, caller, scopes and key, from the authorizer's context plus two
+ * reads (the team's name and the key's expiry are not in the context: API Gateway context values are
+ * flat strings, and the authorizer should stay one read per request).
+ */
+import { NotFoundError } from '../errors';
+import type { MeView } from '../schemas/settings';
+import type { Caller } from './actor';
+import { ApiKeys } from './api-keys';
+import { Teams } from './teams';
+
+export const Me = {
+  async describe(caller: Caller): Promise<MeView> {
+    if (caller.actor.kind === 'workload') {
+      // An OIDC-issued token: its expiry came with the authorizer's context, there is no key item.
+      const team = await Teams.get(caller.teamId);
+      return {
+        team: { id: team.id, name: team.name },
+        caller: { id: caller.actor.id, name: caller.actor.name, type: 'workload' },
+        scopes: [...caller.scopes].sort(),
+        key: { id: caller.keyId, name: caller.actor.name, expiresAt: caller.credentialExpiresAt ?? null },
+      };
+    }
+    const [team, key] = await Promise.all([Teams.get(caller.teamId), ApiKeys.find(caller.teamId, caller.keyId)]);
+    // The authorizer found the key a moment ago; gone now means revoked in between.
+    if (!key) throw new NotFoundError('API key');
+    return {
+      team: { id: team.id, name: team.name },
+      caller: { id: caller.actor.id, name: caller.actor.name, type: caller.actor.kind === 'member' ? 'member' : 'service_account' },
+      scopes: [...caller.scopes].sort(),
+      key: { id: key.id, name: key.name, expiresAt: key.expiresAt },
+    };
+  },
+};
