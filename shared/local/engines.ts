@@ -114,6 +114,15 @@ export async function findRunningEngines(dataDir: string): Promise<EngineAccess 
 /** Loaded by Node on the worker thread (see engine-worker.ts for how TypeScript is handled there). */
 const WORKER_ENTRY = new URL('./engine-worker.ts', import.meta.url);
 
+/**
+ * The engine thread's young generation (two 16 MB semi-spaces plus V8's share for new large
+ * objects). V8 sizes it from the heap limit, which on a machine with several GB gives 64 MB
+ * semi-spaces: ~130 MB that one burst of requests (a corpus import) commits and the thread keeps
+ * for good, while what dynalite holds between requests is ~25 MB. Same size as the API thread's
+ * `--max-semi-space-size=16` (package.json `start`); docs/architecture.md "Local memory".
+ */
+export const ENGINE_YOUNG_GENERATION_MB = 48;
+
 function reviveError(serialized: SerializedError): Error {
   const error: Error & { code?: string } = new Error(serialized.message);
   error.name = serialized.name;
@@ -132,7 +141,11 @@ interface EngineThread {
 /** Starts the engines on a worker thread; resolves once both listen. */
 function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
   return new Promise((resolveStart, rejectStart) => {
-    const worker = new Worker(WORKER_ENTRY, { workerData: data, name: 'vexdesk-engines' });
+    const worker = new Worker(WORKER_ENTRY, {
+      workerData: data,
+      name: 'vexdesk-engines',
+      resourceLimits: { maxYoungGenerationSizeMb: ENGINE_YOUNG_GENERATION_MB },
+    });
     let state: 'starting' | 'running' | 'stopping' | 'ended' = 'starting';
     let settleStop: ((error?: Error) => void) | undefined;
 

@@ -1,0 +1,95 @@
+/**
+ * The local server's memory (issue 9, item 2; docs/architecture.md "Local memory"): V8 sizes a
+ * thread's young generation from the heap limit, 64 MB semi-spaces on a machine with several GB,
+ * and a thread keeps what a burst of requests made it commit. Both threads of `npm start` (the API
+ * and the embedded engines) are held to 16 MB semi-spaces; these tests drive real traffic and read
+ * the committed new space from Node's diagnostic report.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { BatchWriteItemCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
+import { createKeyValueTableCommand } from '../support/test-table';
+
+const TABLE = 'local-memory-test';
+/** Two 16 MB semi-spaces and a page of V8's own: what a thread's new space commits at most under the bound (unbounded: ~134 MB). */
+const NEW_SPACE_LIMIT = 34 * 1024 * 1024;
+
+interface ThreadReport {
+  header: { threadId: number };
+  javascriptHeap: { heapSpaces: Record<string, { memorySize: number }> };
+}
+
+function workerReports(): ThreadReport[] {
+  return (process.report.getReport() as unknown as { workers: ThreadReport[] }).workers;
+}
+
+describe('local server memory', () => {
+  let dataDir: string;
+  let engines: EmbeddedEngines;
+  let client: DynamoDBClient;
+  let threadsBefore: Set<number>;
+
+  beforeAll(async () => {
+    threadsBefore = new Set(workerReports().map((report) => report.header.threadId));
+    dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-local-memory-'));
+    // On disk, as `npm start` runs them (in memory the items would live in the engine's heap).
+    engines = await startEmbeddedEngines({ dataDir });
+    client = new DynamoDBClient({ endpoint: engines.dynamoEndpoint, region: 'us-east-1', credentials: engines.credentials });
+    await client.send(createKeyValueTableCommand(TABLE));
+  });
+
+  afterAll(async () => {
+    client.destroy();
+    await engines?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps the engine thread young generation bounded through a burst of writes and reads', async () => {
+    // An import-like burst: 6,000 items of ~2 KB in batches of 25, 8 batches in flight, then a full scan.
+    const payload = 'x'.repeat(2048);
+    const batches = Array.from({ length: 240 }, (_, batch) =>
+      Array.from({ length: 25 }, (_, index): Record<string, AttributeValue> => ({
+        pk: { S: `PKG#${batch}` },
+        sk: { S: `ADV#${index}` },
+        data: { S: `${batch}-${index}-${payload}` },
+        n: { N: String(batch * 25 + index) },
+      })),
+    );
+    for (let start = 0; start < batches.length; start += 8)
+      await Promise.all(
+        batches.slice(start, start + 8).map((items) =>
+          client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } })),
+        ),
+      );
+    let scanned = 0;
+    let startKey: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await client.send(new ScanCommand({ TableName: TABLE, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+      scanned += page.Count ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    expect(scanned).toBe(6000);
+
+    const engineThreads = workerReports().filter((report) => !threadsBefore.has(report.header.threadId));
+    expect(engineThreads).toHaveLength(1);
+    const newSpace = engineThreads[0]?.javascriptHeap.heapSpaces.new_space?.memorySize ?? Number.NaN;
+    expect(newSpace).toBeLessThanOrEqual(NEW_SPACE_LIMIT);
+  });
+
+  it('starts the API thread of `npm start` with the same young generation bound', () => {
+    // The node flags of package.json's start script, as `npm start` passes them.
+    const { scripts } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as { scripts: { start: string } };
+    const flags = (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/start\.ts/.exec(scripts.start)?.[1] ?? '').split(/\s+/).filter(Boolean);
+    // Allocation with a high survival rate, which is what makes V8 grow the new space.
+    const probe = `const v8 = require('node:v8'); let kept = [];
+      for (let i = 0; i < 3e6; i++) { kept.push({ i, s: 'x' + i }); if (kept.length > 2e5) kept = []; }
+      process.stdout.write(String(v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size));`;
+    const newSpace = Number(execFileSync(process.execPath, [...flags, '-e', probe], { encoding: 'utf8' }));
+    expect(newSpace).toBeLessThanOrEqual(NEW_SPACE_LIMIT);
+  });
+});
