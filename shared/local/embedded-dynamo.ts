@@ -343,6 +343,9 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   });
   // Not a loopback port: any local user could reach dynalite there, around the front's checks.
   const socketPath = await privateSocketPath(options.socketDir);
+  // The front reuses sockets (keep-alive agent below); dynalite closing an idle one after Node's 5 s
+  // default raced a reuse under load (ECONNRESET mid-transaction). Only the front connects here.
+  dynalite.keepAliveTimeout = 0;
   await listen(dynalite, socketPath);
   const removeSocket = () => rm(options.socketDir === undefined ? path.dirname(socketPath) : socketPath, { recursive: true, force: true });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });

@@ -53,7 +53,10 @@ export async function ensureLocalResources(): Promise<void> {
     try {
       await s3().send(new HeadBucketCommand({ Bucket: bucket }));
     } catch {
-      await s3().send(new CreateBucketCommand({ Bucket: bucket }));
+      // Not found, or a transient HeadBucket failure under load: creating an existing bucket is then no error.
+      await s3().send(new CreateBucketCommand({ Bucket: bucket })).catch((error: unknown) => {
+        if (!(error instanceof Error && (error.name === 'BucketAlreadyOwnedByYou' || error.name === 'BucketAlreadyExists'))) throw error;
+      });
     }
   }
 }
