@@ -85,8 +85,10 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   const result = scanComponents(components, index);
   const byRef = new Map(components.map((component) => [component.ref, component]));
   // Spec "Vulnerability": the highest-fidelity score, borrowed from an aliased record when the advisory has none.
-  const severityOf = await severityResolver(result.findings, (id) => index.advisory(id));
-  const scores = await corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id)));
+  const [severityOf, scores] = await Promise.all([
+    severityResolver(result.findings, (id) => index.advisory(id)),
+    corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id))),
+  ]);
   const existing = new Map((await findingStore.listBySbom(teamId, product.id, release.id, sbom.id)).map((finding) => [finding.id, finding]));
   const now = new Date().toISOString();
 
