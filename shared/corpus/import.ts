@@ -127,10 +127,13 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
     const full = JSON.stringify(advisory);
     advisoryPuts.push(Buffer.byteLength(full) <= MAX_INLINE_BYTES ? { ...record, advisory } : { ...record, spillKey: await spillToS3('advisory', advisory.id, advisory) });
   }
-  // Items written before the alias index existed have no `aliasIds`: they were never in it.
+  // Items written before the alias index existed have no `aliasIds`: they were never in it. A withdrawn
+  // record still lists its aliases: those items are cleaned too, in case an earlier run was cut off
+  // after writing them but before its advisory item.
+  const withdrawnIds = new Map(advisories.filter((advisory) => advisory.withdrawn !== null).map((advisory) => [advisory.id, aliasIdentifiers(advisory)]));
   const aliasChanges: AliasChange[] = [
     ...changed.map((advisory) => ({ advisoryId: advisory.id, before: (existing.get(advisory.id)?.aliasIds as string[] | undefined) ?? [], after: { identifiers: aliasIdentifiers(advisory), scores: scoresOf(advisory) } })),
-    ...removed.map((item) => ({ advisoryId: String(item.advisoryId), before: (item.aliasIds as string[] | undefined) ?? [], after: null })),
+    ...removed.map((item) => ({ advisoryId: String(item.advisoryId), before: [...new Set([...((item.aliasIds as string[] | undefined) ?? []), ...(withdrawnIds.get(String(item.advisoryId)) ?? [])])], after: null })),
   ];
   const aliasWrites = await aliasIndexWrites(aliasChanges);
   puts.push(...aliasWrites.puts);
