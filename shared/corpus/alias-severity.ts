@@ -135,7 +135,13 @@ export function touchedIdentifiers(changes: readonly AliasChange[]): string[] {
 export function applyAliasChanges(current: ReadonlyMap<string, AliasEntries>, changes: readonly AliasChange[]): Map<string, AliasEntries> {
   const result = new Map<string, AliasEntries>();
   for (const identifier of touchedIdentifiers(changes)) result.set(identifier, { ...(current.get(identifier) ?? {}) });
-  for (const change of changes) for (const entries of result.values()) delete entries[change.advisoryId];
+  // A record's entry can only be in the items it was indexed under (or, after a cut-off run, its new ones).
+  for (const change of changes) {
+    for (const identifier of [...change.before, ...(change.after?.identifiers ?? [])]) {
+      const entries = result.get(identifier);
+      if (entries) delete entries[change.advisoryId];
+    }
+  }
   for (const change of changes) {
     const scores = change.after?.scores;
     if (!scores) continue;
