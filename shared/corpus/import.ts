@@ -14,6 +14,7 @@ import { packageKey } from '../matching/component-identity';
 import { splitEcosystem } from '../matching/ecosystems';
 import { shortName } from '../matching/package-name';
 import type { Advisory } from './parse/advisory';
+import { aliasIdentifiers, aliasIndexWrites, scoresOf, type AliasChange } from './alias-severity';
 import { parseEpssCsv, type EpssScores } from './parse/epss';
 import { parseKevCatalog, type KevCatalog } from './parse/kev';
 import { readOsvDirectory, readOsvZip, type OsvReadResult } from './parse/osv-archive';
@@ -71,7 +72,8 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
     if (advisory.withdrawn !== null) {
       summary.withdrawn += 1;
       if (previous) removed.push(previous);
-    } else if (previous?.contentHash === contentHash(advisory)) {
+    } else if (previous?.contentHash === contentHash(advisory) && previous.aliasIds !== undefined) {
+      // An item without `aliasIds` predates the alias index: imported once more to join it.
       summary.unchanged += 1;
     } else {
       changed.push(advisory);
@@ -118,14 +120,28 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
     puts.push({ ...keys.corpusShortName(short), entity: 'CorpusShortName', shortName: short, packageKeys: [...new Set([...known, ...added])].sort() });
   }
 
+  const advisoryPuts: Item[] = [];
   for (const advisory of changed) {
     const hash = contentHash(advisory);
-    const record = { ...keys.corpusAdvisory(advisory.id), entity: 'CorpusAdvisory', advisoryId: advisory.id, cveId: advisory.cveId, modified: advisory.modified, contentHash: hash, packageKeys: packageKeysOf(advisory) };
+    const record = { ...keys.corpusAdvisory(advisory.id), entity: 'CorpusAdvisory', advisoryId: advisory.id, cveId: advisory.cveId, modified: advisory.modified, contentHash: hash, packageKeys: packageKeysOf(advisory), aliasIds: aliasIdentifiers(advisory) };
     const full = JSON.stringify(advisory);
-    puts.push(Buffer.byteLength(full) <= MAX_INLINE_BYTES ? { ...record, advisory } : { ...record, spillKey: await spillToS3('advisory', advisory.id, advisory) });
+    advisoryPuts.push(Buffer.byteLength(full) <= MAX_INLINE_BYTES ? { ...record, advisory } : { ...record, spillKey: await spillToS3('advisory', advisory.id, advisory) });
   }
-  deletes.push(...removed.map((item) => keys.corpusAdvisory(String(item.advisoryId))));
+  // Items written before the alias index existed have no `aliasIds`: they were never in it. A withdrawn
+  // record still lists its aliases: those items are cleaned too, in case an earlier run was cut off
+  // after writing them but before its advisory item.
+  const withdrawnIds = new Map(advisories.filter((advisory) => advisory.withdrawn !== null).map((advisory) => [advisory.id, aliasIdentifiers(advisory)]));
+  const aliasChanges: AliasChange[] = [
+    ...changed.map((advisory) => ({ advisoryId: advisory.id, before: (existing.get(advisory.id)?.aliasIds as string[] | undefined) ?? [], after: { identifiers: aliasIdentifiers(advisory), scores: scoresOf(advisory) } })),
+    ...removed.map((item) => ({ advisoryId: String(item.advisoryId), before: [...new Set([...((item.aliasIds as string[] | undefined) ?? []), ...(withdrawnIds.get(String(item.advisoryId)) ?? [])])], after: null })),
+  ];
+  const aliasWrites = await aliasIndexWrites(aliasChanges);
+  puts.push(...aliasWrites.puts);
+  deletes.push(...aliasWrites.deletes);
+  // The advisory items go last: their content hash marks the work done, so an import cut off before
+  // them redoes the package and alias items on the next run instead of skipping them as unchanged.
   await batchWrite(puts, deletes);
+  await batchWrite(advisoryPuts, removed.map((item) => keys.corpusAdvisory(String(item.advisoryId))));
   summary.written += changed.length;
 }
 

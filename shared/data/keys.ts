@@ -167,6 +167,8 @@ export const keys = {
   corpusAdvisory: (advisoryId: string): Key => ({ pk: `CORPUS#ADV#${advisoryId}`, sk: 'ADV' }),
   /** Package keys sharing a short name (CPE product, bare component name) → the corpus packages to fetch. */
   corpusShortName: (shortName: string): Key => ({ pk: `CORPUS#SHORT#${shortName}`, sk: 'SHORT' }),
+  /** The scores of every record whose id or aliases name this identifier (shared/corpus/alias-severity.ts). */
+  corpusAlias: (identifier: string): Key => ({ pk: `CORPUS#ALIAS#${identifier}`, sk: 'ALIAS' }),
   corpusKev: (cveId: string): Key => ({ pk: `CORPUS#KEV#${cveId}`, sk: 'KEV' }),
   corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
   /** The corpus package filter (shared/corpus/package-filter.ts): a head naming the current version, and that version's chunks. */

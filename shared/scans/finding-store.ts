@@ -32,6 +32,12 @@ export interface Finding {
   severity: Severity;
   /** Where `severity` came from: the highest-fidelity score available. */
   severitySource: 'cvss_v4' | 'cvss_v3' | 'cvss_v2' | 'advisory' | null;
+  /**
+   * The record `severity` and the CVSS fields come from: the finding's own advisory, or an aliased
+   * record when the advisory has no CVSS (docs/scanning.md "Severity from aliased records"); null
+   * with `severitySource`. Absent on findings stored before it existed (set on their next scan).
+   */
+  severitySourceId?: string | null;
   cvssV2: Cvss | null;
   cvssV3: Cvss | null;
   cvssV4: Cvss | null;

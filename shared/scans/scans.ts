@@ -14,6 +14,7 @@ import { auditPut } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { corpusStore, type MatchData } from '../corpus/corpus-store';
 import { packageFilterStore } from '../corpus/package-filter';
+import { severityResolver } from '../corpus/alias-severity';
 import { buildAdvisoryIndex, scanComponents, type AdvisoryIndex } from '../matching/advisory-index';
 import { identify, packageKey, type PackageLookup } from '../matching/component-identity';
 import { ECOSYSTEMS } from '../matching/ecosystems';
@@ -24,7 +25,7 @@ import { dispositionStore } from '../dispositions/disposition-store';
 import { decisionIndex } from '../dispositions/decision-identity';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
-import { findingId, findingItem, findingStore, type Finding, type Severity } from './finding-store';
+import { findingId, findingItem, findingStore, type Finding } from './finding-store';
 import type { ScanJob } from './scan-dispatch';
 import { SCAN_MAX_RECOVERIES } from './scan-retries';
 import { scanLease, type HeldLease } from './scan-lease';
@@ -68,15 +69,6 @@ function asAdvisory(entry: MatchData): Advisory {
   return { ...entry, details: '', references: [] };
 }
 
-/** Spec "Vulnerability": severity from the highest-fidelity score available. */
-export function severityOf(advisory: Advisory | undefined): { severity: Severity; source: Finding['severitySource'] } {
-  if (advisory?.cvssV4) return { severity: advisory.cvssV4.severity, source: 'cvss_v4' };
-  if (advisory?.cvssV3) return { severity: advisory.cvssV3.severity, source: 'cvss_v3' };
-  if (advisory?.cvssV2) return { severity: advisory.cvssV2.severity, source: 'cvss_v2' };
-  if (advisory?.databaseSeverity) return { severity: advisory.databaseSeverity, source: 'advisory' };
-  return { severity: 'NONE', source: null };
-}
-
 /** Batch writes in flight: 2,000 findings and their id pointers are 160 BatchWriteItem calls. */
 const WRITE_CONCURRENCY = 16;
 
@@ -92,7 +84,11 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   const index = await indexForComponents(components);
   const result = scanComponents(components, index);
   const byRef = new Map(components.map((component) => [component.ref, component]));
-  const scores = await corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id)));
+  // Spec "Vulnerability": the highest-fidelity score, borrowed from an aliased record when the advisory has none.
+  const [severityOf, scores] = await Promise.all([
+    severityResolver(result.findings, (id) => index.advisory(id)),
+    corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id))),
+  ]);
   const existing = new Map((await findingStore.listBySbom(teamId, product.id, release.id, sbom.id)).map((finding) => [finding.id, finding]));
   const now = new Date().toISOString();
 
@@ -101,7 +97,7 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
     const advisory = index.advisory(match.advisoryId);
     const component = byRef.get(match.componentRef);
     const id = findingId(sbom.id, match.componentRef, match.advisoryId);
-    const { severity, source } = severityOf(advisory);
+    const { severity, source, sourceId, cvssV2, cvssV3, cvssV4 } = severityOf(match);
     const cveScores = scores.get(match.cveId);
     const previous = existing.get(id);
     current.set(id, {
@@ -110,7 +106,7 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
       aliases: [...new Set([...(advisory?.aliases ?? []), ...match.relatedAdvisoryIds])].filter((alias) => alias !== match.cveId).sort(),
       summary: advisory?.summary ?? '',
       componentRef: match.componentRef, componentName: component?.name ?? match.packageName, componentVersion: component?.version ?? match.version, componentPurl: component?.purl ?? null,
-      severity, severitySource: source, cvssV2: advisory?.cvssV2 ?? null, cvssV3: advisory?.cvssV3 ?? null, cvssV4: advisory?.cvssV4 ?? null,
+      severity, severitySource: source, severitySourceId: sourceId, cvssV2, cvssV3, cvssV4,
       epss: cveScores?.epss ?? null, kev: cveScores?.kev ?? null, cwes: advisory?.cwes ?? [],
       affectedVersions: match.affectedRanges ? [match.affectedRanges] : [], fixedVersions: match.fixedVersions,
       matchConfidence: match.confidence, matchEvidence: match.evidence, informational: match.informational,

@@ -33,6 +33,8 @@ export function toVulnerabilityView(finding: Finding, disposition: Disposition |
     component_ref: finding.componentRef,
     severity: finding.severity,
     severity_source: finding.severitySource,
+    // Before the alias index, the score always came from the finding's own advisory.
+    severity_source_id: finding.severitySourceId !== undefined ? finding.severitySourceId : finding.severitySource === null ? null : finding.advisoryId,
     cvss_v3_score: finding.cvssV3?.score ?? null,
     cvss_v3_vector: finding.cvssV3?.vector ?? null,
     cvss_v2_score: finding.cvssV2?.score ?? null,

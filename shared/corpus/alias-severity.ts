@@ -1,0 +1,213 @@
+/**
+ * Severity from aliased records (docs/scanning.md "Severity from aliased records").
+ * Go vulndb records, most PYSEC records and many others carry no CVSS; the GHSA or
+ * NVD-derived record for the same vulnerability usually does. The import keeps an
+ * alias index: one item per identifier (advisory id or alias) holding the scores of
+ * every record whose id or `aliases` name it. A record is found from either side:
+ * GO-x listing GHSA-y reads item GHSA-y (GHSA-y's own entry); GHSA-y listing GO-x or a
+ * CVE they share puts GHSA-y's entry in item GO-x or the CVE's item. The index is a
+ * function of the set of records present, so import order and chunking do not
+ * matter, and a refresh that adds (or withdraws) a scored alias changes the result
+ * of the next scan. A scan reads it in one batched read, only for findings whose
+ * own advisory has no CVSS.
+ */
+import { keys, type Key } from '../data/keys';
+import { batchGet, type Item } from '../data/table-client';
+import type { Advisory, CvssScore, SeverityLevel } from './parse/advisory';
+
+/** The scores one record carries, as the alias index keeps them. */
+export interface RecordScores {
+  cveId: string;
+  cvssV2: CvssScore | null;
+  cvssV3: CvssScore | null;
+  cvssV4: CvssScore | null;
+  databaseSeverity: SeverityLevel | null;
+}
+
+/** The entries of one identifier's item: advisory id → that record's scores. */
+export type AliasEntries = Record<string, RecordScores>;
+
+export interface SeverityResolution {
+  severity: SeverityLevel;
+  /** Which kind of score `severity` comes from (the documented `severity_source` values). */
+  source: 'cvss_v4' | 'cvss_v3' | 'cvss_v2' | 'advisory' | null;
+  /** The record the score was taken from: the finding's own advisory or an aliased one. */
+  sourceId: string | null;
+  cvssV2: CvssScore | null;
+  cvssV3: CvssScore | null;
+  cvssV4: CvssScore | null;
+}
+
+const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
+const LEVEL_RANK: Record<SeverityLevel, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, NONE: 0 };
+/** Batched reads in flight, as for the scan's other corpus reads. */
+const READ_CONCURRENCY = 16;
+
+/** The identifiers a record is known by: its id and its aliases (not `upstream`: those are other vulnerabilities it derives from). */
+export function aliasIdentifiers(advisory: Pick<Advisory, 'id' | 'aliases'>): string[] {
+  return [...new Set([advisory.id, ...advisory.aliases])].sort();
+}
+
+/** The record's scores, or null when it has none worth lending. */
+export function scoresOf(advisory: RecordScores): RecordScores | null {
+  const { cveId, cvssV2, cvssV3, cvssV4, databaseSeverity } = advisory;
+  if (!cvssV2 && !cvssV3 && !cvssV4 && !databaseSeverity) return null;
+  return { cveId, cvssV2, cvssV3, cvssV4, databaseSeverity };
+}
+
+export function hasCvss(scores: Pick<RecordScores, 'cvssV2' | 'cvssV3' | 'cvssV4'> | undefined): boolean {
+  return Boolean(scores?.cvssV4 ?? scores?.cvssV3 ?? scores?.cvssV2);
+}
+
+/** The record's best CVSS: the highest version it has (v4, then v3, then v2). */
+function topCvss(scores: RecordScores): { source: 'cvss_v4' | 'cvss_v3' | 'cvss_v2'; rank: number; cvss: CvssScore } | null {
+  if (scores.cvssV4) return { source: 'cvss_v4', rank: 3, cvss: scores.cvssV4 };
+  if (scores.cvssV3) return { source: 'cvss_v3', rank: 2, cvss: scores.cvssV3 };
+  if (scores.cvssV2) return { source: 'cvss_v2', rank: 1, cvss: scores.cvssV2 };
+  return null;
+}
+
+function fromRecord(id: string, scores: RecordScores): SeverityResolution {
+  const top = topCvss(scores);
+  return {
+    severity: top ? top.cvss.severity : (scores.databaseSeverity ?? 'NONE'),
+    source: top ? top.source : scores.databaseSeverity ? 'advisory' : null,
+    sourceId: top || scores.databaseSeverity ? id : null,
+    cvssV2: scores.cvssV2, cvssV3: scores.cvssV3, cvssV4: scores.cvssV4,
+  };
+}
+
+const NO_SEVERITY: SeverityResolution = { severity: 'NONE', source: null, sourceId: null, cvssV2: null, cvssV3: null, cvssV4: null };
+
+/**
+ * The finding's severity. Its own advisory's CVSS when it has any (the spec's
+ * order: v4, v3, v2). Otherwise the best CVSS among its aliased records: highest
+ * version, then highest score, then smallest id, so the choice depends only on
+ * the set of records. Then its own database rating, then an alias's (highest
+ * rating). A record tied to a different CVE than the finding's is never used:
+ * records of two CVEs can share an alias (PYSEC-2021-88 and PYSEC-2021-104 both
+ * list GHSA-5pr9-v234-jw36).
+ */
+export function resolveSeverity(own: { id: string } & RecordScores | undefined, findingCveId: string, aliased: Iterable<[string, RecordScores]>): SeverityResolution {
+  if (own && hasCvss(own)) return fromRecord(own.id, own);
+  const candidates = [...aliased].filter(([id, scores]) => id !== own?.id && !(CVE_ID.test(findingCveId) && CVE_ID.test(scores.cveId) && scores.cveId !== findingCveId));
+  let best: { id: string; scores: RecordScores; rank: number; score: number } | undefined;
+  for (const [id, scores] of candidates) {
+    const top = topCvss(scores);
+    if (!top) continue;
+    if (!best || top.rank > best.rank || (top.rank === best.rank && (top.cvss.score > best.score || (top.cvss.score === best.score && id < best.id)))) {
+      best = { id, scores, rank: top.rank, score: top.cvss.score };
+    }
+  }
+  if (best) return fromRecord(best.id, best.scores);
+  if (own?.databaseSeverity) return fromRecord(own.id, own);
+  let rated: { id: string; scores: RecordScores; level: SeverityLevel } | undefined;
+  for (const [id, scores] of candidates) {
+    const level = scores.databaseSeverity;
+    if (level && (!rated || LEVEL_RANK[level] > LEVEL_RANK[rated.level] || (level === rated.level && id < rated.id))) rated = { id, scores, level };
+  }
+  return rated ? fromRecord(rated.id, { ...rated.scores, cvssV2: null, cvssV3: null, cvssV4: null }) : NO_SEVERITY;
+}
+
+/** One change to the alias index: a record's identifiers before (none if new or never indexed) and after (none if withdrawn). */
+export interface AliasChange {
+  advisoryId: string;
+  before: readonly string[];
+  after: { identifiers: readonly string[]; scores: RecordScores | null } | null;
+}
+
+/** The identifiers whose items a set of changes reads and rewrites. */
+export function touchedIdentifiers(changes: readonly AliasChange[]): string[] {
+  const touched = new Set<string>();
+  for (const change of changes) {
+    change.before.forEach((id) => touched.add(id));
+    if (change.after?.scores) change.after.identifiers.forEach((id) => touched.add(id));
+  }
+  return [...touched];
+}
+
+/**
+ * Applies changes to the current entries of the touched identifiers (pure: the
+ * import reads and writes the items). A changed record's entry leaves every item
+ * it was in and joins the items of its new identifiers when it has scores.
+ * Returns the new entries per identifier; an empty object means delete the item.
+ */
+export function applyAliasChanges(current: ReadonlyMap<string, AliasEntries>, changes: readonly AliasChange[]): Map<string, AliasEntries> {
+  const result = new Map<string, AliasEntries>();
+  for (const identifier of touchedIdentifiers(changes)) result.set(identifier, { ...(current.get(identifier) ?? {}) });
+  // A record's entry can only be in the items it was indexed under (or, after a cut-off run, its new ones).
+  for (const change of changes) {
+    for (const identifier of [...change.before, ...(change.after?.identifiers ?? [])]) {
+      const entries = result.get(identifier);
+      if (entries) delete entries[change.advisoryId];
+    }
+  }
+  for (const change of changes) {
+    const scores = change.after?.scores;
+    if (!scores) continue;
+    for (const identifier of change.after?.identifiers ?? []) {
+      const entries = result.get(identifier);
+      if (entries) entries[change.advisoryId] = scores;
+    }
+  }
+  return result;
+}
+
+function aliasItem(identifier: string, entries: AliasEntries): Item {
+  // One string attribute, as for package items: nested maps cost most of a read's time.
+  return { ...keys.corpusAlias(identifier), entity: 'CorpusAlias', identifier, entriesJson: JSON.stringify(entries) };
+}
+
+function entriesOf(item: Item): AliasEntries {
+  return typeof item.entriesJson === 'string' ? (JSON.parse(item.entriesJson) as AliasEntries) : {};
+}
+
+async function readEntries(identifiers: Iterable<string>): Promise<Map<string, AliasEntries>> {
+  const items = await batchGet([...new Set(identifiers)].map((identifier) => keys.corpusAlias(identifier)), { concurrency: READ_CONCURRENCY });
+  return new Map(items.map((item) => [String(item.identifier), entriesOf(item)]));
+}
+
+/** The writes that bring the alias index up to date with a chunk of import changes. */
+export async function aliasIndexWrites(changes: readonly AliasChange[]): Promise<{ puts: Item[]; deletes: Key[] }> {
+  const touched = touchedIdentifiers(changes);
+  if (touched.length === 0) return { puts: [], deletes: [] };
+  const current = await readEntries(touched);
+  const puts: Item[] = [];
+  const deletes: Key[] = [];
+  for (const [identifier, entries] of applyAliasChanges(current, changes)) {
+    if (Object.keys(entries).length > 0) puts.push(aliasItem(identifier, entries));
+    else if (current.has(identifier)) deletes.push(keys.corpusAlias(identifier));
+  }
+  return { puts, deletes };
+}
+
+/** What the scan knows of a finding: its primary advisory, CVE and the other advisories merged into it. */
+export interface FindingRef {
+  advisoryId: string;
+  cveId: string;
+  relatedAdvisoryIds: readonly string[];
+}
+
+/**
+ * Resolves the severity of a scan's findings: one batched read of the alias items
+ * of the findings whose own advisory has no CVSS (none at all when every one has).
+ */
+export async function severityResolver(findings: readonly FindingRef[], advisoryOf: (id: string) => Advisory | undefined): Promise<(finding: FindingRef) => SeverityResolution> {
+  const identifiersOf = (finding: FindingRef, advisory: Advisory | undefined) =>
+    [...(advisory ? aliasIdentifiers(advisory) : [finding.advisoryId]), ...finding.relatedAdvisoryIds, finding.cveId];
+  const wanted = new Set<string>();
+  for (const finding of findings) {
+    const advisory = advisoryOf(finding.advisoryId);
+    if (!hasCvss(advisory)) identifiersOf(finding, advisory).forEach((id) => wanted.add(id));
+  }
+  const entries = wanted.size > 0 ? await readEntries(wanted) : new Map<string, AliasEntries>();
+  return (finding) => {
+    const advisory = advisoryOf(finding.advisoryId);
+    if (hasCvss(advisory)) return resolveSeverity(advisory, finding.cveId, []);
+    const aliased = new Map<string, RecordScores>();
+    for (const identifier of identifiersOf(finding, advisory)) {
+      for (const [id, scores] of Object.entries(entries.get(identifier) ?? {})) aliased.set(id, scores);
+    }
+    return resolveSeverity(advisory, finding.cveId, aliased);
+  };
+}
