@@ -20,7 +20,7 @@ import type { Actor } from '../identity/actor';
 import { releaseStore } from '../releases/release-store';
 import { toFinding, type Finding } from '../scans/finding-store';
 import { toDisposition } from './disposition-store';
-import { batchMarkerOf, compensationItems, plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
+import { batchMarkerOf, compensationItems, firstIndexWrite, plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
 import { chunkCount, chunkTargets, dispositionBatchStore, type BatchFailure, type BatchIntent, type BatchOutcome, type BatchTarget } from './disposition-batch-store';
 import { decisionKey } from './decision-identity';
 
@@ -81,6 +81,7 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
     const stored = await getItems(planned.map((finding) => keys.disposition(intent.teamId, finding.productId, finding.releaseId, decisionKey(finding))));
     const at = now();
     const writes: PlannedWrite[] = [];
+    const firstIndex = firstIndexWrite();
     planned.forEach((finding, index) => {
       const existing = stored[index];
       // Written by this batch already (an earlier chunk held another finding of the same decision, or a driver's retry).
@@ -91,7 +92,7 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
       await transactWrite([
         dispositionBatchStore.appliedMarkItem(intent, chunk, at),
         ...releaseChecks,
-        ...writes.flatMap((write) => writeItems(write, intent.actor, at, intent.id)),
+        ...writes.flatMap((write) => writeItems(write, intent.actor, at, intent.id, { index: firstIndex(write.after) })),
       ]);
       return 'done';
     } catch (error) {
@@ -113,9 +114,10 @@ async function rollBackChunk(intent: BatchIntent, chunk: number): Promise<ChunkR
   for (let attempt = 1; ; attempt += 1) {
     const stored = await getItems(dispositionKeys);
     const at = now();
+    const firstIndex = firstIndexWrite();
     const compensations = stored.flatMap((item: Item | undefined) => {
       const marker = item ? batchMarkerOf(item) : undefined;
-      return item && marker?.batchId === intent.id ? compensationItems(item, marker, intent.actor, at) : [];
+      return item && marker?.batchId === intent.id ? compensationItems(item, marker, intent.actor, at, { index: firstIndex(toDisposition(item)) }) : [];
     });
     try {
       await transactWrite([dispositionBatchStore.rolledBackMarkItem(intent, chunk, at), ...compensations]);

@@ -109,7 +109,7 @@ function historyItem(disposition: Disposition, actor: Actor, at: string, changeI
  * index entry (a decision waiting for review is not carried on) and, for a new
  * disposition, its id pointer — always last (callers find a lost create race there).
  */
-export function writeItems(write: PlannedWrite, actor: Actor, at: string, batchId?: string): TransactItem[] {
+export function writeItems(write: PlannedWrite, actor: Actor, at: string, batchId?: string, options: { index?: boolean } = {}): TransactItem[] {
   const { after, before, target, changeId } = write;
   const changes = diffChanges(before ? fieldsOf(before) : {}, fieldsOf(after));
   if (write.action === 'carry') changes.carriedFrom = { from: null, to: after.carriedFrom };
@@ -123,9 +123,16 @@ export function writeItems(write: PlannedWrite, actor: Actor, at: string, batchI
       changes: { vulnerabilityId: after.vulnerabilityId, decisionKey: after.decisionKey, ...changes },
     }, at),
   ];
-  if (!after.reviewRequired) items.push(carryIndexPut(after));
+  // `index: false` when another write of the same transaction holds the product's entry (one pair, two releases).
+  if (!after.reviewRequired && options.index !== false) items.push(carryIndexPut(after));
   if (!before) items.push(pointerPut(after.teamId, after.id, dispositionPointer(after)));
   return items;
+}
+
+/** True the first time a (product, decision key) is seen: a transaction may touch the product's carry-over entry once. */
+export function firstIndexWrite(): (disposition: Pick<Disposition, 'productId' | 'decisionKey'>) => boolean {
+  const seen = new Set<string>();
+  return ({ productId, decisionKey }) => !seen.has(`${productId}#${decisionKey}`) && Boolean(seen.add(`${productId}#${decisionKey}`));
 }
 
 export function dispositionPointer(disposition: Disposition) {
@@ -147,7 +154,7 @@ export function batchMarkerOf(item: Item): BatchWriteMarker | undefined {
  * An update is reverted by a new revision (history and audit say so); a creation
  * is removed with its pointer and its one history entry.
  */
-export function compensationItems(stored: Item, marker: BatchWriteMarker, actor: Actor, at: string): TransactItem[] {
+export function compensationItems(stored: Item, marker: BatchWriteMarker, actor: Actor, at: string, options: { index?: boolean } = {}): TransactItem[] {
   const current = toDisposition(stored);
   const key: Key = keys.disposition(current.teamId, current.productId, current.releaseId, current.decisionKey);
   const unchanged = { condition: '#revision = :revision AND #marker.#batchId = :batchId', names: { '#revision': 'revision', '#marker': 'batchWrite', '#batchId': 'batchId' }, values: { ':revision': current.revision, ':batchId': marker.batchId } };
@@ -158,7 +165,7 @@ export function compensationItems(stored: Item, marker: BatchWriteMarker, actor:
       tx.delete(keys.idPointer(current.teamId, current.id)),
       tx.delete(keys.dispositionHistory(current.teamId, current.productId, current.releaseId, current.decisionKey, marker.at, marker.changeId)),
       // A missed carry is safer than carrying a decision that was undone.
-      carryIndexDelete(current),
+      ...(options.index === false ? [] : [carryIndexDelete(current)]),
       auditPut(current.teamId, actor, { action: 'rollback', entityType: 'disposition', entityId: current.id, entityName, changes: { batchId: marker.batchId, ...diffChanges(fieldsOf(current), {}) } }, at),
     ];
   }
@@ -171,6 +178,6 @@ export function compensationItems(stored: Item, marker: BatchWriteMarker, actor:
     tx.put(dispositionItem(restored), unchanged.condition, unchanged.names, unchanged.values),
     tx.create(historyItem(restored, actor, at, changeId, { ...changes })),
     auditPut(current.teamId, actor, { action: 'rollback', entityType: 'disposition', entityId: current.id, entityName, changes: { batchId: marker.batchId, ...changes } }, at),
-    restored.reviewRequired ? carryIndexDelete(restored) : carryIndexPut(restored),
+    ...(options.index === false ? [] : [restored.reviewRequired ? carryIndexDelete(restored) : carryIndexPut(restored)]),
   ];
 }
