@@ -206,7 +206,8 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
     }
     case 'table migrate': {
       const { ensureKeyLayout, migrateKeyLayout } = await import('../shared/data/key-layout-migration');
-      if (flags['max-items'] === undefined) return { migrated: (await ensureKeyLayout()) ?? 'already done' };
+      const { ensureDecisionKeys } = await import('../shared/dispositions/decision-migration');
+      if (flags['max-items'] === undefined) return { migrated: (await ensureKeyLayout()) ?? 'already done', decisions: (await ensureDecisionKeys()) ?? 'already done' };
       const maxItems = Number(flags['max-items']);
       if (!Number.isInteger(maxItems) || maxItems < 1) throw new UsageError('--max-items must be a positive integer');
       return { migrated: await migrateKeyLayout({ maxItems }) };

@@ -78,6 +78,9 @@ async function main(): Promise<void> {
   const { ensureKeyLayout } = await import('../shared/data/key-layout-migration');
   const migrated = await ensureKeyLayout();
   if (migrated && migrated.pointers + migrated.auditEntries > 0) log({ type: 'migration', message: 'id pointers and audit entries moved to the spread key layout before serving', result: migrated });
+  const { ensureDecisionKeys } = await import('../shared/dispositions/decision-migration');
+  const decisions = await ensureDecisionKeys();
+  if (decisions && decisions.releases > 0) log({ type: 'migration', message: 'dispositions moved to one per release, package and advisory before serving', result: decisions });
   if (stopSignal) return;
   running.background = await startLocalBackgroundWork({ dataDir, log });
   if (stopSignal) return;

@@ -158,7 +158,8 @@ export const AUTHORIZER_ACCESS: ResourceAccess = {
  */
 export const SCAN_WORKER_ACCESS: ResourceAccess = {
   ...nothing,
-  table: { ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'), queryIndexes: true },
+  // ConditionCheckItem: carried decisions are written on the condition that the release is still unlocked (shared/dispositions/carry-over.ts).
+  table: { ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'), queryIndexes: true },
   sbomBucket: objects('s3:GetObject', 's3:DeleteObject'),
   scanQueue: 'consume',
 };

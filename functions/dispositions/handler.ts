@@ -12,6 +12,10 @@ export const handler = createGroupHandler('dispositions', {
     body: { data: toDispositionView(await Dispositions.update(caller.teamId, caller.actor, params.dispositionId, body)) },
   }),
   batchDispositions: async ({ caller, body }) => ({ status: 200, body: await Dispositions.batch(caller.teamId, caller.actor, body) }),
+  confirmDisposition: async ({ caller, params }) => ({
+    status: 200,
+    body: { data: toDispositionView(await Dispositions.confirm(caller.teamId, caller.actor, params.dispositionId)) },
+  }),
   getDisposition: async ({ caller, params }) => {
     const { disposition, history } = await Dispositions.getWithHistory(caller.teamId, params.dispositionId);
     return { status: 200, body: { data: { ...toDispositionView(disposition), history } } };

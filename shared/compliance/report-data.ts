@@ -12,7 +12,7 @@ import { config } from '../config';
 import { NotFoundError } from '../errors';
 import { Disclosures, type Disclosure } from '../disclosures/disclosures';
 import { dispositionStore, type Disposition } from '../dispositions/disposition-store';
-import { decisionIndex } from '../dispositions/decision-identity';
+import { countedDecision, decisionIndex } from '../dispositions/decision-identity';
 import { TeamSettingsService } from '../identity/team-settings';
 import { Teams } from '../identity/teams';
 import { Releases } from '../releases/releases';
@@ -127,6 +127,8 @@ export const ComplianceReports = {
     ]);
     const [components, vexDocuments] = await Promise.all([releaseComponents(sboms), Promise.all(documents.map(toReportVexDocument))]);
     const decisionOf = decisionIndex(dispositions);
+    // An expired decision, or one carried from another version and not yet confirmed, counts as undecided.
+    const now = (options.now ?? new Date()).toISOString();
     const policy = settings.slaPolicy;
     const customised = (Object.keys(DEFAULT_SLA_POLICY) as (keyof typeof DEFAULT_SLA_POLICY)[]).some((field) => policy[field] !== DEFAULT_SLA_POLICY[field]);
 
@@ -147,7 +149,7 @@ export const ComplianceReports = {
       components,
       // Findings a later scan no longer matched are history, not current exposure (as in VEX generation);
       // informational notices the team hides are left out as in its vulnerability lists.
-      findings: findings.filter((finding) => !finding.noLongerDetected).filter(shownTo(settings)).map((finding) => toReportFinding(finding, decisionOf(finding))),
+      findings: findings.filter((finding) => !finding.noLongerDetected).filter(shownTo(settings)).map((finding) => toReportFinding(finding, countedDecision(decisionOf(finding), now))),
       vexDocuments,
       // null means "service defaults" in the report; a team policy equal to them reads the same.
       slaPolicy: customised ? policy : null,

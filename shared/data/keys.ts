@@ -105,10 +105,21 @@ export const keys = {
   scanLease: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SCAN_LEASE#${sbomId}` }),
   finding: (teamId: string, productId: string, releaseId: string, sbomId: string, findingId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}FINDING#${sbomId}#${findingId}` }),
   findingPrefix: (teamId: string, productId: string, releaseId: string, sbomId?: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}FINDING#${sbomId ? `${sbomId}#` : ''}` }),
-  disposition: (teamId: string, productId: string, releaseId: string, vulnerabilityId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION#${vulnerabilityId}` }),
+  /**
+   * One decision per (release, package at version, advisory): `decisionKey` is
+   * shared/dispositions/decision-identity.ts's key, so every SBOM of the release meets it.
+   */
+  disposition: (teamId: string, productId: string, releaseId: string, decisionKey: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION#${decisionKey}` }),
   dispositionPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}DISPOSITION#` }),
-  dispositionHistory: (teamId: string, productId: string, releaseId: string, vulnerabilityId: string, at: string, changeId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${vulnerabilityId}#${at}#${changeId}` }),
-  dispositionHistoryPrefix: (teamId: string, productId: string, releaseId: string, vulnerabilityId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${vulnerabilityId}#` }),
+  dispositionHistory: (teamId: string, productId: string, releaseId: string, decisionKey: string, at: string, changeId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${decisionKey}#${at}#${changeId}` }),
+  dispositionHistoryPrefix: (teamId: string, productId: string, releaseId: string, decisionKey: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${decisionKey}#` }),
+  /**
+   * The product's carry-over index: the latest counted decision on each (package at version, advisory)
+   * in any release of the product, written in the same transaction as the decision. A scan reads this
+   * one prefix instead of every earlier release (docs/triage-continuity.md).
+   */
+  decisionCarry: (teamId: string, productId: string, decisionKey: string): Key => ({ pk: productPk(teamId, productId), sk: `CARRY#${decisionKey}` }),
+  decisionCarryPrefix: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId), skPrefix: 'CARRY#' }),
   vexDocument: (teamId: string, productId: string, releaseId: string, vexId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}VEX#${vexId}` }),
   vexDocumentPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}VEX#` }),
   approval: (teamId: string, productId: string, releaseId: string, vexId: string, at: string, approvalId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}APPROVAL#${vexId}#${at}#${approvalId}` }),
@@ -206,6 +217,8 @@ export const keys = {
   legacyAuditPartition: (teamId: string) => ({ pk: `${teamPk(teamId)}#AUDIT` }),
   /** Marks the key-layout migration done for this table (global; no team owns it). */
   keyLayoutMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `KEY_LAYOUT#${version}` }),
+  /** Marks the move of dispositions from finding-id keys to decision keys done (shared/dispositions/decision-migration.ts). */
+  decisionKeyMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `DECISION_KEYS#${version}` }),
 
   /** What marks a partition key or object key as some team's (each is followed by the team id). */
   teamOwned: () => ({ partitionPrefix: teamPk(''), objectPrefixes: ['teams/', 'uploads/'] }),

@@ -48,10 +48,30 @@ export function decisionKey(subject: DecisionSubject): string {
   return createHash('sha256').update(`${packageIdentity(subject)}\u0000${subject.advisoryId}`).digest('hex').slice(0, 32);
 }
 
-/** Finds each finding's decision among a release's dispositions. */
+/** Everything a disposition item stores about what it decides. */
+export interface DecisionIdentity {
+  decisionKey: string;
+  advisoryId: string;
+  packageIdentity: string;
+  packageWithoutVersion: string;
+}
+
+export function decisionIdentity(subject: DecisionSubject): DecisionIdentity {
+  return {
+    decisionKey: decisionKey(subject),
+    advisoryId: subject.advisoryId,
+    packageIdentity: packageIdentity(subject),
+    packageWithoutVersion: packageIdentityWithoutVersion(subject),
+  };
+}
+
+/**
+ * Finds each finding's decision among a release's dispositions: the one on the
+ * finding's (package at version, advisory), whichever SBOM the finding is in.
+ */
 export function decisionIndex(dispositions: readonly Disposition[]): (finding: DecisionSubject & { id: string }) => Disposition | undefined {
-  const byFinding = new Map(dispositions.map((disposition) => [disposition.vulnerabilityId, disposition]));
-  return (finding) => byFinding.get(finding.id);
+  const byKey = new Map(dispositions.map((disposition) => [disposition.decisionKey, disposition]));
+  return (finding) => byKey.get(decisionKey(finding));
 }
 
 /** Why a decision does (not) count: `expired` and `review_required` decisions count as undecided. */
@@ -68,4 +88,21 @@ export function decisionState(disposition: Disposition | undefined, now: string)
 export function effectiveStatus(disposition: Disposition | undefined, now: string): DispositionStatus | undefined {
   const state = decisionState(disposition, now);
   return state === 'none' || state === 'expired' || state === 'review_required' ? undefined : disposition?.status;
+}
+
+/** The decision when it counts, else undefined: what the compliance report and VEX generation state. */
+export function countedDecision(disposition: Disposition | undefined, now: string): Disposition | undefined {
+  return effectiveStatus(disposition, now) === undefined ? undefined : disposition;
+}
+
+/**
+ * The decision's free text with where it came from: a carried decision names its
+ * source release, disposition, decider and date (VEX `detail` / notes carry it).
+ */
+export function detailWithProvenance(disposition: Disposition): string | null {
+  const from = disposition.carriedFrom;
+  if (!from) return disposition.detail;
+  const note = `Decision carried from release ${from.releaseVersion} (disposition ${from.dispositionId}), decided by ${from.decidedBy.name} on ${from.decidedAt.slice(0, 10)}.`;
+  // VEX input holds at most 5,000 characters of detail (as a member can write); the note wins over the tail.
+  return disposition.detail ? `${disposition.detail.slice(0, 5000 - note.length - 2)}\n\n${note}` : note;
 }

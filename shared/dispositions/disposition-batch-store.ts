@@ -19,6 +19,8 @@ export interface BatchTarget {
   productId: string;
   releaseId: string;
   sbomId: string;
+  /** The decision the finding's write lands on; absent in an intent recorded before decisions had keys of their own. */
+  decisionKey?: string | undefined;
 }
 
 export interface BatchIntent {
@@ -58,20 +60,27 @@ interface TargetGroup {
   releaseId: string;
   sbomId: string;
   vulnerabilityIds: string[];
+  /** Parallel to vulnerabilityIds. */
+  decisionKeys?: string[];
 }
 
 function groupTargets(targets: BatchTarget[]): TargetGroup[] {
   const groups: TargetGroup[] = [];
   for (const target of targets) {
     const last = groups.at(-1);
-    if (last && last.productId === target.productId && last.releaseId === target.releaseId && last.sbomId === target.sbomId) last.vulnerabilityIds.push(target.vulnerabilityId);
-    else groups.push({ productId: target.productId, releaseId: target.releaseId, sbomId: target.sbomId, vulnerabilityIds: [target.vulnerabilityId] });
+    if (last && last.productId === target.productId && last.releaseId === target.releaseId && last.sbomId === target.sbomId) {
+      last.vulnerabilityIds.push(target.vulnerabilityId);
+      last.decisionKeys?.push(target.decisionKey ?? '');
+    } else {
+      groups.push({ productId: target.productId, releaseId: target.releaseId, sbomId: target.sbomId, vulnerabilityIds: [target.vulnerabilityId], decisionKeys: [target.decisionKey ?? ''] });
+    }
   }
   return groups;
 }
 
 function toIntent(item: Item): BatchIntent {
-  const targets = (item.targetGroups as TargetGroup[]).flatMap(({ vulnerabilityIds, ...group }) => vulnerabilityIds.map((vulnerabilityId) => ({ ...group, vulnerabilityId })));
+  const targets = (item.targetGroups as TargetGroup[]).flatMap(({ vulnerabilityIds, decisionKeys, ...group }) =>
+    vulnerabilityIds.map((vulnerabilityId, index) => ({ ...group, vulnerabilityId, decisionKey: decisionKeys?.[index] || undefined })));
   const count = Math.ceil(targets.length / Number(item.chunkSize));
   const marked = (mark: (chunk: number) => string) => new Set(Array.from({ length: count }, (_, chunk) => chunk).filter((chunk) => item[mark(chunk)] !== undefined));
   return {

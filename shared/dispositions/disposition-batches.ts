@@ -20,11 +20,12 @@ import type { Actor } from '../identity/actor';
 import { releaseStore } from '../releases/release-store';
 import { toFinding, type Finding } from '../scans/finding-store';
 import { toDisposition } from './disposition-store';
-import { batchMarkerOf, compensationItems, plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
-import { chunkCount, chunkTargets, dispositionBatchStore, type BatchFailure, type BatchIntent, type BatchOutcome } from './disposition-batch-store';
+import { batchMarkerOf, compensationItems, firstIndexWrite, plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
+import { chunkCount, chunkTargets, dispositionBatchStore, type BatchFailure, type BatchIntent, type BatchOutcome, type BatchTarget } from './disposition-batch-store';
+import { decisionKey } from './decision-identity';
 
-/** 1 intent mark + at most 19 release checks + 19 × 4 items = 96, under DynamoDB's 100 per transaction. */
-const CHUNK_SIZE = 19;
+/** 1 intent mark + at most 16 release checks + 16 × 5 items (with the carry-over index entry) = 97, under DynamoDB's 100 per transaction. */
+const CHUNK_SIZE = 16;
 /** A chunk whose dispositions keep changing under it (concurrent single writes) is re-planned this often before the batch gives up. */
 const MAX_CHUNK_ATTEMPTS = 8;
 
@@ -39,34 +40,51 @@ function pick(chunks: number[], driver: Driver): number | undefined {
   return driver === 'owner' ? chunks[0] : chunks[Math.floor(Math.random() * chunks.length)];
 }
 
-function dispositionKeyOf(intent: BatchIntent, target: BatchIntent['targets'][number]) {
-  return keys.disposition(intent.teamId, target.productId, target.releaseId, target.vulnerabilityId);
-}
-
 /** Findings the driver already holds (the request resolved them all); others are read with the chunk. */
 type KnownFindings = ReadonlyMap<string, Finding>;
 
+/** The chunk's findings (a finding removed since the request, its product deleted, has nothing left to triage). */
+async function findingsOf(intent: BatchIntent, targets: BatchTarget[], known: KnownFindings): Promise<Map<string, Finding>> {
+  const unknown = targets.filter((target) => !known.has(target.vulnerabilityId));
+  const read = await getItems(unknown.map((target) => keys.finding(intent.teamId, target.productId, target.releaseId, target.sbomId, target.vulnerabilityId)));
+  const found = new Map<string, Finding>();
+  for (const target of targets) {
+    const finding = known.get(target.vulnerabilityId);
+    if (finding) found.set(target.vulnerabilityId, finding);
+  }
+  unknown.forEach((target, index) => {
+    const item = read[index];
+    if (item) found.set(target.vulnerabilityId, toFinding(item));
+  });
+  return found;
+}
+
+/** Each target's decision key: recorded in the intent, else (an older intent) from its finding. */
+function decisionKeyOf(target: BatchTarget, finding: Finding | undefined): string | undefined {
+  return target.decisionKey ?? (finding ? decisionKey(finding) : undefined);
+}
+
 async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindings): Promise<ChunkResult> {
   const targets = chunkTargets(intent, chunk);
-  const unknown = targets.filter((target) => !known.has(target.vulnerabilityId));
   const releaseChecks = [...new Map(targets.map((target) => [target.releaseId, target])).values()]
     .map((target) => releaseStore.unlockedCheck({ teamId: intent.teamId, productId: target.productId, id: target.releaseId }));
+  const findings = await findingsOf(intent, targets, known);
+  // Findings of one decision (the same package and advisory in two SBOMs of a release) are one write.
+  const decisions = new Map<string, Finding>();
+  for (const target of targets) {
+    const finding = findings.get(target.vulnerabilityId);
+    const key = decisionKeyOf(target, finding);
+    if (finding && key && !decisions.has(`${finding.releaseId}#${key}`)) decisions.set(`${finding.releaseId}#${key}`, finding);
+  }
+  const planned = [...decisions.values()];
   for (let attempt = 1; ; attempt += 1) {
-    const stored = await getItems([
-      ...targets.map((target) => dispositionKeyOf(intent, target)),
-      ...unknown.map((target) => keys.finding(intent.teamId, target.productId, target.releaseId, target.sbomId, target.vulnerabilityId)),
-    ]);
-    const read = new Map(unknown.flatMap((target, index) => {
-      const item = stored[targets.length + index];
-      return item ? [[target.vulnerabilityId, toFinding(item)] as const] : [];
-    }));
+    const stored = await getItems(planned.map((finding) => keys.disposition(intent.teamId, finding.productId, finding.releaseId, decisionKey(finding))));
     const at = now();
     const writes: PlannedWrite[] = [];
-    targets.forEach((target, index) => {
+    const firstIndex = firstIndexWrite();
+    planned.forEach((finding, index) => {
       const existing = stored[index];
-      const finding = known.get(target.vulnerabilityId) ?? read.get(target.vulnerabilityId);
-      // A finding removed since the request (its product deleted) has nothing left to triage.
-      if (!finding) return;
+      // Written by this batch already (an earlier chunk held another finding of the same decision, or a driver's retry).
       if (existing && batchMarkerOf(existing)?.batchId === intent.id) return;
       writes.push(plan(finding, existing ? toDisposition(existing) : undefined, intent.patch, intent.actor, at));
     });
@@ -74,7 +92,7 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
       await transactWrite([
         dispositionBatchStore.appliedMarkItem(intent, chunk, at),
         ...releaseChecks,
-        ...writes.flatMap((write) => writeItems(write, intent.actor, at, intent.id)),
+        ...writes.flatMap((write) => writeItems(write, intent.actor, at, intent.id, { index: firstIndex(write.after) })),
       ]);
       return 'done';
     } catch (error) {
@@ -88,12 +106,18 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
 
 async function rollBackChunk(intent: BatchIntent, chunk: number): Promise<ChunkResult> {
   const targets = chunkTargets(intent, chunk);
+  const findings = targets.some((target) => !target.decisionKey) ? await findingsOf(intent, targets, new Map()) : new Map<string, Finding>();
+  const dispositionKeys = [...new Map(targets.flatMap((target) => {
+    const key = decisionKeyOf(target, findings.get(target.vulnerabilityId));
+    return key ? [[`${target.releaseId}#${key}`, keys.disposition(intent.teamId, target.productId, target.releaseId, key)] as const] : [];
+  })).values()];
   for (let attempt = 1; ; attempt += 1) {
-    const stored = await getItems(targets.map((target) => dispositionKeyOf(intent, target)));
+    const stored = await getItems(dispositionKeys);
     const at = now();
+    const firstIndex = firstIndexWrite();
     const compensations = stored.flatMap((item: Item | undefined) => {
       const marker = item ? batchMarkerOf(item) : undefined;
-      return item && marker?.batchId === intent.id ? compensationItems(item, marker, intent.actor, at) : [];
+      return item && marker?.batchId === intent.id ? compensationItems(item, marker, intent.actor, at, { index: firstIndex(toDisposition(item)) }) : [];
     });
     try {
       await transactWrite([dispositionBatchStore.rolledBackMarkItem(intent, chunk, at), ...compensations]);
@@ -167,7 +191,7 @@ export const DispositionBatches = {
     const id = randomUUID();
     const item = dispositionBatchStore.intentItem({
       id, teamId, actor, createdAt: now(), patch, chunkSize: CHUNK_SIZE,
-      targets: findings.map((finding) => ({ vulnerabilityId: finding.id, productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId })),
+      targets: findings.map((finding) => ({ vulnerabilityId: finding.id, productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId, decisionKey: decisionKey(finding) })),
       releaseIds: [...new Set(findings.map((finding) => finding.releaseId))],
     });
     await transactWrite([tx.create(item)]);

@@ -1,11 +1,16 @@
-/** Disposition items (one per vulnerability) and their change history. */
+/**
+ * Disposition items, one per (release, package at version, advisory) — keyed by
+ * `decisionKey` (decision-identity.ts) — and their change history.
+ */
 import { keys } from '../data/keys';
 import { getItem, queryAll, type Item } from '../data/table-client';
 import { resolvePointer } from '../data/id-pointers';
+import { decisionState } from './decision-identity';
 
 export type DispositionStatus = 'affected' | 'not_affected' | 'fixed' | 'under_investigation';
 
-export const DISPOSITION_FIELDS = ['status', 'justification', 'response', 'detail', 'actionStatement', 'impactStatement', 'assignedTo'] as const;
+/** The fields a member writes (and history and audit diff); `expiresAt` included. */
+export const DISPOSITION_FIELDS = ['status', 'justification', 'response', 'detail', 'actionStatement', 'impactStatement', 'assignedTo', 'expiresAt'] as const;
 export type DispositionField = (typeof DISPOSITION_FIELDS)[number];
 
 export interface Disposition {
@@ -13,7 +18,14 @@ export interface Disposition {
   teamId: string;
   productId: string;
   releaseId: string;
+  /** The finding named when the decision was created (spec field); the decision itself is on `decisionKey`. */
   vulnerabilityId: string;
+  /** What the decision is about: (package at version, advisory) within the release. */
+  decisionKey: string;
+  advisoryId: string;
+  packageIdentity: string;
+  /** The package without its version: what `any_version` carry-over matches on. */
+  packageWithoutVersion: string;
   status: DispositionStatus;
   justification: string | null;
   response: string | null;
@@ -51,19 +63,25 @@ export interface DispositionChange {
 }
 
 export function dispositionItem(disposition: Disposition): Item {
-  const item: Item = { ...keys.disposition(disposition.teamId, disposition.productId, disposition.releaseId, disposition.vulnerabilityId), entity: 'Disposition' };
+  const item: Item = { ...keys.disposition(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey), entity: 'Disposition' };
   for (const [field, value] of Object.entries(disposition)) if (value !== null) item[field] = value;
   return item;
 }
 
 export function toDisposition(item: Item): Disposition {
   const nullable = (field: string) => (item[field] as string | undefined) ?? null;
+  const text = (field: string) => nullable(field) ?? '';
   return {
     id: String(item.id),
     teamId: String(item.teamId),
     productId: String(item.productId),
     releaseId: String(item.releaseId),
     vulnerabilityId: String(item.vulnerabilityId),
+    // Absent only on an item the decision-key migration has not moved yet.
+    decisionKey: text('decisionKey'),
+    advisoryId: text('advisoryId'),
+    packageIdentity: text('packageIdentity'),
+    packageWithoutVersion: text('packageWithoutVersion'),
     status: item.status as DispositionStatus,
     justification: nullable('justification'),
     response: nullable('response'),
@@ -82,11 +100,14 @@ export function toDisposition(item: Item): Disposition {
   };
 }
 
-export function toDispositionView(disposition: Disposition) {
+export function toDispositionView(disposition: Disposition, now = new Date().toISOString()) {
+  const carried = disposition.carriedFrom;
   return {
     id: disposition.id,
     vulnerabilityId: disposition.vulnerabilityId,
     releaseId: disposition.releaseId,
+    advisory_id: disposition.advisoryId,
+    package: disposition.packageIdentity,
     status: disposition.status,
     justification: disposition.justification,
     response: disposition.response,
@@ -98,12 +119,31 @@ export function toDispositionView(disposition: Disposition) {
     created_at: disposition.createdAt,
     updated_at: disposition.updatedAt,
     updated_by: disposition.updatedBy,
+    expires_at: disposition.expiresAt,
+    review_required: disposition.reviewRequired,
+    carried_from: carried
+      ? { release_id: carried.releaseId, release_version: carried.releaseVersion, disposition_id: carried.dispositionId, decided_by: carried.decidedBy, decided_at: carried.decidedAt }
+      : null,
+    /** Whether it counts: `expired` and `review_required` count as undecided. */
+    decision_state: decisionState(disposition, now),
+  };
+}
+
+/**
+ * A finding's decision as the vulnerability lists show it: `decision_state` says
+ * why a decision does not count (`expired`, `review_required`) or that it was `carried`.
+ */
+export function toFindingDecisionView(disposition: Disposition, now = new Date().toISOString()) {
+  return {
+    id: disposition.id, status: disposition.status, response: disposition.response, justification: disposition.justification,
+    decision_state: decisionState(disposition, now), expires_at: disposition.expiresAt, review_required: disposition.reviewRequired,
+    carried_from: disposition.carriedFrom ? { release_id: disposition.carriedFrom.releaseId, release_version: disposition.carriedFrom.releaseVersion, disposition_id: disposition.carriedFrom.dispositionId } : null,
   };
 }
 
 export const dispositionStore = {
-  async findByVulnerability(teamId: string, productId: string, releaseId: string, vulnerabilityId: string): Promise<Disposition | undefined> {
-    const item = await getItem(keys.disposition(teamId, productId, releaseId, vulnerabilityId));
+  async findByDecision(teamId: string, productId: string, releaseId: string, decisionKey: string): Promise<Disposition | undefined> {
+    const item = await getItem(keys.disposition(teamId, productId, releaseId, decisionKey));
     return item ? toDisposition(item) : undefined;
   },
 
@@ -120,7 +160,7 @@ export const dispositionStore = {
   },
 
   async history(disposition: Disposition): Promise<DispositionChange[]> {
-    const { pk, skPrefix } = keys.dispositionHistoryPrefix(disposition.teamId, disposition.productId, disposition.releaseId, disposition.vulnerabilityId);
+    const { pk, skPrefix } = keys.dispositionHistoryPrefix(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey);
     return (await queryAll({ pk, skPrefix })).map((item) => ({
       changeId: String(item.changeId),
       at: String(item.at),

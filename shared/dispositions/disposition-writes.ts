@@ -15,15 +15,47 @@ import type { Actor } from '../identity/actor';
 import type { Finding } from '../scans/finding-store';
 import { isFinalDecision } from './rules';
 import { DISPOSITION_FIELDS, dispositionItem, toDisposition, type Disposition } from './disposition-store';
+import { decisionIdentity, type DecisionIdentity } from './decision-identity';
+import { carryIndexDelete, carryIndexPut } from './carry-index';
 
 export type DispositionPatch = Partial<Record<(typeof DISPOSITION_FIELDS)[number], string | null>>;
 
+/** What a write decides on: the release, the (package, advisory) and the finding that names it. */
+export interface DecisionTarget {
+  teamId: string;
+  productId: string;
+  releaseId: string;
+  /** The finding named at creation (`vulnerabilityId`). */
+  vulnerabilityId: string;
+  identity: DecisionIdentity;
+  /** How the audit log names it. */
+  label: string;
+}
+
+export function targetOfFinding(finding: Finding): DecisionTarget {
+  return {
+    teamId: finding.teamId, productId: finding.productId, releaseId: finding.releaseId, vulnerabilityId: finding.id,
+    identity: decisionIdentity(finding), label: `${finding.cveId} in ${finding.componentName}`,
+  };
+}
+
+/** The target of a stored disposition (its finding may be gone: a deleted SBOM does not take the release's decision along). */
+export function targetOfDisposition(disposition: Disposition): DecisionTarget {
+  const { decisionKey, advisoryId, packageIdentity, packageWithoutVersion } = disposition;
+  return {
+    teamId: disposition.teamId, productId: disposition.productId, releaseId: disposition.releaseId, vulnerabilityId: disposition.vulnerabilityId,
+    identity: { decisionKey, advisoryId, packageIdentity, packageWithoutVersion }, label: `${advisoryId} in ${packageIdentity}`,
+  };
+}
+
 export interface PlannedWrite {
-  finding: Finding;
+  target: DecisionTarget;
   before: Disposition | undefined;
   after: Disposition;
   /** Id of the history entry this write adds. */
   changeId: string;
+  /** The audit action; default create/update. Carry-over and confirmation have their own. */
+  action?: 'carry' | 'confirm';
 }
 
 /** What a batch left on a disposition it wrote: enough to undo exactly that write. */
@@ -35,55 +67,79 @@ export interface BatchWriteMarker {
   before: Disposition | null;
 }
 
-export function fieldsOf(disposition: Pick<Disposition, (typeof DISPOSITION_FIELDS)[number]>): Record<string, unknown> {
-  return Object.fromEntries(DISPOSITION_FIELDS.map((field) => [field, disposition[field]]));
+/** The fields history and audit diff: what a member writes, and whether a carried decision waits for review. */
+export function fieldsOf(disposition: Pick<Disposition, (typeof DISPOSITION_FIELDS)[number] | 'reviewRequired'>): Record<string, unknown> {
+  return { ...Object.fromEntries(DISPOSITION_FIELDS.map((field) => [field, disposition[field]])), reviewRequired: disposition.reviewRequired };
 }
 
-export function plan(finding: Finding, existing: Disposition | undefined, patch: DispositionPatch, actor: Actor, at: string): PlannedWrite {
-  const base: Disposition = existing ?? {
-    id: randomUUID(), teamId: finding.teamId, productId: finding.productId, releaseId: finding.releaseId, vulnerabilityId: finding.id,
+/** A new disposition on the target, before any field is applied. */
+export function newDisposition(target: DecisionTarget, actor: Pick<Actor, 'id' | 'name'>, at: string): Disposition {
+  return {
+    id: randomUUID(), teamId: target.teamId, productId: target.productId, releaseId: target.releaseId, vulnerabilityId: target.vulnerabilityId, ...target.identity,
     status: 'under_investigation', justification: null, response: null, detail: null, actionStatement: null, impactStatement: null, assignedTo: null, decidedAt: null,
     createdAt: at, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: 0,
     expiresAt: null, reviewRequired: false, carriedFrom: null,
   };
-  const after: Disposition = { ...base, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: base.revision + 1 };
+}
+
+/** A member's write: applies the patch; any member write also settles a carried decision's review. */
+export function plan(subject: Finding | DecisionTarget, existing: Disposition | undefined, patch: DispositionPatch, actor: Actor, at: string): PlannedWrite {
+  const target = 'identity' in subject ? subject : targetOfFinding(subject);
+  const base: Disposition = existing ?? newDisposition(target, actor, at);
+  const after: Disposition = { ...base, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: base.revision + 1, reviewRequired: false };
   for (const field of DISPOSITION_FIELDS) {
     const value = patch[field];
     if (value !== undefined) (after as unknown as Record<string, unknown>)[field] = value;
   }
   // The SLA measures detection → the first final decision; later edits of a final decision do not move it.
   after.decidedAt = isFinalDecision(after) ? (existing && isFinalDecision(existing) ? existing.decidedAt ?? at : at) : null;
-  return { finding, before: existing, after, changeId: randomUUID() };
+  return { target, before: existing, after, changeId: randomUUID() };
 }
 
 function historyItem(disposition: Disposition, actor: Actor, at: string, changeId: string, changes: Record<string, unknown>): Item {
   return {
-    ...keys.dispositionHistory(disposition.teamId, disposition.productId, disposition.releaseId, disposition.vulnerabilityId, at, changeId), entity: 'DispositionChange',
+    ...keys.dispositionHistory(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey, at, changeId), entity: 'DispositionChange',
     // The revision it produced: history, revision and audit count the same writes.
     changeId, at, revision: disposition.revision, actor: { id: actor.id, name: actor.name, email: actor.email }, changes,
   };
 }
 
-export function writeItems(write: PlannedWrite, actor: Actor, at: string, batchId?: string): TransactItem[] {
-  const { after, before, finding, changeId } = write;
+/**
+ * The disposition, its history entry, its audit entry, the product's carry-over
+ * index entry (a decision waiting for review is not carried on) and, for a new
+ * disposition, its id pointer — always last (callers find a lost create race there).
+ */
+export function writeItems(write: PlannedWrite, actor: Actor, at: string, batchId?: string, options: { index?: boolean } = {}): TransactItem[] {
+  const { after, before, target, changeId } = write;
   const changes = diffChanges(before ? fieldsOf(before) : {}, fieldsOf(after));
+  if (write.action === 'carry') changes.carriedFrom = { from: null, to: after.carriedFrom };
   const item = dispositionItem(after);
   if (batchId) item.batchWrite = { batchId, at, changeId, before: before ?? null } satisfies BatchWriteMarker;
   const items: TransactItem[] = [
     before ? tx.put(item, '#revision = :expected', { '#revision': 'revision' }, { ':expected': before.revision }) : tx.create(item),
     tx.create(historyItem(after, actor, at, changeId, changes)),
     auditPut(after.teamId, actor, {
-      action: before ? 'update' : 'create', entityType: 'disposition', entityId: after.id, entityName: `${finding.cveId} in ${finding.componentName}`,
-      changes: { vulnerabilityId: after.vulnerabilityId, ...changes },
+      action: write.action ?? (before ? 'update' : 'create'), entityType: 'disposition', entityId: after.id, entityName: target.label,
+      changes: { vulnerabilityId: after.vulnerabilityId, decisionKey: after.decisionKey, ...changes },
     }, at),
   ];
-  if (!before) {
-    items.push(pointerPut(after.teamId, after.id, {
-      entityType: 'disposition', target: keys.disposition(after.teamId, after.productId, after.releaseId, after.vulnerabilityId),
-      productId: after.productId, releaseId: after.releaseId, vulnerabilityId: after.vulnerabilityId,
-    }));
-  }
+  // `index: false` when another write of the same transaction holds the product's entry (one pair, two releases).
+  if (!after.reviewRequired && options.index !== false) items.push(carryIndexPut(after));
+  if (!before) items.push(pointerPut(after.teamId, after.id, dispositionPointer(after)));
   return items;
+}
+
+/** True the first time a (product, decision key) is seen: a transaction may touch the product's carry-over entry once. */
+export function firstIndexWrite(): (disposition: Pick<Disposition, 'productId' | 'decisionKey'>) => boolean {
+  const seen = new Set<string>();
+  return ({ productId, decisionKey }) => !seen.has(`${productId}#${decisionKey}`) && Boolean(seen.add(`${productId}#${decisionKey}`));
+}
+
+export function dispositionPointer(disposition: Disposition) {
+  return {
+    entityType: 'disposition' as const, target: keys.disposition(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey),
+    productId: disposition.productId, releaseId: disposition.releaseId, vulnerabilityId: disposition.vulnerabilityId,
+  };
 }
 
 /** The batch marker of a stored disposition item, if its last write came from a batch. */
@@ -98,16 +154,18 @@ export function batchMarkerOf(item: Item): BatchWriteMarker | undefined {
  * An update is reverted by a new revision (history and audit say so); a creation
  * is removed with its pointer and its one history entry.
  */
-export function compensationItems(stored: Item, marker: BatchWriteMarker, actor: Actor, at: string): TransactItem[] {
+export function compensationItems(stored: Item, marker: BatchWriteMarker, actor: Actor, at: string, options: { index?: boolean } = {}): TransactItem[] {
   const current = toDisposition(stored);
-  const key: Key = keys.disposition(current.teamId, current.productId, current.releaseId, current.vulnerabilityId);
+  const key: Key = keys.disposition(current.teamId, current.productId, current.releaseId, current.decisionKey);
   const unchanged = { condition: '#revision = :revision AND #marker.#batchId = :batchId', names: { '#revision': 'revision', '#marker': 'batchWrite', '#batchId': 'batchId' }, values: { ':revision': current.revision, ':batchId': marker.batchId } };
   const entityName = current.vulnerabilityId;
   if (!marker.before) {
     return [
       tx.delete(key, unchanged.condition, unchanged.names, unchanged.values),
       tx.delete(keys.idPointer(current.teamId, current.id)),
-      tx.delete(keys.dispositionHistory(current.teamId, current.productId, current.releaseId, current.vulnerabilityId, marker.at, marker.changeId)),
+      tx.delete(keys.dispositionHistory(current.teamId, current.productId, current.releaseId, current.decisionKey, marker.at, marker.changeId)),
+      // A missed carry is safer than carrying a decision that was undone.
+      ...(options.index === false ? [] : [carryIndexDelete(current)]),
       auditPut(current.teamId, actor, { action: 'rollback', entityType: 'disposition', entityId: current.id, entityName, changes: { batchId: marker.batchId, ...diffChanges(fieldsOf(current), {}) } }, at),
     ];
   }
@@ -120,5 +178,6 @@ export function compensationItems(stored: Item, marker: BatchWriteMarker, actor:
     tx.put(dispositionItem(restored), unchanged.condition, unchanged.names, unchanged.values),
     tx.create(historyItem(restored, actor, at, changeId, { ...changes })),
     auditPut(current.teamId, actor, { action: 'rollback', entityType: 'disposition', entityId: current.id, entityName, changes: { batchId: marker.batchId, ...changes } }, at),
+    ...(options.index === false ? [] : [restored.reviewRequired ? carryIndexDelete(restored) : carryIndexPut(restored)]),
   ];
 }

@@ -16,7 +16,8 @@ import { Members } from '../identity/teams';
 import { releaseStore } from '../releases/release-store';
 import { findingStore, type Finding } from '../scans/finding-store';
 import { dispositionStore, type Disposition, type DispositionStatus } from './disposition-store';
-import { plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
+import { plan, targetOfDisposition, targetOfFinding, writeItems, type DecisionTarget, type DispositionPatch, type PlannedWrite } from './disposition-writes';
+import { decisionKey } from './decision-identity';
 import { DispositionBatches } from './disposition-batches';
 
 export type { DispositionPatch } from './disposition-writes';
@@ -31,6 +32,14 @@ export function dispositionRuleViolations(state: { status: DispositionStatus; ju
     problems.push({ path: `${pathPrefix}response`, message: 'response is required when status is affected', code: 'required' });
   }
   return problems;
+}
+
+/** `expiresAt` (issue 13 item 5) must lie ahead when written; it is stored in UTC so it compares as text. */
+function normaliseExpiry<T extends { expiresAt?: string | null | undefined }>(patch: T, path = 'expiresAt'): T {
+  if (patch.expiresAt === undefined || patch.expiresAt === null) return patch;
+  const at = Date.parse(patch.expiresAt);
+  if (!(at > Date.now())) throw new ValidationError('expiresAt must be in the future', [{ path, message: 'must be a date-time in the future', code: 'not_in_future' }]);
+  return { ...patch, expiresAt: new Date(at).toISOString() };
 }
 
 async function assertAssignee(teamId: string, assignedTo: string | null | undefined): Promise<void> {
@@ -55,13 +64,26 @@ async function commit(write: PlannedWrite, actor: Actor, at: string): Promise<ty
   return undefined;
 }
 
+function readById(teamId: string, dispositionId: string): () => Promise<Disposition> {
+  return async () => {
+    const current = await dispositionStore.resolve(teamId, dispositionId);
+    if (!current) throw new NotFoundError('Disposition');
+    return current;
+  };
+}
+
 export const Dispositions = {
-  /** POST /api/dispositions: one disposition per vulnerability; a second create updates it. */
+  /**
+   * POST /api/dispositions: names a finding; the decision lands on the finding's
+   * (package at version, advisory) in its release, so every SBOM of the release
+   * shows it. A second create on the same pair updates it.
+   */
   async upsert(teamId: string, actor: Actor, input: { vulnerabilityId: string } & DispositionPatch & { status?: DispositionStatus }): Promise<{ disposition: Disposition; created: boolean }> {
     const finding = await findingStore.resolve(teamId, input.vulnerabilityId);
     if (!finding) throw new NotFoundError('Vulnerability');
     const { vulnerabilityId: _id, ...patch } = input;
-    return Dispositions.apply(teamId, actor, finding, () => dispositionStore.findByVulnerability(teamId, finding.productId, finding.releaseId, finding.id), patch);
+    const key = decisionKey(finding);
+    return Dispositions.apply(teamId, actor, targetOfFinding(finding), () => dispositionStore.findByDecision(teamId, finding.productId, finding.releaseId, key), normaliseExpiry(patch));
   },
 
   /** PUT /api/dispositions/{id}: only supplied fields change; 409 while the release is locked. */
@@ -69,28 +91,46 @@ export const Dispositions = {
     const existing = await dispositionStore.resolve(teamId, dispositionId);
     if (!existing) throw new NotFoundError('Disposition');
     const finding = await findingStore.resolve(teamId, existing.vulnerabilityId);
-    if (!finding) throw new NotFoundError('Disposition');
-    const read = async () => {
-      const current = await dispositionStore.resolve(teamId, dispositionId);
-      if (!current) throw new NotFoundError('Disposition');
-      return current;
-    };
-    return (await Dispositions.apply(teamId, actor, finding, read, patch)).disposition;
+    // The audit names the finding when it still exists; the decision outlives it (a deleted SBOM).
+    const target = finding ? { ...targetOfFinding(finding), identity: targetOfDisposition(existing).identity, vulnerabilityId: existing.vulnerabilityId } : targetOfDisposition(existing);
+    return (await Dispositions.apply(teamId, actor, target, readById(teamId, dispositionId), normaliseExpiry(patch))).disposition;
+  },
+
+  /**
+   * POST /api/dispositions/{id}/confirm: a member confirms a decision carried from
+   * another package version (clears `reviewRequired`; audited as `confirm`). A decision
+   * that needs no review is returned unchanged (a retried confirm is harmless).
+   */
+  async confirm(teamId: string, actor: Actor, dispositionId: string): Promise<Disposition> {
+    const existing = await dispositionStore.resolve(teamId, dispositionId);
+    if (!existing) throw new NotFoundError('Disposition');
+    const release = await releaseStore.resolve(teamId, existing.releaseId);
+    if (!release) throw new NotFoundError('Disposition');
+    if (release.release.lockedBy) throw await releaseLockedError(teamId, release.release.lockedBy);
+    const read = readById(teamId, dispositionId);
+    return retryLostRaces(async () => {
+      const current = await read();
+      if (!current.reviewRequired) return current;
+      const at = new Date().toISOString();
+      const write: PlannedWrite = { ...plan(targetOfDisposition(current), current, {}, actor, at), action: 'confirm' };
+      if ((await commit(write, actor, at)) === RETRY) return RETRY;
+      return write.after;
+    }, () => new ConflictError('The disposition kept changing under this write; retry', 'concurrent_modification'));
   },
 
   /**
    * Reads the current disposition, applies the patch to it, checks the rules on the result
    * and commits it conditioned on the revision read; a lost race starts over from a fresh read.
    */
-  async apply(teamId: string, actor: Actor, finding: Finding, read: () => Promise<Disposition | undefined>, patch: DispositionPatch): Promise<{ disposition: Disposition; created: boolean }> {
+  async apply(teamId: string, actor: Actor, target: DecisionTarget, read: () => Promise<Disposition | undefined>, patch: DispositionPatch): Promise<{ disposition: Disposition; created: boolean }> {
     await assertAssignee(teamId, patch.assignedTo);
-    const release = await releaseStore.resolve(teamId, finding.releaseId);
+    const release = await releaseStore.resolve(teamId, target.releaseId);
     if (!release) throw new NotFoundError('Vulnerability');
     if (release.release.lockedBy) throw await releaseLockedError(teamId, release.release.lockedBy);
     return retryLostRaces(async () => {
       const existing = await read();
       const at = new Date().toISOString();
-      const write = plan(finding, existing, patch, actor, at);
+      const write = plan(target, existing, patch, actor, at);
       const problems = dispositionRuleViolations(write.after);
       if (problems.length) throw new ValidationError('Disposition rules not met', problems);
       if ((await commit(write, actor, at)) === RETRY) return RETRY;
@@ -106,7 +146,8 @@ export const Dispositions = {
    * 409 when a lock stopped it and every write it made is undone.
    */
   async batch(teamId: string, actor: Actor, input: { vulnerabilityIds: string[]; status: DispositionStatus } & DispositionPatch): Promise<{ updated: number }> {
-    const { vulnerabilityIds, ...patch } = input;
+    const { vulnerabilityIds, ...rest } = input;
+    const patch = normaliseExpiry(rest);
     const problems = dispositionRuleViolations({ status: input.status, justification: input.justification ?? null, response: input.response ?? null });
     if (problems.length) throw new ValidationError('Disposition rules not met', problems);
     const uniqueIds = [...new Set(vulnerabilityIds)];

@@ -192,6 +192,11 @@ export const routes = [
     summary: 'Update a disposition; 409 while the release is locked', availability: 'implemented',
     request: { params: dispositions.dispositionIdParams, body: dispositions.updateDispositionBody }, responses: { 200: anyJson('Updated disposition') },
   },
+  {
+    operationId: 'confirmDisposition', method: 'POST', path: '/api/dispositions/{dispositionId}/confirm', group: 'dispositions', scope: 'dispositions:write', mutates: true,
+    summary: 'Confirm a decision carried from another package version (clears review_required); 409 while the release is locked', availability: 'implemented',
+    request: { params: dispositions.dispositionIdParams }, responses: { 200: anyJson('The confirmed disposition') },
+  },
   // VEX documents
   {
     operationId: 'listVexDocuments', method: 'GET', path: '/api/releases/{releaseId}/vex', group: 'vex', scope: 'vex:read', mutates: false,

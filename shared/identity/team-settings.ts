@@ -2,7 +2,9 @@
  * Team settings the spec leaves open: the SLA policy used by the compliance
  * report, the opt-in rule that a VEX approver must differ from the
  * submitter, and whether informational notices (RustSec `unsound`/`unmaintained`)
- * are hidden from vulnerability lists and the compliance report. Stored on the team item; each change is audited. The answer
+ * are hidden from vulnerability lists and the compliance report, and how far
+ * decisions carry over to later releases (`carryOver`, docs/triage-continuity.md).
+ * Stored on the team item; each change is audited. The answer
  * also shows the team's request quota, which only an operator changes
  * (admin CLI `team quota set`), since on AWS it lives in API Gateway.
  */
@@ -12,6 +14,7 @@ import { auditPut, diffChanges } from '../audit/audit-log';
 import { resolveSlaPolicy, type SlaPolicy } from '../compliance/sla';
 import type { Actor } from './actor';
 import { quotaOfTeam, type TeamQuota } from './team-quota';
+import { DEFAULT_CARRY_OVER, type CarryOverSetting } from '../dispositions/carry-over-setting';
 import { Teams } from './teams';
 
 export interface TeamSettings {
@@ -19,6 +22,8 @@ export interface TeamSettings {
   slaPolicy: SlaPolicy;
   /** Default false: informational findings are listed, marked `informational` (as osv-scanner reports them). */
   hideInformational: boolean;
+  /** Which earlier decisions a release's scan takes over: none, the same package version (default), or any version (flagged for review). */
+  carryOver: CarryOverSetting;
   /** Read-only here: the per-team throttle API Gateway applies (429 + Retry-After beyond it). */
   throttle: TeamQuota;
 }
@@ -26,11 +31,15 @@ export interface TeamSettings {
 interface StoredSettings {
   requireDistinctApprover?: boolean;
   hideInformational?: boolean;
+  carryOver?: CarryOverSetting;
   slaPolicy?: Partial<SlaPolicy>;
 }
 
 function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle'> {
-  return { requireDistinctApprover: stored.requireDistinctApprover === true, slaPolicy: resolveSlaPolicy(stored.slaPolicy), hideInformational: stored.hideInformational === true };
+  return {
+    requireDistinctApprover: stored.requireDistinctApprover === true, slaPolicy: resolveSlaPolicy(stored.slaPolicy), hideInformational: stored.hideInformational === true,
+    carryOver: stored.carryOver ?? DEFAULT_CARRY_OVER,
+  };
 }
 
 export const TeamSettingsService = {
@@ -39,13 +48,14 @@ export const TeamSettingsService = {
     return { ...resolve(team.settings), throttle: quotaOfTeam(team) };
   },
 
-  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; slaPolicy?: Partial<SlaPolicy> | undefined }): Promise<TeamSettings> {
+  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; carryOver?: CarryOverSetting | undefined; slaPolicy?: Partial<SlaPolicy> | undefined }): Promise<TeamSettings> {
     const team = await Teams.get(teamId);
     const current = team.settings as StoredSettings;
     const next: StoredSettings = {
       ...current,
       ...(patch.requireDistinctApprover !== undefined ? { requireDistinctApprover: patch.requireDistinctApprover } : {}),
       ...(patch.hideInformational !== undefined ? { hideInformational: patch.hideInformational } : {}),
+      ...(patch.carryOver !== undefined ? { carryOver: patch.carryOver } : {}),
       ...(patch.slaPolicy ? { slaPolicy: { ...(current.slaPolicy ?? {}), ...patch.slaPolicy } } : {}),
     };
     const before = resolve(current);
@@ -55,8 +65,8 @@ export const TeamSettingsService = {
       auditPut(teamId, actor, {
         action: 'update', entityType: 'team_settings', entityId: teamId, entityName: team.name,
         changes: diffChanges(
-          { requireDistinctApprover: before.requireDistinctApprover, hideInformational: before.hideInformational, ...before.slaPolicy },
-          { requireDistinctApprover: after.requireDistinctApprover, hideInformational: after.hideInformational, ...after.slaPolicy },
+          { requireDistinctApprover: before.requireDistinctApprover, hideInformational: before.hideInformational, carryOver: before.carryOver, ...before.slaPolicy },
+          { requireDistinctApprover: after.requireDistinctApprover, hideInformational: after.hideInformational, carryOver: after.carryOver, ...after.slaPolicy },
         ),
       }),
     ]);

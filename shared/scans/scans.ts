@@ -5,7 +5,9 @@
  * from (SBOM, component, advisory), so a rescan or a corpus refresh keeps ids
  * and dispositions; a finding that stops matching is deleted unless a
  * disposition refers to it, in which case it is kept and flagged
- * `no_longer_detected`.
+ * `no_longer_detected`. Decisions are per (release, package, advisory), so a
+ * re-upload meets the release's decisions as is; pairs still undecided take
+ * earlier releases' decisions (carry-over, shared/dispositions/carry-over.ts).
  */
 import { keys } from '../data/keys';
 import { batchWrite, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
@@ -23,6 +25,8 @@ import type { Advisory } from '../corpus/parse/advisory';
 import type { SbomComponent } from '../sbom/model';
 import { dispositionStore } from '../dispositions/disposition-store';
 import { decisionIndex } from '../dispositions/decision-identity';
+import { CarryOver } from '../dispositions/carry-over';
+import { TeamSettingsService } from '../identity/team-settings';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
 import { findingId, findingItem, findingStore, type Finding } from './finding-store';
@@ -130,6 +134,10 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   }
   if (lease.lost) return 'lost';
   await batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY });
+  // Before the scan reads as completed: a CI gate that sees the result sees the carried decisions.
+  const carried = await CarryOver.apply({
+    release, findings: current.values(), decided: decisionOf, setting: (await TeamSettingsService.get(teamId)).carryOver, actor, now,
+  });
 
   const summary: ScanSummary = {
     status: 'completed', scannedAt: now, findingCount: current.size,
@@ -143,7 +151,8 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
       tx.put(sbomItem({ ...sbom, scan: summary }), 'attribute_exists(pk)'),
       auditPut(teamId, actor, {
         action: 'scan', entityType: 'sbom', entityId: sbom.id, entityName: sbom.fileName ?? `${product.name} ${release.version} SBOM`,
-        changes: { findingCount: summary.findingCount, added: [...current.keys()].filter((id) => !existing.has(id)).length, noLongerDetected: vanished.length, unmatchedComponents: summary.unmatchedComponentCount, corpusAdvisoriesConsidered: index.size },
+        changes: { findingCount: summary.findingCount, added: [...current.keys()].filter((id) => !existing.has(id)).length, noLongerDetected: vanished.length, unmatchedComponents: summary.unmatchedComponentCount, corpusAdvisoriesConsidered: index.size,
+          decisionsCarried: carried.carried, carriedForReview: carried.reviewRequired },
       }, now),
       lease.releaseItem(),
     ]);

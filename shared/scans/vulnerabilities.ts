@@ -9,7 +9,7 @@
  * a 409 (`scan_pending` while queued or running, `scan_failed` after it gave
  * up) naming the scan status; once one has, each answer carries `scan`.
  */
-import type { Disposition } from '../dispositions/disposition-store';
+import { toFindingDecisionView, type Disposition } from '../dispositions/disposition-store';
 import { Dispositions } from '../dispositions/dispositions';
 import { decisionIndex, effectiveStatus } from '../dispositions/decision-identity';
 import { AppError } from '../errors';
@@ -54,7 +54,7 @@ export function toVulnerabilityView(finding: Finding, disposition: Disposition |
     last_seen_at: finding.lastSeenAt,
     no_longer_detected: finding.noLongerDetected,
     informational: finding.informational ?? null,
-    ...(disposition ? { disposition: { id: disposition.id, status: disposition.status, response: disposition.response, justification: disposition.justification } } : {}),
+    ...(disposition ? { disposition: toFindingDecisionView(disposition) } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { CARRY_OVER_SETTINGS } from '../dispositions/carry-over-setting';
 
 export const slaPolicySchema = z
   .strictObject({
@@ -19,6 +20,8 @@ export const teamSettingsBody = z
     requireDistinctApprover: z.boolean().optional(),
     /** Hide informational findings (RustSec `unsound`/`unmaintained` notices) from vulnerability lists and the compliance report. */
     hideInformational: z.boolean().optional(),
+    /** How far a release's scan carries decisions from earlier releases of the product (docs/triage-continuity.md). */
+    carryOver: z.enum(CARRY_OVER_SETTINGS).optional(),
     slaPolicy: slaPolicySchema.partial().optional(),
   })
   .meta({ id: 'UpdateTeamSettings' });

@@ -20,6 +20,8 @@ export const dispositionFields = {
   actionStatement: text5000,
   impactStatement: text5000,
   assignedTo: z.uuid(),
+  /** After this instant the decision counts as undecided; must lie ahead when written (checked by the service). */
+  expiresAt: z.iso.datetime({ offset: true }),
 };
 
 export const createDispositionBody = z
@@ -32,6 +34,7 @@ export const createDispositionBody = z
     actionStatement: dispositionFields.actionStatement.optional(),
     impactStatement: dispositionFields.impactStatement.optional(),
     assignedTo: dispositionFields.assignedTo.optional(),
+    expiresAt: dispositionFields.expiresAt.optional(),
   })
   .meta({ id: 'CreateDisposition' });
 
@@ -44,6 +47,7 @@ export const updateDispositionBody = z
     actionStatement: dispositionFields.actionStatement.nullable().optional(),
     impactStatement: dispositionFields.impactStatement.nullable().optional(),
     assignedTo: dispositionFields.assignedTo.nullable().optional(),
+    expiresAt: dispositionFields.expiresAt.nullable().optional(),
   })
   .meta({ id: 'UpdateDisposition' });
 
@@ -54,6 +58,7 @@ export const batchDispositionBody = z
     justification: justificationValue.optional(),
     response: responseValue.optional(),
     detail: text5000.optional(),
+    expiresAt: dispositionFields.expiresAt.optional(),
   })
   .meta({ id: 'BatchDisposition' });
 

@@ -22,7 +22,7 @@ import { releaseStore, type ResolvedRelease } from '../releases/release-store';
 import { findingStore, type Finding } from '../scans/finding-store';
 import type { Disposition } from '../dispositions/disposition-store';
 import { Dispositions } from '../dispositions/dispositions';
-import { decisionIndex } from '../dispositions/decision-identity';
+import { countedDecision, decisionIndex, detailWithProvenance } from '../dispositions/decision-identity';
 import { sbomStore } from '../sboms/sbom-store';
 import { Disclosures, type Disclosure } from '../disclosures/disclosures';
 import type { VexFormat } from '../schemas/vex';
@@ -77,7 +77,8 @@ export async function buildInput(teamId: string, resolved: ResolvedRelease, docu
     sboms: sboms.map((sbom) => ({ id: sbom.id, format: sbom.format, specVersion: sbom.specVersion, fileHash: sbom.fileHash })),
     components: [...components.values()],
     findings: selected.map((finding) => {
-      const disposition = decisionOf(finding);
+      // Expired or awaiting review: stated as not yet triaged.
+      const disposition = countedDecision(decisionOf(finding), generatedAt);
       return {
         id: finding.id, componentRef: finding.componentRef, cveId: /^CVE-\d{4}-\d{4,}$/.test(finding.cveId) ? finding.cveId : null,
         advisoryId: finding.advisoryId, aliases: finding.aliases, summary: finding.summary || null, cwes: finding.cwes,
@@ -87,7 +88,7 @@ export async function buildInput(teamId: string, resolved: ResolvedRelease, docu
         disposition: disposition
           ? {
               status: disposition.status, justification: disposition.justification as never, response: disposition.response as never, // validated enums on write
-              detail: disposition.detail, actionStatement: disposition.actionStatement, impactStatement: disposition.impactStatement, updatedAt: disposition.updatedAt,
+              detail: detailWithProvenance(disposition), actionStatement: disposition.actionStatement, impactStatement: disposition.impactStatement, updatedAt: disposition.updatedAt,
             }
           : null,
       };

@@ -144,7 +144,8 @@ export class StoreReader {
       if (row.entity === 'Product' && String(row.sk).startsWith(productPrefix)) snapshot.products.add(String(row.id));
     }
     const productRows = await Promise.all([...snapshot.products].map((productId) =>
-      this.query(keys.productCollection(teamId, productId).pk, undefined, ['sk', 'entity', 'id', 'productId', 'releaseId', 'sbomId', 'vulnerabilityId', 'revision', 'detail', 'updatedAt', 'at', 'changeId', 'changes', 'scan', 'objectKey', 'inventoryKey', 'fileSize'])));
+      this.query(keys.productCollection(teamId, productId).pk, undefined, ['sk', 'entity', 'id', 'productId', 'releaseId', 'sbomId', 'vulnerabilityId', 'decisionKey', 'revision', 'detail', 'updatedAt', 'at', 'changeId', 'changes', 'scan', 'objectKey', 'inventoryKey', 'fileSize'])));
+    const findingOfDecision = new Map<string, string>();
     for (const row of productRows.flat()) {
       switch (row.entity) {
         case 'Release':
@@ -162,14 +163,17 @@ export class StoreReader {
           snapshot.findingsBySbom.set(String(row.sbomId), (snapshot.findingsBySbom.get(String(row.sbomId)) ?? 0) + 1);
           break;
         case 'Disposition':
+          findingOfDecision.set(String(row.decisionKey), String(row.vulnerabilityId));
           snapshot.dispositions.set(String(row.vulnerabilityId), {
             id: String(row.id), vulnerabilityId: String(row.vulnerabilityId), revision: Number(row.revision ?? 1),
             detail: (row.detail as string | undefined) ?? null, updatedAt: String(row.updatedAt),
           });
           break;
         case 'DispositionChange': {
-          // Key: R#<release>#DISPOSITION_HISTORY#<vulnerabilityId>#<at>#<changeId> (shared/data/keys.ts); the item does not repeat the id.
-          const vulnerabilityId = String(row.sk).split('#DISPOSITION_HISTORY#')[1]?.split('#')[0] ?? '';
+          // Key: R#<release>#DISPOSITION_HISTORY#<decisionKey>#<at>#<changeId> (shared/data/keys.ts); the item does not repeat the key.
+          // The disposition sorts before its history (`#` < `_`), so its finding is known here; history alone keeps the key.
+          const decisionKey = String(row.sk).split('#DISPOSITION_HISTORY#')[1]?.split('#')[0] ?? '';
+          const vulnerabilityId = findingOfDecision.get(decisionKey) ?? decisionKey;
           const changes = (row.changes ?? {}) as Record<string, { to?: unknown }>;
           const list = snapshot.history.get(vulnerabilityId) ?? [];
           list.push({ at: String(row.at), changeId: String(row.changeId), detailTo: changes.detail?.to as string | null | undefined });

@@ -5,6 +5,7 @@ import { getItem, queryAll, type Item } from '../../shared/data/table-client';
 import { DispositionBatches } from '../../shared/dispositions/disposition-batches';
 import { OPERATOR_ACTOR } from '../../shared/identity/actor';
 import { findingStore } from '../../shared/scans/finding-store';
+import { decisionKey } from '../../shared/dispositions/decision-identity';
 import { createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
 import { dispositionInvariantViolations } from '../support/disposition-invariants';
@@ -26,7 +27,7 @@ async function releaseState(teamId: string, productId: string, releaseId: string
 
 describe('disposition batch racing single writes', () => {
   it('keeps every acknowledged single write when a later chunk fails on the release lock, and history = revision = audit', async () => {
-    // Arrange: 300 findings (16 chunks), some already triaged, and a draft VEX document ready to lock the release.
+    // Arrange: 300 findings (19 chunks), some already triaged, and a draft VEX document ready to lock the release.
     const { api, teamId } = await createTeamWithKey();
     const { findings, release } = await seedReleaseWithFindings(api, teamId, FINDINGS);
     const ids = findings.map((finding) => finding.id);
@@ -35,7 +36,8 @@ describe('disposition batch racing single writes', () => {
     }
     const document = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data;
     // The batch writes in id order; one consistent read of a disposition tells how far it got.
-    const batchReached = async (index: number) => (await getItem(keys.disposition(teamId, release.productId, release.id, ids[index]!)))?.detail === 'batch';
+    const decisionKeys = await Promise.all(ids.map(async (id) => decisionKey((await findingStore.resolve(teamId, id))!)));
+    const batchReached = async (index: number) => (await getItem(keys.disposition(teamId, release.productId, release.id, decisionKeys[index]!)))?.detail === 'batch';
 
     // Act: the batch runs; single upserts follow right behind its front; a submit locks the release mid-batch.
     const batch = api.post('/api/dispositions/batch', { vulnerabilityIds: ids, status: 'not_affected', justification: 'component_not_present', detail: 'batch' });
@@ -75,7 +77,7 @@ describe('disposition batch racing single writes', () => {
     // The race really happened: some single write landed on a disposition the batch had already written.
     const overtaken = state.dispositions.filter((disposition: Item) => {
       const details = state.history
-        .filter((entry) => String(entry.sk).includes(`#DISPOSITION_HISTORY#${String(disposition.vulnerabilityId)}#`))
+        .filter((entry) => String(entry.sk).includes(`#DISPOSITION_HISTORY#${String(disposition.decisionKey)}#`))
         .sort((a, b) => Number(a.revision) - Number(b.revision))
         .map((entry) => (entry.changes as { detail?: { to?: unknown } }).detail?.to);
       const batchAt = details.indexOf('batch');

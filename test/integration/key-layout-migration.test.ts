@@ -101,7 +101,7 @@ describe('key layout migration', () => {
     await batchWrite([{ ...pointer, ...keys.legacyIdPointer(teamId, release.id) }], [keys.idPointer(teamId, release.id)]);
 
     // The server's start wrote the marker after migrating its (empty) table.
-    expect(await admin('table', 'migrate')).toEqual({ migrated: 'already done' });
+    expect(await admin('table', 'migrate')).toEqual({ migrated: 'already done', decisions: 'already done' });
     expect(await admin('table', 'migrate', '--max-items', '10')).toEqual({ migrated: { pointers: 1, auditEntries: 0, complete: true } });
     expect((await api.get(`/api/releases/${release.id}`)).status).toBe(200);
     await expect(admin('table', 'migrate', '--max-items', '0')).rejects.toMatchObject({ code: 2 });

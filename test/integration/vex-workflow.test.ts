@@ -288,7 +288,7 @@ describe('disposition writes racing a submit', () => {
     expect(lockedAt).toBeTruthy();
     // Every accepted write left exactly one history entry, and all of them precede the lock.
     const disposition = (await queryAll(keys.dispositionPrefix(teamId, release.productId, release.id))).find((item) => item.vulnerabilityId === target);
-    const history = disposition ? await queryAll(keys.dispositionHistoryPrefix(teamId, release.productId, release.id, target)) : [];
+    const history = disposition ? await queryAll(keys.dispositionHistoryPrefix(teamId, release.productId, release.id, String(disposition.decisionKey))) : [];
     expect(history).toHaveLength(accepted);
     const after = await api.post('/api/dispositions', { vulnerabilityId: target, status: 'fixed' });
     expect(after.status).toBe(409);

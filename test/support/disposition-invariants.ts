@@ -20,7 +20,7 @@ export function dispositionInvariantViolations({ dispositions, history, audit }:
   for (const disposition of dispositions) {
     const label = `disposition ${String(disposition.id)}`;
     const entries = history
-      .filter((entry) => String(entry.sk).includes(`#DISPOSITION_HISTORY#${String(disposition.vulnerabilityId)}#`))
+      .filter((entry) => String(entry.sk).includes(`#DISPOSITION_HISTORY#${String(disposition.decisionKey)}#`))
       .sort((a, b) => Number(a.revision ?? 0) - Number(b.revision ?? 0) || String(a.sk).localeCompare(String(b.sk)));
     const audits = audit.filter((entry) => entry.entityType === 'disposition' && entry.entityId === disposition.id);
     if (entries.length !== disposition.revision || audits.length !== disposition.revision) {

@@ -1,0 +1,110 @@
+/**
+ * Triage continuity bench (issue 13), embedded mode: the scan bench's synthetic
+ * corpus, a 10,000-component SBOM (~2,000 findings) whose first 1,000 findings
+ * are decided, then upload + POST /api/cve-scan of the same components
+ * - again into the same release (a CI re-upload: the decisions apply by package and advisory);
+ * - into a new release of the product (carry-over writes 1,000 dispositions);
+ * - into a release of another product (no decisions: the baseline, for the ratio).
+ * Each figure is the median of three runs, printed beside the issue's target.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServerProcess } from '../support/server-process';
+import { findRunningEngines } from '../../shared/local/engines';
+import { applyLocalEnvironment } from '../../shared/local/local-environment';
+import { median, ms } from './stats';
+import { syntheticCorpusZip, syntheticSbom } from './scan';
+
+const COMPONENTS = 10_000;
+const DECISIONS = 1_000;
+const TARGET_MS = 3_000;
+
+/** The same components under a new serial number: another build's SBOM, not the same bytes. */
+function rebuilt(content: string): string {
+  return JSON.stringify({ ...(JSON.parse(content) as object), serialNumber: `urn:uuid:${randomUUID()}` });
+}
+
+export async function benchCarryOver(): Promise<string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-carry-'));
+  const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
+  const lines: string[] = ['Triage continuity bench (embedded engines, local server in its own process):'];
+  try {
+    const engines = await findRunningEngines(dataDir);
+    if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
+    applyLocalEnvironment(engines);
+    const { importCorpusFiles } = await import('../../shared/corpus/import');
+    const zipPath = join(dataDir, 'bench-all.zip');
+    writeFileSync(zipPath, syntheticCorpusZip());
+    await importCorpusFiles([zipPath]);
+
+    const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
+    const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${server.baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const parsed = (await response.json()) as { data: Record<string, unknown>; summary?: Record<string, number> };
+      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(parsed)}`);
+      return parsed;
+    };
+    const newRelease = async (productId: string, version: string) => String((await call('POST', `/api/products/${productId}/releases`, { version })).data.id);
+    const uploadAndScan = async (releaseId: string, content: string) => {
+      const t0 = performance.now();
+      const sbom = (await call('POST', '/api/sboms/upload', { releaseId, content })).data;
+      let scanned = false;
+      while (!scanned) {
+        try {
+          await call('POST', '/api/cve-scan', { sbomId: sbom.id });
+          scanned = true;
+        } catch (error) {
+          if (!String(error).includes('scan_pending')) throw error;
+        }
+      }
+      return { sbomId: String(sbom.id), ms: performance.now() - t0 };
+    };
+    const decided = async (sbomId: string) => {
+      const summary = (await call('GET', `/api/sboms/${sbomId}/vulnerabilities`)).summary ?? {};
+      return Number(summary.total) - Number(summary.withoutDisposition);
+    };
+
+    const content = syntheticSbom(COMPONENTS, 1);
+    const productId = String((await call('POST', '/api/products', { name: 'Carry bench', slug: 'carry-bench' })).data.id);
+    const first = await newRelease(productId, '1.0.0');
+    const seeded = await uploadAndScan(first, content);
+    const findings = ((await call('GET', `/api/sboms/${seeded.sbomId}/vulnerabilities`)).data as unknown as { id: string }[]).map((finding) => finding.id);
+    // Seeding is not measured: batches of 100 stay far from the API timeout on a busy machine.
+    for (let start = 0; start < DECISIONS; start += 100) {
+      await call('POST', '/api/dispositions/batch', { vulnerabilityIds: findings.slice(start, start + 100), status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path' });
+    }
+    lines.push(`  seeded: ${COMPONENTS.toLocaleString('en')} components, ${findings.length.toLocaleString('en')} findings, ${(await decided(seeded.sbomId)).toLocaleString('en')} decided`);
+
+    const runs = { reupload: [] as number[], carried: [] as number[], baseline: [] as number[] };
+    const counts = { reupload: 0, carried: 0 };
+    const otherProduct = String((await call('POST', '/api/products', { name: 'Carry bench baseline', slug: 'carry-bench-baseline' })).data.id);
+    for (const round of [1, 2, 3]) {
+      const again = await uploadAndScan(first, rebuilt(content));
+      runs.reupload.push(again.ms);
+      counts.reupload = await decided(again.sbomId);
+      const next = await uploadAndScan(await newRelease(productId, `2.0.${round}`), rebuilt(content));
+      runs.carried.push(next.ms);
+      counts.carried = await decided(next.sbomId);
+      runs.baseline.push((await uploadAndScan(await newRelease(otherProduct, `1.0.${round}`), rebuilt(content))).ms);
+    }
+    const line = (label: string, values: number[], extra: string) => {
+      const value = median(values);
+      return `  ${label}: median ${ms(value)} (${extra}; runs ${values.map(ms).join(', ')})  (target <= ${TARGET_MS.toLocaleString('en')} ms)  ${value <= TARGET_MS ? 'OK' : 'MISSED'}`;
+    };
+    lines.push(line('re-upload of 10k SBOM to the same release, upload+scan', runs.reupload, `${counts.reupload.toLocaleString('en')} decisions apply`));
+    lines.push(line('10k SBOM into a new release, 1,000 decisions carried, upload+scan', runs.carried, `${counts.carried.toLocaleString('en')} decisions carried`));
+    lines.push(`  baseline, same SBOM into another product (nothing to carry): median ${ms(median(runs.baseline))}; carry-over costs ${(median(runs.carried) / median(runs.baseline)).toFixed(2)}x, re-upload ${(median(runs.reupload) / median(runs.baseline)).toFixed(2)}x`);
+    if (counts.reupload < DECISIONS || counts.carried < DECISIONS) lines.push(`  MISSED: expected ${DECISIONS} decisions on each new SBOM`);
+    return lines.join('\n');
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  benchCarryOver().then((text) => { console.log(text); process.exit(text.includes('MISSED') ? 1 : 0); }, (error: unknown) => { console.error(error); process.exit(1); });
+}
