@@ -21,7 +21,9 @@ import { releaseStore } from '../releases/release-store';
 import { toFinding, type Finding } from '../scans/finding-store';
 import { toDisposition } from './disposition-store';
 import { batchMarkerOf, compensationItems, plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
-import { chunkCount, chunkTargets, dispositionBatchStore, type BatchFailure, type BatchIntent, type BatchOutcome } from './disposition-batch-store';
+import type { AuditEvent } from '../audit/audit-log';
+import type { ImportedFrom } from './disposition-store';
+import { chunkCount, chunkTargets, dispositionBatchStore, patchOf, type BatchFailure, type BatchIntent, type BatchOutcome } from './disposition-batch-store';
 
 /** 1 intent mark + at most 19 release checks + 19 × 4 items = 96, under DynamoDB's 100 per transaction. */
 const CHUNK_SIZE = 19;
@@ -68,7 +70,7 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
       // A finding removed since the request (its product deleted) has nothing left to triage.
       if (!finding) return;
       if (existing && batchMarkerOf(existing)?.batchId === intent.id) return;
-      writes.push(plan(finding, existing ? toDisposition(existing) : undefined, intent.patch, intent.actor, at));
+      writes.push(plan(finding, existing ? toDisposition(existing) : undefined, patchOf(intent, target), intent.actor, at, intent.importedFrom ?? undefined));
     });
     try {
       await transactWrite([
@@ -156,22 +158,53 @@ async function drive(teamId: string, batchId: string, driver: Driver, known: Kno
   return outcome;
 }
 
+/** A batch whose findings each get their own patch (a VEX import), with the provenance and audit entry it records. */
+export interface PlannedBatch {
+  writes: Array<{ finding: Finding; patch: DispositionPatch }>;
+  importedFrom: ImportedFrom | null;
+  completionAudit: AuditEvent | null;
+}
+
+async function recordIntent(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch, planned?: PlannedBatch): Promise<string> {
+  const id = randomUUID();
+  // Equal patches are stored once: an import of many statements has few distinct decisions.
+  const patchTable: DispositionPatch[] = [];
+  const indexOf = new Map<string, number>();
+  const patchIndex = (own: DispositionPatch): number => {
+    const key = JSON.stringify(own);
+    let index = indexOf.get(key);
+    if (index === undefined) indexOf.set(key, (index = patchTable.push(own) - 1));
+    return index;
+  };
+  const targets = findings.map((finding, index) => {
+    const own = planned?.writes[index]?.patch;
+    return { vulnerabilityId: finding.id, productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId, ...(own ? { patch: patchIndex(own) } : {}) };
+  });
+  const item = dispositionBatchStore.intentItem({
+    id, teamId, actor, createdAt: now(), patch, chunkSize: CHUNK_SIZE, targets, patchTable,
+    importedFrom: planned?.importedFrom ?? null, completionAudit: planned?.completionAudit ?? null,
+    releaseIds: [...new Set(findings.map((finding) => finding.releaseId))],
+  });
+  await transactWrite([tx.create(item)]);
+  return id;
+}
+
 export const DispositionBatches = {
   /** Records the intent, then applies it; the answer is the outcome as stored. */
   async run(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch): Promise<BatchOutcome> {
     return drive(teamId, await DispositionBatches.record(teamId, actor, findings, patch), 'owner', new Map(findings.map((finding) => [finding.id, finding])));
   },
 
+  /** The same all-or-nothing path with a patch per finding; the completion audit entry commits with the outcome. */
+  async runEach(teamId: string, actor: Actor, batch: PlannedBatch): Promise<BatchOutcome> {
+    const findings = batch.writes.map((write) => write.finding);
+    const id = await recordIntent(teamId, actor, findings, {}, batch);
+    return drive(teamId, id, 'owner', new Map(findings.map((finding) => [finding.id, finding])));
+  },
+
   /** Step 1 alone: the intent, durable before any disposition is written. Returns the batch id. */
   async record(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch): Promise<string> {
-    const id = randomUUID();
-    const item = dispositionBatchStore.intentItem({
-      id, teamId, actor, createdAt: now(), patch, chunkSize: CHUNK_SIZE,
-      targets: findings.map((finding) => ({ vulnerabilityId: finding.id, productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId })),
-      releaseIds: [...new Set(findings.map((finding) => finding.releaseId))],
-    });
-    await transactWrite([tx.create(item)]);
-    return id;
+    return recordIntent(teamId, actor, findings, patch);
   },
 
   /** Before a release's dispositions are read: finish any batch of the team still pending on that release. */

@@ -33,6 +33,15 @@ export interface Disposition {
   reviewRequired: boolean;
   /** Where a carried decision came from; null for a decision made in this release. */
   carriedFrom: CarriedFrom | null;
+  /** The VEX document an import took this decision from (issue 13 item 4); null once a member changes the decision. */
+  importedFrom: ImportedFrom | null;
+}
+
+export interface ImportedFrom {
+  documentSha256: string;
+  author: string | null;
+  format: 'cyclonedx_vex' | 'openvex' | 'csaf';
+  importedAt: string;
 }
 
 export interface CarriedFrom {
@@ -79,6 +88,7 @@ export function toDisposition(item: Item): Disposition {
     expiresAt: nullable('expiresAt'),
     reviewRequired: item.reviewRequired === true,
     carriedFrom: (item.carriedFrom as CarriedFrom | undefined) ?? null,
+    importedFrom: (item.importedFrom as ImportedFrom | undefined) ?? null,
   };
 }
 
@@ -98,6 +108,7 @@ export function toDispositionView(disposition: Disposition) {
     created_at: disposition.createdAt,
     updated_at: disposition.updatedAt,
     updated_by: disposition.updatedBy,
+    importedFrom: disposition.importedFrom,
   };
 }
 

@@ -14,7 +14,7 @@ import { auditPut, diffChanges } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import type { Finding } from '../scans/finding-store';
 import { isFinalDecision } from './rules';
-import { DISPOSITION_FIELDS, dispositionItem, toDisposition, type Disposition } from './disposition-store';
+import { DISPOSITION_FIELDS, dispositionItem, toDisposition, type Disposition, type ImportedFrom } from './disposition-store';
 
 export type DispositionPatch = Partial<Record<(typeof DISPOSITION_FIELDS)[number], string | null>>;
 
@@ -39,18 +39,23 @@ export function fieldsOf(disposition: Pick<Disposition, (typeof DISPOSITION_FIEL
   return Object.fromEntries(DISPOSITION_FIELDS.map((field) => [field, disposition[field]]));
 }
 
-export function plan(finding: Finding, existing: Disposition | undefined, patch: DispositionPatch, actor: Actor, at: string): PlannedWrite {
+/** The fields that make the decision; a member changing one of them makes an imported decision theirs. */
+const DECISION_FIELDS = ['status', 'justification', 'response'] as const;
+
+export function plan(finding: Finding, existing: Disposition | undefined, patch: DispositionPatch, actor: Actor, at: string, importedFrom?: ImportedFrom): PlannedWrite {
   const base: Disposition = existing ?? {
     id: randomUUID(), teamId: finding.teamId, productId: finding.productId, releaseId: finding.releaseId, vulnerabilityId: finding.id,
     status: 'under_investigation', justification: null, response: null, detail: null, actionStatement: null, impactStatement: null, assignedTo: null, decidedAt: null,
     createdAt: at, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: 0,
-    expiresAt: null, reviewRequired: false, carriedFrom: null,
+    expiresAt: null, reviewRequired: false, carriedFrom: null, importedFrom: null,
   };
   const after: Disposition = { ...base, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: base.revision + 1 };
   for (const field of DISPOSITION_FIELDS) {
     const value = patch[field];
     if (value !== undefined) (after as unknown as Record<string, unknown>)[field] = value;
   }
+  if (importedFrom) after.importedFrom = importedFrom;
+  else if (DECISION_FIELDS.some((field) => after[field] !== base[field])) after.importedFrom = null;
   // The SLA measures detection → the first final decision; later edits of a final decision do not move it.
   after.decidedAt = isFinalDecision(after) ? (existing && isFinalDecision(existing) ? existing.decidedAt ?? at : at) : null;
   return { finding, before: existing, after, changeId: randomUUID() };
@@ -66,7 +71,10 @@ function historyItem(disposition: Disposition, actor: Actor, at: string, changeI
 
 export function writeItems(write: PlannedWrite, actor: Actor, at: string, batchId?: string): TransactItem[] {
   const { after, before, finding, changeId } = write;
-  const changes = diffChanges(before ? fieldsOf(before) : {}, fieldsOf(after));
+  const changes: Record<string, unknown> = diffChanges(before ? fieldsOf(before) : {}, fieldsOf(after));
+  // Provenance of an imported decision in its history and audit entries: the document's SHA-256.
+  const importedFrom = { from: before?.importedFrom?.documentSha256 ?? null, to: after.importedFrom?.documentSha256 ?? null };
+  if (importedFrom.from !== importedFrom.to) changes.importedFrom = importedFrom;
   const item = dispositionItem(after);
   if (batchId) item.batchWrite = { batchId, at, changeId, before: before ?? null } satisfies BatchWriteMarker;
   const items: TransactItem[] = [
