@@ -12,7 +12,7 @@ import { routes } from '../../shared/http/routes';
 import { OPERATOR_ACTOR } from '../../shared/identity/actor';
 import { ApiKeys } from '../../shared/identity/api-keys';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
-import type { HttpResponse } from '../support/http-client';
+import { request, type HttpResponse } from '../support/http-client';
 import { cycloneDxSbom, seedReleaseWithFindings, type SeededFinding } from '../support/seed';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
@@ -175,6 +175,21 @@ const scenarios: Record<string, Scenario> = {
     return {
       act: async () => ({
         response: await team.api.post('/api/dispositions/batch', { vulnerabilityIds: findings.map((finding) => finding.id), status: 'fixed' }),
+      }),
+    };
+  },
+  importVex: async (team) => {
+    const { release, findings } = await seeded(team);
+    const document = {
+      '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'https://example.com/vex/audited', author: 'Supplier', timestamp: '2026-01-01T00:00:00Z', version: 1,
+      statements: findings.map((finding, index) => ({
+        vulnerability: { name: finding.cveId }, products: [{ '@id': `pkg:npm/${finding.componentName}@1.${index}.0` }], status: 'fixed',
+      })),
+    };
+    return {
+      act: async () => ({
+        response: await request('POST', `/api/releases/${release.id}/vex-imports`, { key: team.key, rawBody: JSON.stringify(document), headers: { 'Content-Type': 'application/json' } }),
+        entityId: release.id,
       }),
     };
   },
