@@ -221,6 +221,20 @@ describe('POST /api/releases/{releaseId}/vex-imports', () => {
     expect(children.filter((item) => item.entity === 'Disposition')).toEqual([]);
   });
 
+  it('answers 413 for a document over 10 MB, gzip-compressed or not', async () => {
+    const team = await createTeamWithKey();
+    const product = await newProduct(team.api);
+    const release = (await team.api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data as { id: string };
+    const oversized = `{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"x":"${'a'.repeat(10 * 1024 * 1024)}"}`;
+
+    const plain = await importVex(team.key, release.id, oversized);
+    const gzipped = await importVex(team.key, release.id, gzipSync(oversized), 'application/json', { 'Content-Encoding': 'gzip' });
+
+    expect(plain.status).toBe(413);
+    expect(gzipped.status).toBe(413);
+    expect(gzipped.body.error.code).toBe('payload_too_large');
+  });
+
   it('is refused with 409 release_locked while the release is locked, and writes nothing', async () => {
     const { api, key, teamId } = await createTeamWithKey();
     const product = await newProduct(api);
