@@ -78,6 +78,12 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message: string) {
+    super(415, 'unsupported_media_type', message);
+  }
+}
+
 export class UnprocessableContentError extends AppError {
   constructor(message: string, details?: ErrorDetail[]) {
     super(422, 'unprocessable_content', message, details);

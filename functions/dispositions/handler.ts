@@ -1,6 +1,7 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
 import { Dispositions } from '../../shared/dispositions/dispositions';
 import { toDispositionView } from '../../shared/dispositions/disposition-store';
+import { VexImports } from '../../shared/vex/import/vex-imports';
 
 export const handler = createGroupHandler('dispositions', {
   upsertDisposition: async ({ caller, body }) => {
@@ -15,6 +16,10 @@ export const handler = createGroupHandler('dispositions', {
   confirmDisposition: async ({ caller, params }) => ({
     status: 200,
     body: { data: toDispositionView(await Dispositions.confirm(caller.teamId, caller.actor, params.dispositionId)) },
+  }),
+  importVex: async ({ caller, params, headers, rawBody }) => ({
+    status: 200,
+    body: { data: await VexImports.import(caller.teamId, caller.actor, params.releaseId, { body: rawBody, contentType: headers['content-type'] }) },
   }),
   getDisposition: async ({ caller, params }) => {
     const { disposition, history } = await Dispositions.getWithHistory(caller.teamId, params.dispositionId);

@@ -8,7 +8,9 @@
  */
 import { keys } from '../data/keys';
 import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
+import { auditPut, type AuditEvent } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
+import type { ImportedFrom } from './disposition-store';
 import type { DispositionPatch } from './disposition-writes';
 
 export type BatchState = 'applying' | 'rolling_back';
@@ -21,6 +23,8 @@ export interface BatchTarget {
   sbomId: string;
   /** The decision the finding's write lands on; absent in an intent recorded before decisions had keys of their own. */
   decisionKey?: string | undefined;
+  /** Index into the intent's `patchTable` when this target has a patch of its own (VEX import); else the batch's `patch` applies. */
+  patch?: number;
 }
 
 export interface BatchIntent {
@@ -29,6 +33,12 @@ export interface BatchIntent {
   actor: Actor;
   createdAt: string;
   patch: DispositionPatch;
+  /** Distinct per-target patches (a VEX import decides each finding separately); empty for a plain batch. */
+  patchTable: DispositionPatch[];
+  /** Provenance every write of the batch records (a VEX import's document). */
+  importedFrom: ImportedFrom | null;
+  /** Written with the committed outcome, in the same transaction: the one audit entry of an import. */
+  completionAudit: AuditEvent | null;
   targets: BatchTarget[];
   releaseIds: string[];
   chunkSize: number;
@@ -54,6 +64,10 @@ export function chunkTargets(intent: BatchIntent, chunk: number): BatchTarget[] 
   return intent.targets.slice(chunk * intent.chunkSize, (chunk + 1) * intent.chunkSize);
 }
 
+export function patchOf(intent: BatchIntent, target: BatchTarget): DispositionPatch {
+  return (target.patch !== undefined ? intent.patchTable[target.patch] : undefined) ?? intent.patch;
+}
+
 /** Targets stored grouped by SBOM: a 500-id intent stays near 20 KB (it is rewritten with every chunk mark). */
 interface TargetGroup {
   productId: string;
@@ -62,6 +76,8 @@ interface TargetGroup {
   vulnerabilityIds: string[];
   /** Parallel to vulnerabilityIds. */
   decisionKeys?: string[];
+  /** Parallel to vulnerabilityIds when the targets have patches of their own. */
+  patches?: number[];
 }
 
 function groupTargets(targets: BatchTarget[]): TargetGroup[] {
@@ -71,16 +87,22 @@ function groupTargets(targets: BatchTarget[]): TargetGroup[] {
     if (last && last.productId === target.productId && last.releaseId === target.releaseId && last.sbomId === target.sbomId) {
       last.vulnerabilityIds.push(target.vulnerabilityId);
       last.decisionKeys?.push(target.decisionKey ?? '');
+      if (target.patch !== undefined) (last.patches ??= []).push(target.patch);
     } else {
-      groups.push({ productId: target.productId, releaseId: target.releaseId, sbomId: target.sbomId, vulnerabilityIds: [target.vulnerabilityId], decisionKeys: [target.decisionKey ?? ''] });
+      groups.push({
+        productId: target.productId, releaseId: target.releaseId, sbomId: target.sbomId, vulnerabilityIds: [target.vulnerabilityId], decisionKeys: [target.decisionKey ?? ''],
+        ...(target.patch !== undefined ? { patches: [target.patch] } : {}),
+      });
     }
   }
   return groups;
 }
 
 function toIntent(item: Item): BatchIntent {
-  const targets = (item.targetGroups as TargetGroup[]).flatMap(({ vulnerabilityIds, decisionKeys, ...group }) =>
-    vulnerabilityIds.map((vulnerabilityId, index) => ({ ...group, vulnerabilityId, decisionKey: decisionKeys?.[index] || undefined })));
+  const targets = (item.targetGroups as TargetGroup[]).flatMap(({ vulnerabilityIds, decisionKeys, patches, ...group }) =>
+    vulnerabilityIds.map((vulnerabilityId, index): BatchTarget => ({
+      ...group, vulnerabilityId, decisionKey: decisionKeys?.[index] || undefined, ...(patches?.[index] !== undefined ? { patch: patches[index] } : {}),
+    })));
   const count = Math.ceil(targets.length / Number(item.chunkSize));
   const marked = (mark: (chunk: number) => string) => new Set(Array.from({ length: count }, (_, chunk) => chunk).filter((chunk) => item[mark(chunk)] !== undefined));
   return {
@@ -89,6 +111,9 @@ function toIntent(item: Item): BatchIntent {
     actor: item.actor as Actor,
     createdAt: String(item.createdAt),
     patch: item.patch as DispositionPatch,
+    patchTable: (item.patchTable as DispositionPatch[] | undefined) ?? [],
+    importedFrom: (item.importedFrom as ImportedFrom | undefined) ?? null,
+    completionAudit: (item.completionAudit as AuditEvent | undefined) ?? null,
     targets,
     releaseIds: item.releaseIds as string[],
     chunkSize: Number(item.chunkSize),
@@ -107,6 +132,9 @@ export const dispositionBatchStore = {
       entity: 'DispositionBatch',
       id: intent.id, teamId: intent.teamId, actor: intent.actor, createdAt: intent.createdAt, patch: intent.patch,
       targetGroups: groupTargets(intent.targets), releaseIds: intent.releaseIds, chunkSize: intent.chunkSize, state: 'applying' satisfies BatchState,
+      ...(intent.patchTable.length > 0 ? { patchTable: intent.patchTable } : {}),
+      ...(intent.importedFrom ? { importedFrom: intent.importedFrom } : {}),
+      ...(intent.completionAudit ? { completionAudit: intent.completionAudit } : {}),
     };
   },
 
@@ -167,6 +195,7 @@ export const dispositionBatchStore = {
         ...keys.dispositionBatchOutcome(intent.teamId, intent.id), entity: 'DispositionBatchOutcome', id: intent.id, teamId: intent.teamId,
         ...outcome, createdAt: intent.createdAt, finishedAt: at, expiresAtEpoch: Math.floor(Date.parse(at) / 1000) + OUTCOME_RETENTION_SECONDS,
       }),
+      ...(outcome.state === 'committed' && intent.completionAudit ? [auditPut(intent.teamId, intent.actor, intent.completionAudit, at)] : []),
     ];
   },
 };

@@ -21,7 +21,9 @@ import { releaseStore } from '../releases/release-store';
 import { toFinding, type Finding } from '../scans/finding-store';
 import { toDisposition } from './disposition-store';
 import { batchMarkerOf, compensationItems, firstIndexWrite, plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
-import { chunkCount, chunkTargets, dispositionBatchStore, type BatchFailure, type BatchIntent, type BatchOutcome, type BatchTarget } from './disposition-batch-store';
+import type { AuditEvent } from '../audit/audit-log';
+import type { ImportedFrom } from './disposition-store';
+import { chunkCount, chunkTargets, dispositionBatchStore, patchOf, type BatchFailure, type BatchIntent, type BatchOutcome, type BatchTarget } from './disposition-batch-store';
 import { decisionKey } from './decision-identity';
 
 /** 1 intent mark + at most 16 release checks + 16 × 5 items (with the carry-over index entry) = 97, under DynamoDB's 100 per transaction. */
@@ -70,23 +72,24 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
     .map((target) => releaseStore.unlockedCheck({ teamId: intent.teamId, productId: target.productId, id: target.releaseId }));
   const findings = await findingsOf(intent, targets, known);
   // Findings of one decision (the same package and advisory in two SBOMs of a release) are one write.
-  const decisions = new Map<string, Finding>();
+  // The first target of a decision names its patch (a VEX import has already picked one statement per decision).
+  const decisions = new Map<string, { finding: Finding; target: BatchTarget }>();
   for (const target of targets) {
     const finding = findings.get(target.vulnerabilityId);
     const key = decisionKeyOf(target, finding);
-    if (finding && key && !decisions.has(`${finding.releaseId}#${key}`)) decisions.set(`${finding.releaseId}#${key}`, finding);
+    if (finding && key && !decisions.has(`${finding.releaseId}#${key}`)) decisions.set(`${finding.releaseId}#${key}`, { finding, target });
   }
   const planned = [...decisions.values()];
   for (let attempt = 1; ; attempt += 1) {
-    const stored = await getItems(planned.map((finding) => keys.disposition(intent.teamId, finding.productId, finding.releaseId, decisionKey(finding))));
+    const stored = await getItems(planned.map(({ finding }) => keys.disposition(intent.teamId, finding.productId, finding.releaseId, decisionKey(finding))));
     const at = now();
     const writes: PlannedWrite[] = [];
     const firstIndex = firstIndexWrite();
-    planned.forEach((finding, index) => {
+    planned.forEach(({ finding, target }, index) => {
       const existing = stored[index];
       // Written by this batch already (an earlier chunk held another finding of the same decision, or a driver's retry).
       if (existing && batchMarkerOf(existing)?.batchId === intent.id) return;
-      writes.push(plan(finding, existing ? toDisposition(existing) : undefined, intent.patch, intent.actor, at));
+      writes.push(plan(finding, existing ? toDisposition(existing) : undefined, patchOf(intent, target), intent.actor, at, intent.importedFrom ?? undefined));
     });
     try {
       await transactWrite([
@@ -180,22 +183,56 @@ async function drive(teamId: string, batchId: string, driver: Driver, known: Kno
   return outcome;
 }
 
+/** A batch whose findings each get their own patch (a VEX import), with the provenance and audit entry it records. */
+export interface PlannedBatch {
+  writes: Array<{ finding: Finding; patch: DispositionPatch }>;
+  importedFrom: ImportedFrom | null;
+  completionAudit: AuditEvent | null;
+}
+
+async function recordIntent(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch, planned?: PlannedBatch): Promise<string> {
+  const id = randomUUID();
+  // Equal patches are stored once: an import of many statements has few distinct decisions.
+  const patchTable: DispositionPatch[] = [];
+  const indexOf = new Map<string, number>();
+  const patchIndex = (own: DispositionPatch): number => {
+    const key = JSON.stringify(own);
+    let index = indexOf.get(key);
+    if (index === undefined) indexOf.set(key, (index = patchTable.push(own) - 1));
+    return index;
+  };
+  const targets = findings.map((finding, index) => {
+    const own = planned?.writes[index]?.patch;
+    return {
+      vulnerabilityId: finding.id, productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId, decisionKey: decisionKey(finding),
+      ...(own ? { patch: patchIndex(own) } : {}),
+    };
+  });
+  const item = dispositionBatchStore.intentItem({
+    id, teamId, actor, createdAt: now(), patch, chunkSize: CHUNK_SIZE, targets, patchTable,
+    importedFrom: planned?.importedFrom ?? null, completionAudit: planned?.completionAudit ?? null,
+    releaseIds: [...new Set(findings.map((finding) => finding.releaseId))],
+  });
+  await transactWrite([tx.create(item)]);
+  return id;
+}
+
 export const DispositionBatches = {
   /** Records the intent, then applies it; the answer is the outcome as stored. */
   async run(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch): Promise<BatchOutcome> {
     return drive(teamId, await DispositionBatches.record(teamId, actor, findings, patch), 'owner', new Map(findings.map((finding) => [finding.id, finding])));
   },
 
+  /** The same all-or-nothing path with a patch per finding; the completion audit entry commits with the outcome. */
+  async runEach(teamId: string, actor: Actor, batch: PlannedBatch): Promise<BatchOutcome> {
+    const findings = batch.writes.map((write) => write.finding);
+    const id = await recordIntent(teamId, actor, findings, {}, batch);
+    return drive(teamId, id, 'owner', new Map(findings.map((finding) => [finding.id, finding])));
+  },
+
   /** Step 1 alone: the intent, durable before any disposition is written. Returns the batch id. */
   async record(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch): Promise<string> {
-    const id = randomUUID();
-    const item = dispositionBatchStore.intentItem({
-      id, teamId, actor, createdAt: now(), patch, chunkSize: CHUNK_SIZE,
-      targets: findings.map((finding) => ({ vulnerabilityId: finding.id, productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId, decisionKey: decisionKey(finding) })),
-      releaseIds: [...new Set(findings.map((finding) => finding.releaseId))],
-    });
-    await transactWrite([tx.create(item)]);
-    return id;
+    return recordIntent(teamId, actor, findings, patch);
   },
 
   /** Before a release's dispositions are read: finish any batch of the team still pending on that release. */

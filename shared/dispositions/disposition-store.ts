@@ -45,6 +45,15 @@ export interface Disposition {
   reviewRequired: boolean;
   /** Where a carried decision came from; null for a decision made in this release. */
   carriedFrom: CarriedFrom | null;
+  /** The VEX document an import took this decision from (issue 13 item 4); null once a member changes the decision. */
+  importedFrom: ImportedFrom | null;
+}
+
+export interface ImportedFrom {
+  documentSha256: string;
+  author: string | null;
+  format: 'cyclonedx_vex' | 'openvex' | 'csaf';
+  importedAt: string;
 }
 
 export interface CarriedFrom {
@@ -97,6 +106,7 @@ export function toDisposition(item: Item): Disposition {
     expiresAt: nullable('expiresAt'),
     reviewRequired: item.reviewRequired === true,
     carriedFrom: (item.carriedFrom as CarriedFrom | undefined) ?? null,
+    importedFrom: (item.importedFrom as ImportedFrom | undefined) ?? null,
   };
 }
 
@@ -124,6 +134,7 @@ export function toDispositionView(disposition: Disposition, now = new Date().toI
     carried_from: carried
       ? { release_id: carried.releaseId, release_version: carried.releaseVersion, disposition_id: carried.dispositionId, decided_by: carried.decidedBy, decided_at: carried.decidedAt }
       : null,
+    imported_from: importedFromView(disposition.importedFrom),
     /** Whether it counts: `expired` and `review_required` count as undecided. */
     decision_state: decisionState(disposition, now),
   };
@@ -138,7 +149,12 @@ export function toFindingDecisionView(disposition: Disposition, now = new Date()
     id: disposition.id, status: disposition.status, response: disposition.response, justification: disposition.justification,
     decision_state: decisionState(disposition, now), expires_at: disposition.expiresAt, review_required: disposition.reviewRequired,
     carried_from: disposition.carriedFrom ? { release_id: disposition.carriedFrom.releaseId, release_version: disposition.carriedFrom.releaseVersion, disposition_id: disposition.carriedFrom.dispositionId } : null,
+    imported_from: importedFromView(disposition.importedFrom),
   };
+}
+
+function importedFromView(imported: ImportedFrom | null) {
+  return imported ? { document_sha256: imported.documentSha256, author: imported.author, format: imported.format, imported_at: imported.importedAt } : null;
 }
 
 export const dispositionStore = {

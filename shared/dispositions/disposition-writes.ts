@@ -14,7 +14,7 @@ import { auditPut, diffChanges } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import type { Finding } from '../scans/finding-store';
 import { isFinalDecision } from './rules';
-import { DISPOSITION_FIELDS, dispositionItem, toDisposition, type Disposition } from './disposition-store';
+import { DISPOSITION_FIELDS, dispositionItem, toDisposition, type Disposition, type ImportedFrom } from './disposition-store';
 import { decisionIdentity, type DecisionIdentity } from './decision-identity';
 import { carryIndexDelete, carryIndexPut } from './carry-index';
 
@@ -78,12 +78,18 @@ export function newDisposition(target: DecisionTarget, actor: Pick<Actor, 'id' |
     id: randomUUID(), teamId: target.teamId, productId: target.productId, releaseId: target.releaseId, vulnerabilityId: target.vulnerabilityId, ...target.identity,
     status: 'under_investigation', justification: null, response: null, detail: null, actionStatement: null, impactStatement: null, assignedTo: null, decidedAt: null,
     createdAt: at, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: 0,
-    expiresAt: null, reviewRequired: false, carriedFrom: null,
+    expiresAt: null, reviewRequired: false, carriedFrom: null, importedFrom: null,
   };
 }
 
-/** A member's write: applies the patch; any member write also settles a carried decision's review. */
-export function plan(subject: Finding | DecisionTarget, existing: Disposition | undefined, patch: DispositionPatch, actor: Actor, at: string): PlannedWrite {
+/** The fields that make the decision; a member changing one of them makes an imported decision theirs. */
+const DECISION_FIELDS = ['status', 'justification', 'response'] as const;
+
+/**
+ * A member's write (or a VEX import's, with `importedFrom`): applies the patch; any such write
+ * also settles a carried decision's review.
+ */
+export function plan(subject: Finding | DecisionTarget, existing: Disposition | undefined, patch: DispositionPatch, actor: Actor, at: string, importedFrom?: ImportedFrom): PlannedWrite {
   const target = 'identity' in subject ? subject : targetOfFinding(subject);
   const base: Disposition = existing ?? newDisposition(target, actor, at);
   const after: Disposition = { ...base, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: base.revision + 1, reviewRequired: false };
@@ -91,6 +97,8 @@ export function plan(subject: Finding | DecisionTarget, existing: Disposition | 
     const value = patch[field];
     if (value !== undefined) (after as unknown as Record<string, unknown>)[field] = value;
   }
+  if (importedFrom) after.importedFrom = importedFrom;
+  else if (DECISION_FIELDS.some((field) => after[field] !== base[field])) after.importedFrom = null;
   // The SLA measures detection → the first final decision; later edits of a final decision do not move it.
   after.decidedAt = isFinalDecision(after) ? (existing && isFinalDecision(existing) ? existing.decidedAt ?? at : at) : null;
   return { target, before: existing, after, changeId: randomUUID() };
@@ -111,8 +119,11 @@ function historyItem(disposition: Disposition, actor: Actor, at: string, changeI
  */
 export function writeItems(write: PlannedWrite, actor: Actor, at: string, batchId?: string, options: { index?: boolean } = {}): TransactItem[] {
   const { after, before, target, changeId } = write;
-  const changes = diffChanges(before ? fieldsOf(before) : {}, fieldsOf(after));
+  const changes: Record<string, unknown> = diffChanges(before ? fieldsOf(before) : {}, fieldsOf(after));
   if (write.action === 'carry') changes.carriedFrom = { from: null, to: after.carriedFrom };
+  // Provenance of an imported decision in its history and audit entries: the document's SHA-256.
+  const importedFrom = { from: before?.importedFrom?.documentSha256 ?? null, to: after.importedFrom?.documentSha256 ?? null };
+  if (importedFrom.from !== importedFrom.to) changes.importedFrom = importedFrom;
   const item = dispositionItem(after);
   if (batchId) item.batchWrite = { batchId, at, changeId, before: before ?? null } satisfies BatchWriteMarker;
   const items: TransactItem[] = [

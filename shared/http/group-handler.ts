@@ -48,6 +48,8 @@ export type GroupOperations<G extends EndpointGroup> = { [Id in OperationIdsOf<G
 /** Body ceilings per operation; the SBOM upload carries up to 10 MB of JSON-escaped content. */
 const MAX_BODY_BYTES: Partial<Record<AnyRoute['operationId'], number>> = {
   uploadSbom: 24 * 1024 * 1024,
+  /** The document itself, not JSON-escaped: the spec's 10 MB SBOM content limit (after gzip decoding). */
+  importVex: 10 * 1024 * 1024,
 };
 
 const PARAM_ENTITY: Record<string, string> = {

@@ -12,6 +12,7 @@ import * as releases from '../schemas/releases';
 import * as sboms from '../schemas/sboms';
 import * as dispositions from '../schemas/dispositions';
 import * as vex from '../schemas/vex';
+import * as vexImports from '../schemas/vex-imports';
 import * as disclosures from '../schemas/disclosures';
 import * as compliance from '../schemas/compliance';
 import * as audit from '../schemas/audit';
@@ -65,6 +66,8 @@ export interface RouteDefinition {
     /** Parsed strictly (shared/http/request.ts): a query parameter the schema does not name is 422. */
     query?: z.ZodObject;
     body?: z.ZodType;
+    /** A body taken as it is (not parsed as a JSON object against a schema): the media types it may have. */
+    rawBody?: { contentTypes: readonly string[]; description: string };
   };
   responses: Record<number, RouteResponse>;
 }
@@ -181,6 +184,12 @@ export const routes = [
     operationId: 'batchDispositions', method: 'POST', path: '/api/dispositions/batch', group: 'dispositions', scope: 'dispositions:write', mutates: true,
     summary: 'Apply one disposition to up to 500 vulnerabilities (all or nothing)', availability: 'implemented',
     request: { body: dispositions.batchDispositionBody }, responses: { 200: anyJson('`{ updated }`') },
+  },
+  {
+    operationId: 'importVex', method: 'POST', path: '/api/releases/{releaseId}/vex-imports', group: 'dispositions', scope: 'dispositions:write', mutates: true,
+    summary: 'Import a CycloneDX VEX, OpenVEX or CSAF document (≤ 10 MB JSON, gzip accepted) into the release\'s dispositions, all or nothing; 409 while locked, 422 with JSON pointers when schema-invalid (docs/vex-import.md)', availability: 'implemented',
+    request: { params: releases.releaseIdParams, rawBody: { contentTypes: vexImports.VEX_IMPORT_MEDIA_TYPES, description: 'The VEX document itself' } },
+    responses: { 200: { description: 'Applied, unchanged and unmatched statements', schema: vexImports.vexImportResponse } },
   },
   {
     operationId: 'getDisposition', method: 'GET', path: '/api/dispositions/{dispositionId}', group: 'dispositions', scope: 'dispositions:read', mutates: false,

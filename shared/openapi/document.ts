@@ -19,6 +19,7 @@ const ERROR_RESPONSES: Record<number, string> = {
   404: 'Not found (including ids of other teams)',
   409: 'Conflict (locked release, duplicate, wrong workflow state)',
   413: 'Request body too large',
+  415: 'Unsupported Content-Type',
   422: 'Validation failed; `details` lists field paths',
 };
 
@@ -36,7 +37,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         ? { description: response.description, content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }
         : { description: response.description, ...(response.contentType ? { content: { [response.contentType]: { schema: { type: 'string' } } } } : {}) };
     }
-    const errorStatuses = route.scope === null ? [400, 404, 422] : [400, 401, 403, 404, 409, 413, 422];
+    const errorStatuses = route.scope === null ? [400, 404, 422] : [400, 401, 403, 404, 409, 413, ...(route.request?.rawBody ? [415] : []), 422];
     for (const status of errorStatuses) {
       responses[String(status)] ??= { description: ERROR_RESPONSES[status] ?? 'Error', content: { 'application/json': { schema: errorBodySchema } } };
     }
@@ -55,6 +56,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         ...(route.request?.params ? { params: route.request.params } : {}),
         ...(route.request?.query ? { query: route.request.query } : {}),
         ...(body ? { body: { content: { 'application/json': { schema: body } } } } : {}),
+        ...(route.request?.rawBody
+          ? { body: { description: route.request.rawBody.description, required: true, content: Object.fromEntries(route.request.rawBody.contentTypes.map((type) => [type, { schema: { type: 'object' as const } }])) } }
+          : {}),
       },
       responses,
     });

@@ -193,6 +193,21 @@ const scenarios: Record<string, Scenario> = {
       }),
     };
   },
+  importVex: async (team) => {
+    const { release, findings } = await seeded(team);
+    const document = {
+      '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'https://example.com/vex/audited', author: 'Supplier', timestamp: '2026-01-01T00:00:00Z', version: 1,
+      statements: findings.map((finding, index) => ({
+        vulnerability: { name: finding.cveId }, products: [{ '@id': `pkg:npm/${finding.componentName}@1.${index}.0` }], status: 'fixed',
+      })),
+    };
+    return {
+      act: async () => ({
+        response: await request('POST', `/api/releases/${release.id}/vex-imports`, { key: team.key, rawBody: JSON.stringify(document), headers: { 'Content-Type': 'application/json' } }),
+        entityId: release.id,
+      }),
+    };
+  },
   updateDisposition: async (team) => {
     const { findings } = await seeded(team);
     const disposition = ok(await team.api.post<WithId>('/api/dispositions', { vulnerabilityId: findings[0]?.id, status: 'under_investigation' }), 'create disposition').data;

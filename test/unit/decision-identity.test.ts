@@ -9,7 +9,7 @@ function disposition(fields: Partial<Disposition>): Disposition {
     id: 'd', teamId: 't', productId: 'p', releaseId: 'r', vulnerabilityId: 'f', decisionKey: decisionKey(subject('pkg:npm/lodash@1.2.3')), advisoryId: 'GHSA-1',
     packageIdentity: 'pkg:npm/lodash@1.2.3', packageWithoutVersion: 'pkg:npm/lodash', status: 'not_affected', justification: 'component_not_present', response: null,
     detail: null, actionStatement: null, impactStatement: null, assignedTo: null, decidedAt: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
-    updatedBy: { id: 'u', name: 'Ana' }, revision: 1, expiresAt: null, reviewRequired: false, carriedFrom: null, ...fields,
+    updatedBy: { id: 'u', name: 'Ana' }, revision: 1, expiresAt: null, reviewRequired: false, carriedFrom: null, importedFrom: null, ...fields,
   };
 }
 
