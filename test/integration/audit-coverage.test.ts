@@ -20,6 +20,7 @@ type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
 type Data<T> = { data: T };
 type WithId = Data<{ id: string }>;
 interface Seeded {
+  product: { id: string };
   release: { id: string };
   sbom: { id: string };
   findings: SeededFinding[];
@@ -207,6 +208,20 @@ const scenarios: Record<string, Scenario> = {
         entityId: release.id,
       }),
     };
+  },
+  confirmDisposition: async (team) => {
+    // A decision carried to a new release at another package version waits for review (carryOver any_version).
+    const { product, findings } = await seeded(team);
+    ok(await team.api.put('/api/settings', { carryOver: 'any_version' }), 'carry any version');
+    ok(await team.api.post('/api/dispositions', { vulnerabilityId: findings[0]?.id, status: 'not_affected', justification: 'component_not_present' }), 'decide');
+    const next = ok(await team.api.post<WithId>(`/api/products/${product.id}/releases`, { version: '2.0.0' }), 'release').data;
+    const name = findings[0]!.componentName;
+    const sbom = ok(await team.api.post<WithId>('/api/sboms/upload', { releaseId: next.id, content: cycloneDxSbom([{ name, version: '1.0.1', purl: `pkg:npm/${name}@1.0.1` }]), fileName: 'bom.json' }), 'upload').data;
+    ok(await team.api.post('/api/cve-scan', { sbomId: sbom.id }), 'scan');
+    const listed = ok(await team.api.get<Data<{ disposition?: { id: string; review_required: boolean } }[]>>(`/api/sboms/${sbom.id}/vulnerabilities`), 'list').data;
+    const carried = listed[0]?.disposition;
+    if (!carried?.review_required) throw new Error('confirm scenario: no decision waiting for review');
+    return { act: async () => ({ response: await team.api.post(`/api/dispositions/${carried.id}/confirm`, {}), entityId: carried.id }) };
   },
   updateDisposition: async (team) => {
     const { findings } = await seeded(team);

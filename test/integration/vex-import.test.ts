@@ -132,6 +132,8 @@ describe('POST /api/releases/{releaseId}/vex-imports', () => {
   it.each(['cyclonedx_vex', 'openvex', 'csaf'] as const)('carries the decisions of a %s document this service generated into another release of the product', async (format) => {
     // Arrange: release 1.0 triaged (not_affected, affected with a response, fixed; the rest untriaged), its VEX generated.
     const { api, key } = await createTeamWithKey();
+    // Carry-over would hand 1.1 the decisions of 1.0 at its scan (same package versions), leaving the import nothing to apply.
+    expect((await api.put('/api/settings', { carryOver: 'off' })).status).toBe(200);
     const product = await newProduct(api);
     const source = await releaseWithSbom(api, product.id, '1.0.0');
     const sourceFindings = await source.vulnerabilities();
