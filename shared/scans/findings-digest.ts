@@ -137,18 +137,27 @@ export const findingsDigest = {
    * the table. The array and its findings are shared between requests: read only.
    */
   async read(sbom: Sbom): Promise<readonly Finding[]> {
+    return (await this.load(sbom)).findings;
+  },
+
+  /**
+   * `read`, saying whether the findings are the digest of the SBOM item's stamp: only those are
+   * fixed for as long as the stamp is current (what the table holds can change under a stamp
+   * while a rescan writes), so only those may be kept by stamp.
+   */
+  async load(sbom: Sbom): Promise<{ findings: readonly Finding[]; stamped: boolean }> {
     const stamp = sbom.findingsDigest;
     if (stamp !== undefined) {
       const held = recall(sbom, stamp);
-      if (held) return held;
+      if (held) return { findings: held, stamped: true };
       const stored = await readStored(sbom);
       if (stored?.stamp === stamp) {
         const findings = frozen(stored.findings);
         remember(sbom, { stamp, findings });
-        return findings;
+        return { findings, stamped: true };
       }
     }
-    return findingStore.listBySbom(sbom.teamId, sbom.productId, sbom.releaseId, sbom.id);
+    return { findings: await findingStore.listBySbom(sbom.teamId, sbom.productId, sbom.releaseId, sbom.id), stamped: false };
   },
 
   /** Forgets everything held in memory (tests and benches measure the read from S3 with it). */

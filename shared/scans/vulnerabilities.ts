@@ -158,29 +158,45 @@ function sorted(rows: readonly Row[], sort: VulnerabilityListQuery['sort']): Row
 /**
  * Rows built from a set of digests, per process: the key names every digest's stamp, so a
  * rescan, an added or removed SBOM makes a new key. Each sort order is computed once per key.
+ * Rows hold references to the digests' findings; at most ROWS_KEPT of them are kept.
  */
 interface RowSet {
   rows: readonly Row[];
   orders: Map<string, Row[]>;
 }
-const ROW_SETS_KEPT = 32;
+const ROWS_KEPT = 60_000;
 const rowSets = new Map<string, RowSet>();
+let rowsKept = 0;
 
-async function rowSet(cacheKey: string | undefined, build: () => Promise<Row[]>): Promise<RowSet> {
+function keep(cacheKey: string, set: RowSet): void {
+  if (set.rows.length > ROWS_KEPT) return;
+  rowSets.set(cacheKey, set);
+  rowsKept += set.rows.length;
+  for (const [oldest, held] of rowSets) {
+    if (rowsKept <= ROWS_KEPT) break;
+    rowSets.delete(oldest);
+    rowsKept -= held.rows.length;
+  }
+}
+
+/**
+ * The rows of some SBOMs' findings, from memory when every SBOM's digest stamp is the one they
+ * were built from. Rows built from anything but stamped digests (an SBOM read from the table)
+ * are never kept: what the table holds can change under the same stamp while a rescan writes.
+ */
+async function rowSet(scope: string, sboms: readonly Sbom[], build: (findings: (readonly Finding[])[]) => Row[]): Promise<RowSet> {
+  const cacheKey = sboms.some((sbom) => sbom.findingsDigest === undefined)
+    ? undefined
+    : `${scope}:${sboms.map((sbom) => `${sbom.id}=${sbom.findingsDigest ?? ''}`).join(',')}`;
   const held = cacheKey === undefined ? undefined : rowSets.get(cacheKey);
   if (held && cacheKey !== undefined) {
-    rowSets.delete(cacheKey);
+    rowSets.delete(cacheKey); // re-inserted last: the Map's order is the LRU order
     rowSets.set(cacheKey, held);
     return held;
   }
-  const set: RowSet = { rows: await build(), orders: new Map() };
-  if (cacheKey !== undefined) {
-    rowSets.set(cacheKey, set);
-    for (const oldest of rowSets.keys()) {
-      if (rowSets.size <= ROW_SETS_KEPT) break;
-      rowSets.delete(oldest);
-    }
-  }
+  const loaded = await Promise.all(sboms.map((sbom) => findingsDigest.load(sbom)));
+  const set: RowSet = { rows: build(loaded.map((each) => each.findings)), orders: new Map() };
+  if (cacheKey !== undefined && loaded.every((each) => each.stamped)) keep(cacheKey, set);
   return set;
 }
 
@@ -192,12 +208,6 @@ function ordered(set: RowSet, sort: VulnerabilityListQuery['sort']): Row[] {
     set.orders.set(name, order);
   }
   return order;
-}
-
-/** Only digests are immutable under their stamp: rows read from the table are never kept. */
-function digestKey(scope: string, sboms: readonly Sbom[]): string | undefined {
-  if (sboms.some((sbom) => sbom.findingsDigest === undefined)) return undefined;
-  return `${scope}:${sboms.map((sbom) => `${sbom.id}=${sbom.findingsDigest ?? ''}`).join(',')}`;
 }
 
 type Filters = Omit<VulnerabilityListQuery, 'page' | 'perPage' | 'sort'>;
@@ -259,7 +269,7 @@ export const Vulnerabilities = {
     // `scannedAt` is set only by a completed scan, and kept while a later rescan runs or fails.
     if (sbom.scan.scannedAt === null) throw new ScanNotReadyError(sbom.scan);
     const [set, dispositions, settings] = await Promise.all([
-      rowSet(digestKey(`${teamId}/sbom/${sbom.id}`, [sbom]), async () => (await findingsDigest.read(sbom)).map((finding) => rowOf([finding], [sbom.id]))),
+      rowSet(`${teamId}/sbom`, [sbom], ([findings]) => (findings ?? []).map((finding) => rowOf([finding], [sbom.id]))),
       Dispositions.listByRelease(teamId, product.id, release.id),
       TeamSettingsService.get(teamId),
     ]);
@@ -279,8 +289,7 @@ export const Vulnerabilities = {
     const unscanned = sboms.find((sbom) => sbom.scan.scannedAt === null);
     if (unscanned) throw new ScanNotReadyError(unscanned.scan, unscanned.id);
     const [set, dispositions, settings] = await Promise.all([
-      rowSet(digestKey(`${teamId}/release/${release.id}`, sboms), async () => {
-        const perSbom = await Promise.all(sboms.map((sbom) => findingsDigest.read(sbom)));
+      rowSet(`${teamId}/release/${release.id}`, sboms, (perSbom) => {
         const groups = new Map<string, { findings: Finding[]; sbomIds: string[] }>();
         // SBOMs oldest first: a row shows the finding of the newest SBOM that has it.
         perSbom.forEach((findings, index) => {

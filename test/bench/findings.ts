@@ -37,6 +37,9 @@ export async function benchFindings(): Promise<string> {
     const { importAdvisories } = await import('../../shared/corpus/import');
     const { parseOsvAdvisory } = await import('../../shared/corpus/parse/osv');
     const { cycloneDxSbom } = await import('../support/seed');
+    const { Scans } = await import('../../shared/scans/scans');
+    const { OPERATOR_ACTOR } = await import('../../shared/identity/actor');
+    const { runAsTeam } = await import('../../shared/request-context');
     const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string };
     const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {
@@ -69,15 +72,11 @@ export async function benchFindings(): Promise<string> {
       const upload = await call('POST', '/api/sboms/upload', { releaseId, content });
       if (upload.status !== 201) throw new Error(`upload: ${upload.status} ${JSON.stringify(upload.body).slice(0, 300)}`);
       const sbomId = String(upload.body.data.id);
-      // A joiner whose request would outlive the gateway's 29 s answers 409 scan_pending; ask again.
-      for (;;) {
-        const scan = await call('POST', '/api/cve-scan', { sbomId });
-        if (scan.status === 202) {
-          if (scan.body.data.findingCount !== PER_SBOM) throw new Error(`scan found ${String(scan.body.data.findingCount)} of ${PER_SBOM}`);
-          break;
-        }
-        if (scan.body.error?.code !== 'scan_pending') throw new Error(`scan: ${scan.status} ${JSON.stringify(scan.body).slice(0, 300)}`);
-      }
+      // The real scan, run here against the server's engines: 10,000 findings (20,000 items with
+      // their id pointers) take longer than the gateway's 29 s on this shared machine. The server
+      // then reads the digests from S3 on its first list, as another Lambda would.
+      const scan = await runAsTeam(teamId, () => Scans.run(teamId, OPERATOR_ACTOR, sbomId));
+      if (scan.findingCount !== PER_SBOM) throw new Error(`scan found ${scan.findingCount} of ${PER_SBOM}`);
       sbomIds.push(sbomId);
     }
     const scanMs = performance.now() - t0;
@@ -111,13 +110,13 @@ export async function benchFindings(): Promise<string> {
       throw new Error(`unexpected list: ${JSON.stringify({ meta: firstPage.body.meta, summary: firstPage.body.summary })}`);
     }
     lines.push(`  GET /api/releases/{id}/vulnerabilities, ${(PER_SBOM * SBOMS).toLocaleString('en')} findings, first page (100 rows): median ${ms(firstPage.value)} of ${RUNS}  (target ≤ ${TARGET_MS} ms)  ${verdict(firstPage.value, TARGET_MS)}`);
+    lines.push(`    the server's first call, its digests read from S3: ${ms(firstPage.first)}`);
     const filtered = await timeList('?severity=critical,high&status=undisposed&sort=-epss&perPage=500');
     lines.push(`    filtered and sorted (severity=critical,high&status=undisposed&sort=-epss&perPage=500): median ${ms(filtered.value)}, first call ${ms(filtered.first)} (sorts once per digest set)`);
     const lastPage = await timeList(`?page=${(PER_SBOM * SBOMS) / 100}`);
     lines.push(`    last page (page ${(PER_SBOM * SBOMS) / 100}): median ${ms(lastPage.value)}`);
 
     // A process that has not read the release yet (another Lambda, or this one after a cold start).
-    const { runAsTeam } = await import('../../shared/request-context');
     const { sbomStore } = await import('../../shared/sboms/sbom-store');
     const { findingsDigest } = await import('../../shared/scans/findings-digest');
     const { findingStore } = await import('../../shared/scans/finding-store');
