@@ -38,6 +38,7 @@ export async function benchFindings(): Promise<string> {
     const { parseOsvAdvisory } = await import('../../shared/corpus/parse/osv');
     const { cycloneDxSbom } = await import('../support/seed');
     const { Scans } = await import('../../shared/scans/scans');
+    const { Dispositions } = await import('../../shared/dispositions/dispositions');
     const { OPERATOR_ACTOR } = await import('../../shared/identity/actor');
     const { runAsTeam } = await import('../../shared/request-context');
     const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string };
@@ -81,15 +82,15 @@ export async function benchFindings(): Promise<string> {
     }
     const scanMs = performance.now() - t0;
 
-    // Dispositions on every fifth finding of the first SBOM, 500 a batch.
+    // Dispositions on every fifth finding of the first SBOM.
     const disposed: string[] = [];
     for (let page = 1; disposed.length < DISPOSED; page += 1) {
       const rows = (await call('GET', `/api/sboms/${sbomIds[0]!}/vulnerabilities?perPage=500&page=${page}&sort=cve`)).body.data as { id: string }[];
       disposed.push(...rows.filter((_, index) => index % 5 === 0).map((row) => row.id));
     }
+    // Applied here, like the scans: a 500-finding batch outlived the gateway's 29 s on the loaded machine.
     for (let start = 0; start < DISPOSED; start += 500) {
-      const batch = await call('POST', '/api/dispositions/batch', { vulnerabilityIds: disposed.slice(start, start + 500), status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path' });
-      if (batch.status !== 200) throw new Error(`disposition batch: ${batch.status} ${JSON.stringify(batch.body).slice(0, 300)}`);
+      await runAsTeam(teamId, () => Dispositions.batch(teamId, OPERATOR_ACTOR, { vulnerabilityIds: disposed.slice(start, start + 500), status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path' }));
     }
     lines.push(`  setup: ${packages.length.toLocaleString('en')} advisories imported in ${ms(importMs)}, ${SBOMS} uploads + scans in ${ms(scanMs)}`);
 
