@@ -101,12 +101,13 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
     scanQueue: 'send',
   },
   // A scan runs synchronously: it reads the stored component inventory and the corpus (batch reads, items
-  // spilled to S3), marks the SBOM scanning and writes findings in batches. Listing a release's dispositions
+  // spilled to S3), marks the SBOM scanning and writes findings in batches, and their digest beside the
+  // inventory, which the lists read (shared/scans/findings-digest.ts). Listing a release's dispositions
   // first settles a disposition batch left pending (shared/dispositions/disposition-batches.ts), with its writes.
   scans: {
     ...nothing,
     table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'),
-    sbomBucket: objects('s3:GetObject'),
+    sbomBucket: objects('s3:GetObject', 's3:PutObject'),
   },
   // Batches record their intent, mark chunks applied on it, delete it at the end and undo chunks conditionally.
   dispositions: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem') },
@@ -152,15 +153,15 @@ export const AUTHORIZER_ACCESS: ResourceAccess = {
 
 /**
  * Background jobs (created only once their handlers exist). The scan worker's
- * scheduled recovery sweep reads the sparse RECOVERY# index, claims owed scans,
- * and deletes the files and staging records of uploads that never got their
+ * scheduled recovery sweep reads the sparse RECOVERY# index, claims owed scans
+ * (each scan writes its findings digest), and deletes the files and staging records of uploads that never got their
  * SBOM item (shared/sboms/sboms.ts `sweep`).
  */
 export const SCAN_WORKER_ACCESS: ResourceAccess = {
   ...nothing,
   // ConditionCheckItem: carried decisions are written on the condition that the release is still unlocked (shared/dispositions/carry-over.ts).
   table: { ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'), queryIndexes: true },
-  sbomBucket: objects('s3:GetObject', 's3:DeleteObject'),
+  sbomBucket: objects('s3:GetObject', 's3:PutObject', 's3:DeleteObject'),
   scanQueue: 'consume',
 };
 /**

@@ -7,8 +7,6 @@ export const handler = createGroupHandler('scans', {
   triggerCveScan: async ({ caller, body, deadline }) => ({
     status: 202, body: { data: { sbomId: body.sbomId, ...(await Scans.run(caller.teamId, caller.actor, body.sbomId, { deadline })) } },
   }),
-  listVulnerabilities: async ({ caller, params, query }) => {
-    const { data, summary, scan } = await Vulnerabilities.list(caller.teamId, params.id, query);
-    return { status: 200, body: { data, summary, scan } };
-  },
+  listVulnerabilities: async ({ caller, params, query }) => ({ status: 200, body: await Vulnerabilities.list(caller.teamId, params.id, query) }),
+  listReleaseVulnerabilities: async ({ caller, params, query }) => ({ status: 200, body: await Vulnerabilities.listRelease(caller.teamId, params.releaseId, query) }),
 });

@@ -193,6 +193,8 @@ export const keys = {
   sbomObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}`,
   /** The parsed component inventory, kept next to the original so scans and reports need not re-parse. */
   sbomInventoryObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}.components.json.gz`,
+  /** The findings of an SBOM's last completed scan, written with it (shared/scans/findings-digest.ts); one per SBOM, overwritten by each scan. */
+  sbomFindingsObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}.findings.json.gz`,
   productObjectsPrefix: (teamId: string, productId: string) => `teams/${teamId}/products/${productId}/`,
   releaseObjectsPrefix: (teamId: string, productId: string, releaseId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/`,
   sbomUploadObject: (teamId: string, uploadId: string) => `uploads/${teamId}/${uploadId}`,

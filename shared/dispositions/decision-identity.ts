@@ -45,8 +45,16 @@ export function packageIdentityWithoutVersion(subject: Omit<DecisionSubject, 'ad
 
 /** A short stable key of (package at version, advisory): equal for every SBOM finding the same pair. */
 export function decisionKey(subject: DecisionSubject): string {
-  return createHash('sha256').update(`${packageIdentity(subject)}\u0000${subject.advisoryId}`).digest('hex').slice(0, 32);
+  // Lists join every row of a release per request (20,000 purl parses and hashes cost ~1 s); findings are never mutated.
+  let key = computedKeys.get(subject);
+  if (key === undefined) {
+    key = createHash('sha256').update(`${packageIdentity(subject)}\u0000${subject.advisoryId}`).digest('hex').slice(0, 32);
+    computedKeys.set(subject, key);
+  }
+  return key;
 }
+
+const computedKeys = new WeakMap<DecisionSubject, string>();
 
 /** Everything a disposition item stores about what it decides. */
 export interface DecisionIdentity {

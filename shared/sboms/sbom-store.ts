@@ -48,6 +48,11 @@ export interface Sbom {
   inventoryKey: string;
   createdAt: string;
   scan: ScanSummary;
+  /**
+   * Stamp of the findings digest the last completed scan wrote (shared/scans/findings-digest.ts),
+   * set in the same transaction as that scan's result; absent before the first digest.
+   */
+  findingsDigest?: string;
 }
 
 export function toSbom(item: Item): Sbom {
@@ -71,6 +76,7 @@ export function toSbom(item: Item): Sbom {
     inventoryKey: String(item.inventoryKey),
     createdAt: String(item.createdAt),
     scan: (item.scan as ScanSummary | undefined) ?? { status: 'queued', scannedAt: null, findingCount: 0, matchedComponentCount: 0, unmatchedComponentCount: 0 },
+    ...(typeof item.findingsDigest === 'string' ? { findingsDigest: item.findingsDigest } : {}),
   };
 }
 

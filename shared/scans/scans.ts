@@ -29,7 +29,8 @@ import { CarryOver } from '../dispositions/carry-over';
 import { TeamSettingsService } from '../identity/team-settings';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
-import { findingId, findingItem, findingStore, type Finding } from './finding-store';
+import { findingId, findingItem, findingStore, type Finding, type Severity } from './finding-store';
+import { findingsDigest } from './findings-digest';
 import type { ScanJob } from './scan-dispatch';
 import { SCAN_MAX_RECOVERIES } from './scan-retries';
 import { scanLease, type HeldLease } from './scan-lease';
@@ -128,12 +129,19 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
     }
   }
   const deletes = [];
+  /** What the SBOM's finding items are once the writes are done: the digest holds the same. */
+  const stored = [...current.values()];
   for (const finding of vanished) {
-    if (decisionOf(finding)) puts.push(findingItem({ ...finding, noLongerDetected: true }));
-    else deletes.push(keys.finding(teamId, product.id, release.id, sbom.id, finding.id), keys.idPointer(teamId, finding.id));
+    if (decisionOf(finding)) {
+      const kept = { ...finding, noLongerDetected: true };
+      puts.push(findingItem(kept));
+      stored.push(kept);
+    } else deletes.push(keys.finding(teamId, product.id, release.id, sbom.id, finding.id), keys.idPointer(teamId, finding.id));
   }
   if (lease.lost) return 'lost';
-  await batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY });
+  // The digest is written beside the items; it becomes the SBOM's only with the result's transaction below.
+  const digestStamp = findingsDigest.newStamp();
+  await Promise.all([batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY }), findingsDigest.write(sbom, digestStamp, stored)]);
   // Before the scan reads as completed: a CI gate that sees the result sees the carried decisions.
   const carried = await CarryOver.apply({
     release, findings: current.values(), decided: decisionOf, setting: (await TeamSettingsService.get(teamId)).carryOver, actor, now,
@@ -148,7 +156,7 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   try {
     // The lease goes with the result: a joiner that sees it gone finds the findings stored.
     await transactWrite([
-      tx.put(sbomItem({ ...sbom, scan: summary }), 'attribute_exists(pk)'),
+      tx.put(sbomItem({ ...sbom, scan: summary, findingsDigest: digestStamp }), 'attribute_exists(pk)'),
       auditPut(teamId, actor, {
         action: 'scan', entityType: 'sbom', entityId: sbom.id, entityName: sbom.fileName ?? `${product.name} ${release.version} SBOM`,
         changes: { findingCount: summary.findingCount, added: [...current.keys()].filter((id) => !existing.has(id)).length, noLongerDetected: vanished.length, unmatchedComponents: summary.unmatchedComponentCount, corpusAdvisoriesConsidered: index.size,
@@ -160,6 +168,7 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
     if (error instanceof TransactionFailedError && error.failedAt(2) && !error.failedAt(0)) return 'lost';
     throw error;
   }
+  findingsDigest.committed(sbom, digestStamp, stored);
   return summary;
 }
 

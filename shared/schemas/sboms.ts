@@ -70,7 +70,41 @@ export const cveScanBody = z.strictObject({ sbomId: z.uuid() }).meta({ id: 'CveS
 export const severityFilter = z.enum(['critical', 'high', 'medium', 'low', 'none']);
 export const vulnerabilityStatusFilter = z.enum(['affected', 'not_affected', 'fixed', 'under_investigation', 'undisposed']);
 
-export const vulnerabilityListQuery = z.object({
-  severity: severityFilter.optional(),
-  status: vulnerabilityStatusFilter.optional(),
+export const decisionFilter = z.enum(['carried', 'review_required', 'expired']);
+export const VULNERABILITY_SORT_FIELDS = ['severity', 'epss', 'cvss', 'component', 'cve', 'first_detected'] as const;
+export type VulnerabilitySortField = (typeof VULNERABILITY_SORT_FIELDS)[number];
+
+/** `a,b,c` of one enum's values (case-insensitive, duplicates dropped): several values of a filter match any of them. */
+function commaList<T extends string>(values: z.ZodEnum<{ [K in T]: K }>, example: string) {
+  const allowed = values.options as readonly string[];
+  return z.string().max(200).transform((raw, context) => {
+    const items = raw.split(',').map((item) => item.trim().toLowerCase());
+    const unknown = items.filter((item) => !allowed.includes(item));
+    if (unknown.length > 0) {
+      context.addIssue({ code: 'custom', message: `must be one or more of ${allowed.join(', ')}, comma-separated (e.g. ${example}); "${unknown[0] ?? ''}" is not one` });
+      return z.NEVER;
+    }
+    return [...new Set(items)] as T[];
+  }).meta({ description: `Comma-separated, any of: ${allowed.join(', ')}`, example });
+}
+
+const booleanFlag = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((value) => value === 'true');
+
+/**
+ * Query of both vulnerability lists (docs/api.md "Vulnerability lists"): paging, filters that
+ * all must match, and `sort=<field>` ascending or `sort=-<field>` descending, ties in the
+ * default order (KEV first, then severity, then EPSS, highest first).
+ */
+export const vulnerabilityListQuery = z.strictObject({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  perPage: z.coerce.number().int().min(1).max(500).default(100),
+  severity: commaList(severityFilter, 'critical,high').optional(),
+  status: commaList(vulnerabilityStatusFilter, 'affected,undisposed').optional(),
+  decision: commaList(decisionFilter, 'carried,review_required').optional(),
+  kev: booleanFlag.optional(),
+  fixable: booleanFlag.optional(),
+  epssMin: z.coerce.number().min(0).max(1).optional(),
+  search: z.string().trim().min(1).max(255).optional().meta({ description: 'Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias' }),
+  sort: z.enum([...VULNERABILITY_SORT_FIELDS, ...VULNERABILITY_SORT_FIELDS.map((field) => `-${field}` as const)]).optional(),
 });
+export type VulnerabilityListQuery = z.output<typeof vulnerabilityListQuery>;

@@ -19,11 +19,12 @@ import { Teams } from '../identity/teams';
 import { TeamSettingsService } from '../identity/team-settings';
 import { Releases } from '../releases/releases';
 import { releaseStore, type ResolvedRelease } from '../releases/release-store';
-import { findingStore, type Finding } from '../scans/finding-store';
+import type { Finding } from '../scans/finding-store';
+import { findingsDigest } from '../scans/findings-digest';
 import type { Disposition } from '../dispositions/disposition-store';
 import { Dispositions } from '../dispositions/dispositions';
 import { countedDecision, decisionIndex, detailWithProvenance } from '../dispositions/decision-identity';
-import { sbomStore } from '../sboms/sbom-store';
+import { sbomStore, type Sbom } from '../sboms/sbom-store';
 import { Disclosures, type Disclosure } from '../disclosures/disclosures';
 import type { VexFormat } from '../schemas/vex';
 import { vexGenerationInputSchema, type VexGenerationInput } from './model';
@@ -52,15 +53,25 @@ function selectFindings(findings: Finding[], decisionOf: (finding: Finding) => D
   return [...chosen.values()];
 }
 
+/**
+ * The release's findings from each SBOM's digest (shared/scans/findings-digest.ts), in the
+ * order a read of the release's finding items returns them (SBOM id, then finding id), so
+ * the documents are the same as when they were read from the table.
+ */
+async function releaseFindings(sboms: readonly Sbom[]): Promise<Finding[]> {
+  const bySbomId = [...sboms].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return (await Promise.all(bySbomId.map((sbom) => findingsDigest.read(sbom)))).flat();
+}
+
 /** Reads the release's SBOMs, findings and dispositions and assembles the validated generation input (exported for the VEX bench's breakdown). */
 export async function buildInput(teamId: string, resolved: ResolvedRelease, document: { id: string; version: number; author: string | null; createdAt: string; revisions: VexDocumentRecord['revisions'] }, generatedAt: string, status: 'draft' | 'final'): Promise<{ input: VexGenerationInput; sbomIds: string[] }> {
   const { product, release } = resolved;
-  const [team, sboms, findings, dispositionList] = await Promise.all([
+  const [team, sboms, dispositionList] = await Promise.all([
     Teams.get(teamId),
     sbomStore.listByRelease(teamId, product.id, release.id),
-    findingStore.listByRelease(teamId, product.id, release.id),
     Dispositions.listByRelease(teamId, product.id, release.id),
   ]);
+  const findings = await releaseFindings(sboms);
   const decisionOf = decisionIndex(dispositionList);
   const selected = selectFindings(findings, decisionOf);
   const components = new Map<string, VexGenerationInput['components'][number]>();

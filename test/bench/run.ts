@@ -1,8 +1,8 @@
 /**
- * `npm run bench [-- api|bundles|tenant|scan|vex|batch|report|throttle|carry-over|all]`: prints the figures
+ * `npm run bench [-- api|bundles|tenant|scan|vex|findings|batch|report|throttle|carry-over|all]`: prints the figures
  * each issue names. With no argument: every figure of issue 9's performance table (scan, product
- * list, VEX through HTTP, bundle loads, each beside its target), then the tenant-credential bench
- * and issue 13's re-upload / carry-over of a 10k SBOM with 1,000 decisions.
+ * list, VEX through HTTP, bundle loads, each beside its target), issue 13's release findings list,
+ * then the tenant-credential bench and issue 13's re-upload / carry-over of a 10k SBOM with 1,000 decisions.
  * Each section runs in its own process: configuration and AWS clients are
  * read once per process, and every section starts its own server and engines.
  * Heavy runs live here, never in `npm test`.
@@ -13,10 +13,10 @@ import { join } from 'node:path';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', tenant: 'tenant.ts', scan: 'scan.ts', vex: 'vex.ts', batch: 'batch.ts', report: 'report.ts', throttle: 'throttle.ts', 'carry-over': 'carry-over.ts' };
+const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', tenant: 'tenant.ts', scan: 'scan.ts', vex: 'vex.ts', findings: 'findings.ts', batch: 'batch.ts', report: 'report.ts', throttle: 'throttle.ts', 'carry-over': 'carry-over.ts' };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
-const names = requested.length === 0 ? ['scan', 'api', 'vex', 'bundles', 'tenant', 'carry-over'] : requested.includes('all') ? Object.keys(SECTIONS) : requested;
+const names = requested.length === 0 ? ['scan', 'api', 'vex', 'findings', 'bundles', 'tenant', 'carry-over'] : requested.includes('all') ? Object.keys(SECTIONS) : requested;
 let failed = false;
 for (const name of names) {
   const file = SECTIONS[name];

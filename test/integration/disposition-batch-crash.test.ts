@@ -80,7 +80,7 @@ async function seedRelease(server: ServerProcess, key: string, dataDir: string, 
   const sbom = (await call(server, key, 'POST', '/api/sboms/upload', { releaseId: release.id, content, fileName: 'bom.json' })).body.data;
   const scan = await call(server, key, 'POST', '/api/cve-scan', { sbomId: sbom.id });
   if (scan.body.data?.findingCount !== count) throw new Error(`seed scan found ${String(scan.body.data?.findingCount)} of ${count}`);
-  const ids = ((await call(server, key, 'GET', `/api/sboms/${sbom.id}/vulnerabilities`)).body.data as { id: string }[]).map((finding) => finding.id);
+  const ids = ((await call(server, key, 'GET', `/api/sboms/${sbom.id}/vulnerabilities?perPage=500`)).body.data as { id: string }[]).map((finding) => finding.id);
   return { release, sbom, ids };
 }
 

@@ -87,9 +87,10 @@ describe('SBOM upload, download and scan', () => {
     const scan = await api.post('/api/cve-scan', { sbomId: upload.body.data.id });
     expect(scan.status).toBe(202);
     expect(scan.body.data.status).toBe('completed');
-    const vulnerabilities = await api.get(`/api/sboms/${upload.body.data.id}/vulnerabilities`);
+    const vulnerabilities = await api.get(`/api/sboms/${upload.body.data.id}/vulnerabilities?perPage=500`);
     expect(vulnerabilities.status).toBe(200);
     expect(vulnerabilities.body.summary.total).toBe(vulnerabilities.body.data.length);
+    expect(vulnerabilities.body.meta.total).toBe(vulnerabilities.body.data.length);
     expect(vulnerabilities.body.summary.total).toBe(scan.body.data.findingCount);
   });
 

@@ -35,6 +35,17 @@ export interface SeededFinding {
   componentName: string;
 }
 
+/** Every row of a paged vulnerability list (500 a page). */
+export async function listAll<T>(api: Api, path: string): Promise<T[]> {
+  const rows: T[] = [];
+  for (let page = 1; ; page += 1) {
+    const response = await api.get(`${path}${path.includes('?') ? '&' : '?'}perPage=500&page=${page}`);
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${response.text.slice(0, 300)}`);
+    rows.push(...(response.body.data as T[]));
+    if (!response.body.meta.hasNextPage) return rows;
+  }
+}
+
 export async function seedReleaseWithFindings(api: Api, _teamId: string, count = 4) {
   const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
   const base = randomInt(1_000_000, 9_000_000);
@@ -61,7 +72,7 @@ export async function seedReleaseWithFindings(api: Api, _teamId: string, count =
   const sbom = upload.body.data;
   const scan = await api.post('/api/cve-scan', { sbomId: sbom.id });
   if (scan.status !== 202 || scan.body.data.findingCount !== count) throw new Error(`seed scan found ${String(scan.body.data?.findingCount)} of ${count}`);
-  const vulnerabilities = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body.data as { id: string; cve_id: string; component_name: string }[];
+  const vulnerabilities = await listAll<{ id: string; cve_id: string; component_name: string }>(api, `/api/sboms/${sbom.id}/vulnerabilities`);
   // In package order, so callers can rely on index i ↔ lib<i> ↔ severity VECTORS[i % 4].
   const findings: SeededFinding[] = packages.map((pkg) => {
     const match = vulnerabilities.find((entry) => entry.component_name === pkg.name);
