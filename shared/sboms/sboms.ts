@@ -249,7 +249,7 @@ export const Sboms = {
     if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
     const sbomKey = keys.sbom(teamId, product.id, release.id, sbom.id);
     const leftovers: SbomStaging = {
-      teamId, sbomId: sbom.id, sbomKey, objectKeys: [sbom.objectKey, sbom.inventoryKey], stagedAt: new Date().toISOString(),
+      teamId, sbomId: sbom.id, sbomKey, objectKeys: [sbom.objectKey, sbom.inventoryKey, keys.sbomFindingsObject(teamId, product.id, release.id, sbom.id)], stagedAt: new Date().toISOString(),
       findings: keys.findingPrefix(teamId, product.id, release.id, sbom.id),
     };
     try {

@@ -29,7 +29,7 @@ import { CarryOver } from '../dispositions/carry-over';
 import { TeamSettingsService } from '../identity/team-settings';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
-import { findingId, findingItem, findingStore, type Finding, type Severity } from './finding-store';
+import { findingId, findingItem, findingStore, type Finding } from './finding-store';
 import { findingsDigest } from './findings-digest';
 import type { ScanJob } from './scan-dispatch';
 import { SCAN_MAX_RECOVERIES } from './scan-retries';

@@ -6,7 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readAuditLog } from '../../shared/audit/audit-read';
+import { s3 } from '../../shared/aws-clients';
+import { config } from '../../shared/config';
 import { toAuditEntry } from '../../shared/audit/audit-log';
 import { keys } from '../../shared/data/keys';
 import { getItem, queryAll } from '../../shared/data/table-client';
@@ -203,6 +206,9 @@ describe('DELETE /api/sboms/{id}', () => {
     const left = await releaseItems(team.teamId, product.id, release.id);
     expect(left.filter((item) => String(item.sk).includes(sbom.id))).toEqual([]);
     expect(await getItem(keys.sbomStaging(team.teamId, sbom.id))).toBeUndefined();
+    // The file, its inventory and its findings digest are all gone (they share the SBOM's object key as prefix).
+    const files = await s3().send(new ListObjectsV2Command({ Bucket: config().sbomBucket, Prefix: keys.sbomObject(team.teamId, product.id, release.id, sbom.id) }));
+    expect((files.Contents ?? []).map((object) => object.Key)).toEqual([]);
     expect((await team.api.get(`/api/dispositions/${disposition.id}`)).status).toBe(200);
     expect((await auditOf(team.teamId, sbom.id)).map((entry) => entry.action)).toContain('delete');
     expect((await team.api.delete(`/api/sboms/${sbom.id}`)).status).toBe(404);
