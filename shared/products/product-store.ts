@@ -135,8 +135,11 @@ type BackfillStep = { done: true; count: ProductCount } | { done: false; live: P
 async function backfillStep(teamId: string): Promise<BackfillStep> {
   const seen = await readCount(teamId);
   if (seen.indexed) return { done: true, count: seen };
-  const live = await productStore.listAll(teamId);
+  // Entries first, products second: a product created in between then has a product but maybe no
+  // entry (put again, harmless), never an entry but no product here (its entry would be deleted while
+  // a concurrent step, reading after the create, marks the index built without it).
   const stored = (await queryAll({ ...keys.productListPartition(teamId), projection: ['pk', 'sk', 'nameSearch', 'slug'] })).filter((item) => !isCountItem(teamId, item));
+  const live = await productStore.listAll(teamId);
   const wanted = new Map(live.map((product) => {
     const item = productListEntryItem(product);
     return [String(item.sk), item];

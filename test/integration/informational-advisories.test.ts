@@ -27,7 +27,7 @@ describe('informational advisories (RustSec unsound / unmaintained notices)', ()
     const scan = await api.post('/api/cve-scan', { sbomId: sbom.id });
     expect(scan.status).toBe(202);
 
-    const shown = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body;
+    const shown = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities?perPage=500`)).body;
     const notices = (shown.data as Vulnerability[]).filter((v) => v.informational !== null).map(describeNotice).sort();
     expect(notices).toEqual(NOTICES);
     expect((shown.data as Vulnerability[]).find((v) => v.advisory_id === 'RUSTSEC-2019-0009')).toMatchObject({ informational: null });
@@ -38,7 +38,7 @@ describe('informational advisories (RustSec unsound / unmaintained notices)', ()
     expect(update.status).toBe(200);
     expect(update.body.data).toMatchObject({ hideInformational: true });
 
-    const hidden = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body;
+    const hidden = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities?perPage=500`)).body;
     expect((hidden.data as Vulnerability[]).filter((v) => v.informational !== null)).toEqual([]);
     expect(hidden.data).toHaveLength(shown.data.length - NOTICES.length);
     expect(hidden.summary).toMatchObject({ total: shown.summary.total - NOTICES.length, withoutDisposition: shown.summary.withoutDisposition - NOTICES.length });

@@ -33,7 +33,7 @@ describe('tenant isolation of concurrent team requests', () => {
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
     expect(new Set(statuses)).toEqual(new Set([200, 201]));
     for (const [index, { api }] of teams.entries()) {
-      const releases = await api.get(`/api/products/${products[index]}/releases?limit=100`);
+      const releases = await api.get(`/api/products/${products[index]}/releases?perPage=100`);
       expect(releases.body.data.map((release: { version: string }) => release.version).sort()).toEqual(
         ['1.0.0', '1.0.10', '1.0.2', '1.0.4', '1.0.6', '1.0.8'],
       );
