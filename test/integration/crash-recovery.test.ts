@@ -6,6 +6,7 @@
  * and no SBOM object lacks its item once the server reports ready.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -192,7 +193,9 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
     const product = (await call(first.baseUrl, apiKey, 'POST', '/api/products', { name: 'Crash', slug: 'crash' })).body.data;
     const release = (await call(first.baseUrl, apiKey, 'POST', `/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
     /** Twelve uploads at once; the ones cut off by the kill are never acknowledged. */
-    const uploadBurst = (baseUrl: string) => Array.from({ length: 12 }, (_, index) => call(baseUrl, apiKey, 'POST', '/api/sboms/upload', { releaseId: release.id, content: index % 3 === 2 ? plone : spring })
+    // Every upload is a new build's SBOM (its own serial number): identical bytes would be answered with the stored SBOM and write no file.
+    const asNewBuild = (sbom: string) => JSON.stringify({ ...JSON.parse(sbom), serialNumber: `urn:uuid:${randomUUID()}` });
+    const uploadBurst = (baseUrl: string) => Array.from({ length: 12 }, (_, index) => call(baseUrl, apiKey, 'POST', '/api/sboms/upload', { releaseId: release.id, content: asNewBuild(index % 3 === 2 ? plone : spring) })
       .then((response) => { if (response.status === 201) acknowledged.push(response.body.data.id); })
       .catch(() => undefined));
     const statusesOf = (baseUrl: string, ids: string[]) => Promise.all(ids.map(async (id) => (await call(baseUrl, apiKey, 'GET', `/api/sboms/${id}`)).body.data.scan.status as string));
