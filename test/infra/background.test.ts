@@ -104,7 +104,8 @@ describe('recovery sweep', () => {
       State: 'ENABLED',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('scan-worker')), 'Arn'] } })],
     });
-    expect(actionsOfRole(template, roleId('scan-worker'), logicalIdOf(stack, stack.sbomBucket))).toEqual(['s3:DeleteObject', 's3:GetObject']);
+    // Put: each scan writes the SBOM's findings digest beside its inventory (docs/architecture.md "Reading a release's findings").
+    expect(actionsOfRole(template, roleId('scan-worker'), logicalIdOf(stack, stack.sbomBucket))).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
   });
 });
 
