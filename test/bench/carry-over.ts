@@ -71,7 +71,13 @@ export async function benchCarryOver(): Promise<string> {
     const productId = String((await call('POST', '/api/products', { name: 'Carry bench', slug: 'carry-bench' })).data.id);
     const first = await newRelease(productId, '1.0.0');
     const seeded = await uploadAndScan(first, content);
-    const findings = ((await call('GET', `/api/sboms/${seeded.sbomId}/vulnerabilities`)).data as unknown as { id: string }[]).map((finding) => finding.id);
+    // The list is paged (at most 500 a page): read every page.
+    const findings: string[] = [];
+    for (let page = 1; ; page += 1) {
+      const rows = (await call('GET', `/api/sboms/${seeded.sbomId}/vulnerabilities?perPage=500&page=${page}`)).data as unknown as { id: string }[];
+      if (rows.length === 0) break;
+      findings.push(...rows.map((finding) => finding.id));
+    }
     // Seeding is not measured: batches of 100 stay far from the API timeout on a busy machine.
     for (let start = 0; start < DECISIONS; start += 100) {
       await call('POST', '/api/dispositions/batch', { vulnerabilityIds: findings.slice(start, start + 100), status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path' });
