@@ -8,28 +8,15 @@
  */
 import { keys } from '../data/keys';
 import { queryAll, tx, type Item, type TransactItem } from '../data/table-client';
-import type { Disposition, DispositionStatus } from './disposition-store';
+import type { Disposition, DISPOSITION_FIELDS } from './disposition-store';
 
 /** The decision as the index keeps it: what a carried copy needs, and where it came from. */
-export interface CarryEntry {
-  decisionKey: string;
-  advisoryId: string;
-  packageIdentity: string;
-  packageWithoutVersion: string;
-  releaseId: string;
+export type CarryEntry = Pick<Disposition, 'decisionKey' | 'advisoryId' | 'packageIdentity' | 'packageWithoutVersion' | 'releaseId' | (typeof DISPOSITION_FIELDS)[number] | 'expiresAt'> & {
   dispositionId: string;
-  status: DispositionStatus;
-  justification: string | null;
-  response: string | null;
-  detail: string | null;
-  actionStatement: string | null;
-  impactStatement: string | null;
-  assignedTo: string | null;
-  expiresAt: string | null;
   /** Who made the decision and when; for a carried decision, the original decider. */
   decidedBy: { id: string; name: string };
   decidedAt: string;
-}
+};
 
 function entryOf(disposition: Disposition): CarryEntry {
   return {

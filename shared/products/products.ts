@@ -4,10 +4,8 @@
  * transaction keeps the team's product count and list index entry in step.
  */
 import { randomUUID } from 'node:crypto';
-import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-clients';
-import { config } from '../config';
 import { keys } from '../data/keys';
+import { deleteSbomBucketPrefix } from '../data/object-prefix';
 import { batchWrite, getItem, queryPages, transactWrite, TransactionFailedError, tx, patchExpression, type Item } from '../data/table-client';
 import { pageMeta } from '../data/paging';
 import { changedFields, lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
@@ -195,14 +193,6 @@ export const Products = {
 };
 
 /** Removes every S3 object under the product's prefix (SBOM files); disclosure snapshots are in another bucket. */
-async function deleteProductObjects(teamId: string, productId: string): Promise<void> {
-  const bucket = config().sbomBucket;
-  const prefix = keys.productObjectsPrefix(teamId, productId);
-  let continuationToken: string | undefined;
-  do {
-    const listing = await s3().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: continuationToken }));
-    const objects = (listing.Contents ?? []).flatMap((object) => (object.Key ? [{ Key: object.Key }] : []));
-    if (objects.length > 0) await s3().send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
-    continuationToken = listing.IsTruncated ? listing.NextContinuationToken : undefined;
-  } while (continuationToken);
+function deleteProductObjects(teamId: string, productId: string): Promise<void> {
+  return deleteSbomBucketPrefix(keys.productObjectsPrefix(teamId, productId));
 }
