@@ -15,6 +15,32 @@ export const uploadSbomBody = z
   .meta({ id: 'UploadSbom' });
 export type UploadSbomInput = z.infer<typeof uploadSbomBody>;
 
+/**
+ * The upload's other body (issue 10 item 4, docs/sbom-formats.md "Raw bodies"): the SBOM file itself,
+ * with the release and file name in the query. `releaseId` in the query is what selects it.
+ */
+export const sbomUploadQuery = z.strictObject({
+  releaseId: z.uuid().optional().meta({ description: 'With a raw SBOM body (required then); the envelope names its release in the body instead' }),
+  fileName: z.string().min(1).max(255).optional().meta({ description: 'With a raw SBOM body: the original file name, served back on download' }),
+});
+
+/** Media types of a raw SBOM body; any of them may also be sent gzip-compressed (`Content-Encoding: gzip`). */
+export const RAW_SBOM_MEDIA_TYPES = [
+  'application/vnd.cyclonedx+json',
+  'application/spdx+json',
+  'application/json',
+  'application/vnd.cyclonedx+xml',
+  'application/xml',
+  'text/xml',
+  'text/spdx',
+] as const;
+
+/** How the OpenAPI document shows an `application/json` body: the envelope, or the SBOM JSON document itself. */
+export const uploadSbomJsonBody = z.union([
+  uploadSbomBody,
+  z.record(z.string(), z.unknown()).meta({ description: 'A CycloneDX or SPDX JSON document itself (with `?releaseId=`)' }),
+]);
+
 /** Pre-signed upload flow for files too large for a Lambda request (BRIEF decision 8). */
 export const createSbomUploadBody = z
   .strictObject({
