@@ -182,12 +182,12 @@ export const routes = [
   {
     operationId: 'listVulnerabilities', method: 'GET', path: '/api/sboms/{id}/vulnerabilities', group: 'scans', scope: 'vulnerabilities:read', mutates: false,
     summary: 'Findings of an SBOM with their current dispositions (paged, filtered, sorted; `summary` counts every match); 409 (scan_pending, scan_failed) until a scan of it has completed', availability: 'implemented',
-    request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: anyJson('`{ data, summary, meta, scan }`') },
+    request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: { description: '`{ data, summary, meta, scan }`', schema: z.looseObject({ data: z.array(sboms.sbomVulnerabilitySchema) }) } },
   },
   {
     operationId: 'listReleaseVulnerabilities', method: 'GET', path: '/api/releases/{releaseId}/vulnerabilities', group: 'scans', scope: 'vulnerabilities:read', mutates: false,
     summary: 'The release as one picture: one row per package and advisory across its SBOMs, with the SBOMs each was found in (paged, filtered, sorted like the SBOM list); 409 while an SBOM of it has no completed scan', availability: 'implemented',
-    request: { params: releases.releaseIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: anyJson('`{ data, summary, meta, sboms }`') },
+    request: { params: releases.releaseIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: { description: '`{ data, summary, meta, sboms }`', schema: z.looseObject({ data: z.array(sboms.releaseVulnerabilitySchema) }) } },
   },
   // Dispositions
   {

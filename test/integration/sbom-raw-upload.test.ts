@@ -19,7 +19,7 @@ async function release() {
 }
 
 function upload(key: string, query: Record<string, string>, body: Buffer | string, headers: Record<string, string>) {
-  return request('POST', `/api/sboms/upload?${new URLSearchParams(query)}`, { key, rawBody: body, headers });
+  return request('POST', `/api/sboms/upload?${new URLSearchParams(query).toString()}`, { key, rawBody: body, headers });
 }
 
 /** Concatenated gzip members of 16 MiB of zeros each: 1 GiB when inflated, about 1 MB on the wire. */
