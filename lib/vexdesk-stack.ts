@@ -420,8 +420,8 @@ export class VexdeskStack extends Stack {
   // result caching off, so revocation is immediate (decision 6); stage
   // throttling with per-method overrides for the anonymous routes; execution
   // logging per method; and binaryMediaTypes ['*/*'], which hands every request
-  // body, `Content-Encoding: gzip` SBOM uploads included, to the Lambda intact
-  // as base64 (decision 8).
+  // body, `Content-Encoding: gzip` SBOM uploads and raw SBOM files (XML, tag-value)
+  // included, to the Lambda intact as base64 (decision 8; docs/sbom-formats.md "Raw bodies").
   private createApi(settings: VexdeskSettings): apigw.RestApi {
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: settings.logRetention });
     const api = new apigw.RestApi(this, 'Api', {

@@ -11,8 +11,6 @@ import { requestErrorMap } from '../schemas/common';
 
 /** Default ceiling for JSON bodies; the SBOM upload route raises it (see routes' maxBodyBytes). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** Decompressed-size ceiling, so a small gzip bomb cannot exhaust memory. */
-const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 
 export function lowerCaseHeaders(event: APIGatewayProxyEvent): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -26,18 +24,30 @@ export function decodeBody(event: APIGatewayProxyEvent, headers: Record<string, 
   const encoding = headers['content-encoding']?.trim().toLowerCase();
   if (encoding === 'gzip') {
     try {
-      bytes = gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_BYTES });
+      // Inflation stops at the route's ceiling: a gzip bomb (1 KB → 1 GB) costs at most that much memory, never its full size.
+      bytes = gunzipSync(bytes, { maxOutputLength: maxBytes });
     } catch (error) {
       if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new PayloadTooLargeError('Decompressed request body too large');
+        throw new PayloadTooLargeError(`Decompressed request body exceeds ${maxBytes} bytes`);
       }
-      throw new BadRequestError('Request body is not valid gzip data');
+      throw new BadRequestError(`Request body is not valid gzip data (Content-Encoding: gzip): ${gzipProblem(error)}`);
     }
   } else if (encoding && encoding !== 'identity') {
     throw new BadRequestError(`Unsupported Content-Encoding "${encoding}" (use gzip or none)`);
   }
   if (bytes.length > maxBytes) throw new PayloadTooLargeError(`Request body exceeds ${maxBytes} bytes`);
   return bytes;
+}
+
+/** zlib's own words for what is wrong (`incorrect header check`, `unexpected end of file`), without a stack. */
+function gzipProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  return /^[\w ,.'-]{1,80}$/.test(message) ? message : 'unreadable';
+}
+
+/** The body's media type: the Content-Type without parameters, lower case; '' when none was sent. */
+export function mediaTypeOf(headers: Record<string, string>): string {
+  return headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
 export function toErrorDetails(issues: z.core.$ZodIssue[]): ErrorDetail[] {

@@ -67,7 +67,12 @@ export interface RouteDefinition {
     query?: z.ZodObject;
     body?: z.ZodType;
     /** A body taken as it is (not parsed as a JSON object against a schema): the media types it may have. */
-    rawBody?: { contentTypes: readonly string[]; description: string };
+    rawBody?: {
+      contentTypes: readonly string[];
+      description: string;
+      /** The `application/json` schema when that body may also be a JSON object the route defines (the OpenAPI document shows it). */
+      json?: z.ZodType;
+    };
   };
   responses: Record<number, RouteResponse>;
 }
@@ -136,8 +141,13 @@ export const routes = [
   },
   {
     operationId: 'uploadSbom', method: 'POST', path: '/api/sboms/upload', group: 'sboms', scope: 'sboms:write', mutates: true,
-    summary: 'Upload an SBOM (CycloneDX or SPDX JSON, ≤ 10 MB; `Content-Encoding: gzip` accepted); the same bytes again answer 200 with the SBOM already stored', availability: 'implemented',
-    request: { body: sboms.uploadSbomBody }, responses: { 200: { description: 'The release already holds these bytes: that SBOM', schema: z.object({ data: sboms.sbomSchema }) }, 201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
+    summary: 'Upload an SBOM (CycloneDX or SPDX, ≤ 10 MB) in the JSON envelope or as the raw file with `?releaseId=`; `Content-Encoding: gzip` accepted; the same bytes again answer 200 with the SBOM already stored', availability: 'implemented',
+    request: {
+      query: sboms.sbomUploadQuery,
+      // Two bodies (docs/sbom-formats.md "Raw bodies"): the spec's JSON envelope, or with `?releaseId=` the SBOM file itself.
+      rawBody: { contentTypes: sboms.RAW_SBOM_MEDIA_TYPES, json: sboms.uploadSbomJsonBody, description: 'The spec\'s JSON envelope `{ releaseId, content, fileName? }`, or with `?releaseId=` (and `?fileName=`) the SBOM file itself, stored byte for byte; gzip accepted' },
+    },
+    responses: { 200: { description: 'The release already holds these bytes: that SBOM', schema: z.object({ data: sboms.sbomSchema }) }, 201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
   },
   {
     operationId: 'createSbomUpload', method: 'POST', path: '/api/sboms/uploads', group: 'sboms', scope: 'sboms:write', mutates: true,
@@ -172,12 +182,12 @@ export const routes = [
   {
     operationId: 'listVulnerabilities', method: 'GET', path: '/api/sboms/{id}/vulnerabilities', group: 'scans', scope: 'vulnerabilities:read', mutates: false,
     summary: 'Findings of an SBOM with their current dispositions (paged, filtered, sorted; `summary` counts every match); 409 (scan_pending, scan_failed) until a scan of it has completed', availability: 'implemented',
-    request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: anyJson('`{ data, summary, meta, scan }`') },
+    request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: { description: '`{ data, summary, meta, scan }`', schema: z.looseObject({ data: z.array(sboms.sbomVulnerabilitySchema) }) } },
   },
   {
     operationId: 'listReleaseVulnerabilities', method: 'GET', path: '/api/releases/{releaseId}/vulnerabilities', group: 'scans', scope: 'vulnerabilities:read', mutates: false,
     summary: 'The release as one picture: one row per package and advisory across its SBOMs, with the SBOMs each was found in (paged, filtered, sorted like the SBOM list); 409 while an SBOM of it has no completed scan', availability: 'implemented',
-    request: { params: releases.releaseIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: anyJson('`{ data, summary, meta, sboms }`') },
+    request: { params: releases.releaseIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: { description: '`{ data, summary, meta, sboms }`', schema: z.looseObject({ data: z.array(sboms.releaseVulnerabilitySchema) }) } },
   },
   // Dispositions
   {

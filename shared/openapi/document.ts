@@ -23,6 +23,15 @@ const ERROR_RESPONSES: Record<number, string> = {
   422: 'Validation failed; `details` lists field paths',
 };
 
+/** A raw body's media types: JSON ones an object (`application/json` the route's JSON schema when it names one), XML and text a string. */
+function rawBodyContent(rawBody: NonNullable<NonNullable<RouteDefinition['request']>['rawBody']>): Record<string, { schema: object }> {
+  const schemaOf = (type: string): object => {
+    if (type === 'application/json' && rawBody.json) return rawBody.json;
+    return type === 'application/json' || type.endsWith('+json') ? { type: 'object' } : { type: 'string' };
+  };
+  return Object.fromEntries(rawBody.contentTypes.map((type) => [type, { schema: schemaOf(type) }]));
+}
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   const bearer = registry.registerComponent('securitySchemes', 'apiKey', {
@@ -57,7 +66,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         ...(route.request?.query ? { query: route.request.query } : {}),
         ...(body ? { body: { content: { 'application/json': { schema: body } } } } : {}),
         ...(route.request?.rawBody
-          ? { body: { description: route.request.rawBody.description, required: true, content: Object.fromEntries(route.request.rawBody.contentTypes.map((type) => [type, { schema: { type: 'object' as const } }])) } }
+          ? { body: { description: route.request.rawBody.description, required: true, content: rawBodyContent(route.request.rawBody) } }
           : {}),
       },
       responses,

@@ -1,5 +1,5 @@
 /**
- * SBOM upload (direct, gzip or pre-signed), metadata and download. The
+ * SBOM upload (envelope or raw body, gzip or not, or pre-signed), metadata and download. The
  * original bytes are stored unchanged; `file_hash` is their SHA-256.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -166,8 +166,13 @@ async function removeLeftovers(staging: SbomStaging): Promise<void> {
 export const Sboms = {
   /** A direct upload; `created` is false when the release already held these bytes (the answer is then 200, not 201). */
   async receive(teamId: string, actor: Actor, input: { releaseId: string; content: string; fileName?: string | undefined }): Promise<UploadOutcome> {
+    return Sboms.receiveFile(teamId, actor, { releaseId: input.releaseId, bytes: Buffer.from(input.content, 'utf8'), fileName: input.fileName ?? null });
+  },
+
+  /** A direct upload of the file's bytes (a raw body or the envelope's content), stored as they are. */
+  async receiveFile(teamId: string, actor: Actor, input: { releaseId: string; bytes: Buffer; fileName: string | null }): Promise<UploadOutcome> {
     const resolved = await Releases.resolve(teamId, input.releaseId);
-    return ingest(teamId, actor, resolved, Buffer.from(input.content, 'utf8'), input.fileName ?? null);
+    return ingest(teamId, actor, resolved, input.bytes, input.fileName);
   },
 
   async upload(teamId: string, actor: Actor, input: { releaseId: string; content: string; fileName?: string | undefined }): Promise<Sbom> {

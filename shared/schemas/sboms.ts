@@ -15,6 +15,32 @@ export const uploadSbomBody = z
   .meta({ id: 'UploadSbom' });
 export type UploadSbomInput = z.infer<typeof uploadSbomBody>;
 
+/**
+ * The upload's other body (issue 10 item 4, docs/sbom-formats.md "Raw bodies"): the SBOM file itself,
+ * with the release and file name in the query. `releaseId` in the query is what selects it.
+ */
+export const sbomUploadQuery = z.strictObject({
+  releaseId: z.uuid().optional().meta({ description: 'With a raw SBOM body (required then); the envelope names its release in the body instead' }),
+  fileName: z.string().min(1).max(255).optional().meta({ description: 'With a raw SBOM body: the original file name, served back on download' }),
+});
+
+/** Media types of a raw SBOM body; any of them may also be sent gzip-compressed (`Content-Encoding: gzip`). */
+export const RAW_SBOM_MEDIA_TYPES = [
+  'application/vnd.cyclonedx+json',
+  'application/spdx+json',
+  'application/json',
+  'application/vnd.cyclonedx+xml',
+  'application/xml',
+  'text/xml',
+  'text/spdx',
+] as const;
+
+/** How the OpenAPI document shows an `application/json` body: the envelope, or the SBOM JSON document itself. */
+export const uploadSbomJsonBody = z.union([
+  uploadSbomBody,
+  z.record(z.string(), z.unknown()).meta({ description: 'A CycloneDX or SPDX JSON document itself (with `?releaseId=`)' }),
+]);
+
 /** Pre-signed upload flow for files too large for a Lambda request (BRIEF decision 8). */
 export const createSbomUploadBody = z
   .strictObject({
@@ -108,3 +134,65 @@ export const vulnerabilityListQuery = z.strictObject({
   sort: z.enum([...VULNERABILITY_SORT_FIELDS, ...VULNERABILITY_SORT_FIELDS.map((field) => `-${field}` as const)]).optional(),
 });
 export type VulnerabilityListQuery = z.output<typeof vulnerabilityListQuery>;
+
+/** A finding's decision as the vulnerability lists show it; `decision_state` says whether it counts (expired and review_required do not). */
+export const findingDecisionSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['affected', 'not_affected', 'fixed', 'under_investigation']),
+    response: z.string().nullable(),
+    justification: z.string().nullable(),
+    decision_state: z.enum(['none', 'decided', 'carried', 'review_required', 'expired']),
+    expires_at: z.string().nullable(),
+    review_required: z.boolean(),
+    carried_from: z.object({ release_id: z.string(), release_version: z.string(), disposition_id: z.string() }).nullable(),
+    imported_from: z.object({ document_sha256: z.string(), author: z.string().nullable(), format: z.string(), imported_at: z.string() }).nullable(),
+  })
+  .meta({ id: 'FindingDecision' });
+
+const severityValue = z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE']);
+
+/** An item of GET /api/sboms/{id}/vulnerabilities (shared/scans/vulnerabilities.ts toVulnerabilityView). */
+export const sbomVulnerabilitySchema = z
+  .object({
+    id: z.string(),
+    cve_id: z.string(),
+    advisory_id: z.string(),
+    aliases: z.array(z.string()),
+    summary: z.string(),
+    component_name: z.string(),
+    component_version: z.string().nullable(),
+    component_purl: z.string().nullable(),
+    component_ref: z.string(),
+    severity: severityValue,
+    severity_source: z.enum(['cvss_v4', 'cvss_v3', 'cvss_v2', 'advisory']).nullable(),
+    severity_source_id: z.string().nullable(),
+    cvss_v3_score: z.number().nullable(),
+    cvss_v3_vector: z.string().nullable(),
+    cvss_v2_score: z.number().nullable(),
+    cvss_v2_vector: z.string().nullable(),
+    cvss_v4_score: z.number().nullable(),
+    cvss_v4_vector: z.string().nullable(),
+    epss_score: z.number().nullable(),
+    epss_percentile: z.number().nullable(),
+    is_kev: z.boolean(),
+    kev: z.object({ dateAdded: z.string(), dueDate: z.string().nullable(), knownRansomwareCampaignUse: z.string().nullable() }).nullable(),
+    cwes: z.array(z.string()),
+    affected_versions: z.array(z.string()),
+    fixed_versions: z.array(z.string()),
+    match_confidence: z.enum(['exact', 'high', 'low']),
+    match_evidence: z.object({ kind: z.enum(['purl', 'cpe', 'name']), value: z.string() }),
+    first_detected_at: z.string(),
+    last_seen_at: z.string(),
+    no_longer_detected: z.boolean(),
+    informational: z.string().nullable(),
+    disposition: findingDecisionSchema.optional(),
+  })
+  .meta({ id: 'SbomVulnerability' });
+export type SbomVulnerability = z.infer<typeof sbomVulnerabilitySchema>;
+
+/** An item of GET /api/releases/{releaseId}/vulnerabilities: one row per package and advisory over the release's SBOMs. */
+export const releaseVulnerabilitySchema = sbomVulnerabilitySchema
+  .extend({ sbom_ids: z.array(z.string()), finding_ids: z.array(z.string()) })
+  .meta({ id: 'ReleaseVulnerability' });
+export type ReleaseVulnerability = z.infer<typeof releaseVulnerabilitySchema>;

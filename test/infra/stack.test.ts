@@ -380,6 +380,15 @@ describe('REST API', () => {
     }
   });
 
+  it('hands raw-body routes (SBOM upload, VEX import) their bytes unconverted: proxy integration, no ContentHandling', () => {
+    for (const route of allRoutes.filter((candidate) => candidate.request?.rawBody)) {
+      const method = nonPreflight().find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path);
+      expect(method?.properties.Integration).toMatchObject({ Type: 'AWS_PROXY' });
+      expect(method?.properties.Integration).not.toHaveProperty('ContentHandling');
+    }
+    expect(allRoutes.filter((candidate) => candidate.request?.rawBody).map((route) => route.operationId)).toEqual(expect.arrayContaining(['uploadSbom', 'importVex']));
+  });
+
   it('protects every non-public route with the Lambda authorizer', () => {
     const authorizerRef = { Ref: logicalIdOf(stack, stack.authorizer) };
     for (const route of allRoutes.filter((candidate) => candidate.scope !== null)) {
@@ -410,7 +419,7 @@ describe('REST API', () => {
     });
   });
 
-  it('treats every media type as binary so gzip request bodies reach the Lambda intact', () => {
+  it('treats every media type as binary so gzip and raw SBOM request bodies reach the Lambda intact', () => {
     assertResourceProperties(template, 'AWS::ApiGateway::RestApi', {
       BinaryMediaTypes: ['*/*'],
       EndpointConfiguration: { Types: ['REGIONAL'] },

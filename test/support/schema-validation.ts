@@ -1,7 +1,7 @@
 /**
  * Offline validators for VEX documents against the official schemas in
  * test/fixtures/schemas (see the README there for sources and licences):
- * CycloneDX 1.4/1.5/1.6 (JSON Schema draft-07), OpenVEX 0.2.0 and CSAF 2.0 (2020-12),
+ * CycloneDX 1.4/1.5/1.6 (JSON Schema draft-07), OpenVEX 0.2.0 and CSAF 2.0 (2020-12), SARIF 2.1.0 (draft-04),
  * with every `$ref` resolved locally, plus the CSAF 2.0 mandatory tests of
  * @secvisogram/csaf-validator-lib.
  *
@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Ajv, { type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
+import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 
 export type CycloneDxSchemaVersion = '1.4' | '1.5' | '1.6';
@@ -149,6 +150,19 @@ let shared: VexSchemaValidator | undefined;
 /** Process-wide validator, so the 250 KB CycloneDX schema compiles once per test file. */
 export function vexSchemaValidator(): VexSchemaValidator {
   return (shared ??= createVexSchemaValidator());
+}
+
+// ---- SARIF 2.1.0 (draft-04 schema, so the draft-04 Ajv class) ----
+
+let sarifFn: ValidateFunction | undefined;
+/** Validates a SARIF log against the official SARIF 2.1.0 schema (OASIS errata01, test/fixtures/schemas/sarif). */
+export function validateSarif(doc: unknown): SchemaValidationResult {
+  if (sarifFn === undefined) {
+    const ajv = new AjvDraft04({ strict: false, allErrors: true });
+    addFormats(ajv);
+    sarifFn = ajv.compile(loadSchema('sarif/sarif-schema-2.1.0.json'));
+  }
+  return result(sarifFn, doc);
 }
 
 // ---- CSAF 2.0 mandatory tests (@secvisogram/csaf-validator-lib) ----
