@@ -389,11 +389,6 @@ export function csafTracking(input: VexGenerationInput, history: CsafRevision[])
   };
 }
 
-/** CSAF file name of a tracking id (CSAF 2.0 section 5.3.1): lower case, runs of other characters as `_`, `.json`. */
-export function csafFileName(trackingId: string): string {
-  return `${trackingId.toLowerCase().replace(/[^+\-a-z0-9]+/g, '_')}.json`;
-}
-
 /**
  * Trivy's CSAF filter dereferences `cve` of every vulnerability (pkg/vex/csaf.go:
  * `string(*item.CVE) == vuln.VulnerabilityID`), so one entry without `cve` crashes the scan for
