@@ -19,7 +19,7 @@ function parsePurl(s: string): PackageURL | null {
   }
 }
 function qualifiers(p: PackageURL): Record<string, string> {
-  return (p.qualifiers ?? {}) as Record<string, string>;
+  return p.qualifiers ?? {};
 }
 
 /** A detected vulnerable package as the scanners see it. */
