@@ -11,6 +11,8 @@
  *                    model/Vulnerability.java (Source enum); CycloneDX/cyclonedx-core-java util/ObjectLocator.java
  */
 import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { parseSbom } from '../../shared/sbom/parse';
 import { generateCsaf, generateCycloneDxVex, generateOpenVex } from '../../shared/vex/formats';
 import type { VexComponent, VexFinding, VexGenerationInput } from '../../shared/vex/model';
 import { baseVexInput, vexDisposition, vexFinding } from '../bench/vex-generation';
@@ -228,5 +230,21 @@ describe('CSAF: Trivy, Grype and the strict parse (pkg/vex/csaf.go, grype/vex/cs
     const doc = generateCsaf(withCwe);
     expect(doc.vulnerabilities[0]!.cwe).toEqual({ id: 'CWE-502', name: names['CWE-502'] });
     expect((await runCsafMandatoryTests(doc)).failures).toEqual([]);
+  });
+});
+
+describe('the BOM-Link target is carried at upload (parseSbom → SBOM item)', () => {
+  const fixture = (name: string) => readFileSync(new URL(`../fixtures/sboms/${name}`, import.meta.url));
+
+  it.each([
+    ['cyclonedx-1.5_maven_cdxgen_vuln-spring.json', { serialNumber: 'urn:uuid:a24f1514-4392-4a5b-93a7-90468b3a4db8', version: 1 }],
+    ['cyclonedx-1.4_maven_cyclonedx-maven-plugin-2.7.10_hadoop-aliyun-3.4.1.xml', { serialNumber: 'urn:uuid:ac0cd9c0-3333-4921-9d21-c5a6ccdce0c1', version: 1 }],
+  ])('%s: serialNumber and version', (name, identity) => {
+    expect(parseSbom(fixture(name), name).bomIdentity).toEqual(identity);
+  });
+
+  it('SPDX and CycloneDX without a serial number carry none', () => {
+    expect(parseSbom(fixture('handmade_spdx-2.3_flat-describes-log4j.json'), 'x.json').bomIdentity ?? null).toBeNull();
+    expect(parseSbom(fixture('cyclonedx-1.6_npm_cyclonedx-npm_demo-bundled-deps.json'), 'x.json').bomIdentity ?? null).toBeNull();
   });
 });
