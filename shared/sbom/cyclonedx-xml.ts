@@ -74,6 +74,9 @@ export function cycloneDxXmlToJson(text: string): JsonRecord {
   const specVersion = String(namespace[1]).slice(BOM_NAMESPACE.length);
 
   const doc: JsonRecord = { bomFormat: 'CycloneDX', specVersion };
+  // Root attributes <bom serialNumber="urn:uuid:..." version="1">, as the JSON form has them.
+  if (typeof bom.serialNumber === 'string') doc.serialNumber = bom.serialNumber;
+  if (typeof bom.version === 'string' || typeof bom.version === 'number') doc.version = bom.version;
   // <components/> is an empty list; no element at all is "no components array", as in JSON.
   if ('components' in bom) doc.components = children(bom.components, 'component').map(toComponent);
   if (isRecord(bom.metadata)) doc.metadata = toMetadata(bom.metadata);

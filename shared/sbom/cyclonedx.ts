@@ -66,9 +66,19 @@ export function extractCycloneDx(doc: JsonRecord, encoding: SbomEncoding = 'json
     toolName: tools.length > 0 ? tools.map((t) => t.name).join(', ') : null,
     tools,
     subject: subjectRecord ? toSubject(subjectRecord) : null,
+    bomIdentity: bomIdentity(doc),
     components: inventory.list(),
     skipped: skipped.list(),
   };
+}
+
+/** serialNumber (urn:uuid, as the schema requires) and version (default 1, as the schema says) of the BOM. */
+function bomIdentity(doc: JsonRecord): ParsedSbom['bomIdentity'] {
+  const serialNumber = readString(doc.serialNumber)?.trim();
+  if (serialNumber === undefined || !/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(serialNumber)) return null;
+  const raw = typeof doc.version === 'string' ? Number(doc.version) : doc.version;
+  const version = typeof raw === 'number' && Number.isInteger(raw) && raw >= 1 ? raw : 1;
+  return { serialNumber, version };
 }
 
 function pushChildren(stack: { node: unknown; path: string; depth: number }[], children: unknown, path: string, depth: number) {

@@ -55,6 +55,8 @@ export const parsedSbomSchema = z.object({
   tools: z.array(sbomToolSchema),
   /** CycloneDX metadata.component / the package an SPDX document DESCRIBES. */
   subject: z.object({ name: z.string(), version: z.string().optional() }).nullable(),
+  /** CycloneDX `serialNumber` + `version`: what a BOM-Link to this BOM names (VEX `affects[].ref`). */
+  bomIdentity: z.object({ serialNumber: z.string(), version: z.number().int().min(1) }).nullable().optional(),
   components: z.array(sbomComponentSchema),
   skipped: z.array(skippedEntriesSchema),
 });

@@ -38,6 +38,8 @@ export interface Sbom {
   specVersion: string;
   toolName: string | null;
   subject: { name: string; version?: string } | null;
+  /** CycloneDX serialNumber + version of the uploaded BOM (VEX BOM-Links name them); absent for SPDX and BOMs without a serial. */
+  bomIdentity?: { serialNumber: string; version: number };
   componentCount: number;
   /** Entries of the file that are not in the inventory, by reason (docs/sbom-formats.md). */
   skipped: SkippedEntries[];
@@ -67,6 +69,7 @@ export function toSbom(item: Item): Sbom {
     specVersion: String(item.specVersion),
     toolName: (item.toolName as string | undefined) ?? null,
     subject: (item.subject as Sbom['subject'] | undefined) ?? null,
+    ...(item.bomIdentity !== undefined && item.bomIdentity !== null ? { bomIdentity: item.bomIdentity as NonNullable<Sbom['bomIdentity']> } : {}),
     componentCount: Number(item.componentCount),
     skipped: (item.skipped as SkippedEntries[] | undefined) ?? [],
     fileHash: String(item.fileHash),

@@ -74,6 +74,7 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
     specVersion: parsed.specVersion,
     toolName: parsed.toolName,
     subject: parsed.subject,
+    ...(parsed.bomIdentity ? { bomIdentity: parsed.bomIdentity } : {}),
     componentCount: parsed.components.length,
     skipped: parsed.skipped,
     fileHash,

@@ -6,7 +6,12 @@ export type VexFormat = z.infer<typeof vexFormat>;
 export const workflowStatus = z.enum(['draft', 'submitted', 'approved', 'published']);
 
 export const createVexBody = z
-  .strictObject({ format: vexFormat, author: z.string().max(255).optional() })
+  .strictObject({
+    format: vexFormat,
+    author: z.string().max(255).optional(),
+    /** Binds the document to one SBOM of the release (its findings only); scanners apply a VEX to the BOM it names. */
+    sbomId: z.string().min(1).max(64).optional(),
+  })
   .meta({ id: 'CreateVexDocument' });
 
 export const vexIdParams = z.object({ vexId: z.string().min(1).max(64) });

@@ -72,6 +72,8 @@ export const vexComponentSchema = z.object({
   version: z.string().nullable(),
   purl: z.string().nullable(),
   cpes: z.array(z.string()),
+  /** SBOM the component was read from; with that SBOM's serial number its refs become BOM-Links (CycloneDX). */
+  sbomId: z.string().min(1).optional(),
 });
 export type VexComponent = z.infer<typeof vexComponentSchema>;
 
@@ -99,6 +101,8 @@ export const vexGenerationInputSchema = z.object({
     publisherNamespace: z.url({ protocol: /^https?$/ }),
     /** Known earlier revisions (CSAF revision history); missing ones are filled in. */
     revisions: z.array(vexRevisionSchema).optional(),
+    /** Where the CSAF document is distributed (`document.references[category=self]`, optional test 6.2.11). */
+    canonicalUrl: z.url({ protocol: /^https?$/ }).optional(),
   }),
   product: z.object({
     id: z.string().min(1),
@@ -119,6 +123,9 @@ export const vexGenerationInputSchema = z.object({
       specVersion: z.string().nullable(),
       /** SHA-256 hex of the uploaded file (optionally `sha256:`-prefixed). */
       fileHash: z.string().min(1),
+      /** CycloneDX `serialNumber` and `version` of the uploaded BOM: the BOM-Link target (`urn:cdx:<serial>/<version>`). */
+      serialNumber: z.string().min(1).nullable().optional(),
+      bomVersion: z.number().int().min(1).nullable().optional(),
     }),
   ),
   components: z.array(vexComponentSchema),

@@ -12,13 +12,13 @@ import { transactWrite, TransactionFailedError, tx, type TransactItem } from '..
 import { pointerPut } from '../data/id-pointers';
 import { auditPut } from '../audit/audit-log';
 import { config } from '../config';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import { releaseLockedError } from '../releases/release-lock';
 import type { Actor } from '../identity/actor';
 import { Teams } from '../identity/teams';
 import { TeamSettingsService } from '../identity/team-settings';
 import { Releases } from '../releases/releases';
-import { releaseStore, type ResolvedRelease } from '../releases/release-store';
+import { releaseStore, type Release, type ResolvedRelease } from '../releases/release-store';
 import type { Finding } from '../scans/finding-store';
 import { findingsDigest } from '../scans/findings-digest';
 import type { Disposition } from '../dispositions/disposition-store';
@@ -30,6 +30,8 @@ import type { VexFormat } from '../schemas/vex';
 import { vexGenerationInputSchema, type VexGenerationInput } from './model';
 import { approvalItem, toVexRecord, vexItem, vexStore, type ApprovalAction, type ResolvedVex, type VexDocumentRecord, type WorkflowStatus } from './vex-store';
 import { sha256Hex } from '../disclosures/signing';
+import { cweNames } from './cwe-names';
+import { csafCanonicalUrl } from './csaf-location';
 
 /** Whether approvals must come from someone other than the submitter (opt-in team setting). */
 export async function requiresDistinctApprover(teamId: string): Promise<boolean> {
@@ -64,28 +66,37 @@ async function releaseFindings(sboms: readonly Sbom[]): Promise<Finding[]> {
 }
 
 /** Reads the release's SBOMs, findings and dispositions and assembles the validated generation input (exported for the VEX bench's breakdown). */
-export async function buildInput(teamId: string, resolved: ResolvedRelease, document: { id: string; version: number; author: string | null; createdAt: string; revisions: VexDocumentRecord['revisions'] }, generatedAt: string, status: 'draft' | 'final'): Promise<{ input: VexGenerationInput; sbomIds: string[] }> {
+export async function buildInput(teamId: string, resolved: ResolvedRelease, document: { id: string; version: number; author: string | null; createdAt: string; revisions: VexDocumentRecord['revisions']; sbomId?: string | null }, generatedAt: string, status: 'draft' | 'final'): Promise<{ input: VexGenerationInput; sbomIds: string[] }> {
   const { product, release } = resolved;
-  const [team, sboms, dispositionList] = await Promise.all([
+  const [team, releaseSboms, dispositionList] = await Promise.all([
     Teams.get(teamId),
     sbomStore.listByRelease(teamId, product.id, release.id),
     Dispositions.listByRelease(teamId, product.id, release.id),
   ]);
+  // A document bound to one SBOM states that SBOM's findings only: consumers apply a VEX to the BOM it names.
+  const sboms = document.sbomId ? releaseSboms.filter((sbom) => sbom.id === document.sbomId) : releaseSboms;
+  if (document.sbomId && sboms.length === 0) throw new ConflictError('The SBOM this document is bound to was deleted; create a new document', 'sbom_deleted');
   const findings = await releaseFindings(sboms);
   const decisionOf = decisionIndex(dispositionList);
   const selected = selectFindings(findings, decisionOf);
   const components = new Map<string, VexGenerationInput['components'][number]>();
   for (const finding of selected) {
-    components.set(finding.componentRef, { ref: finding.componentRef, name: finding.componentName, version: finding.componentVersion, purl: finding.componentPurl, cpes: [] });
+    if (!components.has(finding.componentRef)) {
+      components.set(finding.componentRef, { ref: finding.componentRef, name: finding.componentName, version: finding.componentVersion, purl: finding.componentPurl, cpes: [], sbomId: finding.sbomId });
+    }
   }
   const input: VexGenerationInput = {
     document: {
       id: document.id, version: document.version, author: document.author, generatedAt, createdAt: document.createdAt, status,
       publisherName: product.vendor ?? team.name, publisherNamespace: `${config().publicBaseUrl}/teams/${teamId}`, revisions: document.revisions,
+      canonicalUrl: csafCanonicalUrl(teamId, document.id, document.createdAt),
     },
     product: { id: product.id, name: product.name, vendor: product.vendor, slug: product.slug },
     release: { id: release.id, version: release.version, purl: release.purl },
-    sboms: sboms.map((sbom) => ({ id: sbom.id, format: sbom.format, specVersion: sbom.specVersion, fileHash: sbom.fileHash })),
+    sboms: sboms.map((sbom) => ({
+      id: sbom.id, format: sbom.format, specVersion: sbom.specVersion, fileHash: sbom.fileHash,
+      serialNumber: sbom.bomIdentity?.serialNumber ?? null, bomVersion: sbom.bomIdentity?.version ?? null,
+    })),
     components: [...components.values()],
     findings: selected.map((finding) => {
       // Expired or awaiting review: stated as not yet triaged.
@@ -105,6 +116,8 @@ export async function buildInput(teamId: string, resolved: ResolvedRelease, docu
       };
     }),
   };
+  const names = await cweNames(new Set(selected.flatMap((finding) => finding.cwes)));
+  if (Object.keys(names).length > 0) input.cweNames = names;
   // Validated once, by the generators (prepareVex: a 422 on bad input), before anything is stored.
   return { input, sbomIds: sboms.map((sbom) => sbom.id) };
 }
@@ -153,20 +166,59 @@ async function failTransition(error: unknown, teamId: string, vexId: string, act
   throw error;
 }
 
+/** When this version's content was generated (the last revision's date). */
+function generatedAt(document: VexDocumentRecord): string {
+  return document.revisions.at(-1)?.date ?? document.updatedAt;
+}
+
+/** ConditionCheck for a document joining the lock: still held by the same holder since the same time. */
+function joinLockItem(release: Release): TransactItem {
+  return tx.check(keys.release(release.teamId, release.productId, release.id), 'attribute_exists(pk) AND #lockedBy = :holder AND #lockedAt = :at',
+    { '#lockedBy': 'lockedBy', '#lockedAt': 'lockedAt' }, { ':holder': release.lockedBy, ':at': release.lockedAt });
+}
+
+/** ConditionCheck that a document rejected beside the holder did not become the holder meanwhile. */
+function notHolderCheck(release: Release, vexId: string): TransactItem {
+  return tx.check(keys.release(release.teamId, release.productId, release.id), 'attribute_exists(pk) AND (attribute_not_exists(#lockedBy) OR #lockedBy <> :id)', { '#lockedBy': 'lockedBy' }, { ':id': vexId });
+}
+
+/** Moves the lock from the rejected holder to another document under it (the lock time stays: decisions were frozen since). */
+function handOverLockItem(release: Release, from: string, to: VexDocumentRecord): TransactItem {
+  return tx.update(keys.release(release.teamId, release.productId, release.id), 'SET #lockedBy = :to', { '#lockedBy': 'lockedBy' }, { ':to': to.id, ':from': from }, 'attribute_exists(pk) AND #lockedBy = :from');
+}
+
+/** ConditionCheck that a document is still in the state and revision it was read in. */
+function unchangedCheck(document: VexDocumentRecord): TransactItem {
+  return tx.check(keys.vexDocument(document.teamId, document.productId, document.releaseId, document.id), '#status = :status AND #revision = :revision',
+    { '#status': 'workflowStatus', '#revision': 'revision' }, { ':status': document.workflowStatus, ':revision': document.revision });
+}
+
+/** Another document under the same lock that keeps the release locked when its holder is rejected: published first, then approved, then submitted. */
+async function lockSuccessor(teamId: string, release: Release, holderId: string): Promise<VexDocumentRecord | undefined> {
+  const rank: Partial<Record<WorkflowStatus, number>> = { published: 3, approved: 2, submitted: 1 };
+  const candidates = (await vexStore.listByRelease(teamId, release.productId, release.id))
+    .filter((doc) => doc.id !== holderId && rank[doc.workflowStatus] !== undefined && doc.lockedAt === release.lockedAt);
+  return candidates.sort((a, b) => rank[b.workflowStatus]! - rank[a.workflowStatus]!)[0];
+}
+
 export const VexDocuments = {
-  async create(teamId: string, actor: Actor, releaseId: string, input: { format: VexFormat; author?: string | undefined }) {
+  async create(teamId: string, actor: Actor, releaseId: string, input: { format: VexFormat; author?: string | undefined; sbomId?: string | undefined }) {
     const resolved = await Releases.resolve(teamId, releaseId);
     const { product, release } = resolved;
+    const sbomId = input.sbomId ?? null;
+    if (sbomId !== null && !(await sbomStore.listByRelease(teamId, product.id, release.id)).some((sbom) => sbom.id === sbomId)) {
+      throw new ValidationError('sbomId must name an SBOM of this release', [{ path: 'sbomId', message: 'not an SBOM of this release' }]);
+    }
     const id = randomUUID();
     const now = new Date().toISOString();
-    const { input: generationInput, sbomIds } = await buildInput(teamId, resolved, { id, version: 1, author: input.author ?? null, createdAt: now, revisions: [] }, now, 'draft');
+    const { input: generationInput, sbomIds } = await buildInput(teamId, resolved, { id, version: 1, author: input.author ?? null, createdAt: now, revisions: [], sbomId }, now, 'draft');
     const { text: content, document } = await render(input.format, generationInput);
     const record: VexDocumentRecord = {
       id, teamId, productId: product.id, releaseId: release.id, format: input.format, workflowStatus: 'draft', author: input.author ?? null, version: 1,
       contentKey: keys.vexContentObject(teamId, product.id, release.id, id, 1), inputKey: keys.vexInputObject(teamId, product.id, release.id, id, 1),
       contentHash: sha256Hex(Buffer.from(content, 'utf8')), sbomIds, findingCount: generationInput.findings.length, createdAt: now, updatedAt: now,
       createdBy: { id: actor.id, name: actor.name }, submittedBy: null, approvedAt: null, publishedAt: null, disclosure: null,
-      revisions: [{ version: 1, date: now, summary: 'Initial version' }], revision: 1,
+      revisions: [{ version: 1, date: now, summary: 'Initial version' }], revision: 1, sbomId, lockedAt: null,
     };
     await Promise.all([vexStore.putObject(record.contentKey, content), vexStore.putObject(record.inputKey, JSON.stringify(generationInput))]);
     await transactWrite([
@@ -200,7 +252,7 @@ export const VexDocuments = {
     const now = new Date().toISOString();
     const version = document.version + 1;
     const revisions = [...document.revisions, { version, date: now, summary: 'Regenerated from current dispositions' }];
-    const { input, sbomIds } = await buildInput(teamId, resolved, { id: document.id, version, author: document.author, createdAt: document.createdAt, revisions }, now, 'draft');
+    const { input, sbomIds } = await buildInput(teamId, resolved, { id: document.id, version, author: document.author, createdAt: document.createdAt, revisions, sbomId: document.sbomId ?? null }, now, 'draft');
     const { text: content, document: rendered } = await render(document.format, input);
     const next: VexDocumentRecord = {
       ...document, version, updatedAt: now, revisions, sbomIds, findingCount: input.findings.length, revision: document.revision + 1,
@@ -233,18 +285,33 @@ export const VexDocuments = {
     }
   },
 
-  /** draft → submitted: locks the release chain (release, SBOMs, dispositions). */
+  /**
+   * draft → submitted: locks the release chain (release, SBOMs, dispositions). When another
+   * document of the release already holds the lock, this one joins it (docs/vex-workflow.md
+   * "Several formats per release"): the lock freezes the decisions, not the format, so a document
+   * generated from the frozen decisions may be submitted beside it; one generated before the lock
+   * was taken may state older decisions and must be regenerated first.
+   */
   async submit(teamId: string, actor: Actor, vexId: string, comment?: string) {
     const { document, product, release } = await resolveDocument(teamId, vexId);
     if (document.workflowStatus !== 'draft') throw wrongState(document, 'submit', 'draft');
     const now = new Date().toISOString();
-    const next: VexDocumentRecord = { ...document, workflowStatus: 'submitted', submittedBy: { id: actor.id, name: actor.name }, updatedAt: now, revision: document.revision + 1 };
+    const joining = release.lockedBy !== null && release.lockedBy !== vexId;
+    if (joining && !(release.lockedAt !== null && generatedAt(document) >= release.lockedAt)) {
+      const locked = await releaseLockedError(teamId, release.lockedBy);
+      throw new ConflictError(
+        `The release is locked by VEX document ${release.lockedBy} since ${release.lockedAt ?? 'an unknown time'}; this document was generated before that and may state older decisions: regenerate it, then submit`,
+        locked.code, locked.details,
+      );
+    }
+    const lockedAt = joining ? release.lockedAt : now;
+    const next: VexDocumentRecord = { ...document, workflowStatus: 'submitted', submittedBy: { id: actor.id, name: actor.name }, updatedAt: now, revision: document.revision + 1, lockedAt };
     try {
       await transactWrite([
         documentUpdate(document, next),
-        releaseStore.lockItem(release, vexId, now),
+        joining ? joinLockItem(release) : releaseStore.lockItem(release, vexId, now),
         approval(document, 'submit', actor, comment, now),
-        auditPut(teamId, actor, { action: 'submit', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { workflow_status: { from: 'draft', to: 'submitted' }, releaseLocked: true, comment: comment ?? null } }, now),
+        auditPut(teamId, actor, { action: 'submit', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { workflow_status: { from: 'draft', to: 'submitted' }, releaseLocked: true, ...(joining ? { joinedLockOf: release.lockedBy } : {}), comment: comment ?? null } }, now),
       ]);
     } catch (error) {
       return failTransition(error, teamId, vexId, 'submit', 'draft');
@@ -273,23 +340,34 @@ export const VexDocuments = {
     return next;
   },
 
-  /** submitted → draft: the release chain is unlocked; a comment is required (spec). */
+  /**
+   * submitted → draft; a comment is required (spec). The release stays locked while another
+   * document of it is submitted, approved or published under the same lock (spec rule 2): the
+   * holder's rejection hands the lock to such a document; otherwise the release is unlocked.
+   */
   async reject(teamId: string, actor: Actor, vexId: string, comment: string) {
-    const { document, product, release } = await resolveDocument(teamId, vexId);
-    if (document.workflowStatus !== 'submitted') throw wrongState(document, 'reject', 'submitted');
-    const now = new Date().toISOString();
-    const next: VexDocumentRecord = { ...document, workflowStatus: 'draft', submittedBy: null, updatedAt: now, revision: document.revision + 1 };
-    try {
-      await transactWrite([
-        documentUpdate(document, next),
-        releaseStore.unlockItem(release, vexId),
-        approval(document, 'reject', actor, comment, now),
-        auditPut(teamId, actor, { action: 'reject', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { workflow_status: { from: 'submitted', to: 'draft' }, releaseLocked: false, comment } }, now),
-      ]);
-    } catch (error) {
-      return failTransition(error, teamId, vexId, 'reject', 'submitted');
+    for (let attempt = 0; ; attempt += 1) {
+      const { document, product, release } = await resolveDocument(teamId, vexId);
+      if (document.workflowStatus !== 'submitted') throw wrongState(document, 'reject', 'submitted');
+      const now = new Date().toISOString();
+      const next: VexDocumentRecord = { ...document, workflowStatus: 'draft', submittedBy: null, updatedAt: now, revision: document.revision + 1, lockedAt: null };
+      const holds = release.lockedBy === vexId;
+      const successor = holds ? await lockSuccessor(teamId, release, vexId) : undefined;
+      const lockItem = !holds ? notHolderCheck(release, vexId) : successor ? handOverLockItem(release, vexId, successor) : releaseStore.unlockItem(release, vexId);
+      try {
+        await transactWrite([
+          documentUpdate(document, next),
+          lockItem,
+          approval(document, 'reject', actor, comment, now),
+          auditPut(teamId, actor, { action: 'reject', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { workflow_status: { from: 'submitted', to: 'draft' }, releaseLocked: !holds || successor !== undefined, ...(successor ? { lockHandedTo: successor.id } : {}), comment } }, now),
+          ...(successor ? [unchangedCheck(successor)] : []),
+        ]);
+        return next;
+      } catch (error) {
+        // The lock or a co-holder changed meanwhile (a concurrent reject or unlock): decide again on fresh reads.
+        if (!(error instanceof TransactionFailedError) || attempt >= 3) return failTransition(error, teamId, vexId, 'reject', 'submitted');
+      }
     }
-    return next;
   },
 
   /**
@@ -347,15 +425,21 @@ export const VexDocuments = {
     const now = new Date().toISOString();
     const items: TransactItem[] = [releaseStore.unlockItem(release, release.lockedBy)];
     const changes: Record<string, unknown> = { lockedBy: release.lockedBy, comment };
-    if (holder) {
-      const back = holder.workflowStatus === 'submitted' || holder.workflowStatus === 'approved';
-      const next: VexDocumentRecord = back ? { ...holder, workflowStatus: 'draft', submittedBy: null, approvedAt: null, updatedAt: now, revision: holder.revision + 1 } : holder;
+    // Every document under this lock: the holder and the other formats that joined it.
+    const underLock = (await vexStore.listByRelease(teamId, product.id, release.id)).filter(
+      (doc) => doc.id !== holder?.id && (doc.workflowStatus === 'submitted' || doc.workflowStatus === 'approved' || (doc.workflowStatus === 'published' && doc.lockedAt === release.lockedAt)),
+    );
+    const documentChanges: Record<string, unknown> = {};
+    for (const doc of holder ? [holder, ...underLock] : underLock) {
+      const back = doc.workflowStatus === 'submitted' || doc.workflowStatus === 'approved';
       if (back) {
-        items.push(documentUpdate(holder, next));
-        changes.documentStatus = { from: holder.workflowStatus, to: 'draft' };
+        items.push(documentUpdate(doc, { ...doc, workflowStatus: 'draft', submittedBy: null, approvedAt: null, updatedAt: now, revision: doc.revision + 1, lockedAt: null }));
+        documentChanges[doc.id] = { from: doc.workflowStatus, to: 'draft' };
       }
-      items.push(approval(holder, 'unlock', actor, comment, now));
+      items.push(approval(doc, 'unlock', actor, comment, now));
     }
+    if (holder && documentChanges[holder.id] !== undefined) changes.documentStatus = documentChanges[holder.id];
+    if (Object.keys(documentChanges).length > 0) changes.documents = documentChanges;
     items.push(auditPut(teamId, actor, { action: 'unlock', entityType: 'release', entityId: release.id, entityName: `${product.name} ${release.version}`, changes }, now));
     try {
       await transactWrite(items);

@@ -39,6 +39,13 @@ export interface VexDocumentRecord {
   disclosure: { id: string; slug: string } | null;
   revisions: { version: number; date: string; summary: string }[];
   revision: number;
+  /** SBOM the document is bound to (its findings only), or null for all SBOMs of the release; absent on older items. */
+  sbomId?: string | null;
+  /**
+   * `lockedAt` of the release lock this document was submitted under (it took the lock, or joined
+   * the one another format's document holds); null while draft; absent on older items.
+   */
+  lockedAt?: string | null;
 }
 
 export interface ApprovalRecord {
@@ -88,6 +95,7 @@ export function toVexView(record: VexDocumentRecord, content?: unknown) {
     version: record.version,
     content_hash: record.contentHash,
     sbom_ids: record.sbomIds,
+    sbom_id: record.sbomId ?? null,
     finding_count: record.findingCount,
     created_at: record.createdAt,
     updated_at: record.updatedAt,

@@ -225,3 +225,20 @@ export async function runCsafMandatoryTests(doc: unknown): Promise<CsafMandatory
     failures: res.tests.filter((t) => !t.isValid).map((t) => ({ test: t.name, errors: t.errors })),
   };
 }
+
+export interface CsafOptionalReport {
+  /** One entry per warning of an optional (recommended) test, named like the library's export (`optionalTest_6_2_11`). */
+  warnings: Array<{ test: string; message: string; instancePath: string }>;
+}
+
+/** Runs every CSAF 2.0 optional test (6.2.x) of @secvisogram/csaf-validator-lib; they report warnings, not errors. */
+export async function runCsafOptionalTests(doc: unknown): Promise<CsafOptionalReport> {
+  const optional = (await import(`${'@secvisogram/csaf-validator-lib'}/optionalTests.js`)) as Record<string, (d: unknown) => unknown>;
+  const warnings: CsafOptionalReport['warnings'] = [];
+  for (const [test, run] of Object.entries(optional)) {
+    if (typeof run !== 'function') continue;
+    const result = (await run(doc)) as { warnings?: CsafTestMessage[] } | undefined;
+    for (const w of result?.warnings ?? []) warnings.push({ test, message: w.message, instancePath: w.instancePath });
+  }
+  return { warnings };
+}

@@ -342,17 +342,31 @@ describe('identifiers', () => {
     });
     expect(cdxVuln(r).source).toEqual({ name: 'NVD', url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-44906' });
     expect(cdxVuln(r).references).toEqual([
-      { id: 'GHSA-xvch-5gv4-984h', source: { name: 'GitHub', url: 'https://github.com/advisories/GHSA-xvch-5gv4-984h' } },
+      // Dependency-Track's Vulnerability.Source enum name (its VEX import looks vulnerabilities up by source name and id).
+      { id: 'GHSA-xvch-5gv4-984h', source: { name: 'GITHUB', url: 'https://github.com/advisories/GHSA-xvch-5gv4-984h' } },
     ]);
   });
 
-  it('an advisory without CVE is published under its own id (CSAF: ids only)', async () => {
-    const r = await render(single(null, { cveId: null, advisoryId: 'PYSEC-2024-60', aliases: [] }));
-    expect(csafVuln(r).cve).toBeUndefined();
-    expect(csafVuln(r).ids).toEqual([{ system_name: 'PyPI Advisory Database', text: 'PYSEC-2024-60' }]);
-    expect(statement(r).vulnerability.name).toBe('PYSEC-2024-60');
-    expect(cdxVuln(r).id).toBe('PYSEC-2024-60');
-    expect(cdxVuln(r).source).toEqual({ name: 'OSV', url: 'https://osv.dev/vulnerability/PYSEC-2024-60' });
+  it('an advisory without CVE is published under its own id in CycloneDX and OpenVEX; CSAF cannot carry it alone (422)', () => {
+    const input = single(null, { cveId: null, advisoryId: 'PYSEC-2024-60', aliases: [] });
+    const openvex = generateOpenVex(input);
+    const cdx = generateCycloneDxVex(input);
+    expect(openvex.statements[0]!.vulnerability.name).toBe('PYSEC-2024-60');
+    expect(cdx.vulnerabilities[0]!.id).toBe('PYSEC-2024-60');
+    expect(cdx.vulnerabilities[0]!.source).toEqual({ name: 'OSV', url: 'https://osv.dev/vulnerability/PYSEC-2024-60' });
+    // Trivy dereferences `cve` of every CSAF vulnerability (pkg/vex/csaf.go), so CSAF publishes CVE ids only.
+    expect(() => generateCsaf(input)).toThrow(expect.objectContaining({ code: 'vex_no_statements', status: 422 }));
+  });
+
+  it('CSAF lists advisories without a CVE id in a document note, not as vulnerabilities (Trivy dereferences `cve`)', async () => {
+    const input = single(null);
+    input.findings.push(vexFinding({ id: 'aaaaaaaa-0000-4000-8000-000000000002', componentRef: COMPONENT.ref, cveId: null, advisoryId: 'PYSEC-2024-60', aliases: [], disposition: vexDisposition({ status: 'not_affected', justification: 'vulnerable_code_not_present' }) }));
+    const r = await render(input);
+    expect(r.csaf.vulnerabilities.map((v) => v.cve)).toEqual(['CVE-2021-44906']);
+    expect(r.csaf.vulnerabilities.every((v) => typeof v.cve === 'string')).toBe(true);
+    const note = r.csaf.document.notes.find((n) => n.title === 'Vulnerabilities without a CVE id');
+    expect(note?.text).toContain('PYSEC-2024-60: minimist 1.2.5: not_affected (vulnerable_code_not_present)');
+    expect(r.openvex.statements.map((st) => st.vulnerability.name).sort()).toEqual(['CVE-2021-44906', 'PYSEC-2024-60']);
   });
 
   it('a finding with cveId null but exactly one CVE alias is published under that CVE', async () => {
@@ -424,11 +438,15 @@ describe('grouping and duplicates', () => {
     expect(csafVuln(r).product_status.known_not_affected).toHaveLength(2);
   });
 
-  it('different assertions stay separate statements but one CSAF vulnerability (test 6.1.23)', async () => {
+  it('different assertions stay separate OpenVEX statements, one CycloneDX entry (least reassuring analysis) and one CSAF vulnerability', async () => {
     const r = await render(two(vexDisposition({ status: 'fixed' }), vexDisposition({ status: 'affected', response: 'update' }), false));
     expect(r.openvex.statements.map((s) => s.status).sort()).toEqual(['affected', 'fixed']);
-    expect(r.cdx.vulnerabilities).toHaveLength(2);
-    expect(new Set(r.cdx.vulnerabilities.map((v) => v['bom-ref'])).size).toBe(2);
+    // Trivy reads the first entry of an id only (pkg/vex/cyclonedx.go lo.Find): one entry per id with every component.
+    const entry = cdxVuln(r);
+    expect(entry.affects).toHaveLength(2);
+    expect(entry.analysis.state).toBe('exploitable');
+    expect(entry.affects.map((a) => a.versions?.[0]?.status).sort()).toEqual(['affected', 'unaffected']);
+    expect(property(r, 'vexdesk:component-status')).toHaveLength(2);
     expect(Object.keys(csafVuln(r).product_status).sort()).toEqual(['fixed', 'known_affected']);
   });
 

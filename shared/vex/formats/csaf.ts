@@ -96,6 +96,7 @@ export interface CsafVexDocument {
     publisher: { category: 'vendor'; name: string; namespace: string };
     title: string;
     notes: CsafNote[];
+    references?: Array<{ category: 'self'; summary: string; url: string }>;
     tracking: {
       id: string;
       status: 'draft' | 'final';
@@ -148,8 +149,27 @@ function helperOf(purl: string | null, cpes: string[]): CsafProductIdentificatio
   return helper.purl === undefined && helper.cpe === undefined ? undefined : helper;
 }
 
-function productTree(prepared: PreparedVex): CsafVexDocument['product_tree'] {
+/**
+ * "Component X as part of release Y", the product every status names. It carries the component's
+ * purl as its own identification helper, so a consumer that resolves status product ids to purls
+ * finds the component without walking the relationship: Grype (grype/vex/csaf/csaf.go) compares
+ * `CollectProductIdentificationHelpers(product id)` with the package purl and never follows
+ * `product_reference`; gocsaf collects helpers of relationship products too. Trivy
+ * (pkg/vex/csaf.go) matches the same helper against the vulnerable package itself, and still
+ * finds the release/component pair through the relationship.
+ */
+function relationshipProduct(input: VexGenerationInput, c: VexComponent, releaseLabel: string): CsafFullProductName {
+  const fpn: CsafFullProductName = { name: `${componentLabel(c)} as a component of ${releaseLabel}`, product_id: csafComponentInReleaseProductId(input, c.ref) };
+  const helper = helperOf(c.purl, c.cpes);
+  if (helper !== undefined) fpn.product_identification_helper = helper;
+  return fpn;
+}
+
+function productTree(prepared: PreparedVex, published: PreparedVulnerability[]): CsafVexDocument['product_tree'] {
   const { input } = prepared;
+  // Only components a published vulnerability names (optional test 6.2.1: no unused product ids).
+  const named = new Set(published.flatMap((v) => v.statements.map((s) => s.component.ref)));
+  const components = prepared.components.filter((c) => named.has(c.ref));
   const vendor = input.product.vendor ?? input.document.publisherName;
   const releaseLabel = `${input.product.name} ${input.release.version}`;
   const releaseProduct: CsafFullProductName = { name: `${vendor} ${releaseLabel}`, product_id: csafReleaseProductId(input) };
@@ -161,20 +181,17 @@ function productTree(prepared: PreparedVex): CsafVexDocument['product_tree'] {
   else nameBranch.branches = [{ category: 'product_version', name: input.release.version, product: releaseProduct }];
 
   const tree: CsafVexDocument['product_tree'] = { branches: [{ category: 'vendor', name: vendor, branches: [nameBranch] }] };
-  if (prepared.components.length > 0) {
-    tree.full_product_names = prepared.components.map((c: VexComponent): CsafFullProductName => {
+  if (components.length > 0) {
+    tree.full_product_names = components.map((c: VexComponent): CsafFullProductName => {
       const fpn: CsafFullProductName = { name: componentLabel(c), product_id: csafComponentProductId(c.ref) };
       const helper = helperOf(c.purl, c.cpes);
       if (helper !== undefined) fpn.product_identification_helper = helper;
       return fpn;
     });
-    tree.relationships = prepared.components.map(
+    tree.relationships = components.map(
       (c): CsafRelationship => ({
         category: 'default_component_of',
-        full_product_name: {
-          name: `${componentLabel(c)} as a component of ${releaseLabel}`,
-          product_id: csafComponentInReleaseProductId(input, c.ref),
-        },
+        full_product_name: relationshipProduct(input, c, releaseLabel),
         product_reference: csafComponentProductId(c.ref),
         relates_to_product_reference: releaseProduct.product_id,
       }),
@@ -345,20 +362,66 @@ function revisionHistory(prepared: PreparedVex): CsafRevision[] {
   return history;
 }
 
-function countsText(prepared: PreparedVex): string {
+function countsText(vulnerabilities: PreparedVulnerability[]): string {
   const counts = { affected: 0, not_affected: 0, fixed: 0, under_investigation: 0 };
-  for (const v of prepared.vulnerabilities) for (const s of v.statements) counts[s.status] += 1;
+  for (const v of vulnerabilities) for (const s of v.statements) counts[s.status] += 1;
   return (
     `${counts.affected} affected, ${counts.not_affected} not affected, ${counts.fixed} fixed, ` +
     `${counts.under_investigation} under investigation`
   );
 }
 
+/**
+ * `document.tracking`: id, version, dates, revision history and generator. The one place that
+ * decides a CSAF document's identity and revision (the CSAF provider directory names files by
+ * `tracking.id`), kept together so a change to the numbering is made here only.
+ */
+export function csafTracking(input: VexGenerationInput, history: CsafRevision[]): CsafVexDocument['document']['tracking'] {
+  const doc = input.document;
+  return {
+    id: doc.id,
+    status: doc.status,
+    version: String(doc.version),
+    initial_release_date: history[0]?.date ?? doc.generatedAt,
+    current_release_date: doc.generatedAt,
+    revision_history: history,
+    generator: { date: doc.generatedAt, engine: { name: GENERATOR_NAME, version: GENERATOR_VERSION } },
+  };
+}
+
+/**
+ * Trivy's CSAF filter dereferences `cve` of every vulnerability (pkg/vex/csaf.go:
+ * `string(*item.CVE) == vuln.VulnerabilityID`), so one entry without `cve` crashes the scan for
+ * the whole document; Grype ignores such entries anyway (it matches on `cve` only). CSAF allows a
+ * vulnerability with `ids` alone, but to keep the document usable we publish only vulnerabilities
+ * that have a CVE id and list the others in a document note (docs/vex-mapping.md §10).
+ */
+function withoutCveNote(vulnerabilities: PreparedVulnerability[]): CsafNote | undefined {
+  if (vulnerabilities.length === 0) return undefined;
+  const lines = vulnerabilities.map((v) => {
+    const statuses = v.statements.map((s) => `${componentLabel(s.component)}: ${s.status}${s.justification === null ? '' : ` (${s.justification})`}`);
+    return `${v.id}: ${statuses.join('; ')}`;
+  });
+  return {
+    category: 'other',
+    title: 'Vulnerabilities without a CVE id',
+    text:
+      'These vulnerabilities have no CVE id and are not listed under vulnerabilities (scanners that read CSAF VEX match on the CVE id); ' +
+      `the CycloneDX and OpenVEX documents of this release carry them in machine-readable form. ${lines.join('. ')}.`,
+  };
+}
+
 export function generateCsafFromPrepared(prepared: PreparedVex): CsafVexDocument {
   const { input } = prepared;
   const doc = input.document;
-  if (prepared.vulnerabilities.length === 0) {
-    throw new VexGenerationError('vex_no_statements', 'A CSAF VEX document needs at least one vulnerability (test 6.1.27.11)');
+  const published = prepared.vulnerabilities.filter((v) => isCveId(v.id));
+  if (published.length === 0) {
+    throw new VexGenerationError(
+      'vex_no_statements',
+      prepared.vulnerabilities.length === 0
+        ? 'A CSAF VEX document needs at least one vulnerability (test 6.1.27.11)'
+        : 'A CSAF VEX document needs at least one vulnerability with a CVE id (test 6.1.27.11); this release has only advisories without one: use CycloneDX or OpenVEX',
+    );
   }
   const releaseLabel = `${input.product.name} ${input.release.version}`;
   const history = revisionHistory(prepared);
@@ -368,10 +431,12 @@ export function generateCsafFromPrepared(prepared: PreparedVex): CsafVexDocument
       category: 'summary',
       title: 'Summary',
       text:
-        `Exploitability of ${prepared.vulnerabilities.length} vulnerabilities in the components of ${releaseLabel} ` +
-        `(${countsText(prepared)}), from ${doc.publisherName}.`,
+        `Exploitability of ${published.length} vulnerabilities in the components of ${releaseLabel} ` +
+        `(${countsText(published)}), from ${doc.publisherName}.`,
     },
   ];
+  const excluded = withoutCveNote(prepared.vulnerabilities.filter((v) => !isCveId(v.id)));
+  if (excluded !== undefined) notes.push(excluded);
   if (input.sboms.length > 0) {
     const lines = [...input.sboms]
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -389,23 +454,17 @@ export function generateCsafFromPrepared(prepared: PreparedVex): CsafVexDocument
     publisher: { category: 'vendor', name: doc.publisherName, namespace: doc.publisherNamespace },
     title: `VEX for ${releaseLabel}`,
     notes,
-    tracking: {
-      id: doc.id,
-      status: doc.status,
-      version: String(doc.version),
-      initial_release_date: history[0]?.date ?? doc.generatedAt,
-      current_release_date: doc.generatedAt,
-      revision_history: history,
-      generator: { date: doc.generatedAt, engine: { name: GENERATOR_NAME, version: GENERATOR_VERSION } },
-    },
+    tracking: csafTracking(input, history),
   };
+  // Optional test 6.2.11: the canonical URL, whose file name is the tracking id's.
+  if (doc.canonicalUrl !== undefined) document.references = [{ category: 'self', summary: 'Canonical URL of this document', url: doc.canonicalUrl }];
   // A final document is the public disclosure: TLP:WHITE (CSAF 2.0 uses TLP v1 labels). Drafts carry no label.
   if (doc.status === 'final') document.distribution = { tlp: { label: 'WHITE', url: 'https://www.first.org/tlp/' } };
 
   return canonicalize<CsafVexDocument>({
     document,
-    product_tree: productTree(prepared),
-    vulnerabilities: prepared.vulnerabilities.map((v) => vulnerabilityOf(v, input, productIds)),
+    product_tree: productTree(prepared, published),
+    vulnerabilities: published.map((v) => vulnerabilityOf(v, input, productIds)),
   });
 }
 

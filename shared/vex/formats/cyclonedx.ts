@@ -4,7 +4,7 @@
  * document; the release is `metadata.component`.
  */
 import type { PreparedStatement, PreparedVex, PreparedVulnerability } from './prepare';
-import { groupStatements, latestUpdate, prepareVex, cweIdNumber } from './prepare';
+import { STATUS_PRECEDENCE, groupStatements, latestUpdate, prepareVex, cweIdNumber } from './prepare';
 import type { NormalizedCvss } from './cvss';
 import {
   CYCLONEDX_JUSTIFICATION,
@@ -21,10 +21,11 @@ import {
   GENERATOR_NAME,
   GENERATOR_VERSION,
   UUID,
+  bomLink,
+  componentLabel,
   genericPurl,
   namespaceBase,
   sha256Hex,
-  shortHash,
   uuidV5,
   validPurl,
   vulnSource,
@@ -130,8 +131,21 @@ function rating(c: NormalizedCvss): CdxRating {
   return { method: RATING_METHOD[c.version], score: c.score, severity: c.severity, vector: c.vector };
 }
 
-function componentOf(c: VexComponent): CdxComponent {
-  const out: CdxComponent = { type: 'library', 'bom-ref': c.ref, name: c.name };
+/**
+ * The ref a component is published under: a BOM-Link into the uploaded SBOM when that SBOM has a
+ * serial number, else its bom-ref (or SPDXID). Trivy applies a CycloneDX VEX only through
+ * BOM-Links whose serial and version equal the scanned SBOM's (pkg/vex/cyclonedx.go); the
+ * embedded component carries the same string as its bom-ref, because Dependency-Track resolves
+ * `affects[].ref` by exact bom-ref inside the VEX (cyclonedx-core-java ObjectLocator) and treats
+ * an unresolved BOM-Link as "the whole project" (CycloneDXVexImporter).
+ */
+export function cyclonedxComponentRef(input: VexGenerationInput, c: VexComponent): string {
+  const sbom = c.sbomId === undefined ? undefined : input.sboms.find((s) => s.id === c.sbomId);
+  return (sbom && bomLink(sbom.serialNumber, sbom.bomVersion, c.ref)) ?? c.ref;
+}
+
+function componentOf(c: VexComponent, ref: string): CdxComponent {
+  const out: CdxComponent = { type: 'library', 'bom-ref': ref, name: c.name };
   if (c.version !== null) out.version = c.version;
   const purl = validPurl(c.purl);
   if (purl !== null) out.purl = purl;
@@ -184,61 +198,94 @@ function assertionKey(s: PreparedStatement): string {
   ]);
 }
 
-function affectsOf(s: PreparedStatement): CdxVulnerability['affects'][number] {
+function affectsOf(s: PreparedStatement, ref: string): CdxVulnerability['affects'][number] {
   const versions: Array<{ version: string; status: CdxAffectedStatus }> = [];
   const own = s.component.version;
   if (own !== null) versions.push({ version: own, status: CYCLONEDX_VERSION_STATUS[s.status] });
   // Advisory fix versions of the same component: machine-readable "these are not affected".
   for (const v of s.fixedVersions) if (v !== own) versions.push({ version: v, status: 'unaffected' });
-  return versions.length > 0 ? { ref: s.component.ref, versions } : { ref: s.component.ref };
+  return versions.length > 0 ? { ref, versions } : { ref };
 }
 
-function vulnerabilityEntries(v: PreparedVulnerability): CdxVulnerability[] {
+/** The group whose assertion the entry's single `analysis` states: the least reassuring status, then the first group. */
+function leadGroup(groups: PreparedStatement[][]): PreparedStatement[] {
+  let lead = groups[0]!; // a vulnerability has at least one statement
+  for (const g of groups) if (STATUS_PRECEDENCE[g[0]!.status] > STATUS_PRECEDENCE[lead[0]!.status]) lead = g;
+  return lead;
+}
+
+/**
+ * One entry per vulnerability id with every affected component: Trivy takes the first entry whose
+ * id matches (pkg/vex/cyclonedx.go `lo.Find`), so a second entry of the same id would never be
+ * read. CycloneDX has one `analysis` per entry; when the components' assertions differ, it states
+ * the least reassuring one (never hides an "affected"), each component's own status stays in
+ * `affects[].versions[].status` and in `vexdesk:component-status` properties.
+ */
+function vulnerabilityEntry(v: PreparedVulnerability, refOf: (c: VexComponent) => string): CdxVulnerability {
   const source = vulnSource(v.id);
   const ratings = [v.cvssV4, v.cvssV3, v.cvssV2].filter((c): c is NormalizedCvss => c !== null).map(rating);
   const cwes = v.cwes.map(cweIdNumber).filter((n) => n > 0);
   const references = v.aliases.map((id) => ({ id, source: vulnSource(id) }));
+  const groups = groupStatements(v.statements, assertionKey);
+  const s = leadGroup(groups)[0]!;
+  const mixed = groups.length > 1;
 
-  return groupStatements(v.statements, assertionKey).map((group): CdxVulnerability => {
-    const s = group[0]!; // groups are never empty
-    const entry: CdxVulnerability = {
-      'bom-ref': `vexdesk:vuln:${v.id}:${shortHash(group.map((g) => g.component.ref).join('\n'), 12)}`,
-      id: v.id,
-      source,
-      analysis: { state: CYCLONEDX_STATE[s.status] },
-      affects: group.map(affectsOf),
-    };
-    if (references.length > 0) entry.references = references;
-    if (ratings.length > 0) entry.ratings = ratings;
-    if (cwes.length > 0) entry.cwes = cwes;
-    if (v.summary !== null) entry.description = v.summary;
-    if (s.status === 'affected') entry.recommendation = s.actionStatement;
-    if (s.justification !== null) entry.analysis.justification = CYCLONEDX_JUSTIFICATION[s.justification];
-    if (s.response !== null) entry.analysis.response = [CYCLONEDX_RESPONSE[s.response]];
-    const detail = analysisDetail(s);
-    if (detail !== undefined) entry.analysis.detail = detail;
-    const updated = latestUpdate(group);
-    if (updated !== null) entry.analysis.lastUpdated = updated;
+  const entry: CdxVulnerability = {
+    'bom-ref': `vexdesk:vuln:${v.id}`,
+    id: v.id,
+    source,
+    analysis: { state: CYCLONEDX_STATE[s.status] },
+    affects: v.statements.map((st) => affectsOf(st, refOf(st.component))),
+  };
+  if (references.length > 0) entry.references = references;
+  if (ratings.length > 0) entry.ratings = ratings;
+  if (cwes.length > 0) entry.cwes = cwes;
+  if (v.summary !== null) entry.description = v.summary;
+  if (s.status === 'affected') entry.recommendation = s.actionStatement;
+  if (s.justification !== null) entry.analysis.justification = CYCLONEDX_JUSTIFICATION[s.justification];
+  if (s.response !== null) entry.analysis.response = [CYCLONEDX_RESPONSE[s.response]];
+  const detail = mixed
+    ? groups
+        .map((g) => {
+          const text = analysisDetail(g[0]!);
+          return `${g.map((x) => componentLabel(x.component)).join(', ')}: ${g[0]!.status}${text === undefined ? '' : `. ${text}`}`;
+        })
+        .join('\n\n')
+    : analysisDetail(s);
+  if (detail !== undefined) entry.analysis.detail = detail;
+  const updated = latestUpdate(v.statements);
+  if (updated !== null) entry.analysis.lastUpdated = updated;
 
-    const props: CdxProperty[] = [{ name: 'vexdesk:status', value: s.status }];
-    if (!s.triaged) props.push({ name: 'vexdesk:triaged', value: 'false' });
-    // Original label: CycloneDX's justification vocabulary cannot round-trip ours.
-    if (s.justification !== null) props.push({ name: 'vexdesk:justification', value: s.justification });
-    if (v.isKev) props.push({ name: 'vexdesk:cisa_kev', value: 'true' });
-    // EPSS is a probability, not a severity rating: CycloneDX ratings have no method for it.
-    if (v.epss !== null) {
-      props.push({ name: 'vexdesk:epss:score', value: String(v.epss.score) });
-      props.push({ name: 'vexdesk:epss:percentile', value: String(v.epss.percentile) });
+  const props: CdxProperty[] = [{ name: 'vexdesk:status', value: s.status }];
+  if (!s.triaged) props.push({ name: 'vexdesk:triaged', value: 'false' });
+  // Original label: CycloneDX's justification vocabulary cannot round-trip ours.
+  if (s.justification !== null) props.push({ name: 'vexdesk:justification', value: s.justification });
+  if (mixed) {
+    for (const st of v.statements) {
+      const label = st.justification === null ? st.status : `${st.status} ${st.justification}`;
+      props.push({ name: 'vexdesk:component-status', value: `${refOf(st.component)} ${label}` });
     }
-    for (const id of group.flatMap((g) => g.findingIds)) props.push({ name: 'vexdesk:finding', value: id });
-    entry.properties = props;
-    return entry;
-  });
+  }
+  if (v.isKev) props.push({ name: 'vexdesk:cisa_kev', value: 'true' });
+  // EPSS is a probability, not a severity rating: CycloneDX ratings have no method for it.
+  if (v.epss !== null) {
+    props.push({ name: 'vexdesk:epss:score', value: String(v.epss.score) });
+    props.push({ name: 'vexdesk:epss:percentile', value: String(v.epss.percentile) });
+  }
+  for (const id of v.statements.flatMap((g) => g.findingIds)) props.push({ name: 'vexdesk:finding', value: id });
+  entry.properties = props;
+  return entry;
 }
 
 export function generateCycloneDxVexFromPrepared(prepared: PreparedVex): CycloneDxVexDocument {
   const { input } = prepared;
   const doc = input.document;
+  const refs = new Map<VexComponent, string>();
+  const refOf = (c: VexComponent): string => {
+    let ref = refs.get(c);
+    if (ref === undefined) refs.set(c, (ref = cyclonedxComponentRef(input, c)));
+    return ref;
+  };
   const metadata: CycloneDxVexDocument['metadata'] = {
     timestamp: doc.generatedAt,
     tools: { components: [{ type: 'application', 'bom-ref': 'vexdesk:generator', name: GENERATOR_NAME, version: GENERATOR_VERSION }] },
@@ -260,8 +307,8 @@ export function generateCycloneDxVexFromPrepared(prepared: PreparedVex): Cyclone
     serialNumber: cyclonedxSerialNumber(doc.id),
     version: doc.version,
     metadata,
-    components: prepared.components.map(componentOf),
-    vulnerabilities: prepared.vulnerabilities.flatMap(vulnerabilityEntries),
+    components: prepared.components.map((c) => componentOf(c, refOf(c))),
+    vulnerabilities: prepared.vulnerabilities.map((v) => vulnerabilityEntry(v, refOf)),
   });
 }
 

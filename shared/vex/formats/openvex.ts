@@ -9,7 +9,7 @@ import { groupStatements, latestUpdate, prepareVex } from './prepare';
 import { OPENVEX_STATUS, type OpenVexStatus } from './mapping';
 import { VexGenerationError } from './errors';
 import { canonicalize } from './serialize';
-import { GENERATOR_NAME, GENERATOR_VERSION, genericPurl, namespaceBase, validPurl, vulnSource } from './util';
+import { GENERATOR_NAME, GENERATOR_VERSION, genericPurl, namespaceBase, ociDigest, qualifierFreePurl, validPurl, vulnSource } from './util';
 import type { Justification, VexComponent, VexGenerationInput } from '../model';
 
 export const OPENVEX_CONTEXT = 'https://openvex.dev/ns/v0.2.0';
@@ -22,6 +22,7 @@ export interface OpenVexIdentifiers {
 export interface OpenVexComponent {
   '@id': string;
   identifiers?: OpenVexIdentifiers;
+  hashes?: { 'sha-256': string };
 }
 export interface OpenVexProduct extends OpenVexComponent {
   subcomponents?: OpenVexComponent[];
@@ -58,9 +59,32 @@ export function releasePurl(input: VexGenerationInput): string {
   return validPurl(input.release.purl) ?? genericPurl(input.product.slug, input.release.version);
 }
 
+/**
+ * `@id` is the purl as written; `identifiers.purl` is the same purl without qualifiers when it has
+ * any. go-vex `Component.Matches` (used by Grype and Trivy) tries both, and its `PurlMatches`
+ * needs every qualifier of our purl in the scanner's, which carries its own (Trivy:
+ * `arch`, `repository_url=index.docker.io/library/...`; Grype builds `repository_url` from the
+ * image reference it was given), so only the qualifier-free form matches all of them.
+ */
+function purlComponent(purl: string): OpenVexComponent {
+  return { '@id': purl, identifiers: { purl: qualifierFreePurl(purl) ?? purl } };
+}
+
+/**
+ * The release as OpenVEX product. An OCI artifact also gets its digest as `hashes.sha-256`:
+ * Grype's product identifiers for an image (openvex/discovery `GenerateReferenceIdentifiers`)
+ * include the bare digest, which go-vex matches against a component's hashes.
+ */
+export function openVexProduct(input: VexGenerationInput): OpenVexComponent {
+  const product = purlComponent(releasePurl(input));
+  const digest = ociDigest(product['@id']);
+  if (digest !== null) product.hashes = { 'sha-256': digest };
+  return product;
+}
+
 function subcomponent(c: VexComponent): OpenVexComponent {
   const purl = validPurl(c.purl);
-  if (purl !== null) return { '@id': purl, identifiers: { purl } };
+  if (purl !== null) return purlComponent(purl);
   const cpe = c.cpes.map((x) => x.trim()).find((x) => x !== '');
   if (cpe !== undefined) {
     // A CPE is itself an IRI (scheme "cpe").
@@ -96,7 +120,7 @@ function textsOf(s: PreparedStatement): StatementTexts {
   return out;
 }
 
-function statementsOf(v: PreparedVulnerability, product: string, generatedAt: string): OpenVexStatement[] {
+function statementsOf(v: PreparedVulnerability, product: OpenVexComponent, generatedAt: string): OpenVexStatement[] {
   const vulnerability: OpenVexStatement['vulnerability'] = { '@id': vulnSource(v.id).url, name: v.id };
   if (v.summary !== null) vulnerability.description = v.summary;
   if (v.aliases.length > 0) vulnerability.aliases = v.aliases;
@@ -115,7 +139,7 @@ function statementsOf(v: PreparedVulnerability, product: string, generatedAt: st
     }
     const statement: OpenVexStatement = {
       vulnerability,
-      products: [{ '@id': product, identifiers: { purl: product }, subcomponents }],
+      products: [{ ...product, subcomponents }],
       status: OPENVEX_STATUS[s.status],
     };
     const updated = latestUpdate(group);
@@ -137,7 +161,7 @@ export function generateOpenVexFromPrepared(prepared: PreparedVex): OpenVexDocum
   if (prepared.vulnerabilities.length === 0) {
     throw new VexGenerationError('vex_no_statements', 'OpenVEX requires at least one statement; the release has no vulnerabilities');
   }
-  const product = releasePurl(input);
+  const product = openVexProduct(input);
   return canonicalize<OpenVexDocument>({
     '@context': OPENVEX_CONTEXT,
     '@id': openVexDocumentId(input),

@@ -65,7 +65,7 @@ export interface PreparedVex {
 }
 
 /** When duplicates disagree, the least reassuring status wins (never hide an "affected"). */
-const STATUS_PRECEDENCE: Readonly<Record<DispositionStatus, number>> = {
+export const STATUS_PRECEDENCE: Readonly<Record<DispositionStatus, number>> = {
   affected: 4,
   under_investigation: 3,
   fixed: 2,

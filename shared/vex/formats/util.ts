@@ -90,10 +90,14 @@ export interface VulnSource {
   url: string;
 }
 
-/** Canonical public page of a vulnerability id, by id prefix. */
+/**
+ * Canonical public page of a vulnerability id, by id prefix. The names are Dependency-Track's
+ * `Vulnerability.Source` enum names: its CycloneDX VEX import looks the vulnerability up by
+ * (source name, id) and skips an entry whose source it does not know (docs/vex-mapping.md §10).
+ */
 export function vulnSource(id: string): VulnSource {
   if (isCveId(id)) return { name: 'NVD', url: `https://nvd.nist.gov/vuln/detail/${id}` };
-  if (id.startsWith('GHSA-')) return { name: 'GitHub', url: `https://github.com/advisories/${id}` };
+  if (id.startsWith('GHSA-')) return { name: 'GITHUB', url: `https://github.com/advisories/${id}` };
   return { name: 'OSV', url: `https://osv.dev/vulnerability/${encodeURIComponent(id)}` };
 }
 
@@ -128,6 +132,43 @@ export function validPurl(purl: string | null | undefined): string | null {
     purlValidity.set(p, ok);
   }
   return ok ? p : null;
+}
+
+/**
+ * The purl without qualifiers (null when it has none or does not parse). VEX matchers treat the
+ * statement's purl as the general side: go-vex `PurlMatches` and Trivy `PackageURL.Match` require
+ * every qualifier of the statement's purl in the scanned one, and scanners add or drop qualifiers
+ * (`arch`, `distro`, `repository_url`) that the SBOM did not have, so this form matches them all.
+ */
+export function qualifierFreePurl(purl: string | null | undefined): string | null {
+  const p = validPurl(purl);
+  if (p === null) return null;
+  const parsed = PackageURL.fromString(p);
+  if (parsed.qualifiers === undefined || parsed.qualifiers === null || Object.keys(parsed.qualifiers).length === 0) return null;
+  return new PackageURL(parsed.type, parsed.namespace, parsed.name, parsed.version, null, parsed.subpath).toString();
+}
+
+/** SHA-256 hex of an OCI artifact purl's digest version (`pkg:oci/app@sha256%3A<hex>`), else null. */
+export function ociDigest(purl: string | null | undefined): string | null {
+  const p = validPurl(purl);
+  if (p === null) return null;
+  const parsed = PackageURL.fromString(p);
+  if (parsed.type !== 'oci' || typeof parsed.version !== 'string') return null;
+  const m = /^sha256:([0-9a-f]{64})$/.exec(parsed.version.toLowerCase());
+  return m?.[1] ?? null;
+}
+
+const BOM_SERIAL = /^urn:uuid:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+/**
+ * CycloneDX BOM-Link `urn:cdx:<serial>/<version>#<bom-ref>` to a component of an uploaded SBOM, or
+ * null when the SBOM has no (UUID) serial number. The ref is percent-encoded: cyclonedx-go's
+ * `ParseBOMLink` (used by Trivy) query-unescapes it, so a literal `%` or `+` in a bom-ref would
+ * otherwise come back changed; its pattern also needs the UUID in lower case.
+ */
+export function bomLink(serialNumber: string | null | undefined, version: number | null | undefined, ref: string): string | null {
+  const m = BOM_SERIAL.exec(serialNumber?.trim() ?? '');
+  if (m?.[1] === undefined || version === null || version === undefined || version < 1) return null;
+  return `urn:cdx:${m[1].toLowerCase()}/${version}#${encodeURIComponent(ref)}`;
 }
 
 /** `pkg:generic/<name>@<version>` for things that have no purl of their own. */
