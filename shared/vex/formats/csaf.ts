@@ -93,7 +93,7 @@ export interface CsafVexDocument {
     csaf_version: '2.0';
     lang: 'en';
     distribution?: { tlp: { label: 'WHITE'; url: string } };
-    publisher: { category: 'vendor'; name: string; namespace: string };
+    publisher: { category: 'coordinator' | 'discoverer' | 'other' | 'translator' | 'user' | 'vendor'; name: string; namespace: string; contact_details?: string; issuing_authority?: string };
     title: string;
     notes: CsafNote[];
     tracking: {
@@ -326,15 +326,21 @@ function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput, pr
   return out;
 }
 
+/** The document's tracking: the VEX document's own, or the provider's for the release when publishing (docs/csaf-provider.md). */
+function trackingOf(doc: VexGenerationInput['document']): { id: string; version: number; revisions: VexGenerationInput['document']['revisions'] } {
+  return doc.csafTracking ?? { id: doc.id, version: doc.version, revisions: doc.revisions };
+}
+
 function revisionHistory(prepared: PreparedVex): CsafRevision[] {
   const { document: doc } = prepared.input;
-  const supplied = new Map((doc.revisions ?? []).map((r) => [r.version, r]));
+  const tracking = trackingOf(doc);
+  const supplied = new Map((tracking.revisions ?? []).map((r) => [r.version, r]));
   const history: CsafRevision[] = [];
-  let previous = prepared.firstIssuedAt;
+  let previous = doc.csafTracking?.revisions[0]?.date ?? prepared.firstIssuedAt;
   // Tests 6.1.16/6.1.21: numbers 1..version without gaps, the last one equal to tracking.version.
-  for (let n = 1; n <= doc.version; n++) {
+  for (let n = 1; n <= tracking.version; n++) {
     const r = supplied.get(n);
-    let date = n === doc.version ? doc.generatedAt : (r?.date ?? previous);
+    let date = n === tracking.version ? doc.generatedAt : (r?.date ?? previous);
     // Test 6.1.14: ascending dates; an out-of-order supplied date is raised to its predecessor's.
     if (Date.parse(date) < Date.parse(previous)) date = previous;
     const summary =
@@ -386,13 +392,13 @@ export function generateCsafFromPrepared(prepared: PreparedVex): CsafVexDocument
     category: 'csaf_vex',
     csaf_version: '2.0',
     lang: 'en',
-    publisher: { category: 'vendor', name: doc.publisherName, namespace: doc.publisherNamespace },
+    publisher: doc.csafTracking?.publisher ?? { category: 'vendor', name: doc.publisherName, namespace: doc.publisherNamespace },
     title: `VEX for ${releaseLabel}`,
     notes,
     tracking: {
-      id: doc.id,
+      id: trackingOf(doc).id,
       status: doc.status,
-      version: String(doc.version),
+      version: String(trackingOf(doc).version),
       initial_release_date: history[0]?.date ?? doc.generatedAt,
       current_release_date: doc.generatedAt,
       revision_history: history,
