@@ -27,9 +27,10 @@ export interface TeamSettings {
   carryOver: CarryOverSetting;
   /** Read-only here: the per-team throttle API Gateway applies (429 + Retry-After beyond it). */
   throttle: TeamQuota;
-  /** The team's CSAF trusted provider (docs/csaf-provider.md), or null. */
-  csafProvider: CsafProviderView | null;
 }
+
+/** The settings as GET /api/settings shows them: plus the team's CSAF trusted provider (docs/csaf-provider.md), or null. */
+export type TeamSettingsView = TeamSettings & { csafProvider: CsafProviderView | null };
 
 interface StoredSettings {
   requireDistinctApprover?: boolean;
@@ -38,7 +39,7 @@ interface StoredSettings {
   slaPolicy?: Partial<SlaPolicy>;
 }
 
-function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle' | 'csafProvider'> {
+function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle'> {
   return {
     requireDistinctApprover: stored.requireDistinctApprover === true, slaPolicy: resolveSlaPolicy(stored.slaPolicy), hideInformational: stored.hideInformational === true,
     carryOver: stored.carryOver ?? DEFAULT_CARRY_OVER,
@@ -46,12 +47,18 @@ function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle' | 'csafP
 }
 
 export const TeamSettingsService = {
+  /** The settings the services apply (scans, reports, approvals); without the CSAF provider, which only the settings API shows. */
   async get(teamId: string): Promise<TeamSettings> {
-    const [team, csaf] = await Promise.all([Teams.get(teamId), CsafProviderSettingsService.get(teamId)]);
-    return { ...resolve(team.settings), throttle: quotaOfTeam(team), csafProvider: csaf.view };
+    const team = await Teams.get(teamId);
+    return { ...resolve(team.settings), throttle: quotaOfTeam(team) };
   },
 
-  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; carryOver?: CarryOverSetting | undefined; slaPolicy?: Partial<SlaPolicy> | undefined; csafProvider?: CsafProviderSettingInput | null | undefined }): Promise<TeamSettings> {
+  async describe(teamId: string): Promise<TeamSettingsView> {
+    const [settings, csaf] = await Promise.all([TeamSettingsService.get(teamId), CsafProviderSettingsService.get(teamId)]);
+    return { ...settings, csafProvider: csaf.view };
+  },
+
+  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; carryOver?: CarryOverSetting | undefined; slaPolicy?: Partial<SlaPolicy> | undefined; csafProvider?: CsafProviderSettingInput | null | undefined }): Promise<TeamSettingsView> {
     const [team, csaf] = await Promise.all([Teams.get(teamId), CsafProviderSettingsService.get(teamId)]);
     const csafChange = patch.csafProvider !== undefined ? csaf.change(patch.csafProvider) : null;
     const current = team.settings as StoredSettings;

@@ -392,12 +392,18 @@ describe('REST API', () => {
     }
   });
 
-  it('leaves exactly the three disclosure routes, the OIDC token exchange and the OpenAPI document public', () => {
+  it('leaves exactly the three disclosure routes, the CSAF provider, the OIDC token exchange and the OpenAPI document public', () => {
     const publicMethods = nonPreflight()
       .filter((method) => method.properties.AuthorizationType === 'NONE')
       .map((method) => routeKey(method.httpMethod, method.path));
+    const csafProvider = [
+      '/.well-known/csaf/provider-metadata.json', '/api/disclosures/csaf/{directory}/provider-metadata.json', '/api/disclosures/csaf/{directory}/service.json',
+      '/api/disclosures/csaf/{directory}/openpgp/{file}', '/api/disclosures/csaf/{directory}/white', '/api/disclosures/csaf/{directory}/white/index.txt',
+      '/api/disclosures/csaf/{directory}/white/changes.csv', '/api/disclosures/csaf/{directory}/white/feed-tlp-white.json',
+      '/api/disclosures/csaf/{directory}/white/category-white.json', '/api/disclosures/csaf/{directory}/white/{year}', '/api/disclosures/csaf/{directory}/white/{year}/{file}',
+    ].map((path) => `GET ${path}`);
     expect(publicMethods.sort()).toEqual(
-      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token'].sort(),
+      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token', ...csafProvider].sort(),
     );
   });
 
