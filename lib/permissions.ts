@@ -121,10 +121,10 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
     disclosureBucket: objects('s3:GetObject', 's3:PutObject'),
     signingSecret: true,
   },
-  // Public and read-only: only the disclosure partitions (never a team's items), the snapshot bytes, the HMAC key.
+  // Public and read-only: only the disclosure and CSAF provider partitions (never a team's items), the snapshot bytes, the HMAC key.
   disclosures: {
     ...nothing,
-    table: { ...table('dynamodb:GetItem', 'dynamodb:Query'), leadingKeys: ['DISCLOSURE#*', 'DISCLOSED_DOC#*', 'DISCLOSURE_INDEX#*', 'DISCLOSURE_COUNTER'] },
+    table: { ...table('dynamodb:GetItem', 'dynamodb:Query'), leadingKeys: ['DISCLOSURE#*', 'DISCLOSED_DOC#*', 'DISCLOSURE_INDEX#*', 'DISCLOSURE_COUNTER', 'CSAF_PROVIDER#*', 'CSAF_DIRECTORY#*'] },
     disclosureBucket: objects('s3:GetObject'),
     signingSecret: true,
   },
@@ -324,8 +324,17 @@ const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
     globalPartitions: [
       { actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], leadingKeys: ['DISCLOSURE_COUNTER'] },
       { actions: ['dynamodb:PutItem'], leadingKeys: ['DISCLOSURE#*', 'DISCLOSED_DOC#*', 'DISCLOSURE_INDEX#*'] },
+      // A CSAF publication reads and records the release's revision in the team's CSAF provider (docs/csaf-provider.md).
+      { actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], leadingKeys: ['CSAF_PROVIDER#*'] },
     ],
     globalObjects: [{ bucket: 'disclosureBucket', actions: ['s3:GetObject', 's3:PutObject'], prefix: 'disclosures/' }],
+  },
+  // The CSAF provider setting lives in the provider's partition, and its directory name is claimed deployment-wide.
+  settings: {
+    globalPartitions: [
+      { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], leadingKeys: ['CSAF_PROVIDER#*'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], leadingKeys: ['CSAF_DIRECTORY#*'] },
+    ],
   },
   // The OIDC exchange claims the CI token's jti and stores the issued token's hash (global items found by hash).
   auth: { globalPartitions: [{ actions: ['dynamodb:PutItem'], leadingKeys: ['OIDC_JTI#*', 'OIDC_TOKEN#*'] }] },

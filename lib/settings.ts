@@ -76,6 +76,11 @@ export interface VexdeskSettings {
    * (undefined): the API's own URL, `https://<api-id>.execute-api.<region>.amazonaws.com/prod`.
    */
   publicBaseUrl: string | undefined;
+  /**
+   * Directory name of the team whose CSAF provider-metadata.json is also served at
+   * /.well-known/csaf/provider-metadata.json (CSAF_DEFAULT_PROVIDER; docs/csaf-provider.md). Default: none.
+   */
+  csafDefaultProvider: string | undefined;
   /** Feeds of the daily corpus refresh. */
   corpusFeeds: CorpusFeedSettings;
 }
@@ -90,6 +95,7 @@ export const DEFAULT_SETTINGS: VexdeskSettings = {
   teamThrottle: { ...DEFAULT_TEAM_QUOTA },
   publicClientLimit: DEFAULT_PUBLIC_CLIENT_LIMIT,
   publicBaseUrl: undefined,
+  csafDefaultProvider: undefined,
   corpusFeeds: DEFAULT_CORPUS_FEEDS,
 };
 
@@ -107,6 +113,7 @@ export const CONTEXT_KEYS = {
   teamThrottleBurst: 'vexdesk:teamThrottleBurstLimit',
   publicClientLimit: 'vexdesk:publicClientLimit',
   publicBaseUrl: 'vexdesk:publicBaseUrl',
+  csafDefaultProvider: 'vexdesk:csafDefaultProvider',
   corpusOsvEcosystems: 'vexdesk:corpusOsvEcosystems',
   corpusOsvBaseUrl: 'vexdesk:corpusOsvBaseUrl',
   corpusKevUrl: 'vexdesk:corpusKevUrl',
@@ -178,6 +185,15 @@ function publicBaseUrlOf(node: Node): string | undefined {
   return url === undefined ? undefined : trimTrailing(url, '/');
 }
 
+function csafDefaultProviderOf(node: Node): string | undefined {
+  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.csafDefaultProvider);
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(raw)) {
+    throw new Error(`Context ${CONTEXT_KEYS.csafDefaultProvider} must be a team's CSAF directory name (lowercase letters, digits, inner hyphens), got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
 /** Comma-separated (as `-c` passes it) or a JSON array (cdk.json); '' = none. */
 function osvEcosystemsOf(node: Node): string[] | undefined {
   const raw: unknown = node.tryGetContext(CONTEXT_KEYS.corpusOsvEcosystems);
@@ -217,6 +233,7 @@ export function settingsFromContext(node: Node): VexdeskSettings {
     publicClientLimit: publicClientLimitOf(node) ?? d.publicClientLimit,
     // Documents are public security records: their links must not downgrade to http.
     publicBaseUrl: publicBaseUrlOf(node) ?? d.publicBaseUrl,
+    csafDefaultProvider: csafDefaultProviderOf(node) ?? d.csafDefaultProvider,
     corpusFeeds: {
       osvEcosystems: osvEcosystemsOf(node) ?? d.corpusFeeds.osvEcosystems,
       osvBaseUrl: urlOf(node, CONTEXT_KEYS.corpusOsvBaseUrl, { allowEmpty: false, httpsOnly: false }) ?? d.corpusFeeds.osvBaseUrl,

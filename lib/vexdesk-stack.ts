@@ -106,6 +106,8 @@ export class VexdeskStack extends Stack {
     this.publicBaseUrl = settings.publicBaseUrl ?? this.apiBaseUrl();
     // After the API exists: every function names the public origin in what it generates (shared/config.ts requires it).
     for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
+    // The team whose CSAF provider-metadata.json is also at /.well-known/csaf/ (docs/csaf-provider.md).
+    if (settings.csafDefaultProvider) for (const fn of this.functions.values()) fn.addEnvironment('CSAF_DEFAULT_PROVIDER', settings.csafDefaultProvider);
     this.teamUsagePlan = this.createTeamUsagePlan(settings);
     this.publicClientFirewall = this.createPublicClientFirewall(settings);
     this.attachBackgroundTriggers(catalog);

@@ -33,6 +33,11 @@ const environmentSchema = z.object({
     protocol: /^https?$/,
     error: 'required: the public http(s) origin of the API, e.g. https://vex.example.com (the stack sets it; npm start uses its listening address)',
   }),
+  /**
+   * Directory name of the team whose CSAF provider-metadata.json this deployment also serves at
+   * /.well-known/csaf/provider-metadata.json (CSAF requirement 9; docs/csaf-provider.md). Unset: 404 there.
+   */
+  CSAF_DEFAULT_PROVIDER: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/).optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /** Default per-team quota (the stack's usage plan); shown by GET /api/settings, enforced locally. */
   TEAM_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_TEAM_QUOTA.rateLimit),
@@ -53,6 +58,7 @@ export type AppConfig = Readonly<{
   scanQueueUrl: string | undefined;
   tenantRoleArn: string | undefined;
   publicBaseUrl: string;
+  csafDefaultProvider: string | undefined;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   teamRateLimit: number;
   teamBurstLimit: number;
@@ -78,6 +84,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     scanQueueUrl: env.SCAN_QUEUE_URL,
     tenantRoleArn: env.TENANT_ROLE_ARN,
     publicBaseUrl: trimTrailing(env.PUBLIC_BASE_URL, '/'),
+    csafDefaultProvider: env.CSAF_DEFAULT_PROVIDER,
     logLevel: env.LOG_LEVEL,
     teamRateLimit: env.TEAM_RATE_LIMIT,
     teamBurstLimit: env.TEAM_BURST_LIMIT,

@@ -4,7 +4,7 @@ import { TeamSettingsService } from '../../shared/identity/team-settings';
 import { TrustPolicies } from '../../shared/identity/trust-policies';
 
 export const handler = createGroupHandler('settings', {
-  getTeamSettings: async ({ caller }) => ({ status: 200, body: { data: await TeamSettingsService.get(caller.teamId) } }),
+  getTeamSettings: async ({ caller }) => ({ status: 200, body: { data: await TeamSettingsService.describe(caller.teamId) } }),
   updateTeamSettings: async ({ caller, body }) => ({ status: 200, body: { data: await TeamSettingsService.update(caller.teamId, caller.actor, body) } }),
   listTrustPolicies: async ({ caller }) => ({ status: 200, body: { data: await TrustPolicies.list(caller.teamId) } }),
   createTrustPolicy: async ({ caller, body }) => ({

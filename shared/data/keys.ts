@@ -163,6 +163,19 @@ export const keys = {
   disclosureIndexPartition: (format: string) => ({ pk: `DISCLOSURE_INDEX#${format}` }),
   disclosureSequenceKey: (sequence: number) => String(sequence).padStart(12, '0'),
   disclosureObject: (slug: string) => `disclosures/${slug}/content`,
+
+  /**
+   * A team's CSAF provider (docs/csaf-provider.md): a global partition per team, outside `TEAM#`, so the
+   * public provider routes read it without any grant on the team's own items. `PROVIDER`: the
+   * publisher and directory name; `DOC#<file base>`: the current revision of a release's CSAF;
+   * `RELEASE#<releaseId>`: which file base the release's CSAF has.
+   */
+  csafProvider: (teamId: string): Key => ({ pk: `CSAF_PROVIDER#${teamId}`, sk: 'PROVIDER' }),
+  csafDocument: (teamId: string, fileBase: string): Key => ({ pk: `CSAF_PROVIDER#${teamId}`, sk: `DOC#${fileBase}` }),
+  csafDocumentPrefix: (teamId: string) => ({ pk: `CSAF_PROVIDER#${teamId}`, skPrefix: 'DOC#' }),
+  csafReleaseDocument: (teamId: string, releaseId: string): Key => ({ pk: `CSAF_PROVIDER#${teamId}`, sk: `RELEASE#${releaseId}` }),
+  /** Public directory name → team; unique across the deployment. */
+  csafDirectoryClaim: (directory: string): Key => ({ pk: `CSAF_DIRECTORY#${directory}`, sk: 'CSAF_DIRECTORY' }),
   vexContentObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.json`,
   vexInputObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.input.json`,
 

@@ -18,6 +18,7 @@ import * as compliance from '../schemas/compliance';
 import * as audit from '../schemas/audit';
 import * as trustPolicies from '../schemas/trust-policies';
 import * as settings from '../schemas/settings';
+import * as csafProvider from '../schemas/csaf-provider';
 
 export const ENDPOINT_GROUPS = [
   'products',
@@ -79,6 +80,8 @@ export interface RouteDefinition {
 
 const noContent = { 204: { description: 'Done; no body' } };
 const anyJson = (description: string): RouteResponse => ({ description, schema: z.record(z.string(), z.unknown()) });
+/** CSAF distribution files are served as exactly `application/json` (csaf_downloader warns on anything else). */
+const csafJson = (description: string): RouteResponse => ({ description, contentType: 'application/json' });
 
 export const routes = [
   // Products
@@ -292,6 +295,62 @@ export const routes = [
     operationId: 'verifyDisclosure', method: 'GET', path: '/api/disclosures/{slug}/verify', group: 'disclosures', scope: null, mutates: false,
     summary: 'Recompute hash and HMAC of the stored bytes', availability: 'implemented',
     request: { params: disclosures.disclosureSlugParams }, responses: { 200: anyJson('Verification object') },
+  },
+  // CSAF trusted provider per team (public, read-only; docs/csaf-provider.md)
+  {
+    operationId: 'getWellKnownCsafProviderMetadata', method: 'GET', path: '/.well-known/csaf/provider-metadata.json', group: 'disclosures', scope: null, mutates: false,
+    summary: 'provider-metadata.json of the deployment\'s default CSAF publisher (CSAF_DEFAULT_PROVIDER); 404 when none is configured', availability: 'implemented',
+    responses: { 200: csafJson('CSAF provider metadata') },
+  },
+  {
+    operationId: 'getCsafProviderMetadata', method: 'GET', path: '/api/disclosures/csaf/{directory}/provider-metadata.json', group: 'disclosures', scope: null, mutates: false,
+    summary: 'A team\'s CSAF provider metadata (role csaf_trusted_provider)', availability: 'implemented',
+    request: { params: csafProvider.csafDirectoryParams }, responses: { 200: csafJson('CSAF provider metadata') },
+  },
+  {
+    operationId: 'getCsafRolieService', method: 'GET', path: '/api/disclosures/csaf/{directory}/service.json', group: 'disclosures', scope: null, mutates: false,
+    summary: 'ROLIE service document listing the provider\'s feeds', availability: 'implemented',
+    request: { params: csafProvider.csafDirectoryParams }, responses: { 200: csafJson('ROLIE service document') },
+  },
+  {
+    operationId: 'getCsafPublicKey', method: 'GET', path: '/api/disclosures/csaf/{directory}/openpgp/{file}', group: 'disclosures', scope: null, mutates: false,
+    summary: 'A public OpenPGP key of the team (`<fingerprint>.asc`)', availability: 'implemented',
+    request: { params: csafProvider.csafKeyParams }, responses: { 200: { description: 'Armored OpenPGP public key', contentType: 'application/pgp-keys' } },
+  },
+  {
+    operationId: 'listCsafWhiteDirectory', method: 'GET', path: '/api/disclosures/csaf/{directory}/white', group: 'disclosures', scope: null, mutates: false,
+    summary: 'Listing of the TLP:WHITE directory (year folders, index.txt, changes.csv, feed)', availability: 'implemented',
+    request: { params: csafProvider.csafDirectoryParams }, responses: { 200: { description: 'HTML directory listing', contentType: 'text/html; charset=utf-8' } },
+  },
+  {
+    operationId: 'getCsafIndex', method: 'GET', path: '/api/disclosures/csaf/{directory}/white/index.txt', group: 'disclosures', scope: null, mutates: false,
+    summary: 'index.txt: every CSAF document\'s path, one a line', availability: 'implemented',
+    request: { params: csafProvider.csafDirectoryParams }, responses: { 200: { description: 'Paths', contentType: 'text/plain; charset=utf-8' } },
+  },
+  {
+    operationId: 'getCsafChanges', method: 'GET', path: '/api/disclosures/csaf/{directory}/white/changes.csv', group: 'disclosures', scope: null, mutates: false,
+    summary: 'changes.csv: path and current_release_date of every CSAF document, latest first', availability: 'implemented',
+    request: { params: csafProvider.csafDirectoryParams }, responses: { 200: { description: 'CSV', contentType: 'text/csv; charset=utf-8' } },
+  },
+  {
+    operationId: 'getCsafRolieFeed', method: 'GET', path: '/api/disclosures/csaf/{directory}/white/feed-tlp-white.json', group: 'disclosures', scope: null, mutates: false,
+    summary: 'ROLIE feed of the TLP:WHITE CSAF documents', availability: 'implemented',
+    request: { params: csafProvider.csafDirectoryParams }, responses: { 200: csafJson('ROLIE feed') },
+  },
+  {
+    operationId: 'getCsafRolieCategory', method: 'GET', path: '/api/disclosures/csaf/{directory}/white/category-white.json', group: 'disclosures', scope: null, mutates: false,
+    summary: 'ROLIE category document of the TLP:WHITE feed', availability: 'implemented',
+    request: { params: csafProvider.csafDirectoryParams }, responses: { 200: csafJson('ROLIE category document') },
+  },
+  {
+    operationId: 'listCsafYear', method: 'GET', path: '/api/disclosures/csaf/{directory}/white/{year}', group: 'disclosures', scope: null, mutates: false,
+    summary: 'Listing of one year folder', availability: 'implemented',
+    request: { params: csafProvider.csafYearParams }, responses: { 200: { description: 'HTML directory listing', contentType: 'text/html; charset=utf-8' } },
+  },
+  {
+    operationId: 'getCsafFile', method: 'GET', path: '/api/disclosures/csaf/{directory}/white/{year}/{file}', group: 'disclosures', scope: null, mutates: false,
+    summary: 'A CSAF document\'s current revision (`<tracking id>.json`, the published bytes), or its `.sha256`, `.sha512` or `.asc`', availability: 'implemented',
+    request: { params: csafProvider.csafFileParams }, responses: { 200: { description: 'CSAF document, hash file or signature', contentType: 'application/json' } },
   },
   // Compliance, audit, settings
   {

@@ -16,6 +16,7 @@ import type { Actor } from './actor';
 import { quotaOfTeam, type TeamQuota } from './team-quota';
 import { DEFAULT_CARRY_OVER, type CarryOverSetting } from '../dispositions/carry-over-setting';
 import { Teams } from './teams';
+import { CsafProviderSettingsService, type CsafProviderSettingInput, type CsafProviderView } from '../csaf-provider/provider-settings';
 
 export interface TeamSettings {
   requireDistinctApprover: boolean;
@@ -27,6 +28,9 @@ export interface TeamSettings {
   /** Read-only here: the per-team throttle API Gateway applies (429 + Retry-After beyond it). */
   throttle: TeamQuota;
 }
+
+/** The settings as GET /api/settings shows them: plus the team's CSAF trusted provider (docs/csaf-provider.md), or null. */
+export type TeamSettingsView = TeamSettings & { csafProvider: CsafProviderView | null };
 
 interface StoredSettings {
   requireDistinctApprover?: boolean;
@@ -43,13 +47,20 @@ function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle'> {
 }
 
 export const TeamSettingsService = {
+  /** The settings the services apply (scans, reports, approvals); without the CSAF provider, which only the settings API shows. */
   async get(teamId: string): Promise<TeamSettings> {
     const team = await Teams.get(teamId);
     return { ...resolve(team.settings), throttle: quotaOfTeam(team) };
   },
 
-  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; carryOver?: CarryOverSetting | undefined; slaPolicy?: Partial<SlaPolicy> | undefined }): Promise<TeamSettings> {
-    const team = await Teams.get(teamId);
+  async describe(teamId: string): Promise<TeamSettingsView> {
+    const [settings, csaf] = await Promise.all([TeamSettingsService.get(teamId), CsafProviderSettingsService.get(teamId)]);
+    return { ...settings, csafProvider: csaf.view };
+  },
+
+  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; carryOver?: CarryOverSetting | undefined; slaPolicy?: Partial<SlaPolicy> | undefined; csafProvider?: CsafProviderSettingInput | null | undefined }): Promise<TeamSettingsView> {
+    const [team, csaf] = await Promise.all([Teams.get(teamId), CsafProviderSettingsService.get(teamId)]);
+    const csafChange = patch.csafProvider !== undefined ? csaf.change(patch.csafProvider) : null;
     const current = team.settings as StoredSettings;
     const next: StoredSettings = {
       ...current,
@@ -60,16 +71,17 @@ export const TeamSettingsService = {
     };
     const before = resolve(current);
     const after = resolve(next);
-    await transactWrite([
+    const items = [
       tx.update(keys.team(teamId), 'SET #settings = :settings', { '#settings': 'settings' }, { ':settings': next }, 'attribute_exists(pk)'),
       auditPut(teamId, actor, {
         action: 'update', entityType: 'team_settings', entityId: teamId, entityName: team.name,
         changes: diffChanges(
-          { requireDistinctApprover: before.requireDistinctApprover, hideInformational: before.hideInformational, carryOver: before.carryOver, ...before.slaPolicy },
-          { requireDistinctApprover: after.requireDistinctApprover, hideInformational: after.hideInformational, carryOver: after.carryOver, ...after.slaPolicy },
+          { requireDistinctApprover: before.requireDistinctApprover, hideInformational: before.hideInformational, carryOver: before.carryOver, ...before.slaPolicy, ...(csafChange ? { csafProvider: csaf.view } : {}) },
+          { requireDistinctApprover: after.requireDistinctApprover, hideInformational: after.hideInformational, carryOver: after.carryOver, ...after.slaPolicy, ...(csafChange ? { csafProvider: csafChange.view } : {}) },
         ),
       }),
-    ]);
-    return { ...after, throttle: quotaOfTeam(team) };
+    ];
+    await (csafChange ? csafChange.commit(items) : transactWrite(items));
+    return { ...after, throttle: quotaOfTeam(team), csafProvider: csafChange ? csafChange.view : csaf.view };
   },
 };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { csafProviderSettingBody } from './csaf-provider';
 import { CARRY_OVER_SETTINGS } from '../dispositions/carry-over-setting';
 
 export const slaPolicySchema = z
@@ -23,5 +24,7 @@ export const teamSettingsBody = z
     /** How far a release's scan carries decisions from earlier releases of the product (docs/triage-continuity.md). */
     carryOver: z.enum(CARRY_OVER_SETTINGS).optional(),
     slaPolicy: slaPolicySchema.partial().optional(),
+    /** The team's CSAF trusted provider (docs/csaf-provider.md); null removes it. */
+    csafProvider: csafProviderSettingBody.optional(),
   })
   .meta({ id: 'UpdateTeamSettings' });

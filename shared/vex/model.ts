@@ -103,6 +103,27 @@ export const vexGenerationInputSchema = z.object({
     revisions: z.array(vexRevisionSchema).optional(),
     /** Where the CSAF document is distributed (`document.references[category=self]`, optional test 6.2.11). */
     canonicalUrl: z.url({ protocol: /^https?$/ }).optional(),
+    /**
+     * CSAF only, set at publication by the team's CSAF provider (docs/csaf-provider.md): the release's
+     * tracking id, kept across its publications, this publication's number and the revisions of the
+     * earlier ones, and the team's CSAF publisher. Absent: tracking follows the VEX document.
+     */
+    csafTracking: z
+      .object({
+        id: z.string().min(1).max(200),
+        version: z.number().int().min(1),
+        revisions: z.array(vexRevisionSchema),
+        publisher: z
+          .object({
+            category: z.enum(['coordinator', 'discoverer', 'other', 'translator', 'user', 'vendor']),
+            name: z.string().min(1),
+            namespace: z.url({ protocol: /^https?$/ }),
+            contact_details: z.string().min(1).optional(),
+            issuing_authority: z.string().min(1).optional(),
+          })
+          .optional(),
+      })
+      .optional(),
   }),
   product: z.object({
     id: z.string().min(1),

@@ -31,7 +31,8 @@ import { vexGenerationInputSchema, type VexGenerationInput } from './model';
 import { approvalItem, toVexRecord, vexItem, vexStore, type ApprovalAction, type ResolvedVex, type VexDocumentRecord, type WorkflowStatus } from './vex-store';
 import { sha256Hex } from '../disclosures/signing';
 import { cweNames } from './cwe-names';
-import { csafCanonicalUrl } from './csaf-location';
+import { prepareCsafPublication } from '../csaf-provider/publication';
+import type { CsafVexDocument } from './formats/csaf';
 
 /** Whether approvals must come from someone other than the submitter (opt-in team setting). */
 export async function requiresDistinctApprover(teamId: string): Promise<boolean> {
@@ -89,7 +90,6 @@ export async function buildInput(teamId: string, resolved: ResolvedRelease, docu
     document: {
       id: document.id, version: document.version, author: document.author, generatedAt, createdAt: document.createdAt, status,
       publisherName: product.vendor ?? team.name, publisherNamespace: `${config().publicBaseUrl}/teams/${teamId}`, revisions: document.revisions,
-      canonicalUrl: csafCanonicalUrl(teamId, document.id, document.createdAt),
     },
     product: { id: product.id, name: product.name, vendor: product.vendor, slug: product.slug },
     release: { id: release.id, version: release.version, purl: release.purl },
@@ -381,8 +381,14 @@ export const VexDocuments = {
     if (document.workflowStatus !== 'approved') throw wrongState(document, 'publish', 'approved');
     const storedInput = vexGenerationInputSchema.parse(JSON.parse(await vexStore.readObject(document.inputKey)));
     const approvedAt = document.approvedAt ?? document.updatedAt;
-    const finalInput: VexGenerationInput = { ...storedInput, document: { ...storedInput.document, status: 'final', generatedAt: approvedAt } };
-    const bytes = Buffer.from((await render(document.format, finalInput)).text, 'utf8');
+    // A CSAF publication is the next revision of the release's CSAF in the team's provider (docs/csaf-provider.md).
+    const csaf = document.format === 'csaf' ? await prepareCsafPublication(teamId, product, release) : null;
+    const finalInput: VexGenerationInput = {
+      ...storedInput,
+      document: { ...storedInput.document, status: 'final', generatedAt: approvedAt, ...(csaf ? csaf.documentFields(approvedAt, document.id, document.version) : {}) },
+    };
+    const rendered = await render(document.format, finalInput);
+    const bytes = Buffer.from(rendered.text, 'utf8');
     const { vexMediaType } = await formats();
     const now = new Date().toISOString();
     for (let attempt = 0; ; attempt += 1) {
@@ -400,6 +406,7 @@ export const VexDocuments = {
           approval(document, 'publish', actor, comment, now),
           auditPut(teamId, actor, { action: 'publish', entityType: 'vex_document', entityId: vexId, entityName: `${product.name} ${release.version} ${document.format}`, changes: { workflow_status: { from: 'approved', to: 'published' }, public_slug: prepared.disclosure.slug, content_hash: prepared.disclosure.contentHash, signed: prepared.disclosure.signature !== null, comment: comment ?? null } }, now),
           ...prepared.transactItems,
+          ...(csaf ? csaf.transactItems(rendered.document as CsafVexDocument, { slug: prepared.disclosure.slug, publishedAt: now }) : []),
         ]);
         return { record: next, disclosure: prepared.disclosure };
       } catch (error) {

@@ -34,6 +34,7 @@ describe('stack settings', () => {
       [CONTEXT_KEYS.teamThrottleBurst]: '20',
       [CONTEXT_KEYS.publicClientLimit]: '120',
       [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example',
+      [CONTEXT_KEYS.csafDefaultProvider]: 'acme-psirt',
       [CONTEXT_KEYS.corpusOsvEcosystems]: 'npm,PyPI',
       [CONTEXT_KEYS.corpusOsvBaseUrl]: 'https://osv-mirror.acme.example',
       [CONTEXT_KEYS.corpusKevUrl]: '',
@@ -50,6 +51,7 @@ describe('stack settings', () => {
       teamThrottle: { rateLimit: 10, burstLimit: 20 },
       publicClientLimit: 120,
       publicBaseUrl: 'https://vex.acme.example',
+      csafDefaultProvider: 'acme-psirt',
       corpusFeeds: { osvEcosystems: ['npm', 'PyPI'], osvBaseUrl: 'https://osv-mirror.acme.example', kevUrl: '', epssUrl: 'https://mirror.acme.example/epss.csv.gz' },
     });
   });

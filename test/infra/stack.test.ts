@@ -29,6 +29,14 @@ import {
 const allRoutes = routes as readonly RouteDefinition[];
 const routeKey = (method: string, path: string): string => `${method} ${path}`;
 
+/** The public CSAF provider routes (docs/csaf-provider.md), in the disclosures group. */
+const CSAF_PROVIDER_PATHS = [
+  '/.well-known/csaf/provider-metadata.json', '/api/disclosures/csaf/{directory}/provider-metadata.json', '/api/disclosures/csaf/{directory}/service.json',
+  '/api/disclosures/csaf/{directory}/openpgp/{file}', '/api/disclosures/csaf/{directory}/white', '/api/disclosures/csaf/{directory}/white/index.txt',
+  '/api/disclosures/csaf/{directory}/white/changes.csv', '/api/disclosures/csaf/{directory}/white/feed-tlp-white.json',
+  '/api/disclosures/csaf/{directory}/white/category-white.json', '/api/disclosures/csaf/{directory}/white/{year}', '/api/disclosures/csaf/{directory}/white/{year}/{file}',
+];
+
 const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'];
 const S3_WRITE_ACTIONS = ['s3:PutObject', 's3:DeleteObject', 's3:DeleteObjectVersion', 's3:PutObjectRetention', 's3:PutObjectLegalHold'];
 
@@ -401,12 +409,13 @@ describe('REST API', () => {
     }
   });
 
-  it('leaves exactly the three disclosure routes, the OIDC token exchange and the OpenAPI document public', () => {
+  it('leaves exactly the three disclosure routes, the CSAF provider, the OIDC token exchange and the OpenAPI document public', () => {
     const publicMethods = nonPreflight()
       .filter((method) => method.properties.AuthorizationType === 'NONE')
       .map((method) => routeKey(method.httpMethod, method.path));
+    const csafProvider = CSAF_PROVIDER_PATHS.map((path) => `GET ${path}`);
     expect(publicMethods.sort()).toEqual(
-      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token'].sort(),
+      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token', ...csafProvider].sort(),
     );
   });
 
@@ -510,7 +519,7 @@ describe('REST API', () => {
 
   it('answers CORS preflight only on the public disclosure routes, as text despite the binary media type', () => {
     const preflights = methods.filter((method) => method.httpMethod === 'OPTIONS');
-    expect(preflights.map((method) => method.path).sort()).toEqual(['/api/disclosures', '/api/disclosures/{slug}', '/api/disclosures/{slug}/verify']);
+    expect(preflights.map((method) => method.path).sort()).toEqual(['/api/disclosures', '/api/disclosures/{slug}', '/api/disclosures/{slug}/verify', ...CSAF_PROVIDER_PATHS].sort());
     for (const preflight of preflights) {
       expect(preflight.properties).toMatchObject({
         AuthorizationType: 'NONE',

@@ -93,7 +93,7 @@ export interface CsafVexDocument {
     csaf_version: '2.0';
     lang: 'en';
     distribution?: { tlp: { label: 'WHITE'; url: string } };
-    publisher: { category: 'vendor'; name: string; namespace: string };
+    publisher: { category: 'coordinator' | 'discoverer' | 'other' | 'translator' | 'user' | 'vendor'; name: string; namespace: string; contact_details?: string; issuing_authority?: string };
     title: string;
     notes: CsafNote[];
     references?: Array<{ category: 'self'; summary: string; url: string }>;
@@ -343,15 +343,21 @@ function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput, pr
   return out;
 }
 
+/** The document's tracking: the VEX document's own, or the provider's for the release when publishing (docs/csaf-provider.md). */
+function trackingOf(doc: VexGenerationInput['document']): { id: string; version: number; revisions: VexGenerationInput['document']['revisions'] } {
+  return doc.csafTracking ?? { id: doc.id, version: doc.version, revisions: doc.revisions };
+}
+
 function revisionHistory(prepared: PreparedVex): CsafRevision[] {
   const { document: doc } = prepared.input;
-  const supplied = new Map((doc.revisions ?? []).map((r) => [r.version, r]));
+  const tracking = trackingOf(doc);
+  const supplied = new Map((tracking.revisions ?? []).map((r) => [r.version, r]));
   const history: CsafRevision[] = [];
-  let previous = prepared.firstIssuedAt;
+  let previous = doc.csafTracking?.revisions[0]?.date ?? prepared.firstIssuedAt;
   // Tests 6.1.16/6.1.21: numbers 1..version without gaps, the last one equal to tracking.version.
-  for (let n = 1; n <= doc.version; n++) {
+  for (let n = 1; n <= tracking.version; n++) {
     const r = supplied.get(n);
-    let date = n === doc.version ? doc.generatedAt : (r?.date ?? previous);
+    let date = n === tracking.version ? doc.generatedAt : (r?.date ?? previous);
     // Test 6.1.14: ascending dates; an out-of-order supplied date is raised to its predecessor's.
     if (Date.parse(date) < Date.parse(previous)) date = previous;
     const summary =
@@ -378,10 +384,11 @@ function countsText(vulnerabilities: PreparedVulnerability[]): string {
  */
 export function csafTracking(input: VexGenerationInput, history: CsafRevision[]): CsafVexDocument['document']['tracking'] {
   const doc = input.document;
+  const tracking = trackingOf(doc);
   return {
-    id: doc.id,
+    id: tracking.id,
     status: doc.status,
-    version: String(doc.version),
+    version: String(tracking.version),
     initial_release_date: history[0]?.date ?? doc.generatedAt,
     current_release_date: doc.generatedAt,
     revision_history: history,
@@ -451,7 +458,7 @@ export function generateCsafFromPrepared(prepared: PreparedVex): CsafVexDocument
     category: 'csaf_vex',
     csaf_version: '2.0',
     lang: 'en',
-    publisher: { category: 'vendor', name: doc.publisherName, namespace: doc.publisherNamespace },
+    publisher: doc.csafTracking?.publisher ?? { category: 'vendor', name: doc.publisherName, namespace: doc.publisherNamespace },
     title: `VEX for ${releaseLabel}`,
     notes,
     tracking: csafTracking(input, history),
