@@ -14,6 +14,8 @@
  *   shard from a hash of the entry id), sorted by time, with GSIs by entity type,
  *   action and both, sharded the same way; readers merge the shards in time order;
  * - `TEAM#<teamId>#TRUST_POLICIES`: the team's OIDC trust policies;
+ * - `TEAM#<teamId>#PUBLISHER_KEYS`: the team's public publisher keys (read by the public disclosures
+ *   function); their sealed private halves stay in the team partition;
  * - global partitions for API key and issued-token hashes, used OIDC token ids, corpus data and public disclosures.
  */
 import { createHash } from 'node:crypto';
@@ -163,6 +165,14 @@ export const keys = {
   disclosureIndexPartition: (format: string) => ({ pk: `DISCLOSURE_INDEX#${format}` }),
   disclosureSequenceKey: (sequence: number) => String(sequence).padStart(12, '0'),
   disclosureObject: (slug: string) => `disclosures/${slug}/content`,
+  /** Files published beside a snapshot (signature, checksums, DSSE attestation); names in shared/disclosures/disclosure-files.ts. */
+  disclosureFileObject: (slug: string, suffix: string) => `disclosures/${slug}/content.${suffix}`,
+  /** A team's publisher keys: public halves in their own partition, newest last; the head names the current key. */
+  publisherKeyPrefix: (teamId: string) => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, skPrefix: 'KEY#' }),
+  publisherKey: (teamId: string, createdAt: string, fingerprint: string): Key => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, sk: `KEY#${createdAt}#${fingerprint}` }),
+  publisherKeyHead: (teamId: string): Key => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, sk: 'HEAD' }),
+  /** The sealed private key (KMS ciphertext on AWS), never in the partition the public function reads. */
+  publisherPrivateKey: (teamId: string, fingerprint: string): Key => ({ pk: teamPk(teamId), sk: `PUBLISHER_PRIVATE_KEY#${fingerprint}` }),
   vexContentObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.json`,
   vexInputObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.input.json`,
 
