@@ -212,9 +212,15 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
   },
   {
     functions: ['vex', 'settings'],
-    actions: ['kms:Encrypt', 'kms:Decrypt'],
+    actions: ['kms:Encrypt'],
     resource: 'arn:aws:kms:{region}:{account}:key/{publisherKey}',
-    reason: 'On AWS the publisher private keys are sealed under the stack\'s KMS key; the local runtime seals them with a key file of its data directory (configuration: PUBLISHER_KEY_SEAL_FILE instead of PUBLISHER_KEY_KMS_KEY_ID).',
+    reason: 'On AWS a new publisher private key (first publication, rotation) is sealed under the stack\'s KMS key; the local runtime seals it with a key file of its data directory (configuration: PUBLISHER_KEY_SEAL_FILE instead of PUBLISHER_KEY_KMS_KEY_ID).',
+  },
+  {
+    functions: ['vex'],
+    actions: ['kms:Decrypt'],
+    resource: 'arn:aws:kms:{region}:{account}:key/{publisherKey}',
+    reason: 'On AWS publishing opens the sealed publisher key with KMS to sign; locally the data directory\'s key file opens it (same configuration switch).',
   },
   {
     functions: ['scan-worker'],

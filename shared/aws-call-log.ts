@@ -221,7 +221,7 @@ function s3Permissions(operation: string, input: Input): Touch[] {
 
 function otherPermissions(service: 'sqs' | 'secretsmanager' | 'kms', operation: string, input: Input): Permission[] {
   if (service === 'kms') {
-    const key = input.KeyId === config().publisherKeyKmsKeyId || input.KeyId === undefined ? '{publisherKey}' : String(input.KeyId);
+    const key = typeof input.KeyId !== 'string' || input.KeyId === config().publisherKeyKmsKeyId ? '{publisherKey}' : input.KeyId;
     return [{ action: `kms:${operation}`, resource: `arn:aws:kms:{region}:{account}:key/${key}` }];
   }
   if (service === 'sqs') {

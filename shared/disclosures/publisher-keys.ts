@@ -172,9 +172,10 @@ export const PublisherKeys = {
   async signDetached(teamId: string, bytes: Buffer): Promise<DetachedSignature> {
     const key = await currentKey(teamId);
     const openpgp = await openpgpModule();
-    const armoredSignature = await openpgp.sign({
-      message: await openpgp.createMessage({ binary: bytes }), signingKeys: key.openpgpKey, detached: true, format: 'armored',
-    });
+    const message = await openpgp.createMessage({ binary: new Uint8Array(bytes) });
+    // openpgp types the result as a possible stream (its stream types do not resolve here); a binary message signs to a string.
+    const armoredSignature: unknown = await openpgp.sign({ message, signingKeys: key.openpgpKey, detached: true, format: 'armored' });
+    if (typeof armoredSignature !== 'string') throw new Error('openpgp returned no armored signature');
     return { armoredSignature, fingerprint: key.fingerprint };
   },
 
@@ -216,7 +217,8 @@ export const PublisherKeys = {
     const issuer = signature.getSigningKeyIDs()[0]?.toHex().toUpperCase() ?? null;
     const signer = list.find((key) => key.keyId === issuer)?.fingerprint ?? null;
     if (verificationKeys.length === 0) return { valid: false, fingerprint: signer };
-    const result = await openpgp.verify({ message: await openpgp.createMessage({ binary: bytes }), signature, verificationKeys, format: 'binary' });
+    const message = await openpgp.createMessage({ binary: new Uint8Array(bytes) });
+    const result = await openpgp.verify({ message, signature, verificationKeys, format: 'binary' });
     const [first] = result.signatures;
     if (!first) return { valid: false, fingerprint: signer };
     try {

@@ -5,11 +5,12 @@
  * the DSSE envelope's Ed25519 signature over the PAE.
  */
 import { describe, expect, it } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
-import { createPublicKey } from 'node:crypto';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { keys } from '../../shared/data/keys';
 import { getItem, queryAll } from '../../shared/data/table-client';
 import { dssePae } from '../../shared/disclosures/publisher-keys';
@@ -137,7 +138,7 @@ describe('disclosure signatures', () => {
     const jwk = (jwks.body as { keys: { kid: string }[] }).keys.find((key) => key.kid === envelope.signatures[0]!.keyid);
     expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', kid: disclosure.public_key_fingerprint });
     const dir = mkdtempSync(join(tmpdir(), 'vexdesk-dsse-'));
-    writeFileSync(join(dir, 'key.pem'), createPublicKey({ key: jwk as unknown as import('node:crypto').JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }));
+    writeFileSync(join(dir, 'key.pem'), createPublicKey({ key: jwk as unknown as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }));
     writeFileSync(join(dir, 'pae.bin'), dssePae(envelope.payloadType, payload));
     writeFileSync(join(dir, 'sig.bin'), Buffer.from(envelope.signatures[0]!.sig, 'base64'));
     const verify = ['pkeyutl', '-verify', '-pubin', '-inkey', 'key.pem', '-rawin', '-in', 'pae.bin', '-sigfile', 'sig.bin'];
@@ -205,5 +206,28 @@ describe('disclosure signatures', () => {
     const disclosure = await publish(api, teamId, 'csaf');
     expect((await request('GET', `/api/disclosures/${disclosure.public_slug}/attestation`)).status).toBe(404);
     expect((await request('GET', '/api/disclosures/no-such-disclosure/signature')).status).toBe(404);
+  });
+
+  it('rotates with the admin CLI: the server signs with the key the CLI sealed, and both keys verify', async () => {
+    const { api, teamId } = await createTeamWithKey();
+    const before = await publish(api, teamId, 'cyclonedx_vex');
+    const root = resolve(import.meta.dirname, '../..');
+    // The CLI finds the seal file through the data directory, as an operator's shell would (no inherited variable).
+    const { PUBLISHER_KEY_SEAL_FILE: _inherited, ...env } = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
+    const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), 'publisher-key', 'rotate', '--team', teamId], { cwd: root, env });
+    const rotated = JSON.parse(stdout) as { fingerprint: string; created_at: string };
+    expect(rotated.fingerprint).toMatch(/^[0-9A-F]{40}$/);
+    expect(stdout).not.toMatch(/PRIVATE KEY/);
+
+    const after = await publish(api, teamId, 'cyclonedx_vex');
+    expect(after.public_key_fingerprint).toBe(rotated.fingerprint);
+    const env2 = gpgHome();
+    const dir = mkdtempSync(join(tmpdir(), 'vexdesk-cli-rotation-'));
+    const keyFile = await download(dir, after.links, ['public_keys']);
+    expect(run('gpg', ['--batch', '--import', keyFile.public_keys!], { cwd: dir, env: env2 }).status).toBe(0);
+    for (const disclosure of [before, after]) {
+      const names = await download(dir, disclosure.links, ['raw', 'signature']);
+      expect(gpgVerify(env2, dir, names.signature!, names.raw!)).toMatchObject({ status: 0, goodsig: true, fingerprint: disclosure.public_key_fingerprint });
+    }
   });
 });
