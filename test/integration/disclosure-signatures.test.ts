@@ -213,7 +213,8 @@ describe('disclosure signatures', () => {
     const before = await publish(api, teamId, 'cyclonedx_vex');
     const root = resolve(import.meta.dirname, '../..');
     // The CLI finds the seal file through the data directory, as an operator's shell would (no inherited variable).
-    const { PUBLISHER_KEY_SEAL_FILE: _inherited, ...env } = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
+    delete env.PUBLISHER_KEY_SEAL_FILE;
     const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), 'publisher-key', 'rotate', '--team', teamId], { cwd: root, env });
     const rotated = JSON.parse(stdout) as { fingerprint: string; created_at: string };
     expect(rotated.fingerprint).toMatch(/^[0-9A-F]{40}$/);
