@@ -167,9 +167,12 @@ export const keys = {
   disclosureObject: (slug: string) => `disclosures/${slug}/content`,
   /** Files published beside a snapshot (signature, checksums, DSSE attestation); names in shared/disclosures/disclosure-files.ts. */
   disclosureFileObject: (slug: string, suffix: string) => `disclosures/${slug}/content.${suffix}`,
-  /** A team's publisher keys: public halves in their own partition, newest last; the head names the current key. */
+  /**
+   * A team's publisher keys: public halves in their own partition, in the order they were made (a
+   * sequence number: OpenPGP creation times have one-second resolution); the head names the current key.
+   */
   publisherKeyPrefix: (teamId: string) => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, skPrefix: 'KEY#' }),
-  publisherKey: (teamId: string, createdAt: string, fingerprint: string): Key => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, sk: `KEY#${createdAt}#${fingerprint}` }),
+  publisherKey: (teamId: string, sequence: number): Key => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, sk: `KEY#${String(sequence).padStart(6, '0')}` }),
   publisherKeyHead: (teamId: string): Key => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, sk: 'HEAD' }),
   /** The sealed private key (KMS ciphertext on AWS), never in the partition the public function reads. */
   publisherPrivateKey: (teamId: string, fingerprint: string): Key => ({ pk: teamPk(teamId), sk: `PUBLISHER_PRIVATE_KEY#${fingerprint}` }),

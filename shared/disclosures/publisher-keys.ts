@@ -90,8 +90,8 @@ function toPublicKey(item: Item): PublisherPublicKey {
 
 const sealContext = (teamId: string, fingerprint: string) => ({ purpose: 'vexdesk-publisher-key', teamId, fingerprint });
 
-/** A new key and the items that store it (not yet written). */
-async function generate(teamId: string): Promise<{ material: SigningMaterial; items: TransactItem[]; publicKey: PublisherPublicKey }> {
+/** A new key, the `sequence`-th of the team, and the items that store it (not yet written). */
+async function generate(teamId: string, sequence: number): Promise<{ material: SigningMaterial; items: TransactItem[]; publicKey: PublisherPublicKey }> {
   const openpgp = await openpgpModule();
   const { privateKey } = await openpgp.generateKey({
     type: 'ecc', curve: 'ed25519Legacy', userIDs: [{ name: `Vexdesk publisher ${teamId}` }],
@@ -109,13 +109,13 @@ async function generate(teamId: string): Promise<{ material: SigningMaterial; it
   const sealed = await vault.seal(Buffer.from(privateKey.armor(), 'utf8'), sealContext(teamId, fingerprint));
   const items = [
     tx.create({ ...keys.publisherPrivateKey(teamId, fingerprint), entity: 'PublisherPrivateKey', fingerprint, vault: vault.kind, sealed, createdAt }),
-    tx.create({ ...keys.publisherKey(teamId, createdAt, fingerprint), entity: 'PublisherKey', ...publicKey }),
+    tx.create({ ...keys.publisherKey(teamId, sequence), entity: 'PublisherKey', sequence, ...publicKey }),
   ];
   return { material: { fingerprint, openpgpKey: privateKey, ed25519 }, items, publicKey };
 }
 
-function headItem(teamId: string, key: PublisherPublicKey): Item {
-  return { ...keys.publisherKeyHead(teamId), entity: 'PublisherKeyHead', fingerprint: key.fingerprint, createdAt: key.createdAt };
+function headItem(teamId: string, key: PublisherPublicKey, sequence: number): Item {
+  return { ...keys.publisherKeyHead(teamId), entity: 'PublisherKeyHead', fingerprint: key.fingerprint, createdAt: key.createdAt, sequence };
 }
 
 /** Opened keys by fingerprint: a key never changes once written, only which one is current. */
@@ -149,9 +149,9 @@ async function currentKey(teamId: string): Promise<SigningMaterial> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const head = await getItem(keys.publisherKeyHead(teamId));
     if (head) return openKey(teamId, String(head.fingerprint));
-    const fresh = await generate(teamId);
+    const fresh = await generate(teamId, 1);
     try {
-      await transactWrite([...fresh.items, tx.create(headItem(teamId, fresh.publicKey))]);
+      await transactWrite([...fresh.items, tx.create(headItem(teamId, fresh.publicKey, 1))]);
       opened.set(`${teamId}/${fresh.material.fingerprint}`, Promise.resolve(fresh.material));
       return fresh.material;
     } catch (error) {
@@ -236,10 +236,11 @@ export const PublisherKeys = {
   async rotate(teamId: string, alongside: (key: PublisherPublicKey, previous: string | null) => TransactItem[] = () => []): Promise<PublisherPublicKey> {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const head = await getItem(keys.publisherKeyHead(teamId));
-      const fresh = await generate(teamId);
+      const sequence = head ? Number(head.sequence) + 1 : 1;
+      const fresh = await generate(teamId, sequence);
       const headWrite = head
-        ? tx.put(headItem(teamId, fresh.publicKey), '#fingerprint = :previous', { '#fingerprint': 'fingerprint' }, { ':previous': head.fingerprint })
-        : tx.create(headItem(teamId, fresh.publicKey));
+        ? tx.put(headItem(teamId, fresh.publicKey, sequence), '#fingerprint = :previous', { '#fingerprint': 'fingerprint' }, { ':previous': head.fingerprint })
+        : tx.create(headItem(teamId, fresh.publicKey, sequence));
       try {
         await transactWrite([...fresh.items, headWrite, ...alongside(fresh.publicKey, head ? String(head.fingerprint) : null)]);
         return fresh.publicKey;

@@ -160,12 +160,16 @@ describe('disclosure signatures', () => {
     const listed = await request('GET', `/api/disclosures/publishers/${teamId}/keys`);
     expect(listed.body.data.map((key: { fingerprint: string }) => key.fingerprint)).toEqual([before.public_key_fingerprint, after.public_key_fingerprint]);
     for (const key of listed.body.data) expect(key).toMatchObject({ created_at: expect.any(String), expires_at: null, revoked_at: null, armored: expect.stringContaining('PUBLIC KEY') });
-    expect((await api.get('/api/settings/publisher-keys')).body.data).toHaveLength(2);
+    // Listed in the order they were made, even within one second (OpenPGP creation times are whole seconds).
+    const third = (await api.post('/api/settings/publisher-keys/rotate')).body.data.fingerprint as string;
+    const fourth = (await api.post('/api/settings/publisher-keys/rotate')).body.data.fingerprint as string;
+    expect((await api.get('/api/settings/publisher-keys')).body.data.map((key: { fingerprint: string }) => key.fingerprint))
+      .toEqual([before.public_key_fingerprint, after.public_key_fingerprint, third, fourth]);
 
     const env = gpgHome();
     const dir = mkdtempSync(join(tmpdir(), 'vexdesk-rotation-'));
     const keyFile = await download(dir, after.links, ['public_keys']);
-    expect(run('gpg', ['--batch', '--import', keyFile.public_keys!], { cwd: dir, env }).out).toContain('imported: 2');
+    expect(run('gpg', ['--batch', '--import', keyFile.public_keys!], { cwd: dir, env }).out).toContain('imported: 4');
     for (const disclosure of [before, after]) {
       const names = await download(dir, disclosure.links, ['raw', 'signature']);
       expect(gpgVerify(env, dir, names.signature!, names.raw!)).toMatchObject({ status: 0, goodsig: true, fingerprint: disclosure.public_key_fingerprint });
