@@ -27,6 +27,8 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]
       (issuer default https://token.actions.githubusercontent.com; claims e.g. '{"repository_owner_id":"65","sub":"repo:octo-org/*"}'; docs/oidc.md)
   trust-policy list --team ID
   trust-policy delete --team ID --id POLICY_ID [--by MEMBER_ID]
+  publisher-key rotate --team ID [--by MEMBER_ID]   (new disclosure signing key; older keys stay published)
+  publisher-key list --team ID
   corpus import PATH...   (OSV zip or directory, CISA KEV JSON, EPSS CSV or CSV.gz)
   table migrate [--max-items N]   (moves items under old keys to the current layout; idempotent, resumable)
 Target (default: embedded engines in $DATA_DIR): --stack NAME | --table T --sbom-bucket B --disclosure-bucket D [--usage-plan ID] [--region R]`;
@@ -65,6 +67,8 @@ async function connectToDeployedStack(): Promise<boolean> {
     process.env.TABLE_NAME = outputs.TableName;
     process.env.SBOM_BUCKET = outputs.SbomBucketName;
     process.env.DISCLOSURE_BUCKET = outputs.DisclosureBucketName;
+    // Rotation seals the new private key under the stack's KMS key, as the functions do.
+    process.env.PUBLISHER_KEY_KMS_KEY_ID ??= outputs.PublisherKeyKmsKeyArn;
     // shared/config.ts requires it; the stack's functions use the same value.
     process.env.PUBLIC_BASE_URL ??= outputs.PublicBaseUrl;
     teamUsagePlanId = outputs.TeamUsagePlanId;
@@ -198,6 +202,16 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       const id = required('id');
       await TrustPolicies.delete(teamId, id, await managerOf(teamId, flags.by, OPERATOR_ACTOR));
       return { id, deleted: true };
+    }
+    case 'publisher-key rotate': {
+      const { PublisherKeyRotation } = await import('../shared/disclosures/publisher-key-rotation');
+      const teamId = required('team');
+      const { armored: _armored, jwk: _jwk, ...key } = await PublisherKeyRotation.rotate(teamId, await PublisherKeyRotation.actorFor(teamId, flags.by, OPERATOR_ACTOR));
+      return key;
+    }
+    case 'publisher-key list': {
+      const { PublisherKeyRotation } = await import('../shared/disclosures/publisher-key-rotation');
+      return { data: (await PublisherKeyRotation.list(required('team'))).map(({ armored: _armored, jwk: _jwk, ...key }) => key) };
     }
     case 'corpus import': {
       const { importCorpusFiles } = await import('../shared/corpus/import');

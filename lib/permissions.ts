@@ -58,12 +58,19 @@ export interface ResourceAccess {
   signingSecret: boolean;
   /** The async scan queue; only granted when the queue exists (see function-catalog.ts). */
   scanQueue: QueueAccess;
+  /**
+   * The KMS key sealing the teams' publisher private keys (shared/disclosures/key-vault.ts):
+   * Encrypt seals a new key (first need, rotation), Decrypt opens one to sign.
+   */
+  publisherKey: readonly PublisherKeyAction[];
 }
+
+export type PublisherKeyAction = 'kms:Encrypt' | 'kms:Decrypt';
 
 const READ_ACTIONS: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
 const noTable: TableAccess = { actions: [], queryIndexes: false };
 const noBucket: BucketAccess = { objects: [], list: false };
-const nothing: ResourceAccess = { table: noTable, sbomBucket: noBucket, disclosureBucket: noBucket, signingSecret: false, scanQueue: 'none' };
+const nothing: ResourceAccess = { table: noTable, sbomBucket: noBucket, disclosureBucket: noBucket, signingSecret: false, scanQueue: 'none', publisherKey: [] };
 
 const table = (...actions: TableAction[]): TableAccess => ({ actions, queryIndexes: false });
 const objects = (...actions: ObjectAction[]): BucketAccess => ({ objects: actions, list: false });
@@ -113,18 +120,20 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   dispositions: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem') },
   // Generating a document stores its content and generation input in the SBOM bucket and reads them back;
   // publish writes the immutable snapshot (create only: Object Lock keeps it), reads it back when a retry
-  // finds it already stored, and signs it.
+  // finds it already stored, and signs it: HMAC, and with the team's publisher key (generated and sealed on first need).
   vex: {
     ...nothing,
     table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'),
     sbomBucket: objects('s3:GetObject', 's3:PutObject'),
     disclosureBucket: objects('s3:GetObject', 's3:PutObject'),
     signingSecret: true,
+    publisherKey: ['kms:Encrypt', 'kms:Decrypt'],
   },
-  // Public and read-only: only the disclosure and CSAF provider partitions (never a team's items), the snapshot bytes, the HMAC key.
+  // Public and read-only: only the disclosure and CSAF provider partitions and the teams' public publisher keys (never
+  // other team items), the snapshot and its files, the HMAC key. No KMS: verifying needs only the public keys.
   disclosures: {
     ...nothing,
-    table: { ...table('dynamodb:GetItem', 'dynamodb:Query'), leadingKeys: ['DISCLOSURE#*', 'DISCLOSED_DOC#*', 'DISCLOSURE_INDEX#*', 'DISCLOSURE_COUNTER', 'CSAF_PROVIDER#*', 'CSAF_DIRECTORY#*'] },
+    table: { ...table('dynamodb:GetItem', 'dynamodb:Query'), leadingKeys: ['DISCLOSURE#*', 'DISCLOSED_DOC#*', 'DISCLOSURE_INDEX#*', 'DISCLOSURE_COUNTER', 'CSAF_PROVIDER#*', 'CSAF_DIRECTORY#*', 'TEAM#*#PUBLISHER_KEYS'] },
     disclosureBucket: objects('s3:GetObject'),
     signingSecret: true,
   },
@@ -133,7 +142,8 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // The export is one range query per audit shard on the table, or on a GSI when filtered by entity type or action.
   audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
   // Trust policies: listed by a Query of their partition, deleted (with the audit entry) in a transaction.
-  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem') },
+  // Publisher key rotation seals the new private key (never opens one).
+  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'), publisherKey: ['kms:Encrypt'] },
   // Public OIDC exchange (docs/oidc.md): reads the named team's trust policies, then in one transaction claims the
   // CI token's jti, stores the issued token's hash and audits the exchange in that team's log.
   // It acts for the team the request names (route `teamFromBody`), so its tenant role confines those calls to that team.
@@ -201,6 +211,18 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
     reason: 'On AWS the signing key comes from Secrets Manager; local runs take it from DISCLOSURE_SIGNING_KEY (BRIEF decision 9).',
   },
   {
+    functions: ['vex', 'settings'],
+    actions: ['kms:Encrypt'],
+    resource: 'arn:aws:kms:{region}:{account}:key/{publisherKey}',
+    reason: 'On AWS a new publisher private key (first publication, rotation) is sealed under the stack\'s KMS key; the local runtime seals it with a key file of its data directory (configuration: PUBLISHER_KEY_SEAL_FILE instead of PUBLISHER_KEY_KMS_KEY_ID).',
+  },
+  {
+    functions: ['vex'],
+    actions: ['kms:Decrypt'],
+    resource: 'arn:aws:kms:{region}:{account}:key/{publisherKey}',
+    reason: 'On AWS publishing opens the sealed publisher key with KMS to sign; locally the data directory\'s key file opens it (same configuration switch).',
+  },
+  {
     functions: ['scan-worker'],
     actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
     resource: 'arn:aws:sqs:{region}:{account}:{scanQueue}',
@@ -242,6 +264,8 @@ export function readOnly(access: ResourceAccess): ResourceAccess {
     disclosureBucket: bucket(access.disclosureBucket),
     signingSecret: access.signingSecret,
     scanQueue: 'none',
+    // Opening a key to sign is a read; sealing a new one belongs to a write.
+    publisherKey: access.publisherKey.filter((action) => action === 'kms:Decrypt'),
   };
 }
 

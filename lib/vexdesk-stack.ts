@@ -15,6 +15,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct, IConstruct } from 'constructs';
@@ -65,6 +66,8 @@ export class VexdeskStack extends Stack {
   readonly sbomBucket: s3.Bucket;
   readonly disclosureBucket: s3.Bucket;
   readonly signingSecret: secretsmanager.Secret;
+  /** Seals the teams' publisher private keys (shared/disclosures/key-vault.ts). */
+  readonly publisherKey: kms.Key;
   readonly api: apigw.RestApi;
   readonly authorizer: apigw.RequestAuthorizer;
   /** The default per-team usage plan; teams with an override get their own (admin CLI). */
@@ -90,6 +93,7 @@ export class VexdeskStack extends Stack {
     this.sbomBucket = this.createSbomBucket(accessLogsBucket);
     this.disclosureBucket = this.createDisclosureBucket(accessLogsBucket, settings.disclosureRetentionDays);
     this.signingSecret = this.createSigningSecret();
+    this.publisherKey = this.createPublisherKey();
     const scanWorker = catalog.find((spec) => spec.role.kind === 'scan-worker');
     this.scanQueue = scanWorker ? this.createScanQueue(scanWorker.timeoutSeconds) : undefined;
 
@@ -118,6 +122,7 @@ export class VexdeskStack extends Stack {
     new CfnOutput(this, 'SbomBucketName', { value: this.sbomBucket.bucketName });
     new CfnOutput(this, 'DisclosureBucketName', { value: this.disclosureBucket.bucketName });
     new CfnOutput(this, 'TeamUsagePlanId', { value: this.teamUsagePlan.usagePlanId, description: 'Default per-team usage plan; the admin CLI adds each team\'s API key to it' });
+    new CfnOutput(this, 'PublisherKeyKmsKeyArn', { value: this.publisherKey.keyArn, description: 'KMS key sealing the teams\' publisher private keys (admin CLI publisher-key rotate)' });
     new CfnOutput(this, 'SigningSecretId', { value: this.signingSecret.secretArn, description: 'Secrets Manager secret holding { keyId, key }' });
   }
 
@@ -228,6 +233,19 @@ export class VexdeskStack extends Stack {
       'The signing key is rotated by an operator writing a new version with a new keyId (BRIEF decision 9); each signature records its keyId, so a blind scheduled rotation would only turn verifiable disclosures into signature_valid: null.',
     );
     return secret;
+  }
+
+  /**
+   * Publisher private keys are sealed with KMS Encrypt under this key, bound to team and fingerprint
+   * by the encryption context (BRIEF decision 13). Yearly rotation of the key material is KMS's own
+   * and transparent to Decrypt; losing the key loses every team's signing key, hence RETAIN.
+   */
+  private createPublisherKey(): kms.Key {
+    return new kms.Key(this, 'PublisherKeySealKey', {
+      description: 'Vexdesk: seals the teams\' OpenPGP/Ed25519 publisher private keys',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
   }
 
   private createScanQueue(workerTimeoutSeconds: number): sqs.Queue {
@@ -358,6 +376,7 @@ export class VexdeskStack extends Stack {
       LOG_LEVEL: settings.logLevel,
       NODE_OPTIONS: '--enable-source-maps',
       ...(access.signingSecret ? { DISCLOSURE_SIGNING_SECRET_ID: this.signingSecret.secretArn } : {}),
+      ...(access.publisherKey.length > 0 ? { PUBLISHER_KEY_KMS_KEY_ID: this.publisherKey.keyArn } : {}),
       ...(access.scanQueue === 'send' && this.scanQueue ? { SCAN_QUEUE_URL: this.scanQueue.queueUrl } : {}),
     };
   }
@@ -378,6 +397,7 @@ export class VexdeskStack extends Stack {
     grantBucket(fn, this.sbomBucket, access.sbomBucket);
     grantBucket(fn, this.disclosureBucket, access.disclosureBucket);
     if (access.signingSecret) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.signingSecret.secretArn] }));
+    if (access.publisherKey.length > 0) fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...access.publisherKey], resources: [this.publisherKey.keyArn] }));
     // 'consume' is granted by the SQS event source itself (attachBackgroundTriggers).
     if (access.scanQueue === 'send' && this.scanQueue) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scanQueue.queueArn] }));
   }

@@ -18,7 +18,7 @@ import { currentContext } from './request-context';
 
 export { runAsFunction } from './request-context';
 
-export type AwsService = 'dynamodb' | 's3' | 'sqs' | 'secretsmanager';
+export type AwsService = 'dynamodb' | 's3' | 'sqs' | 'secretsmanager' | 'kms';
 
 export interface AwsCallRecord {
   /** The catalog name of the function whose code made the call (lib/function-catalog.ts). */
@@ -63,9 +63,14 @@ function keyString(value: unknown): string | undefined {
 const TRUST_POLICY_PARTITION_SHAPE = keys.trustPolicyPrefix('{id}').pk;
 const TRUST_POLICY_PARTITION_SUFFIX = TRUST_POLICY_PARTITION_SHAPE.slice('TEAM#{id}'.length);
 
+/** Likewise the public publisher-key partitions (`TEAM#{id}#PUBLISHER_KEYS`), the one team partition the public disclosures function reads. */
+const PUBLISHER_KEY_PARTITION_SHAPE = keys.publisherKeyPrefix('{id}').pk;
+const PUBLISHER_KEY_PARTITION_SUFFIX = PUBLISHER_KEY_PARTITION_SHAPE.slice('TEAM#{id}'.length);
+
 export function leadingKeyPrefix(partitionKey: string): string {
   // The authorizer is granted trust-policy partitions alone (`TEAM#*#TRUST_POLICIES`, docs/oidc.md): the log keeps their kind.
   if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(TRUST_POLICY_PARTITION_SUFFIX)) return TRUST_POLICY_PARTITION_SHAPE;
+  if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(PUBLISHER_KEY_PARTITION_SUFFIX)) return PUBLISHER_KEY_PARTITION_SHAPE;
   const hash = partitionKey.indexOf('#');
   return hash < 0 ? partitionKey : partitionKey.slice(0, hash + 1);
 }
@@ -214,7 +219,11 @@ function s3Permissions(operation: string, input: Input): Touch[] {
   }
 }
 
-function otherPermissions(service: 'sqs' | 'secretsmanager', operation: string, input: Input): Permission[] {
+function otherPermissions(service: 'sqs' | 'secretsmanager' | 'kms', operation: string, input: Input): Permission[] {
+  if (service === 'kms') {
+    const key = typeof input.KeyId !== 'string' || input.KeyId === config().publisherKeyKmsKeyId ? '{publisherKey}' : input.KeyId;
+    return [{ action: `kms:${operation}`, resource: `arn:aws:kms:{region}:{account}:key/${key}` }];
+  }
   if (service === 'sqs') {
     const queue = input.QueueUrl === config().scanQueueUrl ? '{scanQueue}' : String(input.QueueUrl).split('/').pop();
     return [{ action: `sqs:${operation}`, resource: `arn:aws:sqs:{region}:{account}:${queue}` }];

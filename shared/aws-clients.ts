@@ -15,6 +15,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { STSClient } from '@aws-sdk/client-sts';
@@ -63,6 +64,7 @@ let executionClients: DataClients | undefined;
 const tenantClients = new Map<string, DataClients>();
 let sqsClient: SQSClient | undefined;
 let secretsClient: SecretsManagerClient | undefined;
+let kmsClient: KMSClient | undefined;
 let stsClient: STSClient | undefined;
 
 /**
@@ -183,6 +185,15 @@ export function secretsManager(): SecretsManagerClient {
   return secretsClient;
 }
 
+/** KMS seals the publisher private keys (shared/disclosures/key-vault.ts); execution role, like Secrets Manager. */
+export function kms(): KMSClient {
+  if (!kmsClient) {
+    kmsClient = withoutSdkLogging(new KMSClient({ region: config().region }));
+    recordAwsCalls(kmsClient, 'kms');
+  }
+  return kmsClient;
+}
+
 export function tableName(): string {
   return config().tableName;
 }
@@ -193,10 +204,11 @@ export function destroyClients(): void {
     clients?.dynamo?.destroy();
     clients?.s3?.destroy();
   }
-  for (const client of [sqsClient, secretsClient, stsClient]) client?.destroy();
+  for (const client of [sqsClient, secretsClient, kmsClient, stsClient]) client?.destroy();
   executionClients = undefined;
   tenantClients.clear();
   sqsClient = undefined;
   secretsClient = undefined;
+  kmsClient = undefined;
   stsClient = undefined;
 }

@@ -21,6 +21,10 @@ const environmentSchema = z.object({
   /** Secrets Manager secret id holding `{ "keyId": "...", "key": "..." }` (AWS). */
   DISCLOSURE_SIGNING_SECRET_ID: z.string().min(1).optional(),
   SCAN_QUEUE_URL: z.string().min(1).optional(),
+  /** KMS key that seals the teams' publisher private keys (AWS; shared/disclosures/key-vault.ts). */
+  PUBLISHER_KEY_KMS_KEY_ID: z.string().min(1).optional(),
+  /** Local: file holding the key that seals them instead (created 0600 under the data directory on first need). */
+  PUBLISHER_KEY_SEAL_FILE: z.string().min(1).optional(),
   /** Role assumed per team for the DynamoDB and S3 calls of a team request (AWS); unset locally (docs/architecture.md "Tenant-scoped credentials"). */
   TENANT_ROLE_ARN: z.string().min(1).optional(),
   /**
@@ -56,6 +60,8 @@ export type AppConfig = Readonly<{
   signingKey: string | undefined;
   signingSecretId: string | undefined;
   scanQueueUrl: string | undefined;
+  publisherKeyKmsKeyId: string | undefined;
+  publisherKeySealFile: string | undefined;
   tenantRoleArn: string | undefined;
   publicBaseUrl: string;
   csafDefaultProvider: string | undefined;
@@ -82,6 +88,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     signingKey: env.DISCLOSURE_SIGNING_KEY,
     signingSecretId: env.DISCLOSURE_SIGNING_SECRET_ID,
     scanQueueUrl: env.SCAN_QUEUE_URL,
+    publisherKeyKmsKeyId: env.PUBLISHER_KEY_KMS_KEY_ID,
+    publisherKeySealFile: env.PUBLISHER_KEY_SEAL_FILE,
     tenantRoleArn: env.TENANT_ROLE_ARN,
     publicBaseUrl: trimTrailing(env.PUBLIC_BASE_URL, '/'),
     csafDefaultProvider: env.CSAF_DEFAULT_PROVIDER,

@@ -2,6 +2,7 @@ import { createGroupHandler } from '../../shared/http/group-handler';
 import { Me } from '../../shared/identity/me';
 import { TeamSettingsService } from '../../shared/identity/team-settings';
 import { TrustPolicies } from '../../shared/identity/trust-policies';
+import { PublisherKeyRotation } from '../../shared/disclosures/publisher-key-rotation';
 
 export const handler = createGroupHandler('settings', {
   getTeamSettings: async ({ caller }) => ({ status: 200, body: { data: await TeamSettingsService.describe(caller.teamId) } }),
@@ -14,5 +15,7 @@ export const handler = createGroupHandler('settings', {
     await TrustPolicies.delete(caller.teamId, params.policyId, { actor: caller.actor, heldScopes: caller.scopes });
     return { status: 204 };
   },
+  listPublisherKeys: async ({ caller }) => ({ status: 200, body: { data: await PublisherKeyRotation.list(caller.teamId) } }),
+  rotatePublisherKey: async ({ caller }) => ({ status: 201, body: { data: await PublisherKeyRotation.rotate(caller.teamId, caller.actor) } }),
   getMe: async ({ caller }) => ({ status: 200, body: { data: await Me.describe(caller) } }),
 });

@@ -8,7 +8,7 @@
 import { config } from '../config';
 import { Disclosures } from '../disclosures/disclosures';
 import { NotFoundError } from '../errors';
-import { hashFile, type HashAlgorithm } from './hash-files';
+import { checksumFile } from '../disclosures/disclosure-files';
 import { csafProviderStore, type CsafDocumentEntry, type CsafProviderSettings } from './provider-store';
 import { detachedSignature, providerKeys, publishesSignatures } from './signatures';
 import { csafDocumentUrl, providerBaseUrl, whiteDirectoryUrl } from './urls';
@@ -197,11 +197,11 @@ export const CsafProvider = {
     const bytes = await Disclosures.readBytes(await Disclosures.get(entry.currentSlug));
     if (suffix === '') return { body: bytes, contentType: 'application/json' };
     if (suffix === '.asc') {
-      const signature = await detachedSignature(settings.teamId, bytes);
+      const signature = await detachedSignature(entry.currentSlug);
       if (signature === null) throw new NotFoundError('Signature');
       return { body: signature, contentType: 'application/pgp-signature' };
     }
-    return { body: hashFile(suffix.slice(1) as HashAlgorithm, bytes, `${entry.fileBase}.json`), contentType: 'text/plain; charset=utf-8' };
+    return { body: checksumFile(suffix === '.sha256' ? 'sha256' : 'sha512', bytes, `${entry.fileBase}.json`), contentType: 'text/plain; charset=utf-8' };
   },
 
   /** Requirement 20: the team's public OpenPGP keys beside provider-metadata.json. */

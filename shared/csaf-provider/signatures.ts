@@ -1,9 +1,12 @@
 /**
- * The one seam between the CSAF provider and the team's OpenPGP publisher keys (issue 11
- * item 1, shared/disclosures/publisher-keys.ts, merged separately). Until it is wired:
- * no keys are listed in provider-metadata.json, the feed lists no `signature` link, and
- * `.asc` and key URLs answer 404. Wiring it means filling in these three functions only.
+ * The seam between the CSAF provider and the team's OpenPGP publisher keys
+ * (shared/disclosures/publisher-keys.ts): the keys provider-metadata.json lists, and the
+ * `.asc` stored beside each disclosure at publication, served again for the directory's file
+ * (same bytes, so the same signature; the public function never signs).
  */
+import { Disclosures } from '../disclosures/disclosures';
+import { PublisherKeys } from '../disclosures/publisher-keys';
+import { NotFoundError } from '../errors';
 
 export interface ProviderKey {
   /** Upper-case hex fingerprint, as provider-metadata.json's `public_openpgp_keys[].fingerprint`. */
@@ -13,16 +16,21 @@ export interface ProviderKey {
 }
 
 /** The team's public OpenPGP keys, current and retired (old signatures stay verifiable). */
-export function providerKeys(_teamId: string): Promise<ProviderKey[]> {
-  return Promise.resolve([]);
+export async function providerKeys(teamId: string): Promise<ProviderKey[]> {
+  return (await PublisherKeys.publicKeys(teamId)).map((key) => ({ fingerprint: key.fingerprint, armored: key.armored }));
 }
 
-/** Whether every published document has a detached signature: the feed then lists `rel: signature`. */
+/** Every publication gets a detached signature: the feed lists `rel: signature`. */
 export function publishesSignatures(): boolean {
-  return false;
+  return true;
 }
 
-/** The armored detached signature over exactly `bytes` (the stored snapshot), or null when there is none. */
-export function detachedSignature(_teamId: string, _bytes: Buffer): Promise<string | null> {
-  return Promise.resolve(null);
+/** The armored detached signature stored with the disclosure `slug`, or null for one published before signatures existed. */
+export async function detachedSignature(slug: string): Promise<string | null> {
+  try {
+    return (await Disclosures.readFile(slug, 'signature')).bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
 }

@@ -14,6 +14,8 @@
  *   shard from a hash of the entry id), sorted by time, with GSIs by entity type,
  *   action and both, sharded the same way; readers merge the shards in time order;
  * - `TEAM#<teamId>#TRUST_POLICIES`: the team's OIDC trust policies;
+ * - `TEAM#<teamId>#PUBLISHER_KEYS`: the team's public publisher keys (read by the public disclosures
+ *   function); their sealed private halves stay in the team partition;
  * - global partitions for API key and issued-token hashes, used OIDC token ids, corpus data and public disclosures.
  */
 import { createHash } from 'node:crypto';
@@ -176,6 +178,17 @@ export const keys = {
   csafReleaseDocument: (teamId: string, releaseId: string): Key => ({ pk: `CSAF_PROVIDER#${teamId}`, sk: `RELEASE#${releaseId}` }),
   /** Public directory name → team; unique across the deployment. */
   csafDirectoryClaim: (directory: string): Key => ({ pk: `CSAF_DIRECTORY#${directory}`, sk: 'CSAF_DIRECTORY' }),
+  /** Files published beside a snapshot (signature, checksums, DSSE attestation); names in shared/disclosures/disclosure-files.ts. */
+  disclosureFileObject: (slug: string, suffix: string) => `disclosures/${slug}/content.${suffix}`,
+  /**
+   * A team's publisher keys: public halves in their own partition, in the order they were made (a
+   * sequence number: OpenPGP creation times have one-second resolution); the head names the current key.
+   */
+  publisherKeyPrefix: (teamId: string) => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, skPrefix: 'KEY#' }),
+  publisherKey: (teamId: string, sequence: number): Key => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, sk: `KEY#${String(sequence).padStart(6, '0')}` }),
+  publisherKeyHead: (teamId: string): Key => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, sk: 'HEAD' }),
+  /** The sealed private key (KMS ciphertext on AWS), never in the partition the public function reads. */
+  publisherPrivateKey: (teamId: string, fingerprint: string): Key => ({ pk: teamPk(teamId), sk: `PUBLISHER_PRIVATE_KEY#${fingerprint}` }),
   vexContentObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.json`,
   vexInputObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.input.json`,
 

@@ -16,6 +16,9 @@ import { ConflictError, NotFoundError } from '../errors';
 import type { VexFormat } from '../schemas/vex';
 import { trimChar } from '../text';
 import { currentSigningKey, hmacSha256Hex, sha256Hex, signatureMatches } from './signing';
+import { checksumFile, DISCLOSURE_FILES, disclosureFileName, disclosureFileObjectKey, disclosureFilePath, publicKeysPath, rawFileName, type DisclosureFileKind } from './disclosure-files';
+import { inTotoStatementOf, IN_TOTO_PAYLOAD_TYPE } from './attestation';
+import { PublisherKeys, PUBLISHER_KEY_ALGORITHM } from './publisher-keys';
 
 export interface Disclosure {
   id: string;
@@ -31,6 +34,12 @@ export interface Disclosure {
   release: { version: string };
   objectKey: string;
   contentType: string;
+  /** Publishing team; absent on disclosures published before public-key signatures. */
+  teamId?: string;
+  /** Fingerprint of the publisher key behind the `.asc` (and the DSSE envelope). */
+  publicKeyFingerprint?: string;
+  /** Files stored beside the snapshot (disclosure-files.ts). */
+  files?: DisclosureFileKind[];
 }
 
 export function toDisclosureView(disclosure: Disclosure) {
@@ -45,8 +54,18 @@ export function toDisclosureView(disclosure: Disclosure) {
     published_at: disclosure.publishedAt,
     product: disclosure.product,
     release: disclosure.release,
-    links: { self: `/api/disclosures/${disclosure.slug}`, raw: `/api/disclosures/${disclosure.slug}?format=raw`, verify: `/api/disclosures/${disclosure.slug}/verify` },
+    links: disclosureLinks(disclosure),
   };
+}
+
+/** Relative paths, like the spec's `self` and `raw`: a client finds every file from the disclosure. */
+function disclosureLinks(disclosure: Disclosure): Record<string, string> {
+  const links: Record<string, string> = {
+    self: `/api/disclosures/${disclosure.slug}`, raw: `/api/disclosures/${disclosure.slug}?format=raw`, verify: `/api/disclosures/${disclosure.slug}/verify`,
+  };
+  for (const kind of disclosure.files ?? []) links[kind] = disclosureFilePath(disclosure.slug, kind);
+  if (disclosure.teamId && disclosure.files?.includes('signature')) links.public_keys = publicKeysPath(disclosure.teamId, 'asc');
+  return links;
 }
 
 function slugPart(value: string): string {
@@ -81,6 +100,47 @@ async function writeSnapshotOnce(objectKey: string, bytes: Buffer, contentType: 
   }
 }
 
+/**
+ * Writes a file beside the snapshot once. A signature is not reproducible (its
+ * creation time and salt differ per call), so a retried publish keeps the file
+ * the first attempt stored and answers it.
+ */
+async function writeFileOnce(objectKey: string, bytes: Buffer, contentType: string): Promise<Buffer> {
+  const bucket = config().disclosureBucket;
+  try {
+    await s3().send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: bytes, ContentType: contentType, IfNoneMatch: '*' }));
+    return bytes;
+  } catch (error) {
+    const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+    if (status !== 412 && status !== 409) throw error;
+    const existing = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+    return Buffer.from(await existing.Body!.transformToByteArray()); // GetObject always has a Body on success
+  }
+}
+
+/**
+ * The public-key side of a publication (issue 11 item 1): `.asc`, `.sha256`,
+ * `.sha512`, and for OpenVEX the DSSE attestation, all stored beside the
+ * snapshot before the transaction that makes the disclosure visible.
+ */
+async function writeSignedFiles(teamId: string, slug: string, format: VexFormat, bytes: Buffer): Promise<{ fingerprint: string; files: DisclosureFileKind[] }> {
+  const fileName = rawFileName(slug);
+  const put = (kind: DisclosureFileKind, content: Buffer) => writeFileOnce(disclosureFileObjectKey(slug, kind), content, DISCLOSURE_FILES[kind].contentType);
+  const { armoredSignature, fingerprint } = await PublisherKeys.signDetached(teamId, bytes);
+  const stored = await put('signature', Buffer.from(armoredSignature, 'utf8'));
+  // A retry keeps the first attempt's signature: name the key that made that one.
+  const storedBy = stored.toString('utf8') === armoredSignature ? fingerprint : (await PublisherKeys.verifyDetached(teamId, bytes, stored.toString('utf8'))).fingerprint ?? fingerprint;
+  await put('sha256', Buffer.from(checksumFile('sha256', bytes, fileName), 'utf8'));
+  await put('sha512', Buffer.from(checksumFile('sha512', bytes, fileName), 'utf8'));
+  const files: DisclosureFileKind[] = ['signature', 'sha256', 'sha512'];
+  const statement = format === 'openvex' ? inTotoStatementOf(bytes) : null;
+  if (statement) {
+    await put('attestation', Buffer.from(JSON.stringify(await PublisherKeys.signDsse(teamId, IN_TOTO_PAYLOAD_TYPE, statement)), 'utf8'));
+    files.push('attestation');
+  }
+  return { fingerprint: storedBy, files };
+}
+
 /** One published version of a VEX document, as listed under a disclosure's `snapshots`. */
 export interface DisclosureSnapshot {
   version: number;
@@ -103,17 +163,18 @@ export const Disclosures = {
    */
   async prepare(input: {
     documentId: string; version: number; format: VexFormat; bytes: Buffer; contentType: string; publishedAt: string;
-    productSlug: string; product: { name: string; vendor: string | null }; release: { version: string };
+    productSlug: string; product: { name: string; vendor: string | null }; release: { version: string }; teamId: string;
   }): Promise<PreparedDisclosure> {
     const slug = disclosureSlug(input.productSlug, input.release.version, input.format, input.documentId, input.version);
     const objectKey = keys.disclosureObject(slug);
     await writeSnapshotOnce(objectKey, input.bytes, input.contentType);
+    const signed = await writeSignedFiles(input.teamId, slug, input.format, input.bytes);
     const signingKey = await currentSigningKey();
     const disclosure: Disclosure = {
       id: randomUUID(), slug, documentId: input.documentId, version: input.version, format: input.format,
       contentHash: sha256Hex(input.bytes), signature: signingKey ? hmacSha256Hex(input.bytes, signingKey) : null,
       signingKeyId: signingKey?.keyId ?? null, publishedAt: input.publishedAt, product: input.product, release: input.release,
-      objectKey, contentType: input.contentType,
+      objectKey, contentType: input.contentType, teamId: input.teamId, publicKeyFingerprint: signed.fingerprint, files: signed.files,
     };
     const counters = await Promise.all((['all', input.format] as const).map(async (scope) => {
       const counter = await getItem(keys.disclosureCounter(scope));
@@ -181,7 +242,20 @@ export const Disclosures = {
     return { disclosure, bytes, snapshots };
   },
 
-  /** Spec "Verification rules": recompute over the stored bytes; null when the signing key is absent. */
+  /** A file stored beside the snapshot, with the name it is downloaded as; 404 when this disclosure has none. */
+  async readFile(slug: string, kind: DisclosureFileKind): Promise<{ disclosure: Disclosure; bytes: Buffer; fileName: string; contentType: string }> {
+    const disclosure = await Disclosures.get(slug);
+    if (!disclosure.files?.includes(kind)) throw new NotFoundError(kind === 'attestation' ? 'Attestation' : 'Signature file');
+    const object = await s3().send(new GetObjectCommand({ Bucket: config().disclosureBucket, Key: disclosureFileObjectKey(slug, kind) }));
+    const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
+    return { disclosure, bytes, fileName: disclosureFileName(slug, kind), contentType: DISCLOSURE_FILES[kind].contentType };
+  },
+
+  /**
+   * Spec "Verification rules": recompute over the stored bytes; null when the
+   * signing key is absent. `public_key_signature` adds the OpenPGP check
+   * against the team's published keys (what `gpg --verify` does offline).
+   */
   async verify(slug: string) {
     const disclosure = await Disclosures.get(slug);
     const bytes = await Disclosures.readBytes(disclosure);
@@ -197,7 +271,29 @@ export const Disclosures = {
       signature_valid: signatureValid,
       signature_algorithm: disclosure.signature ? 'HMAC-SHA256' : null,
       signing_key_id: disclosure.signingKeyId,
+      public_key_signature: await verifyPublicKeySignature(disclosure, bytes),
       verified_at: new Date().toISOString(),
     };
   },
 };
+
+/** `signed: false` (and nulls) for disclosures published before public-key signatures existed. */
+async function verifyPublicKeySignature(disclosure: Disclosure, bytes: Buffer) {
+  if (!disclosure.teamId || !disclosure.files?.includes('signature')) {
+    return { signed: false, signature_valid: null, algorithm: null, key_fingerprint: null, key_status: null };
+  }
+  const { bytes: signature } = await Disclosures.readFile(disclosure.slug, 'signature');
+  const [result, listed] = await Promise.all([
+    PublisherKeys.verifyDetached(disclosure.teamId, bytes, signature.toString('utf8')),
+    PublisherKeys.publicKeys(disclosure.teamId),
+  ]);
+  const signer = listed.find((candidate) => candidate.fingerprint === result.fingerprint);
+  return {
+    signed: true,
+    signature_valid: result.valid,
+    algorithm: PUBLISHER_KEY_ALGORITHM,
+    key_fingerprint: result.fingerprint ?? disclosure.publicKeyFingerprint ?? null,
+    // Rotation keeps old keys listed: `listed` is what lets an old disclosure still verify.
+    key_status: signer ? (signer.revokedAt ? 'revoked' : 'listed') : 'unknown',
+  };
+}

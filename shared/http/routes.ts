@@ -293,7 +293,7 @@ export const routes = [
   },
   {
     operationId: 'verifyDisclosure', method: 'GET', path: '/api/disclosures/{slug}/verify', group: 'disclosures', scope: null, mutates: false,
-    summary: 'Recompute hash and HMAC of the stored bytes', availability: 'implemented',
+    summary: 'Recompute hash and HMAC of the stored bytes, and check the OpenPGP signature against the team\'s public keys', availability: 'implemented',
     request: { params: disclosures.disclosureSlugParams }, responses: { 200: anyJson('Verification object') },
   },
   // CSAF trusted provider per team (public, read-only; docs/csaf-provider.md)
@@ -352,6 +352,32 @@ export const routes = [
     summary: 'A CSAF document\'s current revision (`<tracking id>.json`, the published bytes), or its `.sha256`, `.sha512` or `.asc`', availability: 'implemented',
     request: { params: csafProvider.csafFileParams }, responses: { 200: { description: 'CSAF document, hash file or signature', contentType: 'application/json' } },
   },
+  // Files beside the snapshot (issue 11 item 1; names in shared/disclosures/disclosure-files.ts)
+  {
+    operationId: 'getDisclosureSignature', method: 'GET', path: '/api/disclosures/{slug}/signature', group: 'disclosures', scope: null, mutates: false,
+    summary: 'OpenPGP detached signature (armored) of the raw snapshot, by the team\'s publisher key: `gpg --verify <slug>.json.asc <slug>.json`', availability: 'implemented',
+    request: { params: disclosures.disclosureSlugParams }, responses: { 200: { description: 'Armored signature', contentType: 'application/pgp-signature' } },
+  },
+  {
+    operationId: 'getDisclosureSha256', method: 'GET', path: '/api/disclosures/{slug}/sha256', group: 'disclosures', scope: null, mutates: false,
+    summary: 'SHA-256 of the raw snapshot in `sha256sum -c` form', availability: 'implemented',
+    request: { params: disclosures.disclosureSlugParams }, responses: { 200: { description: '`<hex>  <slug>.json`', contentType: 'text/plain; charset=utf-8' } },
+  },
+  {
+    operationId: 'getDisclosureSha512', method: 'GET', path: '/api/disclosures/{slug}/sha512', group: 'disclosures', scope: null, mutates: false,
+    summary: 'SHA-512 of the raw snapshot in `sha512sum -c` form', availability: 'implemented',
+    request: { params: disclosures.disclosureSlugParams }, responses: { 200: { description: '`<hex>  <slug>.json`', contentType: 'text/plain; charset=utf-8' } },
+  },
+  {
+    operationId: 'getDisclosureAttestation', method: 'GET', path: '/api/disclosures/{slug}/attestation', group: 'disclosures', scope: null, mutates: false,
+    summary: 'OpenVEX only: the in-toto statement in a DSSE envelope signed with the publisher key (as `vexctl attest` makes)', availability: 'implemented',
+    request: { params: disclosures.disclosureSlugParams }, responses: { 200: { description: 'DSSE envelope', contentType: 'application/vnd.dsse.envelope.v1+json' } },
+  },
+  {
+    operationId: 'getPublisherKeys', method: 'GET', path: '/api/disclosures/publishers/{teamId}/keys', group: 'disclosures', scope: null, mutates: false,
+    summary: 'A team\'s publisher keys, current and rotated out: fingerprints and validity (json), armored OpenPGP (asc) or JWKS (jwks)', availability: 'implemented',
+    request: { params: disclosures.publisherKeysParams, query: disclosures.publisherKeysQuery }, responses: { 200: anyJson('`{ data: [key] }`, an armored key block, or `{ keys }`') },
+  },
   // Compliance, audit, settings
   {
     operationId: 'getComplianceReport', method: 'GET', path: '/api/compliance/{releaseId}/report', group: 'compliance', scope: 'compliance:read', mutates: false,
@@ -372,6 +398,16 @@ export const routes = [
     operationId: 'updateTeamSettings', method: 'PUT', path: '/api/settings', group: 'settings', scope: 'settings:write', mutates: true,
     summary: 'Change team settings', availability: 'implemented',
     request: { body: compliance.teamSettingsBody }, responses: { 200: anyJson('Settings') },
+  },
+  {
+    operationId: 'listPublisherKeys', method: 'GET', path: '/api/settings/publisher-keys', group: 'settings', scope: 'settings:read', mutates: false,
+    summary: 'The team\'s publisher keys (public halves), oldest first', availability: 'implemented',
+    responses: { 200: { description: 'Publisher keys', schema: z.object({ data: z.array(disclosures.publisherKeyView) }) } },
+  },
+  {
+    operationId: 'rotatePublisherKey', method: 'POST', path: '/api/settings/publisher-keys/rotate', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Add a new publisher key that signs from now on; older keys stay published so older signatures keep verifying', availability: 'implemented',
+    responses: { 201: { description: 'The new key', schema: z.object({ data: disclosures.publisherKeyView }) } },
   },
   // OIDC workload identity federation (docs/oidc.md): trust policies are team settings; the exchange is public.
   {

@@ -33,6 +33,8 @@ export interface EngineAccess {
   dynamoEndpoint: string;
   s3Endpoint: string;
   credentials: EngineCredentials;
+  /** Their data directory: local secrets (the publisher-key seal) live beside the engines' data. */
+  dataDir?: string;
 }
 
 export interface EmbeddedEngines extends EngineAccess {
@@ -108,7 +110,7 @@ export async function findRunningEngines(dataDir: string): Promise<EngineAccess 
   if (!file || !processAlive(file.pid) || !(await acceptsConnections(file.dynamoEndpoint))) return undefined;
   const credentials = await readEngineCredentials(dataDir);
   if (!credentials) return undefined;
-  return { dynamoEndpoint: file.dynamoEndpoint, s3Endpoint: file.s3Endpoint, credentials };
+  return { dynamoEndpoint: file.dynamoEndpoint, s3Endpoint: file.s3Endpoint, credentials, dataDir };
 }
 
 /** Loaded by Node on the worker thread (see engine-worker.ts for how TypeScript is handled there). */
@@ -228,6 +230,7 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
     dynamoEndpoint: engines.dynamoEndpoint,
     s3Endpoint: engines.s3Endpoint,
     credentials,
+    dataDir,
     stop() {
       stopping ??= (async () => {
         // Remove the pointer first so nobody picks up engines that are going away,

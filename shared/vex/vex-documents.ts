@@ -394,7 +394,7 @@ export const VexDocuments = {
     for (let attempt = 0; ; attempt += 1) {
       const prepared = await Disclosures.prepare({
         documentId: document.id, version: document.version, format: document.format, bytes, contentType: vexMediaType(document.format), publishedAt: now,
-        productSlug: product.slug, product: { name: product.name, vendor: product.vendor }, release: { version: release.version },
+        productSlug: product.slug, product: { name: product.name, vendor: product.vendor }, release: { version: release.version }, teamId,
       });
       const next: VexDocumentRecord = {
         ...document, workflowStatus: 'published', publishedAt: now, updatedAt: now, revision: document.revision + 1,

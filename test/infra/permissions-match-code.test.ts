@@ -29,6 +29,7 @@ function placeholdersOf(stack: VexdeskStack): Map<string, PlaceholderResource> {
     [logicalIdOf(stack, stack.sbomBucket), { ref: '{sbomBucket}', arn: 'arn:aws:s3:::{sbomBucket}' }],
     [logicalIdOf(stack, stack.disclosureBucket), { ref: '{disclosureBucket}', arn: 'arn:aws:s3:::{disclosureBucket}' }],
     [logicalIdOf(stack, stack.signingSecret), { ref: secret, arn: secret }],
+    [logicalIdOf(stack, stack.publisherKey), { ref: '{publisherKey}', arn: 'arn:aws:kms:{region}:{account}:key/{publisherKey}' }],
   ];
   if (stack.scanQueue) entries.push([logicalIdOf(stack, stack.scanQueue), { ref: '{scanQueueUrl}', arn: 'arn:aws:sqs:{region}:{account}:{scanQueue}' }]);
   for (const role of stack.tenantRoles.values()) entries.push([logicalIdOf(stack, role), { ref: '{tenantRole}', arn: 'arn:aws:iam::{account}:role/{tenantRole}' }]);
@@ -192,18 +193,28 @@ describe('partitions the public disclosures function and the authorizer may touc
     expect(allows(statements, { action: 'dynamodb:Scan', resource: table })).toBe(false);
   });
 
-  it('lets the public disclosures function read only the disclosure partitions', () => {
+  it('lets the public disclosures function read only the disclosure partitions and the teams\' public publisher keys', () => {
     const statements = policies.statementsOf('disclosures');
-    for (const leadingKey of ['DISCLOSURE#', 'DISCLOSED_DOC#', 'DISCLOSURE_INDEX#', 'DISCLOSURE_COUNTER']) {
+    for (const leadingKey of ['DISCLOSURE#', 'DISCLOSED_DOC#', 'DISCLOSURE_INDEX#', 'DISCLOSURE_COUNTER', 'TEAM#{id}#PUBLISHER_KEYS']) {
       expect({ leadingKey, allowed: allows(statements, { action: 'dynamodb:Query', resource: table, leadingKey }) }).toEqual({ leadingKey, allowed: true });
     }
-    for (const leadingKey of ['TEAM#', 'APIKEY_HASH#', 'CORPUS#', 'DISCLOSURE_COUNTERFEIT']) {
+    // `TEAM#{id}` holds the sealed private keys: never readable here.
+    for (const leadingKey of ['TEAM#', 'TEAM#{id}', 'TEAM#{id}#PRODUCT#p', 'TEAM#{id}#PUBLISHER_KEYS#X', 'APIKEY_HASH#', 'CORPUS#', 'DISCLOSURE_COUNTERFEIT']) {
       for (const action of ['dynamodb:GetItem', 'dynamodb:Query']) {
         expect({ leadingKey, action, allowed: allows(statements, { action, resource: table, leadingKey }) }).toEqual({ leadingKey, action, allowed: false });
       }
     }
     expect(allows(statements, { action: 'dynamodb:Scan', resource: table })).toBe(false);
     expect(allows(statements, { action: 'dynamodb:PutItem', resource: table, leadingKey: 'DISCLOSURE#' })).toBe(false);
+    expect(allows(statements, { action: 'dynamodb:PutItem', resource: table, leadingKey: 'TEAM#{id}#PUBLISHER_KEYS' })).toBe(false);
+    expect(allows(statements, { action: 'kms:Decrypt', resource: 'arn:aws:kms:{region}:{account}:key/{publisherKey}' })).toBe(false);
+  });
+
+  it('lets the signing functions use the publisher KMS key, with the actions they need', () => {
+    const key = 'arn:aws:kms:{region}:{account}:key/{publisherKey}';
+    const allowed = (name: string, action: string) => allows(policies.statementsOf(name), { action, resource: key });
+    expect([allowed('vex', 'kms:Encrypt'), allowed('vex', 'kms:Decrypt'), allowed('settings', 'kms:Encrypt'), allowed('settings', 'kms:Decrypt')]).toEqual([true, true, true, false]);
+    for (const name of ['products', 'sboms', 'compliance', 'audit', 'authorizer']) expect({ name, allowed: allowed(name, 'kms:Decrypt') }).toEqual({ name, allowed: false });
   });
 
   it('refuses a request without any leading key (ForAllValues alone would allow it)', () => {

@@ -42,6 +42,7 @@ describe('endpoint group access', () => {
       disclosureBucket: { objects: ['s3:PutObject'], list: false },
       signingSecret: true,
       scanQueue: 'send',
+      publisherKey: ['kms:Encrypt', 'kms:Decrypt'],
     });
 
     expect(clamped).toEqual({
@@ -50,7 +51,18 @@ describe('endpoint group access', () => {
       disclosureBucket: { objects: [], list: false },
       signingSecret: true,
       scanQueue: 'none',
+      publisherKey: ['kms:Decrypt'],
     });
+  });
+
+  it('lets only the signing functions use the publisher-key KMS key: vex seals and opens, settings only seals (rotation)', () => {
+    const users = functionCatalog().filter((spec) => spec.access.publisherKey.length > 0).map((spec) => [spec.name, [...spec.access.publisherKey]]);
+
+    expect(users).toEqual([['vex', ['kms:Encrypt', 'kms:Decrypt']], ['settings', ['kms:Encrypt']]]);
+    // The public function verifies with the public keys only, and reads no team item but their partition.
+    expect(effectiveGroupAccess('disclosures').publisherKey).toEqual([]);
+    expect(effectiveGroupAccess('disclosures').table.leadingKeys).toContain('TEAM#*#PUBLISHER_KEYS');
+    expect(effectiveGroupAccess('disclosures').table.leadingKeys?.filter((pattern) => pattern.startsWith('TEAM#'))).toEqual(['TEAM#*#PUBLISHER_KEYS']);
   });
 
   it('lets only the vex group write disclosure snapshots, and only by creating them', () => {
@@ -71,6 +83,7 @@ describe('endpoint group access', () => {
       disclosureBucket: { objects: [], list: false },
       signingSecret: false,
       scanQueue: 'none',
+      publisherKey: [],
     });
   });
 });

@@ -358,6 +358,17 @@ describe('least privilege', () => {
     expect(actionsOfRole(template, roleId('disclosures'), logicalIdOf(stack, stack.sbomBucket))).toEqual([]);
   });
 
+  it('keeps a KMS key (rotating, retained) for the publisher private keys, used only by the functions that sign or rotate', () => {
+    assertResource(template, 'AWS::KMS::Key', { Properties: Match.objectLike({ EnableKeyRotation: true }), DeletionPolicy: 'Retain' });
+    const key = logicalIdOf(stack, stack.publisherKey);
+    expect(actionsOfRole(template, roleId('vex'), key)).toEqual(['kms:Decrypt', 'kms:Encrypt']);
+    expect(actionsOfRole(template, roleId('settings'), key)).toEqual(['kms:Encrypt']);
+    expect(actionsOfRole(template, roleId('disclosures'), key)).toEqual([]);
+    expect(environmentOf('vex').PUBLISHER_KEY_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
+    expect(environmentOf('disclosures').PUBLISHER_KEY_KMS_KEY_ID).toBeUndefined();
+    assertOutput(template, 'PublisherKeyKmsKeyArn', { Value: { 'Fn::GetAtt': [key, 'Arn'] } });
+  });
+
   it('gives the secret only to the functions that sign or verify', () => {
     const readers = catalog.filter((spec) => actionsOfRole(template, roleId(spec.name)).includes('secretsmanager:GetSecretValue')).map((spec) => spec.name);
     expect(readers.sort()).toEqual(['disclosures', 'vex']);
@@ -415,7 +426,13 @@ describe('REST API', () => {
       .map((method) => routeKey(method.httpMethod, method.path));
     const csafProvider = CSAF_PROVIDER_PATHS.map((path) => `GET ${path}`);
     expect(publicMethods.sort()).toEqual(
-      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token', ...csafProvider].sort(),
+      [
+        'GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token',
+        // The files beside a snapshot and the publishers' public keys (docs/disclosure-verification.md).
+        'GET /api/disclosures/{slug}/signature', 'GET /api/disclosures/{slug}/sha256', 'GET /api/disclosures/{slug}/sha512',
+        'GET /api/disclosures/{slug}/attestation', 'GET /api/disclosures/publishers/{teamId}/keys',
+        ...csafProvider,
+      ].sort(),
     );
   });
 
@@ -519,7 +536,11 @@ describe('REST API', () => {
 
   it('answers CORS preflight only on the public disclosure routes, as text despite the binary media type', () => {
     const preflights = methods.filter((method) => method.httpMethod === 'OPTIONS');
-    expect(preflights.map((method) => method.path).sort()).toEqual(['/api/disclosures', '/api/disclosures/{slug}', '/api/disclosures/{slug}/verify', ...CSAF_PROVIDER_PATHS].sort());
+    expect(preflights.map((method) => method.path).sort()).toEqual([
+      '/api/disclosures', '/api/disclosures/publishers/{teamId}/keys', '/api/disclosures/{slug}', '/api/disclosures/{slug}/attestation',
+      '/api/disclosures/{slug}/sha256', '/api/disclosures/{slug}/sha512', '/api/disclosures/{slug}/signature', '/api/disclosures/{slug}/verify',
+      ...CSAF_PROVIDER_PATHS,
+    ].sort());
     for (const preflight of preflights) {
       expect(preflight.properties).toMatchObject({
         AuthorizationType: 'NONE',

@@ -295,6 +295,12 @@ const scenarios: Record<string, Scenario> = {
       },
     };
   },
+  rotatePublisherKey: (team) => Promise.resolve({
+    act: async () => {
+      const response = await team.api.post('/api/settings/publisher-keys/rotate');
+      return { response, entityId: dataField(response, 'fingerprint') };
+    },
+  }),
   updateTeamSettings: (team) => Promise.resolve({
     act: async () => ({ response: await team.api.put('/api/settings', { slaPolicy: { critical: 5 }, requireDistinctApprover: true }), entityId: team.teamId }),
   }),

@@ -153,8 +153,11 @@ describe('CSAF trusted provider of a team', () => {
     const canonical = await get(pmd.canonical_url);
     expect(canonical.status).toBe(200);
     expect(canonical.bytes.equals(wellKnown.bytes)).toBe(true);
-    // Requirement 20 is completed when the publisher keys are merged (shared/csaf-provider/signatures.ts): until then no key is listed.
-    expect(pmd.public_openpgp_keys).toEqual([]);
+    // Requirement 20: the team's OpenPGP keys are listed with fingerprints and served beside provider-metadata.json.
+    expect(pmd.public_openpgp_keys).toEqual([{ fingerprint: expect.stringMatching(/^[0-9A-F]{40}$/), url: `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/openpgp/${pmd.public_openpgp_keys[0]?.fingerprint}.asc` }]);
+    const key = await get(pmd.public_openpgp_keys[0].url);
+    expect(key.status).toBe(200);
+    expect(key.text).toContain('-----BEGIN PGP PUBLIC KEY BLOCK-----');
   });
 
   it('lists every CSAF document once in a schema-valid ROLIE feed, with service and category documents (requirements 15, 16, 17)', async () => {
@@ -187,6 +190,14 @@ describe('CSAF trusted provider of a team', () => {
     const pmd = (await get(`${ORIGIN}/.well-known/csaf/provider-metadata.json`)).json();
     const feed = (await get(pmd.distributions[0].rolie.feeds[0].url)).json();
     const scratch = mkdtempSync(join(tmpdir(), 'vexdesk-csaf-walk-'));
+    // Requirement 19 as csaf_downloader checks it: the keys from provider-metadata.json in a keyring of the walk's own.
+    const gnupgHome = mkdtempSync(join(tmpdir(), 'vexdesk-csaf-gnupg-'));
+    const gpgEnv = { ...process.env, GNUPGHOME: gnupgHome };
+    const fingerprints = (pmd.public_openpgp_keys as { fingerprint: string; url: string }[]).map((key) => key.fingerprint);
+    for (const [index, listed] of (pmd.public_openpgp_keys as { url: string }[]).entries()) {
+      writeFileSync(join(scratch, `key-${index}.asc`), (await get(listed.url)).bytes);
+      execFileSync('gpg', ['--batch', '--import', `key-${index}.asc`], { cwd: scratch, env: gpgEnv, stdio: 'pipe' });
+    }
     for (const entry of feed.feed.entry) {
       // csaf/advisories.go processROLIE: self, hash (.sha256/.sha512) and signature links.
       const self = entry.link.find((link: any) => link.rel === 'self').href as string;
@@ -220,9 +231,15 @@ describe('CSAF trusted provider of a team', () => {
         writeFileSync(join(scratch, `${fileName}.${algorithm}`), hashFile.bytes);
         expect(execFileSync(`${algorithm}sum`, ['-c', `${fileName}.${algorithm}`], { cwd: scratch, encoding: 'utf8' })).toBe(`${fileName}: OK\n`);
       }
-      // Requirement 19 is completed at the merge with the publisher keys: the feed then links `.asc` and gpg --verify checks it.
-      expect(entry.link.some((link: any) => link.rel === 'signature')).toBe(false);
-      expect((await get(`${self}.asc`)).status).toBe(404);
+      // Requirement 19: the feed links the `.asc`, and gpg verifies it with a key provider-metadata.json lists.
+      expect(entry.link).toContainEqual({ rel: 'signature', href: `${self}.asc` });
+      const signature = await get(`${self}.asc`);
+      expect(signature.status).toBe(200);
+      writeFileSync(join(scratch, `${fileName}.asc`), signature.bytes);
+      const verified = execFileSync('gpg', ['--batch', '--status-fd', '1', '--verify', `${fileName}.asc`, fileName], { cwd: scratch, env: gpgEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      expect(fingerprints).toContain(/^\[GNUPG:\] VALIDSIG ([0-9A-F]{40}) /m.exec(verified)?.[1]);
+      // Optional test 6.2.11: the document names this URL as its canonical one.
+      expect(document.document.references).toContainEqual(expect.objectContaining({ category: 'self', url: self }));
     }
   }, 300_000); // the CSAF mandatory tests over a document with Django's many advisories take tens of seconds on a loaded machine
 

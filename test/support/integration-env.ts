@@ -16,4 +16,4 @@ for (const endpoint of [engines.dynamoEndpoint, engines.s3Endpoint, process.env.
   if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+/.test(endpoint)) throw new Error(`refusing to run integration tests against ${endpoint}`);
 }
 // Documents generated in-process name the test server, as the server's own do.
-applyLocalEnvironment({ ...engines, credentials }, process.env.VEXDESK_TEST_BASE_URL);
+applyLocalEnvironment({ ...engines, credentials, dataDir }, process.env.VEXDESK_TEST_BASE_URL);

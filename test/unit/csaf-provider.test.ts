@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { csafFileBase, csafYear, isConformingCsafFileName, newTrackingId } from '../../shared/csaf-provider/naming';
-import { hashFile } from '../../shared/csaf-provider/hash-files';
+import { checksumFile } from '../../shared/disclosures/disclosure-files';
 import { generateCsaf } from '../../shared/vex/formats';
 import { baseVexInput, vexDisposition, vexFinding } from '../bench/vex-generation';
 import { runCsafMandatoryTests, vexSchemaValidator } from '../support/schema-validation';
@@ -36,7 +36,7 @@ describe('CSAF file names (CSAF 2.0 section 5.1)', () => {
 describe('hash files (requirement 18)', () => {
   it('writes the digest first, then two spaces and the file name, as sha256sum -c reads it', () => {
     const bytes = Buffer.from('{"a":1}\n');
-    expect(hashFile('sha512', bytes, 'x.json')).toBe(`${createHash('sha512').update(bytes).digest('hex')}  x.json\n`);
+    expect(checksumFile('sha512', bytes, 'x.json')).toBe(`${createHash('sha512').update(bytes).digest('hex')}  x.json\n`);
   });
 });
 
