@@ -22,7 +22,7 @@ import type { Construct, IConstruct } from 'constructs';
 import { tableDefinition } from '../shared/data/table-definition';
 import { GATEWAY_RESPONSE_HEADERS, METHOD_NOT_ALLOWED, gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, methodNotAllowedTemplate, type GatewayResponseType } from '../shared/http/gateway-responses';
 import { PUBLIC_CLIENT_LIMITED_PATH, PUBLIC_CLIENT_WINDOW_SECONDS } from '../shared/http/throttling';
-import { methodsOfPath, routePaths, routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
+import { isPublicDisclosureRoute, methodsOfPath, routePaths, routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
 import { SCAN_QUEUE_MAX_RECEIVES } from '../shared/scans/scan-retries';
 import { LAMBDA_HANDLER } from './bundling';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
@@ -42,10 +42,6 @@ export interface VexdeskStackProps extends StackProps {
 export const API_STAGE_NAME = 'prod';
 
 /** The anonymous disclosure routes: the only ones with CORS preflight and their own (tighter) throttling. */
-export function isPublicDisclosureRoute(route: RouteDefinition): boolean {
-  return route.scope === null && route.group === 'disclosures';
-}
-
 /** Record why a cdk-nag rule does not apply here; the infra tests require a reason on each. */
 function acknowledge(scope: IConstruct, id: string, reason: string): void {
   Validations.of(scope).acknowledge({ id, reason });

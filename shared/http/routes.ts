@@ -458,6 +458,16 @@ export function methodsOfPath(resourcePath: string): string[] {
   return [...new Set((routes as readonly RouteDefinition[]).filter((route) => route.path === resourcePath).map((route) => route.method))].sort();
 }
 
+/** The public disclosure routes: read by browsers on other origins, so their resources answer a CORS preflight. */
+export function isPublicDisclosureRoute(route: RouteDefinition): boolean {
+  return route.scope === null && route.group === 'disclosures';
+}
+
+/** True when OPTIONS on the resource path is a CORS preflight (204) rather than a 405, in the stack and the local server. */
+export function hasCorsPreflight(resourcePath: string): boolean {
+  return (routes as readonly RouteDefinition[]).some((route) => route.path === resourcePath && isPublicDisclosureRoute(route));
+}
+
 /** Every resource path of the route table, once each. */
 export function routePaths(): string[] {
   return [...new Set((routes as readonly RouteDefinition[]).map((route) => route.path))];

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { methodsOfPath, routes, type EndpointGroup, type RouteDefinition } from '../http/routes';
+import { hasCorsPreflight, methodsOfPath, routes, type EndpointGroup, type RouteDefinition } from '../http/routes';
 import { runAsFunction } from '../aws-call-log';
 import { GATEWAY_RESPONSE_HEADERS, gatewayResponseHeaders, renderGatewayResponse, renderMethodNotAllowed, type GatewayResponseType } from '../http/gateway-responses';
 import { isPublicClientLimitedPath, type ThrottleQuota } from '../http/throttling';
@@ -199,16 +199,16 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     if (!urlReadable || decodeComponent(url.pathname) === null || multiQuery === null) return gatewayResponse('DEFAULT_4XX');
 
     const pathMatches = (compiled.get(segmentCount(url.pathname)) ?? []).filter((candidate) => candidate.pattern.test(url.pathname));
-    if (method === 'OPTIONS' && pathMatches.some((candidate) => candidate.route.scope === null)) {
-      // CORS preflight, as the stack configures it for the public routes.
-      send({ statusCode: 204, headers: { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET,OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' }, body: '' });
-      return;
-    }
     // API Gateway picks the resource first (literal segments before parameters, the order of
     // pathMatches), then the method on it: a method the resource lacks is the stack's 405, even
     // when a parameter resource elsewhere has it (GET /api/sboms/upload is not GET /api/sboms/{id}).
     const resource = pathMatches[0]?.route.path;
     if (resource === undefined) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+    if (method === 'OPTIONS' && hasCorsPreflight(resource)) {
+      // CORS preflight, on the resources where the stack installs one (the public disclosure routes).
+      send({ statusCode: 204, headers: { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET,OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' }, body: '' });
+      return;
+    }
     const match = pathMatches.find((candidate) => candidate.route.path === resource && candidate.route.method === method);
     if (!match) return send(renderMethodNotAllowed(method, resource, methodsOfPath(resource), requestId));
 

@@ -98,6 +98,32 @@ function readLevelDbSynchronously(): void {
   };
 }
 readLevelDbSynchronously();
+
+/**
+ * LevelDB options dynalite does not pass (it opens `new Level(path, { valueEncoding })`).
+ * LevelDB reads its table files through mmap, and every page a read touched stays in the
+ * process's RSS (file-backed) while the table is in LevelDB's table cache, which keeps up
+ * to `maxOpenFiles` - 10 tables (default 1,000: the whole store of a large corpus). 74 is
+ * LevelDB's minimum (64 cached tables); with 1 MB table files (LevelDB's smallest) at most
+ * ~64 MB of tables are mapped at a time (docs/architecture.md "Local memory"). A table
+ * leaving the cache is unmapped; reopening it reads its index and filter blocks again.
+ */
+export const LEVELDB_OPEN_OPTIONS = { maxOpenFiles: 74, maxFileSize: 1024 * 1024 } as const;
+
+interface LevelOpenPrototype {
+  _open: (options: Record<string, unknown>) => Promise<void>;
+}
+
+function boundLevelDbTableCache(): void {
+  const { Level } = createRequire(require.resolve('dynalite'))('level') as { Level: { prototype: LevelOpenPrototype } };
+  const prototype = Level.prototype;
+  const open = prototype._open;
+  prototype._open = function (this: LevelOpenPrototype, options: Record<string, unknown>): Promise<void> {
+    // Options a caller does pass still win.
+    return open.call(this, { ...LEVELDB_OPEN_OPTIONS, ...options });
+  };
+}
+boundLevelDbTableCache();
 const validations = require('dynalite/validations') as ValidationsModule;
 const db = require('dynalite/db') as DbModule;
 

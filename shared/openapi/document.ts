@@ -9,7 +9,8 @@
  */
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { errorBodySchema } from '../schemas/common';
-import { routes, type RouteDefinition } from '../http/routes';
+import { METHOD_NOT_ALLOWED } from '../http/gateway-responses';
+import { hasCorsPreflight, methodsOfPath, routePaths, routes, type RouteDefinition } from '../http/routes';
 import { ANY_CREDENTIAL } from '../http/scopes';
 
 const ERROR_RESPONSES: Record<number, string> = {
@@ -73,7 +74,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     });
   }
   const generator = new OpenApiGeneratorV31(registry.definitions);
-  return generator.generateDocument({
+  const document = generator.generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Vexdesk API',
@@ -81,7 +82,56 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       description: 'Supply-chain vulnerability disclosure: products, releases, SBOMs, CVE scanning, VEX workflow and signed public disclosures.',
     },
     servers: [{ url: '/' }],
-  }) as unknown as Record<string, unknown>;
+  }) as unknown as GeneratedDocument;
+  describeMethodNotAllowed(document);
+  return document;
+}
+
+type GeneratedDocument = Record<string, unknown> & {
+  paths?: Record<string, Record<string, unknown>>;
+  components?: Record<string, Record<string, unknown>>;
+};
+
+/** The methods API Gateway's `ANY` stands for: each one a resource lacks is answered 405 (lib/vexdesk-stack.ts). */
+const GATEWAY_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
+const METHOD_NOT_ALLOWED_RESPONSE = 'MethodNotAllowed';
+
+/**
+ * The 405s are not routes: the stack answers them from a MOCK `ANY` method on each resource and
+ * the local server renders the same (shared/http/gateway-responses.ts). OpenAPI has no "any other
+ * method" entry, so each path states them as operations of their own: no operationId (nothing to
+ * call), no credentials (the MOCK runs no authorizer), one 405 response whose `Allow` names the
+ * path's methods. OPTIONS on a public disclosure resource is its CORS preflight, not a 405.
+ */
+function describeMethodNotAllowed(document: GeneratedDocument): void {
+  const responseRef = { $ref: `#/components/responses/${METHOD_NOT_ALLOWED_RESPONSE}` };
+  document.components = {
+    ...document.components,
+    responses: {
+      ...document.components?.responses,
+      [METHOD_NOT_ALLOWED_RESPONSE]: {
+        description: `Method not allowed (\`${METHOD_NOT_ALLOWED.code}\`): the path does not serve this method`,
+        headers: { Allow: { description: 'The methods the path serves, comma-separated', schema: { type: 'string' } } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    },
+  };
+  for (const path of routePaths()) {
+    const allowed = methodsOfPath(path);
+    const item = document.paths?.[path];
+    if (!item) continue;
+    const group = (routes as readonly RouteDefinition[]).find((route) => route.path === path)?.group;
+    for (const method of GATEWAY_METHODS) {
+      if (allowed.includes(method.toUpperCase()) || (method === 'options' && hasCorsPreflight(path))) continue;
+      item[method] = {
+        summary: `Not allowed: ${path} serves ${allowed.join(', ')}`,
+        description: `Answered by the gateway with 405 and \`Allow: ${allowed.join(', ')}\`; no handler runs.`,
+        ...(group ? { tags: [group] } : {}),
+        security: [],
+        responses: { [String(METHOD_NOT_ALLOWED.statusCode)]: responseRef },
+      };
+    }
+  }
 }
 
 /** The document as docs/openapi.json holds it: two-space JSON with a final newline. */

@@ -7,11 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BatchWriteItemCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { LEVELDB_OPEN_OPTIONS } from '../../shared/local/embedded-dynalite';
 import { startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
 import { createKeyValueTableCommand } from '../support/test-table';
 
@@ -92,4 +95,37 @@ describe('local server memory', () => {
     const newSpace = Number(execFileSync(process.execPath, [...flags, '-e', probe], { encoding: 'utf8' }));
     expect(newSpace).toBeLessThanOrEqual(NEW_SPACE_LIMIT);
   });
+
+  it('keeps at most 64 LevelDB tables mapped by the LevelDB class dynalite opens, however many tables it reads', async () => {
+    // The class dynalite's `new Level(path, { valueEncoding })` resolves to, patched by embedded-dynalite.ts.
+    const dynaliteRequire = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+    const { Level } = dynaliteRequire('level') as { Level: new (location: string, options: object) => LevelDb };
+    const location = path.join(dataDir, 'table-cache');
+    // 1 MB tables either way (LevelDB's smallest), so ~75 MB of incompressible values make more tables than the cap.
+    const db = new Level(location, { valueEncoding: 'buffer', maxFileSize: LEVELDB_OPEN_OPTIONS.maxFileSize });
+    await db.open();
+    try {
+      // Random keys: compactions rewrite (and split) the tables instead of moving them.
+      for (let batch = 0; batch < 75; batch += 1)
+        await db.batch(Array.from({ length: 10 }, () => ({ type: 'put' as const, key: randomBytes(8).toString('hex'), value: randomBytes(100_000) })));
+      let read = 0;
+      for await (const entry of db.iterator()) read += entry.length;
+      expect(read).toBe(2 * 750);
+
+      const tables = readdirSync(location).filter((name) => name.endsWith('.ldb')).length;
+      const mapped = new Set(readFileSync('/proc/self/maps', 'utf8').split('\n').filter((line) => line.includes(location) && line.endsWith('.ldb')).map((line) => line.split(/\s+/).at(-1)));
+      expect(tables).toBeGreaterThan(64);
+      // LevelDB's table cache holds maxOpenFiles - 10 tables; one that leaves it is unmapped (default: 990).
+      expect(mapped.size).toBeLessThanOrEqual(LEVELDB_OPEN_OPTIONS.maxOpenFiles - 10);
+    } finally {
+      await db.close();
+    }
+  }, 180_000);
 });
+
+interface LevelDb {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  batch(operations: { type: 'put'; key: string; value: Buffer }[]): Promise<void>;
+  iterator(): AsyncIterable<[string, Buffer]>;
+}

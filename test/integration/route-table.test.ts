@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { routes, type RouteDefinition } from '../../shared/http/routes';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { createTeamWithKey } from '../support/factories';
 import { request } from '../support/http-client';
 
@@ -26,5 +27,23 @@ describe('route table', () => {
         expect(response.text).not.toMatch(/node_modules|at [\w.]+ \(/);
       }
     }
+  });
+
+  it('answers every 405 the OpenAPI document describes, with the Allow it names, and the CORS preflight where the document has none', async () => {
+    const { paths } = buildOpenApiDocument() as { paths: Record<string, Record<string, { operationId?: string; description?: string; responses: Record<string, unknown> }>> };
+    const expected: string[] = [];
+    const answered: string[] = [];
+    for (const [documentedPath, item] of Object.entries(paths)) {
+      const allow = ALL.filter((route) => route.path === documentedPath).map((route) => route.method).sort().join(', ');
+      for (const [method, operation] of Object.entries(item)) {
+        if (operation.operationId !== undefined) continue;
+        const response = await request(method.toUpperCase(), documentedPath.replace(/\{\w+\}/g, UNKNOWN_ID));
+        expected.push(`${method} ${documentedPath} 405 ${allow}`);
+        answered.push(`${method} ${documentedPath} ${response.status} ${response.headers.get('allow') ?? ''}`);
+      }
+      if (!item.options) expect((await request('OPTIONS', documentedPath.replace(/\{\w+\}/g, 'some-slug'))).status).toBe(204);
+    }
+    expect(expected.length).toBeGreaterThan(ALL.length);
+    expect(answered).toEqual(expected);
   });
 });

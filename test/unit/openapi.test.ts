@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { routes, type RouteDefinition } from '../../shared/http/routes';
+import { hasCorsPreflight, methodsOfPath, routePaths, routes, type RouteDefinition } from '../../shared/http/routes';
 import { buildOpenApiDocument, openApiJson } from '../../shared/openapi/document';
 
 interface Operation {
@@ -14,13 +14,14 @@ interface Operation {
   security?: Array<Record<string, string[]>>;
   description?: string;
   tags?: string[];
+  responses?: Record<string, unknown>;
 }
 
 interface OpenApiDocument {
   openapi: string;
   security?: unknown;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
+  components: { schemas?: Record<string, unknown>; responses?: Record<string, unknown>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
 }
 
 const COMMITTED_PATH = new URL('../../docs/openapi.json', import.meta.url);
@@ -73,16 +74,35 @@ describe('generated document', () => {
     expect(operation?.description).toBe(route.scope === null ? undefined : scopeNote);
   });
 
-  it('has no operation that is not in the route table, and unique operationIds', () => {
+  it('has no operation with an operationId that is not in the route table, and unique operationIds', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.keys(item)
-        .filter((key) => HTTP_METHODS.has(key))
-        .map((method) => `${method.toUpperCase()} ${path}`),
+      Object.entries(item)
+        .filter(([key, operation]) => HTTP_METHODS.has(key) && operation.operationId !== undefined)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
-    const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.operationId ?? []));
 
     expect(documented.sort()).toEqual(allRoutes.map((route) => `${route.method} ${route.path}`).sort());
     expect(new Set(operationIds).size).toBe(operationIds.length);
+  });
+
+  it('describes the 405 of every method a path does not serve, naming the path\'s methods, and nothing else for it', () => {
+    const gatewayMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
+    for (const path of routePaths()) {
+      const allow = methodsOfPath(path);
+      const item = doc.paths[path] ?? {};
+      const notAllowed = gatewayMethods.filter((method) => !allow.includes(method.toUpperCase()) && !(method === 'options' && hasCorsPreflight(path)));
+
+      expect(notAllowed.length).toBeGreaterThan(0);
+      for (const method of notAllowed) {
+        const operation = item[method];
+        expect({ path, method, operationId: operation?.operationId, security: operation?.security, responses: operation?.responses })
+          .toEqual({ path, method, operationId: undefined, security: [], responses: { 405: { $ref: '#/components/responses/MethodNotAllowed' } } });
+        expect(operation?.description).toContain(`Allow: ${allow.join(', ')}`);
+      }
+      expect(Object.keys(item).filter((key) => HTTP_METHODS.has(key)).sort()).toEqual([...allow.map((method) => method.toLowerCase()), ...notAllowed].sort());
+    }
+    expect(doc.components.responses?.MethodNotAllowed).toMatchObject({ headers: { Allow: { schema: { type: 'string' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
   });
 
   it('resolves every $ref to a component the document defines', () => {
