@@ -7,9 +7,9 @@
  *   `reviewRequired`, which counts as undecided until a member confirms or changes it.
  * Candidates come from the product's carry-over index (carry-index.ts), so they
  * never cross products or teams. Each carried disposition records `carriedFrom`,
- * has its own history entry and a `carry` audit entry, and is written like any
- * other disposition: conditioned on the release being unlocked and on no
- * decision having been made on the pair meanwhile.
+ * has its own history entry and a `carry` audit entry. The dispositions are created
+ * in bulk, conditioned on the release being unlocked and on no decision having been
+ * made on the pair meanwhile; their side items follow in batches (`carry` below).
  */
 import { createHash } from 'node:crypto';
 import { keys } from '../data/keys';
@@ -155,7 +155,10 @@ export const CarryOver = {
     const result: CarryOverResult = { carried: 0, reviewRequired: 0, locked: false };
     const ref: ReleaseRef = { teamId: input.release.teamId, productId: input.release.productId, releaseId: input.release.id };
     const findings = new Map([...input.findings].map((finding) => [finding.id, finding]));
-    if (dispositionBulk.leftOpen(await getItem(keys.release(ref.teamId, ref.productId, ref.releaseId)), input.writerId)) await repair(ref, findings, input.actor);
+    if (dispositionBulk.leftOpen(await getItem(keys.release(ref.teamId, ref.productId, ref.releaseId)), input.writerId)) {
+      await repair(ref, findings, input.actor);
+      await transactWrite([dispositionBulk.end(ref, input.writerId)]);
+    }
     if (input.setting === 'off') return result;
     const undecided = new Map<string, Finding>();
     for (const finding of findings.values()) {
