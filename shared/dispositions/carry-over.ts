@@ -7,31 +7,40 @@
  *   `reviewRequired`, which counts as undecided until a member confirms or changes it.
  * Candidates come from the product's carry-over index (carry-index.ts), so they
  * never cross products or teams. Each carried disposition records `carriedFrom`,
- * has its own history entry and a `carry` audit entry, and is written like any
- * other disposition: conditioned on the release being unlocked and on no
- * decision having been made on the pair meanwhile.
+ * has its own history entry and a `carry` audit entry. The dispositions are created
+ * in bulk, conditioned on the release being unlocked and on no decision having been
+ * made on the pair meanwhile; their side items follow in batches (`carry` below).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { keys } from '../data/keys';
-import { getItems, transactWrite, TransactionFailedError } from '../data/table-client';
+import { batchWrite, getItem, transactWrite, TransactionFailedError, type Item } from '../data/table-client';
+import { pointerItem } from '../data/id-pointers';
+import { auditItem, auditKeys, diffChanges } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import type { Release } from '../releases/release-store';
 import { releaseStore } from '../releases/release-store';
 import type { Finding } from '../scans/finding-store';
-import { carryIndex, type CarryEntry } from './carry-index';
+import { carryIndex, carryIndexItem, type CarryEntry } from './carry-index';
 import { decisionKey } from './decision-identity';
-import type { Disposition } from './disposition-store';
+import { dispositionBulk, dispositionStore, DispositionTransaction, type Disposition, type ReleaseRef } from './disposition-store';
 import { isFinalDecision } from './rules';
-import { newDisposition, targetOfFinding, writeItems, type PlannedWrite } from './disposition-writes';
+import { dispositionPointer, fieldsOf, historyItem, newDisposition, targetOfFinding, type PlannedWrite } from './disposition-writes';
 
 import type { CarryOverSetting } from './carry-over-setting';
 
-/** 1 release check + 19 × (disposition, history, audit, index, pointer) = 96, under DynamoDB's 100. */
-const CHUNK_SIZE = 19;
-/** Transactions in flight: 1,000 carried decisions are 53 transactions. */
-const CONCURRENCY = 8;
+/** 1 release check + 99 conditional creates: DynamoDB's 100 items per transaction. */
+const CHUNK_SIZE = 99;
+/** Transactions in flight. */
+const CONCURRENCY = 4;
 /** A chunk that keeps meeting new decisions (members triaging during the scan) is re-planned this often. */
 const MAX_CHUNK_ATTEMPTS = 5;
+/** Side items (history, audit, pointer, index) written per BatchWriteItem wave. */
+const SIDE_WRITE_CONCURRENCY = 16;
+/**
+ * How long a carry-over's bracket keeps readers from caching the release's dispositions if its
+ * process dies: Lambda's longest timeout, after which nothing of that run can still be writing.
+ */
+const BULK_WINDOW_MS = 15 * 60_000;
 
 export interface CarryOverResult {
   carried: number;
@@ -53,11 +62,18 @@ function pickSource(
   return latest ? { entry: latest, reviewRequired: true } : undefined;
 }
 
+/** A UUID (v4 layout) derived from `name`: the same carry planned again gets the same ids. */
+function derivedId(name: string): string {
+  const hex = createHash('sha256').update(name).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 function planCarry(finding: Finding, source: { entry: CarryEntry; reviewRequired: boolean }, from: Release, actor: Actor, at: string): PlannedWrite {
   const target = targetOfFinding(finding);
   const { entry } = source;
+  const id = derivedId(`carry\u0000${target.teamId}\u0000${target.releaseId}\u0000${target.identity.decisionKey}\u0000${entry.dispositionId}`);
   const after: Disposition = {
-    ...newDisposition(target, actor, at),
+    ...newDisposition(target, actor, at), id,
     status: entry.status, justification: entry.justification, response: entry.response, detail: entry.detail,
     actionStatement: entry.actionStatement, impactStatement: entry.impactStatement, assignedTo: entry.assignedTo, expiresAt: entry.expiresAt,
     revision: 1, reviewRequired: source.reviewRequired,
@@ -65,27 +81,66 @@ function planCarry(finding: Finding, source: { entry: CarryEntry; reviewRequired
   };
   // In this release the SLA clock stops when the decision arrives here.
   after.decidedAt = isFinalDecision(after) ? at : null;
-  return { target, before: undefined, after, changeId: randomUUID(), action: 'carry' };
+  return { target, before: undefined, after, changeId: derivedId(`${id}\u0000change`), action: 'carry' };
 }
 
-async function commitChunk(release: Release, writes: PlannedWrite[], actor: Actor): Promise<{ written: PlannedWrite[]; locked: boolean }> {
+/**
+ * What a carried disposition's creation leaves besides the item: its history entry, its `carry`
+ * audit entry, its id pointer and (unless it waits for review) the product's carry-over index entry.
+ * Every key and value derives from the stored disposition, so writing them again is harmless.
+ */
+function sideItems(disposition: Disposition, actor: Actor, label: string, options: { index: boolean }): Item[] {
+  const at = disposition.createdAt;
+  const changes: Record<string, unknown> = { ...diffChanges({}, fieldsOf(disposition)), carriedFrom: { from: null, to: disposition.carriedFrom } };
+  const auditId = derivedId(`${disposition.id}\u0000audit`);
+  const audit = auditItem(disposition.teamId, actor, {
+    action: 'carry', entityType: 'disposition', entityId: disposition.id, entityName: label,
+    changes: { vulnerabilityId: disposition.vulnerabilityId, decisionKey: disposition.decisionKey, ...changes },
+  }, at);
+  return [
+    historyItem(disposition, actor, at, derivedId(`${disposition.id}\u0000change`), changes),
+    { ...audit, ...auditKeys(disposition.teamId, { id: auditId, timestamp: at, entityType: 'disposition', action: 'carry' }), id: auditId },
+    pointerItem(disposition.teamId, disposition.id, dispositionPointer(disposition)),
+    ...(options.index && !disposition.reviewRequired ? [carryIndexItem(disposition)] : []),
+  ];
+}
+
+/**
+ * Creates a chunk's dispositions in one transaction, conditioned on the release being unlocked
+ * (and the bracket open) and on each pair having no decision yet: a member who decided meanwhile wins.
+ */
+async function commitChunk(release: ReleaseRef, writerId: string, writes: PlannedWrite[]): Promise<{ written: PlannedWrite[]; locked: boolean }> {
   let pending = writes;
   for (let attempt = 1; pending.length > 0; attempt += 1) {
-    const at = pending[0]?.after.createdAt ?? new Date().toISOString();
+    const transaction = new DispositionTransaction();
+    const check = transaction.underBulk(release, writerId);
+    for (const write of pending) transaction.create(write.after);
     try {
-      await transactWrite([releaseStore.unlockedCheck(release), ...pending.flatMap((write) => writeItems(write, actor, at))]);
+      await transactWrite(transaction.items());
       return { written: pending, locked: false };
     } catch (error) {
       if (!(error instanceof TransactionFailedError)) throw error;
-      if (error.failedAt(0)) return { written: [], locked: true };
-      if (attempt >= MAX_CHUNK_ATTEMPTS) throw new Error(`carry-over into release ${release.id} kept meeting concurrent decisions`, { cause: error });
-      // A member decided some of these pairs meanwhile: their decision stands, carry the rest.
-      const stored = await getItems(pending.map(({ after }) => keys.disposition(after.teamId, after.productId, after.releaseId, after.decisionKey)));
-      pending = pending.filter((_write, index) => stored[index] === undefined);
+      if (error.failedAt(check)) return { written: [], locked: true };
+      if (attempt >= MAX_CHUNK_ATTEMPTS) throw new Error(`carry-over into release ${release.releaseId} kept meeting concurrent decisions`, { cause: error });
+      // Decided meanwhile (their condition failed), or a retry of a carry that had committed this pair: leave those.
+      pending = pending.filter((_write, index) => !error.failedAt(check + 1 + index));
     }
   }
   return { written: [], locked: false };
 }
+
+/**
+ * A carry-over of this SBOM cut off between its dispositions and their side items (its bracket is
+ * still open): writes the side items of every carried disposition of the SBOM's findings not
+ * changed since (revision 1). The index is left as it is (it still holds the source decision).
+ */
+async function repair(release: ReleaseRef, findings: ReadonlyMap<string, Finding>, actor: Actor): Promise<void> {
+  const dispositions = await dispositionStore.listByRelease(release.teamId, release.productId, release.releaseId);
+  const carried = dispositions.filter((disposition) => disposition.carriedFrom !== null && disposition.revision === 1 && findings.has(disposition.vulnerabilityId));
+  await batchWrite(carried.flatMap((disposition) => sideItems(disposition, actor, labelOf(findings.get(disposition.vulnerabilityId)!), { index: false })), [], { concurrency: SIDE_WRITE_CONCURRENCY });
+}
+
+const labelOf = (finding: Finding) => `${finding.cveId} in ${finding.componentName}`;
 
 export const CarryOver = {
   /**
@@ -94,11 +149,19 @@ export const CarryOver = {
    */
   async apply(input: {
     release: Release; findings: Iterable<Finding>; decided: (finding: Finding) => Disposition | undefined; setting: CarryOverSetting; actor: Actor; now: string;
+    /** The scan's SBOM: one carry-over per SBOM at a time (its scan lease), so a bracket of this id left open is a dead run's. */
+    writerId: string;
   }): Promise<CarryOverResult> {
     const result: CarryOverResult = { carried: 0, reviewRequired: 0, locked: false };
+    const ref: ReleaseRef = { teamId: input.release.teamId, productId: input.release.productId, releaseId: input.release.id };
+    const findings = new Map([...input.findings].map((finding) => [finding.id, finding]));
+    if (dispositionBulk.leftOpen(await getItem(keys.release(ref.teamId, ref.productId, ref.releaseId)), input.writerId)) {
+      await repair(ref, findings, input.actor);
+      await transactWrite([dispositionBulk.end(ref, input.writerId)]);
+    }
     if (input.setting === 'off') return result;
     const undecided = new Map<string, Finding>();
-    for (const finding of input.findings) {
+    for (const finding of findings.values()) {
       if (input.decided(finding)) continue;
       const key = decisionKey(finding);
       if (!undecided.has(key)) undecided.set(key, finding);
@@ -125,16 +188,38 @@ export const CarryOver = {
       const from = source ? earlier.get(source.entry.releaseId) : undefined;
       if (source && from) writes.push(planCarry(finding, source, from, input.actor, at));
     }
-    const chunks = Array.from({ length: Math.ceil(writes.length / CHUNK_SIZE) }, (_, index) => writes.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE));
-    const worker = async () => {
-      for (let chunk = chunks.shift(); chunk && !result.locked; chunk = chunks.shift()) {
-        const { written, locked } = await commitChunk(release, chunk, input.actor);
-        if (locked) result.locked = true;
-        result.carried += written.length;
-        result.reviewRequired += written.filter((write) => write.after.reviewRequired).length;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, chunks.length) }, worker));
-    return result;
+    if (writes.length === 0) return result;
+    return carry(ref, input.writerId, writes, input.actor, result);
   },
 };
+
+/**
+ * The bulk write: one transaction opens the bracket (the lock check; the version moves and the
+ * release is marked so no reader caches a half-written set), then the dispositions go in
+ * parallel transactions of 99 conditional creates, then their side items in parallel batches,
+ * and the bracket closes with another version move.
+ */
+async function carry(ref: ReleaseRef, writerId: string, writes: PlannedWrite[], actor: Actor, result: CarryOverResult): Promise<CarryOverResult> {
+  try {
+    await transactWrite([dispositionBulk.start(ref, writerId, new Date(Date.now() + BULK_WINDOW_MS).toISOString())]);
+  } catch (error) {
+    if (error instanceof TransactionFailedError && error.failedAt(0)) return { ...result, locked: true };
+    throw error;
+  }
+  const chunks = Array.from({ length: Math.ceil(writes.length / CHUNK_SIZE) }, (_, index) => writes.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE));
+  const written: PlannedWrite[] = [];
+  const worker = async () => {
+    for (let chunk = chunks.shift(); chunk && !result.locked; chunk = chunks.shift()) {
+      const outcome = await commitChunk(ref, writerId, chunk);
+      if (outcome.locked) result.locked = true;
+      written.push(...outcome.written);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, chunks.length) }, worker));
+  // One pair's index entry per product: each write here is a distinct pair of one release.
+  await batchWrite(written.flatMap((write) => sideItems(write.after, actor, write.target.label, { index: true })), [], { concurrency: SIDE_WRITE_CONCURRENCY });
+  await transactWrite([dispositionBulk.end(ref, writerId)]);
+  result.carried += written.length;
+  result.reviewRequired += written.filter((write) => write.after.reviewRequired).length;
+  return result;
+}

@@ -30,7 +30,7 @@ import type { Actor } from '../identity/actor';
 import { toFinding } from '../scans/finding-store';
 import { carryIndexItem } from './carry-index';
 import { decisionIdentity, type DecisionIdentity } from './decision-identity';
-import { toDisposition, type Disposition } from './disposition-store';
+import { DispositionTransaction, dispositionStore, toDisposition, type Disposition } from './disposition-store';
 import { dispositionPointer, fieldsOf } from './disposition-writes';
 
 /** Bump when decisions move again (and extend the migration). */
@@ -96,7 +96,7 @@ async function indexLatest(disposition: Disposition): Promise<void> {
 }
 
 async function migrateRelease(ref: ReleaseRef, result: DecisionKeyMigration): Promise<void> {
-  const items = await queryAll(keys.dispositionPrefix(ref.teamId, ref.productId, ref.releaseId));
+  const items = await dispositionStore.itemsByRelease(ref);
   const groups = new Map<string, { identity: DecisionIdentity; members: { disposition: Disposition; item: Item; legacy: boolean }[] }>();
   for (const item of items) {
     const disposition = toDisposition(item);
@@ -119,25 +119,30 @@ async function migrateRelease(ref: ReleaseRef, result: DecisionKeyMigration): Pr
     if (kept.legacy) {
       await moveHistory(ref, survivor.vulnerabilityId, identity.decisionKey);
       const { pk: _pk, sk: _sk, ...fields } = kept.item;
-      await transactWrite([
-        tx.put({ ...fields, ...identity, ...keys.disposition(ref.teamId, ref.productId, ref.releaseId, identity.decisionKey) }),
-        tx.put(pointerItem(ref.teamId, survivor.id, dispositionPointer(survivor))),
-        tx.delete({ pk: String(kept.item.pk), sk: String(kept.item.sk) }),
-      ]);
+      // Readers keep a release's dispositions by its version: the move moves it too.
+      const transaction = new DispositionTransaction();
+      transaction.moveVersion(ref, { unlocked: false });
+      transaction.putStored(ref, identity.decisionKey, { ...fields, ...identity });
+      transaction.add(tx.put(pointerItem(ref.teamId, survivor.id, dispositionPointer(survivor))));
+      transaction.delete(ref, { pk: String(kept.item.pk), sk: String(kept.item.sk) });
+      await transactWrite(transaction.items());
       result.dispositions += 1;
     }
     await indexLatest(survivor);
     for (const other of dropped) {
       if (!other.legacy) continue; // only old-layout items can collide with the kept one
       await moveHistory(ref, other.disposition.vulnerabilityId, identity.decisionKey);
-      await transactWrite([
+      const transaction = new DispositionTransaction();
+      transaction.moveVersion(ref, { unlocked: false });
+      transaction.add(
         tx.put(pointerItem(ref.teamId, other.disposition.id, dispositionPointer(survivor))),
         auditPut(ref.teamId, MIGRATION_ACTOR, {
           action: 'merge', entityType: 'disposition', entityId: other.disposition.id, entityName: `${identity.advisoryId} in ${identity.packageIdentity}`,
           changes: { mergedInto: { from: null, to: survivor.id }, vulnerabilityId: other.disposition.vulnerabilityId, ...diffChanges(fieldsOf(other.disposition), {}) },
         }),
-        tx.delete({ pk: String(other.item.pk), sk: String(other.item.sk) }),
-      ]);
+      );
+      transaction.delete(ref, { pk: String(other.item.pk), sk: String(other.item.sk) });
+      await transactWrite(transaction.items());
       result.merged += 1;
     }
   }

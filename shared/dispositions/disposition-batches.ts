@@ -17,9 +17,8 @@ import { randomUUID } from 'node:crypto';
 import { keys } from '../data/keys';
 import { getItems, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
 import type { Actor } from '../identity/actor';
-import { releaseStore } from '../releases/release-store';
 import { toFinding, type Finding } from '../scans/finding-store';
-import { toDisposition } from './disposition-store';
+import { DispositionTransaction, dispositionKey, toDisposition } from './disposition-store';
 import { batchMarkerOf, compensationItems, firstIndexWrite, plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
 import type { AuditEvent } from '../audit/audit-log';
 import type { ImportedFrom } from './disposition-store';
@@ -68,8 +67,7 @@ function decisionKeyOf(target: BatchTarget, finding: Finding | undefined): strin
 
 async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindings): Promise<ChunkResult> {
   const targets = chunkTargets(intent, chunk);
-  const releaseChecks = [...new Map(targets.map((target) => [target.releaseId, target])).values()]
-    .map((target) => releaseStore.unlockedCheck({ teamId: intent.teamId, productId: target.productId, id: target.releaseId }));
+  const releases = [...new Map(targets.map((target) => [target.releaseId, { teamId: intent.teamId, productId: target.productId, releaseId: target.releaseId }])).values()];
   const findings = await findingsOf(intent, targets, known);
   // Findings of one decision (the same package and advisory in two SBOMs of a release) are one write.
   // The first target of a decision names its patch (a VEX import has already picked one statement per decision).
@@ -81,7 +79,7 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
   }
   const planned = [...decisions.values()];
   for (let attempt = 1; ; attempt += 1) {
-    const stored = await getItems(planned.map(({ finding }) => keys.disposition(intent.teamId, finding.productId, finding.releaseId, decisionKey(finding))));
+    const stored = await getItems(planned.map(({ finding }) => dispositionKey(finding, decisionKey(finding))));
     const at = now();
     const writes: PlannedWrite[] = [];
     const firstIndex = firstIndexWrite();
@@ -91,17 +89,17 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
       if (existing && batchMarkerOf(existing)?.batchId === intent.id) return;
       writes.push(plan(finding, existing ? toDisposition(existing) : undefined, patchOf(intent, target), intent.actor, at, intent.importedFrom ?? undefined));
     });
+    // Each release's unlock condition rides on its dispositions version move.
+    const transaction = new DispositionTransaction().add(dispositionBatchStore.appliedMarkItem(intent, chunk, at));
+    const releaseItems = releases.map((release) => transaction.moveVersion(release, { unlocked: true }));
+    for (const write of writes) writeItems(transaction, write, intent.actor, at, intent.id, { index: firstIndex(write.after) });
     try {
-      await transactWrite([
-        dispositionBatchStore.appliedMarkItem(intent, chunk, at),
-        ...releaseChecks,
-        ...writes.flatMap((write) => writeItems(write, intent.actor, at, intent.id, { index: firstIndex(write.after) })),
-      ]);
+      await transactWrite(transaction.items());
       return 'done';
     } catch (error) {
       if (!(error instanceof TransactionFailedError)) throw error;
       if (error.failedAt(0)) return 'stale';
-      if (releaseChecks.some((_check, index) => error.failedAt(1 + index))) return 'locked';
+      if (releaseItems.some((index) => error.failedAt(index))) return 'locked';
       if (attempt >= MAX_CHUNK_ATTEMPTS) return 'conflict';
     }
   }
@@ -112,18 +110,25 @@ async function rollBackChunk(intent: BatchIntent, chunk: number): Promise<ChunkR
   const findings = targets.some((target) => !target.decisionKey) ? await findingsOf(intent, targets, new Map()) : new Map<string, Finding>();
   const dispositionKeys = [...new Map(targets.flatMap((target) => {
     const key = decisionKeyOf(target, findings.get(target.vulnerabilityId));
-    return key ? [[`${target.releaseId}#${key}`, keys.disposition(intent.teamId, target.productId, target.releaseId, key)] as const] : [];
+    return key ? [[`${target.releaseId}#${key}`, dispositionKey({ teamId: intent.teamId, productId: target.productId, releaseId: target.releaseId }, key)] as const] : [];
   })).values()];
+  const releases = [...new Map(targets.map((target) => [target.releaseId, { teamId: intent.teamId, productId: target.productId, releaseId: target.releaseId }])).values()];
   for (let attempt = 1; ; attempt += 1) {
     const stored = await getItems(dispositionKeys);
     const at = now();
     const firstIndex = firstIndexWrite();
-    const compensations = stored.flatMap((item: Item | undefined) => {
+    const transaction = new DispositionTransaction().add(dispositionBatchStore.rolledBackMarkItem(intent, chunk, at));
+    // A rollback runs whatever the lock (it undoes what the lock stopped): the version moves unconditioned,
+    // for the releases that still exist (a deleted release has no readers left).
+    const live = await getItems(releases.map((release) => keys.release(release.teamId, release.productId, release.releaseId)));
+    const liveIds = new Set(releases.filter((_release, index) => live[index] !== undefined).map((release) => release.releaseId));
+    for (const release of releases) if (liveIds.has(release.releaseId)) transaction.moveVersion(release, { unlocked: false });
+    stored.forEach((item: Item | undefined) => {
       const marker = item ? batchMarkerOf(item) : undefined;
-      return item && marker?.batchId === intent.id ? compensationItems(item, marker, intent.actor, at, { index: firstIndex(toDisposition(item)) }) : [];
+      if (item && marker?.batchId === intent.id && liveIds.has(String(item.releaseId))) compensationItems(transaction, item, marker, intent.actor, at, { index: firstIndex(toDisposition(item)) });
     });
     try {
-      await transactWrite([dispositionBatchStore.rolledBackMarkItem(intent, chunk, at), ...compensations]);
+      await transactWrite(transaction.items());
       return 'done';
     } catch (error) {
       if (!(error instanceof TransactionFailedError)) throw error;

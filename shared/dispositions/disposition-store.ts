@@ -2,10 +2,12 @@
  * Disposition items, one per (release, package at version, advisory) — keyed by
  * `decisionKey` (decision-identity.ts) — and their change history.
  */
-import { keys } from '../data/keys';
-import { getItem, queryAll, type Item } from '../data/table-client';
+import { keys, type Key } from '../data/keys';
+import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
 import { resolvePointer } from '../data/id-pointers';
+import { RELEASE_UNLOCKED_CONDITION } from '../releases/release-store';
 import { decisionState } from './decision-identity';
+import { dispositionCache, type CachedDispositions } from './disposition-cache';
 
 export type DispositionStatus = 'affected' | 'not_affected' | 'fixed' | 'under_investigation';
 
@@ -71,7 +73,8 @@ export interface DispositionChange {
   changes: Record<string, { from: unknown; to: unknown }>;
 }
 
-export function dispositionItem(disposition: Disposition): Item {
+/** Not exported: a disposition item is written only through `DispositionTransaction`, which moves its release's dispositions version. */
+function dispositionItem(disposition: Disposition): Item {
   const item: Item = { ...keys.disposition(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey), entity: 'Disposition' };
   for (const [field, value] of Object.entries(disposition)) if (value !== null) item[field] = value;
   return item;
@@ -157,9 +160,153 @@ function importedFromView(imported: ImportedFrom | null) {
   return imported ? { document_sha256: imported.documentSha256, author: imported.author, format: imported.format, imported_at: imported.importedAt } : null;
 }
 
+export interface ReleaseRef {
+  teamId: string;
+  productId: string;
+  releaseId: string;
+}
+
+/**
+ * The release item's attributes that version its dispositions (docs/architecture.md "Reading a
+ * release's findings"): `dispositionsVersion` moves in the same transaction as every disposition
+ * write; `dispositionsBulk_<id>` marks a bulk writer (carry-over) in flight until the time it holds.
+ */
+const VERSION_ATTRIBUTE = 'dispositionsVersion';
+const BULK_PREFIX = 'dispositionsBulk_';
+
+const refKey = (ref: ReleaseRef) => `${ref.teamId}/${ref.releaseId}`;
+
+/**
+ * The items of one transaction that writes dispositions. Every disposition item is written
+ * through it (the item builder is private to this module), and `items()` refuses a transaction
+ * that writes a disposition of a release whose version it does not move: a write path cannot
+ * forget the move that keeps the per-process cache of the release's dispositions current.
+ */
+export class DispositionTransaction {
+  private readonly list: TransactItem[] = [];
+  private readonly moved = new Set<string>();
+  private readonly written = new Set<string>();
+
+  /** Index of the next item added (callers map cancellation reasons to their items). */
+  get length(): number {
+    return this.list.length;
+  }
+
+  /**
+   * Moves the release's dispositions version. `unlocked` conditions it on the release being
+   * unlocked (spec rules 2-3: every member, batch or import write); without it (a batch's
+   * rollback, a migration) it only requires the release to exist. Returns the item's index.
+   */
+  moveVersion(ref: ReleaseRef, options: { unlocked: boolean }): number {
+    if (this.moved.has(refKey(ref))) throw new Error(`release ${ref.releaseId}: its dispositions version is already moved in this transaction`);
+    this.moved.add(refKey(ref));
+    this.list.push(tx.update(
+      keys.release(ref.teamId, ref.productId, ref.releaseId), 'ADD #version :one', { '#version': VERSION_ATTRIBUTE, ...(options.unlocked ? { '#lockedBy': 'lockedBy' } : {}) }, { ':one': 1 },
+      options.unlocked ? RELEASE_UNLOCKED_CONDITION : 'attribute_exists(pk)',
+    ));
+    return this.list.length - 1;
+  }
+
+  /**
+   * Instead of a version move, for a bulk writer's transaction: the release is unlocked and the
+   * writer's bracket (`dispositionBulk.start`) is still open, so `bulkEnd` moves the version after
+   * this commits. A check, not a write: parallel bulk transactions do not conflict on the release.
+   */
+  underBulk(ref: ReleaseRef, writerId: string): number {
+    if (this.moved.has(refKey(ref))) throw new Error(`release ${ref.releaseId}: already covered in this transaction`);
+    this.moved.add(refKey(ref));
+    this.list.push(tx.check(
+      keys.release(ref.teamId, ref.productId, ref.releaseId), `${RELEASE_UNLOCKED_CONDITION} AND attribute_exists(#bulk)`,
+      { '#lockedBy': 'lockedBy', '#bulk': `${BULK_PREFIX}${writerId}` },
+    ));
+    return this.list.length - 1;
+  }
+
+  /** Writes the whole disposition, optionally conditioned. */
+  put(disposition: Disposition, extra: Item = {}, condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> }): number {
+    this.written.add(refKey(disposition));
+    this.list.push(tx.put({ ...dispositionItem(disposition), ...extra }, condition?.expression, condition?.names, condition?.values));
+    return this.list.length - 1;
+  }
+
+  /** Creates the disposition; fails when the pair already has one. */
+  create(disposition: Disposition): number {
+    return this.put(disposition, {}, { expression: 'attribute_not_exists(pk)' });
+  }
+
+  /** Moves a stored item as it is (the decision-key migration) onto its decision's key. */
+  putStored(ref: ReleaseRef, decisionKey: string, fields: Item): number {
+    this.written.add(refKey(ref));
+    this.list.push(tx.put({ ...fields, ...keys.disposition(ref.teamId, ref.productId, ref.releaseId, decisionKey) }));
+    return this.list.length - 1;
+  }
+
+  delete(ref: ReleaseRef, key: Key, condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> }): number {
+    this.written.add(refKey(ref));
+    this.list.push(tx.delete(key, condition?.expression, condition?.names, condition?.values));
+    return this.list.length - 1;
+  }
+
+  /** Any other item of the transaction (history, audit, pointer, index, batch marks). */
+  add(...items: TransactItem[]): this {
+    this.list.push(...items);
+    return this;
+  }
+
+  items(): TransactItem[] {
+    const unmoved = [...this.written].filter((release) => !this.moved.has(release));
+    if (unmoved.length > 0) throw new Error(`disposition write without its release's dispositions version move (${unmoved.join(', ')})`);
+    return this.list;
+  }
+}
+
+/** The key of a stored disposition item (reads and conditions; writes go through DispositionTransaction). */
+export function dispositionKey(ref: ReleaseRef, decisionKey: string): Key {
+  return keys.disposition(ref.teamId, ref.productId, ref.releaseId, decisionKey);
+}
+
+/**
+ * Bulk writers (carry-over) write many dispositions outside one transaction. They bracket the
+ * writes: `bulkStart` moves the version and marks the release while they run (readers do not
+ * cache then), `bulkEnd` moves it again and clears the mark. A writer that dies leaves its mark,
+ * which lapses at `until` (after which nothing of that writer can still be running).
+ */
+export const dispositionBulk = {
+  /** Whether a writer of this id left its bracket open (it died: the same id is only reused by its retry). */
+  leftOpen(release: Item | undefined, writerId: string): boolean {
+    return release !== undefined && release[`${BULK_PREFIX}${writerId}`] !== undefined;
+  },
+  start(ref: ReleaseRef, writerId: string, until: string): TransactItem {
+    return tx.update(
+      keys.release(ref.teamId, ref.productId, ref.releaseId), 'ADD #version :one SET #bulk = :until',
+      { '#version': VERSION_ATTRIBUTE, '#bulk': `${BULK_PREFIX}${writerId}`, '#lockedBy': 'lockedBy' }, { ':one': 1, ':until': until }, RELEASE_UNLOCKED_CONDITION,
+    );
+  },
+  end(ref: ReleaseRef, writerId: string): TransactItem {
+    return tx.update(
+      keys.release(ref.teamId, ref.productId, ref.releaseId), 'ADD #version :one REMOVE #bulk',
+      { '#version': VERSION_ATTRIBUTE, '#bulk': `${BULK_PREFIX}${writerId}` }, { ':one': 1 }, 'attribute_exists(pk)',
+    );
+  },
+};
+
+/** The version to cache the release's dispositions under, or undefined when they must be read fresh (a bulk writer in flight, the release gone or being deleted). */
+function cacheVersion(release: Item | undefined, now: string): number | undefined {
+  if (!release || release.deletingAt !== undefined) return undefined;
+  for (const [attribute, value] of Object.entries(release)) {
+    if (attribute.startsWith(BULK_PREFIX) && typeof value === 'string' && value > now) return undefined;
+  }
+  return Number(release[VERSION_ATTRIBUTE] ?? 0);
+}
+
+async function readByRelease(ref: ReleaseRef): Promise<Disposition[]> {
+  const { pk, skPrefix } = keys.dispositionPrefix(ref.teamId, ref.productId, ref.releaseId);
+  return (await queryAll({ pk, skPrefix })).map(toDisposition);
+}
+
 export const dispositionStore = {
   async findByDecision(teamId: string, productId: string, releaseId: string, decisionKey: string): Promise<Disposition | undefined> {
-    const item = await getItem(keys.disposition(teamId, productId, releaseId, decisionKey));
+    const item = await getItem(dispositionKey({ teamId, productId, releaseId }, decisionKey));
     return item ? toDisposition(item) : undefined;
   },
 
@@ -170,9 +317,21 @@ export const dispositionStore = {
     return item ? toDisposition(item) : undefined;
   },
 
-  async listByRelease(teamId: string, productId: string, releaseId: string): Promise<Disposition[]> {
-    const { pk, skPrefix } = keys.dispositionPrefix(teamId, productId, releaseId);
-    return (await queryAll({ pk, skPrefix })).map(toDisposition);
+  /**
+   * Every disposition of the release. The release item is read first (strongly consistent) and
+   * the set is kept per process under its dispositions version, so the answer is never older
+   * than the last disposition write committed before this call. Callers must not mutate it.
+   */
+  async listByRelease(teamId: string, productId: string, releaseId: string): Promise<CachedDispositions> {
+    const ref = { teamId, productId, releaseId };
+    const version = cacheVersion(await getItem(keys.release(teamId, productId, releaseId)), new Date().toISOString());
+    if (version === undefined) return readByRelease(ref);
+    return dispositionCache.get(teamId, releaseId, version, () => readByRelease(ref));
+  },
+
+  /** Stored items of the release's dispositions as they are (the decision-key migration reads the old layout). */
+  async itemsByRelease(ref: ReleaseRef): Promise<Item[]> {
+    return queryAll(keys.dispositionPrefix(ref.teamId, ref.productId, ref.releaseId));
   },
 
   async history(disposition: Disposition): Promise<DispositionChange[]> {

@@ -7,14 +7,14 @@
  * drops the marker, which is what lets a rollback touch only items it wrote.
  */
 import { randomUUID } from 'node:crypto';
-import { keys, type Key } from '../data/keys';
-import { tx, type Item, type TransactItem } from '../data/table-client';
+import { keys } from '../data/keys';
+import { tx, type Item } from '../data/table-client';
 import { pointerPut } from '../data/id-pointers';
 import { auditPut, diffChanges } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import type { Finding } from '../scans/finding-store';
 import { isFinalDecision } from './rules';
-import { DISPOSITION_FIELDS, dispositionItem, toDisposition, type Disposition, type ImportedFrom } from './disposition-store';
+import { DISPOSITION_FIELDS, dispositionKey, toDisposition, type Disposition, type DispositionTransaction, type ImportedFrom } from './disposition-store';
 import { decisionIdentity, type DecisionIdentity } from './decision-identity';
 import { carryIndexDelete, carryIndexPut } from './carry-index';
 
@@ -104,7 +104,7 @@ export function plan(subject: Finding | DecisionTarget, existing: Disposition | 
   return { target, before: existing, after, changeId: randomUUID() };
 }
 
-function historyItem(disposition: Disposition, actor: Actor, at: string, changeId: string, changes: Record<string, unknown>): Item {
+export function historyItem(disposition: Disposition, actor: Actor, at: string, changeId: string, changes: Record<string, unknown>): Item {
   return {
     ...keys.dispositionHistory(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey, at, changeId), entity: 'DispositionChange',
     // The revision it produced: history, revision and audit count the same writes.
@@ -113,31 +113,34 @@ function historyItem(disposition: Disposition, actor: Actor, at: string, changeI
 }
 
 /**
- * The disposition, its history entry, its audit entry, the product's carry-over
+ * Adds the disposition, its history entry, its audit entry, the product's carry-over
  * index entry (a decision waiting for review is not carried on) and, for a new
  * disposition, its id pointer — always last (callers find a lost create race there).
+ * The transaction must move the release's dispositions version (DispositionTransaction checks it).
+ * Returns the index of the disposition item.
  */
-export function writeItems(write: PlannedWrite, actor: Actor, at: string, batchId?: string, options: { index?: boolean } = {}): TransactItem[] {
+export function writeItems(transaction: DispositionTransaction, write: PlannedWrite, actor: Actor, at: string, batchId?: string, options: { index?: boolean } = {}): number {
   const { after, before, target, changeId } = write;
   const changes: Record<string, unknown> = diffChanges(before ? fieldsOf(before) : {}, fieldsOf(after));
   if (write.action === 'carry') changes.carriedFrom = { from: null, to: after.carriedFrom };
   // Provenance of an imported decision in its history and audit entries: the document's SHA-256.
   const importedFrom = { from: before?.importedFrom?.documentSha256 ?? null, to: after.importedFrom?.documentSha256 ?? null };
   if (importedFrom.from !== importedFrom.to) changes.importedFrom = importedFrom;
-  const item = dispositionItem(after);
-  if (batchId) item.batchWrite = { batchId, at, changeId, before: before ?? null } satisfies BatchWriteMarker;
-  const items: TransactItem[] = [
-    before ? tx.put(item, '#revision = :expected', { '#revision': 'revision' }, { ':expected': before.revision }) : tx.create(item),
+  const marker = batchId ? { batchWrite: { batchId, at, changeId, before: before ?? null } satisfies BatchWriteMarker } : {};
+  const index = before
+    ? transaction.put(after, marker, { expression: '#revision = :expected', names: { '#revision': 'revision' }, values: { ':expected': before.revision } })
+    : transaction.put(after, marker, { expression: 'attribute_not_exists(pk)' });
+  transaction.add(
     tx.create(historyItem(after, actor, at, changeId, changes)),
     auditPut(after.teamId, actor, {
       action: write.action ?? (before ? 'update' : 'create'), entityType: 'disposition', entityId: after.id, entityName: target.label,
       changes: { vulnerabilityId: after.vulnerabilityId, decisionKey: after.decisionKey, ...changes },
     }, at),
-  ];
+  );
   // `index: false` when another write of the same transaction holds the product's entry (one pair, two releases).
-  if (!after.reviewRequired && options.index !== false) items.push(carryIndexPut(after));
-  if (!before) items.push(pointerPut(after.teamId, after.id, dispositionPointer(after)));
-  return items;
+  if (!after.reviewRequired && options.index !== false) transaction.add(carryIndexPut(after));
+  if (!before) transaction.add(pointerPut(after.teamId, after.id, dispositionPointer(after)));
+  return index;
 }
 
 /** True the first time a (product, decision key) is seen: a transaction may touch the product's carry-over entry once. */
@@ -148,7 +151,7 @@ export function firstIndexWrite(): (disposition: Pick<Disposition, 'productId' |
 
 export function dispositionPointer(disposition: Disposition) {
   return {
-    entityType: 'disposition' as const, target: keys.disposition(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey),
+    entityType: 'disposition' as const, target: dispositionKey(disposition, disposition.decisionKey),
     productId: disposition.productId, releaseId: disposition.releaseId, vulnerabilityId: disposition.vulnerabilityId,
   };
 }
@@ -165,30 +168,30 @@ export function batchMarkerOf(item: Item): BatchWriteMarker | undefined {
  * An update is reverted by a new revision (history and audit say so); a creation
  * is removed with its pointer and its one history entry.
  */
-export function compensationItems(stored: Item, marker: BatchWriteMarker, actor: Actor, at: string, options: { index?: boolean } = {}): TransactItem[] {
+export function compensationItems(transaction: DispositionTransaction, stored: Item, marker: BatchWriteMarker, actor: Actor, at: string, options: { index?: boolean } = {}): void {
   const current = toDisposition(stored);
-  const key: Key = keys.disposition(current.teamId, current.productId, current.releaseId, current.decisionKey);
-  const unchanged = { condition: '#revision = :revision AND #marker.#batchId = :batchId', names: { '#revision': 'revision', '#marker': 'batchWrite', '#batchId': 'batchId' }, values: { ':revision': current.revision, ':batchId': marker.batchId } };
+  const unchanged = { expression: '#revision = :revision AND #marker.#batchId = :batchId', names: { '#revision': 'revision', '#marker': 'batchWrite', '#batchId': 'batchId' }, values: { ':revision': current.revision, ':batchId': marker.batchId } };
   const entityName = current.vulnerabilityId;
   if (!marker.before) {
-    return [
-      tx.delete(key, unchanged.condition, unchanged.names, unchanged.values),
+    transaction.delete(current, dispositionKey(current, current.decisionKey), unchanged);
+    transaction.add(
       tx.delete(keys.idPointer(current.teamId, current.id)),
       tx.delete(keys.dispositionHistory(current.teamId, current.productId, current.releaseId, current.decisionKey, marker.at, marker.changeId)),
       // A missed carry is safer than carrying a decision that was undone.
       ...(options.index === false ? [] : [carryIndexDelete(current)]),
       auditPut(current.teamId, actor, { action: 'rollback', entityType: 'disposition', entityId: current.id, entityName, changes: { batchId: marker.batchId, ...diffChanges(fieldsOf(current), {}) } }, at),
-    ];
+    );
+    return;
   }
   const restored: Disposition = {
     ...marker.before, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: current.revision + 1,
   };
   const changes = diffChanges(fieldsOf(current), fieldsOf(restored));
   const changeId = randomUUID();
-  return [
-    tx.put(dispositionItem(restored), unchanged.condition, unchanged.names, unchanged.values),
+  transaction.put(restored, {}, unchanged);
+  transaction.add(
     tx.create(historyItem(restored, actor, at, changeId, { ...changes })),
     auditPut(current.teamId, actor, { action: 'rollback', entityType: 'disposition', entityId: current.id, entityName, changes: { batchId: marker.batchId, ...changes } }, at),
     ...(options.index === false ? [] : [restored.reviewRequired ? carryIndexDelete(restored) : carryIndexPut(restored)]),
-  ];
+  );
 }

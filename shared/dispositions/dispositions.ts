@@ -15,7 +15,7 @@ import type { Actor } from '../identity/actor';
 import { Members } from '../identity/teams';
 import { releaseStore } from '../releases/release-store';
 import { findingStore, type Finding } from '../scans/finding-store';
-import { dispositionStore, type Disposition, type DispositionStatus } from './disposition-store';
+import { DispositionTransaction, dispositionStore, type Disposition, type DispositionStatus } from './disposition-store';
 import { plan, targetOfDisposition, targetOfFinding, writeItems, type DecisionTarget, type DispositionPatch, type PlannedWrite } from './disposition-writes';
 import { decisionKey } from './decision-identity';
 import { DispositionBatches } from './disposition-batches';
@@ -51,14 +51,17 @@ async function assertAssignee(teamId: string, assignedTo: string | null | undefi
 
 /** Commits one planned write; RETRY when another write to the same disposition committed first. */
 async function commit(write: PlannedWrite, actor: Actor, at: string): Promise<typeof RETRY | undefined> {
-  const check = releaseStore.unlockedCheck({ teamId: write.after.teamId, productId: write.after.productId, id: write.after.releaseId });
-  const items = writeItems(write, actor, at);
+  // The release's unlock condition rides on its dispositions version move (item 0).
+  const transaction = new DispositionTransaction();
+  const release = transaction.moveVersion(write.after, { unlocked: true });
+  const disposition = writeItems(transaction, write, actor, at);
+  const items = transaction.items();
   try {
-    await transactWrite([check, ...items]);
+    await transactWrite(items);
   } catch (error) {
-    if (error instanceof TransactionFailedError && error.failedAt(0)) throw await releaseLockedErrorFor(write.after.teamId, write.after.releaseId);
-    // The disposition item (revision or create condition) or, for a creation, its id pointer.
-    if (lostRace(error, write.before ? [1] : [1, items.length])) return RETRY;
+    if (error instanceof TransactionFailedError && error.failedAt(release)) throw await releaseLockedErrorFor(write.after.teamId, write.after.releaseId);
+    // The disposition item (revision or create condition) or, for a creation, its id pointer (last).
+    if (lostRace(error, write.before ? [disposition] : [disposition, items.length - 1])) return RETRY;
     throw error;
   }
   return undefined;
@@ -167,7 +170,7 @@ export const Dispositions = {
   },
 
   /** A release's dispositions, after finishing any batch still pending on it (so a read never shows half a batch). */
-  async listByRelease(teamId: string, productId: string, releaseId: string): Promise<Disposition[]> {
+  async listByRelease(teamId: string, productId: string, releaseId: string): Promise<readonly Disposition[]> {
     await DispositionBatches.settleRelease(teamId, releaseId);
     return dispositionStore.listByRelease(teamId, productId, releaseId);
   },

@@ -144,7 +144,7 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   await Promise.all([batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY }), findingsDigest.write(sbom, digestStamp, stored)]);
   // Before the scan reads as completed: a CI gate that sees the result sees the carried decisions.
   const carried = await CarryOver.apply({
-    release, findings: current.values(), decided: decisionOf, setting: (await TeamSettingsService.get(teamId)).carryOver, actor, now,
+    release, findings: current.values(), decided: decisionOf, setting: (await TeamSettingsService.get(teamId)).carryOver, actor, now, writerId: sbom.id,
   });
 
   const summary: ScanSummary = {

@@ -135,19 +135,25 @@ export async function benchFindings(): Promise<string> {
       const fromTable = await findingStore.listByRelease(teamId, String(product.id), releaseId);
       const tableMs = performance.now() - started;
       lines.push(`    a process without them in memory reads both digests from S3 (get + gunzip + parse) in ${ms(median(cold))}; the same ${fromTable.length.toLocaleString('en')} findings from the table take ${ms(tableMs)}`);
-      // The reads every request makes fresh, timed here against the server's engines.
+      // The reads every request makes: the release and SBOM items fresh, the dispositions through the
+      // per-process cache (one GetItem of the release's dispositions version, then the kept set).
       const { Releases } = await import('../../shared/releases/releases');
-      const fresh: Record<string, number[]> = { dispositions: [], items: [] };
+      const { dispositionCache } = await import('../../shared/dispositions/disposition-cache');
+      const times: Record<'cached' | 'fresh' | 'items', number[]> = { cached: [], fresh: [], items: [] };
       for (let run = 0; run < 5; run += 1) {
+        dispositionCache.clear();
         let started = performance.now();
         await Dispositions.listByRelease(teamId, String(product.id), releaseId);
-        fresh.dispositions!.push(performance.now() - started);
+        times.fresh.push(performance.now() - started);
+        started = performance.now();
+        await Dispositions.listByRelease(teamId, String(product.id), releaseId);
+        times.cached.push(performance.now() - started);
         started = performance.now();
         await Releases.resolve(teamId, releaseId);
         await sbomStore.listByRelease(teamId, String(product.id), releaseId);
-        fresh.items!.push(performance.now() - started);
+        times.items.push(performance.now() - started);
       }
-      lines.push(`    read fresh by every request (medians of 5, here against the server's engines): the release's ${DISPOSED.toLocaleString('en')} dispositions ${ms(median(fresh.dispositions!))}, the release and SBOM items ${ms(median(fresh.items!))}; the rest is rows, filters, page and HTTP`);
+      lines.push(`    per request (medians of 5, here against the server's engines): the release's ${DISPOSED.toLocaleString('en')} dispositions ${ms(median(times.cached))} from the cache (version read + kept set), ${ms(median(times.fresh))} when read from the table; the release and SBOM items ${ms(median(times.items))}; the rest is rows, filters, page and HTTP`);
     });
     return lines.join('\n');
   } finally {

@@ -9,6 +9,9 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { importAdvisories } from '../../shared/corpus/import';
 import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
 import { readAuditLog } from '../../shared/audit/audit-read';
+import { keys } from '../../shared/data/keys';
+import { batchWrite, queryAll, transactWrite } from '../../shared/data/table-client';
+import { dispositionBulk } from '../../shared/dispositions/disposition-store';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
 import type { client } from '../support/http-client';
@@ -96,6 +99,35 @@ describe('triage continuity', () => {
     expect(both.status).toBe(200);
     const history = await api.get(`/api/dispositions/${row(second.rows, names[1]!).disposition!.id}`);
     expect(history.body.data.history).toHaveLength(2);
+  });
+
+  it('finishes a carry-over cut off between its dispositions and their history, audit and pointer when the SBOM is scanned again', async () => {
+    const { api, teamId } = await createTeamWithKey();
+    const names = await seedAdvisories(1);
+    const { id: productId } = await product(api);
+    const { id: r1 } = await release(api, productId, '1.0.0');
+    const old = await upload(api, r1, { [names[0]!]: '1.0.0' });
+    await api.post('/api/dispositions', { vulnerabilityId: row(old.rows, names[0]!).id, ...NOT_AFFECTED });
+    const { id: r2 } = await release(api, productId, '2.0.0');
+    const next = await upload(api, r2, { [names[0]!]: '1.0.0' });
+    const carried = row(next.rows, names[0]!).disposition!;
+
+    // The state a crash after the dispositions' transaction leaves: the bracket open under the SBOM's id, no side items.
+    const ref = { teamId, productId, releaseId: r2 };
+    await transactWrite([dispositionBulk.start(ref, next.sbomId, new Date(Date.now() + 60_000).toISOString())]);
+    const history = (await queryAll({ ...keys.releaseChildrenPrefix(teamId, productId, r2) })).filter((item) => item.entity === 'DispositionChange');
+    const audit = (await readAuditLog(teamId)).filter((entry) => entry.action === 'carry' && entry.entityId === carried.id);
+    expect(history).toHaveLength(1);
+    expect(audit).toHaveLength(1);
+    await batchWrite([], [keys.idPointer(teamId, carried.id), ...[...history, ...audit].map((item) => ({ pk: String(item.pk), sk: String(item.sk) }))]);
+    expect((await api.get(`/api/dispositions/${carried.id}`)).status).toBe(404);
+
+    expect((await api.post('/api/cve-scan', { sbomId: next.sbomId })).status).toBe(202);
+    const view = await api.get(`/api/dispositions/${carried.id}`);
+    expect(view.status).toBe(200);
+    expect(view.body.data.history).toHaveLength(1);
+    expect((await readAuditLog(teamId)).filter((entry) => entry.action === 'carry' && entry.entityId === carried.id)).toHaveLength(1);
+    expect(row(await rows(api, next.sbomId), names[0]!).disposition).toMatchObject({ id: carried.id, decision_state: 'carried' });
   });
 
   it('carries same-version decisions to a new release, flags other versions for review under any_version, and a confirm clears the flag', async () => {
