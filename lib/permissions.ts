@@ -327,6 +327,14 @@ const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
     ],
     globalObjects: [{ bucket: 'disclosureBucket', actions: ['s3:GetObject', 's3:PutObject'], prefix: 'disclosures/' }],
   },
+  // Members' login entries (sign-in and the authorizer find members by verified email, docs/sign-in.md) are written with the member.
+  // Self-service keys store and revoke their global hash item (shared/identity/api-keys.ts).
+  settings: {
+    globalPartitions: [
+      { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], leadingKeys: ['MEMBER_LOGIN#*'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], leadingKeys: ['APIKEY_HASH#*'] },
+    ],
+  },
   // The OIDC exchange claims the CI token's jti and stores the issued token's hash (global items found by hash).
   auth: { globalPartitions: [{ actions: ['dynamodb:PutItem'], leadingKeys: ['OIDC_JTI#*', 'OIDC_TOKEN#*'] }] },
     // The attestation report links each published document's disclosure.

@@ -18,6 +18,7 @@ import * as compliance from '../schemas/compliance';
 import * as audit from '../schemas/audit';
 import * as trustPolicies from '../schemas/trust-policies';
 import * as settings from '../schemas/settings';
+import * as workspace from '../schemas/workspace';
 
 export const ENDPOINT_GROUPS = [
   'products',
@@ -329,6 +330,42 @@ export const routes = [
     operationId: 'getMe', method: 'GET', path: '/api/me', group: 'settings', scope: 'authenticated', mutates: false,
     summary: 'Who the credential is: its team, caller (service account or member), scopes and key expiry', availability: 'implemented',
     responses: { 200: { description: 'The caller', schema: settings.meResponse } },
+  },
+  // The team workspace (docs/sign-in.md): members and API keys, only for holders of settings.manage (spec "Authentication" rule 7).
+  {
+    operationId: 'listMembers', method: 'GET', path: '/api/members', group: 'settings', scope: 'settings:read', mutates: false,
+    summary: 'The team\'s members, oldest first (service accounts are not members); only for holders of settings.manage', availability: 'implemented',
+    responses: { 200: { description: 'Members', schema: workspace.memberListResponse } },
+  },
+  {
+    operationId: 'inviteMember', method: 'POST', path: '/api/members', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Invite a member by email; they join at their first sign-in with an identity whose verified email matches', availability: 'implemented',
+    request: { body: workspace.inviteMemberBody }, responses: { 201: { description: 'The member', schema: workspace.memberResponse } },
+  },
+  {
+    operationId: 'updateMember', method: 'PUT', path: '/api/members/{memberId}', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Change a member\'s name or permissions; their sessions get the new scopes on their next request', availability: 'implemented',
+    request: { params: workspace.memberIdParams, body: workspace.updateMemberBody }, responses: { 200: { description: 'The member', schema: workspace.memberResponse } },
+  },
+  {
+    operationId: 'removeMember', method: 'DELETE', path: '/api/members/{memberId}', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Remove a member; their sessions end on their next request (409 for the last holder of settings.manage)', availability: 'implemented',
+    request: { params: workspace.memberIdParams }, responses: noContent,
+  },
+  {
+    operationId: 'listApiKeys', method: 'GET', path: '/api/keys', group: 'settings', scope: 'settings:read', mutates: false,
+    summary: 'The team\'s API keys, revoked ones included (never the value or its hash); only for holders of settings.manage', availability: 'implemented',
+    responses: { 200: { description: 'API keys', schema: workspace.apiKeyListResponse } },
+  },
+  {
+    operationId: 'createApiKey', method: 'POST', path: '/api/keys', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Create an API key with at most the caller\'s scopes; the value is in `key`, shown only in this answer', availability: 'implemented',
+    request: { body: workspace.createApiKeyBody }, responses: { 201: { description: 'The key and its value', schema: workspace.createdApiKeyResponse } },
+  },
+  {
+    operationId: 'revokeApiKey', method: 'DELETE', path: '/api/keys/{keyId}', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Revoke an API key, permanently and at once; its service account is deleted (spec "Authentication" rule 9)', availability: 'implemented',
+    request: { params: workspace.keyIdParams }, responses: noContent,
   },
   {
     operationId: 'getOpenApiDocument', method: 'GET', path: '/api/openapi.json', group: 'openapi', scope: null, mutates: false,

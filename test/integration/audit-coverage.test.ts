@@ -280,6 +280,30 @@ const scenarios: Record<string, Scenario> = {
     const policy = ok(await team.api.post<WithId>('/api/trust-policies', trustPolicyBody('https://token.actions.githubusercontent.com')), 'create trust policy').data;
     return { act: async () => ({ response: await team.api.delete(`/api/trust-policies/${policy.id}`), entityId: policy.id }) };
   },
+  inviteMember: (team) => Promise.resolve({
+    act: async () => {
+      const response = await team.api.post('/api/members', { email: `invited-${randomUUID().slice(0, 8)}@example.test` });
+      return { response, entityId: dataField(response, 'id') };
+    },
+  }),
+  updateMember: async (team) => {
+    const member = ok(await team.api.post<WithId>('/api/members', { email: `updated-${randomUUID().slice(0, 8)}@example.test` }), 'invite member').data;
+    return { act: async () => ({ response: await team.api.put(`/api/members/${member.id}`, { permissions: ['content.write'] }), entityId: member.id }) };
+  },
+  removeMember: async (team) => {
+    const member = ok(await team.api.post<WithId>('/api/members', { email: `removed-${randomUUID().slice(0, 8)}@example.test` }), 'invite member').data;
+    return { act: async () => ({ response: await team.api.delete(`/api/members/${member.id}`), entityId: member.id }) };
+  },
+  createApiKey: (team) => Promise.resolve({
+    act: async () => {
+      const response = await team.api.post('/api/keys', { name: `self-${randomUUID().slice(0, 8)}`, scopes: ['products:read'] });
+      return { response, entityId: dataField(response, 'id') };
+    },
+  }),
+  revokeApiKey: async (team) => {
+    const key = ok(await team.api.post<WithId>('/api/keys', { name: `self-${randomUUID().slice(0, 8)}`, scopes: ['products:read'] }), 'create key').data;
+    return { act: async () => ({ response: await team.api.delete(`/api/keys/${key.id}`), entityId: key.id }) };
+  },
   exchangeOidcToken: async (team) => {
     const issuer = await startTestIssuer();
     const policy = ok(await team.api.post<WithId & { data: { name: string } }>('/api/trust-policies', trustPolicyBody(issuer.issuer)), 'create trust policy').data;
