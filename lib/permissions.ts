@@ -138,17 +138,27 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // CI token's jti, stores the issued token's hash and audits the exchange in that team's log.
   // It acts for the team the request names (route `teamFromBody`), so its tenant role confines those calls to that team.
   auth: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem') },
+  // Public browser sign-in (docs/sign-in.md): the single-use flow items, members' login entries by verified email,
+  // session items by hash, and the sign-in/sign-out entries of the member's team's audit log. `TEAM#*` is wider than
+  // the audit shards it writes (`TEAM#*#AUDIT#*`): the AWS call log records team partitions as `TEAM#`, so the narrower
+  // grant could not be checked against the code; narrowing it needs the log to keep the audit partitions' shape.
+  signin: {
+    ...nothing,
+    table: { ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'), leadingKeys: ['SIGNIN#*', 'MEMBER_LOGIN#*', 'SESSION#*', 'TEAM#*'] },
+  },
   // Renders the OpenAPI document from the route table; touches no data.
   openapi: nothing,
 };
 
 /**
- * The authorizer gets credential hash items (API keys, OIDC-issued tokens) and the trust policy an issued
- * token names (deleting the policy ends its tokens); nothing else of any team (BRIEF decisions 6 and 10).
+ * The authorizer gets credential hash items (API keys, OIDC-issued tokens, sessions), the trust policy an issued
+ * token names (deleting the policy ends its tokens) and a session member's login entry; nothing else of any team
+ * (BRIEF decisions 6 and 10).
  */
 export const AUTHORIZER_ACCESS: ResourceAccess = {
   ...nothing,
-  table: { ...table('dynamodb:GetItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES'] },
+  // Sessions: the session item by hash (UpdateItem: its last-seen time, for the idle timeout) and the member's login entry.
+  table: { ...table('dynamodb:GetItem', 'dynamodb:UpdateItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*'] },
 };
 
 /**

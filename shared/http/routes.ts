@@ -19,6 +19,7 @@ import * as audit from '../schemas/audit';
 import * as trustPolicies from '../schemas/trust-policies';
 import * as settings from '../schemas/settings';
 import * as workspace from '../schemas/workspace';
+import * as signIn from '../schemas/sign-in';
 
 export const ENDPOINT_GROUPS = [
   'products',
@@ -32,6 +33,7 @@ export const ENDPOINT_GROUPS = [
   'audit',
   'settings',
   'auth',
+  'signin',
   'openapi',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
@@ -325,6 +327,24 @@ export const routes = [
     operationId: 'exchangeOidcToken', method: 'POST', path: '/api/auth/oidc/token', group: 'auth', scope: null, mutates: true, teamFromBody: true,
     summary: 'Exchange a CI job\'s OIDC token for a short-lived bearer token with the matching trust policy\'s scopes (401 with a refusal code otherwise)', availability: 'implemented',
     request: { body: trustPolicies.oidcTokenExchangeBody }, responses: { 200: { description: 'The issued token', schema: trustPolicies.oidcTokenResponse } },
+  },
+  // Browser sign-in (docs/sign-in.md): public routes under /api so the console's origin reaches them through the same /api/* path.
+  {
+    // mutates false: it writes only the flow's own short-lived item, no team's data, so there is nothing to audit (the callback audits the sign-in).
+    operationId: 'startSignIn', method: 'GET', path: '/api/auth/login', group: 'signin', scope: null, mutates: false,
+    summary: 'Start browser sign-in: redirects (302) to the OpenID provider (authorization code + PKCE)', availability: 'implemented',
+    request: { query: signIn.signInStartQuery }, responses: { 302: { description: 'To the provider\'s authorization endpoint; sets the flow cookie' } },
+  },
+  {
+    operationId: 'finishSignIn', method: 'GET', path: '/api/auth/callback', group: 'signin', scope: null, mutates: true,
+    summary: 'The provider\'s redirect back: signs an invited member in (303 to the return path, session cookie set); 403 HTML page otherwise', availability: 'implemented',
+    request: { query: signIn.signInCallbackQuery },
+    responses: { 303: { description: 'Signed in; sets the session cookie' }, 403: { description: 'Not signed in, and why', contentType: 'text/html; charset=utf-8' } },
+  },
+  {
+    operationId: 'signOut', method: 'POST', path: '/api/auth/logout', group: 'signin', scope: null, mutates: true,
+    summary: 'End the browser session server-side and clear its cookie (needs X-CSRF-Token and the console\'s Origin)', availability: 'implemented',
+    responses: noContent,
   },
   {
     operationId: 'getMe', method: 'GET', path: '/api/me', group: 'settings', scope: 'authenticated', mutates: false,

@@ -170,7 +170,7 @@ export const Members = {
     }
   },
 
-  /** The teams a verified email is a member of (sign-in), oldest membership first. */
+  /** The teams a verified email is a member of (sign-in), in team id order. */
   async loginsOf(email: string): Promise<MemberLogin[]> {
     const { pk, skPrefix } = keys.memberLoginPrefix(email);
     return (await queryAll({ pk, skPrefix })).map(toLogin);

@@ -300,15 +300,16 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  it('grants groups without mutating routes, and the authorizer, no table or bucket writes', () => {
+  it('grants groups without mutating routes, and the authorizer, no table or bucket writes (the authorizer only updates a session\'s last-seen time)', () => {
     for (const name of [...readOnlyGroups(), 'authorizer']) {
       const actions = [...actionsOfRole(template, roleId(name)), ...actionsOfRole(template, dataRoleId(name))];
-      expect({ name, writes: actions.filter((action) => [...TABLE_WRITE_ACTIONS, ...S3_WRITE_ACTIONS].includes(action)) }).toEqual({ name, writes: [] });
+      const writes = [...new Set(actions.filter((action) => [...TABLE_WRITE_ACTIONS, ...S3_WRITE_ACTIONS].includes(action)))];
+      expect({ name, writes }).toEqual({ name, writes: name === 'authorizer' ? ['dynamodb:UpdateItem'] : [] });
     }
   });
 
-  it('lets the authorizer only get items from the table', () => {
-    expect(actionsOfRole(template, roleId('authorizer'))).toEqual(['dynamodb:GetItem']);
+  it('lets the authorizer only get items from the table, and update sessions', () => {
+    expect(actionsOfRole(template, roleId('authorizer'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
   });
 
   it('grants on the table exactly the actions of the function\'s access entry, never Scan', () => {
@@ -392,19 +393,20 @@ describe('REST API', () => {
     }
   });
 
-  it('leaves exactly the three disclosure routes, the OIDC token exchange and the OpenAPI document public', () => {
+  it('leaves exactly the three disclosure routes, the OIDC token exchange, browser sign-in and the OpenAPI document public', () => {
     const publicMethods = nonPreflight()
       .filter((method) => method.properties.AuthorizationType === 'NONE')
       .map((method) => routeKey(method.httpMethod, method.path));
     expect(publicMethods.sort()).toEqual(
-      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token'].sort(),
+      ['GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token',
+        'GET /api/auth/login', 'GET /api/auth/callback', 'POST /api/auth/logout'].sort(),
     );
   });
 
-  it('checks keys with a REQUEST authorizer on the Authorization header, without result caching', () => {
+  it('checks every private request with a REQUEST authorizer without identity source (Bearer header or session cookie) and without result caching', () => {
     assertResourceProperties(template, 'AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
-      IdentitySource: 'method.request.header.Authorization',
+      IdentitySource: '',
       AuthorizerResultTtlInSeconds: 0,
       AuthorizerUri: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId('authorizer'), 'Arn'] }])] }),
     });
