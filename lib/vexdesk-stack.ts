@@ -150,7 +150,7 @@ export class VexdeskStack extends Stack {
         accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
         removalPolicy: RemovalPolicy.RETAIN,
       });
-      acknowledge(pool, 'AwsSolutions-COG3', 'Threat protection (advanced security) needs the Cognito Plus plan; sign-in is MFA-required and customers with stricter needs bring their own IdP (docs/sign-in.md).');
+      acknowledge(pool, 'AwsSolutions-COG8', 'Threat protection needs the Cognito Plus feature plan; sign-in is MFA-required and customers with stricter needs bring their own IdP (docs/sign-in.md).');
       pool.addDomain('HostedDomain', { cognitoDomain: { domainPrefix: settings.signInDomainPrefix ?? `vexdesk-${this.node.addr.slice(0, 12)}` } });
       const client = pool.addClient('ConsoleClient', {
         generateSecret: false,
