@@ -22,6 +22,7 @@ import { startEmbeddedEngines, type EmbeddedEngines } from '../shared/local/engi
 import { applyLocalEnvironment } from '../shared/local/local-environment';
 import type { BackgroundWork } from '../shared/local/background';
 import type { LocalApi } from '../shared/local/api-gateway-emulator';
+import { startLocalIdentityProvider, type DevAccount, type EmbeddedOidcProvider } from '../shared/local/embedded-oidc-provider';
 
 const projectRoot = resolve(fileURLToPath(import.meta.url), '../..');
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -33,7 +34,9 @@ function log(line: Record<string, unknown>): void {
 }
 
 /** What start-up has brought up so far; a signal stops exactly that, in reverse order. */
-const running: { engines?: EmbeddedEngines; server?: Server; background?: BackgroundWork; api?: LocalApi } = {};
+const running: { engines?: EmbeddedEngines; server?: Server; background?: BackgroundWork; api?: LocalApi; identityProvider?: EmbeddedOidcProvider } = {};
+/** The embedded OpenID provider's accounts: the demo admin's, once bootstrap has read or made it. */
+let devAccounts: DevAccount[] = [];
 let stopSignal: NodeJS.Signals | undefined;
 
 /** Answers while start-up runs (corpus load, recovery): the port is bound but nothing is served yet. */
@@ -61,6 +64,8 @@ async function main(): Promise<void> {
   const baseUrl = `http://127.0.0.1:${actualPort}`;
   // BRIEF: PUBLIC_BASE_URL defaults to the listening address locally; an explicit value (a tunnel, a proxy) wins.
   applyLocalEnvironment(running.engines, baseUrl);
+  // Browser sign-in through the embedded OpenID provider unless SIGN_IN_ISSUER names one (docs/sign-in.md); before config is read.
+  running.identityProvider = await startLocalIdentityProvider(dataDir, () => devAccounts);
 
   // Imported after the environment is set: configuration is read once at load.
   const { config } = await import('../shared/config');
@@ -84,7 +89,8 @@ async function main(): Promise<void> {
   if (stopSignal) return;
   running.background = await startLocalBackgroundWork({ dataDir, log });
   if (stopSignal) return;
-  const { record, created } = await ensureDemoTeam(dataDir);
+  const { record, created, loginCreated } = await ensureDemoTeam(dataDir);
+  if (record.login) devAccounts = [{ ...record.login, name: 'Demo Admin' }];
   if (stopSignal) return;
 
   server.off('request', notReady);
@@ -110,12 +116,18 @@ async function main(): Promise<void> {
         `Try: curl -H "Authorization: Bearer ${record.apiKey}" ${baseUrl}/api/products`,
       ]
     : [`Demo team ${record.teamId}; its API key is in ${bootstrapFile} (apiKey).`];
+  const signInLines = !running.identityProvider || !record.login
+    ? []
+    : loginCreated
+      ? [`Sign in at ${baseUrl}/api/auth/login as ${record.login.email} with password (shown once, also in ${bootstrapFile}):`, `  ${record.login.password}`]
+      : [`Sign in at ${baseUrl}/api/auth/login as ${record.login.email}; the password is in ${bootstrapFile} (login).`];
   process.stdout.write(
     [
       '',
       `Vexdesk API listening on ${baseUrl}  (data: ${dataDir})`,
       ...(publicBaseUrl === baseUrl ? [] : [`Public base URL of generated documents: ${publicBaseUrl}`]),
       ...keyLines,
+      ...signInLines,
       '',
     ].join('\n') + '\n',
   );
@@ -123,9 +135,10 @@ async function main(): Promise<void> {
 
 /** Stops what start-up brought up, newest first; each step runs even if an earlier one failed. */
 async function stopRunning(): Promise<void> {
-  const { api, server, background, engines } = running;
+  const { api, server, background, engines, identityProvider } = running;
   const steps: Array<[string, (() => Promise<void>) | undefined]> = [
     ['api', api ? () => api.close() : server ? () => closeServer(server) : undefined],
+    ['identity provider', identityProvider ? () => identityProvider.close() : undefined],
     ['background work', background ? () => background.stop() : undefined],
     ['engines', engines ? () => engines.stop() : undefined],
     ['server.json', () => rm(join(dataDir, 'server.json'), { force: true })],

@@ -148,17 +148,27 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // CI token's jti, stores the issued token's hash and audits the exchange in that team's log.
   // It acts for the team the request names (route `teamFromBody`), so its tenant role confines those calls to that team.
   auth: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem') },
+  // Public browser sign-in (docs/sign-in.md): the single-use flow items, members' login entries by verified email,
+  // session items by hash, and the sign-in/sign-out entries of the member's team's audit log. `TEAM#*` is wider than
+  // the audit shards it writes (`TEAM#*#AUDIT#*`): the AWS call log records team partitions as `TEAM#`, so the narrower
+  // grant could not be checked against the code; narrowing it needs the log to keep the audit partitions' shape.
+  signin: {
+    ...nothing,
+    table: { ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'), leadingKeys: ['SIGNIN#*', 'MEMBER_LOGIN#*', 'SESSION#*', 'TEAM#*'] },
+  },
   // Renders the OpenAPI document from the route table; touches no data.
   openapi: nothing,
 };
 
 /**
- * The authorizer gets credential hash items (API keys, OIDC-issued tokens) and the trust policy an issued
- * token names (deleting the policy ends its tokens); nothing else of any team (BRIEF decisions 6 and 10).
+ * The authorizer gets credential hash items (API keys, OIDC-issued tokens, sessions), the trust policy an issued
+ * token names (deleting the policy ends its tokens) and a session member's login entry; nothing else of any team
+ * (BRIEF decisions 6 and 10).
  */
 export const AUTHORIZER_ACCESS: ResourceAccess = {
   ...nothing,
-  table: { ...table('dynamodb:GetItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES'] },
+  // Sessions: the session item by hash (UpdateItem: its last-seen time, for the idle timeout) and the member's login entry.
+  table: { ...table('dynamodb:GetItem', 'dynamodb:UpdateItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*'] },
 };
 
 /**
@@ -354,10 +364,14 @@ const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
     globalObjects: [{ bucket: 'disclosureBucket', actions: ['s3:GetObject', 's3:PutObject'], prefix: 'disclosures/' }],
   },
   // The CSAF provider setting lives in the provider's partition, and its directory name is claimed deployment-wide.
+  // Members' login entries (sign-in and the authorizer find members by verified email, docs/sign-in.md) are written with the member.
+  // Self-service keys store and revoke their global hash item (shared/identity/api-keys.ts).
   settings: {
     globalPartitions: [
       { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], leadingKeys: ['CSAF_PROVIDER#*'] },
       { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], leadingKeys: ['CSAF_DIRECTORY#*'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], leadingKeys: ['MEMBER_LOGIN#*'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], leadingKeys: ['APIKEY_HASH#*'] },
     ],
   },
   // The OIDC exchange claims the CI token's jti and stores the issued token's hash (global items found by hash).

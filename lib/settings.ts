@@ -83,6 +83,13 @@ export interface VexdeskSettings {
   csafDefaultProvider: string | undefined;
   /** Feeds of the daily corpus refresh. */
   corpusFeeds: CorpusFeedSettings;
+  /**
+   * Browser sign-in (docs/sign-in.md): an external OpenID provider's issuer and this service's public
+   * (PKCE) client there. Default (undefined): the stack creates a Cognito user pool, hosted domain and client.
+   */
+  signIn: { issuer: string; clientId: string } | undefined;
+  /** Prefix of the Cognito hosted domain (`<prefix>.auth.<region>.amazoncognito.com`); unique per region. Default: from the stack's name. */
+  signInDomainPrefix: string | undefined;
 }
 
 export const DEFAULT_SETTINGS: VexdeskSettings = {
@@ -97,6 +104,8 @@ export const DEFAULT_SETTINGS: VexdeskSettings = {
   publicBaseUrl: undefined,
   csafDefaultProvider: undefined,
   corpusFeeds: DEFAULT_CORPUS_FEEDS,
+  signIn: undefined,
+  signInDomainPrefix: undefined,
 };
 
 /** Context keys understood by `settingsFromContext`. */
@@ -118,6 +127,9 @@ export const CONTEXT_KEYS = {
   corpusOsvBaseUrl: 'vexdesk:corpusOsvBaseUrl',
   corpusKevUrl: 'vexdesk:corpusKevUrl',
   corpusEpssUrl: 'vexdesk:corpusEpssUrl',
+  signInIssuer: 'vexdesk:signInIssuer',
+  signInClientId: 'vexdesk:signInClientId',
+  signInDomainPrefix: 'vexdesk:signInDomainPrefix',
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -209,6 +221,27 @@ function osvEcosystemsOf(node: Node): string[] | undefined {
   return [...new Set(list as string[])];
 }
 
+/** An external issuer and its client id, given together or not at all. */
+function signInOf(node: Node): VexdeskSettings['signIn'] {
+  const issuer = urlOf(node, CONTEXT_KEYS.signInIssuer, { allowEmpty: false, httpsOnly: true });
+  const clientId: unknown = node.tryGetContext(CONTEXT_KEYS.signInClientId);
+  if (issuer === undefined && clientId === undefined) return undefined;
+  if (issuer === undefined || typeof clientId !== 'string' || clientId === '') {
+    throw new Error(`Context ${CONTEXT_KEYS.signInIssuer} and ${CONTEXT_KEYS.signInClientId} are given together (an external OpenID provider) or not at all (the stack's Cognito user pool)`);
+  }
+  return { issuer: trimTrailing(issuer, '/'), clientId };
+}
+
+/** Cognito domain prefixes: lowercase letters, digits and hyphens, 1–63, not starting or ending with a hyphen. */
+function domainPrefixOf(node: Node): string | undefined {
+  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.signInDomainPrefix);
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(raw) || raw.includes('aws') || raw.includes('cognito')) {
+    throw new Error(`Context ${CONTEXT_KEYS.signInDomainPrefix} must be lowercase letters, digits and hyphens (no "aws" or "cognito"), got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
 /** Settings from context, each missing value replaced by its default; invalid values fail synth. */
 export function settingsFromContext(node: Node): VexdeskSettings {
   const d = DEFAULT_SETTINGS;
@@ -240,5 +273,7 @@ export function settingsFromContext(node: Node): VexdeskSettings {
       kevUrl: urlOf(node, CONTEXT_KEYS.corpusKevUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.kevUrl,
       epssUrl: urlOf(node, CONTEXT_KEYS.corpusEpssUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.epssUrl,
     },
+    signIn: signInOf(node) ?? d.signIn,
+    signInDomainPrefix: domainPrefixOf(node) ?? d.signInDomainPrefix,
   };
 }

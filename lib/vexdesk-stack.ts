@@ -6,6 +6,7 @@
  */
 import { CfnOutput, Duration, RemovalPolicy, Size, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
@@ -77,6 +78,8 @@ export class VexdeskStack extends Stack {
   readonly settings: VexdeskSettings;
   /** PUBLIC_BASE_URL of every function: the configured custom domain, or the API's own URL. */
   readonly publicBaseUrl: string;
+  /** The default sign-in provider (docs/sign-in.md); undefined when an external issuer is configured. */
+  readonly userPool: cognito.UserPool | undefined;
 
   constructor(scope: Construct, id: string, props: VexdeskStackProps = {}) {
     super(scope, id, props);
@@ -98,7 +101,9 @@ export class VexdeskStack extends Stack {
     const authorizerFunction = this.requireFunction('authorizer');
     this.authorizer = new apigw.RequestAuthorizer(this, 'ApiKeyAuthorizer', {
       handler: authorizerFunction,
-      identitySources: [apigw.IdentitySource.header('Authorization')],
+      // None: a request carries a Bearer header or a session cookie (BRIEF decision 10), and API Gateway would answer 401
+      // without invoking the authorizer when an identity source is missing. Allowed because results are not cached.
+      identitySources: [],
       // Revocation must take effect on the next request (BRIEF decision 6), so no result caching.
       resultsCacheTtl: Duration.seconds(0),
     });
@@ -108,6 +113,7 @@ export class VexdeskStack extends Stack {
     for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
     // The team whose CSAF provider-metadata.json is also at /.well-known/csaf/ (docs/csaf-provider.md).
     if (settings.csafDefaultProvider) for (const fn of this.functions.values()) fn.addEnvironment('CSAF_DEFAULT_PROVIDER', settings.csafDefaultProvider);
+    this.userPool = this.configureSignIn(settings);
     this.teamUsagePlan = this.createTeamUsagePlan(settings);
     this.publicClientFirewall = this.createPublicClientFirewall(settings);
     this.attachBackgroundTriggers(catalog);
@@ -120,6 +126,55 @@ export class VexdeskStack extends Stack {
     new CfnOutput(this, 'TeamUsagePlanId', { value: this.teamUsagePlan.usagePlanId, description: 'Default per-team usage plan; the admin CLI adds each team\'s API key to it' });
     new CfnOutput(this, 'PublisherKeyKmsKeyArn', { value: this.publisherKey.keyArn, description: 'KMS key sealing the teams\' publisher private keys (admin CLI publisher-key rotate)' });
     new CfnOutput(this, 'SigningSecretId', { value: this.signingSecret.secretArn, description: 'Secrets Manager secret holding { keyId, key }' });
+  }
+
+  /**
+   * Browser sign-in (docs/sign-in.md): the external issuer from context, or a Cognito user pool with a
+   * hosted domain and a public app client (code flow with PKCE, no secret). Only the sign-in function
+   * needs the issuer; the authorizer checks sessions in the table.
+   */
+  private configureSignIn(settings: VexdeskSettings): cognito.UserPool | undefined {
+    const signInFunction = this.functions.get('signin');
+    let issuer: string;
+    let clientId: string;
+    let pool: cognito.UserPool | undefined;
+    if (settings.signIn) {
+      ({ issuer, clientId } = settings.signIn);
+    } else {
+      pool = new cognito.UserPool(this, 'UserPool', {
+        // Administrators create users; a member still needs an invitation in Vexdesk.
+        selfSignUpEnabled: false,
+        signInAliases: { email: true },
+        autoVerify: { email: true },
+        standardAttributes: { email: { required: true, mutable: true } },
+        passwordPolicy: { minLength: 12, requireLowercase: true, requireUppercase: true, requireDigits: true, requireSymbols: true },
+        mfa: cognito.Mfa.REQUIRED,
+        mfaSecondFactor: { otp: true, sms: false },
+        accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      acknowledge(pool, 'AwsSolutions-COG8', 'Threat protection needs the Cognito Plus feature plan; sign-in is MFA-required and customers with stricter needs bring their own IdP (docs/sign-in.md).');
+      pool.addDomain('HostedDomain', { cognitoDomain: { domainPrefix: settings.signInDomainPrefix ?? `vexdesk-${this.node.addr.slice(0, 12)}` } });
+      const client = pool.addClient('ConsoleClient', {
+        generateSecret: false,
+        authFlows: {},
+        preventUserExistenceErrors: true,
+        oAuth: {
+          flows: { authorizationCodeGrant: true },
+          scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
+          callbackUrls: [`${this.publicBaseUrl}/api/auth/callback`],
+          logoutUrls: [this.publicBaseUrl],
+        },
+        supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+      });
+      // The pool's ProviderURL attribute has no scheme; the issuer its tokens name is this URL.
+      issuer = `https://cognito-idp.${this.region}.${this.urlSuffix}/${pool.userPoolId}`;
+      clientId = client.userPoolClientId;
+      new CfnOutput(this, 'UserPoolId', { value: pool.userPoolId, description: 'Cognito user pool of browser sign-in: create the members\' users here' });
+    }
+    signInFunction?.addEnvironment('SIGN_IN_ISSUER', issuer);
+    signInFunction?.addEnvironment('SIGN_IN_CLIENT_ID', clientId);
+    return pool;
   }
 
   /**

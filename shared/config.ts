@@ -46,6 +46,16 @@ const environmentSchema = z.object({
   /** Default per-team quota (the stack's usage plan); shown by GET /api/settings, enforced locally. */
   TEAM_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_TEAM_QUOTA.rateLimit),
   TEAM_BURST_LIMIT: z.coerce.number().int().min(1).max(5_000).default(DEFAULT_TEAM_QUOTA.burstLimit),
+  /**
+   * Browser sign-in (docs/sign-in.md): the OpenID provider and this service's client there. Unset: sign-in
+   * answers 501. The stack sets its Cognito user pool or the configured external issuer; `npm start` its embedded provider.
+   */
+  SIGN_IN_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  SIGN_IN_CLIENT_ID: z.string().min(1).optional(),
+  /** Only for providers that refuse public (PKCE-only) clients; prefer none. */
+  SIGN_IN_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Where a completed sign-in lands when the console asked for no other path. */
+  SIGN_IN_RETURN_PATH: z.string().regex(/^\/(?!\/)/, 'must be a path on this origin, starting with one /').default('/'),
   /** Tests only: trust OIDC issuers on loopback over plain HTTP (docs/oidc.md). Anything but "1" leaves them refused. */
   VEXDESK_ALLOW_LOOPBACK_ISSUERS: z.string().optional(),
 });
@@ -69,6 +79,7 @@ export type AppConfig = Readonly<{
   teamRateLimit: number;
   teamBurstLimit: number;
   allowLoopbackIssuers: boolean;
+  signIn: Readonly<{ issuer: string; clientId: string; clientSecret: string | undefined; returnPath: string }> | undefined;
 }>;
 
 export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
@@ -78,6 +89,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   }
   const env = parsed.data;
+  if ((env.SIGN_IN_ISSUER === undefined) !== (env.SIGN_IN_CLIENT_ID === undefined)) {
+    throw new Error('Invalid configuration: SIGN_IN_ISSUER and SIGN_IN_CLIENT_ID are set together or not at all');
+  }
   return Object.freeze({
     tableName: env.TABLE_NAME,
     sbomBucket: env.SBOM_BUCKET,
@@ -97,6 +111,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     teamRateLimit: env.TEAM_RATE_LIMIT,
     teamBurstLimit: env.TEAM_BURST_LIMIT,
     allowLoopbackIssuers: env.VEXDESK_ALLOW_LOOPBACK_ISSUERS === '1',
+    signIn: env.SIGN_IN_ISSUER !== undefined && env.SIGN_IN_CLIENT_ID !== undefined
+      ? { issuer: trimTrailing(env.SIGN_IN_ISSUER, '/'), clientId: env.SIGN_IN_CLIENT_ID, clientSecret: env.SIGN_IN_CLIENT_SECRET, returnPath: env.SIGN_IN_RETURN_PATH }
+      : undefined,
   });
 }
 

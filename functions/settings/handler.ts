@@ -3,6 +3,7 @@ import { Me } from '../../shared/identity/me';
 import { TeamSettingsService } from '../../shared/identity/team-settings';
 import { TrustPolicies } from '../../shared/identity/trust-policies';
 import { PublisherKeyRotation } from '../../shared/disclosures/publisher-key-rotation';
+import { Workspace } from '../../shared/identity/workspace';
 
 export const handler = createGroupHandler('settings', {
   getTeamSettings: async ({ caller }) => ({ status: 200, body: { data: await TeamSettingsService.describe(caller.teamId) } }),
@@ -17,5 +18,18 @@ export const handler = createGroupHandler('settings', {
   },
   listPublisherKeys: async ({ caller }) => ({ status: 200, body: { data: await PublisherKeyRotation.list(caller.teamId) } }),
   rotatePublisherKey: async ({ caller }) => ({ status: 201, body: { data: await PublisherKeyRotation.rotate(caller.teamId, caller.actor) } }),
+  listMembers: async ({ caller }) => ({ status: 200, body: { data: await Workspace.listMembers(caller) } }),
+  inviteMember: async ({ caller, body }) => ({ status: 201, body: { data: await Workspace.inviteMember(caller, body) } }),
+  updateMember: async ({ caller, params, body }) => ({ status: 200, body: { data: await Workspace.updateMember(caller, params.memberId, body) } }),
+  removeMember: async ({ caller, params }) => {
+    await Workspace.removeMember(caller, params.memberId);
+    return { status: 204 };
+  },
+  listApiKeys: async ({ caller }) => ({ status: 200, body: { data: await Workspace.listKeys(caller) } }),
+  createApiKey: async ({ caller, body }) => ({ status: 201, body: { data: await Workspace.createKey(caller, body) } }),
+  revokeApiKey: async ({ caller, params }) => {
+    await Workspace.revokeKey(caller, params.keyId);
+    return { status: 204 };
+  },
   getMe: async ({ caller }) => ({ status: 200, body: { data: await Me.describe(caller) } }),
 });

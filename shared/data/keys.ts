@@ -16,7 +16,8 @@
  * - `TEAM#<teamId>#TRUST_POLICIES`: the team's OIDC trust policies;
  * - `TEAM#<teamId>#PUBLISHER_KEYS`: the team's public publisher keys (read by the public disclosures
  *   function); their sealed private halves stay in the team partition;
- * - global partitions for API key and issued-token hashes, used OIDC token ids, corpus data and public disclosures.
+ * - global partitions for API key and issued-token hashes, used OIDC token ids, member logins by email,
+ *   browser sessions and sign-in flows by hash, corpus data and public disclosures.
  */
 import { createHash } from 'node:crypto';
 
@@ -52,6 +53,18 @@ export const keys = {
   apiKey: (teamId: string, keyId: string): Key => ({ pk: teamPk(teamId), sk: `APIKEY#${keyId}` }),
   apiKeyPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'APIKEY#' }),
   apiKeyNameClaim: (teamId: string, name: string): Key => ({ pk: teamPk(teamId), sk: `APIKEY_NAME#${name}` }),
+  /**
+   * Sign-in (docs/sign-in.md): a member's login entry, one per team the email belongs to, in a global
+   * partition per verified email, written with the member. The callback queries it to find the member;
+   * the authorizer reads it for each cookie request, so a removed member's or changed permission's
+   * sessions end on the next request. Its own partition family, so the authorizer's grant stays off team data.
+   */
+  memberLogin: (email: string, teamId: string): Key => ({ pk: `MEMBER_LOGIN#${email.toLowerCase()}`, sk: `TEAM#${teamId}` }),
+  memberLoginPrefix: (email: string) => ({ pk: `MEMBER_LOGIN#${email.toLowerCase()}`, skPrefix: 'TEAM#' }),
+  /** A browser session, by SHA-256 of its id (the id itself is only in the cookie); TTL removes it. */
+  session: (sha256Hex: string): Key => ({ pk: `SESSION#${sha256Hex}`, sk: 'SESSION' }),
+  /** A sign-in in progress (state, nonce, PKCE verifier), by SHA-256 of the browser's flow cookie; single use, TTL removes it. */
+  signInFlow: (sha256Hex: string): Key => ({ pk: `SIGNIN#${sha256Hex}`, sk: 'SIGNIN' }),
   /** Global lookup by SHA-256 of the key; read with a strongly consistent GetItem so revocation is immediate. */
   apiKeyHash: (sha256Hex: string): Key => ({ pk: `APIKEY_HASH#${sha256Hex}`, sk: 'APIKEY_HASH' }),
 

@@ -7,6 +7,7 @@
 import type { Caller } from '../identity/actor';
 import type { AuthenticatedKey } from '../identity/api-keys';
 import type { AuthenticatedWorkload } from '../identity/workload-tokens';
+import type { AuthenticatedSession } from '../identity/sessions';
 import { serviceAccountName } from '../identity/actor';
 
 export type AuthorizerContext = {
@@ -18,7 +19,11 @@ export type AuthorizerContext = {
   actorName: string;
   scopes: string;
   /** Absent means a service account (contexts made before OIDC tokens existed). */
-  principalKind?: 'service_account' | 'workload';
+  principalKind?: 'service_account' | 'workload' | 'member';
+  /** A browser session's member (their email is in the audit trail). */
+  actorEmail?: string;
+  /** A browser session's CSRF token (`GET /api/me` hands it to the console). */
+  csrfToken?: string;
   /** An OIDC-issued token's expiry (`GET /api/me` shows it; an API key's is on its item). */
   credentialExpiresAt?: string;
 };
@@ -46,13 +51,33 @@ export function workloadAuthorizerContext(workload: AuthenticatedWorkload): Auth
   };
 }
 
+/** A browser session: the member is the principal; `keyId` is the session's public id. */
+export function sessionAuthorizerContext({ session, scopes, csrfToken }: AuthenticatedSession): AuthorizerContext {
+  return {
+    teamId: session.teamId,
+    keyId: session.id,
+    serviceAccountId: session.memberId,
+    actorName: session.name,
+    actorEmail: session.email,
+    scopes: scopes.join(' '),
+    principalKind: 'member',
+    credentialExpiresAt: session.absoluteExpiresAt,
+    csrfToken,
+  };
+}
+
+function actorKind(kind: unknown): Caller['actor']['kind'] {
+  return kind === 'workload' || kind === 'member' ? kind : 'service_account';
+}
+
 export function callerFromAuthorizer(context: Record<string, unknown> | null | undefined): Caller | undefined {
   if (!context || typeof context.teamId !== 'string' || typeof context.serviceAccountId !== 'string') return undefined;
   return {
     teamId: context.teamId,
     keyId: String(context.keyId),
-    actor: { id: context.serviceAccountId, name: String(context.actorName), email: null, kind: context.principalKind === 'workload' ? 'workload' : 'service_account' },
+    actor: { id: context.serviceAccountId, name: String(context.actorName), email: typeof context.actorEmail === 'string' ? context.actorEmail : null, kind: actorKind(context.principalKind) },
     scopes: typeof context.scopes === 'string' ? context.scopes.split(' ').filter(Boolean) : [],
     ...(typeof context.credentialExpiresAt === 'string' ? { credentialExpiresAt: context.credentialExpiresAt } : {}),
+    ...(typeof context.csrfToken === 'string' ? { csrfToken: context.csrfToken } : {}),
   };
 }

@@ -53,7 +53,7 @@ const MAX_BODY_BYTES: Partial<Record<AnyRoute['operationId'], number>> = {
 };
 
 const PARAM_ENTITY: Record<string, string> = {
-  productId: 'Product', releaseId: 'Release', id: 'SBOM', dispositionId: 'Disposition', vexId: 'VEX document', uploadId: 'Upload', slug: 'Disclosure', policyId: 'Trust policy',
+  productId: 'Product', releaseId: 'Release', id: 'SBOM', dispositionId: 'Disposition', vexId: 'VEX document', uploadId: 'Upload', slug: 'Disclosure', policyId: 'Trust policy', memberId: 'Member', keyId: 'API key',
 };
 
 function entityOfParams(route: RouteDefinition): string {

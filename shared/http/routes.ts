@@ -19,6 +19,8 @@ import * as audit from '../schemas/audit';
 import * as trustPolicies from '../schemas/trust-policies';
 import * as settings from '../schemas/settings';
 import * as csafProvider from '../schemas/csaf-provider';
+import * as workspace from '../schemas/workspace';
+import * as signIn from '../schemas/sign-in';
 
 export const ENDPOINT_GROUPS = [
   'products',
@@ -32,6 +34,7 @@ export const ENDPOINT_GROUPS = [
   'audit',
   'settings',
   'auth',
+  'signin',
   'openapi',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
@@ -430,10 +433,64 @@ export const routes = [
     summary: 'Exchange a CI job\'s OIDC token for a short-lived bearer token with the matching trust policy\'s scopes (401 with a refusal code otherwise)', availability: 'implemented',
     request: { body: trustPolicies.oidcTokenExchangeBody }, responses: { 200: { description: 'The issued token', schema: trustPolicies.oidcTokenResponse } },
   },
+  // Browser sign-in (docs/sign-in.md): public routes under /api so the console's origin reaches them through the same /api/* path.
+  {
+    // mutates false: it writes only the flow's own short-lived item, no team's data, so there is nothing to audit (the callback audits the sign-in).
+    operationId: 'startSignIn', method: 'GET', path: '/api/auth/login', group: 'signin', scope: null, mutates: false,
+    summary: 'Start browser sign-in: redirects (302) to the OpenID provider (authorization code + PKCE)', availability: 'implemented',
+    request: { query: signIn.signInStartQuery }, responses: { 302: { description: 'To the provider\'s authorization endpoint; sets the flow cookie' } },
+  },
+  {
+    operationId: 'finishSignIn', method: 'GET', path: '/api/auth/callback', group: 'signin', scope: null, mutates: true,
+    summary: 'The provider\'s redirect back: signs an invited member in (303 to the return path, session cookie set); 403 HTML page otherwise', availability: 'implemented',
+    request: { query: signIn.signInCallbackQuery },
+    responses: { 303: { description: 'Signed in; sets the session cookie' }, 403: { description: 'Not signed in, and why', contentType: 'text/html; charset=utf-8' } },
+  },
+  {
+    operationId: 'signOut', method: 'POST', path: '/api/auth/logout', group: 'signin', scope: null, mutates: true,
+    summary: 'End the browser session server-side and clear its cookie (needs X-CSRF-Token and the console\'s Origin)', availability: 'implemented',
+    responses: noContent,
+  },
   {
     operationId: 'getMe', method: 'GET', path: '/api/me', group: 'settings', scope: 'authenticated', mutates: false,
     summary: 'Who the credential is: its team, caller (service account or member), scopes and key expiry', availability: 'implemented',
     responses: { 200: { description: 'The caller', schema: settings.meResponse } },
+  },
+  // The team workspace (docs/sign-in.md): members and API keys, only for holders of settings.manage (spec "Authentication" rule 7).
+  {
+    operationId: 'listMembers', method: 'GET', path: '/api/members', group: 'settings', scope: 'settings:read', mutates: false,
+    summary: 'The team\'s members, oldest first (service accounts are not members); only for holders of settings.manage', availability: 'implemented',
+    responses: { 200: { description: 'Members', schema: workspace.memberListResponse } },
+  },
+  {
+    operationId: 'inviteMember', method: 'POST', path: '/api/members', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Invite a member by email; they join at their first sign-in with an identity whose verified email matches', availability: 'implemented',
+    request: { body: workspace.inviteMemberBody }, responses: { 201: { description: 'The member', schema: workspace.memberResponse } },
+  },
+  {
+    operationId: 'updateMember', method: 'PUT', path: '/api/members/{memberId}', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Change a member\'s name or permissions; their sessions get the new scopes on their next request', availability: 'implemented',
+    request: { params: workspace.memberIdParams, body: workspace.updateMemberBody }, responses: { 200: { description: 'The member', schema: workspace.memberResponse } },
+  },
+  {
+    operationId: 'removeMember', method: 'DELETE', path: '/api/members/{memberId}', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Remove a member; their sessions end on their next request (409 for the last holder of settings.manage)', availability: 'implemented',
+    request: { params: workspace.memberIdParams }, responses: noContent,
+  },
+  {
+    operationId: 'listApiKeys', method: 'GET', path: '/api/keys', group: 'settings', scope: 'settings:read', mutates: false,
+    summary: 'The team\'s API keys, revoked ones included (never the value or its hash); only for holders of settings.manage', availability: 'implemented',
+    responses: { 200: { description: 'API keys', schema: workspace.apiKeyListResponse } },
+  },
+  {
+    operationId: 'createApiKey', method: 'POST', path: '/api/keys', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Create an API key with at most the caller\'s scopes; the value is in `key`, shown only in this answer', availability: 'implemented',
+    request: { body: workspace.createApiKeyBody }, responses: { 201: { description: 'The key and its value', schema: workspace.createdApiKeyResponse } },
+  },
+  {
+    operationId: 'revokeApiKey', method: 'DELETE', path: '/api/keys/{keyId}', group: 'settings', scope: 'settings:write', mutates: true,
+    summary: 'Revoke an API key, permanently and at once; its service account is deleted (spec "Authentication" rule 9)', availability: 'implemented',
+    request: { params: workspace.keyIdParams }, responses: noContent,
   },
   {
     operationId: 'getOpenApiDocument', method: 'GET', path: '/api/openapi.json', group: 'openapi', scope: null, mutates: false,

@@ -13,8 +13,10 @@ export interface Caller {
   keyId: string;
   actor: Actor;
   scopes: string[];
-  /** Set for OIDC-issued tokens, which have no stored key item to read the expiry from. */
+  /** Set for OIDC-issued tokens and sessions, which have no stored key item to read the expiry from. */
   credentialExpiresAt?: string;
+  /** A browser session's CSRF token, for `GET /api/me` (docs/sign-in.md "CSRF"). */
+  csrfToken?: string;
 }
 
 /** The admin CLI acting without `--by` (bootstrap and operations). */

@@ -13,9 +13,11 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { SCOPES, type Scope } from '../http/scopes';
 import { serviceAccountName, type Actor } from './actor';
 import { Members, Teams } from './teams';
+import { EXPIRY_CHOICES_DAYS } from './permission-names';
+
+export { EXPIRY_CHOICES_DAYS };
 
 export const API_KEY_PATTERN = /^vxd_[0-9a-f]{64}$/;
-export const EXPIRY_CHOICES_DAYS = [30, 90, 180, 365] as const;
 
 export const createApiKeyInput = z.object({
   name: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, underscore and hyphen only'),
@@ -62,8 +64,16 @@ function toRecord(item: Item): ApiKeyRecord {
   };
 }
 
+/**
+ * Who creates or revokes a key: the admin CLI (the operator, or `--by` a member), or an API caller the
+ * self-service layer already checked (shared/identity/workspace.ts), whose new keys may not exceed its own scopes.
+ */
+export type KeyManagement = { byMemberId?: string | undefined; operator: Actor } | { authorized: Actor; heldScopes: readonly string[] };
+
 /** Spec "Authentication" rule 7: only members holding `settings.manage` create or revoke keys. */
-async function authorizeKeyManagement(teamId: string, byMemberId: string | undefined, operator: Actor): Promise<Actor> {
+async function authorizeKeyManagement(teamId: string, options: KeyManagement): Promise<Actor> {
+  if ('authorized' in options) return options.authorized;
+  const { byMemberId, operator } = options;
   if (byMemberId === undefined) return operator;
   const member = await Members.find(teamId, byMemberId);
   if (!member) throw new NotFoundError('Member');
@@ -75,14 +85,19 @@ async function authorizeKeyManagement(teamId: string, byMemberId: string | undef
 
 export const ApiKeys = {
   /** Creates a key; the raw value is returned here once and never stored. */
-  async create(teamId: string, rawInput: unknown, options: { byMemberId?: string; operator: Actor }): Promise<ApiKeyRecord & { key: string }> {
+  async create(teamId: string, rawInput: unknown, options: KeyManagement): Promise<ApiKeyRecord & { key: string }> {
     const parsed = createApiKeyInput.safeParse(rawInput);
     if (!parsed.success) {
       throw new ValidationError('Invalid API key request', parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
     }
     const input = parsed.data;
     await Teams.get(teamId);
-    const actor = await authorizeKeyManagement(teamId, options.byMemberId, options.operator);
+    const actor = await authorizeKeyManagement(teamId, options);
+    if ('heldScopes' in options) {
+      // A caller cannot mint a key stronger than itself (as for trust policies, docs/oidc.md).
+      const beyond = input.scopes.filter((scope) => !options.heldScopes.includes(scope));
+      if (beyond.length > 0) throw new ForbiddenError(`A key may only grant scopes the caller holds; not held: ${beyond.join(', ')}`);
+    }
     const rawKey = `vxd_${randomBytes(32).toString('hex')}`;
     const keyHash = hashApiKey(rawKey);
     const now = new Date();
@@ -135,12 +150,12 @@ export const ApiKeys = {
   },
 
   /** Permanent: the hash item is marked revoked and the service account removed, in one transaction. */
-  async revoke(teamId: string, keyId: string, options: { byMemberId?: string; operator: Actor }): Promise<ApiKeyRecord> {
+  async revoke(teamId: string, keyId: string, options: KeyManagement): Promise<ApiKeyRecord> {
     const item = await getItem(keys.apiKey(teamId, keyId));
     if (!item) throw new NotFoundError('API key');
     const record = toRecord(item);
     if (record.revokedAt) throw new ConflictError('The API key is already revoked');
-    const actor = await authorizeKeyManagement(teamId, options.byMemberId, options.operator);
+    const actor = await authorizeKeyManagement(teamId, options);
     const revokedAt = new Date().toISOString();
     const keyHash = String(item.keyHash);
     try {

@@ -21,12 +21,23 @@ export const Me = {
         key: { id: caller.keyId, name: caller.actor.name, expiresAt: caller.credentialExpiresAt ?? null },
       };
     }
+    if (caller.actor.kind === 'member') {
+      // A browser session: no key; the console reads the CSRF token for its state-changing requests here.
+      const team = await Teams.get(caller.teamId);
+      return {
+        team: { id: team.id, name: team.name },
+        caller: { id: caller.actor.id, name: caller.actor.name, type: 'member' },
+        scopes: [...caller.scopes].sort(),
+        key: { id: caller.keyId, name: 'browser session', expiresAt: caller.credentialExpiresAt ?? null },
+        session: { csrfToken: caller.csrfToken ?? '', email: caller.actor.email ?? '' },
+      };
+    }
     const [team, key] = await Promise.all([Teams.get(caller.teamId), ApiKeys.find(caller.teamId, caller.keyId)]);
     // The authorizer found the key a moment ago; gone now means revoked in between.
     if (!key) throw new NotFoundError('API key');
     return {
       team: { id: team.id, name: team.name },
-      caller: { id: caller.actor.id, name: caller.actor.name, type: caller.actor.kind === 'member' ? 'member' : 'service_account' },
+      caller: { id: caller.actor.id, name: caller.actor.name, type: 'service_account' },
       scopes: [...caller.scopes].sort(),
       key: { id: key.id, name: key.name, expiresAt: key.expiresAt },
     };

@@ -10,9 +10,9 @@ import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item
 import { auditPut } from '../audit/audit-log';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Actor } from './actor';
+import { PERMISSIONS, type Permission } from './permission-names';
 
-export const PERMISSIONS = ['settings.manage'] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+export { PERMISSIONS, type Permission };
 export const permissionSchema = z.enum(PERMISSIONS);
 
 export interface Team {
@@ -31,6 +31,29 @@ export interface Member {
   name: string;
   permissions: Permission[];
   createdAt: string;
+}
+
+/** A member's entry in the global login index (keys.memberLogin): what sign-in and the authorizer read. */
+export interface MemberLogin {
+  teamId: string;
+  memberId: string;
+  email: string;
+  name: string;
+  permissions: Permission[];
+}
+
+function loginItem(member: Member): Item {
+  return {
+    ...keys.memberLogin(member.email, member.teamId), entity: 'MemberLogin',
+    teamId: member.teamId, memberId: member.id, email: member.email.toLowerCase(), name: member.name, permissions: member.permissions,
+  };
+}
+
+function toLogin(item: Item): MemberLogin {
+  return {
+    teamId: String(item.teamId), memberId: String(item.memberId), email: String(item.email), name: String(item.name),
+    permissions: (item.permissions as Permission[] | undefined) ?? [],
+  };
 }
 
 function toTeam(item: Item): Team {
@@ -81,6 +104,8 @@ export const Members = {
       await transactWrite([
         tx.create({ ...keys.member(teamId, member.id), entity: 'Member', ...member }),
         tx.create({ ...keys.memberEmailClaim(teamId, member.email), entity: 'MemberEmailClaim', memberId: member.id }),
+        // A put, not a create: an entry a crash of an older remove left behind is replaced (the claim above is the uniqueness check).
+        tx.put(loginItem(member)),
         auditPut(teamId, actor, {
           action: 'create', entityType: 'member', entityId: member.id, entityName: member.name,
           changes: { email: member.email, name: member.name, permissions: member.permissions },
@@ -107,6 +132,54 @@ export const Members = {
   async list(teamId: string): Promise<Member[]> {
     const { pk, skPrefix } = keys.memberPrefix(teamId);
     return (await queryAll({ pk, skPrefix })).map(toMember);
+  },
+
+  /** Changes a member's name or permissions; their sessions see the new permissions on their next request. */
+  async update(teamId: string, memberId: string, patch: { name?: string | undefined; permissions?: Permission[] | undefined }, actor: Actor): Promise<Member> {
+    const before = await Members.get(teamId, memberId);
+    const after: Member = { ...before, ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.permissions !== undefined ? { permissions: [...new Set(patch.permissions)] } : {}) };
+    try {
+      await transactWrite([
+        tx.update(keys.member(teamId, memberId), 'SET #name = :name, #permissions = :permissions', { '#name': 'name', '#permissions': 'permissions' }, { ':name': after.name, ':permissions': after.permissions }, 'attribute_exists(pk)'),
+        tx.put(loginItem(after)),
+        auditPut(teamId, actor, {
+          action: 'update', entityType: 'member', entityId: memberId, entityName: after.name,
+          changes: { name: { from: before.name, to: after.name }, permissions: { from: before.permissions, to: after.permissions } },
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof TransactionFailedError && error.failedAt(0)) throw new NotFoundError('Member');
+      throw error;
+    }
+    return after;
+  },
+
+  /** Removes a member: their login entry goes in the same transaction, so their sessions end on the next request. */
+  async remove(teamId: string, memberId: string, actor: Actor): Promise<void> {
+    const member = await Members.get(teamId, memberId);
+    try {
+      await transactWrite([
+        tx.delete(keys.member(teamId, memberId), 'attribute_exists(pk)'),
+        tx.delete(keys.memberEmailClaim(teamId, member.email)),
+        tx.delete(keys.memberLogin(member.email, teamId)),
+        auditPut(teamId, actor, { action: 'delete', entityType: 'member', entityId: memberId, entityName: member.name, changes: { email: member.email, permissions: member.permissions } }),
+      ]);
+    } catch (error) {
+      if (error instanceof TransactionFailedError && error.failedAt(0)) throw new NotFoundError('Member');
+      throw error;
+    }
+  },
+
+  /** The teams a verified email is a member of (sign-in), in team id order. */
+  async loginsOf(email: string): Promise<MemberLogin[]> {
+    const { pk, skPrefix } = keys.memberLoginPrefix(email);
+    return (await queryAll({ pk, skPrefix })).map(toLogin);
+  },
+
+  /** One team's login entry of an email: the authorizer's per-request check of a session's member. */
+  async loginOf(email: string, teamId: string): Promise<MemberLogin | undefined> {
+    const item = await getItem(keys.memberLogin(email, teamId));
+    return item ? toLogin(item) : undefined;
   },
 
   actorOf(member: Member): Actor {

@@ -247,9 +247,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     };
 
     if (match.route.scope !== null) {
-      const authorization = Object.entries(headers).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
-      // The identity source is the Authorization header: without it the authorizer is never invoked.
-      if (!authorization) return gatewayResponse('UNAUTHORIZED');
+      // The authorizer has no identity source (a request may carry a Bearer header or a session cookie), so it runs for every request.
       authorizer ??= loadModule<AuthorizerHandler>('authorizer');
       let result: APIGatewayAuthorizerResult;
       try {

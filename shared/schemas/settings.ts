@@ -19,6 +19,13 @@ export const meSchema = z
       name: z.string(),
       expiresAt: z.string().nullable().meta({ description: 'null: the key does not expire' }),
     }),
+    session: z
+      .object({
+        csrfToken: z.string().meta({ description: 'Send as `X-CSRF-Token` on every state-changing request made with the session cookie (docs/sign-in.md)' }),
+        email: z.string(),
+      })
+      .optional()
+      .meta({ description: 'Only for a browser session (`caller.type` member); `key` then describes the session' }),
   })
   .meta({ id: 'Me' });
 export type MeView = z.infer<typeof meSchema>;

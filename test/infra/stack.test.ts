@@ -308,15 +308,16 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  it('grants groups without mutating routes, and the authorizer, no table or bucket writes', () => {
+  it('grants groups without mutating routes, and the authorizer, no table or bucket writes (the authorizer only updates a session\'s last-seen time)', () => {
     for (const name of [...readOnlyGroups(), 'authorizer']) {
       const actions = [...actionsOfRole(template, roleId(name)), ...actionsOfRole(template, dataRoleId(name))];
-      expect({ name, writes: actions.filter((action) => [...TABLE_WRITE_ACTIONS, ...S3_WRITE_ACTIONS].includes(action)) }).toEqual({ name, writes: [] });
+      const writes = [...new Set(actions.filter((action) => [...TABLE_WRITE_ACTIONS, ...S3_WRITE_ACTIONS].includes(action)))];
+      expect({ name, writes }).toEqual({ name, writes: name === 'authorizer' ? ['dynamodb:UpdateItem'] : [] });
     }
   });
 
-  it('lets the authorizer only get items from the table', () => {
-    expect(actionsOfRole(template, roleId('authorizer'))).toEqual(['dynamodb:GetItem']);
+  it('lets the authorizer only get items from the table, and update sessions', () => {
+    expect(actionsOfRole(template, roleId('authorizer'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
   });
 
   it('grants on the table exactly the actions of the function\'s access entry, never Scan', () => {
@@ -420,7 +421,7 @@ describe('REST API', () => {
     }
   });
 
-  it('leaves exactly the three disclosure routes, the CSAF provider, the OIDC token exchange and the OpenAPI document public', () => {
+  it('leaves exactly the disclosure routes and their files, the CSAF provider, the OIDC token exchange, browser sign-in and the OpenAPI document public', () => {
     const publicMethods = nonPreflight()
       .filter((method) => method.properties.AuthorizationType === 'NONE')
       .map((method) => routeKey(method.httpMethod, method.path));
@@ -431,15 +432,16 @@ describe('REST API', () => {
         // The files beside a snapshot and the publishers' public keys (docs/disclosure-verification.md).
         'GET /api/disclosures/{slug}/signature', 'GET /api/disclosures/{slug}/sha256', 'GET /api/disclosures/{slug}/sha512',
         'GET /api/disclosures/{slug}/attestation', 'GET /api/disclosures/publishers/{teamId}/keys',
+        'GET /api/auth/login', 'GET /api/auth/callback', 'POST /api/auth/logout',
         ...csafProvider,
       ].sort(),
     );
   });
 
-  it('checks keys with a REQUEST authorizer on the Authorization header, without result caching', () => {
+  it('checks every private request with a REQUEST authorizer without identity source (Bearer header or session cookie) and without result caching', () => {
     assertResourceProperties(template, 'AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
-      IdentitySource: 'method.request.header.Authorization',
+      IdentitySource: '',
       AuthorizerResultTtlInSeconds: 0,
       AuthorizerUri: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId('authorizer'), 'Arn'] }])] }),
     });

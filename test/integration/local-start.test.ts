@@ -133,13 +133,16 @@ afterAll(async () => {
 
 describe('npm start', () => {
   let demoKey = '';
+  let demoPassword = '';
 
   test('the first start prints the demo key; SIGTERM to npm stops every process it started', async () => {
     const started = await npmStart();
     const tree = descendantsOf(started.npm.pid!);
     expect(tree.length).toBeGreaterThan(0);
-    ({ apiKey: demoKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string });
+    ({ apiKey: demoKey, login: { password: demoPassword } } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; login: { password: string } });
     expect(started.output()).toContain(demoKey);
+    // The embedded OpenID provider's demo account (docs/sign-in.md): printed once, like the key.
+    expect(started.output()).toContain(demoPassword);
     const products = await fetch(`${started.baseUrl}/api/products`, { headers: { Authorization: `Bearer ${demoKey}` } });
     expect(products.status).toBe(200);
 
@@ -152,6 +155,7 @@ describe('npm start', () => {
     const started = await npmStart();
     const tree = descendantsOf(started.npm.pid!);
     expect(started.output()).not.toContain(demoKey);
+    expect(started.output()).not.toContain(demoPassword);
     expect(started.output()).toContain('bootstrap.json');
 
     const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
