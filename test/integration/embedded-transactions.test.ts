@@ -515,6 +515,7 @@ describe('embedded engines lifecycle', () => {
       expect(file).toEqual({ pid: process.pid, dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint });
       expect(engines.dynamoEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await findRunningEngines(dataDir)).toEqual({
+        dataDir,
         dynamoEndpoint: engines.dynamoEndpoint,
         s3Endpoint: engines.s3Endpoint,
         credentials: engines.credentials,

@@ -72,7 +72,7 @@ describe('release_locked', () => {
       expect(response.status).toBe(409);
       expect(response.body.error).toMatchObject({
         code: 'release_locked',
-        message: expect.stringContaining(`VEX document ${holder.id} (submitted)`),
+        message: expect.stringContaining(`VEX document ${holder.id}`),
         details: [{ path: 'locked_by_vex_id', message: holder.id, code: 'submitted' }],
       });
     }

@@ -375,7 +375,11 @@ describe('unknown query parameters', () => {
       const { release } = await productWithRelease(team);
       // Real ids where the route has them, so the answer cannot be an earlier 404.
       const sbom = route.path.includes('/sboms/{id}') ? (await team.api.post<Data<SbomView>>('/api/sboms/upload', { releaseId: release.id, content: distinctSbom() })).body.data : undefined;
-      const params: Record<string, string> = { releaseId: release.id, productId: (await team.api.get<Data<{ productId: string }>>(`/api/releases/${release.id}`)).body.data.productId, id: sbom?.id ?? UNKNOWN_ID };
+      const params: Record<string, string> = {
+        releaseId: release.id, productId: (await team.api.get<Data<{ productId: string }>>(`/api/releases/${release.id}`)).body.data.productId, id: sbom?.id ?? UNKNOWN_ID,
+        // Well-formed CSAF provider names (a malformed one is a 404 before the query is read).
+        directory: 'unknown-directory', year: '2026', file: route.path.includes('/openpgp/') ? `${'A'.repeat(40)}.asc` : 'unknown.json',
+      };
       const path = route.path.replace(/\{(\w+)\}/g, (_match, name: string) => params[name] ?? UNKNOWN_ID);
       const known = route.path === '/api/audit/export' ? `accountId=${team.teamId}&` : '';
 
