@@ -18732,7 +18732,7 @@ var require_eventsource = __commonJS({
     var experimentalWarned = false;
     var defaultReconnectionTime = 3e3;
     var CONNECTING = 0;
-    var OPEN = 1;
+    var OPEN2 = 1;
     var CLOSED = 2;
     var ANONYMOUS = "anonymous";
     var USE_CREDENTIALS = "use-credentials";
@@ -18864,7 +18864,7 @@ var require_eventsource = __commonJS({
             this.dispatchEvent(new Event("error"));
             return;
           }
-          this.#readyState = OPEN;
+          this.#readyState = OPEN2;
           this.dispatchEvent(new Event("open"));
           this.#state.origin = response.urlList[response.urlList.length - 1].origin;
           const eventSourceStream = new EventSourceStream({
@@ -18971,7 +18971,7 @@ var require_eventsource = __commonJS({
         __proto__: null,
         configurable: false,
         enumerable: true,
-        value: OPEN,
+        value: OPEN2,
         writable: false
       },
       CLOSED: {
@@ -25701,7 +25701,7 @@ function* pollDelays() {
   let delay = 200;
   for (; ; ) {
     yield delay;
-    delay = Math.min(2e3, Math.round(delay * 1.5));
+    delay = Math.min(1e3, Math.round(delay * 1.5));
   }
 }
 async function waitForScan(api, sbomId, options) {
@@ -25722,20 +25722,12 @@ async function waitForScan(api, sbomId, options) {
 function listPath(target) {
   return "sbomId" in target ? `/api/sboms/${encodeURIComponent(target.sbomId)}/vulnerabilities` : `/api/releases/${encodeURIComponent(target.releaseId)}/vulnerabilities`;
 }
-async function loadFindings(api, target, options) {
+async function whenScanned(read, options) {
   const deadline = Date.now() + options.timeoutMs;
   const delays = pollDelays();
   for (; ; ) {
     try {
-      const items = [];
-      for await (const page of api.pages(listPath(target))) {
-        for (const raw of page) {
-          const parsed = findingItem.safeParse(raw);
-          if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`);
-          items.push(parsed.data);
-        }
-      }
-      return items;
+      return await read();
     } catch (error3) {
       if (!(error3 instanceof ServiceError) || error3.code !== "scan_pending") throw error3;
       const delay = delays.next().value;
@@ -25745,18 +25737,38 @@ async function loadFindings(api, target, options) {
     }
   }
 }
-function countFindings(findings) {
-  const row = () => ({ undecided: 0, affected: 0, under_investigation: 0, not_affected: 0, fixed: 0, total: 0 });
-  const counts = { KEV: row(), CRITICAL: row(), HIGH: row(), MEDIUM: row(), LOW: row(), NONE: row(), total: findings.length };
-  for (const finding of findings) {
-    const decision = decisionOf(finding);
-    counts[finding.severity][decision] += 1;
-    counts[finding.severity].total += 1;
-    if (finding.is_kev) {
-      counts.KEV[decision] += 1;
-      counts.KEV.total += 1;
+async function loadFindings(api, target, options, query = {}) {
+  return whenScanned(async () => {
+    const items = [];
+    for await (const page of api.pages(listPath(target), query)) {
+      for (const raw of page) {
+        const parsed = findingItem.safeParse(raw);
+        if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`);
+        items.push(parsed.data);
+      }
     }
-  }
+    return items;
+  }, options);
+}
+async function fetchCounts(api, target, options) {
+  const rows = ["KEV", ...SEVERITIES];
+  const summaries = await Promise.all(rows.map((row) => whenScanned(async () => {
+    const query = row === "KEV" ? { kev: "true" } : { severity: row.toLowerCase() };
+    return (await api.get(listPath(target), { query: { ...query, perPage: 1 } })).body.summary;
+  }, options)));
+  const counts = { total: 0 };
+  rows.forEach((row, index) => {
+    const summary2 = summaries[index];
+    counts[row] = {
+      undecided: summary2.withoutDisposition,
+      affected: summary2.affected,
+      under_investigation: summary2.underInvestigation,
+      not_affected: summary2.notAffected,
+      fixed: summary2.fixed,
+      total: summary2.total
+    };
+    if (row !== "KEV") counts.total += summary2.total;
+  });
   return counts;
 }
 function findingTotals(counts) {
@@ -25804,6 +25816,21 @@ function evaluateGate(findings, policy) {
   }
   return failures;
 }
+var SEVERITY_NAMES = ["critical", "high", "medium", "low", "none"];
+var OPEN = "affected,under_investigation,undisposed";
+function candidateQueries(policy) {
+  const common = policy.fixableOnly ? { fixable: "true" } : {};
+  const queries = [];
+  if (policy.failOn) queries.push({ ...common, status: OPEN, severity: SEVERITY_NAMES.slice(0, SEVERITY_NAMES.indexOf(policy.failOn) + 1).join(",") });
+  if (policy.kev) queries.push({ ...common, status: OPEN, kev: "true" });
+  if (policy.epss !== void 0) queries.push({ ...common, status: OPEN, epssMin: policy.epss });
+  if (policy.untriaged) queries.push({ ...common, status: "undisposed" });
+  if (policy.failOnUnscored) queries.push({ ...common, status: OPEN, severity: "none" });
+  return queries;
+}
+function defaultOrder(a, b) {
+  return Number(b.is_kev) - Number(a.is_kev) || RANK[b.severity] - RANK[a.severity] || (b.epss_score ?? 0) - (a.epss_score ?? 0) || a.cve_id.localeCompare(b.cve_id) || a.id.localeCompare(b.id);
+}
 
 // shared/client/output.ts
 function createOutput(json, streams = process) {
@@ -25831,13 +25858,20 @@ function pairs(rows) {
 }
 
 // shared/client/commands/gate.ts
-function judge(target, items, policy) {
-  const failures = evaluateGate(items, policy);
-  return { result: failures.length === 0 ? "pass" : "fail", target, policy, findings: findingTotals(countFindings(items)), failures };
+async function loadCandidates(api, target, policy, options) {
+  const lists = await Promise.all(candidateQueries(policy).map((query) => loadFindings(api, target, options, query)));
+  const byId = /* @__PURE__ */ new Map();
+  for (const item of lists.flat()) byId.set(item.id, item);
+  return [...byId.values()].sort(defaultOrder);
+}
+function judge(target, candidates, counts, policy) {
+  const failures = evaluateGate(candidates, policy);
+  return { result: failures.length === 0 ? "pass" : "fail", target, policy, findings: findingTotals(counts), failures };
 }
 async function gate(api, target, policy, timeoutMs, out) {
-  const items = await loadFindings(api, target, { timeoutMs, progress: out.progress });
-  const outcome = judge(target, items, policy);
+  const options = { timeoutMs, progress: out.progress };
+  const [candidates, counts] = await Promise.all([loadCandidates(api, target, policy, options), fetchCounts(api, target, options)]);
+  const outcome = judge(target, candidates, counts, policy);
   printGate(outcome, out);
   return outcome.result === "pass" ? EXIT_CODES.pass : EXIT_CODES.gateFailed;
 }
@@ -25963,9 +25997,8 @@ async function upload(api, input2, out) {
   const sent = await sendSbom(api, { releaseId: release.id, fileName: basename(input2.file), bytes }, input2.route);
   out.progress(sent.created ? `uploaded SBOM ${sent.sbom.id} (${sent.route})` : `the release already holds these bytes: SBOM ${sent.sbom.id}`);
   const scanned = await waitForScan(api, sent.sbom.id, { timeoutMs: input2.timeoutMs, progress: out.progress });
-  const items = await loadFindings(api, { sbomId: scanned.id }, { timeoutMs: input2.timeoutMs, progress: out.progress });
-  const counts = countFindings(items);
-  return { productId: product.id, releaseId: release.id, sbomId: scanned.id, componentCount: scanned.component_count, findings: findingTotals(counts), items, counts };
+  const counts = await fetchCounts(api, { sbomId: scanned.id }, { timeoutMs: input2.timeoutMs, progress: out.progress });
+  return { productId: product.id, releaseId: release.id, sbomId: scanned.id, componentCount: scanned.component_count, findings: findingTotals(counts), counts };
 }
 function printUpload(result, out) {
   const { productId, releaseId, sbomId, componentCount, findings } = result;
@@ -26042,7 +26075,8 @@ async function act(env) {
   const api = await connect({ url: input("url") ?? env.VEXDESK_URL, token, team: input("team") ?? env.VEXDESK_TEAM, policy: input("policy"), audience: input("audience") }, env, out.progress);
   const uploaded = await upload(api, { file: sbom, product, release, create: flag("create"), route: "auto", timeoutMs }, out);
   printUpload(uploaded, out);
-  const outcome = hasCondition(policy) ? judge({ sbomId: uploaded.sbomId }, uploaded.items, policy) : void 0;
+  const target = { sbomId: uploaded.sbomId };
+  const outcome = hasCondition(policy) ? judge(target, await loadCandidates(api, target, policy, { timeoutMs, progress: out.progress }), uploaded.counts, policy) : void 0;
   if (outcome) printGate(outcome, out);
   setOutput("product-id", uploaded.productId);
   setOutput("release-id", uploaded.releaseId);

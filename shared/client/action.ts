@@ -9,7 +9,7 @@ import { connect, maskInActionsLog } from './connection';
 import { CliError, EXIT_CODES, UsageError } from './errors';
 import { decisionOf, DECISIONS, SEVERITIES, type Counts, type Decision, type Severity } from './findings';
 import { describePolicy, hasCondition, type GatePolicy } from './gate-policy';
-import { judge, printGate, type GateResult } from './commands/gate';
+import { judge, loadCandidates, printGate, type GateResult } from './commands/gate';
 import { printUpload, upload, type UploadResult } from './commands/upload';
 import { parsePolicy, parseTimeout } from './options';
 import { createOutput } from './output';
@@ -60,7 +60,8 @@ async function act(env: NodeJS.ProcessEnv): Promise<number> {
 
   const uploaded = await upload(api, { file: sbom, product, release, create: flag('create'), route: 'auto', timeoutMs }, out);
   printUpload(uploaded, out);
-  const outcome = hasCondition(policy) ? judge({ sbomId: uploaded.sbomId }, uploaded.items, policy) : undefined;
+  const target = { sbomId: uploaded.sbomId };
+  const outcome = hasCondition(policy) ? judge(target, await loadCandidates(api, target, policy, { timeoutMs, progress: out.progress }), uploaded.counts, policy) : undefined;
   if (outcome) printGate(outcome, out);
 
   core.setOutput('product-id', uploaded.productId);

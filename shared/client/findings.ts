@@ -50,12 +50,15 @@ export interface WaitOptions {
   progress: (message: string) => void;
 }
 
-/** Polling backs off from 200 ms to 2 s: a small SBOM's scan is done in well under a second locally. */
+/**
+ * Polling backs off from 200 ms to 1 s: a small SBOM's scan is done in well under a second, and
+ * a CI job waits at most a second longer than the scan (a status read is one cheap GET).
+ */
 function* pollDelays(): Generator<number> {
   let delay = 200;
   for (;;) {
     yield delay;
-    delay = Math.min(2000, Math.round(delay * 1.5));
+    delay = Math.min(1000, Math.round(delay * 1.5));
   }
 }
 
@@ -90,24 +93,19 @@ function listPath(target: Target): string {
     : `/api/releases/${encodeURIComponent(target.releaseId)}/vulnerabilities`;
 }
 
+/** A vulnerability list query (docs/api.md "Both vulnerability lists"): filters that all must match. */
+export type ListQuery = Partial<Record<'severity' | 'status' | 'kev' | 'fixable' | 'epssMin', string | number>>;
+
 /**
- * Every finding of an SBOM or a release. A list that answers 409 `scan_pending` (a scan not
- * completed yet: "not scanned" must not read as "no findings") is waited for and read again.
+ * Runs a read of a vulnerability list; one that answers 409 `scan_pending` (a scan not completed
+ * yet: "not scanned" must not read as "no findings") is waited for and run again.
  */
-export async function loadFindings(api: ApiClient, target: Target, options: WaitOptions): Promise<FindingItem[]> {
+async function whenScanned<T>(read: () => Promise<T>, options: WaitOptions): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   const delays = pollDelays();
   for (;;) {
     try {
-      const items: FindingItem[] = [];
-      for await (const page of api.pages<unknown>(listPath(target))) {
-        for (const raw of page) {
-          const parsed = findingItem.safeParse(raw);
-          if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
-          items.push(parsed.data);
-        }
-      }
-      return items;
+      return await read();
     } catch (error) {
       if (!(error instanceof ServiceError) || error.code !== 'scan_pending') throw error;
       const delay = delays.next().value as number;
@@ -118,21 +116,52 @@ export async function loadFindings(api: ApiClient, target: Target, options: Wait
   }
 }
 
+/** Every finding of an SBOM or a release that matches `query`, in the list's default order. */
+export async function loadFindings(api: ApiClient, target: Target, options: WaitOptions, query: ListQuery = {}): Promise<FindingItem[]> {
+  return whenScanned(async () => {
+    const items: FindingItem[] = [];
+    for await (const page of api.pages<unknown>(listPath(target), query)) {
+      for (const raw of page) {
+        const parsed = findingItem.safeParse(raw);
+        if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
+        items.push(parsed.data);
+      }
+    }
+    return items;
+  }, options);
+}
+
+interface ListSummary {
+  total: number;
+  affected: number;
+  notAffected: number;
+  fixed: number;
+  underInvestigation: number;
+  withoutDisposition: number;
+}
+
 export type Counts = Record<Severity | 'KEV', Record<Decision | 'total', number>> & { total: number };
 
-/** Counts by severity × decision, with known-exploited findings as a row of their own. */
-export function countFindings(findings: readonly FindingItem[]): Counts {
-  const row = () => ({ undecided: 0, affected: 0, under_investigation: 0, not_affected: 0, fixed: 0, total: 0 });
-  const counts = { KEV: row(), CRITICAL: row(), HIGH: row(), MEDIUM: row(), LOW: row(), NONE: row(), total: findings.length };
-  for (const finding of findings) {
-    const decision = decisionOf(finding);
-    counts[finding.severity][decision] += 1;
-    counts[finding.severity].total += 1;
-    if (finding.is_kev) {
-      counts.KEV[decision] += 1;
-      counts.KEV.total += 1;
-    }
-  }
+/**
+ * Counts by severity × decision, with known-exploited findings as a row of their own, from the
+ * lists' `summary` (which counts by the decision that counts): one page-of-one request per row,
+ * so the counts of thousands of findings cost six small answers, not every row.
+ */
+export async function fetchCounts(api: ApiClient, target: Target, options: WaitOptions): Promise<Counts> {
+  const rows = ['KEV', ...SEVERITIES] as const;
+  const summaries = await Promise.all(rows.map((row) => whenScanned(async () => {
+    const query = row === 'KEV' ? { kev: 'true' } : { severity: row.toLowerCase() };
+    return (await api.get<{ summary: ListSummary }>(listPath(target), { query: { ...query, perPage: 1 } })).body.summary;
+  }, options)));
+  const counts = { total: 0 } as Counts;
+  rows.forEach((row, index) => {
+    const summary = summaries[index]!; // one summary per row
+    counts[row] = {
+      undecided: summary.withoutDisposition, affected: summary.affected, under_investigation: summary.underInvestigation,
+      not_affected: summary.notAffected, fixed: summary.fixed, total: summary.total,
+    };
+    if (row !== 'KEV') counts.total += summary.total;
+  });
   return counts;
 }
 

@@ -57,3 +57,31 @@ export function evaluateGate(findings: readonly FindingItem[], policy: GatePolic
   }
   return failures;
 }
+
+const SEVERITY_NAMES = ['critical', 'high', 'medium', 'low', 'none'] as const;
+/** Statuses that can fail a gate: everything but a counted not_affected or fixed decision. */
+const OPEN = 'affected,under_investigation,undisposed';
+
+/**
+ * The list queries whose rows together hold every finding that can fail the gate: one per
+ * condition, filtered by the service so a gate reads the candidates, not every finding.
+ * `evaluateGate` still decides each row; the filters only narrow what is read, and each is
+ * the same rule the gate applies (docs/api.md "Both vulnerability lists").
+ */
+export function candidateQueries(policy: GatePolicy): Record<string, string | number>[] {
+  const common: Record<string, string> = policy.fixableOnly ? { fixable: 'true' } : {};
+  const queries: Record<string, string | number>[] = [];
+  if (policy.failOn) queries.push({ ...common, status: OPEN, severity: SEVERITY_NAMES.slice(0, SEVERITY_NAMES.indexOf(policy.failOn) + 1).join(',') });
+  if (policy.kev) queries.push({ ...common, status: OPEN, kev: 'true' });
+  if (policy.epss !== undefined) queries.push({ ...common, status: OPEN, epssMin: policy.epss });
+  if (policy.untriaged) queries.push({ ...common, status: 'undisposed' });
+  // Unscored findings rate NONE; which of those no source scored, evaluateGate tells.
+  if (policy.failOnUnscored) queries.push({ ...common, status: OPEN, severity: 'none' });
+  return queries;
+}
+
+/** The lists' default order: known exploited first, then severity, then EPSS; CVE and id make it total. */
+export function defaultOrder(a: FindingItem, b: FindingItem): number {
+  return Number(b.is_kev) - Number(a.is_kev) || RANK[b.severity] - RANK[a.severity] || (b.epss_score ?? 0) - (a.epss_score ?? 0)
+    || a.cve_id.localeCompare(b.cve_id) || a.id.localeCompare(b.id);
+}

@@ -181,12 +181,15 @@ describe('vexdesk gate', () => {
     const findings = await findingsOf(team, sbomId);
     await decide(team, findings.filter((finding) => !finding.is_kev).map((finding) => finding.id), 'not_affected');
     const expiring = findings.filter((finding) => finding.is_kev).map((finding) => finding.id);
-    await decide(team, expiring, 'not_affected', { expiresAt: new Date(Date.now() + 3000).toISOString() });
+    // Long enough for the first gate to run before it on a loaded machine; the second waits it out.
+    const expiresAt = Date.now() + 10_000;
+    await decide(team, expiring, 'not_affected', { expiresAt: new Date(expiresAt).toISOString() });
 
     const before = await vexdesk(['gate', '--release', releaseId, '--untriaged', '--kev'], as(team));
-    await new Promise((done) => setTimeout(done, 3500));
+    await new Promise((done) => setTimeout(done, Math.max(0, expiresAt + 500 - Date.now())));
     const after = await vexdesk(['gate', '--release', releaseId, '--untriaged', '--kev', '--json'], as(team));
 
+    expect(before.stdout).toContain('gate passed');
     expect(before.code).toBe(0);
     expect(after.code).toBe(1);
     expect(after.json.releaseId).toBe(releaseId);

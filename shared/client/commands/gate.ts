@@ -1,8 +1,8 @@
 /** `vexdesk gate --sbom ID | --release ID` with the policy's conditions: exit 0 pass, 1 failed. */
 import type { ApiClient } from '../api-client';
 import { EXIT_CODES } from '../errors';
-import { countFindings, decisionOf, findingTotals, loadFindings, type FindingItem, type Target } from '../findings';
-import { describePolicy, evaluateGate, type GateFailure, type GatePolicy } from '../gate-policy';
+import { decisionOf, fetchCounts, findingTotals, loadFindings, type Counts, type FindingItem, type Target, type WaitOptions } from '../findings';
+import { candidateQueries, defaultOrder, describePolicy, evaluateGate, type GateFailure, type GatePolicy } from '../gate-policy';
 import { table, type Output } from '../output';
 
 export interface GateResult {
@@ -13,14 +13,23 @@ export interface GateResult {
   failures: GateFailure[];
 }
 
-export function judge(target: Target, items: readonly FindingItem[], policy: GatePolicy): GateResult {
-  const failures = evaluateGate(items, policy);
-  return { result: failures.length === 0 ? 'pass' : 'fail', target, policy, findings: findingTotals(countFindings(items)), failures };
+/** The findings that can fail the gate: the union of each condition's filtered list, in the lists' order. */
+export async function loadCandidates(api: ApiClient, target: Target, policy: GatePolicy, options: WaitOptions): Promise<FindingItem[]> {
+  const lists = await Promise.all(candidateQueries(policy).map((query) => loadFindings(api, target, options, query)));
+  const byId = new Map<string, FindingItem>();
+  for (const item of lists.flat()) byId.set(item.id, item);
+  return [...byId.values()].sort(defaultOrder);
+}
+
+export function judge(target: Target, candidates: readonly FindingItem[], counts: Counts, policy: GatePolicy): GateResult {
+  const failures = evaluateGate(candidates, policy);
+  return { result: failures.length === 0 ? 'pass' : 'fail', target, policy, findings: findingTotals(counts), failures };
 }
 
 export async function gate(api: ApiClient, target: Target, policy: GatePolicy, timeoutMs: number, out: Output): Promise<number> {
-  const items = await loadFindings(api, target, { timeoutMs, progress: out.progress });
-  const outcome = judge(target, items, policy);
+  const options = { timeoutMs, progress: out.progress };
+  const [candidates, counts] = await Promise.all([loadCandidates(api, target, policy, options), fetchCounts(api, target, options)]);
+  const outcome = judge(target, candidates, counts, policy);
   printGate(outcome, out);
   return outcome.result === 'pass' ? EXIT_CODES.pass : EXIT_CODES.gateFailed;
 }

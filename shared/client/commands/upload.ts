@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ApiClient } from '../api-client';
 import { UsageError } from '../errors';
-import { countFindings, findingTotals, loadFindings, waitForScan, type Counts, type FindingItem } from '../findings';
+import { fetchCounts, findingTotals, waitForScan, type Counts } from '../findings';
 import { findOrCreateProduct, findOrCreateRelease } from '../find-or-create';
 import { pairs, type Output } from '../output';
 import { sendSbom, type UploadRoute } from '../sbom-transport';
@@ -23,8 +23,7 @@ export interface UploadResult {
   sbomId: string;
   componentCount: number;
   findings: ReturnType<typeof findingTotals>;
-  /** Not in --json's contract; for the Action's summary and gate. */
-  items: FindingItem[];
+  /** Not in --json's contract; for the Action's summary. */
   counts: Counts;
 }
 
@@ -43,9 +42,8 @@ export async function upload(api: ApiClient, input: UploadInput, out: Output): P
   const sent = await sendSbom(api, { releaseId: release.id, fileName: basename(input.file), bytes }, input.route);
   out.progress(sent.created ? `uploaded SBOM ${sent.sbom.id} (${sent.route})` : `the release already holds these bytes: SBOM ${sent.sbom.id}`);
   const scanned = await waitForScan(api, sent.sbom.id, { timeoutMs: input.timeoutMs, progress: out.progress });
-  const items = await loadFindings(api, { sbomId: scanned.id }, { timeoutMs: input.timeoutMs, progress: out.progress });
-  const counts = countFindings(items);
-  return { productId: product.id, releaseId: release.id, sbomId: scanned.id, componentCount: scanned.component_count, findings: findingTotals(counts), items, counts };
+  const counts = await fetchCounts(api, { sbomId: scanned.id }, { timeoutMs: input.timeoutMs, progress: out.progress });
+  return { productId: product.id, releaseId: release.id, sbomId: scanned.id, componentCount: scanned.component_count, findings: findingTotals(counts), counts };
 }
 
 export function printUpload(result: UploadResult, out: Output): void {

@@ -1,0 +1,71 @@
+/**
+ * CLI bench (issue 10): the wall time a CI job spends in `vexdesk` for a 10,000-component SBOM —
+ * `vexdesk upload … --create` (find-or-create, gzip upload, wait for the scan, read the findings)
+ * then `vexdesk gate --sbom … --fail-on critical` — each a fresh `node dist/vexdesk.mjs` process,
+ * as in a job, against the real local server and a 50,000-advisory synthetic corpus (the scan
+ * bench's, ~2,000 findings per SBOM). Each run uploads a new SBOM (its own seed), so every run
+ * scans. Prints the median beside the target.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { findRunningEngines } from '../../shared/local/engines';
+import { applyLocalEnvironment } from '../../shared/local/local-environment';
+import { startServerProcess } from '../support/server-process';
+import { syntheticCorpusZip, syntheticSbom } from './scan';
+import { median, ms } from './stats';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const BUNDLE = join(ROOT, 'dist/vexdesk.mjs');
+const TARGET_MS = 5000;
+const RUNS = 3;
+
+function vexdesk(args: string[], env: Record<string, string>): Promise<{ ms: number; stdout: string }> {
+  const t0 = performance.now();
+  return new Promise((done, fail) => {
+    execFile(process.execPath, [BUNDLE, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? error.code : 0;
+      // The gate is expected to fail on this SBOM's critical findings (exit 1); anything else is a broken run.
+      if (code !== 0 && code !== 1) fail(new Error(`vexdesk ${args[0] ?? ''} exited ${String(code)}: ${stderr}`));
+      else done({ ms: performance.now() - t0, stdout });
+    });
+  });
+}
+
+async function benchCli(): Promise<string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-cli-'));
+  const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
+  try {
+    const engines = await findRunningEngines(dataDir);
+    if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
+    applyLocalEnvironment(engines);
+    const { importCorpusFiles } = await import('../../shared/corpus/import');
+    const zipPath = join(dataDir, 'bench-all.zip');
+    writeFileSync(zipPath, syntheticCorpusZip());
+    await importCorpusFiles([zipPath]);
+    const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
+    const env = { VEXDESK_URL: server.baseUrl, VEXDESK_TOKEN: apiKey };
+
+    const runs: { upload: number; gate: number; total: number; findings: number; failing: number }[] = [];
+    for (let run = 0; run <= RUNS; run += 1) {
+      const file = join(dataDir, `bom-${run}.json`);
+      writeFileSync(file, syntheticSbom(10_000, 100 + run));
+      const uploaded = await vexdesk(['upload', file, '--product', 'bench-cli', '--release', `1.0.${run}`, '--create', '--json'], env);
+      const { sbomId, findings } = JSON.parse(uploaded.stdout) as { sbomId: string; findings: { total: number } };
+      const gated = await vexdesk(['gate', '--sbom', sbomId, '--fail-on', 'high', '--json'], env);
+      const { failing } = JSON.parse(gated.stdout) as { failing: unknown[] };
+      // Run 0 warms the server's function modules, as the first build after a deploy would.
+      if (run > 0) runs.push({ upload: uploaded.ms, gate: gated.ms, total: uploaded.ms + gated.ms, findings: findings.total, failing: failing.length });
+    }
+    const total = median(runs.map((run) => run.total));
+    return [
+      'CLI bench (dist/vexdesk.mjs as child processes, local server, 50,000-advisory corpus):',
+      `  cli 10k upload+wait+gate  median ${ms(total)} (upload+wait ${ms(median(runs.map((run) => run.upload)))}, gate ${ms(median(runs.map((run) => run.gate)))}; ${runs[0]?.findings ?? 0} findings, ${runs[0]?.failing ?? 0} failing the gate; runs ${runs.map((run) => ms(run.total)).join(', ')})  (target <= ${TARGET_MS.toLocaleString('en')} ms)  ${total <= TARGET_MS ? 'OK' : 'MISSED'}`,
+    ].join('\n');
+  } finally {
+    await server.stop();
+  }
+}
+
+console.log(await benchCli());
