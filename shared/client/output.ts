@@ -5,8 +5,8 @@
  */
 export interface Output {
   json: boolean;
-  result(human: string, machine: unknown): void;
-  progress(message: string): void;
+  result: (human: string, machine: unknown) => void;
+  progress: (message: string) => void;
 }
 
 export function createOutput(json: boolean, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream } = process): Output {

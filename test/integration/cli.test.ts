@@ -130,9 +130,10 @@ describe('vexdesk upload', () => {
     const runs = await Promise.all(Array.from({ length: 4 }, () => vexdesk(['upload', SPRING, '--product', slug, '--release', '3.0.0', '--create', '--json'], as(team))));
 
     expect(runs.map((run) => run.code)).toEqual([0, 0, 0, 0]);
-    expect(new Set(runs.map((run) => run.json.productId)).size).toBe(1);
-    expect(new Set(runs.map((run) => run.json.releaseId)).size).toBe(1);
-    expect(new Set(runs.map((run) => run.json.sbomId)).size).toBe(1);
+    const ids = runs.map((run) => run.json as { productId: string; releaseId: string; sbomId: string });
+    expect(new Set(ids.map((id) => id.productId)).size).toBe(1);
+    expect(new Set(ids.map((id) => id.releaseId)).size).toBe(1);
+    expect(new Set(ids.map((id) => id.sbomId)).size).toBe(1);
   });
 });
 
