@@ -1019,16 +1019,16 @@ var require_util = __commonJS({
     function isStream(obj) {
       return obj && typeof obj === "object" && typeof obj.pipe === "function" && typeof obj.on === "function";
     }
-    function isBlobLike(object) {
-      if (object === null) {
+    function isBlobLike(object2) {
+      if (object2 === null) {
         return false;
-      } else if (object instanceof Blob2) {
+      } else if (object2 instanceof Blob2) {
         return true;
-      } else if (typeof object !== "object") {
+      } else if (typeof object2 !== "object") {
         return false;
       } else {
-        const sTag = object[Symbol.toStringTag];
-        return (sTag === "Blob" || sTag === "File") && ("stream" in object && typeof object.stream === "function" || "arrayBuffer" in object && typeof object.arrayBuffer === "function");
+        const sTag = object2[Symbol.toStringTag];
+        return (sTag === "Blob" || sTag === "File") && ("stream" in object2 && typeof object2.stream === "function" || "arrayBuffer" in object2 && typeof object2.arrayBuffer === "function");
       }
     }
     function buildURL(url, queryParams) {
@@ -1310,8 +1310,8 @@ var require_util = __commonJS({
         }
       );
     }
-    function isFormDataLike(object) {
-      return object && typeof object === "object" && typeof object.append === "function" && typeof object.delete === "function" && typeof object.get === "function" && typeof object.getAll === "function" && typeof object.has === "function" && typeof object.set === "function" && object[Symbol.toStringTag] === "FormData";
+    function isFormDataLike(object2) {
+      return object2 && typeof object2 === "object" && typeof object2.append === "function" && typeof object2.delete === "function" && typeof object2.get === "function" && typeof object2.getAll === "function" && typeof object2.has === "function" && typeof object2.set === "function" && object2[Symbol.toStringTag] === "FormData";
     }
     function addAbortListener(signal, listener) {
       if ("addEventListener" in signal) {
@@ -4144,8 +4144,8 @@ var require_util2 = __commonJS({
       }
       return "allowed";
     }
-    function isErrorLike(object) {
-      return object instanceof Error || (object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException");
+    function isErrorLike(object2) {
+      return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText) {
       for (let i = 0; i < statusText.length; ++i) {
@@ -4570,7 +4570,7 @@ var require_util2 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function iteratorMixin(name, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
@@ -4578,7 +4578,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function keys() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key");
           }
         },
@@ -4587,7 +4587,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function values() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
         },
@@ -4596,7 +4596,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function entries() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key+value");
           }
         },
@@ -4605,7 +4605,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
@@ -4618,7 +4618,7 @@ var require_util2 = __commonJS({
           }
         }
       };
-      return Object.defineProperties(object.prototype, {
+      return Object.defineProperties(object2.prototype, {
         ...properties,
         [Symbol.iterator]: {
           writable: true,
@@ -5018,8 +5018,8 @@ var require_file = __commonJS({
       }
     };
     webidl.converters.Blob = webidl.interfaceConverter(Blob2);
-    function isFileLike(object) {
-      return object instanceof File2 || object && (typeof object.stream === "function" || typeof object.arrayBuffer === "function") && object[Symbol.toStringTag] === "File";
+    function isFileLike(object2) {
+      return object2 instanceof File2 || object2 && (typeof object2.stream === "function" || typeof object2.arrayBuffer === "function") && object2[Symbol.toStringTag] === "File";
     }
     module.exports = { FileLike, isFileLike };
   }
@@ -5467,12 +5467,12 @@ var require_body = __commonJS({
         }
       });
     }
-    function extractBody(object, keepalive = false) {
+    function extractBody(object2, keepalive = false) {
       let stream = null;
-      if (object instanceof ReadableStream) {
-        stream = object;
-      } else if (isBlobLike(object)) {
-        stream = object.stream();
+      if (object2 instanceof ReadableStream) {
+        stream = object2;
+      } else if (isBlobLike(object2)) {
+        stream = object2.stream();
       } else {
         stream = new ReadableStream({
           async pull(controller) {
@@ -5492,17 +5492,17 @@ var require_body = __commonJS({
       let source = null;
       let length = null;
       let type = null;
-      if (typeof object === "string") {
-        source = object;
+      if (typeof object2 === "string") {
+        source = object2;
         type = "text/plain;charset=UTF-8";
-      } else if (object instanceof URLSearchParams) {
-        source = object.toString();
+      } else if (object2 instanceof URLSearchParams) {
+        source = object2.toString();
         type = "application/x-www-form-urlencoded;charset=UTF-8";
-      } else if (isArrayBuffer(object)) {
-        source = new Uint8Array(object.slice());
-      } else if (ArrayBuffer.isView(object)) {
-        source = new Uint8Array(object.buffer.slice(object.byteOffset, object.byteOffset + object.byteLength));
-      } else if (util.isFormDataLike(object)) {
+      } else if (isArrayBuffer(object2)) {
+        source = new Uint8Array(object2.slice());
+      } else if (ArrayBuffer.isView(object2)) {
+        source = new Uint8Array(object2.buffer.slice(object2.byteOffset, object2.byteOffset + object2.byteLength));
+      } else if (util.isFormDataLike(object2)) {
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
@@ -5512,7 +5512,7 @@ Content-Disposition: form-data`;
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object) {
+        for (const [name, value] of object2) {
           if (typeof value === "string") {
             const chunk2 = textEncoder.encode(prefix + `; name="${escape(normalizeLinefeeds(name))}"\r
 \r
@@ -5540,7 +5540,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         if (hasUnknownSizeValue) {
           length = null;
         }
-        source = object;
+        source = object2;
         action = async function* () {
           for (const part of blobParts) {
             if (part.stream) {
@@ -5551,22 +5551,22 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           }
         };
         type = `multipart/form-data; boundary=${boundary}`;
-      } else if (isBlobLike(object)) {
-        source = object;
-        length = object.size;
-        if (object.type) {
-          type = object.type;
+      } else if (isBlobLike(object2)) {
+        source = object2;
+        length = object2.size;
+        if (object2.type) {
+          type = object2.type;
         }
-      } else if (typeof object[Symbol.asyncIterator] === "function") {
+      } else if (typeof object2[Symbol.asyncIterator] === "function") {
         if (keepalive) {
           throw new TypeError("keepalive");
         }
-        if (util.isDisturbed(object) || object.locked) {
+        if (util.isDisturbed(object2) || object2.locked) {
           throw new TypeError(
             "Response body object should not be disturbed or locked"
           );
         }
-        stream = object instanceof ReadableStream ? object : ReadableStreamFrom(object);
+        stream = object2 instanceof ReadableStream ? object2 : ReadableStreamFrom(object2);
       }
       if (typeof source === "string" || util.isBuffer(source)) {
         length = Buffer.byteLength(source);
@@ -5575,7 +5575,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         let iterator;
         stream = new ReadableStream({
           async start() {
-            iterator = action(object)[Symbol.asyncIterator]();
+            iterator = action(object2)[Symbol.asyncIterator]();
           },
           async pull(controller) {
             const { value, done } = await iterator.next();
@@ -5603,12 +5603,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
       const body = { stream, source, length };
       return [body, type];
     }
-    function safelyExtractBody(object, keepalive = false) {
-      if (object instanceof ReadableStream) {
-        assert2(!util.isDisturbed(object), "The body has already been consumed.");
-        assert2(!object.locked, "The stream is locked.");
+    function safelyExtractBody(object2, keepalive = false) {
+      if (object2 instanceof ReadableStream) {
+        assert2(!util.isDisturbed(object2), "The body has already been consumed.");
+        assert2(!object2.locked, "The stream is locked.");
       }
-      return extractBody(object, keepalive);
+      return extractBody(object2, keepalive);
     }
     function cloneBody(instance, body) {
       const [out1, out2] = body.stream.tee();
@@ -5688,12 +5688,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function mixinBody(prototype) {
       Object.assign(prototype.prototype, bodyMixinMethods(prototype));
     }
-    async function consumeBody(object, convertBytesToJSValue, instance) {
-      webidl.brandCheck(object, instance);
-      if (bodyUnusable(object)) {
+    async function consumeBody(object2, convertBytesToJSValue, instance) {
+      webidl.brandCheck(object2, instance);
+      if (bodyUnusable(object2)) {
         throw new TypeError("Body is unusable: Body has already been read");
       }
-      throwIfAborted(object[kState]);
+      throwIfAborted(object2[kState]);
       const promise = createDeferredPromise();
       const errorSteps = (error3) => promise.reject(error3);
       const successSteps = (data) => {
@@ -5703,15 +5703,15 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           errorSteps(e);
         }
       };
-      if (object[kState].body == null) {
+      if (object2[kState].body == null) {
         successSteps(Buffer.allocUnsafe(0));
         return promise.promise;
       }
-      await fullyReadBody(object[kState].body, successSteps, errorSteps);
+      await fullyReadBody(object2[kState].body, successSteps, errorSteps);
       return promise.promise;
     }
-    function bodyUnusable(object) {
-      const body = object[kState].body;
+    function bodyUnusable(object2) {
+      const body = object2[kState].body;
       return body != null && (body.stream.locked || util.isDisturbed(body.stream));
     }
     function parseJSONFromBytes(bytes) {
@@ -11800,16 +11800,16 @@ var require_dns = __commonJS({
       setRecords(origin, addresses) {
         const timestamp = Date.now();
         const records = { records: { 4: null, 6: null } };
-        for (const record of addresses) {
-          record.timestamp = timestamp;
-          if (typeof record.ttl === "number") {
-            record.ttl = Math.min(record.ttl, this.#maxTTL);
+        for (const record2 of addresses) {
+          record2.timestamp = timestamp;
+          if (typeof record2.ttl === "number") {
+            record2.ttl = Math.min(record2.ttl, this.#maxTTL);
           } else {
-            record.ttl = this.#maxTTL;
+            record2.ttl = this.#maxTTL;
           }
-          const familyRecords = records.records[record.family] ?? { ips: [] };
-          familyRecords.ips.push(record);
-          records.records[record.family] = familyRecords;
+          const familyRecords = records.records[record2.family] ?? { ips: [] };
+          familyRecords.ips.push(record2);
+          records.records[record2.family] = familyRecords;
         }
         this.#records.set(origin.hostname, records);
       }
@@ -11957,10 +11957,10 @@ var require_headers = __commonJS({
       while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers, object) {
-      if (Array.isArray(object)) {
-        for (let i = 0; i < object.length; ++i) {
-          const header = object[i];
+    function fill(headers, object2) {
+      if (Array.isArray(object2)) {
+        for (let i = 0; i < object2.length; ++i) {
+          const header = object2[i];
           if (header.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -11969,10 +11969,10 @@ var require_headers = __commonJS({
           }
           appendHeader(headers, header[0], header[1]);
         }
-      } else if (typeof object === "object" && object !== null) {
-        const keys = Object.keys(object);
+      } else if (typeof object2 === "object" && object2 !== null) {
+        const keys = Object.keys(object2);
         for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object[keys[i]]);
+          appendHeader(headers, keys[i], object2[keys[i]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -16231,11 +16231,11 @@ var require_util6 = __commonJS({
       "Dec"
     ];
     var IMFPaddedNumbers = Array(61).fill(0).map((_, i) => i.toString().padStart(2, "0"));
-    function toIMFDate(date2) {
-      if (typeof date2 === "number") {
-        date2 = new Date(date2);
+    function toIMFDate(date4) {
+      if (typeof date4 === "number") {
+        date4 = new Date(date4);
       }
-      return `${IMFDays[date2.getUTCDay()]}, ${IMFPaddedNumbers[date2.getUTCDate()]} ${IMFMonths[date2.getUTCMonth()]} ${date2.getUTCFullYear()} ${IMFPaddedNumbers[date2.getUTCHours()]}:${IMFPaddedNumbers[date2.getUTCMinutes()]}:${IMFPaddedNumbers[date2.getUTCSeconds()]} GMT`;
+      return `${IMFDays[date4.getUTCDay()]}, ${IMFPaddedNumbers[date4.getUTCDate()]} ${IMFMonths[date4.getUTCMonth()]} ${date4.getUTCFullYear()} ${IMFPaddedNumbers[date4.getUTCHours()]}:${IMFPaddedNumbers[date4.getUTCMinutes()]}:${IMFPaddedNumbers[date4.getUTCSeconds()]} GMT`;
     }
     function validateCookieMaxAge(maxAge) {
       if (maxAge < 0) {
@@ -19155,6 +19155,1131 @@ var require_undici = __commonJS({
   }
 });
 
+// node_modules/packageurl-js/src/error.js
+var require_error = __commonJS({
+  "node_modules/packageurl-js/src/error.js"(exports, module) {
+    "use strict";
+    function formatPurlErrorMessage(message = "") {
+      const { length } = message;
+      let formatted = "";
+      if (length) {
+        const code0 = message.charCodeAt(0);
+        formatted = code0 >= 65 || code0 <= 90 ? `${message[0].toLowerCase()}${message.slice(1)}` : message;
+        if (length > 1 && message.charCodeAt(length - 1) === 46 && message.charCodeAt(length - 2) !== 46) {
+          formatted = formatted.slice(0, -1);
+        }
+      }
+      return `Invalid purl: ${formatted}`;
+    }
+    var PurlError = class extends Error {
+      constructor(message) {
+        super(formatPurlErrorMessage(message));
+      }
+    };
+    module.exports = {
+      formatPurlErrorMessage,
+      PurlError
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/decode.js
+var require_decode = __commonJS({
+  "node_modules/packageurl-js/src/decode.js"(exports, module) {
+    "use strict";
+    var { PurlError } = require_error();
+    var { decodeURIComponent: decodeURIComponent2 } = globalThis;
+    function decodePurlComponent(comp, encodedURIComponent) {
+      try {
+        return decodeURIComponent2(encodedURIComponent);
+      } catch {
+      }
+      throw new PurlError(`unable to decode "${comp}" component`);
+    }
+    module.exports = {
+      decodePurlComponent
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/constants.js
+var require_constants6 = __commonJS({
+  "node_modules/packageurl-js/src/constants.js"(exports, module) {
+    "use strict";
+    var LOOP_SENTINEL = 1e6;
+    var REUSED_SEARCH_PARAMS = new URLSearchParams();
+    var REUSED_SEARCH_PARAMS_KEY = "_";
+    var REUSED_SEARCH_PARAMS_OFFSET = 2;
+    module.exports = {
+      LOOP_SENTINEL,
+      REUSED_SEARCH_PARAMS,
+      REUSED_SEARCH_PARAMS_KEY,
+      REUSED_SEARCH_PARAMS_OFFSET
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/objects.js
+var require_objects = __commonJS({
+  "node_modules/packageurl-js/src/objects.js"(exports, module) {
+    "use strict";
+    var { LOOP_SENTINEL } = require_constants6();
+    function isObject2(value) {
+      return value !== null && typeof value === "object";
+    }
+    function recursiveFreeze(value_) {
+      if (value_ === null || !(typeof value_ === "object" || typeof value_ === "function") || Object.isFrozen(value_)) {
+        return value_;
+      }
+      const queue = [value_];
+      let { length: queueLength } = queue;
+      let pos = 0;
+      while (pos < queueLength) {
+        if (pos === LOOP_SENTINEL) {
+          throw new Error(
+            "Detected infinite loop in object crawl of recursiveFreeze"
+          );
+        }
+        const obj = queue[pos++];
+        Object.freeze(obj);
+        if (Array.isArray(obj)) {
+          for (let i = 0, { length } = obj; i < length; i += 1) {
+            const item = obj[i];
+            if (item !== null && (typeof item === "object" || typeof item === "function") && !Object.isFrozen(item)) {
+              queue[queueLength++] = item;
+            }
+          }
+        } else {
+          const keys = Reflect.ownKeys(obj);
+          for (let i = 0, { length } = keys; i < length; i += 1) {
+            const propValue = obj[keys[i]];
+            if (propValue !== null && (typeof propValue === "object" || typeof propValue === "function") && !Object.isFrozen(propValue)) {
+              queue[queueLength++] = propValue;
+            }
+          }
+        }
+      }
+      return value_;
+    }
+    module.exports = {
+      isObject: isObject2,
+      recursiveFreeze
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/strings.js
+var require_strings = __commonJS({
+  "node_modules/packageurl-js/src/strings.js"(exports, module) {
+    "use strict";
+    var { compare: localeCompare } = new Intl.Collator();
+    var regexSemverNumberedGroups = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+    function isBlank(str) {
+      for (let i = 0, { length } = str; i < length; i += 1) {
+        const code = str.charCodeAt(i);
+        if (!// Whitespace characters according to ECMAScript spec:
+        // https://tc39.es/ecma262/#sec-white-space
+        (code === 32 || // Space
+        code === 9 || // Tab
+        code === 10 || // Line Feed
+        code === 11 || // Vertical Tab
+        code === 12 || // Form Feed
+        code === 13 || // Carriage Return
+        code === 160 || // No-Break Space
+        code === 5760 || // Ogham Space Mark
+        code === 8192 || // En Quad
+        code === 8193 || // Em Quad
+        code === 8194 || // En Space
+        code === 8195 || // Em Space
+        code === 8196 || // Three-Per-Em Space
+        code === 8197 || // Four-Per-Em Space
+        code === 8198 || // Six-Per-Em Space
+        code === 8199 || // Figure Space
+        code === 8200 || // Punctuation Space
+        code === 8201 || // Thin Space
+        code === 8202 || // Hair Space
+        code === 8232 || // Line Separator
+        code === 8233 || // Paragraph Separator
+        code === 8239 || // Narrow No-Break Space
+        code === 8287 || // Medium Mathematical Space
+        code === 12288 || // Ideographic Space
+        code === 65279)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    function isNonEmptyString(value) {
+      return typeof value === "string" && value.length > 0;
+    }
+    function isSemverString(value) {
+      return typeof value === "string" && regexSemverNumberedGroups.test(value);
+    }
+    function lowerName(purl) {
+      purl.name = purl.name.toLowerCase();
+    }
+    function lowerNamespace(purl) {
+      const { namespace } = purl;
+      if (typeof namespace === "string") {
+        purl.namespace = namespace.toLowerCase();
+      }
+    }
+    function lowerVersion(purl) {
+      const { version: version2 } = purl;
+      if (typeof version2 === "string") {
+        purl.version = version2.toLowerCase();
+      }
+    }
+    function replaceDashesWithUnderscores(str) {
+      let result = "";
+      let fromIndex = 0;
+      let index = 0;
+      while ((index = str.indexOf("-", fromIndex)) !== -1) {
+        result = result + str.slice(fromIndex, index) + "_";
+        fromIndex = index + 1;
+      }
+      return fromIndex ? result + str.slice(fromIndex) : str;
+    }
+    function replaceUnderscoresWithDashes(str) {
+      let result = "";
+      let fromIndex = 0;
+      let index = 0;
+      while ((index = str.indexOf("_", fromIndex)) !== -1) {
+        result = result + str.slice(fromIndex, index) + "-";
+        fromIndex = index + 1;
+      }
+      return fromIndex ? result + str.slice(fromIndex) : str;
+    }
+    function trimLeadingSlashes(str) {
+      let start = 0;
+      while (str.charCodeAt(start) === 47) {
+        start += 1;
+      }
+      return start === 0 ? str : str.slice(start);
+    }
+    module.exports = {
+      isBlank,
+      isNonEmptyString,
+      isSemverString,
+      localeCompare,
+      lowerName,
+      lowerNamespace,
+      lowerVersion,
+      replaceDashesWithUnderscores,
+      replaceUnderscoresWithDashes,
+      trimLeadingSlashes
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/encode.js
+var require_encode = __commonJS({
+  "node_modules/packageurl-js/src/encode.js"(exports, module) {
+    "use strict";
+    var {
+      REUSED_SEARCH_PARAMS,
+      REUSED_SEARCH_PARAMS_KEY,
+      REUSED_SEARCH_PARAMS_OFFSET
+    } = require_constants6();
+    var { isObject: isObject2 } = require_objects();
+    var { isNonEmptyString } = require_strings();
+    var { encodeURIComponent: encodeURIComponent2 } = globalThis;
+    function encodeNamespace(namespace) {
+      return isNonEmptyString(namespace) ? encodeURIComponent2(namespace).replace(/%3A/g, ":").replace(/%2F/g, "/") : "";
+    }
+    function encodeQualifierParam(param) {
+      if (isNonEmptyString(param)) {
+        REUSED_SEARCH_PARAMS.set(REUSED_SEARCH_PARAMS_KEY, param);
+        return replacePlusSignWithPercentEncodedSpace(
+          REUSED_SEARCH_PARAMS.toString().slice(REUSED_SEARCH_PARAMS_OFFSET)
+        );
+      }
+      return "";
+    }
+    function encodeQualifiers(qualifiers) {
+      if (isObject2(qualifiers)) {
+        const qualifiersKeys = Object.keys(qualifiers).sort();
+        const searchParams = new URLSearchParams();
+        for (let i = 0, { length } = qualifiersKeys; i < length; i += 1) {
+          const key = qualifiersKeys[i];
+          searchParams.set(key, qualifiers[key]);
+        }
+        return replacePlusSignWithPercentEncodedSpace(searchParams.toString());
+      }
+      return "";
+    }
+    function encodeSubpath(subpath) {
+      return isNonEmptyString(subpath) ? encodeURIComponent2(subpath).replace(/%2F/g, "/") : "";
+    }
+    function encodeVersion(version2) {
+      return isNonEmptyString(version2) ? encodeURIComponent2(version2).replace(/%3A/g, ":").replace(/%2B/g, "+") : "";
+    }
+    function replacePlusSignWithPercentEncodedSpace(str) {
+      return str.replace(/\+/g, "%20");
+    }
+    module.exports = {
+      encodeNamespace,
+      encodeVersion,
+      encodeQualifiers,
+      encodeQualifierParam,
+      encodeSubpath,
+      encodeURIComponent: encodeURIComponent2
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/helpers.js
+var require_helpers = __commonJS({
+  "node_modules/packageurl-js/src/helpers.js"(exports, module) {
+    "use strict";
+    function createHelpersNamespaceObject(helpers, options_ = {}) {
+      const { comparator, ...defaults } = { __proto__: null, ...options_ };
+      const helperNames = Object.keys(helpers).sort();
+      const propNames = [
+        ...new Set([...Object.values(helpers)].map(Object.keys).flat())
+      ].sort(comparator);
+      const nsObject = /* @__PURE__ */ Object.create(null);
+      for (let i = 0, { length } = propNames; i < length; i += 1) {
+        const propName = propNames[i];
+        const helpersForProp = /* @__PURE__ */ Object.create(null);
+        for (let j = 0, { length: length_j } = helperNames; j < length_j; j += 1) {
+          const helperName = helperNames[j];
+          const helperValue = helpers[helperName][propName] ?? defaults[helperName];
+          if (helperValue !== void 0) {
+            helpersForProp[helperName] = helperValue;
+          }
+        }
+        nsObject[propName] = helpersForProp;
+      }
+      return nsObject;
+    }
+    module.exports = {
+      createHelpersNamespaceObject
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/normalize.js
+var require_normalize = __commonJS({
+  "node_modules/packageurl-js/src/normalize.js"(exports, module) {
+    "use strict";
+    var { isObject: isObject2 } = require_objects();
+    var { isBlank } = require_strings();
+    function normalizeName(rawName) {
+      return typeof rawName === "string" ? rawName.trim() : void 0;
+    }
+    function normalizeNamespace(rawNamespace) {
+      return typeof rawNamespace === "string" ? normalizePath(rawNamespace) : void 0;
+    }
+    function normalizePath(pathname, callback) {
+      let collapsed = "";
+      let start = 0;
+      while (pathname.charCodeAt(start) === 47) {
+        start += 1;
+      }
+      let nextIndex = pathname.indexOf("/", start);
+      if (nextIndex === -1) {
+        return pathname.slice(start);
+      }
+      while (nextIndex !== -1) {
+        const segment = pathname.slice(start, nextIndex);
+        if (callback === void 0 || callback(segment)) {
+          collapsed = collapsed + (collapsed.length === 0 ? "" : "/") + segment;
+        }
+        start = nextIndex + 1;
+        while (pathname.charCodeAt(start) === 47) {
+          start += 1;
+        }
+        nextIndex = pathname.indexOf("/", start);
+      }
+      const lastSegment = pathname.slice(start);
+      if (lastSegment.length !== 0 && (callback === void 0 || callback(lastSegment))) {
+        collapsed = collapsed + "/" + lastSegment;
+      }
+      return collapsed;
+    }
+    function normalizeQualifiers(rawQualifiers) {
+      let qualifiers;
+      for (const { 0: key, 1: value } of qualifiersToEntries(rawQualifiers)) {
+        const strValue = typeof value === "string" ? value : String(value);
+        const trimmed = strValue.trim();
+        if (trimmed.length === 0) {
+          continue;
+        }
+        if (qualifiers === void 0) {
+          qualifiers = { __proto__: null };
+        }
+        qualifiers[key.toLowerCase()] = trimmed;
+      }
+      return qualifiers;
+    }
+    function normalizeSubpath(rawSubpath) {
+      return typeof rawSubpath === "string" ? normalizePath(rawSubpath, subpathFilter) : void 0;
+    }
+    function normalizeType(rawType) {
+      return typeof rawType === "string" ? rawType.trim().toLowerCase() : void 0;
+    }
+    function normalizeVersion(rawVersion) {
+      return typeof rawVersion === "string" ? rawVersion.trim() : void 0;
+    }
+    function qualifiersToEntries(rawQualifiers) {
+      if (isObject2(rawQualifiers)) {
+        return rawQualifiers instanceof URLSearchParams ? rawQualifiers.entries() : Object.entries(rawQualifiers);
+      }
+      return typeof rawQualifiers === "string" ? new URLSearchParams(rawQualifiers).entries() : Object.entries({});
+    }
+    function subpathFilter(segment) {
+      const { length } = segment;
+      if (length === 1 && segment.charCodeAt(0) === 46) return false;
+      if (length === 2 && segment.charCodeAt(0) === 46 && segment.charCodeAt(1) === 46) {
+        return false;
+      }
+      return !isBlank(segment);
+    }
+    module.exports = {
+      normalizeName,
+      normalizeNamespace,
+      normalizePath,
+      normalizeQualifiers,
+      normalizeSubpath,
+      normalizeType,
+      normalizeVersion
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/lang.js
+var require_lang = __commonJS({
+  "node_modules/packageurl-js/src/lang.js"(exports, module) {
+    "use strict";
+    function isNullishOrEmptyString(value) {
+      return value === null || value === void 0 || typeof value === "string" && value.length === 0;
+    }
+    module.exports = {
+      isNullishOrEmptyString
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/validate.js
+var require_validate = __commonJS({
+  "node_modules/packageurl-js/src/validate.js"(exports, module) {
+    "use strict";
+    var { PurlError } = require_error();
+    var { isNullishOrEmptyString } = require_lang();
+    var { isNonEmptyString } = require_strings();
+    function validateEmptyByType(type, name, value, throws2) {
+      if (!isNullishOrEmptyString(value)) {
+        if (throws2) {
+          throw new PurlError(`${type} "${name}" component must be empty`);
+        }
+        return false;
+      }
+      return true;
+    }
+    function validateName(name, throws2) {
+      return validateRequired("name", name, throws2) && validateStrings("name", name, throws2);
+    }
+    function validateNamespace(namespace, throws2) {
+      return validateStrings("namespace", namespace, throws2);
+    }
+    function validateQualifiers(qualifiers, throws2) {
+      if (qualifiers === null || qualifiers === void 0) {
+        return true;
+      }
+      if (typeof qualifiers !== "object") {
+        if (throws2) {
+          throw new PurlError('"qualifiers" must be an object');
+        }
+        return false;
+      }
+      const keysIterable = (
+        // URL searchParams have an "keys" method that returns an iterator.
+        typeof qualifiers.keys === "function" ? qualifiers.keys() : Object.keys(qualifiers)
+      );
+      for (const key of keysIterable) {
+        if (!validateQualifierKey(key, throws2)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    function validateQualifierKey(key, throws2) {
+      if (!validateStartsWithoutNumber("qualifier", key, throws2)) {
+        return false;
+      }
+      for (let i = 0, { length } = key; i < length; i += 1) {
+        const code = key.charCodeAt(i);
+        if (!(code >= 48 && code <= 57 || // 0-9
+        code >= 65 && code <= 90 || // A-Z
+        code >= 97 && code <= 122 || // a-z
+        code === 46 || // .
+        code === 45 || // -
+        code === 95)) {
+          if (throws2) {
+            throw new PurlError(
+              `qualifier "${key}" contains an illegal character`
+            );
+          }
+          return false;
+        }
+      }
+      return true;
+    }
+    function validateRequired(name, value, throws2) {
+      if (isNullishOrEmptyString(value)) {
+        if (throws2) {
+          throw new PurlError(`"${name}" is a required component`);
+        }
+        return false;
+      }
+      return true;
+    }
+    function validateRequiredByType(type, name, value, throws2) {
+      if (isNullishOrEmptyString(value)) {
+        if (throws2) {
+          throw new PurlError(`${type} requires a "${name}" component`);
+        }
+        return false;
+      }
+      return true;
+    }
+    function validateStartsWithoutNumber(name, value, throws2) {
+      if (isNonEmptyString(value)) {
+        const code = value.charCodeAt(0);
+        if (code >= 48 && code <= 57) {
+          if (throws2) {
+            throw new PurlError(
+              `${name} "${value}" cannot start with a number`
+            );
+          }
+          return false;
+        }
+      }
+      return true;
+    }
+    function validateStrings(name, value, throws2) {
+      if (value === null || value === void 0 || typeof value === "string") {
+        return true;
+      }
+      if (throws2) {
+        throw new PurlError(`"'${name}" must be a string`);
+      }
+      return false;
+    }
+    function validateSubpath(subpath, throws2) {
+      return validateStrings("subpath", subpath, throws2);
+    }
+    function validateType(type, throws2) {
+      if (!validateRequired("type", type, throws2) || !validateStrings("type", type, throws2) || !validateStartsWithoutNumber("type", type, throws2)) {
+        return false;
+      }
+      for (let i = 0, { length } = type; i < length; i += 1) {
+        const code = type.charCodeAt(i);
+        if (!(code >= 48 && code <= 57 || // 0-9
+        code >= 65 && code <= 90 || // A-Z
+        code >= 97 && code <= 122 || // a-z
+        code === 46 || // .
+        code === 43 || // +
+        code === 45)) {
+          if (throws2) {
+            throw new PurlError(
+              `type "${type}" contains an illegal character`
+            );
+          }
+          return false;
+        }
+      }
+      return true;
+    }
+    function validateVersion(version2, throws2) {
+      return validateStrings("version", version2, throws2);
+    }
+    module.exports = {
+      validateEmptyByType,
+      validateName,
+      validateNamespace,
+      validateQualifiers,
+      validateQualifierKey,
+      validateRequired,
+      validateRequiredByType,
+      validateStartsWithoutNumber,
+      validateStrings,
+      validateSubpath,
+      validateType,
+      validateVersion
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/purl-component.js
+var require_purl_component = __commonJS({
+  "node_modules/packageurl-js/src/purl-component.js"(exports, module) {
+    "use strict";
+    var {
+      encodeNamespace,
+      encodeVersion,
+      encodeQualifiers,
+      encodeQualifierParam,
+      encodeSubpath,
+      encodeURIComponent: encodeURIComponent2
+    } = require_encode();
+    var { createHelpersNamespaceObject } = require_helpers();
+    var {
+      normalizeType,
+      normalizeNamespace,
+      normalizeName,
+      normalizeVersion,
+      normalizeQualifiers,
+      normalizeSubpath
+    } = require_normalize();
+    var { localeCompare, isNonEmptyString } = require_strings();
+    var {
+      validateType,
+      validateNamespace,
+      validateName,
+      validateVersion,
+      validateQualifiers,
+      validateQualifierKey,
+      validateSubpath
+    } = require_validate();
+    var PurlComponentEncoder = (comp) => isNonEmptyString(comp) ? encodeURIComponent2(comp) : "";
+    var PurlComponentStringNormalizer = (comp) => typeof comp === "string" ? comp : void 0;
+    var PurlComponentValidator = (_comp, _throws) => true;
+    var componentSortOrderLookup = {
+      __proto__: null,
+      type: 0,
+      namespace: 1,
+      name: 2,
+      version: 3,
+      qualifiers: 4,
+      qualifierKey: 5,
+      qualifierValue: 6,
+      subpath: 7
+    };
+    function componentSortOrder(comp) {
+      return componentSortOrderLookup[comp] ?? comp;
+    }
+    function componentComparator(compA, compB) {
+      return localeCompare(componentSortOrder(compA), componentSortOrder(compB));
+    }
+    module.exports = {
+      // Rules for each purl component:
+      // https://github.com/package-url/purl-spec/blob/master/PURL-SPECIFICATION.rst#rules-for-each-purl-component
+      PurlComponent: createHelpersNamespaceObject(
+        {
+          encode: {
+            namespace: encodeNamespace,
+            version: encodeVersion,
+            qualifiers: encodeQualifiers,
+            qualifierKey: encodeQualifierParam,
+            qualifierValue: encodeQualifierParam,
+            subpath: encodeSubpath
+          },
+          normalize: {
+            type: normalizeType,
+            namespace: normalizeNamespace,
+            name: normalizeName,
+            version: normalizeVersion,
+            qualifiers: normalizeQualifiers,
+            subpath: normalizeSubpath
+          },
+          validate: {
+            type: validateType,
+            namespace: validateNamespace,
+            name: validateName,
+            version: validateVersion,
+            qualifierKey: validateQualifierKey,
+            qualifiers: validateQualifiers,
+            subpath: validateSubpath
+          }
+        },
+        {
+          comparator: componentComparator,
+          encode: PurlComponentEncoder,
+          normalize: PurlComponentStringNormalizer,
+          validate: PurlComponentValidator
+        }
+      )
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/purl-qualifier-names.js
+var require_purl_qualifier_names = __commonJS({
+  "node_modules/packageurl-js/src/purl-qualifier-names.js"(exports, module) {
+    "use strict";
+    module.exports = {
+      // Known qualifiers:
+      // https://github.com/package-url/purl-spec/blob/master/PURL-SPECIFICATION.rst#known-qualifiers-keyvalue-pairs
+      PurlQualifierNames: {
+        __proto__: null,
+        RepositoryUrl: "repository_url",
+        DownloadUrl: "download_url",
+        VcsUrl: "vcs_url",
+        FileName: "file_name",
+        Checksum: "checksum"
+      }
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/purl-type.js
+var require_purl_type = __commonJS({
+  "node_modules/packageurl-js/src/purl-type.js"(exports, module) {
+    "use strict";
+    var { isNullishOrEmptyString } = require_lang();
+    var { createHelpersNamespaceObject } = require_helpers();
+    var {
+      isSemverString,
+      lowerName,
+      lowerNamespace,
+      lowerVersion,
+      replaceDashesWithUnderscores,
+      replaceUnderscoresWithDashes
+    } = require_strings();
+    var { validateEmptyByType, validateRequiredByType } = require_validate();
+    var { PurlError } = require_error();
+    var PurlTypNormalizer = (purl) => purl;
+    var PurlTypeValidator = (_purl, _throws) => true;
+    module.exports = {
+      // PURL types:
+      // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst
+      PurlType: createHelpersNamespaceObject(
+        {
+          normalize: {
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#alpm
+            alpm(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#apk
+            apk(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#bitbucket
+            bitbucket(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#bitnami
+            bitnami(purl) {
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#composer
+            composer(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#deb
+            deb(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#other-candidate-types-to-define
+            gitlab(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#github
+            github(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#golang
+            // golang(purl) {
+            //     // Ignore case-insensitive rule because go.mod are case-sensitive.
+            //     // Pending spec change: https://github.com/package-url/purl-spec/pull/196
+            //     lowerNamespace(purl)
+            //     lowerName(purl)
+            //     return purl
+            // },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#hex
+            hex(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#huggingface
+            huggingface(purl) {
+              lowerVersion(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#mlflow
+            mlflow(purl) {
+              if (purl.qualifiers?.repository_url?.includes("databricks")) {
+                lowerName(purl);
+              }
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#npm
+            npm(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#luarocks
+            luarocks(purl) {
+              lowerVersion(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#oci
+            oci(purl) {
+              lowerName(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#pub
+            pub(purl) {
+              lowerName(purl);
+              purl.name = replaceDashesWithUnderscores(purl.name);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#pypi
+            pypi(purl) {
+              lowerNamespace(purl);
+              lowerName(purl);
+              purl.name = replaceUnderscoresWithDashes(purl.name);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#qpkg
+            qpkg(purl) {
+              lowerNamespace(purl);
+              return purl;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#rpm
+            rpm(purl) {
+              lowerNamespace(purl);
+              return purl;
+            }
+          },
+          validate: {
+            // TODO: cocoapods name validation
+            // TODO: cpan namespace validation
+            // TODO: swid qualifier validation
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#conan
+            conan(purl, throws2) {
+              if (isNullishOrEmptyString(purl.namespace)) {
+                if (purl.qualifiers?.channel) {
+                  if (throws2) {
+                    throw new PurlError(
+                      'conan requires a "namespace" component when a "channel" qualifier is present'
+                    );
+                  }
+                  return false;
+                }
+              } else if (isNullishOrEmptyString(purl.qualifiers)) {
+                if (throws2) {
+                  throw new PurlError(
+                    'conan requires a "qualifiers" component when a namespace is present'
+                  );
+                }
+                return false;
+              }
+              return true;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#cran
+            cran(purl, throws2) {
+              return validateRequiredByType(
+                "cran",
+                "version",
+                purl.version,
+                throws2
+              );
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#golang
+            golang(purl) {
+              const { version: version2 } = purl;
+              const length = typeof version2 === "string" ? version2.length : 0;
+              if (length && version2.charCodeAt(0) === 118 && !isSemverString(version2.slice(1))) {
+                if (throws) {
+                  throw new PurlError(
+                    'golang "version" component starting with a "v" must be followed by a valid semver version'
+                  );
+                }
+                return false;
+              }
+              return true;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#maven
+            maven(purl, throws2) {
+              return validateRequiredByType(
+                "maven",
+                "namespace",
+                purl.namespace,
+                throws2
+              );
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#mlflow
+            mlflow(purl, throws2) {
+              return validateEmptyByType(
+                "mlflow",
+                "namespace",
+                purl.namespace,
+                throws2
+              );
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#oci
+            oci(purl, throws2) {
+              return validateEmptyByType(
+                "oci",
+                "namespace",
+                purl.namespace,
+                throws2
+              );
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#pub
+            pub(purl, throws2) {
+              const { name } = purl;
+              for (let i = 0, { length } = name; i < length; i += 1) {
+                const code = name.charCodeAt(i);
+                if (!(code >= 48 && code <= 57 || // 0-9
+                code >= 97 && code <= 122 || // a-z
+                code === 95)) {
+                  if (throws2) {
+                    throw new PurlError(
+                      'pub "name" component may only contain [a-z0-9_] characters'
+                    );
+                  }
+                  return false;
+                }
+              }
+              return true;
+            },
+            // https://github.com/package-url/purl-spec/blob/master/PURL-TYPES.rst#swift
+            swift(purl, throws2) {
+              return validateRequiredByType(
+                "swift",
+                "namespace",
+                purl.namespace,
+                throws2
+              ) && validateRequiredByType(
+                "swift",
+                "version",
+                purl.version,
+                throws2
+              );
+            }
+          }
+        },
+        {
+          normalize: PurlTypNormalizer,
+          validate: PurlTypeValidator
+        }
+      )
+    };
+  }
+});
+
+// node_modules/packageurl-js/src/package-url.js
+var require_package_url = __commonJS({
+  "node_modules/packageurl-js/src/package-url.js"(exports, module) {
+    "use strict";
+    var { decodePurlComponent } = require_decode();
+    var { isObject: isObject2, recursiveFreeze } = require_objects();
+    var { isBlank, isNonEmptyString, trimLeadingSlashes } = require_strings();
+    var { PurlComponent } = require_purl_component();
+    var { PurlQualifierNames } = require_purl_qualifier_names();
+    var { PurlType } = require_purl_type();
+    var { PurlError } = require_error();
+    var PackageURL2 = class _PackageURL {
+      static Component = recursiveFreeze(PurlComponent);
+      static KnownQualifierNames = recursiveFreeze(PurlQualifierNames);
+      static Type = recursiveFreeze(PurlType);
+      constructor(rawType, rawNamespace, rawName, rawVersion, rawQualifiers, rawSubpath) {
+        const type = isNonEmptyString(rawType) ? PurlComponent.type.normalize(rawType) : rawType;
+        PurlComponent.type.validate(type, true);
+        const namespace = isNonEmptyString(rawNamespace) ? PurlComponent.namespace.normalize(rawNamespace) : rawNamespace;
+        PurlComponent.namespace.validate(namespace, true);
+        const name = isNonEmptyString(rawName) ? PurlComponent.name.normalize(rawName) : rawName;
+        PurlComponent.name.validate(name, true);
+        const version2 = isNonEmptyString(rawVersion) ? PurlComponent.version.normalize(rawVersion) : rawVersion;
+        PurlComponent.version.validate(version2, true);
+        const qualifiers = typeof rawQualifiers === "string" || isObject2(rawQualifiers) ? PurlComponent.qualifiers.normalize(rawQualifiers) : rawQualifiers;
+        PurlComponent.qualifiers.validate(qualifiers, true);
+        const subpath = isNonEmptyString(rawSubpath) ? PurlComponent.subpath.normalize(rawSubpath) : rawSubpath;
+        PurlComponent.subpath.validate(subpath, true);
+        this.type = type;
+        this.name = name;
+        this.namespace = namespace ?? void 0;
+        this.version = version2 ?? void 0;
+        this.qualifiers = qualifiers ?? void 0;
+        this.subpath = subpath ?? void 0;
+        const typeHelpers = PurlType[type];
+        if (typeHelpers) {
+          typeHelpers.normalize(this);
+          typeHelpers.validate(this, true);
+        }
+      }
+      toString() {
+        const { namespace, name, version: version2, qualifiers, subpath, type } = this;
+        let purlStr = `pkg:${PurlComponent.type.encode(type)}/`;
+        if (namespace) {
+          purlStr = `${purlStr}${PurlComponent.namespace.encode(namespace)}/`;
+        }
+        purlStr = `${purlStr}${PurlComponent.name.encode(name)}`;
+        if (version2) {
+          purlStr = `${purlStr}@${PurlComponent.version.encode(version2)}`;
+        }
+        if (qualifiers) {
+          purlStr = `${purlStr}?${PurlComponent.qualifiers.encode(qualifiers)}`;
+        }
+        if (subpath) {
+          purlStr = `${purlStr}#${PurlComponent.subpath.encode(subpath)}`;
+        }
+        return purlStr;
+      }
+      static fromString(purlStr) {
+        return new _PackageURL(..._PackageURL.parseString(purlStr));
+      }
+      static parseString(purlStr) {
+        if (typeof purlStr !== "string") {
+          throw new Error("A purl string argument is required.");
+        }
+        if (isBlank(purlStr)) {
+          return [
+            void 0,
+            void 0,
+            void 0,
+            void 0,
+            void 0,
+            void 0
+          ];
+        }
+        const colonIndex = purlStr.indexOf(":");
+        let url;
+        let maybeUrlWithAuth;
+        if (colonIndex !== -1) {
+          try {
+            const beforeColon = purlStr.slice(0, colonIndex);
+            const afterColon = purlStr.slice(colonIndex + 1);
+            const trimmedAfterColon = trimLeadingSlashes(afterColon);
+            url = new URL(`${beforeColon}:${trimmedAfterColon}`);
+            maybeUrlWithAuth = afterColon.length === trimmedAfterColon.length ? url : new URL(purlStr);
+          } catch (e) {
+            throw new PurlError("failed to parse as URL", {
+              cause: e
+            });
+          }
+        }
+        if (url?.protocol !== "pkg:") {
+          throw new PurlError('missing required "pkg" scheme component');
+        }
+        if (maybeUrlWithAuth.username !== "" || maybeUrlWithAuth.password !== "") {
+          throw new PurlError('cannot contain a "user:pass@host:port"');
+        }
+        const { pathname } = url;
+        const firstSlashIndex = pathname.indexOf("/");
+        const rawType = decodePurlComponent(
+          "type",
+          firstSlashIndex === -1 ? pathname : pathname.slice(0, firstSlashIndex)
+        );
+        if (firstSlashIndex < 1) {
+          return [
+            rawType,
+            void 0,
+            void 0,
+            void 0,
+            void 0,
+            void 0
+          ];
+        }
+        let rawVersion;
+        let atSignIndex = pathname.lastIndexOf("@");
+        if (atSignIndex !== -1 && pathname.charCodeAt(atSignIndex - 1) === 47) {
+          atSignIndex = -1;
+        }
+        const beforeVersion = pathname.slice(
+          rawType.length + 1,
+          atSignIndex === -1 ? pathname.length : atSignIndex
+        );
+        if (atSignIndex !== -1) {
+          rawVersion = decodePurlComponent(
+            "version",
+            pathname.slice(atSignIndex + 1)
+          );
+        }
+        let rawNamespace;
+        let rawName;
+        const lastSlashIndex = beforeVersion.lastIndexOf("/");
+        if (lastSlashIndex === -1) {
+          rawName = decodePurlComponent("name", beforeVersion);
+        } else {
+          rawName = decodePurlComponent(
+            "name",
+            beforeVersion.slice(lastSlashIndex + 1)
+          );
+          rawNamespace = decodePurlComponent(
+            "namespace",
+            beforeVersion.slice(0, lastSlashIndex)
+          );
+        }
+        let rawQualifiers;
+        const { searchParams } = url;
+        if (searchParams.size !== 0) {
+          searchParams.forEach(
+            (value) => decodePurlComponent("qualifiers", value)
+          );
+          rawQualifiers = searchParams;
+        }
+        let rawSubpath;
+        const { hash } = url;
+        if (hash.length !== 0) {
+          rawSubpath = decodePurlComponent("subpath", hash.slice(1));
+        }
+        return [
+          rawType,
+          rawNamespace,
+          rawName,
+          rawVersion,
+          rawQualifiers,
+          rawSubpath
+        ];
+      }
+    };
+    for (const staticProp of ["Component", "KnownQualifierNames", "Type"]) {
+      Reflect.defineProperty(PackageURL2, staticProp, {
+        ...Reflect.getOwnPropertyDescriptor(PackageURL2, staticProp),
+        writable: false
+      });
+    }
+    Reflect.setPrototypeOf(PackageURL2.prototype, null);
+    module.exports = {
+      PackageURL: PackageURL2,
+      PurlComponent,
+      PurlQualifierNames,
+      PurlType
+    };
+  }
+});
+
+// node_modules/packageurl-js/index.js
+var require_packageurl_js = __commonJS({
+  "node_modules/packageurl-js/index.js"(exports, module) {
+    "use strict";
+    var {
+      PackageURL: PackageURL2,
+      PurlComponent,
+      PurlQualifierNames,
+      PurlType
+    } = require_package_url();
+    module.exports = {
+      PackageURL: PackageURL2,
+      PurlComponent,
+      PurlQualifierNames,
+      PurlType
+    };
+  }
+});
+
 // shared/client/cli.ts
 import { parseArgs } from "node:util";
 
@@ -19982,9 +21107,9 @@ function floatSafeRemainder(val, step) {
   return ratio - roundedRatio;
 }
 var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
-function defineLazy(object, key, getter) {
+function defineLazy(object2, key, getter) {
   let value = void 0;
-  Object.defineProperty(object, key, {
+  Object.defineProperty(object2, key, {
     get() {
       if (value === EVALUATING) {
         return void 0;
@@ -19996,7 +21121,7 @@ function defineLazy(object, key, getter) {
       return value;
     },
     set(v) {
-      Object.defineProperty(object, key, {
+      Object.defineProperty(object2, key, {
         value: v
         // configurable: true,
       });
@@ -20697,6 +21822,9 @@ function constantCatch(value) {
 
 // node_modules/zod/v4/core/core.js
 var _a;
+var NEVER = /* @__PURE__ */ Object.freeze({
+  status: "aborted"
+});
 var _zodDesc = { value: void 0, enumerable: false };
 var _E = "captureStackTrace" in Error ? Error : null;
 function newError(Definition) {
@@ -21128,6 +22256,8 @@ function datetime(args) {
   return new RegExp(`^${dateSource}T(?:${timeRegex})$`);
 }
 var anyString = /^[\s\S]{0,}$/;
+var bigint = /^-?\d+n?$/;
+var integer = /^-?\d+$/;
 var number = /^-?\d+(?:\.\d+)?$/;
 var boolean = /^(?:true|false)$/i;
 var lowercase = /^[^A-Z]*$/;
@@ -22039,6 +23169,26 @@ var $ZodBoolean = /* @__PURE__ */ $constructor("$ZodBoolean", (inst, def) => {
     return payload;
   };
 });
+var $ZodBigInt = /* @__PURE__ */ $constructor("$ZodBigInt", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = bigint;
+  inst._zod.parse = (payload, _ctx) => {
+    if (def.coerce)
+      try {
+        payload.value = BigInt(payload.value);
+      } catch (_) {
+      }
+    if (typeof payload.value === "bigint")
+      return payload;
+    payload.issues.push({
+      expected: "bigint",
+      code: "invalid_type",
+      input: payload.value,
+      inst
+    });
+    return payload;
+  };
+});
 var $ZodUnknown = /* @__PURE__ */ $constructor("$ZodUnknown", (inst, def) => {
   $ZodType.init(inst, def);
   inst._zod.parse = (payload) => payload;
@@ -22050,6 +23200,30 @@ var $ZodNever = /* @__PURE__ */ $constructor("$ZodNever", (inst, def) => {
       expected: "never",
       code: "invalid_type",
       input: payload.value,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodDate = /* @__PURE__ */ $constructor("$ZodDate", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload, _ctx) => {
+    if (def.coerce) {
+      try {
+        payload.value = new Date(payload.value);
+      } catch (_err) {
+      }
+    }
+    const input2 = payload.value;
+    const isDate = input2 instanceof Date;
+    const isValidDate = isDate && !Number.isNaN(input2.getTime());
+    if (isValidDate)
+      return payload;
+    payload.issues.push({
+      expected: "date",
+      code: "invalid_type",
+      input: input2,
+      ...isDate ? { received: "Invalid Date" } : {},
       inst
     });
     return payload;
@@ -22608,6 +23782,161 @@ function handleIntersectionResults(result, left, right) {
   result.value = merged.data;
   return result;
 }
+var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
+  $ZodType.init(inst, def);
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input2 = payload.value;
+    if (!isPlainObject(input2)) {
+      payload.issues.push({
+        expected: "record",
+        code: "invalid_type",
+        input: input2,
+        inst
+      });
+      return payload;
+    }
+    const proms = [];
+    const values = def.keyType._zod.values;
+    if (values && !def.partial) {
+      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+      const recordKeys = /* @__PURE__ */ new Set();
+      for (const key of values) {
+        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
+          recordKeys.add(typeof key === "number" ? key.toString() : key);
+          if (key === "__proto__")
+            continue;
+          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+          if (keyResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (keyResult.issues.length) {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key,
+              path: [key],
+              inst
+            });
+            continue;
+          }
+          const outKey = keyResult.value;
+          if (outKey === "__proto__")
+            continue;
+          const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+          if (result instanceof Promise) {
+            proms.push(result.then((result2) => {
+              if (result2.issues.length) {
+                payload.issues.push(...prefixIssues(key, result2.issues));
+              }
+              payload.value[outKey] = result2.value;
+            }));
+          } else {
+            if (result.issues.length) {
+              payload.issues.push(...prefixIssues(key, result.issues));
+            }
+            payload.value[outKey] = result.value;
+          }
+        }
+      }
+      let unrecognized;
+      for (const key in input2) {
+        if (!recordKeys.has(key)) {
+          if (def.mode === "loose") {
+            if (key === "__proto__")
+              continue;
+            payload.value[key] = input2[key];
+          } else {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key);
+          }
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input: input2,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    } else {
+      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+      let unrecognized;
+      for (const key of Reflect.ownKeys(input2)) {
+        if (key === "__proto__")
+          continue;
+        if (!Object.prototype.propertyIsEnumerable.call(input2, key))
+          continue;
+        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+        if (keyResult instanceof Promise) {
+          throw new Error("Async schemas not supported in object keys currently");
+        }
+        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+        if (checkNumericKey) {
+          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
+          if (retryResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (retryResult.issues.length === 0) {
+            keyResult = retryResult;
+          }
+        }
+        if (keyResult.issues.length) {
+          if (def.mode === "loose") {
+            payload.value[key] = input2[key];
+          } else if (values) {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key);
+          } else {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key,
+              path: [key],
+              inst
+            });
+          }
+          continue;
+        }
+        const outKey = keyResult.value;
+        if (outKey === "__proto__")
+          continue;
+        const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((result2) => {
+            if (result2.issues.length) {
+              payload.issues.push(...prefixIssues(key, result2.issues));
+            }
+            payload.value[outKey] = result2.value;
+          }));
+        } else {
+          if (result.issues.length) {
+            payload.issues.push(...prefixIssues(key, result.issues));
+          }
+          payload.value[outKey] = result.value;
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input: input2,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => payload);
+    }
+    return payload;
+  };
+});
 var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   $ZodType.init(inst, def);
   const values = getEnumValues(def.entries);
@@ -23346,6 +24675,10 @@ function _string(Class2, params) {
   return new Class2(snapshotChecks({ type: "string", ...normalizeParams(params) }));
 }
 // @__NO_SIDE_EFFECTS__
+function _coercedString(Class2, params) {
+  return new Class2(snapshotChecks({ type: "string", coerce: true, ...normalizeParams(params) }));
+}
+// @__NO_SIDE_EFFECTS__
 function _email(Class2, params) {
   return new Class2({
     type: "string",
@@ -23613,6 +24946,10 @@ function _number(Class2, params) {
   return new Class2(snapshotChecks({ type: "number", checks: [], ...normalizeParams(params) }));
 }
 // @__NO_SIDE_EFFECTS__
+function _coercedNumber(Class2, params) {
+  return new Class2(snapshotChecks({ type: "number", coerce: true, checks: [], ...normalizeParams(params) }));
+}
+// @__NO_SIDE_EFFECTS__
 function _int(Class2, params) {
   return new Class2({
     type: "number",
@@ -23630,6 +24967,22 @@ function _boolean(Class2, params) {
   });
 }
 // @__NO_SIDE_EFFECTS__
+function _coercedBoolean(Class2, params) {
+  return new Class2({
+    type: "boolean",
+    coerce: true,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _coercedBigint(Class2, params) {
+  return new Class2({
+    type: "bigint",
+    coerce: true,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
 function _unknown(Class2) {
   return new Class2({
     type: "unknown"
@@ -23639,6 +24992,14 @@ function _unknown(Class2) {
 function _never(Class2, params) {
   return new Class2({
     type: "never",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _coercedDate(Class2, params) {
+  return new Class2({
+    type: "date",
+    coerce: true,
     ...normalizeParams(params)
   });
 }
@@ -24084,8 +25445,8 @@ function foldObjects(members2) {
   }
   const properties = {};
   const required3 = /* @__PURE__ */ new Set();
-  for (const object of objects) {
-    for (const key in object.properties) {
+  for (const object2 of objects) {
+    for (const key in object2.properties) {
       if (Object.prototype.hasOwnProperty.call(properties, key))
         continue;
       const parts = [];
@@ -24099,18 +25460,18 @@ function foldObjects(members2) {
       const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
       assignProp(properties, key, merged);
     }
-    for (const key of object.required ?? [])
+    for (const key of object2.required ?? [])
       required3.add(key);
   }
   const folded = { type: "object", properties };
   if (required3.size)
     folded.required = [...required3];
-  if (objects.every((object) => object.additionalProperties === false)) {
+  if (objects.every((object2) => object2.additionalProperties === false)) {
     folded.additionalProperties = false;
   } else {
     const constraints = [];
-    for (const object of objects) {
-      const constraint = undeclaredConstraint(object);
+    for (const object2 of objects) {
+      const constraint = undeclaredConstraint(object2);
       if (constraint && !constraints.some((seen) => JSON.stringify(seen) === JSON.stringify(constraint)))
         constraints.push(constraint);
     }
@@ -24552,10 +25913,16 @@ var numberProcessor = (schema, ctx, _json, params) => {
 var booleanProcessor = (_schema, _ctx, json, _params) => {
   json.type = "boolean";
 };
+var bigintProcessor = (schema, ctx, json, params) => {
+  handleUnrepresentable(schema, ctx, json, params, "BigInt cannot be represented in JSON Schema");
+};
 var neverProcessor = (_schema, _ctx, json, _params) => {
   json.not = {};
 };
 var unknownProcessor = (_schema, _ctx, _json, _params) => {
+};
+var dateProcessor = (schema, ctx, json, params) => {
+  handleUnrepresentable(schema, ctx, json, params, "Date cannot be represented in JSON Schema");
 };
 var enumProcessor = (schema, _ctx, json, _params) => {
   const def = schema._zod.def;
@@ -24668,6 +26035,112 @@ var intersectionProcessor = (schema, ctx, json, params) => {
   ];
   json.allOf = allOf;
   ctx.intersections.push(allOf);
+};
+function stringifyKeyNames(bySchema, json, visited) {
+  if (json.$ref) {
+    if (visited.has(json))
+      return json;
+    visited.add(json);
+    const def = bySchema.get(json)?.def;
+    if (!def)
+      return json;
+    const inlined = stringifyKeyNames(bySchema, def, visited);
+    return inlined === def ? json : inlined;
+  }
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const branches = json[keyword];
+    if (!Array.isArray(branches))
+      continue;
+    const mapped = branches.map((branch) => stringifyKeyNames(bySchema, branch, visited));
+    if (mapped.some((branch, i) => branch !== branches[i]))
+      json = { ...json, [keyword]: mapped };
+  }
+  const types = Array.isArray(json.type) ? json.type : [json.type];
+  const numericType = !types.includes("string") && types.some((t) => t === "number" || t === "integer");
+  const values = json.enum ?? (json.const !== void 0 ? [json.const] : void 0);
+  if (!numericType && !values?.some((v) => typeof v === "number"))
+    return json;
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format, id, ...rest } = json;
+  if (rest.enum)
+    rest.enum = rest.enum.map((v) => typeof v === "number" ? String(v) : v);
+  else if (typeof rest.const === "number")
+    rest.const = String(rest.const);
+  if (!numericType)
+    return rest;
+  rest.type = "string";
+  if (!values)
+    rest.pattern = (types.includes("number") ? number : integer).source;
+  return rest;
+}
+var pendingRecords = /* @__PURE__ */ new WeakMap();
+function rewriteKeyNames(ctx) {
+  const bySchema = /* @__PURE__ */ new Map();
+  for (const entry of ctx.seen.values()) {
+    if (entry.def && !bySchema.has(entry.schema))
+      bySchema.set(entry.schema, entry);
+  }
+  const rewrites = /* @__PURE__ */ new Map();
+  for (const record2 of pendingRecords.get(ctx) ?? []) {
+    const seen = ctx.seen.get(record2);
+    const names = (seen?.def ?? seen?.schema)?.propertyNames;
+    if (!names || names === true || rewrites.has(names))
+      continue;
+    const rewritten = stringifyKeyNames(bySchema, names, /* @__PURE__ */ new Set());
+    if (rewritten !== names)
+      rewrites.set(names, rewritten);
+  }
+  if (!rewrites.size)
+    return;
+  for (const entry of ctx.seen.values()) {
+    for (const carrier of [entry.schema, entry.def]) {
+      const rewritten = carrier && rewrites.get(carrier.propertyNames);
+      if (rewritten)
+        carrier.propertyNames = rewritten;
+    }
+  }
+}
+var recordProcessor = (schema, ctx, _json, params) => {
+  const json = _json;
+  const def = schema._zod.def;
+  json.type = "object";
+  const keyType = def.keyType;
+  const patterns = aggregateChecks(keyType).patterns;
+  if (def.mode === "loose" && patterns && patterns.size > 0) {
+    const valueSchema = processSchema(def.valueType, ctx, {
+      ...params,
+      path: [...params.path, "patternProperties", "*"]
+    });
+    json.patternProperties = {};
+    for (const pattern of patterns) {
+      assignProp(json.patternProperties, exactPattern(pattern).source, valueSchema);
+    }
+  } else {
+    if (ctx.target === "draft-07" || ctx.target === "draft-2020-12") {
+      json.propertyNames = processSchema(def.keyType, ctx, {
+        ...params,
+        path: [...params.path, "propertyNames"]
+      });
+      let pending = pendingRecords.get(ctx);
+      if (!pending) {
+        pending = [];
+        pendingRecords.set(ctx, pending);
+        ctx.deferred.push(() => rewriteKeyNames(ctx));
+      }
+      pending.push(schema);
+    }
+    json.additionalProperties = processSchema(def.valueType, ctx, {
+      ...params,
+      path: [...params.path, "additionalProperties"]
+    });
+  }
+  const keyValues = keyType._zod.values;
+  const omittableOnInput = ctx.io === "input" && inputOptin(def.valueType) !== void 0;
+  if (keyValues && !def.partial && !omittableOnInput) {
+    const validKeyValues = [...keyValues].filter((v) => typeof v === "string" || typeof v === "number");
+    if (validKeyValues.length > 0) {
+      json.required = validKeyValues.map(String);
+    }
+  }
 };
 var nullableProcessor = (schema, ctx, json, params) => {
   const def = schema._zod.def;
@@ -25176,6 +26649,9 @@ var ZodUUID = /* @__PURE__ */ $constructor("ZodUUID", (inst, def) => {
   $ZodUUID.init(inst, def);
   ZodStringFormat.init(inst, def);
 });
+function uuid2(params) {
+  return _uuid(ZodUUID, params);
+}
 var ZodURL = /* @__PURE__ */ $constructor("ZodURL", (inst, def) => {
   $ZodURL.init(inst, def);
   ZodStringFormat.init(inst, def);
@@ -25328,6 +26804,53 @@ var ZodBoolean = /* @__PURE__ */ $constructor("ZodBoolean", (inst, def) => {
 function boolean2(params) {
   return _boolean(ZodBoolean, params);
 }
+var ZodBigInt = /* @__PURE__ */ $constructor(
+  "ZodBigInt",
+  (inst, def) => {
+    $ZodBigInt.init(inst, def);
+    ZodType.init(inst, def);
+    inst._zod.processJSONSchema = (ctx, json, params) => bigintProcessor(inst, ctx, json, params);
+  },
+  /* @__PURE__ */ util_exports.derived({
+    minValue: (inst) => aggregateChecks(inst).minimum ?? null,
+    maxValue: (inst) => aggregateChecks(inst).maximum ?? null,
+    format: (inst) => aggregateChecks(inst).format ?? null
+  }, {
+    gte(value, params) {
+      return this.check(_gte(value, params));
+    },
+    min(value, params) {
+      return this.check(_gte(value, params));
+    },
+    gt(value, params) {
+      return this.check(_gt(value, params));
+    },
+    lt(value, params) {
+      return this.check(_lt(value, params));
+    },
+    lte(value, params) {
+      return this.check(_lte(value, params));
+    },
+    max(value, params) {
+      return this.check(_lte(value, params));
+    },
+    positive(params) {
+      return this.check(_gt(BigInt(0), params));
+    },
+    negative(params) {
+      return this.check(_lt(BigInt(0), params));
+    },
+    nonpositive(params) {
+      return this.check(_lte(BigInt(0), params));
+    },
+    nonnegative(params) {
+      return this.check(_gte(BigInt(0), params));
+    },
+    multipleOf(value, params) {
+      return this.check(_multipleOf(value, params));
+    }
+  })
+);
 var ZodUnknown = /* @__PURE__ */ $constructor("ZodUnknown", (inst, def) => {
   $ZodUnknown.init(inst, def);
   ZodType.init(inst, def);
@@ -25344,6 +26867,26 @@ var ZodNever = /* @__PURE__ */ $constructor("ZodNever", (inst, def) => {
 function never(params) {
   return _never(ZodNever, params);
 }
+var ZodDate = /* @__PURE__ */ $constructor(
+  "ZodDate",
+  (inst, def) => {
+    $ZodDate.init(inst, def);
+    ZodType.init(inst, def);
+    inst._zod.processJSONSchema = (ctx, json, params) => dateProcessor(inst, ctx, json, params);
+    inst.min = (value, params) => inst.check(_gte(value, params));
+    inst.max = (value, params) => inst.check(_lte(value, params));
+  },
+  /* @__PURE__ */ util_exports.derived({
+    minDate: (inst) => {
+      const { minimum } = aggregateChecks(inst);
+      return minimum ? new Date(minimum) : null;
+    },
+    maxDate: (inst) => {
+      const { maximum } = aggregateChecks(inst);
+      return maximum ? new Date(maximum) : null;
+    }
+  }, {})
+);
 var ZodArray = /* @__PURE__ */ $constructor("ZodArray", (inst, def) => {
   _ensureDefaultMemoizer();
   $ZodArray.init(inst, def);
@@ -25420,6 +26963,22 @@ var ZodObject = /* @__PURE__ */ $constructor("ZodObject", (inst, def) => {
     return util_exports.required(ZodNonOptional, this, args[0]);
   }
 });
+function object(shape, params) {
+  const def = {
+    type: "object",
+    shape: shape ?? {},
+    ...util_exports.normalizeParams(params)
+  };
+  return new ZodObject(def);
+}
+function strictObject(shape, params) {
+  return new ZodObject({
+    type: "object",
+    shape,
+    catchall: never(),
+    ...util_exports.normalizeParams(params)
+  });
+}
 function looseObject(shape, params) {
   return new ZodObject({
     type: "object",
@@ -25451,6 +27010,30 @@ function intersection(left, right) {
     type: "intersection",
     left,
     right
+  });
+}
+var ZodRecord = /* @__PURE__ */ $constructor("ZodRecord", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodRecord.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => recordProcessor(inst, ctx, json, params);
+  inst.keyType = def.keyType;
+  inst.valueType = def.valueType;
+});
+function record(keyType, valueType, params) {
+  if (!valueType || !valueType._zod) {
+    return new ZodRecord({
+      type: "record",
+      keyType: string2(),
+      valueType: keyType,
+      ...util_exports.normalizeParams(valueType)
+    });
+  }
+  return new ZodRecord({
+    type: "record",
+    keyType,
+    valueType,
+    ...util_exports.normalizeParams(params)
   });
 }
 var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
@@ -25670,6 +27253,56 @@ function refine(fn, _params = {}) {
 }
 function superRefine(fn, params) {
   return _superRefine(fn, params);
+}
+
+// node_modules/zod/v4/classic/iso.js
+var iso_exports = {};
+__export(iso_exports, {
+  ZodISODate: () => ZodISODate,
+  ZodISODateTime: () => ZodISODateTime,
+  ZodISODuration: () => ZodISODuration,
+  ZodISOTime: () => ZodISOTime,
+  date: () => date2,
+  datetime: () => datetime2,
+  duration: () => duration2,
+  time: () => time2
+});
+function datetime2(params) {
+  return _isoDateTime(ZodISODateTime, params);
+}
+function date2(params) {
+  return _isoDate(ZodISODate, params);
+}
+function time2(params) {
+  return _isoTime(ZodISOTime, params);
+}
+function duration2(params) {
+  return _isoDuration(ZodISODuration, params);
+}
+
+// node_modules/zod/v4/classic/coerce.js
+var coerce_exports = {};
+__export(coerce_exports, {
+  bigint: () => bigint2,
+  boolean: () => boolean3,
+  date: () => date3,
+  number: () => number3,
+  string: () => string3
+});
+function string3(params) {
+  return _coercedString(ZodString, params);
+}
+function number3(params) {
+  return _coercedNumber(ZodNumber, params);
+}
+function boolean3(params) {
+  return _coercedBoolean(ZodBoolean, params);
+}
+function bigint2(params) {
+  return _coercedBigint(ZodBigInt, params);
+}
+function date3(params) {
+  return _coercedDate(ZodDate, params);
 }
 
 // shared/client/findings.ts
@@ -25916,7 +27549,7 @@ ${table(["SEVERITY", "CVE", "COMPONENT", "VERSION", "KEV", "EPSS", "DECISION", "
 
 // shared/client/commands/upload.ts
 import { readFile } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename as basename2 } from "node:path";
 
 // shared/client/find-or-create.ts
 async function createOrAdopt(create, conflictCode) {
@@ -25944,20 +27577,46 @@ async function findOrCreateRelease(api, productId, version2, create) {
   return createOrAdopt(async () => (await api.post(path, { version: version2 })).body, "version_taken");
 }
 
-// shared/client/sbom-transport.ts
+// shared/client/upload-body.ts
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { gzipSync } from "node:zlib";
-var MAX_DIRECT_WIRE_BYTES = 4 * 1024 * 1024;
+var DIRECT_UPLOAD_MAX_WIRE_BYTES = 4 * 1024 * 1024;
+function rawUploadRequest(file, releaseId) {
+  const bytes = "path" in file ? readFileSync(file.path) : file.bytes;
+  const fileName = file.fileName ?? ("path" in file ? basename(file.path) : "");
+  const body = gzipSync(bytes);
+  return {
+    query: { releaseId, fileName },
+    headers: { "Content-Type": sbomContentType(bytes), "Content-Encoding": "gzip" },
+    body,
+    fileBytes: bytes.length,
+    fitsDirectUpload: body.length <= DIRECT_UPLOAD_MAX_WIRE_BYTES
+  };
+}
+function sbomContentType(bytes) {
+  const head = Buffer.from(bytes.subarray(0, 64 * 1024)).toString("utf8").replace(/^\uFEFF/, "").trimStart();
+  if (head.startsWith("<")) return "application/vnd.cyclonedx+xml";
+  if (head.startsWith("{")) {
+    if (head.includes('"bomFormat"')) return "application/vnd.cyclonedx+json";
+    if (head.includes('"spdxVersion"')) return "application/spdx+json";
+    return "application/json";
+  }
+  return "text/spdx";
+}
+
+// shared/client/sbom-transport.ts
 function directRequest(file) {
-  const envelope = JSON.stringify({ releaseId: file.releaseId, fileName: file.fileName, content: file.bytes.toString("utf8") });
+  const raw = rawUploadRequest({ bytes: file.bytes, fileName: file.fileName }, file.releaseId);
   return {
     path: "/api/sboms/upload",
-    request: { body: gzipSync(envelope), headers: { "content-type": "application/json", "content-encoding": "gzip" } }
+    request: { query: raw.query, body: raw.body, headers: { "content-type": raw.headers["Content-Type"], "content-encoding": raw.headers["Content-Encoding"] } }
   };
 }
 async function sendSbom(api, file, route = "auto") {
   const direct = directRequest(file);
   const size = direct.request.body?.length ?? 0;
-  if (route === "presigned" || route === "auto" && size > MAX_DIRECT_WIRE_BYTES) {
+  if (route === "presigned" || route === "auto" && size > DIRECT_UPLOAD_MAX_WIRE_BYTES) {
     return { ...await sendPresigned(api, file), route: "presigned" };
   }
   const { status, body } = await api.request("POST", direct.path, direct.request);
@@ -25993,8 +27652,8 @@ async function upload(api, input2, out) {
   const product = await findOrCreateProduct(api, input2.product, input2.create);
   const release = await findOrCreateRelease(api, product.id, input2.release, input2.create);
   out.progress(`${product.created ? "created" : "found"} product ${input2.product}, ${release.created ? "created" : "found"} release ${input2.release}`);
-  out.progress(`uploading ${basename(input2.file)} (${bytes.length} bytes)…`);
-  const sent = await sendSbom(api, { releaseId: release.id, fileName: basename(input2.file), bytes }, input2.route);
+  out.progress(`uploading ${basename2(input2.file)} (${bytes.length} bytes)…`);
+  const sent = await sendSbom(api, { releaseId: release.id, fileName: basename2(input2.file), bytes }, input2.route);
   out.progress(sent.created ? `uploaded SBOM ${sent.sbom.id} (${sent.route})` : `the release already holds these bytes: SBOM ${sent.sbom.id}`);
   const scanned = await waitForScan(api, sent.sbom.id, { timeoutMs: input2.timeoutMs, progress: out.progress });
   const counts = await fetchCounts(api, { sbomId: scanned.id }, { timeoutMs: input2.timeoutMs, progress: out.progress });
@@ -26008,6 +27667,488 @@ function printUpload(result, out) {
     `${componentCount} components, ${findings.total} findings: ${findings.critical} critical, ${findings.high} high, ${findings.medium} medium, ${findings.low} low, ${findings.none} unrated; ${findings.kev} known exploited; ${findings.untriaged} untriaged`
   ].join("\n");
   out.result(human, { productId, releaseId, sbomId, componentCount, findings });
+}
+
+// shared/client/commands/sarif.ts
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+// shared/sbom/model.ts
+var sbomFormatSchema = _enum(["CycloneDX", "SPDX"]);
+var sbomEncodingSchema = _enum(["json", "xml", "tag-value"]);
+var SKIP_REASONS = ["document_subject", "duplicate", "no_identity", "not_an_object", "nesting_too_deep"];
+var skipReasonSchema = _enum(SKIP_REASONS);
+var skippedEntriesSchema = object({
+  reason: skipReasonSchema,
+  count: number2().int().positive(),
+  /** The first few refs (bom-ref, SPDXID or document path), so the user can find them in the file. */
+  examples: array(string2())
+});
+var sbomComponentSchema = object({
+  /** bom-ref (CycloneDX) or SPDXID (SPDX); a path-based synthetic ref when the document has none. */
+  ref: string2(),
+  name: string2(),
+  version: string2().optional(),
+  /** Only purls that parse; malformed ones (syft writes `pkg:/`) are dropped. */
+  purl: string2().optional(),
+  cpes: array(string2()),
+  licenses: array(string2()),
+  /** CycloneDX `group` (Maven groupId, npm scope). */
+  group: string2().optional(),
+  /** CycloneDX component type or SPDX primaryPackagePurpose, lower case. */
+  type: string2().optional()
+});
+var sbomToolSchema = object({ name: string2(), version: string2().optional() });
+var parsedSbomSchema = object({
+  format: sbomFormatSchema,
+  encoding: sbomEncodingSchema,
+  specVersion: string2(),
+  /** Producer tool names joined with ", " (best effort), null when the document names none. */
+  toolName: string2().nullable(),
+  tools: array(sbomToolSchema),
+  /** CycloneDX metadata.component / the package an SPDX document DESCRIBES. */
+  subject: object({ name: string2(), version: string2().optional() }).nullable(),
+  /** CycloneDX `serialNumber` + `version`: what a BOM-Link to this BOM names (VEX `affects[].ref`). */
+  bomIdentity: object({ serialNumber: string2(), version: number2().int().min(1) }).nullable().optional(),
+  components: array(sbomComponentSchema),
+  skipped: array(skippedEntriesSchema)
+});
+
+// shared/schemas/common.ts
+var uuidSchema = uuid2();
+var DATE_EXAMPLE = "2026-01-31";
+var DATE_TIME_EXAMPLE = "2026-01-31T00:00:00Z";
+var isoDateOrDateTime = union([iso_exports.date(), iso_exports.datetime({ offset: true })], {
+  error: `must be an ISO 8601 date or date-time with offset, e.g. ${DATE_EXAMPLE} or ${DATE_TIME_EXAMPLE}`
+});
+var pageQuerySchema = object({
+  page: coerce_exports.number().int().min(1).max(1e6).default(1),
+  perPage: coerce_exports.number().int().min(1).max(100).default(25)
+});
+var pageMetaSchema = object({
+  page: number2().int(),
+  perPage: number2().int(),
+  total: number2().int(),
+  totalPages: number2().int(),
+  hasNextPage: boolean2(),
+  hasPrevPage: boolean2()
+}).meta({ id: "PageMeta" });
+function pagedListSchema(item, name) {
+  return object({ data: array(item), meta: pageMetaSchema }).meta({ id: name });
+}
+var errorBodySchema = object({
+  error: object({
+    code: string2(),
+    message: string2(),
+    details: array(object({ path: string2(), message: string2(), code: string2().optional() })).optional(),
+    requestId: string2()
+  })
+}).meta({ id: "Error" });
+var optionalCommentBody = strictObject({ comment: string2().max(5e3).optional() }).default({});
+
+// shared/schemas/sboms.ts
+var MAX_SBOM_BYTES = 10 * 1024 * 1024;
+var uploadSbomBody = strictObject({
+  releaseId: uuid2(),
+  /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
+  content: string2().min(1),
+  fileName: string2().min(1).max(255).optional()
+}).meta({ id: "UploadSbom" });
+var sbomUploadQuery = strictObject({
+  releaseId: uuid2().optional().meta({ description: "With a raw SBOM body (required then); the envelope names its release in the body instead" }),
+  fileName: string2().min(1).max(255).optional().meta({ description: "With a raw SBOM body: the original file name, served back on download" })
+});
+var uploadSbomJsonBody = union([
+  uploadSbomBody,
+  record(string2(), unknown()).meta({ description: "A CycloneDX or SPDX JSON document itself (with `?releaseId=`)" })
+]);
+var createSbomUploadBody = strictObject({
+  releaseId: uuid2(),
+  fileName: string2().min(1).max(255).optional()
+}).meta({ id: "CreateSbomUpload" });
+var sbomUploadIdParams = object({ uploadId: uuid2() });
+var sbomScanSchema = object({
+  status: _enum(["queued", "running", "completed", "failed"]),
+  scanned_at: string2().nullable(),
+  finding_count: number2().int(),
+  matched_component_count: number2().int(),
+  unmatched_component_count: number2().int(),
+  error: string2().optional().meta({ description: "Why the scan failed (status failed only)" })
+}).meta({ id: "SbomScan" });
+var sbomSchema = object({
+  id: uuid2(),
+  releaseId: uuid2(),
+  format: _enum(["CycloneDX", "SPDX"]),
+  spec_version: string2(),
+  component_count: number2().int(),
+  /** Entries of the file not in the inventory, by reason: subject, duplicate… (docs/sbom-formats.md). */
+  skipped: array(skippedEntriesSchema),
+  /** Content-Type of the original file on download (application/vnd.cyclonedx+xml, text/spdx…). */
+  media_type: string2(),
+  file_hash: string2(),
+  file_name: string2().nullable(),
+  file_size: number2().int(),
+  created_at: string2(),
+  scan: sbomScanSchema
+}).meta({ id: "Sbom" });
+var sbomIdParams = object({ id: uuid2() });
+var sbomListResponse = pagedListSchema(sbomSchema, "SbomList");
+var cveScanBody = strictObject({ sbomId: uuid2() }).meta({ id: "CveScanRequest" });
+var severityFilter = _enum(["critical", "high", "medium", "low", "none"]);
+var vulnerabilityStatusFilter = _enum(["affected", "not_affected", "fixed", "under_investigation", "undisposed"]);
+var decisionFilter = _enum(["carried", "review_required", "expired"]);
+var VULNERABILITY_SORT_FIELDS = ["severity", "epss", "cvss", "component", "cve", "first_detected"];
+function commaList(values, example) {
+  const allowed = values.options;
+  return string2().max(200).transform((raw, context) => {
+    const items = raw.split(",").map((item) => item.trim().toLowerCase());
+    const unknown2 = items.filter((item) => !allowed.includes(item));
+    if (unknown2.length > 0) {
+      context.addIssue({ code: "custom", message: `must be one or more of ${allowed.join(", ")}, comma-separated (e.g. ${example}); "${unknown2[0] ?? ""}" is not one` });
+      return NEVER;
+    }
+    return [...new Set(items)];
+  }).meta({ description: `Comma-separated, any of: ${allowed.join(", ")}`, example });
+}
+var booleanFlag = _enum(["true", "false"], { error: "must be true or false" }).transform((value) => value === "true");
+var vulnerabilityListQuery = strictObject({
+  page: coerce_exports.number().int().min(1).max(1e6).default(1),
+  perPage: coerce_exports.number().int().min(1).max(500).default(100),
+  severity: commaList(severityFilter, "critical,high").optional(),
+  status: commaList(vulnerabilityStatusFilter, "affected,undisposed").optional(),
+  decision: commaList(decisionFilter, "carried,review_required").optional(),
+  kev: booleanFlag.optional(),
+  fixable: booleanFlag.optional(),
+  epssMin: coerce_exports.number().min(0).max(1).optional(),
+  search: string2().trim().min(1).max(255).optional().meta({ description: "Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias" }),
+  sort: _enum([...VULNERABILITY_SORT_FIELDS, ...VULNERABILITY_SORT_FIELDS.map((field) => `-${field}`)]).optional()
+});
+var findingDecisionSchema = object({
+  id: string2(),
+  status: _enum(["affected", "not_affected", "fixed", "under_investigation"]),
+  response: string2().nullable(),
+  justification: string2().nullable(),
+  decision_state: _enum(["none", "decided", "carried", "review_required", "expired"]),
+  expires_at: string2().nullable(),
+  review_required: boolean2(),
+  carried_from: object({ release_id: string2(), release_version: string2(), disposition_id: string2() }).nullable(),
+  imported_from: object({ document_sha256: string2(), author: string2().nullable(), format: string2(), imported_at: string2() }).nullable()
+}).meta({ id: "FindingDecision" });
+var severityValue = _enum(["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"]);
+var sbomVulnerabilitySchema = object({
+  id: string2(),
+  cve_id: string2(),
+  advisory_id: string2(),
+  aliases: array(string2()),
+  summary: string2(),
+  component_name: string2(),
+  component_version: string2().nullable(),
+  component_purl: string2().nullable(),
+  component_ref: string2(),
+  severity: severityValue,
+  severity_source: _enum(["cvss_v4", "cvss_v3", "cvss_v2", "advisory"]).nullable(),
+  severity_source_id: string2().nullable(),
+  cvss_v3_score: number2().nullable(),
+  cvss_v3_vector: string2().nullable(),
+  cvss_v2_score: number2().nullable(),
+  cvss_v2_vector: string2().nullable(),
+  cvss_v4_score: number2().nullable(),
+  cvss_v4_vector: string2().nullable(),
+  epss_score: number2().nullable(),
+  epss_percentile: number2().nullable(),
+  is_kev: boolean2(),
+  kev: object({ dateAdded: string2(), dueDate: string2().nullable(), knownRansomwareCampaignUse: string2().nullable() }).nullable(),
+  cwes: array(string2()),
+  affected_versions: array(string2()),
+  fixed_versions: array(string2()),
+  match_confidence: _enum(["exact", "high", "low"]),
+  match_evidence: object({ kind: _enum(["purl", "cpe", "name"]), value: string2() }),
+  first_detected_at: string2(),
+  last_seen_at: string2(),
+  no_longer_detected: boolean2(),
+  informational: string2().nullable(),
+  disposition: findingDecisionSchema.optional()
+}).meta({ id: "SbomVulnerability" });
+var releaseVulnerabilitySchema = sbomVulnerabilitySchema.extend({ sbom_ids: array(string2()), finding_ids: array(string2()) }).meta({ id: "ReleaseVulnerability" });
+
+// shared/client/sarif.ts
+import { createHash } from "node:crypto";
+
+// shared/sbom/purl.ts
+var import_packageurl_js = __toESM(require_packageurl_js(), 1);
+function parsePurl(raw) {
+  try {
+    return import_packageurl_js.PackageURL.fromString(raw.trim());
+  } catch {
+    return void 0;
+  }
+}
+
+// shared/dispositions/decision-identity.ts
+function packageIdentity(subject) {
+  const purl = subject.componentPurl ? parsePurl(subject.componentPurl) : void 0;
+  if (purl) {
+    try {
+      purl.qualifiers = void 0;
+      purl.subpath = void 0;
+      if (!purl.version && subject.componentVersion) purl.version = subject.componentVersion;
+      return purl.toString();
+    } catch {
+    }
+  }
+  return `name:${subject.componentName}@${subject.componentVersion ?? ""}`;
+}
+
+// shared/client/sarif.ts
+var GITHUB_CODE_SCANNING_LIMITS = {
+  /** Hard limit; only the first 5,000 by severity are shown (results are ordered most urgent first). */
+  resultsPerRun: 25e3,
+  rulesPerRun: 25e3,
+  /** Hard limit 20 tags per rule, 10 shown: rules carry at most 10. */
+  tagsShownPerRule: 10,
+  /** Hard limit 1,000 locations per result (100 shown); a result names its package once per distinct purl. */
+  locationsPerResult: 100
+};
+var SEVERITY_RANK = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, NONE: 0 };
+var BAND = {
+  CRITICAL: { min: 9, max: 10, typical: 9.5 },
+  HIGH: { min: 7, max: 8.9, typical: 8 },
+  MEDIUM: { min: 4, max: 6.9, typical: 5.5 },
+  LOW: { min: 0.1, max: 3.9, typical: 2 },
+  NONE: { min: 0, max: 0, typical: 0 }
+};
+var FINGERPRINT_KEY = "vexdesk/packageAdvisory/v1";
+function toSarif(input2) {
+  const groups = groupByPackageAndAdvisory(input2.findings);
+  const kept = groups.slice(0, GITHUB_CODE_SCANNING_LIMITS.resultsPerRun);
+  const dropped = groups.length - kept.length;
+  const byAdvisory = /* @__PURE__ */ new Map();
+  for (const group of kept) {
+    const list = byAdvisory.get(group.lead.advisory_id);
+    if (list) list.push(group);
+    else byAdvisory.set(group.lead.advisory_id, [group]);
+  }
+  const rules = [...byAdvisory].map(([advisoryId, groupsOfRule]) => ruleFor(advisoryId, groupsOfRule));
+  const ruleIndex = new Map([...byAdvisory.keys()].map((advisoryId, index) => [advisoryId, index]));
+  const uri = sbomUri(input2.sbomPath);
+  const results = kept.map((group) => resultFor(group, uri, ruleIndex.get(group.lead.advisory_id) ?? 0));
+  const run2 = {
+    tool: { driver: { name: "Vexdesk", informationUri: input2.serviceUrl, version: input2.toolVersion, rules } },
+    results,
+    columnKind: "utf16CodeUnits",
+    properties: { findings: input2.findings.length, results: results.length, resultsDropped: dropped }
+  };
+  if (dropped > 0) {
+    run2.invocations = [{
+      executionSuccessful: true,
+      toolExecutionNotifications: [{
+        level: "warning",
+        message: { text: `${dropped} of ${groups.length} results left out: GitHub code scanning accepts at most ${GITHUB_CODE_SCANNING_LIMITS.resultsPerRun} per run. The least urgent (by decision, KEV, severity, EPSS) were dropped; the vulnerability list has them all.` }
+      }]
+    }];
+  }
+  return { $schema: "https://json.schemastore.org/sarif-2.1.0.json", version: "2.1.0", runs: [run2] };
+}
+function groupByPackageAndAdvisory(findings) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const finding of findings) {
+    const identity = packageIdentity({ componentPurl: finding.component_purl, componentName: finding.component_name, componentVersion: finding.component_version });
+    const key = `${identity}\0${finding.advisory_id}`;
+    const group = groups.get(key);
+    if (group) group.findings.push(finding);
+    else groups.set(key, { lead: finding, findings: [finding], identity, fingerprint: createHash("sha256").update(key).digest("hex"), suppressed: suppressionOf(finding) !== void 0 });
+  }
+  return [...groups.values()].sort(byUrgency);
+}
+function byUrgency(a, b) {
+  return Number(a.suppressed) - Number(b.suppressed) || Number(b.lead.is_kev) - Number(a.lead.is_kev) || SEVERITY_RANK[b.lead.severity] - SEVERITY_RANK[a.lead.severity] || securitySeverity(b.lead) - securitySeverity(a.lead) || (b.lead.epss_score ?? -1) - (a.lead.epss_score ?? -1) || compare(a.lead.advisory_id, b.lead.advisory_id) || compare(a.identity, b.identity);
+}
+var compare = (a, b) => a < b ? -1 : a > b ? 1 : 0;
+function securitySeverity(finding) {
+  const score = finding.severity_source === "cvss_v4" ? finding.cvss_v4_score : finding.severity_source === "cvss_v3" ? finding.cvss_v3_score : finding.severity_source === "cvss_v2" ? finding.cvss_v2_score : null;
+  const band = BAND[finding.severity];
+  return score !== null && score >= band.min && score <= band.max ? score : band.typical;
+}
+function levelOf(finding) {
+  if (finding.informational) return "note";
+  return finding.severity === "CRITICAL" || finding.severity === "HIGH" ? "error" : finding.severity === "MEDIUM" ? "warning" : "note";
+}
+function ruleFor(advisoryId, groups) {
+  const lead = groups[0].lead;
+  const summary2 = lead.summary.trim() || `${advisoryId} in ${lead.component_name}`;
+  const tags = [
+    "security",
+    lead.informational ? "informational" : "vulnerability",
+    lead.severity.toLowerCase(),
+    ...lead.is_kev ? ["kev"] : [],
+    ...groups.some((group) => group.lead.fixed_versions.length > 0) ? ["fixable"] : [],
+    ...lead.cwes.map((cwe) => cwe.toUpperCase())
+  ];
+  return {
+    id: advisoryId,
+    shortDescription: { text: clip(`${advisoryId}: ${summary2}`, 200) },
+    fullDescription: { text: clip(summary2, 1e3) },
+    helpUri: advisoryUrl(advisoryId),
+    help: { text: helpText(advisoryId, lead, groups), markdown: helpMarkdown(advisoryId, lead, groups) },
+    defaultConfiguration: { level: levelOf(lead) },
+    properties: {
+      "security-severity": securitySeverity(lead).toFixed(1),
+      tags: [...new Set(tags)].slice(0, GITHUB_CODE_SCANNING_LIMITS.tagsShownPerRule),
+      severity: lead.severity,
+      cveId: lead.cve_id,
+      aliases: lead.aliases,
+      cvssV4: cvss(lead.cvss_v4_score, lead.cvss_v4_vector),
+      cvssV3: cvss(lead.cvss_v3_score, lead.cvss_v3_vector),
+      cvssV2: cvss(lead.cvss_v2_score, lead.cvss_v2_vector),
+      epss: lead.epss_score === null ? null : { score: lead.epss_score, percentile: lead.epss_percentile },
+      kev: lead.kev,
+      cwes: lead.cwes
+    }
+  };
+}
+var cvss = (score, vector) => score === null ? null : { score, vector };
+function advisoryUrl(advisoryId) {
+  return `https://osv.dev/vulnerability/${encodeURIComponent(advisoryId)}`;
+}
+function fixedByPackage(groups) {
+  const byName = /* @__PURE__ */ new Map();
+  for (const group of groups) {
+    const versions = byName.get(group.lead.component_name) ?? /* @__PURE__ */ new Set();
+    for (const version2 of group.lead.fixed_versions) versions.add(version2);
+    byName.set(group.lead.component_name, versions);
+  }
+  return [...byName].map(([name, versions]) => ({ name, versions: [...versions] }));
+}
+function facts(advisoryId, lead, groups) {
+  const rows = [["Severity", `${lead.severity}${lead.severity_source ? ` (from ${lead.severity_source}${lead.severity_source_id && lead.severity_source_id !== advisoryId ? ` of ${lead.severity_source_id}` : ""})` : ""}`]];
+  if (lead.cvss_v4_score !== null) rows.push(["CVSS v4", `${lead.cvss_v4_score} ${lead.cvss_v4_vector ?? ""}`.trim()]);
+  if (lead.cvss_v3_score !== null) rows.push(["CVSS v3", `${lead.cvss_v3_score} ${lead.cvss_v3_vector ?? ""}`.trim()]);
+  if (lead.cvss_v2_score !== null) rows.push(["CVSS v2", `${lead.cvss_v2_score} ${lead.cvss_v2_vector ?? ""}`.trim()]);
+  rows.push(["Known exploited (CISA KEV)", lead.kev ? `yes, added ${lead.kev.dateAdded}${lead.kev.dueDate ? `, due ${lead.kev.dueDate}` : ""}${lead.kev.knownRansomwareCampaignUse === "Known" ? ", used in ransomware campaigns" : ""}` : "no"]);
+  rows.push(["EPSS", lead.epss_score === null ? "not scored" : `${(lead.epss_score * 100).toFixed(2)}% (percentile ${((lead.epss_percentile ?? 0) * 100).toFixed(0)})`]);
+  for (const { name, versions } of fixedByPackage(groups)) rows.push([`Fixed versions of ${name}`, versions.length > 0 ? versions.join(", ") : "none known"]);
+  if (lead.aliases.length > 0) rows.push(["Aliases", lead.aliases.join(", ")]);
+  if (lead.cwes.length > 0) rows.push(["Weaknesses", lead.cwes.join(", ")]);
+  if (lead.informational) rows.push(["Kind", `informational notice (${lead.informational})`]);
+  return rows;
+}
+function links(advisoryId, lead) {
+  const result = [[advisoryId, advisoryUrl(advisoryId)]];
+  if (lead.cve_id.startsWith("CVE-") && lead.cve_id !== advisoryId) result.push([lead.cve_id, `https://nvd.nist.gov/vuln/detail/${encodeURIComponent(lead.cve_id)}`]);
+  return result;
+}
+function helpText(advisoryId, lead, groups) {
+  const lines = [`${advisoryId}: ${lead.summary.trim()}`, "", ...facts(advisoryId, lead, groups).map(([name, value]) => `${name}: ${value}`), "", ...links(advisoryId, lead).map(([name, url]) => `${name}: ${url}`)];
+  return lines.join("\n");
+}
+function helpMarkdown(advisoryId, lead, groups) {
+  const cell2 = (text) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return [
+    `**${cell2(advisoryId)}**: ${cell2(lead.summary.trim())}`,
+    "",
+    "| | |",
+    "|---|---|",
+    ...facts(advisoryId, lead, groups).map(([name, value]) => `| ${cell2(name)} | ${cell2(value)} |`),
+    "",
+    links(advisoryId, lead).map(([name, url]) => `[${cell2(name)}](${url})`).join(" · ")
+  ].join("\n");
+}
+function resultFor(group, uri, ruleIndex) {
+  const { lead } = group;
+  const suppression = suppressionOf(lead);
+  const fixed = lead.fixed_versions.length > 0 ? `Fixed in ${lead.fixed_versions.join(", ")}.` : "No fixed version is known.";
+  const decision = lead.disposition ? ` Decision: ${lead.disposition.status}${lead.disposition.justification ? ` (${lead.disposition.justification})` : ""}${suppression ? "" : ` [${lead.disposition.decision_state}]`}.` : "";
+  const result = {
+    ruleId: lead.advisory_id,
+    ruleIndex,
+    level: levelOf(lead),
+    message: { text: `${packageLabel(lead)} is affected by ${lead.advisory_id} (${lead.severity}${lead.is_kev ? ", known exploited" : ""}). ${fixed}${decision}` },
+    locations: [{
+      // Region: line 1 of the SBOM (GitHub shows an alert at a line); the package is the logical location.
+      physicalLocation: { artifactLocation: { uri }, region: { startLine: 1 } },
+      logicalLocations: logicalLocations(group.findings)
+    }],
+    // Stable across builds: the package at its version and the advisory, never an upload's ids. The
+    // line hash is ours too, else upload-sarif hashes line 1 and every alert of a rule collapses into one.
+    partialFingerprints: { [FINGERPRINT_KEY]: group.fingerprint, primaryLocationLineHash: `${group.fingerprint.slice(0, 16)}:1` },
+    properties: {
+      packageIdentity: group.identity,
+      componentPurl: lead.component_purl,
+      componentVersion: lead.component_version,
+      matchConfidence: lead.match_confidence,
+      isKev: lead.is_kev,
+      epssScore: lead.epss_score,
+      fixedVersions: lead.fixed_versions,
+      decision: lead.disposition ? { status: lead.disposition.status, state: lead.disposition.decision_state, justification: lead.disposition.justification, response: lead.disposition.response } : null,
+      findingIds: [...new Set(group.findings.flatMap((finding) => "finding_ids" in finding ? finding.finding_ids : [finding.id]))],
+      ..."sbom_ids" in lead ? { sbomIds: [...new Set(group.findings.flatMap((finding) => "sbom_ids" in finding ? finding.sbom_ids : []))] } : {}
+    }
+  };
+  if (suppression) result.suppressions = [suppression];
+  return result;
+}
+function packageLabel(finding) {
+  return finding.component_version ? `${finding.component_name}@${finding.component_version}` : finding.component_name;
+}
+function logicalLocations(findings) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const finding of findings) {
+    const fullyQualifiedName = finding.component_purl ?? packageLabel(finding);
+    if (!seen.has(fullyQualifiedName)) seen.set(fullyQualifiedName, { name: finding.component_name, fullyQualifiedName, kind: "module" });
+  }
+  return [...seen.values()].slice(0, GITHUB_CODE_SCANNING_LIMITS.locationsPerResult);
+}
+var UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+function suppressionOf(finding) {
+  const decision = finding.disposition;
+  if (!decision || decision.decision_state !== "decided" && decision.decision_state !== "carried") return void 0;
+  if (decision.status !== "not_affected" && decision.status !== "fixed") return void 0;
+  const why = [
+    `Vexdesk decision: ${decision.status}`,
+    ...decision.justification ? [`justification: ${decision.justification}`] : [],
+    ...decision.response ? [`response: ${decision.response}`] : [],
+    ...decision.carried_from ? [`carried from release ${decision.carried_from.release_version}`] : [],
+    ...decision.imported_from ? [`imported from a ${decision.imported_from.format} document (sha256 ${decision.imported_from.document_sha256.slice(0, 12)})`] : [],
+    ...decision.expires_at ? [`until ${decision.expires_at}`] : []
+  ];
+  return { kind: "external", status: "accepted", justification: why.join("; "), ...UUID.test(decision.id) ? { guid: decision.id } : {} };
+}
+function sbomUri(path) {
+  return path.replace(/\\/g, "/").replace(/^(?:\.\/)+/, "").split("/").map((segment) => encodeURIComponent(segment)).join("/");
+}
+function clip(text, max) {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+// shared/client/commands/sarif.ts
+function toolVersion() {
+  return true ? "0.1.0" : "0.0.0-source";
+}
+async function sarifLog(api, target, sbomPath, options) {
+  const schema = "sbomId" in target ? sbomVulnerabilitySchema : releaseVulnerabilitySchema;
+  const findings = (await loadFindings(api, target, options)).map((item) => {
+    const parsed = schema.safeParse(item);
+    if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`);
+    return parsed.data;
+  });
+  return toSarif({ findings, sbomPath, serviceUrl: api.baseUrl, toolVersion: toolVersion() });
+}
+function writeSarif(log, file) {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(log, null, 2)}
+`);
+}
+async function sarif(api, target, input2, options, out) {
+  const log = await sarifLog(api, target, input2.sbomPath, options);
+  const results = log.runs[0]?.results?.length ?? 0;
+  if (input2.output === void 0) {
+    process.stdout.write(`${JSON.stringify(log, null, 2)}
+`);
+    out.progress(`${results} SARIF results`);
+    return;
+  }
+  writeSarif(log, input2.output);
+  out.progress(`wrote ${results} SARIF results to ${input2.output}`);
 }
 
 // shared/client/options.ts
@@ -26083,6 +28224,11 @@ async function act(env) {
   setOutput("sbom-id", uploaded.sbomId);
   setOutput("component-count", uploaded.componentCount);
   for (const [name, count] of Object.entries(uploaded.findings)) setOutput(`findings-${name}`, count);
+  const sarifFile = input("sarif-file");
+  if (sarifFile) {
+    writeSarif(await sarifLog(api, target, sbom, { timeoutMs, progress: out.progress }), sarifFile);
+    setOutput("sarif-file", sarifFile);
+  }
   setOutput("gate-result", outcome?.result ?? "skipped");
   setOutput("gate-failures", outcome?.failures.length ?? 0);
   await summary.addRaw(jobSummary(api.baseUrl, { product, release, file: sbom }, uploaded, outcome, policy)).write();
@@ -26130,7 +28276,7 @@ function jobSummary(baseUrl, names, uploaded, outcome, policy) {
 }
 
 // shared/client/commands/verify.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 var SLUG = /^[a-z0-9-]{1,200}$/;
 function parseDisclosureRef(ref, baseUrl) {
   if (SLUG.test(ref)) {
@@ -26159,7 +28305,7 @@ async function verify(ref, baseUrl, out) {
   ]);
   if (!raw.ok) throw new ServiceError(`GET ${path}?format=raw → ${raw.status}`, raw.status);
   const bytes = Buffer.from(await raw.arrayBuffer());
-  const computed = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+  const computed = `sha256:${createHash2("sha256").update(bytes).digest("hex")}`;
   const stated = meta2.data.content_hash;
   const hashValid = computed === stated;
   const serviceSignature = service.signature_valid === null ? "not checked by the service (unsigned or older key)" : service.signature_valid ? "valid (checked by the service)" : "INVALID (checked by the service)";
@@ -26206,6 +28352,7 @@ Usage:
   vexdesk upload FILE --product SLUG --release VERSION [--create] [--json]
   vexdesk gate (--sbom ID | --release ID) [--fail-on critical|high|medium|low] [--kev]
                [--epss N] [--untriaged] [--fixable-only] [--fail-on-unscored] [--json]
+  vexdesk sarif (--sbom ID | --release ID) [--sbom-path PATH] [--output FILE]
   vexdesk whoami [--json]
   vexdesk verify SLUG-or-URL [--json]
 
@@ -26219,6 +28366,9 @@ Connection (flags win over the environment):
 Other options:
   --timeout SECONDS   how long to wait for a scan (default 600)
   --presigned         upload through the pre-signed flow even when the file fits a request
+  --sbom-path PATH    sarif: the SBOM file as the repository names it (default sbom.json); code
+                      scanning places the results there
+  --output FILE       sarif: write the log to FILE instead of stdout
   --json              machine-readable result on stdout; progress always goes to stderr
 
 Gate: a finding decided not_affected or fixed never fails; expired or review-required decisions
@@ -26245,17 +28395,23 @@ var OPTIONS = {
   "fail-on-unscored": { type: "boolean" },
   timeout: { type: "string" },
   presigned: { type: "boolean" },
+  "sbom-path": { type: "string" },
+  output: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" }
 };
-var UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+var UUID2 = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function required2(value, flag2) {
   if (value === void 0 || value.trim() === "") throw new UsageError(`${flag2} is required`);
   return value.trim();
 }
-function uuid2(value, flag2) {
-  if (!UUID.test(value)) throw new UsageError(`${flag2} must be an id (a UUID), got "${value}"`);
+function uuid3(value, flag2) {
+  if (!UUID2.test(value)) throw new UsageError(`${flag2} must be an id (a UUID), got "${value}"`);
   return value.toLowerCase();
+}
+function targetOf(values) {
+  if (values.sbom === void 0 === (values.release === void 0)) throw new UsageError("give exactly one of --sbom ID or --release ID");
+  return values.sbom !== void 0 ? { sbomId: uuid3(values.sbom, "--sbom") } : { releaseId: uuid3(values.release ?? "", "--release") };
 }
 function connectionFlags(values) {
   return { url: values.url, token: values.token, team: values.team, audience: values.audience, policy: values.policy };
@@ -26300,13 +28456,19 @@ ${USAGE}`);
     }
     case "gate": {
       extra(0);
-      if (values.sbom === void 0 === (values.release === void 0)) throw new UsageError("gate needs exactly one of --sbom ID or --release ID");
-      const target = values.sbom !== void 0 ? { sbomId: uuid2(values.sbom, "--sbom") } : { releaseId: uuid2(values.release ?? "", "--release") };
+      const target = targetOf(values);
       const policy = parsePolicy({ failOn: values["fail-on"], kev: values.kev, epss: values.epss, untriaged: values.untriaged, fixableOnly: values["fixable-only"], failOnUnscored: values["fail-on-unscored"] });
       if (!hasCondition(policy)) throw new UsageError("gate needs at least one condition: --fail-on, --kev, --epss, --untriaged or --fail-on-unscored");
       const timeoutMs = parseTimeout(values.timeout);
       const api = await connect(connection, env, out.progress);
       return gate(api, target, policy, timeoutMs, out);
+    }
+    case "sarif": {
+      extra(0);
+      const target = targetOf(values);
+      const api = await connect(connection, env, out.progress);
+      await sarif(api, target, { sbomPath: values["sbom-path"] ?? "sbom.json", output: values.output }, { timeoutMs: parseTimeout(values.timeout), progress: out.progress }, out);
+      return EXIT_CODES.pass;
     }
     case "whoami": {
       extra(0);
@@ -26351,4 +28513,28 @@ undici/lib/web/fetch/body.js:
 
 undici/lib/web/websocket/frame.js:
   (*! ws. MIT License. Einar Otto Stangvik <einaros@gmail.com> *)
+
+packageurl-js/src/package-url.js:
+packageurl-js/index.js:
+  (*!
+  Copyright (c) the purl authors
+  
+  Permission is hereby granted, free of charge, to any person obtaining a copy
+  of this software and associated documentation files (the "Software"), to deal
+  in the Software without restriction, including without limitation the rights
+  to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+  copies of the Software, and to permit persons to whom the Software is
+  furnished to do so, subject to the following conditions:
+  
+  The above copyright notice and this permission notice shall be included in all
+  copies or substantial portions of the Software.
+  
+  THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+  IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+  FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+  AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+  LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+  OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+  SOFTWARE.
+  *)
 */

@@ -11,6 +11,7 @@ import { decisionOf, DECISIONS, SEVERITIES, type Counts, type Decision, type Sev
 import { describePolicy, hasCondition, type GatePolicy } from './gate-policy';
 import { judge, loadCandidates, printGate, type GateResult } from './commands/gate';
 import { printUpload, upload, type UploadResult } from './commands/upload';
+import { sarifLog, writeSarif } from './commands/sarif';
 import { parsePolicy, parseTimeout } from './options';
 import { createOutput } from './output';
 
@@ -69,6 +70,12 @@ async function act(env: NodeJS.ProcessEnv): Promise<number> {
   core.setOutput('sbom-id', uploaded.sbomId);
   core.setOutput('component-count', uploaded.componentCount);
   for (const [name, count] of Object.entries(uploaded.findings)) core.setOutput(`findings-${name}`, count);
+  const sarifFile = input('sarif-file');
+  if (sarifFile) {
+    // Located at the SBOM's path in the repository, where code scanning shows the results.
+    writeSarif(await sarifLog(api, target, sbom, { timeoutMs, progress: out.progress }), sarifFile);
+    core.setOutput('sarif-file', sarifFile);
+  }
   core.setOutput('gate-result', outcome?.result ?? 'skipped');
   core.setOutput('gate-failures', outcome?.failures.length ?? 0);
   await core.summary.addRaw(jobSummary(api.baseUrl, { product, release, file: sbom }, uploaded, outcome, policy)).write();

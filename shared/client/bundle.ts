@@ -5,10 +5,12 @@
  * check-dist does), so the Action never runs code the repository does not show.
  */
 import { build, type BuildOptions } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BUNDLE = 'dist/vexdesk.mjs';
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 export const bundleOptions: BuildOptions = {
   absWorkingDir: ROOT,
@@ -22,6 +24,8 @@ export const bundleOptions: BuildOptions = {
   legalComments: 'eof',
   logLevel: 'warning',
   charset: 'utf8',
+  // The SARIF log names the tool's version (shared/client/commands/sarif.ts).
+  define: { VEXDESK_VERSION: JSON.stringify(version) },
 };
 
 /** The bundle's text as a fresh build makes it. */

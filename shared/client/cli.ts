@@ -13,6 +13,7 @@ import { parsePolicy, parseTimeout } from './options';
 import { createOutput } from './output';
 import { gate } from './commands/gate';
 import { printUpload, upload } from './commands/upload';
+import { sarif } from './commands/sarif';
 import { verify } from './commands/verify';
 import { whoami } from './commands/whoami';
 
@@ -22,6 +23,7 @@ Usage:
   vexdesk upload FILE --product SLUG --release VERSION [--create] [--json]
   vexdesk gate (--sbom ID | --release ID) [--fail-on critical|high|medium|low] [--kev]
                [--epss N] [--untriaged] [--fixable-only] [--fail-on-unscored] [--json]
+  vexdesk sarif (--sbom ID | --release ID) [--sbom-path PATH] [--output FILE]
   vexdesk whoami [--json]
   vexdesk verify SLUG-or-URL [--json]
 
@@ -35,6 +37,9 @@ Connection (flags win over the environment):
 Other options:
   --timeout SECONDS   how long to wait for a scan (default 600)
   --presigned         upload through the pre-signed flow even when the file fits a request
+  --sbom-path PATH    sarif: the SBOM file as the repository names it (default sbom.json); code
+                      scanning places the results there
+  --output FILE       sarif: write the log to FILE instead of stdout
   --json              machine-readable result on stdout; progress always goes to stderr
 
 Gate: a finding decided not_affected or fixed never fails; expired or review-required decisions
@@ -49,7 +54,7 @@ const OPTIONS = {
   product: { type: 'string' }, release: { type: 'string' }, create: { type: 'boolean' }, sbom: { type: 'string' },
   'fail-on': { type: 'string' }, kev: { type: 'boolean' }, epss: { type: 'string' }, untriaged: { type: 'boolean' },
   'fixable-only': { type: 'boolean' }, 'fail-on-unscored': { type: 'boolean' },
-  timeout: { type: 'string' }, presigned: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  timeout: { type: 'string' }, presigned: { type: 'boolean' }, 'sbom-path': { type: 'string' }, output: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'];
@@ -64,6 +69,12 @@ function required(value: string | undefined, flag: string): string {
 function uuid(value: string, flag: string): string {
   if (!UUID.test(value)) throw new UsageError(`${flag} must be an id (a UUID), got "${value}"`);
   return value.toLowerCase();
+}
+
+/** `--sbom ID` or `--release ID`, exactly one (gate, sarif). */
+function targetOf(values: Values): { sbomId: string } | { releaseId: string } {
+  if ((values.sbom === undefined) === (values.release === undefined)) throw new UsageError('give exactly one of --sbom ID or --release ID');
+  return values.sbom !== undefined ? { sbomId: uuid(values.sbom, '--sbom') } : { releaseId: uuid(values.release ?? '', '--release') };
 }
 
 function connectionFlags(values: Values): ConnectionOptions {
@@ -104,13 +115,19 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<num
     }
     case 'gate': {
       extra(0);
-      if ((values.sbom === undefined) === (values.release === undefined)) throw new UsageError('gate needs exactly one of --sbom ID or --release ID');
-      const target = values.sbom !== undefined ? { sbomId: uuid(values.sbom, '--sbom') } : { releaseId: uuid(values.release ?? '', '--release') };
+      const target = targetOf(values);
       const policy = parsePolicy({ failOn: values['fail-on'], kev: values.kev, epss: values.epss, untriaged: values.untriaged, fixableOnly: values['fixable-only'], failOnUnscored: values['fail-on-unscored'] });
       if (!hasCondition(policy)) throw new UsageError('gate needs at least one condition: --fail-on, --kev, --epss, --untriaged or --fail-on-unscored');
       const timeoutMs = parseTimeout(values.timeout);
       const api = await connect(connection, env, out.progress);
       return gate(api, target, policy, timeoutMs, out);
+    }
+    case 'sarif': {
+      extra(0);
+      const target = targetOf(values);
+      const api = await connect(connection, env, out.progress);
+      await sarif(api, target, { sbomPath: values['sbom-path'] ?? 'sbom.json', output: values.output }, { timeoutMs: parseTimeout(values.timeout), progress: out.progress }, out);
+      return EXIT_CODES.pass;
     }
     case 'whoami': {
       extra(0);

@@ -1,12 +1,11 @@
 /**
  * How the SBOM file travels (issue 10: "upload the file as it is on disk, gzip on the wire;
  * the pre-signed flow when it would not fit a request"; docs/api.md "Large uploads").
- * `directRequest` is the one place that shapes the direct upload: today the spec's JSON
- * envelope (the file as the `content` string); when POST /api/sboms/upload takes the raw
- * body (issue 10 item 4), only that function changes.
+ * `directRequest` is the one place that shapes the direct upload: the file itself as the body
+ * (docs/sbom-formats.md "Raw bodies"), so its bytes are stored unchanged, UTF-8 or not.
  */
-import { gzipSync } from 'node:zlib';
 import type { ApiClient, ApiRequest } from './api-client';
+import { DIRECT_UPLOAD_MAX_WIRE_BYTES, rawUploadRequest } from './upload-body';
 import { ServiceError } from './errors';
 import type { SbomView } from './findings';
 
@@ -16,28 +15,21 @@ export interface SbomFile {
   bytes: Buffer;
 }
 
-/**
- * A synchronous Lambda request carries at most 6 MB, and API Gateway hands a binary (gzip)
- * body to it base64-encoded (4/3 of the bytes): 4 MB on the wire stays below with room for
- * the event's other fields. Above it, the pre-signed flow.
- */
-export const MAX_DIRECT_WIRE_BYTES = 4 * 1024 * 1024;
-
 export type UploadRoute = 'auto' | 'direct' | 'presigned';
 
 /** The direct upload's request: path, query, headers and the gzipped body. */
 export function directRequest(file: SbomFile): { path: string; request: ApiRequest } {
-  const envelope = JSON.stringify({ releaseId: file.releaseId, fileName: file.fileName, content: file.bytes.toString('utf8') });
+  const raw = rawUploadRequest({ bytes: file.bytes, fileName: file.fileName }, file.releaseId);
   return {
     path: '/api/sboms/upload',
-    request: { body: gzipSync(envelope), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } },
+    request: { query: raw.query, body: raw.body, headers: { 'content-type': raw.headers['Content-Type'], 'content-encoding': raw.headers['Content-Encoding'] } },
   };
 }
 
 export async function sendSbom(api: ApiClient, file: SbomFile, route: UploadRoute = 'auto'): Promise<{ sbom: SbomView; created: boolean; route: 'direct' | 'presigned' }> {
   const direct = directRequest(file);
   const size = direct.request.body?.length ?? 0;
-  if (route === 'presigned' || (route === 'auto' && size > MAX_DIRECT_WIRE_BYTES)) {
+  if (route === 'presigned' || (route === 'auto' && size > DIRECT_UPLOAD_MAX_WIRE_BYTES)) {
     return { ...(await sendPresigned(api, file)), route: 'presigned' };
   }
   const { status, body } = await api.request<{ data: SbomView }>('POST', direct.path, direct.request);

@@ -1,7 +1,7 @@
 /**
  * CLI bench (issue 10): the wall time a CI job spends in `vexdesk` for a 10,000-component SBOM —
  * `vexdesk upload … --create` (find-or-create, gzip upload, wait for the scan, read the findings)
- * then `vexdesk gate --sbom … --fail-on critical` — each a fresh `node dist/vexdesk.mjs` process,
+ * then `vexdesk gate --sbom … --fail-on critical`, then `vexdesk sarif --sbom …` — each a fresh `node dist/vexdesk.mjs` process,
  * as in a job, against the real local server and a 50,000-advisory synthetic corpus (the scan
  * bench's, ~2,000 findings per SBOM). Each run uploads a new SBOM (its own seed), so every run
  * scans. Prints the median beside the target.
@@ -70,7 +70,7 @@ async function benchCli(): Promise<string> {
     const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
     const env = { VEXDESK_URL: server.baseUrl, VEXDESK_TOKEN: apiKey };
 
-    const runs: { upload: number; gate: number; total: number; findings: number; failing: number; floor: number }[] = [];
+    const runs: { upload: number; gate: number; sarif: number; total: number; findings: number; failing: number; floor: number }[] = [];
     for (let run = 0; run <= RUNS; run += 1) {
       const file = join(dataDir, `bom-${run}.json`);
       writeFileSync(file, syntheticSbom(10_000, 100 + run));
@@ -78,17 +78,18 @@ async function benchCli(): Promise<string> {
       const { sbomId, findings } = JSON.parse(uploaded.stdout) as { sbomId: string; findings: { total: number } };
       const gated = await vexdesk(['gate', '--sbom', sbomId, '--fail-on', 'high', '--json'], env);
       const { failing } = JSON.parse(gated.stdout) as { failing: unknown[] };
+      const sarif = await vexdesk(['sarif', '--sbom', sbomId, '--sbom-path', 'bom.json', '--output', join(dataDir, `bom-${run}.sarif`)], env);
       const floorFile = join(dataDir, `bom-floor-${run}.json`);
       writeFileSync(floorFile, syntheticSbom(10_000, 200 + run));
       const floor = await apiFloor(server.baseUrl, apiKey, floorFile, `2.0.${run}`);
       // Run 0 warms the server's function modules, as the first build after a deploy would.
-      if (run > 0) runs.push({ upload: uploaded.ms, gate: gated.ms, total: uploaded.ms + gated.ms, findings: findings.total, failing: failing.length, floor });
+      if (run > 0) runs.push({ upload: uploaded.ms, gate: gated.ms, sarif: sarif.ms, total: uploaded.ms + gated.ms + sarif.ms, findings: findings.total, failing: failing.length, floor });
     }
     const total = median(runs.map((run) => run.total));
     const floor = median(runs.map((run) => run.floor));
     return [
       'CLI bench (dist/vexdesk.mjs as child processes, local server, 50,000-advisory corpus):',
-      `  cli 10k upload+wait+gate  median ${ms(total)} (upload+wait ${ms(median(runs.map((run) => run.upload)))}, gate ${ms(median(runs.map((run) => run.gate)))}; ${runs[0]?.findings ?? 0} findings, ${runs[0]?.failing ?? 0} failing the gate; runs ${runs.map((run) => ms(run.total)).join(', ')})  (target <= ${TARGET_MS.toLocaleString('en')} ms)  ${total <= TARGET_MS ? 'OK' : 'MISSED'}`,
+      `  cli 10k upload+wait+gate+sarif  median ${ms(total)} (upload+wait ${ms(median(runs.map((run) => run.upload)))}, gate ${ms(median(runs.map((run) => run.gate)))}, sarif ${ms(median(runs.map((run) => run.sarif)))}; ${runs[0]?.findings ?? 0} findings, ${runs[0]?.failing ?? 0} failing the gate; runs ${runs.map((run) => ms(run.total)).join(', ')})  (target <= ${TARGET_MS.toLocaleString('en')} ms)  ${total <= TARGET_MS ? 'OK' : 'MISSED'}`,
       `  the same through the API from this process (upload, poll, one filtered list): median ${ms(floor)}; CLI / API = ${(total / floor).toFixed(2)}`,
       `  load average during the run: ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`,
     ].join('\n');

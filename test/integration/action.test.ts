@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { validateSarif } from '../support/schema-validation';
 import { baseUrl } from '../support/http-client';
 import { OWNER_ID, REPOSITORY_ID, startTestIssuer, type TestIssuer } from '../support/oidc-issuer';
 
@@ -80,8 +81,9 @@ describe('the Action with an API key', () => {
     const team = await createTeamWithKey();
     const product = uniqueSlug('action');
 
+    const sarifFile = join(mkdtempSync(join(tmpdir(), 'vexdesk-action-sarif-')), 'results', 'vexdesk.sarif');
     const run = await runAction(
-      { url: baseUrl(), token: team.key, sbom: SPRING, product, 'fail-on': 'critical' },
+      { url: baseUrl(), token: team.key, sbom: SPRING, product, 'fail-on': 'critical', 'sarif-file': sarifFile },
       { GITHUB_REF: 'refs/tags/v1.2.3', GITHUB_REF_TYPE: 'tag', GITHUB_REF_NAME: 'v1.2.3' },
     );
 
@@ -106,6 +108,13 @@ describe('the Action with an API key', () => {
     expect(table[3]).toBe('| High | 3 | 0 | 0 | 0 | 0 | 3 |');
     expect(run.summary).toContain(`[SBOM findings](${baseUrl()}/api/sboms/${outputs['sbom-id']}/vulnerabilities)`);
     expect(run.summary).toMatch(/\| CRITICAL \| CVE-2022-22965 \| spring-\S+@[\d.]+RELEASE \| \*\*yes\*\* \|/);
+    // sarif-file: the SBOM's findings for upload-sarif, valid SARIF 2.1.0, located at the `sbom` input's path.
+    expect(outputs['sarif-file']).toBe(sarifFile);
+    const sarif = JSON.parse(readFileSync(sarifFile, 'utf8'));
+    expect(validateSarif(sarif).errors).toEqual([]);
+    const results = sarif.runs[0].results as { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[];
+    expect(results.length).toBeGreaterThan(0);
+    for (const result of results) expect(result.locations[0]!.physicalLocation.artifactLocation.uri).toContain('cyclonedx-1.5_maven_cdxgen_vuln-spring.json');
   });
 
   it('passes (exit 0) when the KEV findings are decided not_affected, with the short sha as the release by default', async () => {

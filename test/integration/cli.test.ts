@@ -18,6 +18,7 @@ import { s3 } from '../../shared/aws-clients';
 import { Disclosures } from '../../shared/disclosures/disclosures';
 import { addKey, createTeamWithKey, uniqueSlug } from '../support/factories';
 import { baseUrl } from '../support/http-client';
+import { validateSarif } from '../support/schema-validation';
 import { cycloneDxSbom, seedReleaseWithFindings } from '../support/seed';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -70,6 +71,40 @@ async function decide(team: Team, ids: string[], status: string, extra: Record<s
     if (response.status !== 200 && response.status !== 201) throw new Error(`disposition failed: ${response.status} ${response.text}`);
   }
 }
+
+describe('vexdesk sarif', () => {
+  it('writes SARIF 2.1.0 valid against the official schema, suppressing decided findings, for an SBOM and for a release', async () => {
+    const team = await createTeamWithKey();
+    const { sbomId, releaseId } = await uploadSpring(team);
+    const kev = (await findingsOf(team, sbomId)).filter((finding) => finding.is_kev);
+    expect(kev).toHaveLength(3);
+    await decide(team, kev.map((finding) => finding.id), 'not_affected');
+    const file = join(mkdtempSync(join(tmpdir(), 'vexdesk-sarif-')), 'out', 'vexdesk.sarif');
+
+    const run = await vexdesk(['sarif', '--sbom', sbomId, '--sbom-path', 'sboms/bom.json', '--output', file], as(team));
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    const log = JSON.parse(readFileSync(file, 'utf8'));
+    expect(validateSarif(log).errors).toEqual([]);
+    const results = log.runs[0].results as { ruleId: string; suppressions?: { kind: string; status: string }[]; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[];
+    expect(results.length).toBeGreaterThan(0);
+    for (const result of results) expect(result.locations[0]!.physicalLocation.artifactLocation.uri).toBe('sboms/bom.json');
+    // The KEV advisory's results are suppressed (decided not_affected); the high ones stay open alerts.
+    const suppressed = results.filter((result) => (result.suppressions ?? []).length > 0);
+    expect(suppressed.length).toBeGreaterThan(0);
+    expect(suppressed.length).toBeLessThan(results.length);
+    expect(new Set(suppressed.map((result) => result.ruleId)).size).toBe(new Set(kev.map((finding) => finding.cve_id)).size);
+
+    // The release's list, on stdout: the same results, located the same way.
+    const release = await vexdesk(['sarif', '--release', releaseId, '--sbom-path', 'sboms/bom.json'], as(team));
+    expect(release.code).toBe(0);
+    expect(validateSarif(release.json).errors).toEqual([]);
+    expect(release.json.runs[0].results).toHaveLength(results.length);
+
+    expect((await vexdesk(['sarif'], as(team))).code).toBe(2);
+  });
+});
 
 describe('vexdesk upload', () => {
   it('finds or creates the product and release, uploads, waits for the scan and prints the ids and counts', async () => {
