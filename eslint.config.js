@@ -4,7 +4,7 @@ import jestPlugin from 'eslint-plugin-jest';
 import regexpPlugin from 'eslint-plugin-regexp';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', '.bench/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', '.bench/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
