@@ -38,12 +38,15 @@ export const handler = createGroupHandler('disclosures', {
         },
       };
     }
+    const view = toDisclosureView(disclosure);
+    const providerMetadata = disclosure.format === 'csaf' && disclosure.teamId ? await CsafProvider.metadataPath(disclosure.teamId) : undefined;
     return {
       status: 200,
       headers: { ...CORS, 'Cache-Control': 'public, max-age=60' },
       body: {
         data: {
-          ...toDisclosureView(disclosure), signing_key_id: disclosure.signingKeyId, public_key_fingerprint: disclosure.publicKeyFingerprint ?? null,
+          ...view, links: { ...view.links, ...(providerMetadata ? { provider_metadata: providerMetadata } : {}) },
+          signing_key_id: disclosure.signingKeyId, public_key_fingerprint: disclosure.publicKeyFingerprint ?? null,
           snapshots, content: JSON.parse(bytes.toString('utf8')) as unknown,
         },
       },

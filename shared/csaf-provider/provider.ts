@@ -11,7 +11,7 @@ import { NotFoundError } from '../errors';
 import { checksumFile } from '../disclosures/disclosure-files';
 import { csafProviderStore, type CsafDocumentEntry, type CsafProviderSettings } from './provider-store';
 import { detachedSignature, providerKeys, publishesSignatures } from './signatures';
-import { csafDocumentUrl, providerBaseUrl, whiteDirectoryUrl } from './urls';
+import { CSAF_PROVIDER_PATH, csafDocumentUrl, providerBaseUrl, whiteDirectoryUrl } from './urls';
 
 const ROLIE_CSAF_CATEGORY = { scheme: 'urn:ietf:params:rolie:category:information-type', term: 'csaf' } as const;
 const CSAF_SCHEMA_URL = 'https://docs.oasis-open.org/csaf/csaf/v2.0/csaf_json_schema.json';
@@ -88,6 +88,12 @@ async function metadata(settings: CsafProviderSettings): Promise<ProviderFile> {
 }
 
 export const CsafProvider = {
+  /** A CSAF disclosure's `links.provider_metadata`: the team's provider-metadata.json, relative like `self` (none without a directory). */
+  async metadataPath(teamId: string): Promise<string | undefined> {
+    const settings = await csafProviderStore.settings(teamId);
+    return settings ? `${CSAF_PROVIDER_PATH}/${settings.directory}/provider-metadata.json` : undefined;
+  },
+
   async providerMetadata(directory: string): Promise<ProviderFile> {
     return metadata(await provider(directory));
   },

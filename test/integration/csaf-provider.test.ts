@@ -255,6 +255,8 @@ describe('CSAF trusted provider of a team', () => {
     expect(two.current_release_date).toBe(two.revision_history[1].date);
     // The first revision is still served, unchanged, at its own immutable URL.
     expect((await get(`${ORIGIN}/api/disclosures/${first.slug}?format=raw`)).bytes.equals(first.raw)).toBe(true);
+    // A CSAF disclosure links its provider's metadata, so a client discovers the directory from the disclosure.
+    expect((await get(`${ORIGIN}/api/disclosures/${first.slug}`)).json().data.links.provider_metadata).toBe(`/api/disclosures/csaf/${DIRECTORY}/provider-metadata.json`);
     expect(first.slug).not.toBe(second.slug);
   });
 
