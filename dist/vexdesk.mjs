@@ -27370,15 +27370,16 @@ async function whenScanned(read, options) {
     }
   }
 }
+function parseListItem(schema, raw) {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`);
+  return parsed.data;
+}
 async function loadFindings(api, target, options, query = {}) {
   return whenScanned(async () => {
     const items = [];
     for await (const page of api.pages(listPath(target), query)) {
-      for (const raw of page) {
-        const parsed = findingItem.safeParse(raw);
-        if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`);
-        items.push(parsed.data);
-      }
+      for (const raw of page) items.push(parseListItem(findingItem, raw));
     }
     return items;
   }, options);
@@ -28126,11 +28127,7 @@ function toolVersion() {
 }
 async function sarifLog(api, target, sbomPath, options) {
   const schema = "sbomId" in target ? sbomVulnerabilitySchema : releaseVulnerabilitySchema;
-  const findings = (await loadFindings(api, target, options)).map((item) => {
-    const parsed = schema.safeParse(item);
-    if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`);
-    return parsed.data;
-  });
+  const findings = (await loadFindings(api, target, options)).map((item) => parseListItem(schema, item));
   return toSarif({ findings, sbomPath, serviceUrl: api.baseUrl, toolVersion: toolVersion() });
 }
 function writeSarif(log, file) {

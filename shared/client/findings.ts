@@ -116,16 +116,19 @@ async function whenScanned<T>(read: () => Promise<T>, options: WaitOptions): Pro
   }
 }
 
+/** A list item checked against `schema`: a change in the answer's shape is a service error, not a wrong gate. */
+export function parseListItem<T>(schema: z.ZodType<T>, raw: unknown): T {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
+  return parsed.data;
+}
+
 /** Every finding of an SBOM or a release that matches `query`, in the list's default order. */
 export async function loadFindings(api: ApiClient, target: Target, options: WaitOptions, query: ListQuery = {}): Promise<FindingItem[]> {
   return whenScanned(async () => {
     const items: FindingItem[] = [];
     for await (const page of api.pages<unknown>(listPath(target), query)) {
-      for (const raw of page) {
-        const parsed = findingItem.safeParse(raw);
-        if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
-        items.push(parsed.data);
-      }
+      for (const raw of page) items.push(parseListItem(findingItem, raw));
     }
     return items;
   }, options);

@@ -8,8 +8,7 @@ import { dirname } from 'node:path';
 import type { Log } from 'sarif';
 import { releaseVulnerabilitySchema, sbomVulnerabilitySchema } from '../../schemas/sboms';
 import type { ApiClient } from '../api-client';
-import { ServiceError } from '../errors';
-import { loadFindings, type Target, type WaitOptions } from '../findings';
+import { loadFindings, parseListItem, type Target, type WaitOptions } from '../findings';
 import { toSarif, type Finding } from '../sarif';
 import type { Output } from '../output';
 
@@ -22,11 +21,7 @@ function toolVersion(): string {
 
 export async function sarifLog(api: ApiClient, target: Target, sbomPath: string, options: WaitOptions): Promise<Log> {
   const schema = 'sbomId' in target ? sbomVulnerabilitySchema : releaseVulnerabilitySchema;
-  const findings: Finding[] = (await loadFindings(api, target, options)).map((item) => {
-    const parsed = schema.safeParse(item);
-    if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
-    return parsed.data;
-  });
+  const findings: Finding[] = (await loadFindings(api, target, options)).map((item) => parseListItem<Finding>(schema, item));
   return toSarif({ findings, sbomPath, serviceUrl: api.baseUrl, toolVersion: toolVersion() });
 }
 
