@@ -107,6 +107,12 @@ const TYPE = {
   invalidSignature: 'com.amazon.coral.service#InvalidSignatureException',
 } as const;
 
+/** A secondary index as DescribeTable gives it (the fields recovery reads). */
+interface IndexShape {
+  IndexName: string;
+  KeySchema: { AttributeName: string; KeyType: string }[];
+}
+
 interface Reply {
   status: number;
   body: Record<string, unknown>;
@@ -367,6 +373,42 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     // A table deleted since has nothing left to restore.
     if (reply.status !== 200 && errorType(reply.body) !== 'ResourceNotFoundException')
       throw new Error(`Transaction recovery failed on ${image.tableName}: ${JSON.stringify(reply.body)}`);
+  }
+
+  /**
+   * Puts one interrupted transaction's before-images back, then the index entries of its items.
+   * dynalite writes an item's index entries before the item itself, so a crash between the two
+   * leaves an entry for a write that never landed (a sweep reading the index then finds an item
+   * that does not exist). Restoring the item does not remove it: dynalite drops only the entries
+   * of the item as stored. An entry of a touched item that disagrees with its before-image is
+   * written back as the item, so the restore that follows replaces it like any other.
+   */
+  async function restoreTransaction(images: readonly BeforeImage[]): Promise<void> {
+    for (const image of images) await restoreBeforeImage(image);
+    for (const tableName of new Set(images.map((image) => image.tableName))) {
+      const described = await call('DescribeTable', { TableName: tableName });
+      if (described.status !== 200) continue; // deleted since: nothing to repair
+      const table = described.body.Table as TableShape & { GlobalSecondaryIndexes?: IndexShape[]; LocalSecondaryIndexes?: IndexShape[] };
+      const keyOf = (item: AttributeMap) => JSON.stringify(table.KeySchema.map(({ AttributeName }) => item[AttributeName]));
+      const touched = new Map(images.filter((image) => image.tableName === tableName).map((image) => [keyOf(image.key), image]));
+      for (const index of [...(table.GlobalSecondaryIndexes ?? []), ...(table.LocalSecondaryIndexes ?? [])]) {
+        const agrees = (entry: AttributeMap, item: AttributeMap | undefined) =>
+          item !== undefined && index.KeySchema.every(({ AttributeName }) => JSON.stringify(item[AttributeName]) === JSON.stringify(entry[AttributeName]));
+        let startKey: unknown;
+        do {
+          const page = await call('Scan', { TableName: tableName, IndexName: index.IndexName, ...(startKey ? { ExclusiveStartKey: startKey } : {}) });
+          if (page.status !== 200) throw new Error(`Transaction recovery failed reading index ${index.IndexName}: ${JSON.stringify(page.body)}`);
+          for (const entry of (page.body.Items ?? []) as AttributeMap[]) {
+            const image = touched.get(keyOf(entry));
+            if (!image || agrees(entry, image.item)) continue;
+            const stray = await call('PutItem', { TableName: tableName, Item: entry });
+            if (stray.status !== 200) throw new Error(`Transaction recovery failed on index ${index.IndexName}: ${JSON.stringify(stray.body)}`);
+            await restoreBeforeImage(image);
+          }
+          startKey = page.body.LastEvaluatedKey;
+        } while (startKey);
+      }
+    }
   }
 
   /** One call to dynalite's own API over the private socket (dynalite checks no signature). */
@@ -684,7 +726,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   try {
     // Recovery completes before the front listens: no request sees a torn transaction.
     journal = options.journalDir === undefined ? undefined : await TransactionJournal.open(options.journalDir);
-    const undone = await journal?.recover(restoreBeforeImage);
+    const undone = await journal?.recover(restoreTransaction);
     if (undone) console.error(`[embedded-dynamo] undid ${undone} transaction(s) interrupted by a crash`);
     port = await listen(front, options.port ?? 0);
   } catch (error) {

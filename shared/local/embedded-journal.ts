@@ -84,16 +84,16 @@ export class TransactionJournal {
   /**
    * Undoes every transaction left over by a crash, newest first (so when several
    * touched one item, the oldest before-image is the one that stays), with `restore`
-   * putting one before-image back. Returns how many transactions were undone.
+   * putting one transaction's before-images back. Returns how many transactions were undone.
    */
-  async recover(restore: (image: BeforeImage) => Promise<void>): Promise<number> {
+  async recover(restore: (images: readonly BeforeImage[]) => Promise<void>): Promise<number> {
     const names = (await readdir(this.directory)).filter((name) => name.endsWith(SUFFIX)).sort().reverse();
     let undone = 0;
     for (const name of names) {
       const file = path.join(this.directory, name);
       const record = parseRecord(await readFile(file, 'utf8'));
       if (record) {
-        for (const image of record.items) await restore(image);
+        await restore(record.items);
         undone += 1;
       }
       await rm(file, { force: true });

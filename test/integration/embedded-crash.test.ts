@@ -6,14 +6,15 @@
  * the transaction either wholly applied or not at all.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { startEngineChild, type EngineChild } from '../support/engine-child';
 import { rejection } from '../support/assertions';
-import { createKeyValueTableCommand } from '../support/test-table';
+import { createIndexedTableCommand, createKeyValueTableCommand } from '../support/test-table';
+import { writeIndexEntryOnly } from '../support/dynalite-store';
 
 const TABLE = 'crash-test';
 const UPDATED = ['a', 'b', 'c', 'd'];
@@ -137,6 +138,36 @@ describe('embedded DynamoDB transactions across a crash', () => {
     engines = await startEngineChild(dataDir);
     doc = clientFor(engines);
     expect(await tableState(doc)).toEqual(acknowledged);
+    expect(await readdir(path.join(dataDir, 'dynamodb-journal'))).toEqual([]);
+    doc.destroy();
+  });
+
+  it('drops the index entry of a write the crash cut between its index entry and its item', async () => {
+    const indexed = 'crash-test-indexed';
+    engines = await startEngineChild(dataDir);
+    let doc = clientFor(engines);
+    await doc.send(createIndexedTableCommand(indexed));
+    await doc.send(new PutCommand({ TableName: indexed, Item: { pk: 'p', sk: 'kept', gsi1pk: 'PENDING', gsi1sk: 'old', v: 1 } }));
+    await engines.stop();
+    engines = undefined;
+    doc.destroy();
+
+    // What a SIGKILL inside dynalite's writes of a transaction leaves: a new item's index entry without the
+    // item, an updated item's new index entry beside its old self, and the transaction's journal record.
+    await writeIndexEntryOnly(path.join(dataDir, 'dynamodb'), indexed, 'gsi1', { pk: { S: 'p' }, sk: { S: 'created' }, gsi1pk: { S: 'PENDING' }, gsi1sk: { S: 'new' } });
+    await writeIndexEntryOnly(path.join(dataDir, 'dynamodb'), indexed, 'gsi1', { pk: { S: 'p' }, sk: { S: 'kept' }, gsi1pk: { S: 'PENDING' }, gsi1sk: { S: 'moved' }, v: { N: '2' } });
+    await writeFile(path.join(dataDir, 'dynamodb-journal', `${Date.now().toString().padStart(15, '0')}-000000001-torn.json`), JSON.stringify({
+      transaction: 'torn',
+      items: [
+        { tableName: indexed, key: { pk: { S: 'p' }, sk: { S: 'created' } } },
+        { tableName: indexed, key: { pk: { S: 'p' }, sk: { S: 'kept' } }, item: { pk: { S: 'p' }, sk: { S: 'kept' }, gsi1pk: { S: 'PENDING' }, gsi1sk: { S: 'old' }, v: { N: '1' } } },
+      ],
+    }));
+
+    engines = await startEngineChild(dataDir);
+    doc = clientFor(engines);
+    const { Items = [] } = await doc.send(new QueryCommand({ TableName: indexed, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pending', ExpressionAttributeValues: { ':pending': 'PENDING' } }));
+    expect(Items).toEqual([{ pk: 'p', sk: 'kept', gsi1pk: 'PENDING', gsi1sk: 'old', v: 1 }]);
     expect(await readdir(path.join(dataDir, 'dynamodb-journal'))).toEqual([]);
     doc.destroy();
   });
