@@ -25,7 +25,7 @@ Usage:
                [--epss N] [--untriaged] [--fixable-only] [--fail-on-unscored] [--json]
   vexdesk sarif (--sbom ID | --release ID) [--sbom-path PATH] [--output FILE]
   vexdesk whoami [--json]
-  vexdesk verify SLUG-or-URL [--json]
+  vexdesk verify SLUG-or-URL [--key FILE] [--fingerprint FPR] [--require-signature] [--json]
 
 Connection (flags win over the environment):
   --url URL         VEXDESK_URL      the service, e.g. https://vexdesk.example.com
@@ -40,13 +40,17 @@ Other options:
   --sbom-path PATH    sarif: the SBOM file as the repository names it (default sbom.json); code
                       scanning places the results there
   --output FILE       sarif: write the log to FILE instead of stdout
+  --key FILE          verify: check the OpenPGP signature with this armored public key file
+                      (obtained out of band) instead of the publisher's key list on the service
+  --fingerprint FPR   verify: the signing key must have this fingerprint (as gpg prints it)
+  --require-signature verify: fail when the disclosure has no public-key signature
   --json              machine-readable result on stdout; progress always goes to stderr
 
 Gate: a finding decided not_affected or fixed never fails; expired or review-required decisions
 count as undecided. Of the other findings (only those with a known fix under --fixable-only), one
 that meets any condition given fails the gate.
 
-Exit codes: 0 pass, 1 gate failed (or verify found a hash mismatch), 2 usage or configuration
+Exit codes: 0 pass, 1 gate failed (or verify found a hash mismatch or a bad signature), 2 usage or configuration
 error, 3 service or auth error (unreachable, 401/403, scan failed or timed out).`;
 
 const OPTIONS = {
@@ -54,6 +58,7 @@ const OPTIONS = {
   product: { type: 'string' }, release: { type: 'string' }, create: { type: 'boolean' }, sbom: { type: 'string' },
   'fail-on': { type: 'string' }, kev: { type: 'boolean' }, epss: { type: 'string' }, untriaged: { type: 'boolean' },
   'fixable-only': { type: 'boolean' }, 'fail-on-unscored': { type: 'boolean' },
+  key: { type: 'string' }, fingerprint: { type: 'string' }, 'require-signature': { type: 'boolean' },
   timeout: { type: 'string' }, presigned: { type: 'boolean' }, 'sbom-path': { type: 'string' }, output: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -136,7 +141,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<num
     }
     case 'verify': {
       extra(1);
-      return verify(required(rest[0], 'the disclosure (vexdesk verify SLUG-or-URL)'), connection.url, out);
+      return verify(required(rest[0], 'the disclosure (vexdesk verify SLUG-or-URL)'), connection.url, out, { keyFile: values.key, fingerprint: values.fingerprint, requireSignature: Boolean(values['require-signature']) });
     }
     case 'action':
       return runAction(env);

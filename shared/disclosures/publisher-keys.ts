@@ -20,6 +20,7 @@ import type { PrivateKey } from 'openpgp';
 import { keys } from '../data/keys';
 import { getItem, queryAll, transactWrite, tx, TransactionFailedError, type Item, type TransactItem } from '../data/table-client';
 import { keyVault } from './key-vault';
+import { verifyDetachedSignature } from './openpgp-verify';
 
 export const PUBLISHER_KEY_ALGORITHM = 'EdDSA Ed25519 (OpenPGP v4, algorithm 22)';
 
@@ -211,22 +212,8 @@ export const PublisherKeys = {
    */
   async verifyDetached(teamId: string, bytes: Buffer, armoredSignature: string): Promise<{ valid: boolean; fingerprint: string | null }> {
     const list = await PublisherKeys.publicKeys(teamId);
-    const openpgp = await openpgpModule();
-    const signature = await openpgp.readSignature({ armoredSignature });
-    const verificationKeys = await Promise.all(list.map((key) => openpgp.readKey({ armoredKey: key.armored })));
-    const issuer = signature.getSigningKeyIDs()[0]?.toHex().toUpperCase() ?? null;
-    const signer = list.find((key) => key.keyId === issuer)?.fingerprint ?? null;
-    if (verificationKeys.length === 0) return { valid: false, fingerprint: signer };
-    const message = await openpgp.createMessage({ binary: new Uint8Array(bytes) });
-    const result = await openpgp.verify({ message, signature, verificationKeys, format: 'binary' });
-    const [first] = result.signatures;
-    if (!first) return { valid: false, fingerprint: signer };
-    try {
-      await first.verified;
-      return { valid: true, fingerprint: signer };
-    } catch {
-      return { valid: false, fingerprint: signer };
-    }
+    const { valid, fingerprint } = await verifyDetachedSignature(new Uint8Array(bytes), armoredSignature, list.map((key) => key.armored));
+    return { valid, fingerprint };
   },
 
   /**
