@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { startEngineChild, type EngineChild } from '../support/engine-child';
 import { rejection } from '../support/assertions';
@@ -71,6 +71,8 @@ describe('embedded DynamoDB transactions across a crash', () => {
     engines = await startEngineChild(dataDir);
     const doc = clientFor(engines);
     await doc.send(createKeyValueTableCommand(TABLE));
+    // A new table is ACTIVE only after CreateTable answers (as on AWS); a loaded machine can put first.
+    await waitUntilTableExists({ client: doc, maxWaitTime: 60 }, { TableName: TABLE });
     // Every round deletes its own item, so later rounds start from a known state too.
     for (const sk of [...UPDATED, 'guard', ...ROUNDS.map((k) => `doomed-k${k}`), 'doomed-mixed'])
       await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: 'p', sk, v: 0 } }));
@@ -147,6 +149,7 @@ describe('embedded DynamoDB transactions across a crash', () => {
     engines = await startEngineChild(dataDir);
     let doc = clientFor(engines);
     await doc.send(createIndexedTableCommand(indexed));
+    await waitUntilTableExists({ client: doc, maxWaitTime: 60 }, { TableName: indexed });
     await doc.send(new PutCommand({ TableName: indexed, Item: { pk: 'p', sk: 'kept', gsi1pk: 'PENDING', gsi1sk: 'old', v: 1 } }));
     await engines.stop();
     engines = undefined;
