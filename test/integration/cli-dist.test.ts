@@ -5,9 +5,13 @@
  * rebuilt: run `npm run build:cli` and commit dist/.
  */
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUNDLE, ROOT, buildBundle } from '../../shared/client/bundle';
+import { BUNDLE, PACKAGE_MANIFEST, ROOT, buildBundle, cliPackageManifest } from '../../shared/client/bundle';
+import { createTeamWithKey } from '../support/factories';
+import { baseUrl } from '../support/http-client';
 
 describe('dist/vexdesk.mjs', () => {
   it('equals a fresh build of bin/vexdesk.ts and shared/client', async () => {
@@ -25,5 +29,22 @@ describe('dist/vexdesk.mjs', () => {
 
     expect(manifest.bin).toEqual({ vexdesk: BUNDLE });
     expect(readFileSync(join(ROOT, 'action.yml'), 'utf8')).toContain(`main: ${BUNDLE}`);
+  });
+
+  it('is a publishable package: dist/package.json is the fresh manifest, and the packed tarball installs a working `vexdesk`', async () => {
+    expect(readFileSync(join(ROOT, PACKAGE_MANIFEST), 'utf8')).toBe(cliPackageManifest());
+    const work = mkdtempSync(join(tmpdir(), 'vexdesk-pack-'));
+    const npm = (args: string[]) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: work, encoding: 'utf8', env: { ...process.env, npm_config_cache: join(work, 'cache') } });
+    const team = await createTeamWithKey();
+
+    npm(['pack', join(ROOT, 'dist'), '--pack-destination', work]);
+    const [tarball] = readdirSync(work).filter((name) => name.endsWith('.tgz'));
+    const listed = execFileSync('tar', ['-tzf', join(work, tarball ?? '')], { encoding: 'utf8' }).trim().split('\n').sort();
+    npm(['install', '--global', '--prefix', join(work, 'prefix'), join(work, tarball ?? '')]);
+    const whoami = execFileSync(join(work, 'prefix/bin/vexdesk'), ['whoami', '--json'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', VEXDESK_URL: baseUrl(), VEXDESK_TOKEN: team.key } });
+
+    expect(tarball).toBe(`vexdesk-cli-${(JSON.parse(cliPackageManifest()) as { version: string }).version}.tgz`);
+    expect(listed).toEqual(['package/package.json', 'package/vexdesk.mjs']);
+    expect(JSON.parse(whoami)).toMatchObject({ team: { id: team.teamId } });
   });
 });
