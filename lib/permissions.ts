@@ -162,13 +162,15 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
 
 /**
  * The authorizer gets credential hash items (API keys, OIDC-issued tokens, sessions), the trust policy an issued
- * token names (deleting the policy ends its tokens) and a session member's login entry; nothing else of any team
+ * token names (deleting the policy ends its tokens), a session member's login entry and the team's session
+ * timeouts; nothing else of any team
  * (BRIEF decisions 6 and 10).
  */
 export const AUTHORIZER_ACCESS: ResourceAccess = {
   ...nothing,
-  // Sessions: the session item by hash (UpdateItem: its last-seen time, for the idle timeout) and the member's login entry.
-  table: { ...table('dynamodb:GetItem', 'dynamodb:UpdateItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*'] },
+  // Sessions: the session item by hash (UpdateItem: its last-seen time, for the idle timeout), the member's login entry
+  // and the team's session timeouts.
+  table: { ...table('dynamodb:GetItem', 'dynamodb:UpdateItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*', 'TEAM#*#SESSION_TIMEOUTS'] },
 };
 
 /**

@@ -30,6 +30,7 @@ import { functionCatalog, type FunctionSpec } from './function-catalog';
 import { functionCode } from './function-code';
 import { keys } from '../shared/data/keys';
 import { TEAM_TAG_VARIABLE, type BucketAccess, type ResourceAccess, type TenantAccess } from './permissions';
+import { ConsoleHosting } from './console-hosting';
 import { DEFAULT_SETTINGS, osvFeedUrls, type VexdeskSettings } from './settings';
 
 export interface VexdeskStackProps extends StackProps {
@@ -76,8 +77,10 @@ export class VexdeskStack extends Stack {
   readonly tenantRoles = new Map<string, iam.Role>();
   readonly scanQueue: sqs.Queue | undefined;
   readonly settings: VexdeskSettings;
-  /** PUBLIC_BASE_URL of every function: the configured custom domain, or the API's own URL. */
+  /** PUBLIC_BASE_URL of every function: the configured custom domain, or the CloudFront distribution's. */
   readonly publicBaseUrl: string;
+  /** The console bucket and the distribution in front of console and API (docs/console-hosting.md). */
+  readonly console: ConsoleHosting;
   /** The default sign-in provider (docs/sign-in.md); undefined when an external issuer is configured. */
   readonly userPool: cognito.UserPool | undefined;
 
@@ -108,7 +111,17 @@ export class VexdeskStack extends Stack {
       resultsCacheTtl: Duration.seconds(0),
     });
     this.api = this.createApi(settings);
-    this.publicBaseUrl = settings.publicBaseUrl ?? this.apiBaseUrl();
+    this.console = new ConsoleHosting(this, 'Console', {
+      restApiId: this.api.restApiId,
+      stageName: API_STAGE_NAME,
+      assetsDir: settings.consoleAssets,
+      accessLogs: accessLogsBucket,
+      customDomain: settings.publicBaseUrl && settings.certificateArn ? { domainName: new URL(settings.publicBaseUrl).hostname, certificateArn: settings.certificateArn } : undefined,
+      webAclArn: settings.cloudFrontWebAclArn,
+    });
+    // One origin for console and API (BRIEF decision 12): the sign-in callback, the cookie's origin and
+    // the CSRF Origin check all name it. The distribution references the API by id only, so no cycle forms.
+    this.publicBaseUrl = settings.publicBaseUrl ?? this.console.origin;
     // After the API exists: every function names the public origin in what it generates (shared/config.ts requires it).
     for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
     // The team whose CSAF provider-metadata.json is also at /.well-known/csaf/ (docs/csaf-provider.md).
@@ -119,7 +132,9 @@ export class VexdeskStack extends Stack {
     this.attachBackgroundTriggers(catalog);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append the route paths (/api/...)' });
-    new CfnOutput(this, 'PublicBaseUrl', { value: this.publicBaseUrl, description: 'Origin named in generated documents and reports (PUBLIC_BASE_URL)' });
+    new CfnOutput(this, 'PublicBaseUrl', { value: this.publicBaseUrl, description: 'The service\'s origin: console, API (/api/...), sign-in and the links in generated documents (PUBLIC_BASE_URL)' });
+    new CfnOutput(this, 'DistributionDomainName', { value: this.console.distribution.distributionDomainName, description: 'CloudFront domain: point the custom domain\'s DNS (CNAME or alias) here' });
+    new CfnOutput(this, 'ConsoleBucketName', { value: this.console.bucket.bucketName });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SbomBucketName', { value: this.sbomBucket.bucketName });
     new CfnOutput(this, 'DisclosureBucketName', { value: this.disclosureBucket.bucketName });
@@ -175,15 +190,6 @@ export class VexdeskStack extends Stack {
     signInFunction?.addEnvironment('SIGN_IN_ISSUER', issuer);
     signInFunction?.addEnvironment('SIGN_IN_CLIENT_ID', clientId);
     return pool;
-  }
-
-  /**
-   * The API's URL, built from the RestApi id alone. `api.url` would reference the stage,
-   * whose deployment depends on every method, whose integrations reference the functions:
-   * a function variable holding it would close a dependency cycle CloudFormation refuses.
-   */
-  private apiBaseUrl(): string {
-    return `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${API_STAGE_NAME}`;
   }
 
   /** The function of a catalog entry; throws for a name that is not in the catalog. */
