@@ -142,8 +142,9 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // The export is one range query per audit shard on the table, or on a GSI when filtered by entity type or action.
   audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
   // Trust policies: listed by a Query of their partition, deleted (with the audit entry) in a transaction.
-  // Publisher key rotation seals the new private key (never opens one).
-  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'), publisherKey: ['kms:Encrypt'] },
+  // Publisher key rotation seals the new private key (never opens one). ConditionCheckItem: a change that takes
+  // settings.manage from a member checks, in the same transaction, that another member still holds it.
+  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'), publisherKey: ['kms:Encrypt'] },
   // Public OIDC exchange (docs/oidc.md): reads the named team's trust policies, then in one transaction claims the
   // CI token's jti, stores the issued token's hash and audits the exchange in that team's log.
   // It acts for the team the request names (route `teamFromBody`), so its tenant role confines those calls to that team.
