@@ -1,7 +1,9 @@
 /**
  * The Vexdesk stack: one DynamoDB table, the SBOM and disclosure buckets, the
- * signing secret, one Lambda per endpoint group plus the authorizer, and the
- * REST API built from the route table (BRIEF "Shape"). Environment-agnostic:
+ * signing secret, one Lambda per endpoint group plus the authorizer, the
+ * REST API built from the route table (BRIEF "Shape"), and the CloudFront
+ * distribution serving the web console and the API on one origin
+ * (lib/console-hosting.ts). Environment-agnostic:
  * no lookups, so `cdk synth` works offline and the template deploys anywhere.
  */
 import { CfnOutput, Duration, RemovalPolicy, Size, Stack, Validations, type StackProps } from 'aws-cdk-lib';
@@ -533,7 +535,7 @@ export class VexdeskStack extends Stack {
       'The account-level role API Gateway uses to write execution logs; AWS documents this managed policy for exactly that role.',
     );
     acknowledge(api, 'AwsSolutions-APIG2', 'Requests are validated in the Lambda with the route table\'s zod schemas, which also produce the 422 error details the spec requires.');
-    acknowledge(api, 'AwsSolutions-COG4', 'Clients authenticate with scoped API keys checked by the Lambda REQUEST authorizer (BRIEF decision 6); there are no Cognito users.');
+    acknowledge(api, 'AwsSolutions-COG4', 'Clients authenticate with scoped API keys, CI tokens or a browser session, all checked by the Lambda REQUEST authorizer (BRIEF decisions 6 and 10); Cognito only signs people in, it never authorizes an API call.');
 
     this.installGatewayResponses(api);
     this.addRoutes(api);
