@@ -262,6 +262,16 @@ describe('one origin for console, API and sign-in', () => {
     assertResourceProperties(custom.template, 'AWS::Cognito::UserPoolClient', { CallbackURLs: ['https://vex.acme.example/api/auth/callback'], LogoutURLs: ['https://vex.acme.example'] });
   });
 
+  it('attaches an edge web ACL given by ARN, and refuses a regional one', () => {
+    const webAclArn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/vexdesk-edge/0f1e2d3c-0000-4000-8000-000000000000';
+    const settings = settingsFromContext(new App({ context: { [CONTEXT_KEYS.cloudFrontWebAclArn]: webAclArn, [CONTEXT_KEYS.consoleAssets]: 'test/fixtures/console' } }).node);
+    expect(settings.consoleAssets).toMatch(/^\/.*test\/fixtures\/console$/);
+    const withAcl = synthStack({ props: { settings } });
+    const config = (resourcesOf(withAcl.template)[logicalIdOf(withAcl.stack, withAcl.stack.console.distribution)]?.Properties as { DistributionConfig: { WebACLId?: string } }).DistributionConfig;
+    expect(config.WebACLId).toBe(webAclArn);
+    expect(() => settingsFromContext(new App({ context: { [CONTEXT_KEYS.cloudFrontWebAclArn]: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/y' } }).node)).toThrow(/CLOUDFRONT-scope/);
+  });
+
   it('refuses a certificate without the custom domain, or outside us-east-1', () => {
     const settings = (context: Record<string, unknown>) => () => settingsFromContext(new App({ context }).node);
     expect(settings({ [CONTEXT_KEYS.certificateArn]: 'arn:aws:acm:us-east-1:123456789012:certificate/abc' })).toThrow(/needs vexdesk:publicBaseUrl/);
