@@ -33,6 +33,14 @@ export default tseslint.config(
     },
   },
   {
+    // CloudFront Functions are plain scripts run by CloudFront (lib/console-hosting.ts): no type information,
+    // and `handler` is their entry point, called by the runtime.
+    files: ['lib/cloudfront/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { sourceType: 'script', parserOptions: { projectService: false, project: null } },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^handler$' }] },
+  },
+  {
     files: ['test/**/*.ts'],
     plugins: { jest: jestPlugin },
     rules: {

@@ -142,8 +142,9 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // The export is one range query per audit shard on the table, or on a GSI when filtered by entity type or action.
   audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
   // Trust policies: listed by a Query of their partition, deleted (with the audit entry) in a transaction.
-  // Publisher key rotation seals the new private key (never opens one).
-  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'), publisherKey: ['kms:Encrypt'] },
+  // Publisher key rotation seals the new private key (never opens one). ConditionCheckItem: a change that takes
+  // settings.manage from a member checks, in the same transaction, that another member still holds it.
+  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'), publisherKey: ['kms:Encrypt'] },
   // Public OIDC exchange (docs/oidc.md): reads the named team's trust policies, then in one transaction claims the
   // CI token's jti, stores the issued token's hash and audits the exchange in that team's log.
   // It acts for the team the request names (route `teamFromBody`), so its tenant role confines those calls to that team.
@@ -162,13 +163,15 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
 
 /**
  * The authorizer gets credential hash items (API keys, OIDC-issued tokens, sessions), the trust policy an issued
- * token names (deleting the policy ends its tokens) and a session member's login entry; nothing else of any team
+ * token names (deleting the policy ends its tokens), a session member's login entry and the team's session
+ * timeouts; nothing else of any team
  * (BRIEF decisions 6 and 10).
  */
 export const AUTHORIZER_ACCESS: ResourceAccess = {
   ...nothing,
-  // Sessions: the session item by hash (UpdateItem: its last-seen time, for the idle timeout) and the member's login entry.
-  table: { ...table('dynamodb:GetItem', 'dynamodb:UpdateItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*'] },
+  // Sessions: the session item by hash (UpdateItem: its last-seen time, for the idle timeout), the member's login entry
+  // and the team's session timeouts.
+  table: { ...table('dynamodb:GetItem', 'dynamodb:UpdateItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*', 'TEAM#*#SESSION_TIMEOUTS'] },
 };
 
 /**

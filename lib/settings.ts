@@ -3,6 +3,7 @@
  * (`-c key=value` or cdk.json "context") maps onto them. Everything is
  * optional: a plain `cdk deploy` gets the documented defaults.
  */
+import { resolve as resolvePath } from 'node:path';
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_PUBLIC_CLIENT_LIMIT, DEFAULT_TEAM_QUOTA } from '../shared/http/throttling';
@@ -71,11 +72,21 @@ export interface VexdeskSettings {
    */
   publicClientLimit: number;
   /**
-   * Origin named in generated documents and reports (PUBLIC_BASE_URL): a custom domain or
-   * CloudFront distribution in front of the API, e.g. `https://vex.example.com`. Default
-   * (undefined): the API's own URL, `https://<api-id>.execute-api.<region>.amazonaws.com/prod`.
+   * The service's public origin (PUBLIC_BASE_URL): console, API, sign-in callback and the links in
+   * generated documents, e.g. `https://vex.example.com`. Default (undefined): the stack's CloudFront
+   * distribution, `https://<id>.cloudfront.net` (docs/console-hosting.md). With `certificateArn` the
+   * distribution serves this domain itself; without, whatever fronts it must forward to the distribution.
    */
   publicBaseUrl: string | undefined;
+  /** ACM certificate (in us-east-1, as CloudFront requires) for `publicBaseUrl`'s host. Default: none. */
+  certificateArn: string | undefined;
+  /** An existing CLOUDFRONT-scope AWS WAF web ACL (created in us-east-1) for the distribution. Default: none. */
+  cloudFrontWebAclArn: string | undefined;
+  /**
+   * A directory holding the built web console (index.html, assets/). Default (undefined): synth runs
+   * `npm run build:web` and deploys web/dist (lib/console-hosting.ts).
+   */
+  consoleAssets: string | undefined;
   /**
    * Directory name of the team whose CSAF provider-metadata.json is also served at
    * /.well-known/csaf/provider-metadata.json (CSAF_DEFAULT_PROVIDER; docs/csaf-provider.md). Default: none.
@@ -102,6 +113,9 @@ export const DEFAULT_SETTINGS: VexdeskSettings = {
   teamThrottle: { ...DEFAULT_TEAM_QUOTA },
   publicClientLimit: DEFAULT_PUBLIC_CLIENT_LIMIT,
   publicBaseUrl: undefined,
+  certificateArn: undefined,
+  cloudFrontWebAclArn: undefined,
+  consoleAssets: undefined,
   csafDefaultProvider: undefined,
   corpusFeeds: DEFAULT_CORPUS_FEEDS,
   signIn: undefined,
@@ -122,6 +136,9 @@ export const CONTEXT_KEYS = {
   teamThrottleBurst: 'vexdesk:teamThrottleBurstLimit',
   publicClientLimit: 'vexdesk:publicClientLimit',
   publicBaseUrl: 'vexdesk:publicBaseUrl',
+  certificateArn: 'vexdesk:certificateArn',
+  cloudFrontWebAclArn: 'vexdesk:cloudFrontWebAclArn',
+  consoleAssets: 'vexdesk:consoleAssets',
   csafDefaultProvider: 'vexdesk:csafDefaultProvider',
   corpusOsvEcosystems: 'vexdesk:corpusOsvEcosystems',
   corpusOsvBaseUrl: 'vexdesk:corpusOsvBaseUrl',
@@ -197,6 +214,33 @@ function publicBaseUrlOf(node: Node): string | undefined {
   return url === undefined ? undefined : trimTrailing(url, '/');
 }
 
+/** CloudFront takes certificates from ACM in us-east-1 only. */
+function certificateArnOf(node: Node, publicBaseUrl: string | undefined): string | undefined {
+  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.certificateArn);
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/.test(raw)) {
+    throw new Error(`Context ${CONTEXT_KEYS.certificateArn} must be the ARN of an ACM certificate in us-east-1 (CloudFront's region for certificates), got ${JSON.stringify(raw)}`);
+  }
+  if (publicBaseUrl === undefined) throw new Error(`Context ${CONTEXT_KEYS.certificateArn} needs ${CONTEXT_KEYS.publicBaseUrl}: the custom domain the certificate is for`);
+  return raw;
+}
+
+function webAclArnOf(node: Node): string | undefined {
+  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.cloudFrontWebAclArn);
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/.test(raw)) {
+    throw new Error(`Context ${CONTEXT_KEYS.cloudFrontWebAclArn} must be the ARN of a CLOUDFRONT-scope WAFv2 web ACL (us-east-1, global/webacl/…), got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
+function consoleAssetsOf(node: Node): string | undefined {
+  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.consoleAssets);
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || raw === '') throw new Error(`Context ${CONTEXT_KEYS.consoleAssets} must be a directory holding the built console, got ${JSON.stringify(raw)}`);
+  return resolvePath(raw);
+}
+
 function csafDefaultProviderOf(node: Node): string | undefined {
   const raw: unknown = node.tryGetContext(CONTEXT_KEYS.csafDefaultProvider);
   if (raw === undefined) return undefined;
@@ -245,6 +289,8 @@ function domainPrefixOf(node: Node): string | undefined {
 /** Settings from context, each missing value replaced by its default; invalid values fail synth. */
 export function settingsFromContext(node: Node): VexdeskSettings {
   const d = DEFAULT_SETTINGS;
+  // Documents are public security records: their links must not downgrade to http.
+  const publicBaseUrl = publicBaseUrlOf(node) ?? d.publicBaseUrl;
   return {
     // Object Lock allows up to 100 years.
     disclosureRetentionDays: positiveInteger(node, CONTEXT_KEYS.disclosureRetentionDays, 36500) ?? d.disclosureRetentionDays,
@@ -264,8 +310,10 @@ export function settingsFromContext(node: Node): VexdeskSettings {
       burstLimit: positiveInteger(node, CONTEXT_KEYS.teamThrottleBurst, 5000) ?? d.teamThrottle.burstLimit,
     },
     publicClientLimit: publicClientLimitOf(node) ?? d.publicClientLimit,
-    // Documents are public security records: their links must not downgrade to http.
-    publicBaseUrl: publicBaseUrlOf(node) ?? d.publicBaseUrl,
+    publicBaseUrl,
+    certificateArn: certificateArnOf(node, publicBaseUrl) ?? d.certificateArn,
+    cloudFrontWebAclArn: webAclArnOf(node) ?? d.cloudFrontWebAclArn,
+    consoleAssets: consoleAssetsOf(node) ?? d.consoleAssets,
     csafDefaultProvider: csafDefaultProviderOf(node) ?? d.csafDefaultProvider,
     corpusFeeds: {
       osvEcosystems: osvEcosystemsOf(node) ?? d.corpusFeeds.osvEcosystems,

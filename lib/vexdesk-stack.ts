@@ -1,7 +1,9 @@
 /**
  * The Vexdesk stack: one DynamoDB table, the SBOM and disclosure buckets, the
- * signing secret, one Lambda per endpoint group plus the authorizer, and the
- * REST API built from the route table (BRIEF "Shape"). Environment-agnostic:
+ * signing secret, one Lambda per endpoint group plus the authorizer, the
+ * REST API built from the route table (BRIEF "Shape"), and the CloudFront
+ * distribution serving the web console and the API on one origin
+ * (lib/console-hosting.ts). Environment-agnostic:
  * no lookups, so `cdk synth` works offline and the template deploys anywhere.
  */
 import { CfnOutput, Duration, RemovalPolicy, Size, Stack, Validations, type StackProps } from 'aws-cdk-lib';
@@ -30,6 +32,7 @@ import { functionCatalog, type FunctionSpec } from './function-catalog';
 import { functionCode } from './function-code';
 import { keys } from '../shared/data/keys';
 import { TEAM_TAG_VARIABLE, type BucketAccess, type ResourceAccess, type TenantAccess } from './permissions';
+import { ConsoleHosting } from './console-hosting';
 import { DEFAULT_SETTINGS, osvFeedUrls, type VexdeskSettings } from './settings';
 
 export interface VexdeskStackProps extends StackProps {
@@ -76,8 +79,10 @@ export class VexdeskStack extends Stack {
   readonly tenantRoles = new Map<string, iam.Role>();
   readonly scanQueue: sqs.Queue | undefined;
   readonly settings: VexdeskSettings;
-  /** PUBLIC_BASE_URL of every function: the configured custom domain, or the API's own URL. */
+  /** PUBLIC_BASE_URL of every function: the configured custom domain, or the CloudFront distribution's. */
   readonly publicBaseUrl: string;
+  /** The console bucket and the distribution in front of console and API (docs/console-hosting.md). */
+  readonly console: ConsoleHosting;
   /** The default sign-in provider (docs/sign-in.md); undefined when an external issuer is configured. */
   readonly userPool: cognito.UserPool | undefined;
 
@@ -108,7 +113,17 @@ export class VexdeskStack extends Stack {
       resultsCacheTtl: Duration.seconds(0),
     });
     this.api = this.createApi(settings);
-    this.publicBaseUrl = settings.publicBaseUrl ?? this.apiBaseUrl();
+    this.console = new ConsoleHosting(this, 'Console', {
+      restApiId: this.api.restApiId,
+      stageName: API_STAGE_NAME,
+      assetsDir: settings.consoleAssets,
+      accessLogs: accessLogsBucket,
+      customDomain: settings.publicBaseUrl && settings.certificateArn ? { domainName: new URL(settings.publicBaseUrl).hostname, certificateArn: settings.certificateArn } : undefined,
+      webAclArn: settings.cloudFrontWebAclArn,
+    });
+    // One origin for console and API (BRIEF decision 12): the sign-in callback, the cookie's origin and
+    // the CSRF Origin check all name it. The distribution references the API by id only, so no cycle forms.
+    this.publicBaseUrl = settings.publicBaseUrl ?? this.console.origin;
     // After the API exists: every function names the public origin in what it generates (shared/config.ts requires it).
     for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
     // The team whose CSAF provider-metadata.json is also at /.well-known/csaf/ (docs/csaf-provider.md).
@@ -119,7 +134,9 @@ export class VexdeskStack extends Stack {
     this.attachBackgroundTriggers(catalog);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append the route paths (/api/...)' });
-    new CfnOutput(this, 'PublicBaseUrl', { value: this.publicBaseUrl, description: 'Origin named in generated documents and reports (PUBLIC_BASE_URL)' });
+    new CfnOutput(this, 'PublicBaseUrl', { value: this.publicBaseUrl, description: 'The service\'s origin: console, API (/api/...), sign-in and the links in generated documents (PUBLIC_BASE_URL)' });
+    new CfnOutput(this, 'DistributionDomainName', { value: this.console.distribution.distributionDomainName, description: 'CloudFront domain: point the custom domain\'s DNS (CNAME or alias) here' });
+    new CfnOutput(this, 'ConsoleBucketName', { value: this.console.bucket.bucketName });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SbomBucketName', { value: this.sbomBucket.bucketName });
     new CfnOutput(this, 'DisclosureBucketName', { value: this.disclosureBucket.bucketName });
@@ -175,15 +192,6 @@ export class VexdeskStack extends Stack {
     signInFunction?.addEnvironment('SIGN_IN_ISSUER', issuer);
     signInFunction?.addEnvironment('SIGN_IN_CLIENT_ID', clientId);
     return pool;
-  }
-
-  /**
-   * The API's URL, built from the RestApi id alone. `api.url` would reference the stage,
-   * whose deployment depends on every method, whose integrations reference the functions:
-   * a function variable holding it would close a dependency cycle CloudFormation refuses.
-   */
-  private apiBaseUrl(): string {
-    return `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${API_STAGE_NAME}`;
   }
 
   /** The function of a catalog entry; throws for a name that is not in the catalog. */
@@ -527,7 +535,7 @@ export class VexdeskStack extends Stack {
       'The account-level role API Gateway uses to write execution logs; AWS documents this managed policy for exactly that role.',
     );
     acknowledge(api, 'AwsSolutions-APIG2', 'Requests are validated in the Lambda with the route table\'s zod schemas, which also produce the 422 error details the spec requires.');
-    acknowledge(api, 'AwsSolutions-COG4', 'Clients authenticate with scoped API keys checked by the Lambda REQUEST authorizer (BRIEF decision 6); there are no Cognito users.');
+    acknowledge(api, 'AwsSolutions-COG4', 'Clients authenticate with scoped API keys, CI tokens or a browser session, all checked by the Lambda REQUEST authorizer (BRIEF decisions 6 and 10); Cognito only signs people in, it never authorizes an API call.');
 
     this.installGatewayResponses(api);
     this.addRoutes(api);

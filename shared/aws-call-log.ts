@@ -67,10 +67,15 @@ const TRUST_POLICY_PARTITION_SUFFIX = TRUST_POLICY_PARTITION_SHAPE.slice('TEAM#{
 const PUBLISHER_KEY_PARTITION_SHAPE = keys.publisherKeyPrefix('{id}').pk;
 const PUBLISHER_KEY_PARTITION_SUFFIX = PUBLISHER_KEY_PARTITION_SHAPE.slice('TEAM#{id}'.length);
 
+/** And the session-timeout partitions (`TEAM#{id}#SESSION_TIMEOUTS`), which the authorizer reads beside trust policies. */
+const SESSION_TIMEOUTS_PARTITION_SHAPE = keys.sessionTimeouts('{id}').pk;
+const SESSION_TIMEOUTS_PARTITION_SUFFIX = SESSION_TIMEOUTS_PARTITION_SHAPE.slice('TEAM#{id}'.length);
+
 export function leadingKeyPrefix(partitionKey: string): string {
   // The authorizer is granted trust-policy partitions alone (`TEAM#*#TRUST_POLICIES`, docs/oidc.md): the log keeps their kind.
   if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(TRUST_POLICY_PARTITION_SUFFIX)) return TRUST_POLICY_PARTITION_SHAPE;
   if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(PUBLISHER_KEY_PARTITION_SUFFIX)) return PUBLISHER_KEY_PARTITION_SHAPE;
+  if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(SESSION_TIMEOUTS_PARTITION_SUFFIX)) return SESSION_TIMEOUTS_PARTITION_SHAPE;
   const hash = partitionKey.indexOf('#');
   return hash < 0 ? partitionKey : partitionKey.slice(0, hash + 1);
 }

@@ -14,6 +14,7 @@
  *   shard from a hash of the entry id), sorted by time, with GSIs by entity type,
  *   action and both, sharded the same way; readers merge the shards in time order;
  * - `TEAM#<teamId>#TRUST_POLICIES`: the team's OIDC trust policies;
+ * - `TEAM#<teamId>#SESSION_TIMEOUTS`: the team's browser-session timeouts (read by the authorizer);
  * - `TEAM#<teamId>#PUBLISHER_KEYS`: the team's public publisher keys (read by the public disclosures
  *   function); their sealed private halves stay in the team partition;
  * - global partitions for API key and issued-token hashes, used OIDC token ids, member logins by email,
@@ -74,6 +75,8 @@ export const keys = {
    * the rest of any team's data, and isolation stays in the key.
    */
   trustPolicy: (teamId: string, policyId: string): Key => ({ pk: `${teamPk(teamId)}#TRUST_POLICIES`, sk: `POLICY#${policyId}` }),
+  /** The team's session timeouts (shared/identity/session-timeouts.ts): beside trust policies, readable by the authorizer alone. */
+  sessionTimeouts: (teamId: string): Key => ({ pk: `${teamPk(teamId)}#SESSION_TIMEOUTS`, sk: 'SESSION_TIMEOUTS' }),
   trustPolicyPrefix: (teamId: string) => ({ pk: `${teamPk(teamId)}#TRUST_POLICIES`, skPrefix: 'POLICY#' }),
   /** Global lookup of a token issued by the OIDC exchange, by its SHA-256 (read like an API key hash; TTL removes it). */
   workloadTokenHash: (sha256Hex: string): Key => ({ pk: `OIDC_TOKEN#${sha256Hex}`, sk: 'OIDC_TOKEN' }),

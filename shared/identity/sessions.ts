@@ -3,7 +3,10 @@
  * session items and the rules the authorizer applies to a session cookie.
  *
  * - The id is 32 random bytes (base64url) that only the cookie holds; the table keeps its SHA-256.
- * - Idle timeout (no request for that long) and absolute timeout (from sign-in), defaults 8 h and 7 days.
+ * - Idle timeout (no request for that long) and absolute timeout (from sign-in): the team's setting
+ *   (shared/identity/session-timeouts.ts, defaults 8 h and 7 days), read on every request, so a shorter
+ *   value applies to running sessions at once. A longer absolute timeout applies from the next sign-in:
+ *   a session's own expiry (and its TTL) is fixed when it starts.
  * - Scopes are not stored: each request derives them from the member's current login entry
  *   (shared/identity/member-scopes.ts), so removing a member or a permission acts on the next request.
  * - The CSRF token is derived from the id (SHA-256 of a label and the id), so it is bound to
@@ -15,12 +18,11 @@ import { tableDefinition } from '../data/table-definition';
 import { getItem, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
 import type { Scope } from '../http/scopes';
 import { scopesOfPermissions } from './member-scopes';
+import { SessionTimeoutSettings, type SessionTimeouts } from './session-timeouts';
 import { Members, type MemberLogin } from './teams';
 
 const TTL = tableDefinition.timeToLiveAttribute;
 
-export const DEFAULT_IDLE_TIMEOUT_SECONDS = 8 * 3600;
-export const DEFAULT_ABSOLUTE_TIMEOUT_SECONDS = 7 * 86_400;
 /** lastSeenAt is written at most this often: a write per request would double the authorizer's cost. */
 const TOUCH_INTERVAL_MS = 60_000;
 const SESSION_ID_PATTERN = /^[\w-]{43}$/;
@@ -35,7 +37,6 @@ export interface SessionRecord {
   createdAt: string;
   lastSeenAt: string;
   absoluteExpiresAt: string;
-  idleTimeoutSeconds: number;
 }
 
 export interface AuthenticatedSession {
@@ -64,14 +65,16 @@ function toRecord(item: Item): SessionRecord {
   return {
     id: String(item.id), teamId: String(item.teamId), memberId: String(item.memberId), email: String(item.email), name: String(item.name),
     createdAt: String(item.createdAt), lastSeenAt: String(item.lastSeenAt), absoluteExpiresAt: String(item.absoluteExpiresAt),
-    idleTimeoutSeconds: Number(item.idleTimeoutSeconds),
   };
 }
 
-/** Why a session is no longer valid at `now`, or undefined while it is. */
-export function sessionExpiry(session: Pick<SessionRecord, 'lastSeenAt' | 'absoluteExpiresAt' | 'idleTimeoutSeconds'>, now: Date): 'absolute' | 'idle' | undefined {
-  if (Date.parse(session.absoluteExpiresAt) <= now.getTime()) return 'absolute';
-  if (Date.parse(session.lastSeenAt) + session.idleTimeoutSeconds * 1000 <= now.getTime()) return 'idle';
+const MINUTE_MS = 60_000;
+
+/** Why a session is no longer valid at `now` under its team's current timeouts, or undefined while it is. */
+export function sessionExpiry(session: Pick<SessionRecord, 'createdAt' | 'lastSeenAt' | 'absoluteExpiresAt'>, timeouts: SessionTimeouts, now: Date): 'absolute' | 'idle' | undefined {
+  const absoluteEnd = Math.min(Date.parse(session.absoluteExpiresAt), Date.parse(session.createdAt) + timeouts.absoluteMinutes * MINUTE_MS);
+  if (absoluteEnd <= now.getTime()) return 'absolute';
+  if (Date.parse(session.lastSeenAt) + timeouts.idleMinutes * MINUTE_MS <= now.getTime()) return 'idle';
   return undefined;
 }
 
@@ -80,18 +83,16 @@ export const Sessions = {
    * A new session for a member who just signed in: always a fresh id (no fixation), stored as its hash,
    * with the audit entry in the same transaction.
    */
-  async create(login: MemberLogin, audit: (session: SessionRecord) => TransactItem, options: { idleTimeoutSeconds?: number; absoluteTimeoutSeconds?: number; now?: Date } = {}): Promise<{ sessionId: string; session: SessionRecord }> {
-    const now = options.now ?? new Date();
+  async create(login: MemberLogin, audit: (session: SessionRecord, timeouts: SessionTimeouts) => TransactItem, now = new Date()): Promise<{ sessionId: string; session: SessionRecord }> {
     const sessionId = randomBytes(32).toString('base64url');
-    const absolute = options.absoluteTimeoutSeconds ?? DEFAULT_ABSOLUTE_TIMEOUT_SECONDS;
+    const timeouts = await SessionTimeoutSettings.get(login.teamId);
     const session: SessionRecord = {
       id: randomUUID(), teamId: login.teamId, memberId: login.memberId, email: login.email, name: login.name,
-      createdAt: now.toISOString(), lastSeenAt: now.toISOString(), absoluteExpiresAt: new Date(now.getTime() + absolute * 1000).toISOString(),
-      idleTimeoutSeconds: options.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
+      createdAt: now.toISOString(), lastSeenAt: now.toISOString(), absoluteExpiresAt: new Date(now.getTime() + timeouts.absoluteMinutes * MINUTE_MS).toISOString(),
     };
     await transactWrite([
       tx.create({ ...keys.session(hashSessionId(sessionId)), entity: 'Session', ...session, [TTL]: Math.ceil(Date.parse(session.absoluteExpiresAt) / 1000) }),
-      audit(session),
+      audit(session, timeouts),
     ]);
     return { sessionId, session };
   },
@@ -103,9 +104,10 @@ export const Sessions = {
     const item = await getItem(sessionKey);
     if (!item) return undefined;
     const session = toRecord(item);
-    if (sessionExpiry(session, now)) return undefined;
-    // The member's current entry: gone (removed) or re-invited under a new id means the session is over.
-    const login = await Members.loginOf(session.email, session.teamId);
+    // Both at once: the member's current entry and the team's current timeouts.
+    const [login, timeouts] = await Promise.all([Members.loginOf(session.email, session.teamId), SessionTimeoutSettings.get(session.teamId)]);
+    if (sessionExpiry(session, timeouts, now)) return undefined;
+    // The member's entry gone (removed) or re-invited under a new id means the session is over.
     if (!login || login.memberId !== session.memberId) return undefined;
     if (now.getTime() - Date.parse(session.lastSeenAt) >= TOUCH_INTERVAL_MS) {
       try {

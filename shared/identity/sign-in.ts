@@ -140,9 +140,9 @@ export const SignIn = {
     const logins = await Members.loginsOf(email);
     const login = typeof flow.teamId === 'string' ? logins.find((entry) => entry.teamId === flow.teamId) : logins[0];
     if (!login) return { kind: 'refused', reason: 'not_invited', email };
-    const { sessionId, session } = await Sessions.create(login, (created) => auditPut(login.teamId, memberActor(login), {
+    const { sessionId, session } = await Sessions.create(login, (created, timeouts) => auditPut(login.teamId, memberActor(login), {
       action: 'sign_in', entityType: 'session', entityId: created.id, entityName: login.email,
-      changes: { absoluteExpiresAt: created.absoluteExpiresAt, idleTimeoutSeconds: created.idleTimeoutSeconds },
+      changes: { absoluteExpiresAt: created.absoluteExpiresAt, idleTimeoutMinutes: timeouts.idleMinutes },
     }));
     return { kind: 'signed_in', sessionId, session, returnTo: String(flow.returnTo) };
   },

@@ -3,7 +3,8 @@
  * report, the opt-in rule that a VEX approver must differ from the
  * submitter, and whether informational notices (RustSec `unsound`/`unmaintained`)
  * are hidden from vulnerability lists and the compliance report, and how far
- * decisions carry over to later releases (`carryOver`, docs/triage-continuity.md).
+ * decisions carry over to later releases (`carryOver`, docs/triage-continuity.md), and the
+ * browser-session timeouts (shared/identity/session-timeouts.ts).
  * Stored on the team item; each change is audited. The answer
  * also shows the team's request quota, which only an operator changes
  * (admin CLI `team quota set`), since on AWS it lives in API Gateway.
@@ -16,6 +17,7 @@ import type { Actor } from './actor';
 import { quotaOfTeam, type TeamQuota } from './team-quota';
 import { DEFAULT_CARRY_OVER, type CarryOverSetting } from '../dispositions/carry-over-setting';
 import { Teams } from './teams';
+import { SessionTimeoutSettings, type SessionTimeouts } from './session-timeouts';
 import { CsafProviderSettingsService, type CsafProviderSettingInput, type CsafProviderView } from '../csaf-provider/provider-settings';
 
 export interface TeamSettings {
@@ -29,8 +31,11 @@ export interface TeamSettings {
   throttle: TeamQuota;
 }
 
-/** The settings as GET /api/settings shows them: plus the team's CSAF trusted provider (docs/csaf-provider.md), or null. */
-export type TeamSettingsView = TeamSettings & { csafProvider: CsafProviderView | null };
+/**
+ * The settings as GET /api/settings shows them: plus the team's CSAF trusted provider (docs/csaf-provider.md),
+ * or null, and the browser-session timeouts (their own item, which the authorizer reads).
+ */
+export type TeamSettingsView = TeamSettings & { csafProvider: CsafProviderView | null; sessionTimeouts: SessionTimeouts };
 
 interface StoredSettings {
   requireDistinctApprover?: boolean;
@@ -54,13 +59,15 @@ export const TeamSettingsService = {
   },
 
   async describe(teamId: string): Promise<TeamSettingsView> {
-    const [settings, csaf] = await Promise.all([TeamSettingsService.get(teamId), CsafProviderSettingsService.get(teamId)]);
-    return { ...settings, csafProvider: csaf.view };
+    const [settings, csaf, sessionTimeouts] = await Promise.all([TeamSettingsService.get(teamId), CsafProviderSettingsService.get(teamId), SessionTimeoutSettings.get(teamId)]);
+    return { ...settings, csafProvider: csaf.view, sessionTimeouts };
   },
 
-  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; carryOver?: CarryOverSetting | undefined; slaPolicy?: Partial<SlaPolicy> | undefined; csafProvider?: CsafProviderSettingInput | null | undefined }): Promise<TeamSettingsView> {
-    const [team, csaf] = await Promise.all([Teams.get(teamId), CsafProviderSettingsService.get(teamId)]);
+  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; carryOver?: CarryOverSetting | undefined; slaPolicy?: Partial<SlaPolicy> | undefined; csafProvider?: CsafProviderSettingInput | null | undefined; sessionTimeouts?: Partial<SessionTimeouts> | undefined }): Promise<TeamSettingsView> {
+    const [team, csaf, sessionsBefore] = await Promise.all([Teams.get(teamId), CsafProviderSettingsService.get(teamId), SessionTimeoutSettings.get(teamId)]);
     const csafChange = patch.csafProvider !== undefined ? csaf.change(patch.csafProvider) : null;
+    const sessionsAfter = SessionTimeoutSettings.merge(sessionsBefore, patch.sessionTimeouts);
+    const sessionTimeoutsChanged = sessionsAfter.idleMinutes !== sessionsBefore.idleMinutes || sessionsAfter.absoluteMinutes !== sessionsBefore.absoluteMinutes;
     const current = team.settings as StoredSettings;
     const next: StoredSettings = {
       ...current,
@@ -71,17 +78,19 @@ export const TeamSettingsService = {
     };
     const before = resolve(current);
     const after = resolve(next);
+    const session = (timeouts: SessionTimeouts) => ({ sessionIdleMinutes: timeouts.idleMinutes, sessionAbsoluteMinutes: timeouts.absoluteMinutes });
     const items = [
       tx.update(keys.team(teamId), 'SET #settings = :settings', { '#settings': 'settings' }, { ':settings': next }, 'attribute_exists(pk)'),
+      ...(sessionTimeoutsChanged ? [SessionTimeoutSettings.put(teamId, sessionsAfter)] : []),
       auditPut(teamId, actor, {
         action: 'update', entityType: 'team_settings', entityId: teamId, entityName: team.name,
         changes: diffChanges(
-          { requireDistinctApprover: before.requireDistinctApprover, hideInformational: before.hideInformational, carryOver: before.carryOver, ...before.slaPolicy, ...(csafChange ? { csafProvider: csaf.view } : {}) },
-          { requireDistinctApprover: after.requireDistinctApprover, hideInformational: after.hideInformational, carryOver: after.carryOver, ...after.slaPolicy, ...(csafChange ? { csafProvider: csafChange.view } : {}) },
+          { requireDistinctApprover: before.requireDistinctApprover, hideInformational: before.hideInformational, carryOver: before.carryOver, ...before.slaPolicy, ...session(sessionsBefore), ...(csafChange ? { csafProvider: csaf.view } : {}) },
+          { requireDistinctApprover: after.requireDistinctApprover, hideInformational: after.hideInformational, carryOver: after.carryOver, ...after.slaPolicy, ...session(sessionsAfter), ...(csafChange ? { csafProvider: csafChange.view } : {}) },
         ),
       }),
     ];
     await (csafChange ? csafChange.commit(items) : transactWrite(items));
-    return { ...after, throttle: quotaOfTeam(team), csafProvider: csafChange ? csafChange.view : csaf.view };
+    return { ...after, throttle: quotaOfTeam(team), csafProvider: csafChange ? csafChange.view : csaf.view, sessionTimeouts: sessionsAfter };
   },
 };

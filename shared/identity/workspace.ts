@@ -6,7 +6,7 @@
  * session's member, or the member who created the calling key, must hold `settings.manage` now.
  * The admin CLI calls the same Members and ApiKeys verbs (one implementation).
  */
-import { ConflictError, ForbiddenError } from '../errors';
+import { ForbiddenError } from '../errors';
 import { OPERATOR_ACTOR, serviceAccountName, type Actor, type Caller } from './actor';
 import { ApiKeys, type ApiKeyRecord } from './api-keys';
 import { Members, type Member, type Permission } from './teams';
@@ -55,14 +55,6 @@ export async function authorizeManager(caller: Caller): Promise<Actor> {
   throw refuse('CI tokens never manage the team');
 }
 
-/** A team keeps at least one member who can manage it: otherwise only the operator could. */
-async function assertManagerRemains(teamId: string, changedMemberId: string): Promise<void> {
-  const managers = (await Members.list(teamId)).filter((member) => member.permissions.includes(MANAGE));
-  if (managers.every((member) => member.id === changedMemberId)) {
-    throw new ConflictError('The team must keep at least one member holding settings.manage', 'last_manager');
-  }
-}
-
 export const Workspace = {
   async listMembers(caller: Caller) {
     await authorizeManager(caller);
@@ -77,19 +69,14 @@ export const Workspace = {
     return memberView(await Members.add(caller.teamId, { email, name, permissions: [...new Set(input.permissions)] }, actor));
   },
 
+  /** Members.update and Members.remove keep the team's last holder of settings.manage (409 last_manager), atomically. */
   async updateMember(caller: Caller, memberId: string, patch: { name?: string | undefined; permissions?: Permission[] | undefined }) {
     const actor = await authorizeManager(caller);
-    if (patch.permissions && !patch.permissions.includes(MANAGE)) {
-      const current = await Members.get(caller.teamId, memberId);
-      if (current.permissions.includes(MANAGE)) await assertManagerRemains(caller.teamId, memberId);
-    }
     return memberView(await Members.update(caller.teamId, memberId, patch, actor));
   },
 
   async removeMember(caller: Caller, memberId: string): Promise<void> {
     const actor = await authorizeManager(caller);
-    const current = await Members.get(caller.teamId, memberId);
-    if (current.permissions.includes(MANAGE)) await assertManagerRemains(caller.teamId, memberId);
     await Members.remove(caller.teamId, memberId, actor);
   },
 

@@ -178,9 +178,9 @@ describe('partitions the public disclosures function and the authorizer may touc
     policies = synthesizePolicies({});
   });
 
-  it('lets the authorizer get only credential hash items and trust policies', () => {
+  it('lets the authorizer get only credential hash items, trust policies and session timeouts', () => {
     const statements = policies.statementsOf('authorizer');
-    for (const leadingKey of ['APIKEY_HASH#', 'OIDC_TOKEN#', 'TEAM#{id}#TRUST_POLICIES', 'SESSION#', 'MEMBER_LOGIN#']) {
+    for (const leadingKey of ['APIKEY_HASH#', 'OIDC_TOKEN#', 'TEAM#{id}#TRUST_POLICIES', 'SESSION#', 'MEMBER_LOGIN#', 'TEAM#{id}#SESSION_TIMEOUTS']) {
       expect({ leadingKey, allowed: allows(statements, { action: 'dynamodb:GetItem', resource: table, leadingKey }) }).toEqual({ leadingKey, allowed: true });
     }
     for (const leadingKey of ['TEAM#{id}#PRODUCT#p', 'TEAM#{id}#AUDIT#1', 'OIDC_JTI#']) {

@@ -76,9 +76,9 @@ describe('endpoint group access', () => {
     expect(writers.map((spec) => [spec.name, disclosureActions(spec).filter((action) => action !== 's3:GetObject')])).toEqual([['vex', ['s3:PutObject']]]);
   });
 
-  it('lets the authorizer get credential hash items, trust policies, sessions and login entries, and touch sessions; nothing else', () => {
+  it('lets the authorizer get credential hash items, trust policies, sessions, login entries and session timeouts, and touch sessions; nothing else', () => {
     expect(AUTHORIZER_ACCESS).toEqual({
-      table: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], queryIndexes: false, leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*'] },
+      table: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], queryIndexes: false, leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*', 'TEAM#*#SESSION_TIMEOUTS'] },
       sbomBucket: { objects: [], list: false },
       disclosureBucket: { objects: [], list: false },
       signingSecret: false,

@@ -9,7 +9,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ECOSYSTEMS } from '../../shared/matching/ecosystems';
 import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
-import { API_STAGE_NAME, VexdeskStack } from '../../lib/vexdesk-stack';
+import { VexdeskStack } from '../../lib/vexdesk-stack';
 import { createApp, logicalIdOf, resourcesOf, synthStack, type Resources } from './support/synth';
 
 type Environment = Record<string, unknown>;
@@ -38,13 +38,10 @@ function settingsWith(context: Record<string, unknown>) {
 }
 
 describe('PUBLIC_BASE_URL on AWS', () => {
-  it('is the API\'s own URL on every function by default, built from the RestApi id so no dependency cycle forms', () => {
+  it('is the CloudFront distribution on every function by default (console and API share it), without a dependency cycle', () => {
     const { stack, template } = defaultSynth();
     const resources = resourcesOf(template);
-    const apiId = logicalIdOf(stack, stack.api);
-    const expected = {
-      'Fn::Join': ['', ['https://', { Ref: apiId }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, `/${API_STAGE_NAME}`]],
-    };
+    const expected = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }]] };
     expect(stack.functions.size).toBeGreaterThan(10);
     for (const name of stack.functions.keys()) expect(environmentOf(stack, resources, name).PUBLIC_BASE_URL).toEqual(expected);
     expect((template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs.PublicBaseUrl?.Value).toEqual(expected);

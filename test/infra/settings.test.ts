@@ -8,7 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CONTEXT_KEYS, DEFAULT_SETTINGS, settingsFromContext } from '../../lib/settings';
 import { VexdeskStack } from '../../lib/vexdesk-stack';
-import { assertAllResourcesProperties, assertResourceProperties, cdkJsonContext } from './support/synth';
+import { assertCatalogFunctionsProperties, assertResourceProperties, cdkJsonContext } from './support/synth';
 
 function settingsWith(context: Record<string, unknown>): ReturnType<typeof settingsFromContext> {
   return settingsFromContext(new App({ context }).node);
@@ -76,11 +76,12 @@ describe('stack settings', () => {
     const app = new App({
       context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], [CONTEXT_KEYS.disclosureRetentionDays]: '400', [CONTEXT_KEYS.logLevel]: 'WARN' },
     });
-    const template = Template.fromStack(new VexdeskStack(app, 'Vexdesk', { settings: settingsFromContext(app.node) }));
+    const stack = new VexdeskStack(app, 'Vexdesk', { settings: settingsFromContext(app.node) });
+    const template = Template.fromStack(stack);
 
     assertResourceProperties(template, 'AWS::S3::Bucket', {
       ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 400 } } },
     });
-    assertAllResourcesProperties(template, 'AWS::Lambda::Function', { Environment: { Variables: { LOG_LEVEL: 'WARN' } } });
+    assertCatalogFunctionsProperties(template, stack, { Environment: { Variables: { LOG_LEVEL: 'WARN' } } });
   });
 });

@@ -38,7 +38,8 @@ describe('sign-in with the default Cognito user pool', () => {
       AllowedOAuthFlowsUserPoolClient: true,
       AllowedOAuthFlows: ['code'],
       AllowedOAuthScopes: Match.arrayWith(['openid', 'email', 'profile']),
-      CallbackURLs: [Match.objectLike({ 'Fn::Join': ['', Match.arrayWith(['/prod/api/auth/callback'])] })],
+      // On the CloudFront distribution, which serves console and API on one origin (test/infra/console-hosting.test.ts).
+      CallbackURLs: [{ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }, '/api/auth/callback']] }],
       SupportedIdentityProviders: ['COGNITO'],
       PreventUserExistenceErrors: 'ENABLED',
     });

@@ -10,7 +10,7 @@ import { gatewayResponseTemplate } from '../../shared/http/gateway-responses';
 import { routes, type RouteDefinition } from '../../shared/http/routes';
 import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
 import type { VexdeskStack } from '../../lib/vexdesk-stack';
-import { apiMethods, assertAllResourcesProperties, assertOutput, assertResourceProperties, createApp, logicalIdOf, synthStack, type ApiMethod } from './support/synth';
+import { apiMethods, assertCatalogFunctionsProperties, assertOutput, assertResourceProperties, createApp, logicalIdOf, synthStack, type ApiMethod } from './support/synth';
 
 let stack: VexdeskStack;
 let template: Template;
@@ -49,7 +49,7 @@ describe('per-team throttling', () => {
   });
 
   it('tells every function the default quota, which GET /api/settings shows', () => {
-    assertAllResourcesProperties(template, 'AWS::Lambda::Function', { Environment: { Variables: { TEAM_RATE_LIMIT: '50', TEAM_BURST_LIMIT: '100' } } });
+    assertCatalogFunctionsProperties(template, stack, { Environment: { Variables: { TEAM_RATE_LIMIT: '50', TEAM_BURST_LIMIT: '100' } } });
   });
 
   it('takes the default quota and the per-client limit from context', () => {

@@ -201,6 +201,66 @@ describe('session requests', () => {
     expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(401);
   });
 
+  it('ends a session idle for longer than the team\'s shorter idle timeout, set in the team settings', async () => {
+    const team = await createTeamWithKey();
+    const member = await signedInMember(team, []);
+    const key = keys.session(hashSessionId(member.session!));
+    const idleFor = async (minutes: number) => {
+      await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET lastSeenAt = :at', ExpressionAttributeValues: { ':at': new Date(Date.now() - minutes * 60_000).toISOString() } }));
+    };
+    // 31 minutes idle is nothing under the default 8 hours.
+    await idleFor(31);
+    expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(200);
+    const changed = await team.api.put('/api/settings', { sessionTimeouts: { idleMinutes: 30 } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.sessionTimeouts).toEqual({ idleMinutes: 30, absoluteMinutes: 7 * 24 * 60 });
+    expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(200);
+    await idleFor(31);
+    expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(401);
+    const entry = (await readAuditLog(team.teamId)).map(toAuditEntry).find((candidate) => candidate.entityType === 'team_settings');
+    expect(entry?.changes).toMatchObject({ sessionIdleMinutes: { from: 480, to: 30 } });
+  });
+
+  it('ends a running session once the team\'s absolute timeout since its sign-in has passed', async () => {
+    const team = await createTeamWithKey();
+    const member = await signedInMember(team, []);
+    await dynamo().send(new UpdateCommand({
+      TableName: tableName(), Key: keys.session(hashSessionId(member.session!)),
+      UpdateExpression: 'SET createdAt = :at', ExpressionAttributeValues: { ':at': new Date(Date.now() - 2 * 3600_000).toISOString() },
+    }));
+    expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(200);
+    expect((await team.api.put('/api/settings', { sessionTimeouts: { absoluteMinutes: 60, idleMinutes: 30 } })).status).toBe(200);
+    expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(401);
+  });
+
+  it('starts a session with the team\'s absolute timeout, in the cookie and the audit entry', async () => {
+    const team = await createTeamWithKey();
+    expect((await team.api.put('/api/settings', { sessionTimeouts: { absoluteMinutes: 120, idleMinutes: 15 } })).status).toBe(200);
+    const member = await signedInMember(team, []);
+    const cookie = member.last.headers.getSetCookie().find((line) => line.startsWith(`${SESSION_COOKIE}=`));
+    const maxAge = Number(/Max-Age=(\d+)/.exec(cookie ?? '')?.[1]);
+    expect(maxAge).toBeGreaterThan(119 * 60);
+    expect(maxAge).toBeLessThanOrEqual(120 * 60);
+    const signIn = (await readAuditLog(team.teamId)).map(toAuditEntry).find((entry) => entry.action === 'sign_in');
+    expect(signIn?.changes).toMatchObject({ idleTimeoutMinutes: 15 });
+  });
+
+  it.each([
+    [{ idleMinutes: 4 }, 'sessionTimeouts.idleMinutes'],
+    [{ idleMinutes: 24 * 60 + 1 }, 'sessionTimeouts.idleMinutes'],
+    [{ absoluteMinutes: 59 }, 'sessionTimeouts.absoluteMinutes'],
+    [{ absoluteMinutes: 30 * 24 * 60 + 1 }, 'sessionTimeouts.absoluteMinutes'],
+    [{ idleMinutes: 1.5 }, 'sessionTimeouts.idleMinutes'],
+    [{ idleMinutes: 600, absoluteMinutes: 300 }, 'sessionTimeouts.idleMinutes'],
+    [{ idle: 30 }, 'sessionTimeouts'],
+  ])('refuses session timeouts %j (422 at %s) and changes nothing', async (sessionTimeouts, path) => {
+    const team = await createTeamWithKey();
+    const refused = await team.api.put('/api/settings', { sessionTimeouts });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
+    expect((await team.api.get('/api/settings')).body.data.sessionTimeouts).toEqual({ idleMinutes: 480, absoluteMinutes: 10_080 });
+  });
+
   it('signs out server-side: the old cookie no longer works, and sign-out needs the CSRF token', async () => {
     const team = await createTeamWithKey();
     const member = await signedInMember(team, []);

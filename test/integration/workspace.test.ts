@@ -122,6 +122,32 @@ describe('self-service members', () => {
     expect((await team.api.delete(`/api/members/${team.memberId}`)).status).toBe(409);
   });
 
+  it('keeps a manager when the last two are removed at the same time: exactly one removal succeeds, the other is 409', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const team = await createTeamWithKey();
+      const second = await Members.add(team.teamId, { email: email('manager'), name: 'Second', permissions: ['settings.manage'] }, OPERATOR_ACTOR);
+      // The operator's key: its authority does not hang on either manager, so both removals pass authorization.
+      const operatorKey = await ApiKeys.create(team.teamId, { name: `operator-${round}`, scopes: [...SCOPES] }, { operator: OPERATOR_ACTOR });
+      const api = client(operatorKey.key);
+      const answers = await Promise.all([api.delete(`/api/members/${team.memberId}`), api.delete(`/api/members/${second.id}`)]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([204, 409]);
+      expect(answers.find((answer) => answer.status === 409)?.body.error.code).toBe('last_manager');
+      const managers = (await Members.list(team.teamId)).filter((member) => member.permissions.includes('settings.manage'));
+      expect(managers).toHaveLength(1);
+    }
+  });
+
+  it('keeps a manager when one is removed while the other is demoted at the same time', async () => {
+    const team = await createTeamWithKey();
+    const second = await Members.add(team.teamId, { email: email('manager'), name: 'Second', permissions: ['settings.manage'] }, OPERATOR_ACTOR);
+    const api = client((await ApiKeys.create(team.teamId, { name: 'operator', scopes: [...SCOPES] }, { operator: OPERATOR_ACTOR })).key);
+    const answers = await Promise.all([api.put(`/api/members/${team.memberId}`, { permissions: ['content.write'] }), api.delete(`/api/members/${second.id}`)]);
+    // Whichever commits first wins (the demotion answers 200, the removal 204); the other is refused.
+    expect(answers.filter((answer) => answer.status === 409).map((answer): unknown => answer.body.error.code)).toEqual(['last_manager']);
+    expect(answers.filter((answer) => answer.status === 200 || answer.status === 204)).toHaveLength(1);
+    expect((await Members.list(team.teamId)).filter((member) => member.permissions.includes('settings.manage'))).toHaveLength(1);
+  });
+
   it('refuses member management without settings:write and answers 422 for a bad email', async () => {
     const team = await createTeamWithKey();
     const reader = await addKey(team.teamId, team.memberId, ['settings:read']);

@@ -63,19 +63,31 @@ describe('CSRF tokens', () => {
 
 describe('session timeouts', () => {
   const now = new Date('2026-06-01T12:00:00Z');
-  const session = (lastSeenAgoSeconds: number, absoluteInSeconds: number) => ({
+  const defaults = { idleMinutes: 8 * 60, absoluteMinutes: 7 * 24 * 60 };
+  const session = (lastSeenAgoSeconds: number, absoluteInSeconds: number, createdAgoSeconds = 3600) => ({
+    createdAt: new Date(now.getTime() - createdAgoSeconds * 1000).toISOString(),
     lastSeenAt: new Date(now.getTime() - lastSeenAgoSeconds * 1000).toISOString(),
     absoluteExpiresAt: new Date(now.getTime() + absoluteInSeconds * 1000).toISOString(),
-    idleTimeoutSeconds: 8 * 3600,
   });
 
   it('keeps a session active within both timeouts', () => {
-    expect(sessionExpiry(session(8 * 3600 - 1, 1), now)).toBeUndefined();
+    expect(sessionExpiry(session(8 * 3600 - 1, 1), defaults, now)).toBeUndefined();
   });
 
   it('ends a session idle for the idle timeout, or past its absolute expiry, whichever comes first', () => {
-    expect(sessionExpiry(session(8 * 3600, 3600), now)).toBe('idle');
-    expect(sessionExpiry(session(10, 0), now)).toBe('absolute');
+    expect(sessionExpiry(session(8 * 3600, 3600), defaults, now)).toBe('idle');
+    expect(sessionExpiry(session(10, 0), defaults, now)).toBe('absolute');
+  });
+
+  it('applies the team\'s current, shorter timeouts to a running session', () => {
+    expect(sessionExpiry(session(31 * 60, 86_400), { ...defaults, idleMinutes: 30 }, now)).toBe('idle');
+    expect(sessionExpiry(session(29 * 60, 86_400), { ...defaults, idleMinutes: 30 }, now)).toBeUndefined();
+    // Signed in two hours ago with a 7-day expiry; the team now allows one hour.
+    expect(sessionExpiry(session(10, 86_400, 2 * 3600), { ...defaults, absoluteMinutes: 60 }, now)).toBe('absolute');
+  });
+
+  it('keeps a session\'s own expiry when the team lengthens the absolute timeout (its TTL was set at sign-in)', () => {
+    expect(sessionExpiry(session(10, 0, 3600), { ...defaults, absoluteMinutes: 30 * 24 * 60 }, now)).toBe('absolute');
   });
 });
 

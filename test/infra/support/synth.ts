@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { expect } from '@jest/globals';
 import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { PROJECT_ROOT } from '../../../lib/function-catalog';
@@ -39,9 +40,13 @@ export function createApp(options: SynthOptions = {}): App {
   });
 }
 
+/** A stand-in for the built console (web/dist), so tests that bundle the functions do not also build the console. */
+export const CONSOLE_FIXTURE = `${PROJECT_ROOT}/test/fixtures/console`;
+
 export function synthStack(options: SynthOptions = {}): { app: App; stack: VexdeskStack; template: Template } {
   const app = createApp(options);
-  const stack = new VexdeskStack(app, 'Vexdesk', options.props);
+  const props = options.bundle ? { ...options.props, settings: { consoleAssets: CONSOLE_FIXTURE, ...options.props?.settings } } : options.props;
+  const stack = new VexdeskStack(app, 'Vexdesk', props);
   return { app, stack, template: Template.fromStack(stack) };
 }
 
@@ -145,6 +150,12 @@ export function assertResource(template: Template, type: string, resource: unkno
 
 export function assertAllResourcesProperties(template: Template, type: string, properties: unknown): void {
   template.allResourcesProperties(type, properties);
+}
+
+/** Every function of the catalog (not CDK's own helpers, like BucketDeployment's handler) has these properties. */
+export function assertCatalogFunctionsProperties(template: Template, stack: VexdeskStack, properties: Record<string, unknown>): void {
+  const resources = resourcesOf(template);
+  for (const fn of stack.functions.values()) expect(resources[logicalIdOf(stack, fn)]?.Properties).toMatchObject(properties);
 }
 
 export function assertOutput(template: Template, logicalId: string, output: unknown): void {
