@@ -4,13 +4,15 @@ import { errorText } from './api/client';
 export interface Loaded<T> {
   data: T | undefined;
   error: string | undefined;
+  /** The API's error code (`error.code`), when the failure was an API answer. */
+  errorCode: string | undefined;
   loading: boolean;
   reload: () => void;
 }
 
 /** Runs `load` when `deps` change (and on reload); a newer run's answer wins over an older one's. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<{ data?: T; error?: string; errorCode?: string; loading: boolean }>({ loading: true });
   const [generation, setGeneration] = useState(0);
   const latest = useRef(0);
   useEffect(() => {
@@ -18,11 +20,16 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
       (data) => run === latest.current && setState({ data, loading: false }),
-      (error: unknown) => run === latest.current && setState({ error: errorText(error), loading: false }),
+      (error: unknown) => run === latest.current && setState({ error: errorText(error), errorCode: errorCodeOf(error), loading: false }),
     );
   }, [...deps, generation]);
   const reload = useCallback(() => setGeneration((value) => value + 1), []);
-  return { data: state.data, error: state.error, loading: state.loading, reload };
+  return { data: state.data, error: state.error, errorCode: state.errorCode, loading: state.loading, reload };
+}
+
+function errorCodeOf(error: unknown): string | undefined {
+  const inner = error && typeof error === 'object' && 'error' in error ? (error as { error?: { code?: unknown } }).error : undefined;
+  return typeof inner?.code === 'string' ? inner.code : undefined;
 }
 
 /** openapi-fetch's `{ data, error }` as a value or a thrown error body. */

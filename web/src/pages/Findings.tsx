@@ -133,7 +133,7 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
         </label>
       </form>
       {writable ? <BulkDecision selected={selected} onDone={() => { setSelected(new Set()); setChanges((value) => value + 1); }} /> : null}
-      <ErrorMessage message={findings.error} />
+      {findings.errorCode === 'scan_pending' ? <p class="muted" role="status">A scan of this release is still running; the findings appear when it is done.</p> : <ErrorMessage message={findings.error} />}
       <Loading when={findings.loading && !findings.data} />
       <div class="table-scroll">
         <table class="findings" aria-busy={findings.loading}>
