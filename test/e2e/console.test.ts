@@ -143,8 +143,10 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await page.getByText(`${kevRows} findings ·`).waitFor();
     await expect(page.getByRole('checkbox', { name: /^Select (CVE|GHSA)-/ }).count()).resolves.toBe(kevRows);
     await page.getByLabel('Known exploited (KEV)').uncheck();
+    await page.getByText(`${state.findingCount} findings ·`).waitFor();
     await page.getByRole('button', { name: 'Component' }).click();
     await page.locator('th[aria-sort="ascending"]', { hasText: 'Component' }).waitFor();
+    await page.locator('table.findings[aria-busy="false"]').waitFor();
     const components = await page.locator('table.findings tbody tr td:nth-child(3)').allInnerTexts();
     expect(components.length).toBe(state.findingCount);
     expect(components).toEqual([...components].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })));

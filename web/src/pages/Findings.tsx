@@ -4,7 +4,7 @@
  * are ten pages of 500, or fifty of 100). Selection survives paging; a bulk decision goes through
  * POST /api/dispositions/batch (500 at a time).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, Loading, Notice, Pager, Section, formatDate } from '../components';
 import { must, useDebounced, useLoad } from '../hooks';
@@ -278,6 +278,12 @@ function DispositionPanel({ finding, writable, onClose, onSaved }: { finding: Fi
   };
   const [error, setError] = useState<string>();
   const [notice, setNotice] = useState<string>();
+  // The panel opens below the table: bring it into view and move the focus to it (keyboard and screen readers follow).
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.scrollIntoView({ block: 'start' });
+    heading.current?.focus();
+  }, [finding.id]);
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
     setError(undefined);
@@ -305,7 +311,7 @@ function DispositionPanel({ finding, writable, onClose, onSaved }: { finding: Fi
   return (
     <aside class="panel card" aria-labelledby="panel-heading">
       <div class="panel-head">
-        <h3 id="panel-heading">{finding.cve_id} in {finding.component_name} {finding.component_version ?? ''}</h3>
+        <h3 id="panel-heading" ref={heading} tabIndex={-1}>{finding.cve_id} in {finding.component_name} {finding.component_version ?? ''}</h3>
         <button type="button" onClick={onClose}>Close</button>
       </div>
       <p>{finding.summary}</p>

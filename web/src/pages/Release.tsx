@@ -66,7 +66,7 @@ function ReleaseSummary({ release }: { release: Release }) {
       <dl class="facts">
         <div><dt>Status</dt><dd>{release.status}</dd></div>
         <div><dt>Release date</dt><dd>{release.releaseDate ?? '—'}</dd></div>
-        <div><dt>Chain</dt><dd>{release.is_locked ? <span class="badge warn">Locked by a VEX document in review</span> : 'Unlocked'}</dd></div>
+        <div><dt>Chain</dt><dd>{release.is_locked ? <span class="badge warn">Locked by its VEX workflow</span> : 'Unlocked'}</dd></div>
         <div><dt>Package URL</dt><dd>{release.purl ? <code>{release.purl}</code> : '—'}</dd></div>
       </dl>
       <p class="links">
@@ -93,7 +93,7 @@ function UploadSbom({ releaseId, locked, onUploaded }: { releaseId: string; lock
       const result = await uploadSbom(releaseId, file, (fraction, phase) => setProgress({ fraction, phase }));
       if (result.status === 200 || result.status === 201) {
         const sbom = (result.body as { data: Sbom }).data;
-        setNotice(`${file.name}: ${sbom.format} ${sbom.spec_version}, ${sbom.component_count} components${result.status === 200 ? ' (already uploaded)' : ''}. Scanning…`);
+        setNotice(`${file.name}: ${sbom.format} ${sbom.spec_version}, ${sbom.component_count} components${result.status === 200 ? ' (already uploaded)' : ''}.`);
         onUploaded();
       } else setError(`${file.name}: ${errorText(result.body, `the server answered ${result.status}`)}`);
     } catch (failure) {
@@ -106,7 +106,7 @@ function UploadSbom({ releaseId, locked, onUploaded }: { releaseId: string; lock
 
   return (
     <Section title="Upload an SBOM">
-      {locked ? <p class="muted">The release is locked while a VEX document is in review; new SBOMs wait until it is unlocked.</p> : null}
+      {locked ? <p class="muted">The release is locked while a VEX document is submitted, approved or published: its SBOMs and decisions stay as reviewed.</p> : null}
       <div
         class={`dropzone${dragging ? ' dragging' : ''}`}
         onDragOver={(event) => { event.preventDefault(); setDragging(true); }}

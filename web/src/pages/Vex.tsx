@@ -116,7 +116,7 @@ function VexCard({ document, writable, onChanged }: { document: VexDocument; wri
     <article class="vex card inner" aria-labelledby={`vex-${document.id}`}>
       <h3 id={`vex-${document.id}`}>{formatName} v{document.version} <span class={`badge state-${status}`}>{status}</span></h3>
       <dl class="facts">
-        <div><dt>Statements</dt><dd>{document.finding_count}</dd></div>
+        <div><dt>Findings covered</dt><dd>{document.finding_count}</dd></div>
         <div><dt>Created</dt><dd>{formatDate(document.created_at)}</dd></div>
         <div><dt>Submitted by</dt><dd>{document.submitted_by?.name ?? '—'}</dd></div>
         <div><dt>Content SHA-256</dt><dd class="mono small hash">{document.content_hash}</dd></div>
