@@ -38,11 +38,8 @@ export interface AxeViolation {
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(`${axeSource}\n;0`);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations;
-  });
+  // Page-side code as text: the test project compiles without the DOM library.
+  const violations = await page.evaluate<AxeViolation[]>("axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)");
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => ({ ...violation, nodes: violation.nodes.slice(0, 3).map(({ target, failureSummary }) => ({ target, failureSummary })) }));
@@ -59,7 +56,8 @@ export async function tabTo(page: Page, target: Locator, key = 'Enter', maxPress
   if (!handle) throw new Error('tabTo: no such element');
   for (let presses = 1; presses <= maxPresses; presses++) {
     await page.keyboard.press('Tab');
-    if (await handle.evaluate((element) => element === document.activeElement)) {
+    // globalThis.document: the test project compiles without the DOM library; this runs in the page.
+    if (await handle.evaluate((element) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)) {
       if (key) await page.keyboard.press(key);
       return presses;
     }

@@ -48,7 +48,16 @@ async function signInThroughProvider(target: Page, credentials: { email: string;
   await target.waitForURL((url) => url.origin === baseUrl() && !url.pathname.startsWith('/sign-in') && !url.pathname.startsWith('/api/'));
 }
 
-async function bootstrapKey(): Promise<string> {
+/** Reads `read` until it gives `expected` (the page re-renders after its request answers) or 10 s pass; the last reading. */
+async function eventually<T>(read: () => Promise<T>, expected: T): Promise<T> {
+  let last = await read();
+  for (const deadline = Date.now() + 10_000; JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline; last = await read()) {
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return last;
+}
+
+function bootstrapKey(): string {
   const file = join(process.env.VEXDESK_TEST_DATA_DIR ?? '', 'bootstrap.json');
   return (JSON.parse(readFileSync(file, 'utf8')) as { apiKey: string }).apiKey;
 }
@@ -60,7 +69,7 @@ async function apiGet(path: string, key: string): Promise<{ status: number; body
 
 /** A GET that must answer 200, with the answer in the failure message otherwise. */
 async function apiData(path: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads JSON
-  const { status, body } = await apiGet(path, await bootstrapKey());
+  const { status, body } = await apiGet(path, bootstrapKey());
   expect({ path, status, body: status === 200 ? 'ok' : body }).toEqual({ path, status: 200, body: 'ok' });
   return body;
 }
@@ -115,18 +124,19 @@ describe('the web console, from sign-in to a published disclosure', () => {
 
   it('uploads a fixture SBOM by drag and drop and shows its findings once scanned', async () => {
     const content = readFileSync(FIXTURE, 'utf8');
-    const dataTransfer = await page.evaluateHandle(({ text, name }) => {
+    // Page-side code as text: the test project compiles without the DOM library.
+    const dataTransfer = await page.evaluateHandle(`(({ text, name }) => {
       const transfer = new DataTransfer();
       transfer.items.add(new File([text], name, { type: 'application/json' }));
       return transfer;
-    }, { text: content, name: 'vuln-spring.bom.json' });
+    })(${JSON.stringify({ text: content, name: 'vuln-spring.bom.json' })})`);
     await page.dispatchEvent('[data-testid=sbom-dropzone]', 'drop', { dataTransfer });
     await page.getByText(/vuln-spring\.bom\.json: CycloneDX 1\.5, \d+ components/).waitFor();
 
     // The scan runs in the background (the list answers 409 scan_pending meanwhile); the page polls until it is done.
     let total = 0;
     for (const deadline = Date.now() + 30_000; Date.now() < deadline && total === 0; await new Promise((done) => setTimeout(done, 250))) {
-      const listed = await apiGet(`/api/releases/${state.releaseId}/vulnerabilities?perPage=1`, await bootstrapKey());
+      const listed = await apiGet(`/api/releases/${state.releaseId}/vulnerabilities?perPage=1`, bootstrapKey());
       if (listed.status === 200) total = listed.body.meta.total as number;
       else expect(listed.body.error.code).toBe('scan_pending');
     }
@@ -146,10 +156,11 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await page.getByText(`${state.findingCount} findings ·`).waitFor();
     await page.getByRole('button', { name: 'Component' }).click();
     await page.locator('th[aria-sort="ascending"]', { hasText: 'Component' }).waitFor();
-    await page.locator('table.findings[aria-busy="false"]').waitFor();
-    const components = await page.locator('table.findings tbody tr td:nth-child(3)').allInnerTexts();
-    expect(components.length).toBe(state.findingCount);
-    expect(components).toEqual([...components].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })));
+    const byComponent = (await apiData(`/api/releases/${state.releaseId}/vulnerabilities?sort=component&perPage=500`)).data as Array<{ component_name: string; component_version: string | null }>;
+    const expected = byComponent.map((row) => `${row.component_name} ${row.component_version ?? ''}`.trim());
+    expect(expected.length).toBe(state.findingCount);
+    const shown = await eventually(() => page.locator('table.findings tbody tr td:nth-child(3)').allInnerTexts(), expected);
+    expect(shown).toEqual(expected);
   });
 
   it('triages every finding in bulk (select all, Space; apply, Enter) through the batch route', async () => {
@@ -304,6 +315,7 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await screenshot(page, '13-session-expired');
     await page.goto(`${baseUrl()}/releases/${state.releaseId}`);
     await page.waitForURL(new RegExp(`/sign-in\\?returnTo=${encodeURIComponent(`/releases/${state.releaseId}`)}$`));
+    expect(await page.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe(`/api/auth/login?returnTo=${encodeURIComponent(`/releases/${state.releaseId}`)}`);
   });
 
   it('ran every page under the CSP without a violation', () => {
