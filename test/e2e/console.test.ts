@@ -300,6 +300,23 @@ describe('the web console, from sign-in to a published disclosure', () => {
     expect(listed).toEqual([]);
   });
 
+  it('uploads a larger SBOM through the file input, gzip-compressed in the browser, stored byte for byte', async () => {
+    const file = join(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json');
+    const created = await fetch(`${baseUrl()}/api/products/${state.productId}/releases`, {
+      method: 'POST', headers: { Authorization: `Bearer ${bootstrapKey()}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ version: '2.5.0' }),
+    });
+    expect(created.status).toBe(201);
+    const releaseId = ((await created.json()) as { data: { id: string } }).data.id;
+    await page.goto(`${baseUrl()}/releases/${releaseId}`);
+    await page.getByRole('heading', { name: 'Widget Server 2.5.0', level: 1 }).waitFor();
+    const upload = page.waitForRequest((request) => request.url().includes('/api/sboms/upload?'));
+    await page.getByLabel('Choose a file').setInputFiles(file);
+    expect((await upload).headers()['content-encoding']).toBe('gzip');
+    await page.getByText(/sbomgr\.json: CycloneDX 1\.4, \d+ components/).waitFor();
+    const stored = (await apiData(`/api/releases/${releaseId}/sboms`)).data as Array<{ file_hash: string; file_name: string }>;
+    expect(stored.map(({ file_hash, file_name }) => [file_hash, file_name])).toEqual([[createHash('sha256').update(readFileSync(file)).digest('hex'), 'cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json']]);
+  });
+
   it('sends an expired session to sign-in, in the open console and on the next load', async () => {
     await page.goto(`${baseUrl()}/settings`);
     // Loaded to the end (its requests done), so only the click below meets the ended session.
