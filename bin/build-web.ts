@@ -33,7 +33,16 @@ export function consoleBuildIsStale(): boolean {
 
 export async function buildConsole(): Promise<void> {
   const { build } = await import('vite');
-  await build({ configFile: join(webDir, 'vite.config.ts'), logLevel: 'warn' });
+  // Vite takes NODE_ENV from the environment when set: under jest (NODE_ENV=test) it would ship an
+  // unminified development build. The console is always built for production.
+  const inherited = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: join(webDir, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
+  } finally {
+    if (inherited === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = inherited;
+  }
 }
 
 // No top-level await: the e2e global setup loads this file through require().

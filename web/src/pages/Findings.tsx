@@ -4,7 +4,8 @@
  * are ten pages of 500, or fifty of 100). Selection survives paging; a bulk decision goes through
  * POST /api/dispositions/batch (500 at a time).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { memo } from 'preact/compat';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, Loading, Notice, Pager, Section, formatDate } from '../components';
 import { must, useDebounced, useLoad } from '../hooks';
@@ -70,12 +71,12 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
   };
   const rows = findings.data?.data ?? [];
   const allOnPage = rows.length > 0 && rows.every((row) => selected.has(row.id));
-  const toggle = (id: string) => setSelected((current) => {
+  const toggle = useCallback((id: string) => setSelected((current) => {
     const next = new Set(current);
     if (next.has(id)) next.delete(id);
     else next.add(id);
     return next;
-  });
+  }), []);
   const togglePage = () => setSelected((current) => {
     const next = new Set(current);
     for (const row of rows) {
@@ -153,20 +154,7 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
             </tr>
           </thead>
           <tbody>
-            {rows.map((row) => (
-              <tr key={row.id} class={selected.has(row.id) ? 'selected' : undefined}>
-                {writable ? <td><input type="checkbox" aria-label={`Select ${row.cve_id} in ${row.component_name}`} checked={selected.has(row.id)} onChange={() => toggle(row.id)} /></td> : null}
-                <td><span class="mono">{row.cve_id}</span>{row.advisory_id !== row.cve_id ? <span class="muted small"> {row.advisory_id}</span> : null}<div class="small">{row.summary}</div></td>
-                <td>{row.component_name}<span class="muted"> {row.component_version ?? ''}</span></td>
-                <td><span class={`sev sev-${row.severity.toLowerCase()}`}>{row.severity}</span></td>
-                <td>{cvssOf(row)}</td>
-                <td>{row.epss_score === null ? '—' : `${(row.epss_score * 100).toFixed(1)}%`}</td>
-                <td>{row.is_kev ? <span class="badge danger" title={row.kev?.dueDate ? `CISA due date ${row.kev.dueDate}` : undefined}>KEV</span> : 'No'}</td>
-                <td class="small">{row.fixed_versions.join(', ') || '—'}</td>
-                <td>{row.disposition ? <span class={`status status-${row.disposition.status}`}>{label(row.disposition.status)}</span> : <span class="muted">none</span>}{row.disposition?.review_required ? <span class="badge warn">review</span> : null}</td>
-                <td><button type="button" class="link" onClick={() => setOpen(row)} aria-label={`Details of ${row.cve_id} in ${row.component_name}`}>Details</button></td>
-              </tr>
-            ))}
+            {rows.map((row) => <FindingRow key={row.id} row={row} selected={selected.has(row.id)} writable={writable} onToggle={toggle} onOpen={setOpen} />)}
           </tbody>
         </table>
       </div>
@@ -182,6 +170,32 @@ function historyValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
   return typeof value === 'string' ? label(value) : JSON.stringify(value);
 }
+
+interface FindingRowProps {
+  row: Finding;
+  selected: boolean;
+  writable: boolean;
+  onToggle: (id: string) => void;
+  onOpen: (row: Finding) => void;
+}
+
+/** One row; memoised so that selecting a row re-renders that row, not the page of 500. */
+const FindingRow = memo(function FindingRow({ row, selected, writable, onToggle, onOpen }: FindingRowProps) {
+  return (
+    <tr class={selected ? 'selected' : undefined}>
+      {writable ? <td><input type="checkbox" aria-label={`Select ${row.cve_id} in ${row.component_name}`} checked={selected} onChange={() => onToggle(row.id)} /></td> : null}
+      <td><span class="mono">{row.cve_id}</span>{row.advisory_id !== row.cve_id ? <span class="muted small"> {row.advisory_id}</span> : null}<div class="small">{row.summary}</div></td>
+      <td>{row.component_name}<span class="muted"> {row.component_version ?? ''}</span></td>
+      <td><span class={`sev sev-${row.severity.toLowerCase()}`}>{row.severity}</span></td>
+      <td>{cvssOf(row)}</td>
+      <td>{row.epss_score === null ? '—' : `${(row.epss_score * 100).toFixed(1)}%`}</td>
+      <td>{row.is_kev ? <span class="badge danger" title={row.kev?.dueDate ? `CISA due date ${row.kev.dueDate}` : undefined}>KEV</span> : 'No'}</td>
+      <td class="small">{row.fixed_versions.join(', ') || '—'}</td>
+      <td>{row.disposition ? <span class={`status status-${row.disposition.status}`}>{label(row.disposition.status)}</span> : <span class="muted">none</span>}{row.disposition?.review_required ? <span class="badge warn">review</span> : null}</td>
+      <td><button type="button" class="link" onClick={() => onOpen(row)} aria-label={`Details of ${row.cve_id} in ${row.component_name}`}>Details</button></td>
+    </tr>
+  );
+});
 
 function cvssOf(row: Finding): string {
   const score = row.cvss_v4_score ?? row.cvss_v3_score ?? row.cvss_v2_score;
