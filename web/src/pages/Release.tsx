@@ -48,7 +48,7 @@ export function ReleasePage({ releaseId }: { releaseId: string }) {
       <Loading when={release.loading && !release.data} />
       {data ? (
         <>
-          <ReleaseSummary release={data} />
+          <ReleaseSummary release={data} canUnlock={can(me, 'vex:write')} onUnlocked={() => { release.reload(); setFindingsVersion((value) => value + 1); }} />
           {can(me, 'sboms:write') ? <UploadSbom releaseId={releaseId} locked={data.is_locked} onUploaded={() => { sboms.reload(); setFindingsVersion((value) => value + 1); }} /> : null}
           <SbomList sboms={sboms.data?.data} error={sboms.error} scanning={scanning} />
           <Findings releaseId={releaseId} version={findingsVersion} locked={data.is_locked} />
@@ -60,7 +60,7 @@ export function ReleasePage({ releaseId }: { releaseId: string }) {
   );
 }
 
-function ReleaseSummary({ release }: { release: Release }) {
+function ReleaseSummary({ release, canUnlock, onUnlocked }: { release: Release; canUnlock: boolean; onUnlocked: () => void }) {
   return (
     <Section title="Overview">
       <dl class="facts">
@@ -73,7 +73,30 @@ function ReleaseSummary({ release }: { release: Release }) {
         <a href={`/api/compliance/${release.id}/report`} target="_blank" rel="noopener">Compliance report</a>
         <a href="/audit">Audit export</a>
       </p>
+      {release.is_locked && canUnlock ? <Unlock releaseId={release.id} onUnlocked={onUnlocked} /> : null}
     </Section>
+  );
+}
+
+/** Unlock (docs/vex-workflow.md "Unlock"): submitted and approved documents go back to draft; a comment says why. */
+function Unlock({ releaseId, onUnlocked }: { releaseId: string; onUnlocked: () => void }) {
+  const [comment, setComment] = useState('');
+  const [error, setError] = useState<string>();
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    const { error: failure } = await api.POST('/api/releases/{releaseId}/unlock', { params: { path: { releaseId } }, body: { comment: comment.trim() } });
+    if (failure) setError(errorText(failure));
+    else {
+      setComment('');
+      onUnlocked();
+    }
+  };
+  return (
+    <form class="toolbar" aria-label="Unlock the release" onSubmit={(event) => void submit(event)}>
+      <label>Why unlock (required)<textarea rows={1} required maxLength={5000} value={comment} onInput={(event) => setComment(event.currentTarget.value)} /></label>
+      <button type="submit" disabled={!comment.trim()}>Unlock release</button>
+      <ErrorMessage message={error} />
+    </form>
   );
 }
 
@@ -106,7 +129,7 @@ function UploadSbom({ releaseId, locked, onUploaded }: { releaseId: string; lock
 
   return (
     <Section title="Upload an SBOM">
-      {locked ? <p class="muted">The release is locked while a VEX document is submitted, approved or published: its SBOMs and decisions stay as reviewed.</p> : null}
+      {locked ? <p class="muted">The release is locked while a VEX document is submitted, approved or published: its SBOMs and decisions stay as reviewed.</p> : (
       <div
         class={`dropzone${dragging ? ' dragging' : ''}`}
         onDragOver={(event) => { event.preventDefault(); setDragging(true); }}
@@ -120,6 +143,7 @@ function UploadSbom({ releaseId, locked, onUploaded }: { releaseId: string; lock
           <input ref={input} type="file" class="visually-hidden" accept=".json,.xml,.spdx,.gz,.cdx,application/json,text/xml" onChange={(event) => void send(event.currentTarget.files?.[0])} disabled={progress !== undefined} />
         </label>
       </div>
+      )}
       {progress ? (
         <p>
           <label>
