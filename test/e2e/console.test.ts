@@ -258,6 +258,20 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await visitor.close();
   });
 
+  it('changes a member\'s permissions and removes the member from the settings page', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    const email = state.approver!.email;
+    const contentWrite = page.getByRole('checkbox', { name: `content.write for ${email}` });
+    await contentWrite.waitFor();
+    await tabTo(page, contentWrite, ' ');
+    await page.getByText(`Permissions of ${email} saved.`).waitFor();
+    const listed = () => apiData('/api/members').then((body) => (body.data as Array<{ email: string; permissions: string[] }>).find((member) => member.email === email));
+    expect((await listed())?.permissions).toEqual([]);
+    await tabTo(page, page.getByRole('button', { name: `Remove ${email}` }));
+    await page.getByText(`${email} removed.`).waitFor();
+    expect(await listed()).toBeUndefined();
+  });
+
   it('serves the compliance report and the audit export to the session', async () => {
     const report = await admin.request.get(`${baseUrl()}/api/compliance/${state.releaseId}/report`);
     expect(report.status()).toBe(200);

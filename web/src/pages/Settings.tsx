@@ -113,6 +113,9 @@ function Members({ manage, myId }: { manage: boolean; myId: string }) {
 
 function ApiKeys({ manage }: { manage: boolean }) {
   const keys = useLoad(() => must(api.GET('/api/keys')), []);
+  // Who created a key, by name where the creator is a member (keys made with the admin CLI name the operator).
+  const members = useLoad(() => must(api.GET('/api/members')), []);
+  const creator = (id: string) => members.data?.data.find((member) => member.id === id)?.name ?? id;
   const [error, setError] = useState<string>();
   const [created, setCreated] = useState<Schemas['CreatedApiKey'] | undefined>();
   const [scopes, setScopes] = useState<Set<Scope>>(new Set(CI_SCOPES));
@@ -165,7 +168,7 @@ function ApiKeys({ manage }: { manage: boolean }) {
         <tbody>
           {(keys.data?.data ?? []).map((key) => (
             <tr key={key.id}>
-              <td>{key.name}<div class="muted small">{key.createdBy}</div></td>
+              <td>{key.name}<div class="muted small">by {creator(key.createdBy)}</div></td>
               <td class="small">{key.scopes.join(', ')}</td>
               <td>{formatDate(key.createdAt)}</td>
               <td>{key.expiresAt ? formatDate(key.expiresAt) : 'Never'}</td>
