@@ -6,57 +6,7 @@ import { api } from '../api/client';
 import { ErrorMessage, Loading, Section, formatDate } from '../components';
 import { must, useLoad, useTitle } from '../hooks';
 import { label, type Disclosure, type DisclosureVerification } from '../api/types';
-
-interface Statement {
-  vulnerability: string;
-  products: string[];
-  status: string;
-  detail: string;
-}
-
-type Json = Record<string, unknown>;
-const object = (value: unknown): Json => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-
-/** One row per statement, whatever the format (OpenVEX statements, CycloneDX vulnerabilities, CSAF product_status). */
-export function statementsOf(format: string, content: unknown): Statement[] {
-  const document = object(content);
-  if (format === 'openvex') {
-    return list(document.statements).map((entry) => {
-      const statement = object(entry);
-      const products = list(statement.products).flatMap((product) => {
-        const subcomponents = list(object(product).subcomponents).map((sub) => text(object(sub)['@id']));
-        return subcomponents.length ? subcomponents : [text(object(product)['@id'])];
-      });
-      return {
-        vulnerability: text(object(statement.vulnerability).name), products, status: text(statement.status),
-        detail: [text(statement.justification), text(statement.impact_statement), text(statement.action_statement), text(statement.status_notes)].filter(Boolean).join(' · '),
-      };
-    });
-  }
-  if (format === 'cyclonedx_vex') {
-    return list(document.vulnerabilities).map((entry) => {
-      const vulnerability = object(entry);
-      const analysis = object(vulnerability.analysis);
-      return {
-        vulnerability: text(vulnerability.id), products: list(vulnerability.affects).map((affect) => text(object(affect).ref)),
-        status: text(analysis.state), detail: [text(analysis.justification), list(analysis.response).map(text).join(', '), text(analysis.detail)].filter(Boolean).join(' · '),
-      };
-    });
-  }
-  if (format === 'csaf') {
-    return list(document.vulnerabilities).flatMap((entry) => {
-      const vulnerability = object(entry);
-      const flags = list(vulnerability.flags).map((flag) => text(object(flag).label)).filter(Boolean).join(', ');
-      return Object.entries(object(vulnerability.product_status)).map(([status, products]) => ({
-        vulnerability: text(vulnerability.cve) || text(object(list(vulnerability.ids)[0]).text), products: list(products).map(text),
-        status, detail: flags,
-      }));
-    });
-  }
-  return [];
-}
+import { statementsOf } from '../statements';
 
 export function DisclosurePage({ slug }: { slug: string }) {
   const disclosure = useLoad(() => must(api.GET('/api/disclosures/{slug}', { params: { path: { slug }, query: {} } })).then((body) => (body as { data: Disclosure }).data), [slug]);
@@ -111,7 +61,7 @@ export function DisclosurePage({ slug }: { slug: string }) {
                     <td class="mono">{statement.vulnerability}</td>
                     <td class="small mono">{statement.products.join('\n')}</td>
                     <td><span class={`status status-${statement.status}`}>{label(statement.status)}</span></td>
-                    <td class="small">{label(statement.detail)}</td>
+                    <td class="small">{statement.detail}</td>
                   </tr>
                 ))}
               </tbody>
