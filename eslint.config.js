@@ -4,7 +4,7 @@ import jestPlugin from 'eslint-plugin-jest';
 import regexpPlugin from 'eslint-plugin-regexp';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', '.bench/', 'dist/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', '.bench/', 'dist/', 'web/dist/', 'test/e2e/screenshots/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

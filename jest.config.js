@@ -19,6 +19,16 @@ export default {
       setupFiles: ['<rootDir>/test/support/integration-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
     },
+    {
+      // The web console in a real browser (playwright-core + Debian's chromium) against one real server.
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+      globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/integration-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
+    },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
   ],
 };

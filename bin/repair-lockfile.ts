@@ -15,7 +15,8 @@ const CPU = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'loong64', 'riscv6
 
 export function platformOf(name: string): Pick<LockPackage, 'os' | 'cpu' | 'libc'> {
   const parts = name.split('/').pop()!.split('-'); // package names always have a last segment
-  const os = OS.find((candidate) => parts.includes(candidate));
+  // Some Windows-only packages spell the platform out (vite's napi-windows-process-start-time).
+  const os = OS.find((candidate) => parts.includes(candidate)) ?? (parts.includes('windows') ? 'win32' : undefined);
   const cpu = CPU.find((candidate) => parts.includes(candidate));
   const libc = parts.some((part) => part.startsWith('musl')) ? ['musl'] : parts.some((part) => part === 'gnu' || part === 'gnueabihf') ? ['glibc'] : undefined;
   return { ...(os ? { os: [os] } : {}), ...(cpu ? { cpu: [cpu] } : {}), ...(libc ? { libc } : {}) };
@@ -38,7 +39,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const lock = JSON.parse(readFileSync(path, 'utf8')) as { packages: Record<string, LockPackage> };
   const missing = missingOptionalPackages(lock);
   for (const { name, version, dev } of missing) {
-    lock.packages[`node_modules/${name}`] = { version, ...(dev ? { dev: true } : {}), optional: true, ...platformOf(name) };
+    // A lock entry names one version; a caret or tilde range names the lowest it accepts.
+    lock.packages[`node_modules/${name}`] = { version: version.replace(/^[\^~]/, ''), ...(dev ? { dev: true } : {}), optional: true, ...platformOf(name) };
   }
   lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
   writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);

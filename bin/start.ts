@@ -23,6 +23,7 @@ import { applyLocalEnvironment } from '../shared/local/local-environment';
 import type { BackgroundWork } from '../shared/local/background';
 import type { LocalApi } from '../shared/local/api-gateway-emulator';
 import { startLocalIdentityProvider, type DevAccount, type EmbeddedOidcProvider } from '../shared/local/embedded-oidc-provider';
+import { serveConsoleBeside } from '../shared/local/console-static';
 
 const projectRoot = resolve(fileURLToPath(import.meta.url), '../..');
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
 
   const server = createServer(notReady);
   running.server = server;
+  // The web console (web/dist) at `/`; `/api/*` stays the API's (docs/console.md).
+  serveConsoleBeside(server, join(projectRoot, 'web/dist'));
   await new Promise<void>((listening, failed) => {
     server.once('error', failed);
     server.listen(port, '127.0.0.1', () => {

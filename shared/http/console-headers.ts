@@ -17,6 +17,7 @@ export const CONSOLE_CSP_DIRECTIVES: ReadonlyArray<readonly [string, string]> = 
   ['connect-src', "'self'"],
   ['object-src', "'none'"],
   ['base-uri', "'self'"],
+  ['form-action', "'self'"],
   ['frame-ancestors', "'none'"],
   ['upgrade-insecure-requests', ''],
 ];
@@ -35,3 +36,14 @@ export const CONSOLE_SECURITY_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
 } as const;
+
+/**
+ * The same rules for the console `npm start` serves over plain HTTP on loopback: no
+ * upgrade-insecure-requests (it would send the page's own requests to an https:// port nothing
+ * listens on) and no HSTS (browsers ignore it over HTTP). Everything else is what CloudFront sends.
+ */
+export function plainHttpConsoleHeaders(): Record<string, string> {
+  const { 'Strict-Transport-Security': _hsts, ...rest } = CONSOLE_SECURITY_HEADERS;
+  const csp = CONSOLE_CSP_DIRECTIVES.filter(([name]) => name !== 'upgrade-insecure-requests').map(([name, value]) => (value ? `${name} ${value}` : name)).join('; ');
+  return { 'Content-Security-Policy': csp, ...rest };
+}

@@ -30,7 +30,12 @@ export interface EmbeddedOidcProvider {
 export const LOCAL_CLIENT_ID = 'vexdesk-local-console';
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/**
+ * The login form posts to this provider, which redirects to the relying party's callback: browsers
+ * apply `form-action` to every hop of that redirect, so the callback's origin is allowed too (with
+ * 'self' alone, a real browser stops at the form).
+ */
+const pageCsp = (redirectUri: string) => `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${new URL(redirectUri).origin}; frame-ancestors 'none'; base-uri 'none'`;
 const INTERACTION_PATH = /^\/interaction\/([\w-]{1,64})(\/login)?$/;
 const MAX_FORM_BYTES = 8 * 1024;
 
@@ -71,8 +76,8 @@ async function readForm(request: IncomingMessage): Promise<URLSearchParams | und
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
-function sendPage(response: ServerResponse, status: number, html: string): void {
-  response.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store' });
+function sendPage(response: ServerResponse, status: number, html: string, csp: string): void {
+  response.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp, 'Cache-Control': 'no-store' });
   response.end(html);
 }
 
@@ -87,6 +92,7 @@ export async function startEmbeddedOidcProvider(options: { port: number; redirec
     server.listen(options.port, '127.0.0.1', () => listening());
   });
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const csp = pageCsp(options.redirectUri);
   const findAccount = (email: string) => options.accounts().find((account) => account.email.toLowerCase() === email.toLowerCase());
 
   // A signing key per start: ID tokens only live for the moment of the callback.
@@ -129,17 +135,17 @@ export async function startEmbeddedOidcProvider(options: { port: number; redirec
     void (async () => {
       try {
         const details = await provider.interactionDetails(request, response);
-        if (details.uid !== interaction[1]) return sendPage(response, 400, loginPage(details.uid, 'This sign-in page is out of date; try again.'));
-        if (!interaction[2] || request.method !== 'POST') return sendPage(response, 200, loginPage(details.uid));
+        if (details.uid !== interaction[1]) return sendPage(response, 400, loginPage(details.uid, 'This sign-in page is out of date; try again.'), csp);
+        if (!interaction[2] || request.method !== 'POST') return sendPage(response, 200, loginPage(details.uid), csp);
         const form = await readForm(request);
         const account = findAccount(form?.get('email') ?? '');
         if (!account || !passwordMatches(account.password, form?.get('password') ?? '')) {
-          return sendPage(response, 401, loginPage(details.uid, 'Wrong email or password.'));
+          return sendPage(response, 401, loginPage(details.uid, 'Wrong email or password.'), csp);
         }
         await provider.interactionFinished(request, response, { login: { accountId: account.email } }, { mergeWithLastSubmission: false });
       } catch {
         // No or an expired interaction cookie: start again from the console.
-        if (!response.headersSent) sendPage(response, 400, '<!doctype html><title>Sign-in expired</title><p>This sign-in has expired. Start again.</p>');
+        if (!response.headersSent) sendPage(response, 400, '<!doctype html><title>Sign-in expired</title><p>This sign-in has expired. Start again.</p>', csp);
       }
     })();
   });

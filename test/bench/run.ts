@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api|bundles|tenant|scan|vex|findings|batch|report|throttle|carry-over|cli|session|all]`: prints the figures
+ * `npm run bench [-- api|bundles|tenant|scan|vex|findings|batch|report|throttle|carry-over|cli|session|console|all]`: prints the figures
  * each issue names. With no argument: every figure of issue 9's performance table (scan, product
  * list, VEX through HTTP, bundle loads, each beside its target), issue 13's release findings list,
  * then the tenant-credential bench and issue 13's re-upload / carry-over of a 10k SBOM with 1,000 decisions.
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', tenant: 'tenant.ts', scan: 'scan.ts', vex: 'vex.ts', findings: 'findings.ts', batch: 'batch.ts', report: 'report.ts', throttle: 'throttle.ts', 'carry-over': 'carry-over.ts', cli: 'cli.ts', session: 'session.ts' };
+const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', tenant: 'tenant.ts', scan: 'scan.ts', vex: 'vex.ts', findings: 'findings.ts', batch: 'batch.ts', report: 'report.ts', throttle: 'throttle.ts', 'carry-over': 'carry-over.ts', cli: 'cli.ts', session: 'session.ts', console: 'console.ts' };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
 const names = requested.length === 0 ? ['scan', 'api', 'vex', 'findings', 'bundles', 'tenant', 'carry-over'] : requested.includes('all') ? Object.keys(SECTIONS) : requested;

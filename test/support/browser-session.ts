@@ -1,7 +1,7 @@
 /**
  * A browser, as far as sign-in needs one: follows redirects by hand with a cookie jar, across the
  * local server and its embedded OpenID provider, and fills in the provider's login form. (The real
- * browser test comes with the console.) Cookies are kept per origin and path prefix, and deleted by
+ * browser test is test/e2e/console.test.ts.) Cookies are kept per origin and path prefix, and deleted by
  * `Max-Age=0`, as browsers do; attributes beyond that are not modelled.
  */
 import { baseUrl } from './http-client';

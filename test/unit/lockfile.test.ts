@@ -12,6 +12,7 @@ describe('package-lock.json', () => {
     expect(platformOf('@swc/core-linux-arm-gnueabihf')).toEqual({ os: ['linux'], cpu: ['arm'], libc: ['glibc'] });
     expect(platformOf('@unrs/resolver-binding-linux-loong64-musl')).toEqual({ os: ['linux'], cpu: ['loong64'], libc: ['musl'] });
     expect(platformOf('@swc/core-win32-ia32-msvc')).toEqual({ os: ['win32'], cpu: ['ia32'] });
+    expect(platformOf('napi-windows-process-start-time')).toEqual({ os: ['win32'] });
     expect(platformOf('fsevents')).toEqual({});
   });
 });

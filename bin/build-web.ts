@@ -1,0 +1,57 @@
+/**
+ * `npm run build:web`: builds the console (web/) with Vite into web/dist (index.html + hashed
+ * assets), which `npm start` serves at `/` and the stack uploads to the console bucket.
+ * `--if-stale` (npm's prestart) builds only when web/dist is missing or older than a source file,
+ * so `npm install && npm start` on a fresh clone serves the console.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const webDir = resolve(fileURLToPath(import.meta.url), '../../web');
+const builtIndex = join(webDir, 'dist/index.html');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'dist' || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+export function consoleBuildIsStale(): boolean {
+  let builtAt: number;
+  try {
+    builtAt = statSync(builtIndex).mtimeMs;
+  } catch {
+    return true;
+  }
+  return newestSource(webDir) > builtAt;
+}
+
+export async function buildConsole(): Promise<void> {
+  const { build } = await import('vite');
+  // Vite takes NODE_ENV from the environment when set: under jest (NODE_ENV=test) it would ship an
+  // unminified development build. The console is always built for production.
+  const inherited = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: join(webDir, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
+  } finally {
+    if (inherited === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = inherited;
+  }
+}
+
+// No top-level await: the e2e global setup loads this file through require().
+if (import.meta.url === `file://${process.argv[1]}` && !(process.argv.includes('--if-stale') && !consoleBuildIsStale())) {
+  buildConsole().then(
+    () => process.stdout.write(`console built into ${join(webDir, 'dist')}\n`),
+    (error: unknown) => {
+      process.stderr.write(`console build failed: ${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

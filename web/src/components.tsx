@@ -1,0 +1,47 @@
+import type { ComponentChildren } from 'preact';
+import type { Schemas } from './api/client';
+
+export function ErrorMessage({ message }: { message: string | undefined }) {
+  return message ? <p class="error" role="alert">{message}</p> : null;
+}
+
+export function Notice({ message }: { message: string | undefined }) {
+  return <p class="notice" role="status" aria-live="polite">{message ?? ''}</p>;
+}
+
+export function Loading({ when }: { when: boolean }) {
+  return when ? <p class="muted" aria-live="polite">Loading…</p> : null;
+}
+
+export function Pager({ meta, onPage, label }: { meta: Schemas['PageMeta'] | undefined; onPage: (page: number) => void; label: string }) {
+  if (!meta) return null;
+  return (
+    <nav class="pager" aria-label={`${label} pages`}>
+      <button type="button" disabled={!meta.hasPrevPage} onClick={() => onPage(meta.page - 1)}>Previous</button>
+      <span>Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} total</span>
+      <button type="button" disabled={!meta.hasNextPage} onClick={() => onPage(meta.page + 1)}>Next</button>
+    </nav>
+  );
+}
+
+export function Section({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {
+  const headingId = `${id ?? title.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-')}-heading`;
+  return (
+    <section aria-labelledby={headingId} class="card">
+      <h2 id={headingId}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export function formatDate(value: string | null | undefined): string {
+  if (!value) return '—';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : date.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+}
+
+/** A text field of a submitted form, trimmed ('' when absent). */
+export function fieldText(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === 'string' ? value.trim() : '';
+}
