@@ -14,7 +14,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -90,10 +90,10 @@ function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocu
   });
 }
 
-function buildS3(credentials: CredentialsProvider | undefined): S3Client {
+function buildS3(credentials: CredentialsProvider | undefined, Client: typeof S3Client): S3Client {
   const { region, s3Endpoint } = config();
   // Path-style addressing is what S3-compatible engines on loopback understand.
-  const client = withoutSdkLogging(new S3Client({ region, ...(credentials ? { credentials } : {}), ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}) }));
+  const client = withoutSdkLogging(new Client({ region, ...(credentials ? { credentials } : {}), ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}) }));
   recordAwsCalls(client, 's3');
   guardTeamKeys(client, 's3');
   return client;
@@ -163,9 +163,15 @@ export function dynamo(): DynamoDBDocumentClient {
   return clients.dynamo;
 }
 
-export function s3(): S3Client {
+/**
+ * The S3 client of the current team (or the execution role), built with `Client`. Code calls `s3()`
+ * from shared/aws-s3.ts, which passes the class: this module does not import the S3 package, so a
+ * function whose cold-start code never needs S3 does not load it (docs/architecture.md "Cold starts
+ * and VEX generation").
+ */
+export function s3ClientOf(Client: typeof S3Client): S3Client {
   const clients = dataClients();
-  clients.s3 ??= buildS3(clients.credentials);
+  clients.s3 ??= buildS3(clients.credentials, Client);
   return clients.s3;
 }
 

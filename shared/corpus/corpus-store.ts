@@ -6,7 +6,7 @@
  * (400 KB) spill to S3 and keep a pointer.
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-clients';
+import { s3 } from '../aws-s3';
 import { config } from '../config';
 import { keys, type Key } from '../data/keys';
 import { batchGet, type Item } from '../data/table-client';

@@ -1,6 +1,6 @@
 /** Removing every object under a key prefix of the SBOM bucket (the cascading deletes). */
 import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-clients';
+import { s3 } from '../aws-s3';
 import { config } from '../config';
 
 export async function deleteSbomBucketPrefix(prefix: string): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-clients';
+import { s3 } from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';

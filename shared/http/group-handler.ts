@@ -12,7 +12,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { ForbiddenError, NotFoundError, NotImplementedError, UnauthorizedError } from '../errors';
+import { ForbiddenError, NotFoundError, NotImplementedError, ServiceUnavailableError, UnauthorizedError } from '../errors';
 import type { Caller } from '../identity/actor';
 import { logger } from '../logger';
 import { runAsTeam } from '../request-context';
@@ -114,7 +114,13 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
     },
   };
 
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, { startedAt: number }>()
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, { startedAt: number }>({
+    // middy stops waiting for the operation just before the function's timeout; its own TimeoutError
+    // would map to a 500. Operations that can tell more answer before it (POST /api/cve-scan: 409 scan_pending).
+    timeoutEarlyResponse: () => {
+      throw new ServiceUnavailableError('timeout', 'The request ran out of time before it could answer; it may still complete. Check the resource, then retry if needed.');
+    },
+  })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestLogging)
     .handler(dispatch);

@@ -44,7 +44,7 @@ export function errorToProxyResult(error: unknown, requestId: string): APIGatewa
     );
   }
   if (error instanceof AppError && (error.status === 501 || error.status === 503)) {
-    if (error.status === 503) logger.warn('dependency unavailable', { code: error.code, cause: (error.cause as Error | undefined)?.message });
+    if (error.status === 503) logger.warn('service unavailable', { code: error.code, cause: (error.cause as Error | undefined)?.message });
     return toProxyResult({ status: error.status, body: { error: { code: error.code, message: error.message, requestId } } }, requestId);
   }
   logger.error('request failed', error as Error);

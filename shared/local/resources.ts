@@ -4,7 +4,8 @@
  */
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
-import { dynamo, s3 } from '../aws-clients';
+import { dynamo } from '../aws-clients';
+import { s3 } from '../aws-s3';
 import { config } from '../config';
 import { tableDefinition } from '../data/table-definition';
 

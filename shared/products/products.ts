@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { keys } from '../data/keys';
-import { deleteSbomBucketPrefix } from '../data/object-prefix';
 import { batchWrite, getItem, queryPages, transactWrite, TransactionFailedError, tx, patchExpression, type Item } from '../data/table-client';
 import { pageMeta } from '../data/paging';
 import { changedFields, lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
@@ -193,6 +192,8 @@ export const Products = {
 };
 
 /** Removes every S3 object under the product's prefix (SBOM files); disclosure snapshots are in another bucket. */
-function deleteProductObjects(teamId: string, productId: string): Promise<void> {
+async function deleteProductObjects(teamId: string, productId: string): Promise<void> {
+  // Loaded here, not at cold start: the S3 package is used by nothing else of the products function.
+  const { deleteSbomBucketPrefix } = await import('../data/object-prefix');
   return deleteSbomBucketPrefix(keys.productObjectsPrefix(teamId, productId));
 }

@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { keys } from '../data/keys';
 import { transactWrite, TransactionFailedError, tx, patchExpression } from '../data/table-client';
 import { deleteRangeWithPointers, pointerPut } from '../data/id-pointers';
-import { deleteSbomBucketPrefix } from '../data/object-prefix';
 import { paginate } from '../data/paging';
 import { changedFields, lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
 import { auditPut, diffChanges } from '../audit/audit-log';
@@ -45,6 +44,8 @@ function assertPurl(purl: string | null | undefined): void {
 /** Everything under a release: its items (SBOMs, findings, dispositions and their history, VEX documents, approvals, claims, leases) with their id pointers, and its files. */
 async function deleteReleaseContents(teamId: string, productId: string, releaseId: string): Promise<void> {
   await deleteRangeWithPointers(teamId, keys.releaseChildrenPrefix(teamId, productId, releaseId));
+  // Loaded here, not at cold start: the S3 package is used by nothing else of the releases function.
+  const { deleteSbomBucketPrefix } = await import('../data/object-prefix');
   await deleteSbomBucketPrefix(keys.releaseObjectsPrefix(teamId, productId, releaseId));
 }
 

@@ -6,7 +6,7 @@
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-clients';
+import { s3 } from '../aws-s3';
 import { config } from '../config';
 import { keys, type Key } from '../data/keys';
 import { tableDefinition } from '../data/table-definition';

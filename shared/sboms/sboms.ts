@@ -5,7 +5,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { PRESIGNED_URL_MAX_SECONDS, s3 } from '../aws-clients';
+import { PRESIGNED_URL_MAX_SECONDS } from '../aws-clients';
+import { s3 } from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, transactWrite, TransactionFailedError, tx, type TransactItem } from '../data/table-client';

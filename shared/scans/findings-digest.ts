@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip, constants as zlibConstants } from 'node:zlib';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-clients';
+import { s3 } from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import type { Sbom } from '../sboms/sbom-store';

@@ -35,6 +35,7 @@ import type { ScanJob } from './scan-dispatch';
 import { SCAN_MAX_RECOVERIES } from './scan-retries';
 import { scanLease, type HeldLease } from './scan-lease';
 import { ScanNotReadyError } from './vulnerabilities';
+import { logger } from '../logger';
 
 const DISTROS = new Set(['Debian', 'Ubuntu', 'Alpine', 'Wolfi']);
 /** Accepts every key, so `identify` yields a purl's candidate without the corpus. */
@@ -79,6 +80,26 @@ const WRITE_CONCURRENCY = 16;
 
 /** A joiner gives up this long before its caller's deadline, leaving time to answer. */
 const JOIN_ANSWER_MARGIN_MS = 1000;
+
+const PAST_DEADLINE = Symbol('past deadline');
+
+/**
+ * The work's result, or PAST_DEADLINE when `deadline` (epoch ms) comes first; the work itself goes
+ * on. A lease read or an SBOM read still in flight at the deadline must not keep the answer
+ * past it: on a loaded machine one such read took the request past the function's timeout (a 500).
+ */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | typeof PAST_DEADLINE> {
+  if (deadline === Number.POSITIVE_INFINITY) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<typeof PAST_DEADLINE>((resolve) => {
+    timer = setTimeout(() => resolve(PAST_DEADLINE), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, timeUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** The scan proper, run while holding the SBOM's lease; 'lost' when the lease was taken over before the result was stored. */
 async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Actor, lease: HeldLease): Promise<ScanSummary | 'lost'> {
@@ -179,28 +200,37 @@ export const Scans = {
    * returns it. When the holder fails or dies instead, the caller scans
    * itself. A caller that cannot wait past `deadline` (epoch ms) gets
    * 409 scan_pending, the answer the vulnerability list gives meanwhile.
+   * With `answerByDeadline` (an API request: the function's timeout would
+   * answer a 5xx for it) that holds for the caller's own scan too: the scan
+   * goes on, the request answers 409 scan_pending (docs/scanning.md
+   * "Bounded by the caller").
    */
-  async run(teamId: string, actor: Actor, sbomId: string, options: { deadline?: number } = {}): Promise<ScanSummary> {
+  async run(teamId: string, actor: Actor, sbomId: string, options: { deadline?: number; answerByDeadline?: boolean } = {}): Promise<ScanSummary> {
     const deadline = (options.deadline ?? Number.POSITIVE_INFINITY) - JOIN_ANSWER_MARGIN_MS;
     for (;;) {
       const resolved = await Sboms.resolve(teamId, sbomId);
       const { sbom, release, product } = resolved;
-      const taken = await scanLease.take(keys.scanLease(teamId, product.id, release.id, sbom.id), sbom.id);
+      const pending = () => new ScanNotReadyError({ ...sbom.scan, status: 'running' });
+      const leaseKey = keys.scanLease(teamId, product.id, release.id, sbom.id);
+      const taken = await scanLease.take(leaseKey, sbom.id);
       if ('held' in taken) {
-        let outcome: ScanSummary | 'lost';
-        try {
-          outcome = await scanHolding(resolved, actor, taken.held);
-        } catch (error) {
+        const scanning = scanHolding(resolved, actor, taken.held).catch(async (error: unknown) => {
           await taken.held.release().catch(() => undefined); // joiners take over at once instead of waiting for expiry
           throw error;
+        });
+        const outcome = options.answerByDeadline ? await beforeDeadline(scanning, deadline) : await scanning;
+        if (outcome === PAST_DEADLINE) {
+          // Nobody awaits it any more. Should it fail, the SBOM stays owed (marked running before any
+          // work): the next POST /api/cve-scan or the recovery sweep runs it again.
+          scanning.catch((error: unknown) => logger.error('scan failed after its request answered', error as Error));
+          throw pending();
         }
         if (outcome !== 'lost') return outcome;
         continue; // stalled past the lease: whoever took it over finishes the scan; join that one
       }
-      if (!(await scanLease.waitUntilReleased(keys.scanLease(teamId, product.id, release.id, sbom.id), taken.holder, deadline))) {
-        throw new ScanNotReadyError({ ...sbom.scan, status: 'running' });
-      }
-      const after = await Sboms.resolve(teamId, sbomId);
+      if ((await beforeDeadline(scanLease.waitUntilReleased(leaseKey, taken.holder, deadline), deadline)) !== true) throw pending();
+      const after = await beforeDeadline(Sboms.resolve(teamId, sbomId), deadline);
+      if (after === PAST_DEADLINE) throw pending();
       const scan = after.sbom.scan;
       if (scan.status === 'completed' && scan.scannedAt !== null && scan.scannedAt >= taken.holder.startedAt) return scan;
       // The holder failed or died without a result: this caller scans (POST /api/cve-scan retries a failed scan).

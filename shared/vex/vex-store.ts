@@ -2,7 +2,7 @@
 import { promisify } from 'node:util';
 import { gunzip, gzip, constants as zlibConstants } from 'node:zlib';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-clients';
+import { s3 } from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, queryAll, type Item } from '../data/table-client';

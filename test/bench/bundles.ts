@@ -22,6 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
 import { BUNDLE_FILE_NAME, buildFunctionBundle, coldStartOutputs } from '../../lib/bundling';
@@ -44,7 +45,12 @@ export interface BundleMeasurement {
   loadCpuMs: number;
   /** Median time from process start until the import finished. */
   sinceStartMs: number;
+  /** Median CPU time of the whole process (start to loaded), to set against an empty script's. */
+  processCpuMs: number;
+  /** The load's wall time within the target (what the issue measured, on a quiet machine). */
   withinTargets: boolean;
+  /** The load's CPU time within the target: the verdict that holds on a loaded machine. */
+  cpuWithinTargets: boolean;
   /** KB in the bundle per npm package (`@aws-sdk/client-s3`) or project folder (`shared/vex`), largest first. */
   composition: Array<{ part: string; kb: number }>;
 }
@@ -53,6 +59,11 @@ export interface BundleBenchResult {
   runs: number;
   /** Median time from process start to the end of an empty ES module script. */
   baselineMs: number;
+  /** Median CPU time of that empty script's whole process. */
+  baselineCpuMs: number;
+  /** 1-minute load average at the end of the run, and the cores. */
+  loadAverage: number;
+  cores: number;
   bundles: BundleMeasurement[];
   withinTargets: boolean;
   outDir: string;
@@ -82,13 +93,14 @@ interface ChildTiming {
   before: number;
   after: number;
   cpuMs: number;
+  processCpuMs: number;
 }
 
 function timeInFreshProcess(bundlePath: string | undefined): ChildTiming {
   const load = bundlePath
     ? `const m = await import(${JSON.stringify(pathToFileURL(bundlePath).href)}); if (typeof m.handler !== 'function') throw new Error('no handler export');`
     : '';
-  const script = `const cpu = process.cpuUsage(); const before = performance.now(); ${load} const after = performance.now(); const used = process.cpuUsage(cpu); process.stdout.write(JSON.stringify({ before, after, cpuMs: (used.user + used.system) / 1000 }));`;
+  const script = `const cpu = process.cpuUsage(); const before = performance.now(); ${load} const after = performance.now(); const used = process.cpuUsage(cpu); const total = process.cpuUsage(); process.stdout.write(JSON.stringify({ before, after, cpuMs: (used.user + used.system) / 1000, processCpuMs: (total.user + total.system) / 1000 }));`;
   const child = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '--eval', script], {
     env: CHILD_ENV,
     encoding: 'utf8',
@@ -116,13 +128,14 @@ function ms(value: number): number {
 }
 
 /** Time `runs` fresh processes after one discarded warm-up (file-system cache). */
-function measure(bundlePath: string | undefined, runs: number): { loadMs: number; loadCpuMs: number; sinceStartMs: number } {
+function measure(bundlePath: string | undefined, runs: number): { loadMs: number; loadCpuMs: number; sinceStartMs: number; processCpuMs: number } {
   timeInFreshProcess(bundlePath);
   const timings = Array.from({ length: runs }, () => timeInFreshProcess(bundlePath));
   return {
     loadMs: ms(median(timings.map((timing) => timing.after - timing.before))),
     loadCpuMs: ms(median(timings.map((timing) => timing.cpuMs))),
     sinceStartMs: ms(median(timings.map((timing) => timing.after))),
+    processCpuMs: ms(median(timings.map((timing) => timing.processCpuMs))),
   };
 }
 
@@ -148,7 +161,7 @@ export async function runBundleBench(options: BundleBenchOptions = {}): Promise<
       const metafile = await buildFunctionBundle(spec.entry, join(outDir, spec.name));
       const { initial, lazy } = coldStartOutputs(metafile);
       const size = (paths: string[]): number => kb(paths.reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0));
-      const { loadMs, loadCpuMs, sinceStartMs } = measure(outfile, runs);
+      const { loadMs, loadCpuMs, sinceStartMs, processCpuMs } = measure(outfile, runs);
       bundles.push({
         name: spec.name,
         bundleKb: size(initial),
@@ -157,13 +170,19 @@ export async function runBundleBench(options: BundleBenchOptions = {}): Promise<
         loadMs,
         loadCpuMs,
         sinceStartMs,
+        processCpuMs,
         withinTargets: loadMs <= TARGETS.maxLoadMs,
+        cpuWithinTargets: loadCpuMs <= TARGETS.maxLoadMs,
         composition: compositionOf(metafile),
       });
     }
+    const baseline = measure(undefined, runs);
     return {
       runs,
-      baselineMs: measure(undefined, runs).sinceStartMs,
+      baselineMs: baseline.sinceStartMs,
+      baselineCpuMs: baseline.processCpuMs,
+      loadAverage: loadavg()[0] ?? 0,
+      cores: availableParallelism(),
       bundles,
       withinTargets: bundles.every((bundle) => bundle.withinTargets),
       outDir,
@@ -186,7 +205,7 @@ export function formatComposition(result: BundleBenchResult, top = 8): string {
 }
 
 export function formatBundleBench(result: BundleBenchResult): string {
-  const header = ['function', 'cold KB', 'lazy KB', 'map KB', 'load ms', 'load CPU ms', 'since start ms', `load ≤ ${TARGETS.maxLoadMs} ms`];
+  const header = ['function', 'cold KB', 'lazy KB', 'map KB', 'load ms', 'load CPU ms', 'since start ms', 'process CPU ms', 'vs empty', `load ≤ ${TARGETS.maxLoadMs} ms`, `load CPU ≤ ${TARGETS.maxLoadMs} ms`];
   const rows = result.bundles.map((bundle) => [
     bundle.name,
     bundle.bundleKb.toFixed(1),
@@ -195,21 +214,28 @@ export function formatBundleBench(result: BundleBenchResult): string {
     bundle.loadMs.toFixed(1),
     bundle.loadCpuMs.toFixed(1),
     bundle.sinceStartMs.toFixed(1),
+    bundle.processCpuMs.toFixed(1),
+    `+${(bundle.processCpuMs - result.baselineCpuMs).toFixed(1)} (${(bundle.processCpuMs / result.baselineCpuMs).toFixed(2)}x)`,
     bundle.withinTargets ? 'ok' : 'MISSED',
+    bundle.cpuWithinTargets ? 'ok' : 'MISSED',
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  const loaded = result.loadAverage > result.cores;
+  const byWall = result.bundles.filter((bundle) => bundle.withinTargets).length;
+  const byCpu = result.bundles.filter((bundle) => bundle.cpuWithinTargets).length;
   return [
-    `Bundle bench: median of ${result.runs} fresh Node ${process.version} processes per function (--enable-source-maps).`,
+    `Bundle bench: median of ${result.runs} fresh Node ${process.version} processes per function (--enable-source-maps); load average ${result.loadAverage.toFixed(1)} on ${result.cores} cores.`,
     '"load ms" = await import(bundle) inside the child (the target applies to it), "load CPU ms" = CPU time of that import;',
-    '"since start ms" = process start to loaded; "cold KB" = index.mjs + statically imported chunks, "lazy KB" = chunks only await import() reaches.',
-    `Empty-script baseline since start: ${result.baselineMs.toFixed(1)} ms (on a busy machine wall times include waiting for a core; compare CPU ms).`,
-    `Bundles meeting the load target: ${result.bundles.filter((bundle) => bundle.withinTargets).length} of ${result.bundles.length}.`,
+    '"since start ms" = process start to loaded; "process CPU ms" = CPU of the whole process to that point, "vs empty" = that minus (and over) an empty script\'s;',
+    '"cold KB" = index.mjs + statically imported chunks, "lazy KB" = chunks only await import() reaches.',
+    `Empty script: ${result.baselineMs.toFixed(1)} ms since start, ${result.baselineCpuMs.toFixed(1)} ms CPU (on a busy machine wall times include waiting for a core; compare CPU ms).`,
+    `Function bundles loading in ≤ ${TARGETS.maxLoadMs} ms (target: all ${result.bundles.length}): ${byWall} of ${result.bundles.length} by wall time, ${byCpu} of ${result.bundles.length} by CPU time${loaded ? ' (machine loaded: wall times include waiting for a core; CPU time, which also counts V8\'s background compile and GC threads, bounds a quiet machine\'s wall time from above)' : ''}.`,
     '',
     line(header),
     ...rows.map(line),
     '',
-    result.withinTargets ? 'All bundles within targets.' : 'Some bundles miss a target.',
+    (loaded ? byCpu : byWall) === result.bundles.length ? 'All bundles within targets.' : 'Some bundles miss a target.',
   ].join('\n');
 }
 
@@ -225,5 +251,5 @@ if (invokedDirectly) {
   console.log(formatBundleBench(result));
   if (process.argv.includes('--composition')) console.log(`\nLargest parts per bundle (KB of minified output):\n${formatComposition(result)}`);
   if (process.argv.includes('--keep')) console.log(`Bundles kept in ${result.outDir}`);
-  process.exitCode = result.withinTargets ? 0 : 1;
+  process.exitCode = (result.loadAverage > result.cores ? result.bundles.every((bundle) => bundle.cpuWithinTargets) : result.withinTargets) ? 0 : 1;
 }

@@ -180,19 +180,20 @@ async function uploadAndScan(post: Post, get: (path: string) => Promise<unknown>
   const t0 = performance.now();
   const sbom = (await post('/api/sboms/upload', { releaseId: release.id, content })).data;
   const uploadMs = performance.now() - t0;
-  // A joiner whose request would outlive the gateway's 29 s answers 409 scan_pending; a client asks again.
-  // On a loaded machine the scans function's own timeout can fire first (a 500): asked again too, and counted.
+  // A request that would outlive the function's 29 s answers 409 scan_pending (1 s before it); a client asks again.
+  // Should the function's time run out before any answer (a read stuck on a loaded machine), the handler
+  // answers 503 timeout: asked again too, and counted. A 500 ends the run.
   let scan: Record<string, unknown> | undefined;
   let timeouts = 0;
   while (!scan) {
     try {
       scan = (await post('/api/cve-scan', { sbomId: sbom.id })).data;
     } catch (error) {
-      if (String(error).includes(': 500 ') && timeouts < 5) timeouts += 1;
+      if (String(error).includes(': 503 ') && String(error).includes('"timeout"') && timeouts < 5) timeouts += 1;
       else if (!String(error).includes('scan_pending')) throw error;
     }
   }
-  if (timeouts > 0) console.error(`  (${label}: POST /api/cve-scan answered 500 ${timeouts} time(s) while the scan ran; asked again)`);
+  if (timeouts > 0) console.error(`  (${label}: POST /api/cve-scan answered 503 timeout ${timeouts} time(s) while the scan ran; asked again)`);
   const scanMs = performance.now() - t0;
   if (list) await get(`/api/sboms/${String(sbom.id)}/vulnerabilities`);
   return { sbomId: String(sbom.id), uploadMs, scanMs, totalMs: performance.now() - t0, findings: Number(scan.findingCount) };

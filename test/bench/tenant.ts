@@ -13,7 +13,8 @@
  * Run: `npx tsx test/bench/tenant.ts` (also part of `npm run bench`).
  */
 import { randomUUID } from 'node:crypto';
-import { dynamo, destroyClients, s3 } from '../../shared/aws-clients';
+import { dynamo, destroyClients } from '../../shared/aws-clients';
+import { s3 } from '../../shared/aws-s3';
 import { keys } from '../../shared/data/keys';
 import { runAsTeam } from '../../shared/request-context';
 import { foreignKey } from '../../shared/tenant-guard';

@@ -220,6 +220,14 @@ describe('code splitting', () => {
     expect(initial.some((source) => source.includes('node_modules/@aws-sdk/client-s3/'))).toBe(true);
   });
 
+  it('loads the S3 package in the products function only with a product delete (its one S3 use)', async () => {
+    const { initial, lazy } = sourcesByLoad((await functionBundle('products')).metafile);
+
+    expect(initial.filter((source) => source.includes('node_modules/@aws-sdk/client-s3/') || source === 'shared/data/object-prefix.ts')).toEqual([]);
+    expect(lazy).toEqual(expect.arrayContaining(['shared/data/object-prefix.ts', 'shared/aws-s3.ts']));
+    expect(lazy.some((source) => source.includes('node_modules/@aws-sdk/client-s3/'))).toBe(true);
+  });
+
   it('writes chunks that load from the bundle directory in a fresh Node process, entry and lazy ones alike', async () => {
     const { dir, metafile } = await functionBundle('vex');
     const { initial, lazy } = coldStartOutputs(metafile);

@@ -14,7 +14,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { importAdvisories, importEpss } from '../../shared/corpus/import';
 import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
 import { config } from '../../shared/config';
-import { s3 } from '../../shared/aws-clients';
+import { s3 } from '../../shared/aws-s3';
 import { Disclosures } from '../../shared/disclosures/disclosures';
 import { addKey, createTeamWithKey, uniqueSlug } from '../support/factories';
 import { baseUrl } from '../support/http-client';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readAuditLog } from '../../shared/audit/audit-read';
-import { s3 } from '../../shared/aws-clients';
+import { s3 } from '../../shared/aws-s3';
 import { config } from '../../shared/config';
 import { toAuditEntry } from '../../shared/audit/audit-log';
 import { keys } from '../../shared/data/keys';

@@ -3,7 +3,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../../shared/aws-clients';
+import { s3 } from '../../shared/aws-s3';
 import { config } from '../../shared/config';
 import { readAuditLog } from '../../shared/audit/audit-read';
 import { keys } from '../../shared/data/keys';

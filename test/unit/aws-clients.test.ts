@@ -4,7 +4,8 @@
  * document) for a logger nobody reads, so the clients are built without it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { destroyClients, dynamo, s3, secretsManager, sqs } from '../../shared/aws-clients';
+import { destroyClients, dynamo, secretsManager, sqs } from '../../shared/aws-clients';
+import { s3 } from '../../shared/aws-s3';
 
 beforeAll(() => {
   // Configuration is read on first use, after this.

@@ -259,6 +259,8 @@ export function cweIdNumber(id: string): number {
  * the component order; used where one document entry may cover several components.
  */
 export function groupStatements(statements: PreparedStatement[], key: (s: PreparedStatement) => string): PreparedStatement[][] {
+  // Most vulnerabilities of a release affect one component: no key to compute (a JSON text per statement in CycloneDX).
+  if (statements.length <= 1) return statements.length === 0 ? [] : [statements];
   const groups = new Map<string, PreparedStatement[]>();
   for (const s of statements) {
     const k = key(s);
