@@ -3,11 +3,15 @@
  * front that adds what dynalite lacks, TransactWriteItems and TransactGetItems, with
  * DynamoDB's semantics (all or nothing, CancellationReasons, isolation).
  *
- * Isolation: every request passes one readers-writer lock. Writes (PutItem,
- * UpdateItem, DeleteItem, BatchWriteItem, table changes, TransactWriteItems) hold it
- * exclusively until their response is complete; reads (GetItem, Query, Scan,
- * BatchGetItem, TransactGetItems...) hold it shared. So no read ever sees a
- * half-applied transaction and no write interleaves with one.
+ * Isolation: every request passes one readers-writer lock. Transactions and table
+ * changes hold it exclusively until their response is complete; single-item writes
+ * (PutItem, UpdateItem, DeleteItem, BatchWriteItem) hold it in the `writers` mode,
+ * beside each other but never beside a read or a transaction (dynalite's per-item
+ * lock orders writes of one item, as DynamoDB does not isolate them either); reads
+ * (GetItem, Query, Scan, BatchGetItem, TransactGetItems...) hold it shared. So no
+ * read ever sees a half-applied transaction or write, and no write interleaves with
+ * a transaction. Writers run together because each waits on LevelDB's writes (the
+ * thread pool) while holding the lock: alone, the engine idled between them.
  *
  * A transaction runs under the exclusive lock in three steps: validate every item
  * with dynalite's own validation and key checks; snapshot the items and evaluate
@@ -80,6 +84,8 @@ const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 const MAX_TRANSACTION_ITEMS = 100;
 /** DynamoDB remembers a ClientRequestToken for 10 minutes. */
 const IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
+/** Writes of single items, which need no isolation from each other (see the header). */
+const WRITER_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
 const SHARED_OPERATIONS = new Set([
   'GetItem',
   'BatchGetItem',
@@ -349,12 +355,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   });
   // Not a loopback port: any local user could reach dynalite there, around the front's checks.
   const socketPath = await privateSocketPath(options.socketDir);
-  // The front reuses sockets (keep-alive agent below); dynalite closing an idle one after Node's 5 s
-  // default raced a reuse under load (ECONNRESET mid-transaction). Only the front connects here.
-  dynalite.keepAliveTimeout = 0;
+  // Nothing connects to it (the front hands requests to dynalite's handler in-process); it is
+  // dynalite's own listener, which its close() expects.
   await listen(dynalite, socketPath);
   const removeSocket = () => rm(options.socketDir === undefined ? path.dirname(socketPath) : socketPath, { recursive: true, force: true });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const lock = new ReadWriteLock();
   const succeededTokens = new Map<string, { fingerprint: string; expiresAt: number }>();
   /** Key schemas of ACTIVE tables; forgotten whenever a table-level call passes through. */
@@ -411,41 +415,42 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     }
   }
 
-  /** One call to dynalite's own API over the private socket (dynalite checks no signature). */
+  /**
+   * One call to dynalite's own API, handed to its request handler in-process as `handle` hands
+   * a client's request (dynalite checks no signature). A transaction makes two such calls per
+   * item (snapshot, write): through an HTTP round trip over the socket each, that hop was most of
+   * a transaction's cost in the engine (docs/triage-continuity.md "Measured").
+   */
   function call(operation: string, payload: Record<string, unknown>): Promise<Reply> {
     const data = Buffer.from(JSON.stringify(payload));
     return new Promise((resolve, reject) => {
-      const request = http.request(
-        {
-          socketPath,
-          method: 'POST',
-          path: '/',
-          agent,
-          headers: {
-            'Content-Type': JSON_TYPE,
-            'Content-Length': data.length,
-            'X-Amz-Target': `${API_PREFIX}${operation}`,
-            'X-Amz-Date': '20000101T000000Z',
-            Authorization:
-              'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-          },
+      const request = Object.assign(Readable.from([data]), {
+        method: 'POST',
+        url: '/',
+        headers: {
+          'content-type': JSON_TYPE,
+          'content-length': String(data.length),
+          'x-amz-target': `${API_PREFIX}${operation}`,
+          'x-amz-date': '20000101T000000Z',
+          authorization: 'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
         },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('error', reject);
-          response.on('end', () => {
-            try {
-              const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-              resolve({ status: response.statusCode ?? 500, body: isRecord(parsed) ? parsed : {} });
-            } catch (error) {
-              reject(error instanceof Error ? error : new Error(String(error)));
-            }
-          });
+      });
+      // The part of http.ServerResponse dynalite's handler uses (status, headers, one end()).
+      const response = {
+        statusCode: 200,
+        contentType: JSON_TYPE,
+        setHeader: () => response,
+        end: (body?: string | Buffer) => {
+          try {
+            const parsed: unknown = JSON.parse(body === undefined ? '{}' : body.toString());
+            resolve({ status: response.statusCode, body: isRecord(parsed) ? parsed : {} });
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+          return response;
         },
-      );
-      request.on('error', reject);
-      request.end(data);
+      };
+      dynalite.emit('request', request, response);
     });
   }
 
@@ -692,7 +697,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       }
       // Everything else is dynalite's own handler, run while holding the lock until the
       // response is complete (dynalite answers a write only after LevelDB took it).
-      const release: Release = await (SHARED_OPERATIONS.has(operation) || req.method === 'GET' ? lock.shared() : lock.exclusive());
+      const release: Release = await (SHARED_OPERATIONS.has(operation) || req.method === 'GET' ? lock.shared() : WRITER_OPERATIONS.has(operation) ? lock.writers() : lock.exclusive());
       if (stopped || broken || res.destroyed) {
         // A client that already hung up would never emit 'close' on res again.
         release();
@@ -747,7 +752,6 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
         release();
         front.closeAllConnections();
         await frontClosed;
-        agent.destroy();
         // dynalite's close() also closes LevelDB, flushing every acknowledged write.
         await new Promise<void>((resolve, reject) => dynalite.close((error) => (error ? reject(error) : resolve())));
         await removeSocket();
