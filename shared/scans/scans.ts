@@ -35,6 +35,7 @@ import type { ScanJob } from './scan-dispatch';
 import { SCAN_MAX_RECOVERIES } from './scan-retries';
 import { scanLease, type HeldLease } from './scan-lease';
 import { ScanNotReadyError } from './vulnerabilities';
+import { ScanLaps } from './scan-laps';
 
 const DISTROS = new Set(['Debian', 'Ubuntu', 'Alpine', 'Wolfi']);
 /** Accepts every key, so `identify` yields a purl's candidate without the corpus. */
@@ -83,18 +84,26 @@ const JOIN_ANSWER_MARGIN_MS = 1000;
 /** The scan proper, run while holding the SBOM's lease; 'lost' when the lease was taken over before the result was stored. */
 async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Actor, lease: HeldLease): Promise<ScanSummary | 'lost'> {
   const teamId = sbom.teamId;
+  const laps = new ScanLaps();
   // Marked before any work: a process that dies from here on leaves the SBOM in the pending-scan index.
   await sbomStore.markScanRunning(sbom, actor, lease.state.startedAt);
+  laps.lap('markRunning');
   const components = await sbomStore.readInventory(sbom);
+  laps.lap('inventory');
   const index = await indexForComponents(components);
+  laps.lap('advisoryIndex');
   const result = scanComponents(components, index);
+  laps.lap('matching');
   const byRef = new Map(components.map((component) => [component.ref, component]));
   // Spec "Vulnerability": the highest-fidelity score, borrowed from an aliased record when the advisory has none.
-  const [severityOf, scores] = await Promise.all([
+  const [severityOf, scores, settings] = await Promise.all([
     severityResolver(result.findings, (id) => index.advisory(id)),
     corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id))),
+    TeamSettingsService.get(teamId),
   ]);
+  laps.lap('severityAndScores');
   const existing = new Map((await findingStore.listBySbom(teamId, product.id, release.id, sbom.id)).map((finding) => [finding.id, finding]));
+  laps.lap('existingFindings');
   const now = new Date().toISOString();
 
   const current = new Map<string, Finding>();
@@ -120,7 +129,9 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   }
 
   const vanished = [...existing.values()].filter((finding) => !current.has(finding.id));
+  laps.lap('buildFindings');
   const decisionOf = decisionIndex(await dispositionStore.listByRelease(teamId, product.id, release.id));
+  laps.lap('releaseDispositions');
   const puts: Item[] = [];
   for (const finding of current.values()) {
     puts.push(findingItem(finding));
@@ -141,11 +152,18 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   if (lease.lost) return 'lost';
   // The digest is written beside the items; it becomes the SBOM's only with the result's transaction below.
   const digestStamp = findingsDigest.newStamp();
-  await Promise.all([batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY }), findingsDigest.write(sbom, digestStamp, stored)]);
-  // Before the scan reads as completed: a CI gate that sees the result sees the carried decisions.
-  const carried = await CarryOver.apply({
-    release, findings: current.values(), decided: decisionOf, setting: (await TeamSettingsService.get(teamId)).carryOver, actor, now, writerId: sbom.id,
-  });
+  const findingWrites = laps.span('findingWrites');
+  const carryOver = laps.span('carryOver');
+  // Carried decisions are written beside the findings (distinct items; a disposition does not need
+  // its finding item to exist), and before the scan reads as completed: a CI gate that sees the
+  // result sees them. A crash in between is a retry's to finish (the SBOM's findings are rewritten
+  // with the same ids, an open carry-over bracket is repaired).
+  const [carried] = await Promise.all([
+    CarryOver.apply({ release, findings: current.values(), decided: decisionOf, setting: settings.carryOver, actor, now, writerId: sbom.id, laps }).finally(carryOver),
+    batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY }).finally(findingWrites),
+    findingsDigest.write(sbom, digestStamp, stored),
+  ]);
+  laps.lap('writes');
 
   const summary: ScanSummary = {
     status: 'completed', scannedAt: now, findingCount: current.size,
@@ -168,7 +186,9 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
     if (error instanceof TransactionFailedError && error.failedAt(2) && !error.failedAt(0)) return 'lost';
     throw error;
   }
+  laps.lap('result');
   findingsDigest.committed(sbom, digestStamp, stored);
+  laps.log({ sbomId: sbom.id, components: components.length, findings: current.size, writes: puts.length + deletes.length, carried: carried.carried });
   return summary;
 }
 
