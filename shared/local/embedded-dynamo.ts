@@ -47,7 +47,7 @@ import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import {
   conditionHolds,
-  createDynaliteServer,
+  createDynalite,
   encodeKey,
   itemError,
   keyError,
@@ -143,9 +143,7 @@ interface PlannedItem {
 
 interface WriteOp extends PlannedItem {
   kind: WriteKind;
-  /** The equivalent single-item request, as sent to dynalite. */
-  request: Record<string, unknown>;
-  /** The same request parsed by dynalite's validation (carries `_condition`). */
+  /** The equivalent single-item request parsed by dynalite's validation (carries `_condition`); what its action runs. */
   validated: Record<string, unknown>;
   returnOldOnFailure: boolean;
 }
@@ -229,11 +227,12 @@ function planWrite(entry: unknown, index: number): WriteOp | Reply {
   const keyed = (isPut ? validated.data.Item : validated.data.Key) as AttributeMap;
   return {
     kind,
-    request,
     validated: validated.data,
     returnOldOnFailure: onFailure === 'ALL_OLD',
     tableName: validated.data.TableName as string,
-    key: keyed,
+    // A copy: dynalite's actions build a new item on the request's Key in place (the validated
+    // request is what they run), and snapshots, the journal and rollbacks need the key as it was.
+    key: structuredClone(keyed),
     keyed,
     isPut,
   };
@@ -347,7 +346,7 @@ function send(res: http.ServerResponse, reply: Reply): void {
 
 export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promise<EmbeddedDynamo> {
   // Tables become ACTIVE at once: real DynamoDB takes seconds, nothing local should wait.
-  const dynalite = createDynaliteServer({
+  const { server: dynalite, write: writeValidated } = createDynalite({
     ...(options.path ? { path: options.path } : {}),
     createTableMs: 0,
     deleteTableMs: 0,
@@ -487,9 +486,9 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       if (problem) return { status: 400, body: problem };
       if (item.isPut) {
         // A Put carries the whole item; snapshots and restores need only its key.
-        item.key = Object.fromEntries(
+        item.key = structuredClone(Object.fromEntries(
           table.KeySchema.map(({ AttributeName }) => [AttributeName, item.keyed[AttributeName] as AttributeMap[string]]),
-        );
+        ));
       }
       const identity = `${item.tableName}\u0000${encodeKey(item.key, table)}`;
       if (seen.has(identity)) return validationError('Transaction request cannot include multiple operations on one item');
@@ -564,11 +563,12 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
           }),
         ),
       );
-      // Replay the writes; dynalite applies each update expression (and may still reject
-      // it). The items are distinct, so the calls are independent and run side by side.
+      // Replay the writes on dynalite's actions with the requests validated above; dynalite
+      // applies each update expression (and may still reject it). The items are distinct, so
+      // the calls are independent and run side by side.
       const apply = (some: typeof writes) =>
         Promise.all(
-          some.map(({ op }) => call(op.kind === 'Put' ? 'PutItem' : op.kind === 'Update' ? 'UpdateItem' : 'DeleteItem', op.request)),
+          some.map(({ op }) => writeValidated(op.kind === 'Put' ? 'putItem' : op.kind === 'Update' ? 'updateItem' : 'deleteItem', op.validated)),
         );
       if (crashAfterItems !== undefined && crashAfterItems <= writes.length) {
         // Exactly k writes applied, then the process dies as a kill -9 would.
