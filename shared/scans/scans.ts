@@ -25,7 +25,7 @@ import type { Advisory } from '../corpus/parse/advisory';
 import type { SbomComponent } from '../sbom/model';
 import { dispositionStore } from '../dispositions/disposition-store';
 import { decisionIndex } from '../dispositions/decision-identity';
-import { CarryOver } from '../dispositions/carry-over';
+import { CarryOver, type CarryOverResult } from '../dispositions/carry-over';
 import { TeamSettingsService } from '../identity/team-settings';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
@@ -157,12 +157,15 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   // Carried decisions are written beside the findings (distinct items; a disposition does not need
   // its finding item to exist), and before the scan reads as completed: a CI gate that sees the
   // result sees them. A crash in between is a retry's to finish (the SBOM's findings are rewritten
-  // with the same ids, an open carry-over bracket is repaired).
-  const [carried] = await Promise.all([
+  // with the same ids, an open carry-over bracket is repaired). All of them end before the scan
+  // goes on or fails: nothing of this scan may still be writing once its lease is given up.
+  const [carryOutcome, ...writeOutcomes] = await Promise.allSettled([
     CarryOver.apply({ release, findings: current.values(), decided: decisionOf, setting: settings.carryOver, actor, now, writerId: sbom.id, laps }).finally(carryOver),
     batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY }).finally(findingWrites),
     findingsDigest.write(sbom, digestStamp, stored),
   ]);
+  for (const outcome of [carryOutcome, ...writeOutcomes]) if (outcome.status === 'rejected') throw outcome.reason;
+  const carried = (carryOutcome as PromiseFulfilledResult<CarryOverResult>).value;
   laps.lap('writes');
 
   const summary: ScanSummary = {
