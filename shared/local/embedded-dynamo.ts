@@ -3,15 +3,11 @@
  * front that adds what dynalite lacks, TransactWriteItems and TransactGetItems, with
  * DynamoDB's semantics (all or nothing, CancellationReasons, isolation).
  *
- * Isolation: every request passes one readers-writer lock. Transactions and table
- * changes hold it exclusively until their response is complete; single-item writes
- * (PutItem, UpdateItem, DeleteItem, BatchWriteItem) hold it in the `writers` mode,
- * beside each other but never beside a read or a transaction (dynalite's per-item
- * lock orders writes of one item, as DynamoDB does not isolate them either); reads
- * (GetItem, Query, Scan, BatchGetItem, TransactGetItems...) hold it shared. So no
- * read ever sees a half-applied transaction or write, and no write interleaves with
- * a transaction. Writers run together because each waits on LevelDB's writes (the
- * thread pool) while holding the lock: alone, the engine idled between them.
+ * Isolation: every request passes one readers-writer lock. Writes (PutItem,
+ * UpdateItem, DeleteItem, BatchWriteItem, table changes, TransactWriteItems) hold it
+ * exclusively until their response is complete; reads (GetItem, Query, Scan,
+ * BatchGetItem, TransactGetItems...) hold it shared. So no read ever sees a
+ * half-applied transaction and no write interleaves with one.
  *
  * A transaction runs under the exclusive lock in three steps: validate every item
  * with dynalite's own validation and key checks; snapshot the items and evaluate
@@ -84,8 +80,6 @@ const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 const MAX_TRANSACTION_ITEMS = 100;
 /** DynamoDB remembers a ClientRequestToken for 10 minutes. */
 const IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
-/** Writes of single items, which need no isolation from each other (see the header). */
-const WRITER_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
 const SHARED_OPERATIONS = new Set([
   'GetItem',
   'BatchGetItem',
@@ -697,7 +691,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       }
       // Everything else is dynalite's own handler, run while holding the lock until the
       // response is complete (dynalite answers a write only after LevelDB took it).
-      const release: Release = await (SHARED_OPERATIONS.has(operation) || req.method === 'GET' ? lock.shared() : WRITER_OPERATIONS.has(operation) ? lock.writers() : lock.exclusive());
+      const release: Release = await (SHARED_OPERATIONS.has(operation) || req.method === 'GET' ? lock.shared() : lock.exclusive());
       if (stopped || broken || res.destroyed) {
         // A client that already hung up would never emit 'close' on res again.
         release();

@@ -5,11 +5,8 @@
 
 export type Release = () => void;
 
-/** Holders of one mode run together: readers with readers, single-item writers with writers; exclusive runs alone. */
-type Mode = 'shared' | 'writers' | 'exclusive';
-
 interface Waiter {
-  mode: Mode;
+  exclusive: boolean;
   grant: () => void;
 }
 
@@ -17,43 +14,36 @@ interface Waiter {
  * FIFO readers-writer lock: shared holders run together, an exclusive holder runs
  * alone. Strict arrival order, so a waiting writer is never starved by a stream of
  * readers (and a reader that arrives after a waiting writer observes its result).
- * A third mode, `writers`, lets writers that need no isolation from each other run
- * together (never beside a reader or an exclusive holder).
  */
 export class ReadWriteLock {
-  private mode: Mode | undefined;
-  private holders = 0;
+  private readers = 0;
+  private writer = false;
   private readonly queue: Waiter[] = [];
 
   /** True when nobody holds or waits for the lock. */
   get idle(): boolean {
-    return this.holders === 0 && this.queue.length === 0;
+    return this.readers === 0 && !this.writer && this.queue.length === 0;
   }
 
   shared(): Promise<Release> {
-    return this.acquire('shared');
+    return this.acquire(false);
   }
 
   exclusive(): Promise<Release> {
-    return this.acquire('exclusive');
+    return this.acquire(true);
   }
 
-  /** Beside other `writers` holders only. */
-  writers(): Promise<Release> {
-    return this.acquire('writers');
-  }
-
-  private acquire(mode: Mode): Promise<Release> {
+  private acquire(exclusive: boolean): Promise<Release> {
     return new Promise<Release>((resolve) => {
       this.queue.push({
-        mode,
+        exclusive,
         grant: () => {
           let released = false;
           resolve(() => {
             if (released) return; // releasing twice must not corrupt the counters
             released = true;
-            this.holders -= 1;
-            if (this.holders === 0) this.mode = undefined;
+            if (exclusive) this.writer = false;
+            else this.readers -= 1;
             this.pump();
           });
         },
@@ -65,10 +55,13 @@ export class ReadWriteLock {
   private pump(): void {
     for (;;) {
       const next = this.queue[0];
-      if (!next) return;
-      if (this.holders > 0 && (next.mode === 'exclusive' || next.mode !== this.mode)) return;
-      this.mode = next.mode;
-      this.holders += 1;
+      if (!next || this.writer) return;
+      if (next.exclusive) {
+        if (this.readers > 0) return;
+        this.writer = true;
+      } else {
+        this.readers += 1;
+      }
       this.queue.shift();
       next.grant();
     }
