@@ -201,8 +201,8 @@ export const CarryOver = {
 /**
  * The bulk write: one transaction opens the bracket (the lock check; the version moves and the
  * release is marked so no reader caches a half-written set), then the dispositions go in
- * parallel transactions of 99 conditional creates, then their side items in parallel batches,
- * and the bracket closes with another version move.
+ * parallel transactions of 99 conditional creates, each followed at once by its side items in
+ * batches, and the bracket closes with another version move.
  */
 async function carry(ref: ReleaseRef, writerId: string, writes: PlannedWrite[], actor: Actor, result: CarryOverResult, laps?: ScanLaps): Promise<CarryOverResult> {
   try {
@@ -228,7 +228,10 @@ async function carry(ref: ReleaseRef, writerId: string, writes: PlannedWrite[], 
       side?.();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, chunks.length) }, worker));
+  // Every worker ends before this returns or throws: nothing of the carry-over writes after it.
+  for (const outcome of await Promise.allSettled(Array.from({ length: Math.min(CONCURRENCY, chunks.length) }, worker))) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+  }
   await transactWrite([dispositionBulk.end(ref, writerId)]);
   result.carried += written.length;
   result.reviewRequired += written.filter((write) => write.after.reviewRequired).length;
