@@ -27,6 +27,7 @@ import { isFinalDecision } from './rules';
 import { dispositionPointer, fieldsOf, historyItem, newDisposition, targetOfFinding, type PlannedWrite } from './disposition-writes';
 
 import type { CarryOverSetting } from './carry-over-setting';
+import type { ScanLaps } from '../scans/scan-laps';
 
 /** 1 release check + 99 conditional creates: DynamoDB's 100 items per transaction. */
 const CHUNK_SIZE = 99;
@@ -34,8 +35,8 @@ const CHUNK_SIZE = 99;
 const CONCURRENCY = 4;
 /** A chunk that keeps meeting new decisions (members triaging during the scan) is re-planned this often. */
 const MAX_CHUNK_ATTEMPTS = 5;
-/** Side items (history, audit, pointer, index) written per BatchWriteItem wave. */
-const SIDE_WRITE_CONCURRENCY = 16;
+/** BatchWriteItem calls in flight for one chunk's side items (history, audit, pointer, index): 4 chunks at a time make 16. */
+const SIDE_WRITE_CONCURRENCY = 4;
 /**
  * How long a carry-over's bracket keeps readers from caching the release's dispositions if its
  * process dies: Lambda's longest timeout, after which nothing of that run can still be writing.
@@ -151,8 +152,11 @@ export const CarryOver = {
     release: Release; findings: Iterable<Finding>; decided: (finding: Finding) => Disposition | undefined; setting: CarryOverSetting; actor: Actor; now: string;
     /** The scan's SBOM: one carry-over per SBOM at a time (its scan lease), so a bracket of this id left open is a dead run's. */
     writerId: string;
+    /** The scan's stage timer. */
+    laps?: ScanLaps;
   }): Promise<CarryOverResult> {
     const result: CarryOverResult = { carried: 0, reviewRequired: 0, locked: false };
+    const lookup = input.laps?.span('carryLookup');
     const ref: ReleaseRef = { teamId: input.release.teamId, productId: input.release.productId, releaseId: input.release.id };
     const findings = new Map([...input.findings].map((finding) => [finding.id, finding]));
     if (dispositionBulk.leftOpen(await getItem(keys.release(ref.teamId, ref.productId, ref.releaseId)), input.writerId)) {
@@ -188,36 +192,46 @@ export const CarryOver = {
       const from = source ? earlier.get(source.entry.releaseId) : undefined;
       if (source && from) writes.push(planCarry(finding, source, from, input.actor, at));
     }
+    lookup?.();
     if (writes.length === 0) return result;
-    return carry(ref, input.writerId, writes, input.actor, result);
+    return carry(ref, input.writerId, writes, input.actor, result, input.laps);
   },
 };
 
 /**
  * The bulk write: one transaction opens the bracket (the lock check; the version moves and the
  * release is marked so no reader caches a half-written set), then the dispositions go in
- * parallel transactions of 99 conditional creates, then their side items in parallel batches,
- * and the bracket closes with another version move.
+ * parallel transactions of 99 conditional creates, each followed at once by its side items in
+ * batches, and the bracket closes with another version move.
  */
-async function carry(ref: ReleaseRef, writerId: string, writes: PlannedWrite[], actor: Actor, result: CarryOverResult): Promise<CarryOverResult> {
+async function carry(ref: ReleaseRef, writerId: string, writes: PlannedWrite[], actor: Actor, result: CarryOverResult, laps?: ScanLaps): Promise<CarryOverResult> {
   try {
     await transactWrite([dispositionBulk.start(ref, writerId, new Date(Date.now() + BULK_WINDOW_MS).toISOString())]);
   } catch (error) {
     if (error instanceof TransactionFailedError && error.failedAt(0)) return { ...result, locked: true };
     throw error;
   }
-  const chunks = Array.from({ length: Math.ceil(writes.length / CHUNK_SIZE) }, (_, index) => writes.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE));
+  const chunks: PlannedWrite[][] = Array.from({ length: Math.ceil(writes.length / CHUNK_SIZE) }, (_, index) => writes.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE));
   const written: PlannedWrite[] = [];
   const worker = async () => {
     for (let chunk = chunks.shift(); chunk && !result.locked; chunk = chunks.shift()) {
+      const dispositions = laps?.span('carryDispositions');
       const outcome = await commitChunk(ref, writerId, chunk);
+      dispositions?.();
       if (outcome.locked) result.locked = true;
       written.push(...outcome.written);
+      // A committed chunk's side items go at once, beside the chunks still committing (the engine,
+      // or DynamoDB's partitions, stay busy). One pair's index entry per product: each write here
+      // is a distinct pair of one release.
+      const side = laps?.span('carrySideItems');
+      await batchWrite(outcome.written.flatMap((write) => sideItems(write.after, actor, write.target.label, { index: true })), [], { concurrency: SIDE_WRITE_CONCURRENCY });
+      side?.();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, chunks.length) }, worker));
-  // One pair's index entry per product: each write here is a distinct pair of one release.
-  await batchWrite(written.flatMap((write) => sideItems(write.after, actor, write.target.label, { index: true })), [], { concurrency: SIDE_WRITE_CONCURRENCY });
+  // Every worker ends before this returns or throws: nothing of the carry-over writes after it.
+  for (const outcome of await Promise.allSettled(Array.from({ length: Math.min(CONCURRENCY, chunks.length) }, worker))) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+  }
   await transactWrite([dispositionBulk.end(ref, writerId)]);
   result.carried += written.length;
   result.reviewRequired += written.filter((write) => write.after.reviewRequired).length;

@@ -62,6 +62,7 @@ interface ValidationsModule {
 
 interface DbModule {
   MAX_SIZE: number;
+  create: (options: DynaliteOptions) => unknown;
   validateKey(key: AttributeMap, table: TableShape): DynaliteError | null | undefined;
   validateItem(item: AttributeMap, table: TableShape): DynaliteError | null | undefined;
   createKey(item: AttributeMap, table: TableShape): string;
@@ -126,6 +127,50 @@ function boundLevelDbTableCache(): void {
 boundLevelDbTableCache();
 const validations = require('dynalite/validations') as ValidationsModule;
 const db = require('dynalite/db') as DbModule;
+
+type ActionCallback = (error: unknown, data?: unknown) => void;
+type Action = (store: unknown, data: Record<string, unknown>, callback: ActionCallback) => void;
+const writeActions: Record<'putItem' | 'updateItem' | 'deleteItem', Action> = {
+  putItem: require('dynalite/actions/putItem') as Action,
+  updateItem: require('dynalite/actions/updateItem') as Action,
+  deleteItem: require('dynalite/actions/deleteItem') as Action,
+};
+
+/** A dynalite server and the store behind it (dynalite keeps it private; `db.create` is where it is made). */
+export interface Dynalite {
+  server: Server;
+  /**
+   * Runs a single-item write that `validateSingleItemRequest` already validated on dynalite's own
+   * action, as dynalite's request handler does after validating (a transaction validates every item
+   * before any write; validating it again on the way in was as costly as the write itself).
+   */
+  write: (action: 'putItem' | 'updateItem' | 'deleteItem', validated: Record<string, unknown>) => Promise<{ status: number; body: Record<string, unknown> }>;
+}
+
+export function createDynalite(options: DynaliteOptions): Dynalite {
+  const create = db.create;
+  let store: unknown;
+  db.create = (storeOptions) => (store = create(storeOptions));
+  let server: Server;
+  try {
+    server = createDynaliteServer(options);
+  } finally {
+    db.create = create;
+  }
+  if (store === undefined) throw new Error('dynalite did not create its store through db.create (another dynalite version?)');
+  return {
+    server,
+    write: (action, validated) =>
+      new Promise((resolve, reject) => {
+        writeActions[action](store, validated, (error, data) => {
+          // The handler's mapping: an error with a status is DynamoDB's answer; anything else is a fault.
+          if (isDynaliteError(error)) resolve({ status: error.statusCode, body: error.body });
+          else if (error) reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
+          else resolve({ status: 200, body: (data ?? {}) as Record<string, unknown> });
+        });
+      }),
+  };
+}
 
 export type SingleItemAction = 'putItem' | 'updateItem' | 'deleteItem' | 'getItem';
 const actionValidations: Record<SingleItemAction, ActionValidation> = {

@@ -43,7 +43,7 @@ import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import {
   conditionHolds,
-  createDynaliteServer,
+  createDynalite,
   encodeKey,
   itemError,
   keyError,
@@ -137,9 +137,7 @@ interface PlannedItem {
 
 interface WriteOp extends PlannedItem {
   kind: WriteKind;
-  /** The equivalent single-item request, as sent to dynalite. */
-  request: Record<string, unknown>;
-  /** The same request parsed by dynalite's validation (carries `_condition`). */
+  /** The equivalent single-item request parsed by dynalite's validation (carries `_condition`); what its action runs. */
   validated: Record<string, unknown>;
   returnOldOnFailure: boolean;
 }
@@ -223,11 +221,12 @@ function planWrite(entry: unknown, index: number): WriteOp | Reply {
   const keyed = (isPut ? validated.data.Item : validated.data.Key) as AttributeMap;
   return {
     kind,
-    request,
     validated: validated.data,
     returnOldOnFailure: onFailure === 'ALL_OLD',
     tableName: validated.data.TableName as string,
-    key: keyed,
+    // A copy: dynalite's actions build a new item on the request's Key in place (the validated
+    // request is what they run), and snapshots, the journal and rollbacks need the key as it was.
+    key: structuredClone(keyed),
     keyed,
     isPut,
   };
@@ -341,7 +340,7 @@ function send(res: http.ServerResponse, reply: Reply): void {
 
 export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promise<EmbeddedDynamo> {
   // Tables become ACTIVE at once: real DynamoDB takes seconds, nothing local should wait.
-  const dynalite = createDynaliteServer({
+  const { server: dynalite, write: writeValidated } = createDynalite({
     ...(options.path ? { path: options.path } : {}),
     createTableMs: 0,
     deleteTableMs: 0,
@@ -349,12 +348,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   });
   // Not a loopback port: any local user could reach dynalite there, around the front's checks.
   const socketPath = await privateSocketPath(options.socketDir);
-  // The front reuses sockets (keep-alive agent below); dynalite closing an idle one after Node's 5 s
-  // default raced a reuse under load (ECONNRESET mid-transaction). Only the front connects here.
-  dynalite.keepAliveTimeout = 0;
+  // Nothing connects to it (the front hands requests to dynalite's handler in-process); it is
+  // dynalite's own listener, which its close() expects.
   await listen(dynalite, socketPath);
   const removeSocket = () => rm(options.socketDir === undefined ? path.dirname(socketPath) : socketPath, { recursive: true, force: true });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const lock = new ReadWriteLock();
   const succeededTokens = new Map<string, { fingerprint: string; expiresAt: number }>();
   /** Key schemas of ACTIVE tables; forgotten whenever a table-level call passes through. */
@@ -411,41 +408,42 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     }
   }
 
-  /** One call to dynalite's own API over the private socket (dynalite checks no signature). */
+  /**
+   * One call to dynalite's own API, handed to its request handler in-process as `handle` hands
+   * a client's request (dynalite checks no signature). A transaction makes two such calls per
+   * item (snapshot, write): through an HTTP round trip over the socket each, that hop was most of
+   * a transaction's cost in the engine (docs/triage-continuity.md "Measured").
+   */
   function call(operation: string, payload: Record<string, unknown>): Promise<Reply> {
     const data = Buffer.from(JSON.stringify(payload));
     return new Promise((resolve, reject) => {
-      const request = http.request(
-        {
-          socketPath,
-          method: 'POST',
-          path: '/',
-          agent,
-          headers: {
-            'Content-Type': JSON_TYPE,
-            'Content-Length': data.length,
-            'X-Amz-Target': `${API_PREFIX}${operation}`,
-            'X-Amz-Date': '20000101T000000Z',
-            Authorization:
-              'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-          },
+      const request = Object.assign(Readable.from([data]), {
+        method: 'POST',
+        url: '/',
+        headers: {
+          'content-type': JSON_TYPE,
+          'content-length': String(data.length),
+          'x-amz-target': `${API_PREFIX}${operation}`,
+          'x-amz-date': '20000101T000000Z',
+          authorization: 'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
         },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('error', reject);
-          response.on('end', () => {
-            try {
-              const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-              resolve({ status: response.statusCode ?? 500, body: isRecord(parsed) ? parsed : {} });
-            } catch (error) {
-              reject(error instanceof Error ? error : new Error(String(error)));
-            }
-          });
+      });
+      // The part of http.ServerResponse dynalite's handler uses (status, headers, one end()).
+      const response = {
+        statusCode: 200,
+        contentType: JSON_TYPE,
+        setHeader: () => response,
+        end: (body?: string | Buffer) => {
+          try {
+            const parsed: unknown = JSON.parse(body === undefined ? '{}' : body.toString());
+            resolve({ status: response.statusCode, body: isRecord(parsed) ? parsed : {} });
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+          return response;
         },
-      );
-      request.on('error', reject);
-      request.end(data);
+      };
+      dynalite.emit('request', request, response);
     });
   }
 
@@ -482,9 +480,9 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       if (problem) return { status: 400, body: problem };
       if (item.isPut) {
         // A Put carries the whole item; snapshots and restores need only its key.
-        item.key = Object.fromEntries(
+        item.key = structuredClone(Object.fromEntries(
           table.KeySchema.map(({ AttributeName }) => [AttributeName, item.keyed[AttributeName] as AttributeMap[string]]),
-        );
+        ));
       }
       const identity = `${item.tableName}\u0000${encodeKey(item.key, table)}`;
       if (seen.has(identity)) return validationError('Transaction request cannot include multiple operations on one item');
@@ -559,11 +557,12 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
           }),
         ),
       );
-      // Replay the writes; dynalite applies each update expression (and may still reject
-      // it). The items are distinct, so the calls are independent and run side by side.
+      // Replay the writes on dynalite's actions with the requests validated above; dynalite
+      // applies each update expression (and may still reject it). The items are distinct, so
+      // the calls are independent and run side by side.
       const apply = (some: typeof writes) =>
         Promise.all(
-          some.map(({ op }) => call(op.kind === 'Put' ? 'PutItem' : op.kind === 'Update' ? 'UpdateItem' : 'DeleteItem', op.request)),
+          some.map(({ op }) => writeValidated(op.kind === 'Put' ? 'putItem' : op.kind === 'Update' ? 'updateItem' : 'deleteItem', op.validated)),
         );
       if (crashAfterItems !== undefined && crashAfterItems <= writes.length) {
         // Exactly k writes applied, then the process dies as a kill -9 would.
@@ -747,7 +746,6 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
         release();
         front.closeAllConnections();
         await frontClosed;
-        agent.destroy();
         // dynalite's close() also closes LevelDB, flushing every acknowledged write.
         await new Promise<void>((resolve, reject) => dynalite.close((error) => (error ? reject(error) : resolve())));
         await removeSocket();

@@ -25,7 +25,7 @@ import type { Advisory } from '../corpus/parse/advisory';
 import type { SbomComponent } from '../sbom/model';
 import { dispositionStore } from '../dispositions/disposition-store';
 import { decisionIndex } from '../dispositions/decision-identity';
-import { CarryOver } from '../dispositions/carry-over';
+import { CarryOver, type CarryOverResult } from '../dispositions/carry-over';
 import { TeamSettingsService } from '../identity/team-settings';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
@@ -36,6 +36,7 @@ import { SCAN_MAX_RECOVERIES } from './scan-retries';
 import { scanLease, type HeldLease } from './scan-lease';
 import { ScanNotReadyError } from './vulnerabilities';
 import { logger } from '../logger';
+import { ScanLaps } from './scan-laps';
 
 const DISTROS = new Set(['Debian', 'Ubuntu', 'Alpine', 'Wolfi']);
 /** Accepts every key, so `identify` yields a purl's candidate without the corpus. */
@@ -104,18 +105,26 @@ async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T 
 /** The scan proper, run while holding the SBOM's lease; 'lost' when the lease was taken over before the result was stored. */
 async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Actor, lease: HeldLease): Promise<ScanSummary | 'lost'> {
   const teamId = sbom.teamId;
+  const laps = new ScanLaps();
   // Marked before any work: a process that dies from here on leaves the SBOM in the pending-scan index.
   await sbomStore.markScanRunning(sbom, actor, lease.state.startedAt);
+  laps.lap('markRunning');
   const components = await sbomStore.readInventory(sbom);
+  laps.lap('inventory');
   const index = await indexForComponents(components);
+  laps.lap('advisoryIndex');
   const result = scanComponents(components, index);
+  laps.lap('matching');
   const byRef = new Map(components.map((component) => [component.ref, component]));
   // Spec "Vulnerability": the highest-fidelity score, borrowed from an aliased record when the advisory has none.
-  const [severityOf, scores] = await Promise.all([
+  const [severityOf, scores, settings] = await Promise.all([
     severityResolver(result.findings, (id) => index.advisory(id)),
     corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id))),
+    TeamSettingsService.get(teamId),
   ]);
+  laps.lap('severityAndScores');
   const existing = new Map((await findingStore.listBySbom(teamId, product.id, release.id, sbom.id)).map((finding) => [finding.id, finding]));
+  laps.lap('existingFindings');
   const now = new Date().toISOString();
 
   const current = new Map<string, Finding>();
@@ -141,7 +150,9 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   }
 
   const vanished = [...existing.values()].filter((finding) => !current.has(finding.id));
+  laps.lap('buildFindings');
   const decisionOf = decisionIndex(await dispositionStore.listByRelease(teamId, product.id, release.id));
+  laps.lap('releaseDispositions');
   const puts: Item[] = [];
   for (const finding of current.values()) {
     puts.push(findingItem(finding));
@@ -162,11 +173,21 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   if (lease.lost) return 'lost';
   // The digest is written beside the items; it becomes the SBOM's only with the result's transaction below.
   const digestStamp = findingsDigest.newStamp();
-  await Promise.all([batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY }), findingsDigest.write(sbom, digestStamp, stored)]);
-  // Before the scan reads as completed: a CI gate that sees the result sees the carried decisions.
-  const carried = await CarryOver.apply({
-    release, findings: current.values(), decided: decisionOf, setting: (await TeamSettingsService.get(teamId)).carryOver, actor, now, writerId: sbom.id,
-  });
+  const findingWrites = laps.span('findingWrites');
+  const carryOver = laps.span('carryOver');
+  // Carried decisions are written beside the findings (distinct items; a disposition does not need
+  // its finding item to exist), and before the scan reads as completed: a CI gate that sees the
+  // result sees them. A crash in between is a retry's to finish (the SBOM's findings are rewritten
+  // with the same ids, an open carry-over bracket is repaired). All of them end before the scan
+  // goes on or fails: nothing of this scan may still be writing once its lease is given up.
+  const [carryOutcome, ...writeOutcomes] = await Promise.allSettled([
+    CarryOver.apply({ release, findings: current.values(), decided: decisionOf, setting: settings.carryOver, actor, now, writerId: sbom.id, laps }).finally(carryOver),
+    batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY }).finally(findingWrites),
+    findingsDigest.write(sbom, digestStamp, stored),
+  ]);
+  for (const outcome of [carryOutcome, ...writeOutcomes]) if (outcome.status === 'rejected') throw outcome.reason;
+  const carried = (carryOutcome as PromiseFulfilledResult<CarryOverResult>).value;
+  laps.lap('writes');
 
   const summary: ScanSummary = {
     status: 'completed', scannedAt: now, findingCount: current.size,
@@ -189,7 +210,9 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
     if (error instanceof TransactionFailedError && error.failedAt(2) && !error.failedAt(0)) return 'lost';
     throw error;
   }
+  laps.lap('result');
   findingsDigest.committed(sbom, digestStamp, stored);
+  laps.log({ sbomId: sbom.id, components: components.length, findings: current.size, writes: puts.length + deletes.length, carried: carried.carried });
   return summary;
 }
 

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -16,7 +17,8 @@ export function awsCallLog(): Record<string, string> {
   return dir ? { VEXDESK_AWS_CALL_LOG: join(dir, `${randomUUID()}.jsonl`) } : {};
 }
 
-export async function startServerProcess(dataDir: string, env: Record<string, string | undefined>): Promise<ServerProcess> {
+/** `onStdoutLine`: the server's log lines (benches read its structured logs); ignored otherwise. */
+export async function startServerProcess(dataDir: string, env: Record<string, string | undefined>, options: { onStdoutLine?: (line: string) => void } = {}): Promise<ServerProcess> {
   const root = resolve(import.meta.dirname, '../..');
   const serverFile = join(dataDir, 'server.json');
   rmSync(serverFile, { force: true });
@@ -24,8 +26,9 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
   const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/start.ts')], {
     cwd: root,
     env: { ...process.env, ...awsCallLog(), ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', options.onStdoutLine ? 'pipe' : 'ignore', 'inherit'],
   });
+  if (options.onStdoutLine && child.stdout) createInterface({ input: child.stdout }).on('line', options.onStdoutLine);
   const deadline = Date.now() + 90_000;
   // server.json may be seen half-written (writeFile is not atomic): wait until it parses.
   let baseUrl: string | undefined;
