@@ -10,6 +10,7 @@
  */
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
+import { ACTOR_KINDS } from '../../shared/identity/actor';
 import { logger } from '../../shared/logger';
 import { SCAN_QUEUE_MAX_RECEIVES } from '../../shared/scans/scan-retries';
 import { Scans } from '../../shared/scans/scans';
@@ -18,7 +19,7 @@ import { SCHEDULED_GRACE, sweepUnfinishedWork } from '../../shared/scans/recover
 const scanJob = z.object({
   teamId: z.uuid(),
   sbomId: z.uuid(),
-  actor: z.object({ id: z.string(), name: z.string(), email: z.string().nullable(), kind: z.enum(['service_account', 'member', 'operator']) }),
+  actor: z.object({ id: z.string(), name: z.string(), email: z.string().nullable(), kind: z.enum(ACTOR_KINDS) }),
 });
 
 /** A recovered scan starts only with this much of the invocation left (a 10 MB SBOM scans well within it). */

@@ -11,7 +11,7 @@
  * The store code (shared/disclosures/publisher-keys.ts) is the same either way.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import { kms } from '../aws-clients';
@@ -65,18 +65,24 @@ async function localSealKey(file: string): Promise<Buffer> {
     return existing;
   }
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  // 'wx': of two processes creating it at once (server and admin CLI), one wins and the other reads its key.
-  const handle = await open(file, 'wx', 0o600).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'EEXIST') return undefined;
-    throw error;
-  });
-  if (!handle) return localSealKey(file);
+  // Written whole beside the file, then linked into place: link() fails if the file exists, so of two creators
+  // at once (the server's Lambda instances, the admin CLI) one wins, and nobody reads a file not yet written.
+  const draft = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   const key = randomBytes(32);
+  const handle = await open(draft, 'wx', 0o600);
   try {
     await handle.writeFile(key);
     await handle.sync();
   } finally {
     await handle.close();
+  }
+  try {
+    await link(draft, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return localSealKey(file);
+  } finally {
+    await unlink(draft);
   }
   return key;
 }

@@ -1,10 +1,12 @@
+/** Every kind of actor; `workload`: a CI job signed in through an OIDC trust policy (docs/oidc.md). */
+export const ACTOR_KINDS = ['service_account', 'member', 'operator', 'workload'] as const;
+
 /** Who performs an action: attributed in the audit log (spec "Authentication" rule 11). */
 export interface Actor {
   id: string;
   name: string;
   email: string | null;
-  /** `workload`: a CI job signed in through an OIDC trust policy (docs/oidc.md). */
-  kind: 'service_account' | 'member' | 'operator' | 'workload';
+  kind: (typeof ACTOR_KINDS)[number];
 }
 
 /** The caller of an API request, as the authorizer established it. */
