@@ -52,10 +52,17 @@ function cacheOf<V extends object>(maxSize: number, sizeOf: (value: V) => number
   });
 }
 
-/** About 16 MB of rendered pages and 16 MB of search entries per instance, whatever the teams do. */
+/**
+ * About 16 MB each of rendered pages, search entries and single products per instance, whatever
+ * the teams do. Products are kept one by one under the same version tag as pages, so a search
+ * page (each distinct needle is its own page) is assembled from products another page or search
+ * already read: between writes, a search reads no product item.
+ */
 const pages = cacheOf<ListPage>(16 * 1024 * 1024, (page) => page.products.reduce((sum, product) => sum + productSize(product), 64));
 const searchEntries = cacheOf<SearchEntries>(16 * 1024 * 1024, (entries) =>
   entries.ids.reduce((sum, id, index) => sum + ENTRY_OVERHEAD + id.length + (entries.names[index]?.length ?? 0) + (entries.slugs[index]?.length ?? 0), 64));
+
+const products = cacheOf<Product>(16 * 1024 * 1024, productSize);
 
 async function cached<V extends object>(cache: LRUCache<string, V, Loader<V>>, key: string, load: Loader<V>): Promise<V> {
   const value = await cache.fetch(key, { context: load });
@@ -67,6 +74,30 @@ export const productListCache = {
   /** A page (`needle` undefined) or a page of search matches, at `version` of the team's list. */
   page(teamId: string, version: number, query: { page: number; perPage: number; needle: string | undefined }, load: Loader<ListPage>): Promise<ListPage> {
     return cached(pages, JSON.stringify([teamId, version, query.page, query.perPage, query.needle ?? null]), load);
+  },
+
+  /**
+   * Products by id at `version` of the team's list, in the order given: only those not cached are
+   * loaded (`load` answers the live ones among the ids it is given; a missing one is not cached).
+   */
+  async products(teamId: string, version: number, productIds: string[], load: (missing: string[]) => Promise<Product[]>): Promise<Product[]> {
+    const key = (id: string) => JSON.stringify([teamId, version, id]);
+    const found = new Map<string, Product>();
+    for (const id of productIds) {
+      const hit = products.get(key(id));
+      if (hit) found.set(id, hit);
+    }
+    const missing = productIds.filter((id) => !found.has(id));
+    if (missing.length > 0) {
+      for (const product of await load(missing)) {
+        products.set(key(product.id), product);
+        found.set(product.id, product);
+      }
+    }
+    return productIds.flatMap((id) => {
+      const product = found.get(id);
+      return product ? [product] : [];
+    });
   },
 
   /** Every index entry's search attributes of the team at `version`. */

@@ -95,7 +95,8 @@ export const Products = {
         const { total, ids } = needle
           ? searchPage(await productListCache.searchEntries(teamId, version, () => productStore.searchEntries(teamId)), needle, offset, query.perPage)
           : await productStore.page(teamId, offset, query.perPage);
-        return { total, products: await productStore.getMany(teamId, ids) };
+        // Tagged with the version read before these reads, like the page: never older than its tag.
+        return { total, products: await productListCache.products(teamId, version, ids, (missing) => productStore.getMany(teamId, missing)) };
       });
     }
     return { data: result.products, meta: pageMeta(result.total, query.page, query.perPage) };

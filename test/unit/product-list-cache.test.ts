@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { productListCache, type ListPage } from '../../shared/products/product-list-cache';
+import type { Product } from '../../shared/products/product-store';
 import { searchPage } from '../../shared/products/product-store';
 
 const page = (total: number): ListPage => ({ total, products: [] });
@@ -32,6 +33,31 @@ describe('productListCache', () => {
     const query = { page: 1, perPage: 25, needle: undefined };
     await expect(productListCache.page(teamId, 1, query, () => Promise.reject(new Error('read failed')))).rejects.toThrow('read failed');
     expect((await productListCache.page(teamId, 1, query, () => Promise.resolve(page(3)))).total).toBe(3);
+  });
+});
+
+describe('productListCache.products', () => {
+  const product = (id: string, name: string) => ({ id, name, slug: id, description: null, vendor: null }) as unknown as Product;
+
+  it('loads only the products it does not hold at this version, keeps the order given, and loads all again at a new version', async () => {
+    const teamId = randomUUID();
+    const loaded: string[][] = [];
+    const load = (ids: string[]) => {
+      loaded.push(ids);
+      // 'gone' was deleted: the store answers live products only.
+      return Promise.resolve(ids.filter((id) => id !== 'gone').map((id) => product(id, `${id}@${loaded.length}`)));
+    };
+
+    const first = await productListCache.products(teamId, 3, ['a', 'b', 'gone'], load);
+    const second = await productListCache.products(teamId, 3, ['c', 'b', 'a'], load);
+    const afterWrite = await productListCache.products(teamId, 4, ['a'], load);
+    const otherTeam = await productListCache.products(randomUUID(), 3, ['a'], load);
+
+    expect(first.map((item) => item.id)).toEqual(['a', 'b']);
+    expect(second.map((item) => item.name)).toEqual(['c@2', 'b@1', 'a@1']);
+    expect(afterWrite.map((item) => item.name)).toEqual(['a@3']);
+    expect(otherTeam.map((item) => item.name)).toEqual(['a@4']);
+    expect(loaded).toEqual([['a', 'b', 'gone'], ['c'], ['a'], ['a']]);
   });
 });
 
