@@ -23,7 +23,7 @@ import { applyLocalEnvironment } from '../shared/local/local-environment';
 import type { BackgroundWork } from '../shared/local/background';
 import type { LocalApi } from '../shared/local/api-gateway-emulator';
 import { startLocalIdentityProvider, type DevAccount, type EmbeddedOidcProvider } from '../shared/local/embedded-oidc-provider';
-import { serveConsoleBeside } from '../shared/local/console-static';
+import { consoleSite, siteFirst } from '../shared/local/console-static';
 
 const projectRoot = resolve(fileURLToPath(import.meta.url), '../..');
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -52,10 +52,11 @@ async function main(): Promise<void> {
   if (stopSignal) return;
   if (quiet) process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 
-  const server = createServer(notReady);
+  // The web console (web/dist) at `/`, served from the start; `/api/*` stays the API's (docs/console.md).
+  const site = consoleSite(join(projectRoot, 'web/dist'));
+  const starting = siteFirst(site, notReady);
+  const server = createServer(starting);
   running.server = server;
-  // The web console (web/dist) at `/`; `/api/*` stays the API's (docs/console.md).
-  serveConsoleBeside(server, join(projectRoot, 'web/dist'));
   await new Promise<void>((listening, failed) => {
     server.once('error', failed);
     server.listen(port, '127.0.0.1', () => {
@@ -96,9 +97,10 @@ async function main(): Promise<void> {
   if (record.login) devAccounts = [{ ...record.login, name: 'Demo Admin' }];
   if (stopSignal) return;
 
-  server.off('request', notReady);
+  server.off('request', starting);
   running.api = createLocalApi({
     server,
+    site,
     functionsDir: join(projectRoot, 'functions'),
     log,
     // The team default comes from TEAM_RATE_LIMIT / TEAM_BURST_LIMIT (shared/config.ts), as on AWS.

@@ -97,7 +97,8 @@ export const Teams = {
   },
 };
 
-const MANAGE: Permission = 'settings.manage';
+/** The permission that manages the team (members, keys, settings): a team keeps at least one holder. */
+export const MANAGE: Permission = 'settings.manage';
 
 /**
  * The team keeps at least one member holding settings.manage (otherwise only the operator could manage

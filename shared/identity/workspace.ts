@@ -9,9 +9,7 @@
 import { ForbiddenError } from '../errors';
 import { OPERATOR_ACTOR, serviceAccountName, type Actor, type Caller } from './actor';
 import { ApiKeys, type ApiKeyRecord } from './api-keys';
-import { Members, type Member, type Permission } from './teams';
-
-const MANAGE = 'settings.manage' satisfies Permission;
+import { MANAGE, Members, type Member, type Permission } from './teams';
 
 export interface ApiKeyView {
   id: string;

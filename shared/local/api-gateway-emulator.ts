@@ -14,6 +14,7 @@ import { runAsFunction } from '../aws-call-log';
 import { GATEWAY_RESPONSE_HEADERS, gatewayResponseHeaders, renderGatewayResponse, renderMethodNotAllowed, type GatewayResponseType } from '../http/gateway-responses';
 import { isPublicClientLimitedPath, type ThrottleQuota } from '../http/throttling';
 import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
+import type { LocalSite } from './console-static';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -135,6 +136,8 @@ export interface LocalApiOptions {
    * PUBLIC_BASE_URL the configuration needs before anything else loads). Default: a new one.
    */
   server?: Server;
+  /** Requests outside the API that a local site answers (the web console), looked at before any route. */
+  site?: LocalSite;
 }
 
 export interface LocalThrottlingOptions {
@@ -285,7 +288,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
   const server = options.server ?? createServer();
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     inFlight += 1;
-    handle(request, response)
+    (options.site?.matches(request) ? options.site.serve(request, response) : handle(request, response))
       .catch((error: unknown) => {
         // A Lambda crash: API Gateway answers 502/500 without details.
         options.log?.({ type: 'error', message: (error as Error).message });

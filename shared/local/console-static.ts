@@ -10,7 +10,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { plainHttpConsoleHeaders } from '../http/console-headers';
 
@@ -98,24 +98,24 @@ export function createConsoleHandler(root: string): (request: IncomingMessage, r
   };
 }
 
-/**
- * Hands the console's requests to `handler` before the server's other 'request' listeners (the API
- * emulator) see them: those listeners answer every request they get, so the split happens at emit.
- */
-export function serveConsoleBeside(server: Server, root: string): void {
-  const handle = createConsoleHandler(root);
-  const emit = server.emit.bind(server);
-  server.emit = ((event: string, ...args: unknown[]) => {
-    if (event === 'request') {
-      const [request, response] = args as [IncomingMessage, ServerResponse];
-      if (isConsoleRequest(request.method, request.url)) {
-        handle(request, response).catch(() => {
-          if (!response.headersSent) sendText(response, 500, 'Internal error\n', false);
-          else response.destroy();
-        });
-        return true;
-      }
-    }
-    return emit(event, ...args);
-  }) as Server['emit'];
+/** Requests the local server answers outside the API, as CloudFront's other origins do on AWS. */
+export interface LocalSite {
+  matches(request: IncomingMessage): boolean;
+  serve(request: IncomingMessage, response: ServerResponse): Promise<void>;
+}
+
+/** The web console built in `root` (web/dist): every GET or HEAD outside `/api/*` and `/.well-known/`. */
+export function consoleSite(root: string): LocalSite {
+  return { matches: (request) => isConsoleRequest(request.method, request.url), serve: createConsoleHandler(root) };
+}
+
+/** A request listener that gives `site` its requests and `otherwise` the rest (the server while it starts). */
+export function siteFirst(site: LocalSite, otherwise: (request: IncomingMessage, response: ServerResponse) => void): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    if (!site.matches(request)) return otherwise(request, response);
+    site.serve(request, response).catch(() => {
+      if (!response.headersSent) sendText(response, 500, 'Internal error\n', false);
+      else response.destroy();
+    });
+  };
 }

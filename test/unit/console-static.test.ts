@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { consoleFilePath, isConsoleRequest, serveConsoleBeside } from '../../shared/local/console-static';
+import { consoleFilePath, consoleSite, isConsoleRequest, siteFirst } from '../../shared/local/console-static';
 
 let root: string;
 let server: Server;
@@ -20,11 +20,10 @@ beforeAll(async () => {
   writeFileSync(join(root, 'assets/index-abc123.css'), 'body{}');
   writeFileSync(join(parent, 'secret.txt'), 'outside the build');
   // The API's listener answers whatever reaches it: the console's requests must not.
-  server = createServer((_request, response) => {
+  server = createServer(siteFirst(consoleSite(root), (_request, response) => {
     response.writeHead(418, { 'Content-Type': 'text/plain' });
     response.end('api');
-  });
-  serveConsoleBeside(server, root);
+  }));
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -82,8 +81,7 @@ describe('console hosting beside the API', () => {
 
 describe('console hosting without a build', () => {
   it('answers 503 saying how to build', async () => {
-    const empty = createServer();
-    serveConsoleBeside(empty, join(tmpdir(), 'vexdesk-no-such-build'));
+    const empty = createServer(siteFirst(consoleSite(join(tmpdir(), 'vexdesk-no-such-build')), () => undefined));
     await new Promise<void>((listening) => empty.listen(0, '127.0.0.1', listening));
     try {
       const response = await fetch(`http://127.0.0.1:${(empty.address() as AddressInfo).port}/`);
