@@ -8,7 +8,7 @@
 import { keys } from '../data/keys';
 import { getItem, tx, type TransactItem } from '../data/table-client';
 import { ValidationError } from '../errors';
-import { DEFAULT_SESSION_TIMEOUTS, type SessionTimeouts } from '../schemas/compliance';
+import { DEFAULT_SESSION_TIMEOUTS, type SessionTimeouts } from './session-timeout-rules';
 
 export { DEFAULT_SESSION_TIMEOUTS, type SessionTimeouts };
 

@@ -1,18 +1,11 @@
 import * as z from 'zod';
 import { csafProviderSettingBody } from './csaf-provider';
 import { CARRY_OVER_SETTINGS } from '../dispositions/carry-over-setting';
+import { SESSION_TIMEOUT_BOUNDS, type SessionTimeouts } from '../identity/session-timeout-rules';
 
-/**
- * Browser-session timeouts (shared/identity/session-timeouts.ts). Idle: 5 minutes (shorter logs people
- * out while they read a findings table) to 24 hours. Absolute: 1 hour to 30 days (OWASP's session
- * guidance: a bound even for low-risk applications, in days rather than months).
- */
-export const SESSION_TIMEOUT_BOUNDS = {
-  idleMinutes: { min: 5, max: 24 * 60 },
-  absoluteMinutes: { min: 60, max: 30 * 24 * 60 },
-} as const;
 const { idleMinutes, absoluteMinutes } = SESSION_TIMEOUT_BOUNDS;
 
+/** Browser-session timeouts (shared/identity/session-timeout-rules.ts holds the bounds and defaults). */
 export const sessionTimeoutsSchema = z
   .strictObject({
     /** Minutes without a request after which a browser session ends (default 480, 8 hours). */
@@ -20,11 +13,7 @@ export const sessionTimeoutsSchema = z
     /** Minutes from sign-in after which a browser session ends however active (default 10080, 7 days). */
     absoluteMinutes: z.number().int().min(absoluteMinutes.min).max(absoluteMinutes.max),
   })
-  .meta({ id: 'SessionTimeouts' });
-export type SessionTimeouts = z.infer<typeof sessionTimeoutsSchema>;
-
-/** Issue 12 item 2: 8 hours idle, 7 days absolute. */
-export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = { idleMinutes: 8 * 60, absoluteMinutes: 7 * 24 * 60 };
+  .meta({ id: 'SessionTimeouts' }) satisfies z.ZodType<SessionTimeouts>;
 
 export const slaPolicySchema = z
   .strictObject({
