@@ -1,7 +1,8 @@
 import { AuditExports } from '../../shared/audit/audit-export';
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { auditRoutes } from '../../shared/http/route-groups/audit';
 
-export const handler = createGroupHandler('audit', {
+export const handler = createGroupHandler(auditRoutes, {
   exportAudit: async ({ caller, query }) => {
     const { csv, truncated } = await AuditExports.csv(caller.teamId, query);
     return {

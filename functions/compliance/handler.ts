@@ -1,10 +1,11 @@
 import { ComplianceReports } from '../../shared/compliance/report-data';
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { complianceRoutes } from '../../shared/http/route-groups/compliance';
 
 /** The report is self-contained (inline styles, no scripts or fetches); the header enforces that in browsers. */
 const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
-export const handler = createGroupHandler('compliance', {
+export const handler = createGroupHandler(complianceRoutes, {
   getComplianceReport: async ({ caller, params }) => {
     const { html, sha256 } = await ComplianceReports.render(caller.teamId, params.releaseId);
     return {

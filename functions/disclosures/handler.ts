@@ -1,4 +1,5 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { disclosureRoutes } from '../../shared/http/route-groups/disclosures';
 import { Disclosures, toDisclosureView } from '../../shared/disclosures/disclosures';
 import { CsafProvider, type ProviderFile } from '../../shared/csaf-provider/provider';
 import { contentDisposition, rawFileName, type DisclosureFileKind } from '../../shared/disclosures/disclosure-files';
@@ -21,7 +22,7 @@ function providerFile(file: ProviderFile) {
   return { status: 200, raw: file.body, contentType: file.contentType, headers: { ...CORS, 'Cache-Control': 'public, max-age=60' } };
 }
 
-export const handler = createGroupHandler('disclosures', {
+export const handler = createGroupHandler(disclosureRoutes, {
   listDisclosures: async ({ query }) => ({
     status: 200, body: await Disclosures.list(query), headers: { ...CORS, 'Cache-Control': 'public, max-age=30' },
   }),

@@ -1,9 +1,10 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { dispositionRoutes } from '../../shared/http/route-groups/dispositions';
 import { Dispositions } from '../../shared/dispositions/dispositions';
 import { toDispositionView } from '../../shared/dispositions/disposition-store';
 import { VexImports } from '../../shared/vex/import/vex-imports';
 
-export const handler = createGroupHandler('dispositions', {
+export const handler = createGroupHandler(dispositionRoutes, {
   upsertDisposition: async ({ caller, body }) => {
     const { disposition, created } = await Dispositions.upsert(caller.teamId, caller.actor, body);
     return { status: created ? 201 : 200, body: { data: toDispositionView(disposition) } };

@@ -1,10 +1,11 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { openApiRoutes } from '../../shared/http/route-groups/openapi';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 
 // Built once per container: the document only changes with a deploy.
 let documentJson: string | undefined;
 
-export const handler = createGroupHandler('openapi', {
+export const handler = createGroupHandler(openApiRoutes, {
   getOpenApiDocument: () => {
     documentJson ??= JSON.stringify(buildOpenApiDocument());
     return Promise.resolve({ status: 200, raw: documentJson, contentType: 'application/json; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' } });

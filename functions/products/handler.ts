@@ -1,8 +1,9 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { productRoutes } from '../../shared/http/route-groups/products';
 import { Products } from '../../shared/products/products';
 import { toProductView } from '../../shared/products/product-store';
 
-export const handler = createGroupHandler('products', {
+export const handler = createGroupHandler(productRoutes, {
   listProducts: async ({ caller, query }) => {
     const page = await Products.list(caller.teamId, query);
     return { status: 200, body: { data: page.data.map(toProductView), meta: page.meta } };

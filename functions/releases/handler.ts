@@ -1,8 +1,9 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { releaseRoutes } from '../../shared/http/route-groups/releases';
 import { Releases } from '../../shared/releases/releases';
 import { toReleaseView } from '../../shared/releases/release-store';
 
-export const handler = createGroupHandler('releases', {
+export const handler = createGroupHandler(releaseRoutes, {
   listReleases: async ({ caller, params, query }) => {
     const page = await Releases.list(caller.teamId, params.productId, query);
     return { status: 200, body: { data: page.data.map(toReleaseView), meta: page.meta } };

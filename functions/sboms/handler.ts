@@ -1,4 +1,5 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { sbomRoutes } from '../../shared/http/route-groups/sboms';
 import { contentDisposition, defaultSbomFileName, sbomMediaType, Sboms, type UploadOutcome } from '../../shared/sboms/sboms';
 import { toSbomView } from '../../shared/sboms/sbom-store';
 import { parseSbomUpload } from '../../shared/sboms/upload-input';
@@ -6,7 +7,7 @@ import { parseSbomUpload } from '../../shared/sboms/upload-input';
 /** 201 for a new SBOM, 200 when the release already held the same bytes (issue 13 item 3: CI retries are safe). */
 const uploaded = (outcome: UploadOutcome) => ({ status: outcome.created ? 201 : 200, body: { data: toSbomView(outcome.sbom) } });
 
-export const handler = createGroupHandler('sboms', {
+export const handler = createGroupHandler(sbomRoutes, {
   uploadSbom: async ({ caller, query, headers, rawBody }) => uploaded(await Sboms.receiveFile(caller.teamId, caller.actor, parseSbomUpload(query, headers, rawBody))),
   createSbomUpload: async ({ caller, body }) => ({ status: 201, body: { data: await Sboms.createUpload(caller.teamId, caller.actor, body) } }),
   completeSbomUpload: async ({ caller, params }) => uploaded(await Sboms.completeUpload(caller.teamId, caller.actor, params.uploadId)),

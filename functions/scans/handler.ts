@@ -1,8 +1,9 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { scanRoutes } from '../../shared/http/route-groups/scans';
 import { Scans } from '../../shared/scans/scans';
 import { Vulnerabilities } from '../../shared/scans/vulnerabilities';
 
-export const handler = createGroupHandler('scans', {
+export const handler = createGroupHandler(scanRoutes, {
   // Spec: the scan runs synchronously within the request and answers 202; a scan already running is joined.
   // One that cannot end before the function's timeout answers 409 scan_pending instead (never a 5xx).
   triggerCveScan: async ({ caller, body, deadline }) => ({

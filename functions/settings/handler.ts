@@ -1,11 +1,12 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { settingsRoutes } from '../../shared/http/route-groups/settings';
 import { Me } from '../../shared/identity/me';
 import { TeamSettingsService } from '../../shared/identity/team-settings';
 import { TrustPolicies } from '../../shared/identity/trust-policies';
 import { PublisherKeyRotation } from '../../shared/disclosures/publisher-key-rotation';
 import { Workspace } from '../../shared/identity/workspace';
 
-export const handler = createGroupHandler('settings', {
+export const handler = createGroupHandler(settingsRoutes, {
   getTeamSettings: async ({ caller }) => ({ status: 200, body: { data: await TeamSettingsService.describe(caller.teamId) } }),
   updateTeamSettings: async ({ caller, body }) => ({ status: 200, body: { data: await TeamSettingsService.update(caller.teamId, caller.actor, body) } }),
   listTrustPolicies: async ({ caller }) => ({ status: 200, body: { data: await TrustPolicies.list(caller.teamId) } }),

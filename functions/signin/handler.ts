@@ -1,6 +1,7 @@
 import { config } from '../../shared/config';
 import { clearSessionCookieHeader, cookiePolicy, flowCookieHeader, parseCookies, sessionCookieHeader } from '../../shared/http/cookies';
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { signInRoutes } from '../../shared/http/route-groups/signin';
 import type { OperationResult } from '../../shared/http/response';
 import { signInRefusalPage } from '../../shared/identity/sign-in-pages';
 import { SignIn } from '../../shared/identity/sign-in';
@@ -9,7 +10,7 @@ const policy = cookiePolicy(config().publicBaseUrl);
 /** The refusal page has no script and no outside resource. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-export const handler = createGroupHandler('signin', {
+export const handler = createGroupHandler(signInRoutes, {
   startSignIn: async ({ query }) => {
     const { location, flowId } = await SignIn.start({ returnTo: query.returnTo, teamId: query.team });
     return { status: 302, headers: { Location: location, 'Set-Cookie': flowCookieHeader(policy, flowId) } };

@@ -1,10 +1,11 @@
 import { createGroupHandler } from '../../shared/http/group-handler';
+import { vexRoutes } from '../../shared/http/route-groups/vex';
 import { VexDocuments } from '../../shared/vex/vex-documents';
 import { toApprovalView, toVexView } from '../../shared/vex/vex-store';
 import { toReleaseView } from '../../shared/releases/release-store';
 import { toDisclosureView } from '../../shared/disclosures/disclosures';
 
-export const handler = createGroupHandler('vex', {
+export const handler = createGroupHandler(vexRoutes, {
   listVexDocuments: async ({ caller, params }) => {
     const documents = await VexDocuments.list(caller.teamId, params.releaseId);
     const data = documents.map((document) => toVexView(document));

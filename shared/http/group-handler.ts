@@ -20,15 +20,12 @@ import { callerFromAuthorizer } from './authorizer-context';
 import { scopeAllows } from './scopes';
 import { DEFAULT_MAX_BODY_BYTES, decodeBody, lowerCaseHeaders, parseJsonBody, parsePathParameters, parseQuery, strictQuerySchema } from './request';
 import { errorToProxyResult, toProxyResult, type OperationResult } from './response';
-import { routes, type EndpointGroup, type RouteDefinition } from './routes';
+import type { RouteDefinition } from './route-definition';
 
-type AnyRoute = (typeof routes)[number];
-type RouteById<Id extends AnyRoute['operationId']> = Extract<AnyRoute, { operationId: Id }>;
-type OperationIdsOf<G extends EndpointGroup> = Extract<AnyRoute, { group: G }>['operationId'];
 type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
 type RequestPart<R, K extends string> = R extends { request: infer Q } ? (Q extends Record<K, infer S> ? Parsed<S> : undefined) : undefined;
 
-export interface OperationRequest<R extends AnyRoute> {
+export interface OperationRequest<R extends RouteDefinition> {
   params: RequestPart<R, 'params'>;
   query: RequestPart<R, 'query'>;
   body: RequestPart<R, 'body'>;
@@ -42,11 +39,14 @@ export interface OperationRequest<R extends AnyRoute> {
   deadline: number;
 }
 
-export type Operation<Id extends AnyRoute['operationId']> = (request: OperationRequest<RouteById<Id>>) => Promise<OperationResult>;
-export type GroupOperations<G extends EndpointGroup> = { [Id in OperationIdsOf<G>]?: Operation<Id> };
+export type Operation<R extends RouteDefinition> = (request: OperationRequest<R>) => Promise<OperationResult>;
+/** The operations of one group's routes (shared/http/route-groups/), by operation id. */
+export type GroupOperations<Routes extends readonly RouteDefinition[]> = {
+  [Id in Routes[number]['operationId']]?: Operation<Extract<Routes[number], { operationId: Id }>>;
+};
 
 /** Body ceilings per operation; the SBOM upload carries up to 10 MB of JSON-escaped content. */
-const MAX_BODY_BYTES: Partial<Record<AnyRoute['operationId'], number>> = {
+const MAX_BODY_BYTES: Partial<Record<string, number>> = {
   uploadSbom: 24 * 1024 * 1024,
   /** The document itself, not JSON-escaped: the spec's 10 MB SBOM content limit (after gzip decoding). */
   importVex: 10 * 1024 * 1024,
@@ -61,15 +61,18 @@ function entityOfParams(route: RouteDefinition): string {
   return (name && PARAM_ENTITY[name]) ?? 'Resource';
 }
 
-export function createGroupHandler<G extends EndpointGroup>(group: G, operations: GroupOperations<G>) {
-  const groupRoutes = (routes as readonly RouteDefinition[]).filter((route) => route.group === group);
+/**
+ * The Lambda handler of one endpoint group: `groupRoutes` is the group's list from
+ * shared/http/route-groups/ (not the whole table, whose other schemas the function never needs).
+ */
+export function createGroupHandler<const Routes extends readonly RouteDefinition[]>(groupRoutes: Routes, operations: GroupOperations<Routes>) {
   // Looked up per request by method and resource; the first route of a pair wins, as a linear search would.
   const routeTable = new Map<string, { route: RouteDefinition; entity: string; query: z.ZodObject }>();
   for (const route of groupRoutes) {
     const key = `${route.method} ${route.path}`;
     if (!routeTable.has(key)) routeTable.set(key, { route, entity: entityOfParams(route), query: strictQuerySchema(route.request?.query) });
   }
-  const operationTable = operations as Record<string, ((request: OperationRequest<AnyRoute>) => Promise<OperationResult>) | undefined>;
+  const operationTable = operations as Record<string, Operation<RouteDefinition> | undefined>;
 
   async function dispatch(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
     const requestId = event.requestContext.requestId;
@@ -91,10 +94,10 @@ export function createGroupHandler<G extends EndpointGroup>(group: G, operations
     // Every route parses its query, so one without a query schema still refuses unknown parameters.
     const parsedQuery = parseQuery(event, entry.query);
     const query = route.request?.query ? parsedQuery : undefined;
-    const rawBody = decodeBody(event, headers, MAX_BODY_BYTES[route.operationId as AnyRoute['operationId']] ?? DEFAULT_MAX_BODY_BYTES);
+    const rawBody = decodeBody(event, headers, MAX_BODY_BYTES[route.operationId] ?? DEFAULT_MAX_BODY_BYTES);
     const body = route.request?.body ? parseJsonBody(rawBody, route.request.body) : undefined;
     const deadline = Date.now() + context.getRemainingTimeInMillis();
-    const run = () => operation({ params, query, body, caller, headers, requestId, rawBody, deadline } as OperationRequest<AnyRoute>);
+    const run = () => operation({ params, query, body, caller, headers, requestId, rawBody, deadline } as OperationRequest<RouteDefinition>);
     // A caller's request acts for its team only: its DynamoDB and S3 calls use team-scoped clients.
     const teamId = caller?.teamId ?? (route.teamFromBody ? (body as { teamId?: string } | undefined)?.teamId : undefined);
     const result = await (teamId ? runAsTeam(teamId, run) : run());

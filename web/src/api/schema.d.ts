@@ -5360,434 +5360,6 @@ export interface paths {
         };
         trace?: never;
     };
-    "/api/auth/oidc/token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Not allowed: /api/auth/oidc/token serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/oidc/token serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /** Exchange a CI job's OIDC token for a short-lived bearer token with the matching trust policy's scopes (401 with a refusal code otherwise) */
-        post: operations["exchangeOidcToken"];
-        /**
-         * Not allowed: /api/auth/oidc/token serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/oidc/token serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        options: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/oidc/token serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        head: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/oidc/token serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        trace?: never;
-    };
-    "/api/auth/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Start browser sign-in: redirects (302) to the OpenID provider (authorization code + PKCE) */
-        get: operations["startSignIn"];
-        /**
-         * Not allowed: /api/auth/login serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/login serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/login serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/login serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        options: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/login serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        head: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/login serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        trace?: never;
-    };
-    "/api/auth/callback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The provider's redirect back: signs an invited member in (303 to the return path, session cookie set); 403 HTML page otherwise */
-        get: operations["finishSignIn"];
-        /**
-         * Not allowed: /api/auth/callback serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/callback serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/callback serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/callback serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        options: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/callback serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        head: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/callback serves GET
-         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        trace?: never;
-    };
-    "/api/auth/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Not allowed: /api/auth/logout serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/logout serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /** End the browser session server-side and clear its cookie (needs X-CSRF-Token and the console's Origin) */
-        post: operations["signOut"];
-        /**
-         * Not allowed: /api/auth/logout serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/logout serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        options: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/logout serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        head: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        /**
-         * Not allowed: /api/auth/logout serves POST
-         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                405: components["responses"]["MethodNotAllowed"];
-            };
-        };
-        trace?: never;
-    };
     "/api/me": {
         parameters: {
             query?: never;
@@ -6290,6 +5862,434 @@ export interface paths {
         /**
          * Not allowed: /api/keys/{keyId} serves DELETE
          * @description Answered by the gateway with 405 and `Allow: DELETE`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/auth/oidc/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not allowed: /api/auth/oidc/token serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/oidc/token serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /** Exchange a CI job's OIDC token for a short-lived bearer token with the matching trust policy's scopes (401 with a refusal code otherwise) */
+        post: operations["exchangeOidcToken"];
+        /**
+         * Not allowed: /api/auth/oidc/token serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/oidc/token serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/oidc/token serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/oidc/token serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start browser sign-in: redirects (302) to the OpenID provider (authorization code + PKCE) */
+        get: operations["startSignIn"];
+        /**
+         * Not allowed: /api/auth/login serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/login serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/login serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/login serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/login serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/login serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/auth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The provider's redirect back: signs an invited member in (303 to the return path, session cookie set); 403 HTML page otherwise */
+        get: operations["finishSignIn"];
+        /**
+         * Not allowed: /api/auth/callback serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/callback serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/callback serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/callback serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/callback serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/callback serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not allowed: /api/auth/logout serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/logout serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /** End the browser session server-side and clear its cookie (needs X-CSRF-Token and the console's Origin) */
+        post: operations["signOut"];
+        /**
+         * Not allowed: /api/auth/logout serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/logout serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/logout serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/auth/logout serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
          */
         patch: {
             parameters: {
@@ -6846,27 +6846,6 @@ export interface components {
             /** @default 15 */
             ttlMinutes?: number;
         };
-        OidcTokenResponse: {
-            data: {
-                token: string;
-                /** @enum {string} */
-                tokenType: "Bearer";
-                expiresAt: string;
-                expiresIn: number;
-                scopes: string[];
-                /** Format: uuid */
-                teamId: string;
-                /** Format: uuid */
-                policyId: string;
-            };
-        };
-        OidcTokenExchange: {
-            token: string;
-            /** Format: uuid */
-            teamId: string;
-            /** Format: uuid */
-            policyId?: string;
-        };
         MeResponse: {
             data: components["schemas"]["Me"];
         };
@@ -6951,6 +6930,27 @@ export interface components {
             name: string;
             scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger" | "settings:read" | "settings:write")[];
             expiresInDays?: 30 | 90 | 180 | 365;
+        };
+        OidcTokenResponse: {
+            data: {
+                token: string;
+                /** @enum {string} */
+                tokenType: "Bearer";
+                expiresAt: string;
+                expiresIn: number;
+                scopes: string[];
+                /** Format: uuid */
+                teamId: string;
+                /** Format: uuid */
+                policyId: string;
+            };
+        };
+        OidcTokenExchange: {
+            token: string;
+            /** Format: uuid */
+            teamId: string;
+            /** Format: uuid */
+            policyId?: string;
         };
     };
     responses: {
@@ -12092,216 +12092,6 @@ export interface operations {
             };
         };
     };
-    exchangeOidcToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["OidcTokenExchange"];
-            };
-        };
-        responses: {
-            /** @description The issued token */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OidcTokenResponse"];
-                };
-            };
-            /** @description Malformed request (invalid JSON, gzip or encoding) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (including ids of other teams) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed; `details` lists field paths */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    startSignIn: {
-        parameters: {
-            query?: {
-                returnTo?: string;
-                team?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description To the provider's authorization endpoint; sets the flow cookie */
-            302: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Malformed request (invalid JSON, gzip or encoding) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (including ids of other teams) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed; `details` lists field paths */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    finishSignIn: {
-        parameters: {
-            query?: {
-                code?: string;
-                state?: string;
-                iss?: string;
-                error?: string;
-                error_description?: string;
-                error_uri?: string;
-                session_state?: string;
-                scope?: string;
-                authuser?: string;
-                hd?: string;
-                prompt?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Signed in; sets the session cookie */
-            303: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Malformed request (invalid JSON, gzip or encoding) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not signed in, and why */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html; charset=utf-8": string;
-                };
-            };
-            /** @description Not found (including ids of other teams) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed; `details` lists field paths */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    signOut: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Malformed request (invalid JSON, gzip or encoding) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (including ids of other teams) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed; `details` lists field paths */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getMe: {
         parameters: {
             query?: never;
@@ -12972,6 +12762,216 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exchangeOidcToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OidcTokenExchange"];
+            };
+        };
+        responses: {
+            /** @description The issued token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcTokenResponse"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startSignIn: {
+        parameters: {
+            query?: {
+                returnTo?: string;
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's authorization endpoint; sets the flow cookie */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    finishSignIn: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                error?: string;
+                error_description?: string;
+                error_uri?: string;
+                session_state?: string;
+                scope?: string;
+                authuser?: string;
+                hd?: string;
+                prompt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in; sets the session cookie */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, and why */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
