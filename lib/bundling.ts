@@ -28,7 +28,10 @@ export const bundleSettings = {
   target: 'node24',
   format: 'esm',
   minify: true,
-  /** External source map; the functions run with NODE_OPTIONS=--enable-source-maps. */
+  /**
+   * External source map, read only when a stack trace is formatted (shared/source-mapped-stacks.ts):
+   * the functions run without --enable-source-maps, which parses every chunk's map at cold start.
+   */
   sourceMap: true,
   /** The map points at the repo's files; embedding their text would only grow the asset. */
   sourcesContent: false,

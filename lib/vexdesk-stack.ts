@@ -433,7 +433,6 @@ export class VexdeskStack extends Stack {
       SBOM_BUCKET: this.sbomBucket.bucketName,
       DISCLOSURE_BUCKET: this.disclosureBucket.bucketName,
       LOG_LEVEL: settings.logLevel,
-      NODE_OPTIONS: '--enable-source-maps',
       ...(access.signingSecret ? { DISCLOSURE_SIGNING_SECRET_ID: this.signingSecret.secretArn } : {}),
       ...(access.publisherKey.length > 0 ? { PUBLISHER_KEY_KMS_KEY_ID: this.publisherKey.keyArn } : {}),
       ...(access.scanQueue === 'send' && this.scanQueue ? { SCAN_QUEUE_URL: this.scanQueue.queueUrl } : {}),

@@ -14,7 +14,8 @@
  * evaluating our module graph (what the bundle adds to a Lambda cold start's
  * init phase). `performance.now()` counts from process start, so the child also
  * reports the total since start; an empty script gives the Node boot baseline.
- * Children run with --enable-source-maps, as the functions do on AWS.
+ * Children run with Node's defaults, as the functions do on AWS (no NODE_OPTIONS; the bundles
+ * map stack traces on demand, shared/source-mapped-stacks.ts).
  *
  * Run: `npx tsx test/bench/bundles.ts [--runs 7] [--keep] [--composition]`
  */
@@ -101,7 +102,7 @@ function timeInFreshProcess(bundlePath: string | undefined): ChildTiming {
     ? `const m = await import(${JSON.stringify(pathToFileURL(bundlePath).href)}); if (typeof m.handler !== 'function') throw new Error('no handler export');`
     : '';
   const script = `const cpu = process.cpuUsage(); const before = performance.now(); ${load} const after = performance.now(); const used = process.cpuUsage(cpu); const total = process.cpuUsage(); process.stdout.write(JSON.stringify({ before, after, cpuMs: (used.user + used.system) / 1000, processCpuMs: (total.user + total.system) / 1000 }));`;
-  const child = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '--eval', script], {
+  const child = spawnSync(process.execPath, ['--input-type=module', '--eval', script], {
     env: CHILD_ENV,
     encoding: 'utf8',
     timeout: 30_000,
@@ -225,7 +226,7 @@ export function formatBundleBench(result: BundleBenchResult): string {
   const byWall = result.bundles.filter((bundle) => bundle.withinTargets).length;
   const byCpu = result.bundles.filter((bundle) => bundle.cpuWithinTargets).length;
   return [
-    `Bundle bench: median of ${result.runs} fresh Node ${process.version} processes per function (--enable-source-maps); load average ${result.loadAverage.toFixed(1)} on ${result.cores} cores.`,
+    `Bundle bench: median of ${result.runs} fresh Node ${process.version} processes per function (no NODE_OPTIONS, as deployed); load average ${result.loadAverage.toFixed(1)} on ${result.cores} cores.`,
     '"load ms" = await import(bundle) inside the child (the target applies to it), "load CPU ms" = CPU time of that import;',
     '"since start ms" = process start to loaded; "process CPU ms" = CPU of the whole process to that point, "vs empty" = that minus (and over) an empty script\'s;',
     '"cold KB" = index.mjs + statically imported chunks, "lazy KB" = chunks only await import() reaches.',

@@ -53,4 +53,13 @@ describe('cold start of a deployed function', () => {
     expect(result.ok).toBe(false);
     expect(result.ok === false && result.stderr).toMatch(/Invalid configuration: PUBLIC_BASE_URL: required/);
   });
+
+  it('names the TypeScript sources in its stack traces, without --enable-source-maps', () => {
+    const { PUBLIC_BASE_URL: _omitted, ...withoutBaseUrl } = DEPLOYED_ENV;
+    const result = load(withoutBaseUrl);
+    const stack = result.ok === false ? result.stderr.slice(result.stderr.indexOf('Error: Invalid configuration')) : '';
+    // The frame that threw, mapped through index.mjs.map on demand (shared/source-mapped-stacks.ts).
+    expect(stack).toMatch(/\n\s+at .*shared\/config\.ts:\d+:\d+/);
+    expect(stack).toMatch(/\n\s+at .*shared\/cold-start\.ts:\d+:\d+/);
+  });
 });
