@@ -162,8 +162,9 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions {
  */
 export function coldStartOutputs(metafile: Metafile): { initial: string[]; lazy: string[] } {
   const outputs = metafile.outputs;
-  const entry = Object.keys(outputs).find((path) => outputs[path]?.entryPoint !== undefined);
-  if (entry === undefined) throw new Error('metafile has no entry output');
+  // Not the first output with an `entryPoint`: esbuild gives one to every `await import()` chunk too.
+  const entry = Object.keys(outputs).find((path) => path === BUNDLE_FILE_NAME || path.endsWith(`/${BUNDLE_FILE_NAME}`));
+  if (entry === undefined) throw new Error(`metafile has no ${BUNDLE_FILE_NAME} output`);
   const initial = new Set<string>();
   const pending = [entry];
   for (let path = pending.pop(); path !== undefined; path = pending.pop()) {

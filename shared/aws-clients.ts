@@ -5,7 +5,7 @@
  * engines (set through config).
  *
  * Inside a team request (shared/request-context.ts `runAsTeam`) `dynamo()` and
- * `s3()` answer clients that act with credentials scoped to that team when the
+ * `s3ClientOf()` answer clients that act with credentials scoped to that team when the
  * function has a tenant role (`TENANT_ROLE_ARN`): one AssumeRole per team per
  * container, tagged with the team id, refreshed by the SDK before expiry
  * (docs/architecture.md "Tenant-scoped credentials"). Without a tenant role
@@ -15,9 +15,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { STSClient } from '@aws-sdk/client-sts';
 import { recordAwsCalls } from './aws-call-log';
 import { config } from './config';
@@ -50,9 +50,8 @@ type CredentialsProvider = () => Promise<TemporaryCredentials>;
 const MAX_CACHED_TEAMS = 100;
 
 /**
- * One team's (or the execution role's) clients, each built on first use: a
- * function whose code never calls `s3()` has no S3 client in its bundle
- * (esbuild drops the unused builder and, with it, the S3 package).
+ * One team's (or the execution role's) clients, each built on first use (the S3
+ * client with the first S3 call, which also loads the S3 package: shared/aws-s3.ts).
  */
 interface DataClients {
   credentials: CredentialsProvider | undefined;
@@ -164,10 +163,9 @@ export function dynamo(): DynamoDBDocumentClient {
 }
 
 /**
- * The S3 client of the current team (or the execution role), built with `Client`. Code calls `s3()`
- * from shared/aws-s3.ts, which passes the class: this module does not import the S3 package, so a
- * function whose cold-start code never needs S3 does not load it (docs/architecture.md "Cold starts
- * and VEX generation").
+ * The S3 client of the current team (or the execution role), built with `Client`. Code calls the
+ * operations of shared/aws-s3.ts, which import the S3 package on first use and pass the class: this
+ * module does not import it, so no function loads it at cold start (docs/architecture.md "Cold starts").
  */
 export function s3ClientOf(Client: typeof S3Client): S3Client {
   const clients = dataClients();
@@ -175,29 +173,38 @@ export function s3ClientOf(Client: typeof S3Client): S3Client {
   return clients.s3;
 }
 
-export function sqs(): SQSClient {
+/*
+ * SQS, Secrets Manager and KMS are loaded with their first call, like S3 (shared/aws-s3.ts): each
+ * serves one or two operations (dispatching a scan, reading the signing secret, sealing a publisher
+ * key), so no function loads them at cold start. Each answers the package with its client.
+ */
+
+export async function sqs() {
+  const sdk = await import('@aws-sdk/client-sqs');
   if (!sqsClient) {
-    sqsClient = withoutSdkLogging(new SQSClient({ region: config().region }));
+    sqsClient = withoutSdkLogging(new sdk.SQSClient({ region: config().region }));
     recordAwsCalls(sqsClient, 'sqs');
   }
-  return sqsClient;
+  return { sdk, client: sqsClient };
 }
 
-export function secretsManager(): SecretsManagerClient {
+export async function secretsManager() {
+  const sdk = await import('@aws-sdk/client-secrets-manager');
   if (!secretsClient) {
-    secretsClient = withoutSdkLogging(new SecretsManagerClient({ region: config().region }));
+    secretsClient = withoutSdkLogging(new sdk.SecretsManagerClient({ region: config().region }));
     recordAwsCalls(secretsClient, 'secretsmanager');
   }
-  return secretsClient;
+  return { sdk, client: secretsClient };
 }
 
 /** KMS seals the publisher private keys (shared/disclosures/key-vault.ts); execution role, like Secrets Manager. */
-export function kms(): KMSClient {
+export async function kms() {
+  const sdk = await import('@aws-sdk/client-kms');
   if (!kmsClient) {
-    kmsClient = withoutSdkLogging(new KMSClient({ region: config().region }));
+    kmsClient = withoutSdkLogging(new sdk.KMSClient({ region: config().region }));
     recordAwsCalls(kmsClient, 'kms');
   }
-  return kmsClient;
+  return { sdk, client: kmsClient };
 }
 
 export function tableName(): string {

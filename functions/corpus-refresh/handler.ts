@@ -7,7 +7,7 @@
  * instead of "refreshing" nothing every day.
  */
 import * as z from 'zod';
-import { refreshCorpus, type CorpusFeeds } from '../../shared/corpus/refresh';
+import type { CorpusFeeds } from '../../shared/corpus/refresh';
 import { DispositionBatches } from '../../shared/dispositions/disposition-batches';
 
 const url = z.url({ protocol: /^https?$/ });
@@ -29,7 +29,11 @@ export function feedsFromEnvironment(environment: NodeJS.ProcessEnv): CorpusFeed
 const feeds = feedsFromEnvironment(process.env);
 
 export async function handler(): Promise<Record<string, unknown>> {
+  // The refresh code (feed parsers, CVSS calculator: ~300 KB) loads during the sweep's table reads, not at cold start.
+  const refresh = import('../../shared/corpus/refresh');
+  // Awaited below, where a failure surfaces; this keeps it from being unhandled if the sweep throws first.
+  refresh.catch(() => undefined);
   // The scheduled sweep for disposition batches a crashed or timed-out Lambda left pending (reads of their releases finish them sooner).
   const dispositionBatches = await DispositionBatches.recoverPending();
-  return { dispositionBatches, ...(await refreshCorpus(feeds)) };
+  return { dispositionBatches, ...(await (await refresh).refreshCorpus(feeds)) };
 }

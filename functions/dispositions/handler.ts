@@ -2,7 +2,6 @@ import { createGroupHandler } from '../../shared/http/group-handler';
 import { dispositionRoutes } from '../../shared/http/route-groups/dispositions';
 import { Dispositions } from '../../shared/dispositions/dispositions';
 import { toDispositionView } from '../../shared/dispositions/disposition-store';
-import { VexImports } from '../../shared/vex/import/vex-imports';
 
 export const handler = createGroupHandler(dispositionRoutes, {
   upsertDisposition: async ({ caller, body }) => {
@@ -18,10 +17,11 @@ export const handler = createGroupHandler(dispositionRoutes, {
     status: 200,
     body: { data: toDispositionView(await Dispositions.confirm(caller.teamId, caller.actor, params.dispositionId)) },
   }),
-  importVex: async ({ caller, params, headers, rawBody }) => ({
-    status: 200,
-    body: { data: await VexImports.import(caller.teamId, caller.actor, params.releaseId, { body: rawBody, contentType: headers['content-type'] }) },
-  }),
+  importVex: async ({ caller, params, headers, rawBody }) => {
+    // The importer (parsers, mapping and the official schemas) loads with the first import, not at cold start.
+    const { VexImports } = await import('../../shared/vex/import/vex-imports');
+    return { status: 200, body: { data: await VexImports.import(caller.teamId, caller.actor, params.releaseId, { body: rawBody, contentType: headers['content-type'] }) } };
+  },
   getDisposition: async ({ caller, params }) => {
     const { disposition, history } = await Dispositions.getWithHistory(caller.teamId, params.dispositionId);
     return { status: 200, body: { data: { ...toDispositionView(disposition), history } } };

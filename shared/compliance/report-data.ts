@@ -21,7 +21,7 @@ import { sbomStore, type Sbom } from '../sboms/sbom-store';
 import { findingStore, shownTo, type Finding } from '../scans/finding-store';
 import { vexStore, type VexDocumentRecord } from '../vex/vex-store';
 import type { ComplianceReportInput } from './model';
-import { renderComplianceReport, type RenderedReport } from './report';
+import type { RenderedReport } from './report';
 import { DEFAULT_SLA_POLICY } from './sla';
 
 type ReportComponentInput = NonNullable<ComplianceReportInput['components']>[number];
@@ -160,6 +160,12 @@ export const ComplianceReports = {
 
   /** Assembles and renders the HTML report of a release. */
   async render(teamId: string, releaseId: string, options: AssembleOptions = {}): Promise<RenderedReport> {
-    return renderComplianceReport(await ComplianceReports.assemble(teamId, releaseId, options));
+    // The renderer (nunjucks and the templates, ~150 KB) loads while the release's data is read, not at
+    // cold start: in a fresh container its load overlaps the table reads instead of preceding them.
+    const renderer = import('./report');
+    // Awaited below, where a failure surfaces; this keeps it from being unhandled when assemble throws first.
+    renderer.catch(() => undefined);
+    const input = await ComplianceReports.assemble(teamId, releaseId, options);
+    return (await renderer).renderComplianceReport(input);
   },
 };

@@ -5,8 +5,7 @@
  * lookups, and KEV/EPSS items per CVE. Items larger than DynamoDB allows
  * (400 KB) spill to S3 and keep a pointer.
  */
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-s3';
+import { getObject, putObject } from '../aws-s3';
 import { config } from '../config';
 import { keys, type Key } from '../data/keys';
 import { batchGet, type Item } from '../data/table-client';
@@ -39,12 +38,12 @@ export function toMatchData(advisory: Advisory): MatchData {
 
 export async function spillToS3(kind: 'package' | 'advisory', id: string, value: unknown): Promise<string> {
   const objectKey = keys.corpusSpillObject(kind, id);
-  await s3().send(new PutObjectCommand({ Bucket: config().sbomBucket, Key: objectKey, Body: JSON.stringify(value), ContentType: 'application/json' }));
+  await putObject({ Bucket: config().sbomBucket, Key: objectKey, Body: JSON.stringify(value), ContentType: 'application/json' });
   return objectKey;
 }
 
 async function readSpill<T>(objectKey: string): Promise<T> {
-  const object = await s3().send(new GetObjectCommand({ Bucket: config().sbomBucket, Key: objectKey }));
+  const object = await getObject({ Bucket: config().sbomBucket, Key: objectKey });
   return JSON.parse(await object.Body!.transformToString('utf8')) as T; // GetObject always has a Body on success
 }
 

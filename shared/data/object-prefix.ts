@@ -1,15 +1,14 @@
 /** Removing every object under a key prefix of the SBOM bucket (the cascading deletes). */
-import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-s3';
+import { deleteObjects, listObjects } from '../aws-s3';
 import { config } from '../config';
 
 export async function deleteSbomBucketPrefix(prefix: string): Promise<void> {
   const bucket = config().sbomBucket;
   let continuationToken: string | undefined;
   do {
-    const listing = await s3().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: continuationToken }));
+    const listing = await listObjects({ Bucket: bucket, Prefix: prefix, ContinuationToken: continuationToken });
     const objects = (listing.Contents ?? []).flatMap((object) => (object.Key ? [{ Key: object.Key }] : []));
-    if (objects.length > 0) await s3().send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
+    if (objects.length > 0) await deleteObjects({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } });
     continuationToken = listing.IsTruncated ? listing.NextContinuationToken : undefined;
   } while (continuationToken);
 }

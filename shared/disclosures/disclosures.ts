@@ -7,8 +7,7 @@
  * O(limit) whatever the page.
  */
 import { randomUUID } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-s3';
+import { getObject, putObject, s3ErrorStatus } from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
@@ -90,11 +89,11 @@ function toDisclosure(item: Item): Disclosure {
 async function writeSnapshotOnce(objectKey: string, bytes: Buffer, contentType: string): Promise<void> {
   const bucket = config().disclosureBucket;
   try {
-    await s3().send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: bytes, ContentType: contentType, IfNoneMatch: '*' }));
+    await putObject({ Bucket: bucket, Key: objectKey, Body: bytes, ContentType: contentType, IfNoneMatch: '*' });
   } catch (error) {
-    const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+    const status = s3ErrorStatus(error);
     if (status !== 412 && status !== 409) throw error;
-    const existing = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+    const existing = await getObject({ Bucket: bucket, Key: objectKey });
     const stored = Buffer.from(await existing.Body!.transformToByteArray()); // GetObject always has a Body on success
     if (!stored.equals(bytes)) throw new ConflictError('A different snapshot is already stored for this document version', 'snapshot_exists');
   }
@@ -108,12 +107,12 @@ async function writeSnapshotOnce(objectKey: string, bytes: Buffer, contentType: 
 async function writeFileOnce(objectKey: string, bytes: Buffer, contentType: string): Promise<Buffer> {
   const bucket = config().disclosureBucket;
   try {
-    await s3().send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: bytes, ContentType: contentType, IfNoneMatch: '*' }));
+    await putObject({ Bucket: bucket, Key: objectKey, Body: bytes, ContentType: contentType, IfNoneMatch: '*' });
     return bytes;
   } catch (error) {
-    const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+    const status = s3ErrorStatus(error);
     if (status !== 412 && status !== 409) throw error;
-    const existing = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+    const existing = await getObject({ Bucket: bucket, Key: objectKey });
     return Buffer.from(await existing.Body!.transformToByteArray()); // GetObject always has a Body on success
   }
 }
@@ -219,7 +218,7 @@ export const Disclosures = {
   },
 
   async readBytes(disclosure: Disclosure): Promise<Buffer> {
-    const object = await s3().send(new GetObjectCommand({ Bucket: config().disclosureBucket, Key: disclosure.objectKey }));
+    const object = await getObject({ Bucket: config().disclosureBucket, Key: disclosure.objectKey });
     return Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
   },
 
@@ -246,7 +245,7 @@ export const Disclosures = {
   async readFile(slug: string, kind: DisclosureFileKind): Promise<{ disclosure: Disclosure; bytes: Buffer; fileName: string; contentType: string }> {
     const disclosure = await Disclosures.get(slug);
     if (!disclosure.files?.includes(kind)) throw new NotFoundError(kind === 'attestation' ? 'Attestation' : 'Signature file');
-    const object = await s3().send(new GetObjectCommand({ Bucket: config().disclosureBucket, Key: disclosureFileObjectKey(slug, kind) }));
+    const object = await getObject({ Bucket: config().disclosureBucket, Key: disclosureFileObjectKey(slug, kind) });
     const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
     return { disclosure, bytes, fileName: disclosureFileName(slug, kind), contentType: DISCLOSURE_FILES[kind].contentType };
   },

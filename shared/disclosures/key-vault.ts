@@ -13,7 +13,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import { kms } from '../aws-clients';
 import { config } from '../config';
 
@@ -37,13 +36,15 @@ function kmsVault(keyId: string): KeyVault {
   return {
     kind: 'kms',
     async seal(plaintext, context) {
-      const { CiphertextBlob } = await kms().send(new EncryptCommand({ KeyId: keyId, Plaintext: plaintext, EncryptionContext: context }));
+      const { sdk, client } = await kms();
+      const { CiphertextBlob } = await client.send(new sdk.EncryptCommand({ KeyId: keyId, Plaintext: plaintext, EncryptionContext: context }));
       if (!CiphertextBlob) throw new Error('KMS Encrypt returned no ciphertext');
       return Buffer.from(CiphertextBlob).toString('base64');
     },
     async open(sealed, context) {
       // KeyId pins the key: a ciphertext made under any other key is refused by KMS.
-      const { Plaintext } = await kms().send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(sealed, 'base64'), EncryptionContext: context }));
+      const { sdk, client } = await kms();
+      const { Plaintext } = await client.send(new sdk.DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(sealed, 'base64'), EncryptionContext: context }));
       if (!Plaintext) throw new Error('KMS Decrypt returned no plaintext');
       return Buffer.from(Plaintext);
     },

@@ -5,7 +5,6 @@
  * `signature_valid: null` (key absent) rather than false.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { secretsManager } from '../aws-clients';
 import { config } from '../config';
 
@@ -19,7 +18,8 @@ let cached: Promise<SigningKey | undefined> | undefined;
 async function loadSigningKey(): Promise<SigningKey | undefined> {
   const { signingSecretId, signingKey } = config();
   if (signingSecretId) {
-    const secret = await secretsManager().send(new GetSecretValueCommand({ SecretId: signingSecretId }));
+    const { sdk, client } = await secretsManager();
+    const secret = await client.send(new sdk.GetSecretValueCommand({ SecretId: signingSecretId }));
     const parsed = JSON.parse(secret.SecretString ?? '{}') as { keyId?: string; key?: string };
     if (!parsed.keyId || !parsed.key) throw new Error('signing secret must be JSON { "keyId", "key" }');
     return { keyId: parsed.keyId, key: Buffer.from(parsed.key, 'utf8') };

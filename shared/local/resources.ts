@@ -3,9 +3,8 @@
  * definitions the CDK stack uses (shared/data/table-definition.ts).
  */
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
 import { dynamo } from '../aws-clients';
-import { s3 } from '../aws-s3';
+import { createBucket, headBucket } from '../aws-s3';
 import { config } from '../config';
 import { tableDefinition } from '../data/table-definition';
 
@@ -52,10 +51,10 @@ export async function ensureLocalResources(): Promise<void> {
   await waitForTable(tableName);
   for (const bucket of [sbomBucket, disclosureBucket]) {
     try {
-      await s3().send(new HeadBucketCommand({ Bucket: bucket }));
+      await headBucket({ Bucket: bucket });
     } catch {
       // Not found, or a transient HeadBucket failure under load: creating an existing bucket is then no error.
-      await s3().send(new CreateBucketCommand({ Bucket: bucket })).catch((error: unknown) => {
+      await createBucket({ Bucket: bucket }).catch((error: unknown) => {
         if (!(error instanceof Error && (error.name === 'BucketAlreadyOwnedByYou' || error.name === 'BucketAlreadyExists'))) throw error;
       });
     }

@@ -5,8 +5,7 @@
  * staging item written before an upload's S3 objects.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-s3';
+import { getObject, putObject } from '../aws-s3';
 import { config } from '../config';
 import { keys, type Key } from '../data/keys';
 import { tableDefinition } from '../data/table-definition';
@@ -307,19 +306,19 @@ export const sbomStore = {
   },
 
   async putInventory(objectKey: string, components: SbomComponent[]): Promise<void> {
-    await s3().send(new PutObjectCommand({
+    await putObject({
       Bucket: config().sbomBucket, Key: objectKey, Body: gzipSync(JSON.stringify(components)), ContentType: 'application/json', ContentEncoding: 'gzip',
-    }));
+    });
   },
 
   async readInventory(sbom: Sbom): Promise<SbomComponent[]> {
-    const object = await s3().send(new GetObjectCommand({ Bucket: config().sbomBucket, Key: sbom.inventoryKey }));
+    const object = await getObject({ Bucket: config().sbomBucket, Key: sbom.inventoryKey });
     const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
     return sbomComponentSchema.array().parse(JSON.parse(gunzipSync(bytes).toString('utf8')));
   },
 
   async readOriginal(sbom: Sbom): Promise<Buffer> {
-    const object = await s3().send(new GetObjectCommand({ Bucket: config().sbomBucket, Key: sbom.objectKey }));
+    const object = await getObject({ Bucket: config().sbomBucket, Key: sbom.objectKey });
     return Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
   },
 };

@@ -3,10 +3,8 @@
  * original bytes are stored unchanged; `file_hash` is their SHA-256.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { PRESIGNED_URL_MAX_SECONDS } from '../aws-clients';
-import { s3 } from '../aws-s3';
+import { deleteObject, getObject, headObject, presignedPutUrl, putObject } from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, transactWrite, TransactionFailedError, tx, type TransactItem } from '../data/table-client';
@@ -92,10 +90,10 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
   // staging sweep finds (and deletes the files by), never an unreferenced object.
   await sbomStore.stage({ teamId, sbomId: id, sbomKey, objectKeys: [sbom.objectKey, sbom.inventoryKey], stagedAt: sbom.createdAt });
   try {
-    await s3().send(new PutObjectCommand({
+    await putObject({
       Bucket: bucket, Key: sbom.objectKey, Body: bytes, ContentType: sbomMediaType(sbom),
       ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'), Metadata: { sha256: sbom.fileHash },
-    }));
+    });
     await sbomStore.putInventory(sbom.inventoryKey, parsed.components);
     // The SBOM enters the pending-scan index with its creation: its scan is owed from the moment the client gets 201.
     await transactWrite([
@@ -115,7 +113,7 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
     // Only a cancelled transaction surely left nothing referencing the files; after any other
     // failure (a timeout may hide a commit) the staging sweep decides, after checking the SBOM item.
     if (error instanceof TransactionFailedError) {
-      const deleted = await Promise.allSettled([sbom.objectKey, sbom.inventoryKey].map((key) => s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))));
+      const deleted = await Promise.allSettled([sbom.objectKey, sbom.inventoryKey].map((key) => deleteObject({ Bucket: bucket, Key: key })));
       // Whatever is left behind here (a failed delete, the record itself) the staging sweep removes.
       if (deleted.every((outcome) => outcome.status === 'fulfilled')) await sbomStore.unstage(teamId, id).catch((cause: unknown) => logger.warn('staging record left for the sweep', { sbomId: id, error: String(cause) }));
       if (error.failedAt(0)) throw await releaseLockedErrorFor(teamId, release.id);
@@ -145,7 +143,7 @@ async function sweepStaging(dueBefore: string): Promise<{ removed: number; objec
   const result = { removed: 0, objects: 0 };
   for (const staging of await sbomStore.staleStaging(dueBefore)) {
     if (!(await sbomStore.exists(staging.sbomKey))) {
-      await Promise.all(staging.objectKeys.map((key) => s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))));
+      await Promise.all(staging.objectKeys.map((key) => deleteObject({ Bucket: bucket, Key: key })));
       result.objects += staging.objectKeys.length;
       if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
     }
@@ -159,7 +157,7 @@ async function sweepStaging(dueBefore: string): Promise<{ removed: number; objec
 async function removeLeftovers(staging: SbomStaging): Promise<void> {
   const bucket = config().sbomBucket;
   if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
-  await Promise.all(staging.objectKeys.map((key) => s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))));
+  await Promise.all(staging.objectKeys.map((key) => deleteObject({ Bucket: bucket, Key: key })));
   // Again: a scan that read the SBOM before its delete may have stored findings since the first pass (its own result write then fails).
   if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
   await sbomStore.unstage(staging.teamId, staging.sbomId);
@@ -199,7 +197,7 @@ export const Sboms = {
         changes: { releaseId: release.id, fileName: input.fileName ?? null, expiresAt: expiresAt.toISOString() },
       }),
     ]);
-    const uploadUrl = await getSignedUrl(s3(), new PutObjectCommand({ Bucket: config().sbomBucket, Key: objectKey }), { expiresIn: UPLOAD_URL_TTL_SECONDS });
+    const uploadUrl = await presignedPutUrl({ Bucket: config().sbomBucket, Key: objectKey }, UPLOAD_URL_TTL_SECONDS);
     return { uploadId, uploadUrl, method: 'PUT' as const, expiresAt: expiresAt.toISOString(), maxBytes: MAX_SBOM_BYTES, completePath: `/api/sboms/uploads/${uploadId}/complete` };
   },
 
@@ -212,15 +210,15 @@ export const Sboms = {
     const objectKey = String(upload.objectKey);
     let size: number;
     try {
-      size = (await s3().send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey }))).ContentLength ?? 0;
+      size = (await headObject({ Bucket: bucket, Key: objectKey })).ContentLength ?? 0;
     } catch {
       throw new ConflictError('Nothing was uploaded to the pre-signed URL yet', 'upload_missing');
     }
     if (size > MAX_SBOM_BYTES) {
-      await s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey }));
+      await deleteObject({ Bucket: bucket, Key: objectKey });
       throw new PayloadTooLargeError(`SBOM file exceeds ${MAX_SBOM_BYTES} bytes`);
     }
-    const object = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+    const object = await getObject({ Bucket: bucket, Key: objectKey });
     const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
     const resolved = await Releases.resolve(teamId, String(upload.releaseId));
     // The session is marked completed in the SBOM's own transaction: a crash after it cannot turn a
@@ -234,7 +232,7 @@ export const Sboms = {
       });
     }
     // The staged file is no longer needed; if this delete is lost, the session sweep (or the bucket's lifecycle rule) removes it.
-    await s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey }));
+    await deleteObject({ Bucket: bucket, Key: objectKey });
     return outcome;
   },
 
@@ -292,7 +290,7 @@ export const Sboms = {
     const bucket = config().sbomBucket;
     const sessions = await sbomStore.expiredUploadSessions(dueBefore);
     for (const session of sessions) {
-      await s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: session.objectKey }));
+      await deleteObject({ Bucket: bucket, Key: session.objectKey });
       await sbomStore.discardUploadSession(session.teamId, session.uploadId);
     }
     return { staging, uploadSessions: sessions.length };

@@ -20,8 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip, constants as zlibConstants } from 'node:zlib';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-s3';
+import { getObject, isNoSuchKey, putObject } from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import type { Sbom } from '../sboms/sbom-store';
@@ -100,12 +99,12 @@ function objectKey(sbom: Sbom): string {
 
 async function readStored(sbom: Sbom): Promise<StoredDigest | undefined> {
   try {
-    const object = await s3().send(new GetObjectCommand({ Bucket: config().sbomBucket, Key: objectKey(sbom) }));
+    const object = await getObject({ Bucket: config().sbomBucket, Key: objectKey(sbom) });
     const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
     const stored = JSON.parse((await gunzipAsync(bytes)).toString('utf8')) as StoredDigest;
     return stored.version === DIGEST_VERSION && stored.sbomId === sbom.id ? stored : undefined;
   } catch (error) {
-    if (error instanceof NoSuchKey) return undefined;
+    if (isNoSuchKey(error)) return undefined;
     throw error;
   }
 }
@@ -124,7 +123,7 @@ export const findingsDigest = {
     const stored: StoredDigest = { version: DIGEST_VERSION, sbomId: sbom.id, stamp, findings: [...findings].sort(byId) };
     // Level 1: a 20,000-finding digest compresses in tens of milliseconds instead of hundreds, at ~15% more bytes.
     const body = await gzipAsync(JSON.stringify(stored), { level: zlibConstants.Z_BEST_SPEED });
-    await s3().send(new PutObjectCommand({ Bucket: config().sbomBucket, Key: objectKey(sbom), Body: body, ContentType: 'application/json', ContentEncoding: 'gzip' }));
+    await putObject({ Bucket: config().sbomBucket, Key: objectKey(sbom), Body: body, ContentType: 'application/json', ContentEncoding: 'gzip' });
   },
 
   /** The scan that wrote `stamp` committed: this process already holds its findings. */

@@ -4,7 +4,6 @@
  * scan-worker Lambda runs it; otherwise a worker registered in this process
  * runs it (the local server registers one). The choice is configuration, read once.
  */
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqs } from '../aws-clients';
 import { config } from '../config';
 import type { Actor } from '../identity/actor';
@@ -27,7 +26,8 @@ export function registerInProcessScanWorker(worker: InProcessWorker | undefined)
 export async function dispatchScan(job: ScanJob): Promise<'queued' | 'started' | 'not-dispatched'> {
   const queueUrl = config().scanQueueUrl;
   if (queueUrl) {
-    await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
+    const { sdk, client } = await sqs();
+    await client.send(new sdk.SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
     return 'queued';
   }
   if (inProcessWorker) {

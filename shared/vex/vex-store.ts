@@ -1,8 +1,7 @@
 /** VEX document items, their approval records, and their content files. */
 import { promisify } from 'node:util';
 import { gunzip, gzip, constants as zlibConstants } from 'node:zlib';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../aws-s3';
+import { getObject, putObject } from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, queryAll, type Item } from '../data/table-client';
@@ -144,11 +143,11 @@ export const vexStore = {
    */
   async putObject(key: string, body: string): Promise<void> {
     const compressed = await gzipAsync(body, { level: zlibConstants.Z_BEST_SPEED });
-    await s3().send(new PutObjectCommand({ Bucket: config().sbomBucket, Key: key, Body: compressed, ContentType: 'application/json', ContentEncoding: 'gzip' }));
+    await putObject({ Bucket: config().sbomBucket, Key: key, Body: compressed, ContentType: 'application/json', ContentEncoding: 'gzip' });
   },
 
   async readObject(key: string): Promise<string> {
-    const object = await s3().send(new GetObjectCommand({ Bucket: config().sbomBucket, Key: key }));
+    const object = await getObject({ Bucket: config().sbomBucket, Key: key });
     const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
     // Objects stored before compression are plain JSON, which never starts with gzip's magic bytes.
     return (bytes[0] === 0x1f && bytes[1] === 0x8b ? await gunzipAsync(bytes) : bytes).toString('utf8');

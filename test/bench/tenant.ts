@@ -3,7 +3,7 @@
  * credentials scoped to the caller's team adds to a request
  * (docs/architecture.md "Tenant-scoped credentials").
  *  - warm: resolving the team's clients from the per-container cache, per
- *    `dynamo()`/`s3()` call inside a team request, against the plain clients;
+ *    `dynamo()`/S3 client lookup inside a team request, against the plain clients;
  *  - the tenant guard's check of one call's keys (a disposition write: a
  *    four-item transaction);
  *  - cold, per team per container: building the team's DynamoDB and S3
@@ -13,8 +13,8 @@
  * Run: `npx tsx test/bench/tenant.ts` (also part of `npm run bench`).
  */
 import { randomUUID } from 'node:crypto';
-import { dynamo, destroyClients } from '../../shared/aws-clients';
-import { s3 } from '../../shared/aws-s3';
+import { S3Client } from '@aws-sdk/client-s3';
+import { dynamo, destroyClients, s3ClientOf } from '../../shared/aws-clients';
 import { keys } from '../../shared/data/keys';
 import { runAsTeam } from '../../shared/request-context';
 import { foreignKey } from '../../shared/tenant-guard';
@@ -60,7 +60,7 @@ const dispositionWrite = {
 dynamo();
 runAsTeam(team, () => dynamo());
 const plain = perCallMicros(() => dynamo());
-const scoped = perCallMicros(() => runAsTeam(team, () => { dynamo(); s3(); }));
+const scoped = perCallMicros(() => runAsTeam(team, () => { dynamo(); s3ClientOf(S3Client); }));
 const guard = perCallMicros(() => foreignKey(team, 'dynamodb', 'TransactWriteItemsCommand', dispositionWrite));
 if (foreignKey(team, 'dynamodb', 'TransactWriteItemsCommand', dispositionWrite) !== undefined) throw new Error('the bench transaction should pass the guard');
 const cold = perCallMicros(() => runAsTeam(randomUUID(), () => dynamo()), 20) / 1000;

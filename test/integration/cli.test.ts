@@ -14,7 +14,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { importAdvisories, importEpss } from '../../shared/corpus/import';
 import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
 import { config } from '../../shared/config';
-import { s3 } from '../../shared/aws-s3';
+import { s3Client } from '../../shared/aws-s3';
 import { Disclosures } from '../../shared/disclosures/disclosures';
 import { addKey, createTeamWithKey, uniqueSlug } from '../support/factories';
 import { baseUrl } from '../support/http-client';
@@ -406,7 +406,7 @@ describe('vexdesk verify', () => {
     const { slug } = await publishedDisclosure();
     const disclosure = await Disclosures.get(slug);
     // What tampering with the bucket behind the service would leave (Object Lock prevents it on AWS).
-    await s3().send(new PutObjectCommand({ Bucket: config().disclosureBucket, Key: disclosure.objectKey, Body: Buffer.from('{"tampered":true}') }));
+    await (await s3Client()).send(new PutObjectCommand({ Bucket: config().disclosureBucket, Key: disclosure.objectKey, Body: Buffer.from('{"tampered":true}') }));
 
     const tampered = await vexdesk(['verify', slug, '--json'], { VEXDESK_URL: baseUrl() });
     const unknown = await vexdesk(['verify', 'no-such-disclosure'], { VEXDESK_URL: baseUrl() });

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readAuditLog } from '../../shared/audit/audit-read';
-import { s3 } from '../../shared/aws-s3';
+import { s3Client } from '../../shared/aws-s3';
 import { config } from '../../shared/config';
 import { toAuditEntry } from '../../shared/audit/audit-log';
 import { keys } from '../../shared/data/keys';
@@ -207,7 +207,7 @@ describe('DELETE /api/sboms/{id}', () => {
     expect(left.filter((item) => String(item.sk).includes(sbom.id))).toEqual([]);
     expect(await getItem(keys.sbomStaging(team.teamId, sbom.id))).toBeUndefined();
     // The file, its inventory and its findings digest are all gone (they share the SBOM's object key as prefix).
-    const files = await s3().send(new ListObjectsV2Command({ Bucket: config().sbomBucket, Prefix: keys.sbomObject(team.teamId, product.id, release.id, sbom.id) }));
+    const files = await (await s3Client()).send(new ListObjectsV2Command({ Bucket: config().sbomBucket, Prefix: keys.sbomObject(team.teamId, product.id, release.id, sbom.id) }));
     expect((files.Contents ?? []).map((object) => object.Key)).toEqual([]);
     expect((await team.api.get(`/api/dispositions/${disposition.id}`)).status).toBe(200);
     expect((await auditOf(team.teamId, sbom.id)).map((entry) => entry.action)).toContain('delete');

@@ -3,7 +3,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../../shared/aws-s3';
+import { s3Client } from '../../shared/aws-s3';
 import { config } from '../../shared/config';
 import { readAuditLog } from '../../shared/audit/audit-read';
 import { keys } from '../../shared/data/keys';
@@ -199,7 +199,7 @@ describe('publish and public disclosures', () => {
     const { api, product, release, document } = await approvedDocument('openvex');
     // What a crash (or another writer) between the snapshot write and the publish transaction leaves behind, with other bytes.
     const slug = disclosureSlug(product.slug, release.version, 'openvex', document.id, document.version);
-    await s3().send(new PutObjectCommand({ Bucket: config().disclosureBucket, Key: keys.disclosureObject(slug), Body: '{"not":"this document"}' }));
+    await (await s3Client()).send(new PutObjectCommand({ Bucket: config().disclosureBucket, Key: keys.disclosureObject(slug), Body: '{"not":"this document"}' }));
 
     const publish = await api.post(`/api/vex/${document.id}/publish`, {});
 

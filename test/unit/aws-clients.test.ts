@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { destroyClients, dynamo, secretsManager, sqs } from '../../shared/aws-clients';
-import { s3 } from '../../shared/aws-s3';
+import { s3Client } from '../../shared/aws-s3';
 
 beforeAll(() => {
   // Configuration is read on first use, after this.
@@ -17,8 +17,8 @@ afterAll(() => {
 });
 
 describe('SDK clients', () => {
-  it('carry no SDK logger middleware, and keep the call recorder', () => {
-    const stacks = { dynamodb: dynamo().middlewareStack.identify(), s3: s3().middlewareStack.identify(), sqs: sqs().middlewareStack.identify(), secretsmanager: secretsManager().middlewareStack.identify() };
+  it('carry no SDK logger middleware, and keep the call recorder', async () => {
+    const stacks = { dynamodb: dynamo().middlewareStack.identify(), s3: (await s3Client()).middlewareStack.identify(), sqs: (await sqs()).client.middlewareStack.identify(), secretsmanager: (await secretsManager()).client.middlewareStack.identify() };
 
     for (const [client, names] of Object.entries(stacks)) {
       expect({ client, logger: names.filter((name) => name.startsWith('loggerMiddleware')) }).toEqual({ client, logger: [] });

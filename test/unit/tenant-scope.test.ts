@@ -11,9 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { destroyClients, dynamo } from '../../shared/aws-clients';
-import { s3 } from '../../shared/aws-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { destroyClients, dynamo, s3ClientOf } from '../../shared/aws-clients';
 import { keys } from '../../shared/data/keys';
 import { runAsTeam } from '../../shared/request-context';
 import { CrossTeamAccessError } from '../../shared/tenant-guard';
@@ -101,7 +100,7 @@ async function outcome(body: () => Promise<unknown>, teamId?: string): Promise<u
 }
 
 const db = () => stopAfterSigning(dynamo());
-const objects = () => stopAfterSigning(s3());
+const objects = () => stopAfterSigning(s3ClientOf(S3Client));
 
 describe('the tenant guard', () => {
   it('refuses, inside a team request, every table key and object key of another team', async () => {
