@@ -1,17 +1,7 @@
 /**
- * OSV ecosystems the matcher can evaluate, how purl types map onto them, and
- * which version ordering each one uses.
+ * OSV ecosystems the matcher can evaluate and how purl types map onto them (each
+ * one's version ordering: ./version-schemes.ts).
  */
-import type { VersionRange } from '../corpus/parse/advisory';
-import { apkComparator } from './versions/apk';
-import type { VersionComparator } from './versions/comparator';
-import { dpkgComparator } from './versions/dpkg';
-import { mavenComparator } from './versions/maven';
-import { nugetComparator } from './versions/nuget';
-import { packagistComparator } from './versions/packagist';
-import { pypiComparator } from './versions/pypi';
-import { rubyGemsComparator } from './versions/rubygems';
-import { goComparator, pubComparator, semverComparator } from './versions/semver-scheme';
 
 export const ECOSYSTEMS = [
   'npm', 'PyPI', 'Maven', 'Go', 'crates.io', 'RubyGems', 'NuGet', 'Packagist', 'Pub', 'Hex', 'Debian', 'Ubuntu', 'Alpine', 'Wolfi',
@@ -56,40 +46,4 @@ export function splitEcosystem(osvEcosystem: string): { ecosystem: Ecosystem; su
   if (!ecosystem) return null;
   const suffix = colon === -1 ? '' : osvEcosystem.slice(colon + 1).trim();
   return { ecosystem, suffix: suffix === '' ? null : suffix };
-}
-
-const COMPARATORS: Record<Ecosystem, VersionComparator> = {
-  npm: semverComparator,
-  PyPI: pypiComparator,
-  Maven: mavenComparator,
-  Go: goComparator,
-  'crates.io': semverComparator,
-  RubyGems: rubyGemsComparator,
-  NuGet: nugetComparator,
-  Packagist: packagistComparator,
-  Pub: pubComparator,
-  Hex: semverComparator,
-  Debian: dpkgComparator,
-  Ubuntu: dpkgComparator,
-  Alpine: apkComparator,
-  Wolfi: apkComparator,
-};
-
-export function comparatorFor(ecosystem: Ecosystem): VersionComparator {
-  return COMPARATORS[ecosystem];
-}
-
-/**
- * A SEMVER range is ordered by SemVer whatever the ecosystem (OSV schema); when a
- * version is not SemVer (a PyPI post release in a SEMVER range) the ecosystem's
- * own ordering is the better answer than none.
- */
-export function comparatorForRange(type: VersionRange['type'], ecosystem: Ecosystem): VersionComparator {
-  const own = COMPARATORS[ecosystem];
-  if (type !== 'SEMVER' || own === semverComparator) return own;
-  const semverFirst = ecosystem === 'Go' ? goComparator : semverComparator;
-  return {
-    scheme: `semver/${own.scheme}`,
-    compare: (a, b) => semverFirst.compare(a, b) ?? own.compare(a, b),
-  };
 }

@@ -8,7 +8,8 @@
  * v >= fixed, `last_affected` clears it when v > last_affected.
  */
 import type { AffectedPackage, RangeEvent, VersionRange } from '../corpus/parse/advisory';
-import { comparatorFor, comparatorForRange, type Ecosystem } from './ecosystems';
+import type { Ecosystem } from './ecosystems';
+import { comparatorFor, comparatorForRange } from './version-schemes';
 import type { VersionComparator } from './versions/comparator';
 
 export type Evaluation = 'affected' | 'not_affected' | 'unknown';

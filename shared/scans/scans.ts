@@ -14,15 +14,8 @@ import { batchWrite, transactWrite, TransactionFailedError, tx, type Item } from
 import { pointerItem } from '../data/id-pointers';
 import { auditPut } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
-import { corpusStore, type MatchData } from '../corpus/corpus-store';
-import { packageFilterStore } from '../corpus/package-filter';
+import { corpusStore } from '../corpus/corpus-store';
 import { severityResolver } from '../corpus/alias-severity';
-import { buildAdvisoryIndex, scanComponents, type AdvisoryIndex } from '../matching/advisory-index';
-import { identify, packageKey, type PackageLookup } from '../matching/component-identity';
-import { ECOSYSTEMS } from '../matching/ecosystems';
-import { parseCpe } from '../matching/cpe';
-import type { Advisory } from '../corpus/parse/advisory';
-import type { SbomComponent } from '../sbom/model';
 import { dispositionStore } from '../dispositions/disposition-store';
 import { decisionIndex } from '../dispositions/decision-identity';
 import { CarryOver, type CarryOverResult } from '../dispositions/carry-over';
@@ -37,44 +30,6 @@ import { scanLease, type HeldLease } from './scan-lease';
 import { ScanNotReadyError } from './vulnerabilities';
 import { logger } from '../logger';
 import { ScanLaps } from './scan-laps';
-
-const DISTROS = new Set(['Debian', 'Ubuntu', 'Alpine', 'Wolfi']);
-/** Accepts every key, so `identify` yields a purl's candidate without the corpus. */
-const PERMISSIVE: PackageLookup = { hasPackage: () => true, keysWithShortName: () => [] };
-
-/** The package keys a set of components could match, read from the corpus in a few batched calls. */
-export async function indexForComponents(components: readonly SbomComponent[]): Promise<AdvisoryIndex> {
-  const wanted = new Set<string>();
-  const shortNames = new Set<string>();
-  for (const component of components) {
-    const purlCandidates = component.purl ? identify({ ...component, cpes: [] }, PERMISSIVE).candidates.filter((candidate) => candidate.evidence.kind === 'purl') : [];
-    if (purlCandidates.length > 0) {
-      purlCandidates.forEach((candidate) => wanted.add(candidate.key));
-      continue;
-    }
-    for (const raw of component.cpes) {
-      const cpe = parseCpe(raw);
-      if (cpe) [cpe.product, cpe.product.replace(/_/g, '-')].forEach((name) => shortNames.add(name));
-    }
-    if (component.cpes.length === 0 && component.version !== undefined) {
-      const names = [component.name, ...(component.group ? [`${component.group}:${component.name}`, `${component.group}/${component.name}`] : [])];
-      for (const ecosystem of ECOSYSTEMS) if (!DISTROS.has(ecosystem)) names.forEach((name) => wanted.add(packageKey(ecosystem, name)));
-    }
-  }
-  if (shortNames.size > 0) {
-    for (const packageKeys of (await corpusStore.shortNames(shortNames)).values()) packageKeys.forEach((key) => wanted.add(key));
-  }
-  // Most components have no advisory: the corpus's package filter spares reading their absent items.
-  const filter = await packageFilterStore.current();
-  const packages = await corpusStore.packages(filter ? [...wanted].filter((key) => filter.mightContain(key)) : wanted);
-  const advisories: Advisory[] = [];
-  for (const entries of packages.values()) for (const entry of entries) advisories.push(asAdvisory(entry));
-  return buildAdvisoryIndex(advisories);
-}
-
-function asAdvisory(entry: MatchData): Advisory {
-  return { ...entry, details: '', references: [] };
-}
 
 /** Batch writes in flight: 2,000 findings and their id pointers are 160 BatchWriteItem calls. */
 const WRITE_CONCURRENCY = 16;
@@ -106,11 +61,17 @@ async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T 
 async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Actor, lease: HeldLease): Promise<ScanSummary | 'lost'> {
   const teamId = sbom.teamId;
   const laps = new ScanLaps();
+  // The matcher (version schemes, advisory index: ~80 KB) loads while the scan's first reads run:
+  // the functions that list findings never load it, and a scan's cold start overlaps it with I/O.
+  const matcher = import('./scan-matching');
+  // Awaited below, where a failure surfaces; this keeps it from being unhandled if a read throws first.
+  matcher.catch(() => undefined);
   // Marked before any work: a process that dies from here on leaves the SBOM in the pending-scan index.
   await sbomStore.markScanRunning(sbom, actor, lease.state.startedAt);
   laps.lap('markRunning');
   const components = await sbomStore.readInventory(sbom);
   laps.lap('inventory');
+  const { indexForComponents, scanComponents } = await matcher;
   const index = await indexForComponents(components);
   laps.lap('advisoryIndex');
   const result = scanComponents(components, index);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { comparatorFor, comparatorForRange, type Ecosystem } from '../../shared/matching/ecosystems';
+import type { Ecosystem } from '../../shared/matching/ecosystems';
+import { comparatorFor, comparatorForRange } from '../../shared/matching/version-schemes';
 import { apkComparator } from '../../shared/matching/versions/apk';
 import type { VersionComparator } from '../../shared/matching/versions/comparator';
 import { dpkgComparator } from '../../shared/matching/versions/dpkg';
