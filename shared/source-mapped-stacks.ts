@@ -53,6 +53,44 @@ export function sourceMappedLocations(text: string): string {
   });
 }
 
+/** What V8's CallSite offers beyond @types/node's declaration. */
+interface V8CallSite {
+  getFileName(): string | undefined;
+  getLineNumber(): number | null;
+  getColumnNumber(): number | null;
+  getEnclosingLineNumber?(): number | null;
+  getEnclosingColumnNumber?(): number | null;
+  toString(): string;
+}
+
+/** The mapping's source name at a 1-based position of a bundle file, if it records one. */
+function nameAt(fileName: string | undefined, line: number | null | undefined, column: number | null | undefined): string | undefined {
+  if (!fileName?.endsWith('.mjs') || !line || !column) return undefined;
+  // findEntry answers {} without a mapping; a mapping's `name` is optional (and absent from @types/node).
+  const entry = sourceMapOf(fileName)?.findEntry(line - 1, column - 1) as { name?: unknown } | undefined;
+  return typeof entry?.name === 'string' && entry.name !== '' ? entry.name : undefined;
+}
+
+/**
+ * The source name of the function a frame is in (minified in the bundle), found as Node's own
+ * mapping does: a name recorded where the function starts, else the one recorded where the
+ * caller's frame calls it (esbuild maps names at identifiers, such as the callee of a call).
+ */
+function originalFunctionName(site: V8CallSite, caller: V8CallSite | undefined): string | undefined {
+  return (
+    nameAt(site.getFileName(), site.getEnclosingLineNumber?.(), site.getEnclosingColumnNumber?.()) ??
+    (caller ? nameAt(caller.getFileName(), caller.getLineNumber(), caller.getColumnNumber()) : undefined)
+  );
+}
+
+/** One `at` line: V8's own text with the location and, where the map knows it, the function's name mapped. */
+function sourceMappedFrame(site: V8CallSite, caller: V8CallSite | undefined): string {
+  const text = sourceMappedLocations(site.toString());
+  const name = originalFunctionName(site, caller);
+  const named = name === undefined ? null : /^(async |new )?\S.* \((.*)\)$/.exec(text);
+  return named ? `${named[1] ?? ''}${name} (${named[2]})` : text;
+}
+
 function errorHeader(error: Error): string {
   try {
     return Error.prototype.toString.call(error);
@@ -63,7 +101,8 @@ function errorHeader(error: Error): string {
 
 /** Formats stacks as V8 does (header, then one `at` line per frame), with source locations. */
 export function installSourceMappedStacks(): void {
-  Error.prepareStackTrace = (error, callSites) =>
-    // V8's CallSite writes a frame as its default stack does (@types/node does not declare that toString).
-    errorHeader(error) + callSites.map((site) => `\n    at ${sourceMappedLocations((site as { toString(): string }).toString())}`).join('');
+  Error.prepareStackTrace = (error, callSites) => {
+    const sites = callSites as unknown as V8CallSite[];
+    return errorHeader(error) + sites.map((site, index) => `\n    at ${sourceMappedFrame(site, sites[index + 1])}`).join('');
+  };
 }
