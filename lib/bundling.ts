@@ -91,6 +91,47 @@ export function zodLocalesPlugin(keep: readonly string[] = bundleSettings.zodLoc
   };
 }
 
+const PACKAGEURL_SOURCES = /[\\/]node_modules[\\/]packageurl-js[\\/]src[\\/](strings|purl-component)\.js$/;
+/** Each rewritten file's exact text and its replacement; the build fails when a file no longer has it. */
+const PACKAGEURL_REWRITES: Record<string, { from: string; to: string }> = {
+  strings: {
+    from: 'const { compare: localeCompare } = new Intl.Collator()',
+    to: 'let collator; const localeCompare = (a, b) => (collator ??= new Intl.Collator()).compare(a, b)',
+  },
+  'purl-component': {
+    from: 'function componentComparator(compA, compB) {\n    return localeCompare(componentSortOrder(compA), componentSortOrder(compB))\n}',
+    to: [
+      'function componentComparator(compA, compB) {',
+      '    const orderA = componentSortOrder(compA), orderB = componentSortOrder(compB)',
+      "    return typeof orderA === 'number' && typeof orderB === 'number' ? orderA - orderB : localeCompare(orderA, orderB)",
+      '}',
+    ].join('\n'),
+  },
+};
+
+/**
+ * packageurl-js builds an `Intl.Collator` when it loads (~5 ms of ICU set-up, in the cold start of
+ * every function that reads package URLs) for one sort at load: the order of its own component
+ * names, whose sort keys are the numbers 0-7, compared as the strings "0"-"7". This builds the
+ * collator on first use and compares two numeric keys as numbers, the same order the collator
+ * gives single digits; every other comparison still goes through the collator. Tests compare the
+ * bundled library with the installed one.
+ */
+export function purlCollatorPlugin(): Plugin {
+  return {
+    name: 'vexdesk-purl-collator',
+    setup(builder) {
+      builder.onLoad({ filter: PACKAGEURL_SOURCES }, async ({ path }) => {
+        const file = PACKAGEURL_SOURCES.exec(path)?.[1] ?? '';
+        const rewrite = PACKAGEURL_REWRITES[file];
+        const source = await readFile(path, 'utf8');
+        if (!rewrite || !source.includes(rewrite.from)) throw new Error(`${path} no longer has the code purlCollatorPlugin rewrites. Update purlCollatorPlugin in lib/bundling.ts for this packageurl-js version.`);
+        return { contents: source.replace(rewrite.from, rewrite.to), loader: 'js' };
+      });
+    },
+  };
+}
+
 const CREDENTIAL_PROVIDER_NODE = /^@aws-sdk\/credential-provider-node$/;
 const CREDENTIALS_NAMESPACE = 'vexdesk-lambda-credentials';
 const RESOLVING = Symbol('resolving the real package');
@@ -150,7 +191,7 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions {
     banner: { js: bundleSettings.banner },
     charset: bundleSettings.charset,
     external: [...bundleSettings.externalModules],
-    plugins: [zodLocalesPlugin(), lambdaCredentialsPlugin()],
+    plugins: [zodLocalesPlugin(), lambdaCredentialsPlugin(), purlCollatorPlugin()],
     logLevel: 'warning',
   };
 }

@@ -1,18 +1,19 @@
 /**
  * lib/bundling.ts is the one source of the Lambda bundles: the stack builds
  * each function with it (lib/function-code.ts) and the bundle bench measures
- * the same options. These tests pin the settings, check that the two
- * size-saving plugins do what they claim, on small bundles built and run here,
+ * the same options. These tests pin the settings, check that the
+ * plugins do what they claim, on small bundles built and run here,
  * and that code splitting keeps rarely used modules out of the cold start.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_FILE_NAME, buildFunctionBundle, bundleSettings, CHUNK_NAMES, coldStartOutputs, esbuildOptions, lambdaCredentialsPlugin, zodLocalesPlugin } from '../../lib/bundling';
+import { BUNDLE_FILE_NAME, buildFunctionBundle, bundleSettings, CHUNK_NAMES, coldStartOutputs, esbuildOptions, lambdaCredentialsPlugin, purlCollatorPlugin, zodLocalesPlugin } from '../../lib/bundling';
+import { PackageURL } from 'packageurl-js';
 import { functionCatalog, PROJECT_ROOT } from '../../lib/function-catalog';
 
 let workDir: string;
@@ -84,7 +85,7 @@ describe('bundle settings', () => {
       external: [],
     });
     expect(options.banner?.js).toContain('createRequire');
-    expect(options.plugins?.map((plugin) => plugin.name)).toEqual(['vexdesk-zod-locales', 'vexdesk-lambda-credentials']);
+    expect(options.plugins?.map((plugin) => plugin.name)).toEqual(['vexdesk-zod-locales', 'vexdesk-lambda-credentials', 'vexdesk-purl-collator']);
     expect(bundleSettings.zodLocales).toEqual(['en']);
   });
 });
@@ -178,6 +179,41 @@ describe('Lambda credentials plugin', () => {
     const { metafile } = await build({ stdin: { contents: 'export const x = 1;', loader: 'ts' }, bundle: true, write: false, metafile: true, plugins: [lambdaCredentialsPlugin()] });
 
     expect(inputsOf(metafile)).toEqual(['<stdin>']);
+  });
+});
+
+describe('packageurl-js collator plugin', () => {
+  const PURLS = [
+    'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.1?type=jar&classifier=sources',
+    'pkg:npm/%40angular/core@16.2.0',
+    'pkg:pypi/Django_Rest@3.14.0#src/rest',
+    'pkg:deb/debian/openssl@3.0.11-1~deb12u2?distro=debian-12&arch=amd64',
+  ];
+  /** What the installed library answers: canonical strings, and the component names in its order. */
+  const installed = () => ({ purls: PURLS.map((purl) => PackageURL.fromString(purl).toString()), components: Object.keys(PackageURL.Component) });
+
+  it('builds no Intl.Collator while the bundle loads, and answers exactly as the installed library', async () => {
+    const { file } = await bundleSource(
+      'purl',
+      "import { PackageURL } from 'packageurl-js';\n" +
+        `export const answers = () => ({ purls: ${JSON.stringify(PURLS)}.map((purl) => PackageURL.fromString(purl).toString()), components: Object.keys(PackageURL.Component) });`,
+    );
+    // Counts the collators built while the bundle loads.
+    const script = `let built = 0; const Collator = Intl.Collator; Intl.Collator = function (...args) { built += 1; return new Collator(...args); };
+      const m = await import(${JSON.stringify(pathToFileURL(file).href)}); const atLoad = built;
+      process.stdout.write(JSON.stringify({ atLoad, ...m.answers() }));`;
+    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' })) as unknown;
+
+    expect(result).toEqual({ atLoad: 0, ...installed() });
+  });
+
+  it('fails the build, naming the plugin, when the library no longer has the code it rewrites', async () => {
+    const changed = join(workDir, 'node_modules/packageurl-js/src');
+    mkdirSync(changed, { recursive: true });
+    writeFileSync(join(changed, 'strings.js'), 'exports.localeCompare = (a, b) => a.localeCompare(b);\n');
+    const building = build({ entryPoints: [join(changed, 'strings.js')], bundle: true, write: false, logLevel: 'silent', plugins: [purlCollatorPlugin()] });
+
+    await expect(building).rejects.toThrow(/Update purlCollatorPlugin in lib\/bundling\.ts/);
   });
 });
 
