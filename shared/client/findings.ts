@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { sleep, type ApiClient } from './api-client';
 import { ServiceError } from './errors';
+import type { FindingSummary } from '../schemas/sboms';
 
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -134,15 +135,6 @@ export async function loadFindings(api: ApiClient, target: Target, options: Wait
   }, options);
 }
 
-interface ListSummary {
-  total: number;
-  affected: number;
-  notAffected: number;
-  fixed: number;
-  underInvestigation: number;
-  withoutDisposition: number;
-}
-
 export type Counts = Record<Severity | 'KEV', Record<Decision | 'total', number>> & { total: number };
 
 /**
@@ -154,7 +146,7 @@ export async function fetchCounts(api: ApiClient, target: Target, options: WaitO
   const rows = ['KEV', ...SEVERITIES] as const;
   const summaries = await Promise.all(rows.map((row) => whenScanned(async () => {
     const query = row === 'KEV' ? { kev: 'true' } : { severity: row.toLowerCase() };
-    return (await api.get<{ summary: ListSummary }>(listPath(target), { query: { ...query, perPage: 1 } })).body.summary;
+    return (await api.get<{ summary: FindingSummary }>(listPath(target), { query: { ...query, perPage: 1 } })).body.summary;
   }, options)));
   const counts = { total: 0 } as Counts;
   rows.forEach((row, index) => {

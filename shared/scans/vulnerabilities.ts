@@ -28,7 +28,7 @@ import { Sboms } from '../sboms/sboms';
 import { Releases } from '../releases/releases';
 import { sbomStore, toSbomView, type Sbom } from '../sboms/sbom-store';
 import { TeamSettingsService } from '../identity/team-settings';
-import type { VulnerabilityListQuery, VulnerabilitySortField } from '../schemas/sboms';
+import type { FindingSummary, VulnerabilityListQuery, VulnerabilitySortField } from '../schemas/sboms';
 import { shownTo, type Finding } from './finding-store';
 import { findingsDigest } from './findings-digest';
 
@@ -224,7 +224,7 @@ function decisionOfRow(row: Row, decisionOf: (finding: Finding) => Disposition |
   return chosen;
 }
 
-function emptySummary() {
+function emptySummary(): FindingSummary {
   return { total: 0, affected: 0, notAffected: 0, fixed: 0, underInvestigation: 0, withoutDisposition: 0 };
 }
 

@@ -196,3 +196,19 @@ export const releaseVulnerabilitySchema = sbomVulnerabilitySchema
   .extend({ sbom_ids: z.array(z.string()), finding_ids: z.array(z.string()) })
   .meta({ id: 'ReleaseVulnerability' });
 export type ReleaseVulnerability = z.infer<typeof releaseVulnerabilitySchema>;
+
+/**
+ * `summary` of both vulnerability lists: counts over every row the filters match, not only the
+ * page, by the decision that counts (expired and review-required decisions are undecided).
+ */
+export const findingSummarySchema = z
+  .object({
+    total: z.number().int(),
+    affected: z.number().int(),
+    notAffected: z.number().int(),
+    fixed: z.number().int(),
+    underInvestigation: z.number().int(),
+    withoutDisposition: z.number().int(),
+  })
+  .meta({ id: 'FindingSummary' });
+export type FindingSummary = z.infer<typeof findingSummarySchema>;

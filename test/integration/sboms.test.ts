@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { findRoute } from '../../shared/http/routes';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
 import { cycloneDxSbom } from '../support/seed';
@@ -182,6 +183,27 @@ describe('SBOM upload, download and scan', () => {
     expect(affected[0].disposition).toMatchObject({ status: 'affected', response: 'update' });
     expect((await api.get(`/api/sboms/${sbom.id}/vulnerabilities?status=undisposed`)).body.data).toHaveLength(first.summary.total - 1);
     expect((await api.get(`/api/sboms/${sbom.id}/vulnerabilities?severity=urgent`)).status).toBe(422);
+  });
+
+  it('answers both vulnerability lists in the shape docs/openapi.json documents, summary and paging included', async () => {
+    const { api } = await createTeamWithKey();
+    const release = await releaseFor(api);
+    const content = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
+    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data;
+    await api.post('/api/cve-scan', { sbomId: sbom.id });
+    const lists = [
+      { route: findRoute('GET', '/api/sboms/{id}/vulnerabilities'), path: `/api/sboms/${sbom.id}/vulnerabilities?perPage=2` },
+      { route: findRoute('GET', '/api/releases/{releaseId}/vulnerabilities'), path: `/api/releases/${release.id}/vulnerabilities?perPage=2` },
+    ];
+    for (const { route, path } of lists) {
+      const schema = route?.responses[200]?.schema;
+      if (!schema) throw new Error(`no documented 200 schema for ${path}`);
+      const body = (await api.get(path)).body;
+      const parsed = schema.safeParse(body);
+      expect(parsed.error?.issues ?? []).toEqual([]);
+      expect(body.summary.total).toBeGreaterThan(2);
+      expect(body.meta).toMatchObject({ page: 1, perPage: 2, total: body.summary.total, hasNextPage: true });
+    }
   });
 
   it('scans automatically after upload (in-process worker locally)', async () => {

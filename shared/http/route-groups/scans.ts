@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { anyJson, type RouteDefinition } from '../route-definition';
+import { pageMetaSchema } from '../../schemas/common';
 import * as releases from '../../schemas/releases';
 import * as sboms from '../../schemas/sboms';
 
@@ -13,11 +14,11 @@ export const scanRoutes = [
   {
     operationId: 'listVulnerabilities', method: 'GET', path: '/api/sboms/{id}/vulnerabilities', group: 'scans', scope: 'vulnerabilities:read', mutates: false,
     summary: 'Findings of an SBOM with their current dispositions (paged, filtered, sorted; `summary` counts every match); 409 (scan_pending, scan_failed) until a scan of it has completed', availability: 'implemented',
-    request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: { description: '`{ data, summary, meta, scan }`', schema: z.looseObject({ data: z.array(sboms.sbomVulnerabilitySchema) }) } },
+    request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: { description: '`{ data, summary, meta, scan }`', schema: z.looseObject({ data: z.array(sboms.sbomVulnerabilitySchema), summary: sboms.findingSummarySchema, meta: pageMetaSchema }) } },
   },
   {
     operationId: 'listReleaseVulnerabilities', method: 'GET', path: '/api/releases/{releaseId}/vulnerabilities', group: 'scans', scope: 'vulnerabilities:read', mutates: false,
     summary: 'The release as one picture: one row per package and advisory across its SBOMs, with the SBOMs each was found in (paged, filtered, sorted like the SBOM list); 409 while an SBOM of it has no completed scan', availability: 'implemented',
-    request: { params: releases.releaseIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: { description: '`{ data, summary, meta, sboms }`', schema: z.looseObject({ data: z.array(sboms.releaseVulnerabilitySchema) }) } },
+    request: { params: releases.releaseIdParams, query: sboms.vulnerabilityListQuery }, responses: { 200: { description: '`{ data, summary, meta, sboms }`', schema: z.looseObject({ data: z.array(sboms.releaseVulnerabilitySchema), summary: sboms.findingSummarySchema, meta: pageMetaSchema }) } },
   },
 ] as const satisfies readonly RouteDefinition<'scans'>[];

@@ -6641,6 +6641,14 @@ export interface components {
                 imported_at: string;
             } | null;
         };
+        FindingSummary: {
+            total: number;
+            affected: number;
+            notAffected: number;
+            fixed: number;
+            underInvestigation: number;
+            withoutDisposition: number;
+        };
         ReleaseVulnerability: {
             id: string;
             cve_id: string;
@@ -8617,6 +8625,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SbomVulnerability"][];
+                        summary: components["schemas"]["FindingSummary"];
+                        meta: components["schemas"]["PageMeta"];
                     } & {
                         [key: string]: unknown;
                     };
@@ -8721,6 +8731,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReleaseVulnerability"][];
+                        summary: components["schemas"]["FindingSummary"];
+                        meta: components["schemas"]["PageMeta"];
                     } & {
                         [key: string]: unknown;
                     };

@@ -6,7 +6,7 @@
  */
 import { memo } from 'preact/compat';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, errorText, type Schemas } from '../api/client';
+import { api, errorText } from '../api/client';
 import { ErrorMessage, Loading, Notice, Pager, Section, formatDate } from '../components';
 import { must, useDebounced, useLoad } from '../hooks';
 import { can, useMe } from '../session';
@@ -17,16 +17,6 @@ import {
 
 type SortKey = 'severity' | 'epss' | 'cvss' | 'component' | 'cve' | 'first_detected';
 const BATCH_LIMIT = 500;
-
-/** The list's `summary` (docs/api.md): counts over every row the filters match, not only the page. */
-interface FindingSummary {
-  total: number;
-  affected: number;
-  notAffected: number;
-  fixed: number;
-  underInvestigation: number;
-  withoutDisposition: number;
-}
 
 interface Filters {
   severity: string;
@@ -95,8 +85,9 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
       </th>
     );
   };
-  const summary = findings.data?.summary as FindingSummary | undefined;
-  const meta = findings.data?.meta as Schemas['PageMeta'] | undefined;
+  // Counts over every row the filters match, not only the page.
+  const summary = findings.data?.summary;
+  const meta = findings.data?.meta;
 
   return (
     <Section title="Findings">
