@@ -54379,6 +54379,14 @@ var sbomVulnerabilitySchema = object({
   disposition: findingDecisionSchema.optional()
 }).meta({ id: "SbomVulnerability" });
 var releaseVulnerabilitySchema = sbomVulnerabilitySchema.extend({ sbom_ids: array(string2()), finding_ids: array(string2()) }).meta({ id: "ReleaseVulnerability" });
+var findingSummarySchema = object({
+  total: number2().int(),
+  affected: number2().int(),
+  notAffected: number2().int(),
+  fixed: number2().int(),
+  underInvestigation: number2().int(),
+  withoutDisposition: number2().int()
+}).meta({ id: "FindingSummary" });
 
 // shared/client/sarif.ts
 import { createHash } from "node:crypto";
