@@ -4,7 +4,7 @@
  * `--if-stale` (npm's prestart) builds only when web/dist is missing or older than a source file,
  * so `npm install && npm start` on a fresh clone serves the console.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +21,21 @@ function newestSource(dir: string): number {
   return newest;
 }
 
+/** Project modules outside web/ that the console imports (plain rule modules such as shared/identity/session-timeout-rules.ts). */
+function importedProjectModules(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...importedProjectModules(path));
+    else if (/\.tsx?$/.test(entry.name)) {
+      for (const [, specifier] of readFileSync(path, 'utf8').matchAll(/from '((?:\.\.\/)+shared\/[^']+)'/g)) {
+        if (specifier) found.push(`${resolve(dir, specifier)}.ts`);
+      }
+    }
+  }
+  return found;
+}
+
 export function consoleBuildIsStale(): boolean {
   let builtAt: number;
   try {
@@ -28,7 +43,8 @@ export function consoleBuildIsStale(): boolean {
   } catch {
     return true;
   }
-  return newestSource(webDir) > builtAt;
+  const sharedModules = importedProjectModules(join(webDir, 'src')).map((path) => statSync(path).mtimeMs);
+  return Math.max(newestSource(webDir), ...sharedModules) > builtAt;
 }
 
 export async function buildConsole(): Promise<void> {

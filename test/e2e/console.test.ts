@@ -272,6 +272,25 @@ describe('the web console, from sign-in to a published disclosure', () => {
     expect(await listed()).toBeUndefined();
   });
 
+  it('changes the team\'s session timeouts on the settings page, and shows the service\'s refusal of an inconsistent pair', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    const form = page.getByRole('form', { name: 'Session timeouts' });
+    const idle = form.getByLabel('Idle timeout (minutes)');
+    await idle.fill('90');
+    await form.getByText('1 h 30 min').waitFor();
+    await tabTo(page, form.getByRole('button', { name: 'Save timeouts' }));
+    await page.getByText('Session timeouts saved', { exact: false }).waitFor();
+    const stored = async () => ((await apiData('/api/settings')).data as { sessionTimeouts: unknown }).sessionTimeouts;
+    expect(await stored()).toEqual({ idleMinutes: 90, absoluteMinutes: 7 * 24 * 60 });
+
+    // An idle timeout longer than the absolute one: the service refuses (422) and the page says why.
+    await form.getByLabel('Absolute timeout (minutes)').fill('60');
+    await tabTo(page, form.getByRole('button', { name: 'Save timeouts' }));
+    await page.getByRole('region', { name: 'Browser sessions' }).getByRole('alert').getByText(/cannot exceed the absolute timeout/).waitFor();
+    expect(await stored()).toEqual({ idleMinutes: 90, absoluteMinutes: 7 * 24 * 60 });
+    await expectAccessible(page, '13-session-timeouts');
+  });
+
   it('serves the compliance report and the audit export to the session', async () => {
     const report = await admin.request.get(`${baseUrl()}/api/compliance/${state.releaseId}/report`);
     expect(report.status()).toBe(200);

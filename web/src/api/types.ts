@@ -81,6 +81,8 @@ export interface TeamSettings {
   slaPolicy: SlaPolicy;
   hideInformational: boolean;
   carryOver: 'off' | 'same_version' | 'any_version';
+  /** Browser sessions end after this long without a request, and this long after sign-in however active. */
+  sessionTimeouts: { idleMinutes: number; absoluteMinutes: number };
 }
 
 export interface DisclosureLinks {

@@ -4,6 +4,8 @@ import { ErrorMessage, fieldText, Notice, Section, formatDate } from '../compone
 import { must, useLoad, useTitle } from '../hooks';
 import { can, useMe } from '../session';
 import type { SlaPolicy, TeamSettings } from '../api/types';
+// The bounds the service validates against (one plain module, no zod): the form shows the same range.
+import { SESSION_TIMEOUT_BOUNDS } from '../../../shared/identity/session-timeout-rules';
 
 type Permission = Schemas['Member']['permissions'][number];
 type Scope = Schemas['CreateApiKey']['scopes'][number];
@@ -30,6 +32,7 @@ export function SettingsPage() {
       <Members manage={manage} myId={me.caller.id} />
       <ApiKeys manage={manage} />
       <Sla manage={manage} />
+      <SessionTimeouts manage={manage} />
     </>
   );
 }
@@ -247,6 +250,63 @@ function Sla({ manage }: { manage: boolean }) {
           <label>At risk after (% of the window)<input name="atRiskPercent" type="number" min={10} max={99} required value={Math.round(policy.atRiskRatio * 100)} disabled={!manage} /></label>
           <label class="check wide"><input type="checkbox" name="requireDistinctApprover" checked={settings.data?.requireDistinctApprover} disabled={!manage} />An approver must not be the member who submitted the document</label>
           <div class="actions">{manage ? <button type="submit" class="primary">Save policy</button> : null}<Notice message={notice} /></div>
+        </form>
+      ) : null}
+    </Section>
+  );
+}
+
+/** "90 min" → "1 h 30 min", "10080 min" → "7 days": the minutes a field holds, as people read them. */
+function readableMinutes(minutes: number): string {
+  if (!Number.isFinite(minutes) || minutes <= 0) return '';
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const rest = minutes % 60;
+  const parts = [days ? `${days} day${days === 1 ? '' : 's'}` : '', hours ? `${hours} h` : '', rest ? `${rest} min` : ''];
+  return parts.filter(Boolean).join(' ');
+}
+
+function SessionTimeouts({ manage }: { manage: boolean }) {
+  const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data), []);
+  const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const [draft, setDraft] = useState<{ idleMinutes?: number; absoluteMinutes?: number }>({});
+  const current = settings.data?.sessionTimeouts;
+  const idle = draft.idleMinutes ?? current?.idleMinutes ?? 0;
+  const absolute = draft.absoluteMinutes ?? current?.absoluteMinutes ?? 0;
+  const save = async (event: SubmitEvent) => {
+    event.preventDefault();
+    const { error: failure } = await api.PUT('/api/settings', { body: { sessionTimeouts: { idleMinutes: idle, absoluteMinutes: absolute } } });
+    if (failure) {
+      setError(errorText(failure));
+      setNotice(undefined);
+    } else {
+      setError(undefined);
+      setNotice('Session timeouts saved. A shorter timeout ends open sessions at their next request; a longer absolute timeout applies from the next sign-in.');
+      setDraft({});
+      settings.reload();
+    }
+  };
+  const { idleMinutes: idleBounds, absoluteMinutes: absoluteBounds } = SESSION_TIMEOUT_BOUNDS;
+  return (
+    <Section title="Browser sessions">
+      <p class="muted">A member signed in to the console is signed out after this long without a request, and this long after signing in however active. API keys and CI tokens are not affected.</p>
+      <ErrorMessage message={error ?? settings.error} />
+      {current ? (
+        <form class="grid-form" aria-label="Session timeouts" onSubmit={(event) => void save(event)}>
+          <label>
+            Idle timeout (minutes)
+            <input name="idleMinutes" type="number" min={idleBounds.min} max={idleBounds.max} step={1} required value={idle} disabled={!manage}
+              onInput={(event) => setDraft({ ...draft, idleMinutes: event.currentTarget.valueAsNumber })} />
+            <span class="muted small">{readableMinutes(idle)} · {idleBounds.min}–{idleBounds.max}</span>
+          </label>
+          <label>
+            Absolute timeout (minutes)
+            <input name="absoluteMinutes" type="number" min={absoluteBounds.min} max={absoluteBounds.max} step={1} required value={absolute} disabled={!manage}
+              onInput={(event) => setDraft({ ...draft, absoluteMinutes: event.currentTarget.valueAsNumber })} />
+            <span class="muted small">{readableMinutes(absolute)} · {absoluteBounds.min}–{absoluteBounds.max}</span>
+          </label>
+          <div class="actions">{manage ? <button type="submit" class="primary">Save timeouts</button> : null}<Notice message={notice} /></div>
         </form>
       ) : null}
     </Section>
