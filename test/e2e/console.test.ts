@@ -368,6 +368,35 @@ describe('the web console, from sign-in to a published disclosure', () => {
     expect(await page.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe(`/api/auth/login?returnTo=${encodeURIComponent(`/releases/${state.releaseId}`)}`);
   });
 
+  it('signs out from the header: the session ends on the server and the console asks to sign in', async () => {
+    await page.goto(`${baseUrl()}/`);
+    await page.waitForURL(/\/sign-in\?returnTo=%2F$/);
+    await tabTo(page, page.getByRole('link', { name: 'Sign in' }));
+    // The embedded provider may still hold its own sign-in from the start of this file and send us straight back.
+    const back = page.waitForURL((url) => url.origin === baseUrl() && url.pathname === '/');
+    const form = page.locator('#email').waitFor().then(async () => {
+      const credentials = await demoLogin();
+      await page.locator('#email').fill(credentials.email);
+      await page.locator('#password').fill(credentials.password);
+      await page.locator('#password').press('Enter');
+    });
+    // When the provider sends us back, the form never appears: its wait must not fail the run later.
+    form.catch(() => undefined);
+    await back;
+    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    const cookie = `${SESSION_COOKIE}=${await sessionCookie(admin)}`;
+    expect((await fetch(`${baseUrl()}/api/products`, { headers: { Cookie: cookie } })).status).toBe(200);
+
+    await tabTo(page, page.getByRole('button', { name: 'Sign out' }));
+    await page.waitForURL(/\/sign-in$/);
+    await page.getByRole('heading', { name: 'Sign in to Vexdesk' }).waitFor();
+    expect((await admin.cookies(baseUrl())).map((entry) => entry.name)).not.toContain(SESSION_COOKIE);
+    // The old cookie value is dead on the server, not only forgotten by the browser.
+    expect((await fetch(`${baseUrl()}/api/products`, { headers: { Cookie: cookie } })).status).toBe(401);
+    await page.goto(`${baseUrl()}/settings`);
+    await page.waitForURL(/\/sign-in\?returnTo=%2Fsettings$/);
+  });
+
   it('ran every page under the CSP without a violation', () => {
     expect(cspViolations).toEqual([]);
   });
