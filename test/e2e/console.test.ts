@@ -113,6 +113,11 @@ describe('the web console, from sign-in to a published disclosure', () => {
     state.productId = page.url().split('/').pop();
     await page.getByRole('heading', { name: 'Widget Server', level: 1 }).waitFor();
     await expectAccessible(page, '03-product');
+    const editProduct = page.getByRole('region', { name: 'Edit product' });
+    await editProduct.getByLabel('Description').fill('The widget fleet\'s server');
+    await tabTo(page, editProduct.getByRole('button', { name: 'Save product' }));
+    await editProduct.getByRole('status').getByText('Saved.').waitFor();
+    expect((await apiData(`/api/products/${state.productId}`)).data).toMatchObject({ description: 'The widget fleet\'s server', vendor: 'Acme <Security> & Co' });
 
     const release = page.getByRole('region', { name: 'New release' });
     await release.getByLabel('Version').fill('2.4.0');
@@ -120,6 +125,11 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await page.waitForURL(/\/releases\/[0-9a-f-]{36}$/);
     state.releaseId = page.url().split('/').pop();
     await page.getByRole('heading', { name: 'Widget Server 2.4.0', level: 1 }).waitFor();
+    const editRelease = page.getByRole('region', { name: 'Edit release' });
+    await editRelease.getByLabel('Notes').fill('First release on the new platform');
+    await tabTo(page, editRelease.getByRole('button', { name: 'Save release' }));
+    await editRelease.getByRole('status').getByText('Saved.').waitFor();
+    expect((await apiData(`/api/releases/${state.releaseId}`)).data).toMatchObject({ notes: 'First release on the new platform', status: 'active' });
   });
 
   it('uploads a fixture SBOM by drag and drop and shows its findings once scanned', async () => {

@@ -57,3 +57,29 @@ export function useTitle(title: string): void {
     document.title = `${title} · Vexdesk`;
   }, [title]);
 }
+
+export interface SaveResult {
+  error: string | undefined;
+  notice: string | undefined;
+  /** Before a save: clears the last notice, so a second "Saved." is announced again. */
+  start: () => void;
+  /** After it: the API's error, or `saved` and then `onSaved` (a reload, usually). */
+  settle: (failure: unknown, saved: string, onSaved?: () => void) => void;
+}
+
+/** The error and the notice of a form that saves with one request (the edit and settings forms). */
+export function useSaveResult(): SaveResult {
+  const [result, setResult] = useState<{ error?: string; notice?: string }>({});
+  return {
+    error: result.error,
+    notice: result.notice,
+    start: () => setResult((current) => ({ error: current.error })),
+    settle: (failure, saved, onSaved) => {
+      if (failure) setResult({ error: errorText(failure) });
+      else {
+        setResult({ notice: saved });
+        onSaved?.();
+      }
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, fieldText, Loading, Notice, Pager, Section, formatDate } from '../components';
-import { must, useDebounced, useLoad, useTitle } from '../hooks';
+import { must, useDebounced, useLoad, useSaveResult, useTitle } from '../hooks';
 import { can, useMe } from '../session';
 
 export function ProductPage({ productId }: { productId: string }) {
@@ -92,23 +92,17 @@ function CreateRelease({ productId }: { productId: string }) {
 }
 
 function EditProduct({ product, onSaved }: { product: Schemas['Product']; onSaved: () => void }) {
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
+  const { error, notice, start, settle } = useSaveResult();
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const text = (name: string) => fieldText(form, name);
-    setNotice(undefined);
+    start();
     const { error: failure } = await api.PUT('/api/products/{productId}', {
       params: { path: { productId: product.id } },
       body: { name: text('name'), vendor: text('vendor') || null, description: text('description') || null },
     });
-    if (failure) setError(errorText(failure));
-    else {
-      setError(undefined);
-      setNotice('Saved.');
-      onSaved();
-    }
+    settle(failure, 'Saved.', onSaved);
   };
   return (
     <Section title="Edit product">

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, fieldText, Loading, Notice, Section, formatDate } from '../components';
-import { must, useLoad, useTitle } from '../hooks';
+import { must, useLoad, useSaveResult, useTitle } from '../hooks';
 import { can, useMe } from '../session';
 import { uploadSbom } from '../upload';
 import { Findings } from './Findings';
@@ -186,13 +186,12 @@ function SbomList({ sboms, error, scanning }: { sboms: Sbom[] | undefined; error
 }
 
 function EditRelease({ release, onSaved }: { release: Release; onSaved: () => void }) {
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
+  const { error, notice, start, settle } = useSaveResult();
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const text = (name: string) => fieldText(form, name);
-    setNotice(undefined);
+    start();
     const { error: failure } = await api.PUT('/api/releases/{releaseId}', {
       params: { path: { releaseId: release.id } },
       body: {
@@ -200,12 +199,7 @@ function EditRelease({ release, onSaved }: { release: Release; onSaved: () => vo
         status: text('status') as Release['status'],
       },
     });
-    if (failure) setError(errorText(failure));
-    else {
-      setError(undefined);
-      setNotice('Saved.');
-      onSaved();
-    }
+    settle(failure, 'Saved.', onSaved);
   };
   return (
     <Section title="Edit release">

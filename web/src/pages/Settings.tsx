@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, fieldText, Notice, Section, formatDate } from '../components';
-import { must, useLoad, useTitle } from '../hooks';
+import { must, useLoad, useSaveResult, useTitle } from '../hooks';
 import { can, useMe } from '../session';
 import type { SlaPolicy, TeamSettings } from '../api/types';
 // The bounds the service validates against (one plain module, no zod): the form shows the same range.
@@ -217,8 +217,7 @@ const SLA_FIELDS: Array<{ key: keyof SlaPolicy; text: string }> = [
 
 function Sla({ manage }: { manage: boolean }) {
   const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data), []);
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
+  const { error, notice, start, settle } = useSaveResult();
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -227,15 +226,9 @@ function Sla({ manage }: { manage: boolean }) {
       critical: number('critical'), high: number('high'), medium: number('medium'), low: number('low'), kev: number('kev'),
       atRiskRatio: number('atRiskPercent') / 100,
     };
+    start();
     const { error: failure } = await api.PUT('/api/settings', { body: { slaPolicy, requireDistinctApprover: form.get('requireDistinctApprover') === 'on' } });
-    if (failure) {
-      setError(errorText(failure));
-      setNotice(undefined);
-    } else {
-      setError(undefined);
-      setNotice('SLA policy saved.');
-      settings.reload();
-    }
+    settle(failure, 'SLA policy saved.', settings.reload);
   };
   const policy = settings.data?.slaPolicy;
   return (
@@ -268,24 +261,19 @@ function readableMinutes(minutes: number): string {
 
 function SessionTimeouts({ manage }: { manage: boolean }) {
   const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data), []);
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
+  const { error, notice, start, settle } = useSaveResult();
   const [draft, setDraft] = useState<{ idleMinutes?: number; absoluteMinutes?: number }>({});
   const current = settings.data?.sessionTimeouts;
   const idle = draft.idleMinutes ?? current?.idleMinutes ?? 0;
   const absolute = draft.absoluteMinutes ?? current?.absoluteMinutes ?? 0;
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
+    start();
     const { error: failure } = await api.PUT('/api/settings', { body: { sessionTimeouts: { idleMinutes: idle, absoluteMinutes: absolute } } });
-    if (failure) {
-      setError(errorText(failure));
-      setNotice(undefined);
-    } else {
-      setError(undefined);
-      setNotice('Session timeouts saved. A shorter timeout ends open sessions at their next request; a longer absolute timeout applies from the next sign-in.');
+    settle(failure, 'Session timeouts saved. A shorter timeout ends open sessions at their next request; a longer absolute timeout applies from the next sign-in.', () => {
       setDraft({});
       settings.reload();
-    }
+    });
   };
   const { idleMinutes: idleBounds, absoluteMinutes: absoluteBounds } = SESSION_TIMEOUT_BOUNDS;
   return (
