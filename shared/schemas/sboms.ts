@@ -2,8 +2,9 @@ import * as z from 'zod';
 import { skippedEntriesSchema } from '../sbom/model';
 import { pagedListSchema, pageQuerySchema } from './common';
 
-/** Spec "Limits": SBOM content 10 MB (measured in UTF-8 bytes of the string). */
-export const MAX_SBOM_BYTES = 10 * 1024 * 1024;
+import { MAX_SBOM_BYTES } from '../sboms/sbom-limits';
+
+export { MAX_SBOM_BYTES };
 
 export const uploadSbomBody = z
   .strictObject({

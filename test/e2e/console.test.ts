@@ -18,6 +18,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dynamo, tableName } from '../../shared/aws-clients';
 import { keys } from '../../shared/data/keys';
 import { hashSessionId } from '../../shared/identity/sessions';
+import { MAX_SBOM_BYTES } from '../../shared/sboms/sbom-limits';
 import { demoLogin, devAccount, SESSION_COOKIE } from '../support/browser-session';
 import { baseUrl } from '../support/http-client';
 import { launchBrowser, recordCspViolations, screenshot, seriousViolations, tabTo } from './browser';
@@ -358,6 +359,25 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await page.getByText(/sbomgr\.json: CycloneDX 1\.4, \d+ components/).waitFor();
     const stored = (await apiData(`/api/releases/${releaseId}/sboms`)).data as Array<{ file_hash: string; file_name: string }>;
     expect(stored.map(({ file_hash, file_name }) => [file_hash, file_name])).toEqual([[createHash('sha256').update(readFileSync(file)).digest('hex'), 'cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json']]);
+  });
+
+  it('refuses a file over the 10 MB SBOM limit before sending it, and says so', async () => {
+    // 2.4.0 is locked by its published VEX (no upload there): a release of its own.
+    const created = await fetch(`${baseUrl()}/api/products/${state.productId}/releases`, {
+      method: 'POST', headers: { Authorization: `Bearer ${bootstrapKey()}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ version: '2.6.0' }),
+    });
+    expect(created.status).toBe(201);
+    await page.goto(`${baseUrl()}/releases/${((await created.json()) as { data: { id: string } }).data.id}`);
+    await page.getByRole('heading', { name: 'Widget Server 2.6.0', level: 1 }).waitFor();
+    const uploads: string[] = [];
+    const watch = (request: { url: () => string }) => {
+      if (request.url().includes('/api/sboms/upload')) uploads.push(request.url());
+    };
+    page.on('request', watch);
+    await page.getByLabel('Choose a file').setInputFiles({ name: 'huge.cdx.json', mimeType: 'application/json', buffer: Buffer.alloc(MAX_SBOM_BYTES + 1, 0x20) });
+    await page.getByRole('alert').getByText('huge.cdx.json: The file is 10.0 MB; the service accepts SBOMs up to 10.0 MB (10,485,760 bytes).').waitFor();
+    page.off('request', watch);
+    expect(uploads).toEqual([]);
   });
 
   it('sends an expired session to sign-in, in the open console and on the next load', async () => {
