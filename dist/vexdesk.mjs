@@ -54255,8 +54255,10 @@ var errorBodySchema = object({
 }).meta({ id: "Error" });
 var optionalCommentBody = strictObject({ comment: string2().max(5e3).optional() }).default({});
 
-// shared/schemas/sboms.ts
+// shared/sboms/sbom-limits.ts
 var MAX_SBOM_BYTES = 10 * 1024 * 1024;
+
+// shared/schemas/sboms.ts
 var uploadSbomBody = strictObject({
   releaseId: uuid2(),
   /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
