@@ -63,6 +63,16 @@ async function releaseFor(api: Awaited<ReturnType<typeof createTeamWithKey>>['ap
   return (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data as { id: string };
 }
 
+/** A new team's release holding the vulnerable Spring app's SBOM, scanned. */
+async function scannedSpringSbom() {
+  const { api } = await createTeamWithKey();
+  const release = await releaseFor(api);
+  const content = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
+  const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data as { id: string };
+  await api.post('/api/cve-scan', { sbomId: sbom.id });
+  return { api, release, sbom };
+}
+
 describe('SBOM upload, download and scan', () => {
   it('covers every committed fixture', () => {
     expect(readdirSync(FIXTURES).sort()).toEqual(Object.keys(COMMITTED).sort());
@@ -96,11 +106,7 @@ describe('SBOM upload, download and scan', () => {
   });
 
   it('finds Spring4Shell in the vulnerable Spring app, with CVSS, KEV, fix and match evidence', async () => {
-    const { api } = await createTeamWithKey();
-    const release = await releaseFor(api);
-    const content = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
-    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data;
-    await api.post('/api/cve-scan', { sbomId: sbom.id });
+    const { api, sbom } = await scannedSpringSbom();
     const { body } = await api.get(`/api/sboms/${sbom.id}/vulnerabilities?severity=critical`);
     const spring4shell = body.data.find((entry: { cve_id: string; component_name: string }) => entry.cve_id === 'CVE-2022-22965' && entry.component_name === 'spring-beans');
     expect(spring4shell).toMatchObject({
@@ -166,11 +172,7 @@ describe('SBOM upload, download and scan', () => {
   });
 
   it('keeps finding ids across rescans so dispositions survive, and filters by status', async () => {
-    const { api } = await createTeamWithKey();
-    const release = await releaseFor(api);
-    const content = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
-    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data;
-    await api.post('/api/cve-scan', { sbomId: sbom.id });
+    const { api, sbom } = await scannedSpringSbom();
     const first = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body;
     const target = first.data[0];
     await api.post('/api/dispositions', { vulnerabilityId: target.id, status: 'affected', response: 'update' });
@@ -186,11 +188,7 @@ describe('SBOM upload, download and scan', () => {
   });
 
   it('answers both vulnerability lists in the shape docs/openapi.json documents, summary and paging included', async () => {
-    const { api } = await createTeamWithKey();
-    const release = await releaseFor(api);
-    const content = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
-    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data;
-    await api.post('/api/cve-scan', { sbomId: sbom.id });
+    const { api, release, sbom } = await scannedSpringSbom();
     const lists = [
       { route: findRoute('GET', '/api/sboms/{id}/vulnerabilities'), path: `/api/sboms/${sbom.id}/vulnerabilities?perPage=2` },
       { route: findRoute('GET', '/api/releases/{releaseId}/vulnerabilities'), path: `/api/releases/${release.id}/vulnerabilities?perPage=2` },

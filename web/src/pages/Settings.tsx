@@ -259,41 +259,43 @@ function readableMinutes(minutes: number): string {
   return parts.filter(Boolean).join(' ');
 }
 
+type TimeoutField = keyof TeamSettings['sessionTimeouts'];
+const TIMEOUT_FIELDS: Array<{ key: TimeoutField; text: string }> = [
+  { key: 'idleMinutes', text: 'Idle timeout (minutes)' }, { key: 'absoluteMinutes', text: 'Absolute timeout (minutes)' },
+];
+
 function SessionTimeouts({ manage }: { manage: boolean }) {
   const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data), []);
   const { error, notice, start, settle } = useSaveResult();
-  const [draft, setDraft] = useState<{ idleMinutes?: number; absoluteMinutes?: number }>({});
+  const [draft, setDraft] = useState<Partial<TeamSettings['sessionTimeouts']>>({});
   const current = settings.data?.sessionTimeouts;
-  const idle = draft.idleMinutes ?? current?.idleMinutes ?? 0;
-  const absolute = draft.absoluteMinutes ?? current?.absoluteMinutes ?? 0;
+  const values = { idleMinutes: draft.idleMinutes ?? current?.idleMinutes ?? 0, absoluteMinutes: draft.absoluteMinutes ?? current?.absoluteMinutes ?? 0 };
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
     start();
-    const { error: failure } = await api.PUT('/api/settings', { body: { sessionTimeouts: { idleMinutes: idle, absoluteMinutes: absolute } } });
+    const { error: failure } = await api.PUT('/api/settings', { body: { sessionTimeouts: values } });
     settle(failure, 'Session timeouts saved. A shorter timeout ends open sessions at their next request; a longer absolute timeout applies from the next sign-in.', () => {
       setDraft({});
       settings.reload();
     });
   };
-  const { idleMinutes: idleBounds, absoluteMinutes: absoluteBounds } = SESSION_TIMEOUT_BOUNDS;
   return (
     <Section title="Browser sessions">
       <p class="muted">A member signed in to the console is signed out after this long without a request, and this long after signing in however active. API keys and CI tokens are not affected.</p>
       <ErrorMessage message={error ?? settings.error} />
       {current ? (
         <form class="grid-form" aria-label="Session timeouts" onSubmit={(event) => void save(event)}>
-          <label>
-            Idle timeout (minutes)
-            <input name="idleMinutes" type="number" min={idleBounds.min} max={idleBounds.max} step={1} required value={idle} disabled={!manage}
-              onInput={(event) => setDraft({ ...draft, idleMinutes: event.currentTarget.valueAsNumber })} />
-            <span class="muted small">{readableMinutes(idle)} · {idleBounds.min}–{idleBounds.max}</span>
-          </label>
-          <label>
-            Absolute timeout (minutes)
-            <input name="absoluteMinutes" type="number" min={absoluteBounds.min} max={absoluteBounds.max} step={1} required value={absolute} disabled={!manage}
-              onInput={(event) => setDraft({ ...draft, absoluteMinutes: event.currentTarget.valueAsNumber })} />
-            <span class="muted small">{readableMinutes(absolute)} · {absoluteBounds.min}–{absoluteBounds.max}</span>
-          </label>
+          {TIMEOUT_FIELDS.map(({ key, text }) => {
+            const bounds = SESSION_TIMEOUT_BOUNDS[key];
+            return (
+              <label key={key}>
+                {text}
+                <input name={key} type="number" min={bounds.min} max={bounds.max} step={1} required value={values[key]} disabled={!manage}
+                  onInput={(event) => setDraft({ ...draft, [key]: event.currentTarget.valueAsNumber })} />
+                <span class="muted small">{readableMinutes(values[key])} · {bounds.min}–{bounds.max}</span>
+              </label>
+            );
+          })}
           <div class="actions">{manage ? <button type="submit" class="primary">Save timeouts</button> : null}<Notice message={notice} /></div>
         </form>
       ) : null}
