@@ -54255,9 +54255,6 @@ var errorBodySchema = object({
 }).meta({ id: "Error" });
 var optionalCommentBody = strictObject({ comment: string2().max(5e3).optional() }).default({});
 
-// shared/sboms/sbom-limits.ts
-var MAX_SBOM_BYTES = 10 * 1024 * 1024;
-
 // shared/schemas/sboms.ts
 var uploadSbomBody = strictObject({
   releaseId: uuid2(),

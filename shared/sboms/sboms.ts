@@ -16,7 +16,7 @@ import { logger } from '../logger';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../errors';
 import { releaseLockedError, releaseLockedErrorFor } from '../releases/release-lock';
 import type { Actor } from '../identity/actor';
-import { MAX_SBOM_BYTES } from '../schemas/sboms';
+import { MAX_SBOM_BYTES } from './sbom-limits';
 import { sbomMediaType } from '../sbom/media-type';
 import { Releases } from '../releases/releases';
 import { releaseStore, type ResolvedRelease } from '../releases/release-store';

@@ -2,9 +2,6 @@ import * as z from 'zod';
 import { skippedEntriesSchema } from '../sbom/model';
 import { pagedListSchema, pageQuerySchema } from './common';
 
-import { MAX_SBOM_BYTES } from '../sboms/sbom-limits';
-
-export { MAX_SBOM_BYTES };
 
 export const uploadSbomBody = z
   .strictObject({

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, fieldText, Notice, Section, formatDate } from '../components';
-import { must, useLoad, useSaveResult, useTitle } from '../hooks';
+import { must, useLoad, useSaveResult, useTitle, type Loaded } from '../hooks';
 import { can, useMe } from '../session';
 import type { SlaPolicy, TeamSettings } from '../api/types';
 // The bounds the service validates against (one plain module, no zod): the form shows the same range.
@@ -25,14 +25,16 @@ export function SettingsPage() {
   useTitle('Settings');
   const me = useMe();
   const manage = can(me, 'settings:write');
+  // One read of the team settings for the sections that show and save them.
+  const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data), []);
   return (
     <>
       <h1>Settings</h1>
       {!manage ? <p class="notice">You can read these settings; changing them needs the “Manage settings” permission.</p> : null}
       <Members manage={manage} myId={me.caller.id} />
       <ApiKeys manage={manage} />
-      <Sla manage={manage} />
-      <SessionTimeouts manage={manage} />
+      <Sla manage={manage} settings={settings} />
+      <SessionTimeouts manage={manage} settings={settings} />
     </>
   );
 }
@@ -215,8 +217,7 @@ const SLA_FIELDS: Array<{ key: keyof SlaPolicy; text: string }> = [
   { key: 'low', text: 'Low (days)' }, { key: 'kev', text: 'Known exploited (days)' },
 ];
 
-function Sla({ manage }: { manage: boolean }) {
-  const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data), []);
+function Sla({ manage, settings }: { manage: boolean; settings: Loaded<TeamSettings> }) {
   const { error, notice, start, settle } = useSaveResult();
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
@@ -264,8 +265,7 @@ const TIMEOUT_FIELDS: Array<{ key: TimeoutField; text: string }> = [
   { key: 'idleMinutes', text: 'Idle timeout (minutes)' }, { key: 'absoluteMinutes', text: 'Absolute timeout (minutes)' },
 ];
 
-function SessionTimeouts({ manage }: { manage: boolean }) {
-  const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data), []);
+function SessionTimeouts({ manage, settings }: { manage: boolean; settings: Loaded<TeamSettings> }) {
   const { error, notice, start, settle } = useSaveResult();
   const [draft, setDraft] = useState<Partial<TeamSettings['sessionTimeouts']>>({});
   const current = settings.data?.sessionTimeouts;
