@@ -9,7 +9,7 @@
  *   credentials from the usual SDK chain).
  *
  * On a deployed stack, `team create` and `team quota set` also provision the
- * team's usage-plan API key in API Gateway (shared/identity/usage-plan-keys.ts).
+ * team's usage-plan API key in API Gateway (shared/service/identity/usage-plan-keys.ts).
  */
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
@@ -69,7 +69,7 @@ async function connectToDeployedStack(): Promise<boolean> {
     process.env.DISCLOSURE_BUCKET = outputs.DisclosureBucketName;
     // Rotation seals the new private key under the stack's KMS key, as the functions do.
     process.env.PUBLISHER_KEY_KMS_KEY_ID ??= outputs.PublisherKeyKmsKeyArn;
-    // shared/config.ts requires it; the stack's functions use the same value.
+    // shared/service/config.ts requires it; the stack's functions use the same value.
     process.env.PUBLIC_BASE_URL ??= outputs.PublicBaseUrl;
     teamUsagePlanId = outputs.TeamUsagePlanId;
     deployed = true;
@@ -124,10 +124,10 @@ async function run(): Promise<unknown> {
 }
 
 async function dispatch(noun: string, verb: string | undefined, rest: string[]): Promise<unknown> {
-  const { OPERATOR_ACTOR } = await import('../shared/identity/actor');
-  const { Teams, Members, permissionSchema } = await import('../shared/identity/teams');
-  const { ApiKeys, EXPIRY_CHOICES_DAYS } = await import('../shared/identity/api-keys');
-  const { SCOPES } = await import('../shared/http/scopes');
+  const { OPERATOR_ACTOR } = await import('../shared/service/identity/actor');
+  const { Teams, Members, permissionSchema } = await import('../shared/service/identity/teams');
+  const { ApiKeys, EXPIRY_CHOICES_DAYS } = await import('../shared/service/identity/api-keys');
+  const { SCOPES } = await import('../shared/service/http/scopes');
   switch (`${noun} ${verb ?? ''}`) {
     case 'team create': {
       requireUsagePlanWhenDeployed();
@@ -136,7 +136,7 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       return { teamId: team.id };
     }
     case 'team quota': {
-      const { TeamQuotas, throttleQuotaSchema } = await import('../shared/identity/team-quota');
+      const { TeamQuotas, throttleQuotaSchema } = await import('../shared/service/identity/team-quota');
       const teamId = required('team');
       if (rest[0] === 'show') return { teamId, throttle: await TeamQuotas.get(teamId) };
       if (rest[0] !== 'set') throw new UsageError('team quota needs set or show');
@@ -173,7 +173,7 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       return { data: list.map(({ id, name, scopes, createdAt, expiresAt, revokedAt }) => ({ id, name, scopes, createdAt, expiresAt, revokedAt })) };
     }
     case 'trust-policy create': {
-      const { TrustPolicies, managerOf } = await import('../shared/identity/trust-policies');
+      const { TrustPolicies, managerOf } = await import('../shared/service/identity/trust-policies');
       const teamId = required('team');
       let claims: unknown;
       try {
@@ -191,36 +191,36 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       return TrustPolicies.create(teamId, input, await managerOf(teamId, flags.by, OPERATOR_ACTOR));
     }
     case 'trust-policy list': {
-      const { TrustPolicies } = await import('../shared/identity/trust-policies');
+      const { TrustPolicies } = await import('../shared/service/identity/trust-policies');
       const teamId = required('team');
       await Teams.get(teamId);
       return { data: await TrustPolicies.list(teamId) };
     }
     case 'trust-policy delete': {
-      const { TrustPolicies, managerOf } = await import('../shared/identity/trust-policies');
+      const { TrustPolicies, managerOf } = await import('../shared/service/identity/trust-policies');
       const teamId = required('team');
       const id = required('id');
       await TrustPolicies.delete(teamId, id, await managerOf(teamId, flags.by, OPERATOR_ACTOR));
       return { id, deleted: true };
     }
     case 'publisher-key rotate': {
-      const { PublisherKeyRotation } = await import('../shared/disclosures/publisher-key-rotation');
+      const { PublisherKeyRotation } = await import('../shared/service/disclosures/publisher-key-rotation');
       const teamId = required('team');
       const { armored: _armored, jwk: _jwk, ...key } = await PublisherKeyRotation.rotate(teamId, await PublisherKeyRotation.actorFor(teamId, flags.by, OPERATOR_ACTOR));
       return key;
     }
     case 'publisher-key list': {
-      const { PublisherKeyRotation } = await import('../shared/disclosures/publisher-key-rotation');
+      const { PublisherKeyRotation } = await import('../shared/service/disclosures/publisher-key-rotation');
       return { data: (await PublisherKeyRotation.list(required('team'))).map(({ armored: _armored, jwk: _jwk, ...key }) => key) };
     }
     case 'corpus import': {
-      const { importCorpusFiles } = await import('../shared/corpus/import');
+      const { importCorpusFiles } = await import('../shared/service/corpus/import');
       if (rest.length === 0) throw new UsageError('corpus import needs at least one PATH');
       return importCorpusFiles(rest.map((path) => resolve(path)));
     }
     case 'table migrate': {
-      const { ensureKeyLayout, migrateKeyLayout } = await import('../shared/data/key-layout-migration');
-      const { ensureDecisionKeys } = await import('../shared/dispositions/decision-migration');
+      const { ensureKeyLayout, migrateKeyLayout } = await import('../shared/service/data/key-layout-migration');
+      const { ensureDecisionKeys } = await import('../shared/service/dispositions/decision-migration');
       if (flags['max-items'] === undefined) return { migrated: (await ensureKeyLayout()) ?? 'already done', decisions: (await ensureDecisionKeys()) ?? 'already done' };
       const maxItems = Number(flags['max-items']);
       if (!Number.isInteger(maxItems) || maxItems < 1) throw new UsageError('--max-items must be a positive integer');
@@ -242,7 +242,7 @@ function requireUsagePlanWhenDeployed(): void {
 async function provisionTeamQuota(teamId: string, quota: { rateLimit: number; burstLimit: number } | null): Promise<void> {
   if (!deployed || !teamUsagePlanId) return;
   const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
-  const { applyTeamQuota } = await import('../shared/identity/usage-plan-keys');
+  const { applyTeamQuota } = await import('../shared/service/identity/usage-plan-keys');
   try {
     await applyTeamQuota(new APIGatewayClient({}), teamUsagePlanId, teamId, quota);
   } catch (error) {
@@ -260,7 +260,7 @@ run()
       process.stderr.write(`${error.message ? `${error.message}\n` : ''}${USAGE}\n`);
       process.exit(2);
     }
-    const { AppError } = await import('../shared/errors');
+    const { AppError } = await import('../shared/service/errors');
     const body = error instanceof AppError
       ? { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }
       : { error: { code: 'failed', message: (error as Error).message } };

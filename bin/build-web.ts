@@ -21,7 +21,7 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-/** Project modules outside web/ that the console imports (plain rule modules such as shared/identity/session-timeout-rules.ts). */
+/** Project modules outside web/ that the console imports (plain rule modules such as shared/service/identity/session-timeout-rules.ts). */
 function importedProjectModules(dir: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -72,22 +72,22 @@ async function main(): Promise<void> {
   running.identityProvider = await startLocalIdentityProvider(dataDir, () => devAccounts);
 
   // Imported after the environment is set: configuration is read once at load.
-  const { config } = await import('../shared/config');
+  const { config } = await import('../shared/service/config');
   const { ensureLocalResources } = await import('../shared/local/resources');
   const { ensureDemoTeam } = await import('../shared/local/demo-bootstrap');
   const { createLocalApi } = await import('../shared/local/api-gateway-emulator');
   const { startLocalBackgroundWork } = await import('../shared/local/background');
-  const { TeamQuotas } = await import('../shared/identity/team-quota');
-  const { DEFAULT_PUBLIC_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } = await import('../shared/http/throttling');
+  const { TeamQuotas } = await import('../shared/service/identity/team-quota');
+  const { DEFAULT_PUBLIC_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } = await import('../shared/service/http/throttling');
   const { publicBaseUrl } = config(); // validates the whole configuration now, not at the first request
 
   await ensureLocalResources();
   if (stopSignal) return;
   // Items under the old key layout move before anything reads the table (a no-op once done).
-  const { ensureKeyLayout } = await import('../shared/data/key-layout-migration');
+  const { ensureKeyLayout } = await import('../shared/service/data/key-layout-migration');
   const migrated = await ensureKeyLayout();
   if (migrated && migrated.pointers + migrated.auditEntries > 0) log({ type: 'migration', message: 'id pointers and audit entries moved to the spread key layout before serving', result: migrated });
-  const { ensureDecisionKeys } = await import('../shared/dispositions/decision-migration');
+  const { ensureDecisionKeys } = await import('../shared/service/dispositions/decision-migration');
   const decisions = await ensureDecisionKeys();
   if (decisions && decisions.releases > 0) log({ type: 'migration', message: 'dispositions moved to one per release, package and advisory before serving', result: decisions });
   if (stopSignal) return;
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     site,
     functionsDir: join(projectRoot, 'functions'),
     log,
-    // The team default comes from TEAM_RATE_LIMIT / TEAM_BURST_LIMIT (shared/config.ts), as on AWS.
+    // The team default comes from TEAM_RATE_LIMIT / TEAM_BURST_LIMIT (shared/service/config.ts), as on AWS.
     throttling: {
       quotaOf: (usageIdentifier) => TeamQuotas.ofUsageIdentifier(usageIdentifier),
       publicClientLimit: publicClientLimitOf(process.env.VEXDESK_PUBLIC_CLIENT_LIMIT, DEFAULT_PUBLIC_CLIENT_LIMIT),

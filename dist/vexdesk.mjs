@@ -47277,7 +47277,7 @@ function error(message, properties = {}) {
   issueCommand("error", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 
-// shared/text.ts
+// shared/service/text.ts
 function trimTrailing(value, char) {
   let end = value.length;
   while (end > 0 && value[end - 1] === char) end--;
@@ -54182,7 +54182,7 @@ function printUpload(result, out) {
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
-// shared/sbom/model.ts
+// shared/service/sbom/model.ts
 var sbomFormatSchema = _enum(["CycloneDX", "SPDX"]);
 var sbomEncodingSchema = _enum(["json", "xml", "tag-value"]);
 var SKIP_REASONS = ["document_subject", "duplicate", "no_identity", "not_an_object", "nesting_too_deep"];
@@ -54223,7 +54223,7 @@ var parsedSbomSchema = object({
   skipped: array(skippedEntriesSchema)
 });
 
-// shared/schemas/common.ts
+// shared/service/schemas/common.ts
 var uuidSchema = uuid2();
 var DATE_EXAMPLE = "2026-01-31";
 var DATE_TIME_EXAMPLE = "2026-01-31T00:00:00Z";
@@ -54255,7 +54255,7 @@ var errorBodySchema = object({
 }).meta({ id: "Error" });
 var optionalCommentBody = strictObject({ comment: string2().max(5e3).optional() }).default({});
 
-// shared/schemas/sboms.ts
+// shared/service/schemas/sboms.ts
 var uploadSbomBody = strictObject({
   releaseId: uuid2(),
   /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
@@ -54390,7 +54390,7 @@ var findingSummarySchema = object({
 // shared/client/sarif.ts
 import { createHash } from "node:crypto";
 
-// shared/sbom/purl.ts
+// shared/service/sbom/purl.ts
 var import_packageurl_js = __toESM(require_packageurl_js(), 1);
 function parsePurl(raw) {
   try {
@@ -54400,7 +54400,7 @@ function parsePurl(raw) {
   }
 }
 
-// shared/dispositions/decision-identity.ts
+// shared/service/dispositions/decision-identity.ts
 function packageIdentity(subject) {
   const purl = subject.componentPurl ? parsePurl(subject.componentPurl) : void 0;
   if (purl) {
@@ -54791,7 +54791,7 @@ function jobSummary(baseUrl, names, uploaded, outcome, policy) {
 import { createHash as createHash3 } from "node:crypto";
 import { readFile as readFile2 } from "node:fs/promises";
 
-// shared/disclosures/openpgp-verify.ts
+// shared/service/disclosures/openpgp-verify.ts
 async function verifyDetachedSignature(bytes, armoredSignature, armoredKeys) {
   const openpgp = await Promise.resolve().then(() => (init_openpgp(), openpgp_exports));
   const signature = await openpgp.readSignature({ armoredSignature });

@@ -29,7 +29,7 @@ export const bundleSettings = {
   format: 'esm',
   minify: true,
   /**
-   * External source map, read only when a stack trace is formatted (shared/source-mapped-stacks.ts):
+   * External source map, read only when a stack trace is formatted (shared/service/source-mapped-stacks.ts):
    * the functions run without --enable-source-maps, which parses every chunk's map at cold start.
    */
   sourceMap: true,
@@ -220,7 +220,7 @@ export function coldStartOutputs(metafile: Metafile): { initial: string[]; lazy:
 }
 
 /** Runs before the handler's module in every function bundle: the configuration check of the init phase. */
-export const COLD_START_CHECK = fileURLToPath(new URL('../shared/cold-start.ts', import.meta.url));
+export const COLD_START_CHECK = fileURLToPath(new URL('../shared/service/cold-start.ts', import.meta.url));
 
 /** Build `<outDir>/index.mjs` and its chunks (+ `.map`s) for one function entry; the metafile lists what went in. */
 export async function buildFunctionBundle(entry: string, outDir: string): Promise<Metafile> {

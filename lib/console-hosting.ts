@@ -15,7 +15,7 @@ import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_SECURITY_HEADERS, HSTS_MAX_AGE_SECONDS } from '../shared/http/console-headers';
+import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_SECURITY_HEADERS, HSTS_MAX_AGE_SECONDS } from '../shared/service/http/console-headers';
 import { PROJECT_ROOT } from './function-catalog';
 
 /** The viewer-request function that serves index.html for console routes (a plain JS file; the infra tests run it). */
@@ -252,7 +252,7 @@ export class ConsoleHosting extends Construct {
   }
 }
 
-/** The response headers policy form of shared/http/console-headers.ts (CSP added per policy). */
+/** The response headers policy form of shared/service/http/console-headers.ts (CSP added per policy). */
 function securityHeaderSettings(): { securityHeaders: cloudfront.ResponseSecurityHeadersBehavior; customHeaders: cloudfront.ResponseCustomHeader[] } {
   const headers = CONSOLE_SECURITY_HEADERS;
   const securityHeaders: cloudfront.ResponseSecurityHeadersBehavior = {

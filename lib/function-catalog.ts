@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ENDPOINT_GROUPS, type EndpointGroup } from '../shared/http/routes';
+import { ENDPOINT_GROUPS, type EndpointGroup } from '../shared/service/http/routes';
 import {
   AUTHORIZER_ACCESS,
   CORPUS_REFRESH_ACCESS,

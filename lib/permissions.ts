@@ -11,7 +11,7 @@
  * none of whose routes `mutates` only ever gets read grants, whatever this map
  * says (BRIEF decision 2 — the route table is the one source of what a route does).
  */
-import { ENDPOINT_GROUPS, routesOfGroup, type EndpointGroup } from '../shared/http/routes';
+import { ENDPOINT_GROUPS, routesOfGroup, type EndpointGroup } from '../shared/service/http/routes';
 
 /**
  * DynamoDB actions on the table's items. A transaction needs the action of
@@ -59,7 +59,7 @@ export interface ResourceAccess {
   /** The async scan queue; only granted when the queue exists (see function-catalog.ts). */
   scanQueue: QueueAccess;
   /**
-   * The KMS key sealing the teams' publisher private keys (shared/disclosures/key-vault.ts):
+   * The KMS key sealing the teams' publisher private keys (shared/service/disclosures/key-vault.ts):
    * Encrypt seals a new key (first need, rotation), Decrypt opens one to sign.
    */
   publisherKey: readonly PublisherKeyAction[];
@@ -98,7 +98,7 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   },
   // Upload stores the raw file and its parsed inventory (removing what a failed upload left), download streams
   // it back, a pre-signed URL lets the client PUT a large file that completing the upload reads and deletes,
-  // and every upload enqueues a scan (shared/scans/scan-dispatch.ts). A release's SBOMs are one query (the list, and
+  // and every upload enqueues a scan (shared/service/scans/scan-dispatch.ts). A release's SBOMs are one query (the list, and
   // the duplicate-upload check for SBOMs stored before content claims); deleting an SBOM removes its findings in batches.
   sboms: {
     ...nothing,
@@ -109,8 +109,8 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   },
   // A scan runs synchronously: it reads the stored component inventory and the corpus (batch reads, items
   // spilled to S3), marks the SBOM scanning and writes findings in batches, and their digest beside the
-  // inventory, which the lists read (shared/scans/findings-digest.ts). Listing a release's dispositions
-  // first settles a disposition batch left pending (shared/dispositions/disposition-batches.ts), with its writes.
+  // inventory, which the lists read (shared/service/scans/findings-digest.ts). Listing a release's dispositions
+  // first settles a disposition batch left pending (shared/service/dispositions/disposition-batches.ts), with its writes.
   scans: {
     ...nothing,
     table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'),
@@ -178,17 +178,17 @@ export const AUTHORIZER_ACCESS: ResourceAccess = {
  * Background jobs (created only once their handlers exist). The scan worker's
  * scheduled recovery sweep reads the sparse RECOVERY# index, claims owed scans
  * (each scan writes its findings digest), and deletes the files and staging records of uploads that never got their
- * SBOM item (shared/sboms/sboms.ts `sweep`).
+ * SBOM item (shared/service/sboms/sboms.ts `sweep`).
  */
 export const SCAN_WORKER_ACCESS: ResourceAccess = {
   ...nothing,
-  // ConditionCheckItem: carried decisions are written on the condition that the release is still unlocked (shared/dispositions/carry-over.ts).
+  // ConditionCheckItem: carried decisions are written on the condition that the release is still unlocked (shared/service/dispositions/carry-over.ts).
   table: { ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'), queryIndexes: true },
   sbomBucket: objects('s3:GetObject', 's3:PutObject', 's3:DeleteObject'),
   scanQueue: 'consume',
 };
 /**
- * Corpus items too large for DynamoDB spill to the SBOM bucket (shared/corpus/corpus-store.ts); re-imports
+ * Corpus items too large for DynamoDB spill to the SBOM bucket (shared/service/corpus/corpus-store.ts); re-imports
  * read them back. The daily run also settles disposition batches left pending (found through a sparse gsi1
  * partition), with a batch's writes.
  */
@@ -215,7 +215,7 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
     functions: ['scans'],
     actions: ['dynamodb:ConditionCheckItem'],
     resource: 'arn:aws:dynamodb:{region}:{account}:table/{table}',
-    reason: 'A scan run through POST /api/cve-scan carries earlier releases\' decisions like the scan worker does, in bulk transactions that check the release (shared/dispositions/disposition-store.ts `underBulk`); the integration runs carry decisions over only from the upload\'s scan.',
+    reason: 'A scan run through POST /api/cve-scan carries earlier releases\' decisions like the scan worker does, in bulk transactions that check the release (shared/service/dispositions/disposition-store.ts `underBulk`); the integration runs carry decisions over only from the upload\'s scan.',
   },
   {
     functions: ['sboms'],
@@ -314,7 +314,7 @@ export function usesTable(access: ResourceAccess): boolean {
  * signing secret, the scan queue) and may assume its own tenant role.
  */
 
-/** The IAM policy variable of the session tag (shared/aws-clients.ts TEAM_SESSION_TAG). Not a template: IAM fills it in. */
+/** The IAM policy variable of the session tag (shared/service/aws-clients.ts TEAM_SESSION_TAG). Not a template: IAM fills it in. */
 export const TEAM_TAG_VARIABLE = '$' + '{aws:PrincipalTag/teamId}';
 
 export interface GlobalPartitionGrant {
@@ -374,7 +374,7 @@ const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
   },
   // The CSAF provider setting lives in the provider's partition, and its directory name is claimed deployment-wide.
   // Members' login entries (sign-in and the authorizer find members by verified email, docs/sign-in.md) are written with the member.
-  // Self-service keys store and revoke their global hash item (shared/identity/api-keys.ts).
+  // Self-service keys store and revoke their global hash item (shared/service/identity/api-keys.ts).
   settings: {
     globalPartitions: [
       { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], leadingKeys: ['CSAF_PROVIDER#*'] },

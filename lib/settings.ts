@@ -6,9 +6,9 @@
 import { resolve as resolvePath } from 'node:path';
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_PUBLIC_CLIENT_LIMIT, DEFAULT_TEAM_QUOTA } from '../shared/http/throttling';
-import { ECOSYSTEMS } from '../shared/matching/ecosystems';
-import { trimTrailing } from '../shared/text';
+import { DEFAULT_PUBLIC_CLIENT_LIMIT, DEFAULT_TEAM_QUOTA } from '../shared/service/http/throttling';
+import { ECOSYSTEMS } from '../shared/service/matching/ecosystems';
+import { trimTrailing } from '../shared/service/text';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 

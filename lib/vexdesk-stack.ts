@@ -22,15 +22,15 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct, IConstruct } from 'constructs';
-import { tableDefinition } from '../shared/data/table-definition';
-import { GATEWAY_RESPONSE_HEADERS, METHOD_NOT_ALLOWED, gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, methodNotAllowedTemplate, type GatewayResponseType } from '../shared/http/gateway-responses';
-import { PUBLIC_CLIENT_LIMITED_PATH, PUBLIC_CLIENT_WINDOW_SECONDS } from '../shared/http/throttling';
-import { isPublicDisclosureRoute, methodsOfPath, routePaths, routes, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
-import { SCAN_QUEUE_MAX_RECEIVES } from '../shared/scans/scan-retries';
+import { tableDefinition } from '../shared/service/data/table-definition';
+import { GATEWAY_RESPONSE_HEADERS, METHOD_NOT_ALLOWED, gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, methodNotAllowedTemplate, type GatewayResponseType } from '../shared/service/http/gateway-responses';
+import { PUBLIC_CLIENT_LIMITED_PATH, PUBLIC_CLIENT_WINDOW_SECONDS } from '../shared/service/http/throttling';
+import { isPublicDisclosureRoute, methodsOfPath, routePaths, routes, type EndpointGroup, type RouteDefinition } from '../shared/service/http/routes';
+import { SCAN_QUEUE_MAX_RECEIVES } from '../shared/service/scans/scan-retries';
 import { LAMBDA_HANDLER } from './bundling';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
 import { functionCode } from './function-code';
-import { keys } from '../shared/data/keys';
+import { keys } from '../shared/service/data/keys';
 import { TEAM_TAG_VARIABLE, type BucketAccess, type ResourceAccess, type TenantAccess } from './permissions';
 import { ConsoleHosting } from './console-hosting';
 import { DEFAULT_SETTINGS, osvFeedUrls, type VexdeskSettings } from './settings';
@@ -66,7 +66,7 @@ export class VexdeskStack extends Stack {
   readonly sbomBucket: s3.Bucket;
   readonly disclosureBucket: s3.Bucket;
   readonly signingSecret: secretsmanager.Secret;
-  /** Seals the teams' publisher private keys (shared/disclosures/key-vault.ts). */
+  /** Seals the teams' publisher private keys (shared/service/disclosures/key-vault.ts). */
   readonly publisherKey: kms.Key;
   readonly api: apigw.RestApi;
   readonly authorizer: apigw.RequestAuthorizer;
@@ -124,7 +124,7 @@ export class VexdeskStack extends Stack {
     // One origin for console and API (BRIEF decision 12): the sign-in callback, the cookie's origin and
     // the CSRF Origin check all name it. The distribution references the API by id only, so no cycle forms.
     this.publicBaseUrl = settings.publicBaseUrl ?? this.console.origin;
-    // After the API exists: every function names the public origin in what it generates (shared/config.ts requires it).
+    // After the API exists: every function names the public origin in what it generates (shared/service/config.ts requires it).
     for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
     // The team whose CSAF provider-metadata.json is also at /.well-known/csaf/ (docs/csaf-provider.md).
     if (settings.csafDefaultProvider) for (const fn of this.functions.values()) fn.addEnvironment('CSAF_DEFAULT_PROVIDER', settings.csafDefaultProvider);
@@ -351,7 +351,7 @@ export class VexdeskStack extends Stack {
   }
 
   /**
-   * The role a tenant function assumes per team (shared/aws-clients.ts), with
+   * The role a tenant function assumes per team (shared/service/aws-clients.ts), with
    * the team id as session tag `teamId`: every statement is confined to
    * `${aws:PrincipalTag/teamId}`'s partitions and prefixes, except the global
    * partitions and prefixes the function is listed for. Only the function's
@@ -426,7 +426,7 @@ export class VexdeskStack extends Stack {
     return { CORPUS_OSV_URLS: osvFeedUrls(feeds).join(','), CORPUS_KEV_URL: feeds.kevUrl, CORPUS_EPSS_URL: feeds.epssUrl };
   }
 
-  /** Every function gets the variables shared/config.ts requires; secrets and queues only where granted. */
+  /** Every function gets the variables shared/service/config.ts requires; secrets and queues only where granted. */
   private environmentFor(access: ResourceAccess, settings: VexdeskSettings): Record<string, string> {
     return {
       TABLE_NAME: this.table.tableName,
@@ -469,7 +469,7 @@ export class VexdeskStack extends Stack {
       acknowledge(
         fn,
         `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(this.table)}.Arn>/index/*]`,
-        'The audit export queries the table\'s own GSIs (access patterns in shared/data); the wildcard covers only this table\'s indexes.',
+        'The audit export queries the table\'s own GSIs (access patterns in shared/service/data); the wildcard covers only this table\'s indexes.',
       );
     }
     const buckets: Array<[s3.Bucket, BucketAccess]> = [
@@ -678,7 +678,7 @@ export class VexdeskStack extends Stack {
    * usage plan, named by the authorizer (apiKeySource AUTHORIZER), so one
    * tenant cannot spend the stage-wide budget. This is the default plan; the
    * admin CLI creates each team's key and moves it to a plan of its own for
-   * an override (shared/identity/usage-plan-keys.ts). Every function learns
+   * an override (shared/service/identity/usage-plan-keys.ts). Every function learns
    * the default, which GET /api/settings shows.
    */
   private createTeamUsagePlan(settings: VexdeskSettings): apigw.UsagePlan {

@@ -1,6 +1,6 @@
-import { AuditExports } from '../../shared/audit/audit-export';
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { auditRoutes } from '../../shared/http/route-groups/audit';
+import { AuditExports } from '../../shared/service/audit/audit-export';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { auditRoutes } from '../../shared/service/http/route-groups/audit';
 
 export const handler = createGroupHandler(auditRoutes, {
   exportAudit: async ({ caller, query }) => {

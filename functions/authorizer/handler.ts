@@ -12,14 +12,14 @@
  * key, which carries the per-team throttle.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { config } from '../../shared/config';
-import { ApiKeys } from '../../shared/identity/api-keys';
-import { csrfTokenMatches, Sessions } from '../../shared/identity/sessions';
-import { WORKLOAD_TOKEN_PREFIX, WorkloadTokens } from '../../shared/identity/workload-tokens';
-import { sessionAuthorizerContext, toAuthorizerContext, workloadAuthorizerContext, type AuthorizerContext } from '../../shared/http/authorizer-context';
-import { cookiePolicy, isUnsafeMethod, originMatches, parseCookies } from '../../shared/http/cookies';
-import { usageIdentifierOf } from '../../shared/identity/team-quota';
-import { logger } from '../../shared/logger';
+import { config } from '../../shared/service/config';
+import { ApiKeys } from '../../shared/service/identity/api-keys';
+import { csrfTokenMatches, Sessions } from '../../shared/service/identity/sessions';
+import { WORKLOAD_TOKEN_PREFIX, WorkloadTokens } from '../../shared/service/identity/workload-tokens';
+import { sessionAuthorizerContext, toAuthorizerContext, workloadAuthorizerContext, type AuthorizerContext } from '../../shared/service/http/authorizer-context';
+import { cookiePolicy, isUnsafeMethod, originMatches, parseCookies } from '../../shared/service/http/cookies';
+import { usageIdentifierOf } from '../../shared/service/identity/team-quota';
+import { logger } from '../../shared/service/logger';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const { publicBaseUrl } = config();

@@ -1,6 +1,6 @@
-import { ComplianceReports } from '../../shared/compliance/report-data';
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { complianceRoutes } from '../../shared/http/route-groups/compliance';
+import { ComplianceReports } from '../../shared/service/compliance/report-data';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { complianceRoutes } from '../../shared/service/http/route-groups/compliance';
 
 /** The report is self-contained (inline styles, no scripts or fetches); the header enforces that in browsers. */
 const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";

@@ -1,14 +1,14 @@
 /**
  * Scheduled refresh of the vulnerability corpus from the official feeds
- * (shared/corpus/refresh.ts). The stack sets the feed URLs from lib/settings.ts
+ * (shared/service/corpus/refresh.ts). The stack sets the feed URLs from lib/settings.ts
  * (docs/operations.md "Corpus refresh"): CORPUS_OSV_URLS, comma-separated per-ecosystem
  * all.zip URLs, CORPUS_KEV_URL and CORPUS_EPSS_URL; an empty value turns that source off.
  * All three are required, so a function deployed without them fails its cold start
  * instead of "refreshing" nothing every day.
  */
 import * as z from 'zod';
-import type { CorpusFeeds } from '../../shared/corpus/refresh';
-import { DispositionBatches } from '../../shared/dispositions/disposition-batches';
+import type { CorpusFeeds } from '../../shared/service/corpus/refresh';
+import { DispositionBatches } from '../../shared/service/dispositions/disposition-batches';
 
 const url = z.url({ protocol: /^https?$/ });
 const feedVariables = z.object({
@@ -30,7 +30,7 @@ const feeds = feedsFromEnvironment(process.env);
 
 export async function handler(): Promise<Record<string, unknown>> {
   // The refresh code (feed parsers, CVSS calculator: ~300 KB) loads during the sweep's table reads, not at cold start.
-  const refresh = import('../../shared/corpus/refresh');
+  const refresh = import('../../shared/service/corpus/refresh');
   // Awaited below, where a failure surfaces; this keeps it from being unhandled if the sweep throws first.
   refresh.catch(() => undefined);
   // The scheduled sweep for disposition batches a crashed or timed-out Lambda left pending (reads of their releases finish them sooner).

@@ -1,11 +1,11 @@
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { disclosureRoutes } from '../../shared/http/route-groups/disclosures';
-import { Disclosures, toDisclosureView } from '../../shared/disclosures/disclosures';
-import { CsafProvider, type ProviderFile } from '../../shared/csaf-provider/provider';
-import { contentDisposition, rawFileName, type DisclosureFileKind } from '../../shared/disclosures/disclosure-files';
-import { PublisherKeys } from '../../shared/disclosures/publisher-keys';
-import { toPublisherKeyView } from '../../shared/disclosures/publisher-key-rotation';
-import { NotFoundError } from '../../shared/errors';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { disclosureRoutes } from '../../shared/service/http/route-groups/disclosures';
+import { Disclosures, toDisclosureView } from '../../shared/service/disclosures/disclosures';
+import { CsafProvider, type ProviderFile } from '../../shared/service/csaf-provider/provider';
+import { contentDisposition, rawFileName, type DisclosureFileKind } from '../../shared/service/disclosures/disclosure-files';
+import { PublisherKeys } from '../../shared/service/disclosures/publisher-keys';
+import { toPublisherKeyView } from '../../shared/service/disclosures/publisher-key-rotation';
+import { NotFoundError } from '../../shared/service/errors';
 
 // Public, credential-free reads (spec "Disclosures (public)"): open CORS.
 const CORS = { 'Access-Control-Allow-Origin': '*' };

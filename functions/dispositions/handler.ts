@@ -1,7 +1,7 @@
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { dispositionRoutes } from '../../shared/http/route-groups/dispositions';
-import { Dispositions } from '../../shared/dispositions/dispositions';
-import { toDispositionView } from '../../shared/dispositions/disposition-store';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { dispositionRoutes } from '../../shared/service/http/route-groups/dispositions';
+import { Dispositions } from '../../shared/service/dispositions/dispositions';
+import { toDispositionView } from '../../shared/service/dispositions/disposition-store';
 
 export const handler = createGroupHandler(dispositionRoutes, {
   upsertDisposition: async ({ caller, body }) => {
@@ -19,7 +19,7 @@ export const handler = createGroupHandler(dispositionRoutes, {
   }),
   importVex: async ({ caller, params, headers, rawBody }) => {
     // The importer (parsers, mapping and the official schemas) loads with the first import, not at cold start.
-    const { VexImports } = await import('../../shared/vex/import/vex-imports');
+    const { VexImports } = await import('../../shared/service/vex/import/vex-imports');
     return { status: 200, body: { data: await VexImports.import(caller.teamId, caller.actor, params.releaseId, { body: rawBody, contentType: headers['content-type'] }) } };
   },
   getDisposition: async ({ caller, params }) => {

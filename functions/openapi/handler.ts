@@ -1,6 +1,6 @@
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { openApiRoutes } from '../../shared/http/route-groups/openapi';
-import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { openApiRoutes } from '../../shared/service/http/route-groups/openapi';
+import { buildOpenApiDocument } from '../../shared/service/openapi/document';
 
 // Built once per container: the document only changes with a deploy.
 let documentJson: string | undefined;

@@ -1,7 +1,7 @@
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { productRoutes } from '../../shared/http/route-groups/products';
-import { Products } from '../../shared/products/products';
-import { toProductView } from '../../shared/products/product-store';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { productRoutes } from '../../shared/service/http/route-groups/products';
+import { Products } from '../../shared/service/products/products';
+import { toProductView } from '../../shared/service/products/product-store';
 
 export const handler = createGroupHandler(productRoutes, {
   listProducts: async ({ caller, query }) => {

@@ -1,7 +1,7 @@
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { releaseRoutes } from '../../shared/http/route-groups/releases';
-import { Releases } from '../../shared/releases/releases';
-import { toReleaseView } from '../../shared/releases/release-store';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { releaseRoutes } from '../../shared/service/http/route-groups/releases';
+import { Releases } from '../../shared/service/releases/releases';
+import { toReleaseView } from '../../shared/service/releases/release-store';
 
 export const handler = createGroupHandler(releaseRoutes, {
   listReleases: async ({ caller, params, query }) => {

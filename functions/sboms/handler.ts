@@ -1,8 +1,8 @@
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { sbomRoutes } from '../../shared/http/route-groups/sboms';
-import { contentDisposition, defaultSbomFileName, sbomMediaType, Sboms, type UploadOutcome } from '../../shared/sboms/sboms';
-import { toSbomView } from '../../shared/sboms/sbom-store';
-import { parseSbomUpload } from '../../shared/sboms/upload-input';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { sbomRoutes } from '../../shared/service/http/route-groups/sboms';
+import { contentDisposition, defaultSbomFileName, sbomMediaType, Sboms, type UploadOutcome } from '../../shared/service/sboms/sboms';
+import { toSbomView } from '../../shared/service/sboms/sbom-store';
+import { parseSbomUpload } from '../../shared/service/sboms/upload-input';
 
 /** 201 for a new SBOM, 200 when the release already held the same bytes (issue 13 item 3: CI retries are safe). */
 const uploaded = (outcome: UploadOutcome) => ({ status: outcome.created ? 201 : 200, body: { data: toSbomView(outcome.sbom) } });

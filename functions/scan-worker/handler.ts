@@ -10,11 +10,11 @@
  */
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
-import { ACTOR_KINDS } from '../../shared/identity/actor';
-import { logger } from '../../shared/logger';
-import { SCAN_QUEUE_MAX_RECEIVES } from '../../shared/scans/scan-retries';
-import { Scans } from '../../shared/scans/scans';
-import { SCHEDULED_GRACE, sweepUnfinishedWork } from '../../shared/scans/recovery-sweep';
+import { ACTOR_KINDS } from '../../shared/service/identity/actor';
+import { logger } from '../../shared/service/logger';
+import { SCAN_QUEUE_MAX_RECEIVES } from '../../shared/service/scans/scan-retries';
+import { Scans } from '../../shared/service/scans/scans';
+import { SCHEDULED_GRACE, sweepUnfinishedWork } from '../../shared/service/scans/recovery-sweep';
 
 const scanJob = z.object({
   teamId: z.uuid(),

@@ -1,7 +1,7 @@
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { scanRoutes } from '../../shared/http/route-groups/scans';
-import { Scans } from '../../shared/scans/scans';
-import { Vulnerabilities } from '../../shared/scans/vulnerabilities';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { scanRoutes } from '../../shared/service/http/route-groups/scans';
+import { Scans } from '../../shared/service/scans/scans';
+import { Vulnerabilities } from '../../shared/service/scans/vulnerabilities';
 
 export const handler = createGroupHandler(scanRoutes, {
   // Spec: the scan runs synchronously within the request and answers 202; a scan already running is joined.

@@ -1,10 +1,10 @@
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { settingsRoutes } from '../../shared/http/route-groups/settings';
-import { Me } from '../../shared/identity/me';
-import { TeamSettingsService } from '../../shared/identity/team-settings';
-import { TrustPolicies } from '../../shared/identity/trust-policies';
-import { PublisherKeyRotation } from '../../shared/disclosures/publisher-key-rotation';
-import { Workspace } from '../../shared/identity/workspace';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { settingsRoutes } from '../../shared/service/http/route-groups/settings';
+import { Me } from '../../shared/service/identity/me';
+import { TeamSettingsService } from '../../shared/service/identity/team-settings';
+import { TrustPolicies } from '../../shared/service/identity/trust-policies';
+import { PublisherKeyRotation } from '../../shared/service/disclosures/publisher-key-rotation';
+import { Workspace } from '../../shared/service/identity/workspace';
 
 export const handler = createGroupHandler(settingsRoutes, {
   getTeamSettings: async ({ caller }) => ({ status: 200, body: { data: await TeamSettingsService.describe(caller.teamId) } }),

@@ -1,10 +1,10 @@
-import { config } from '../../shared/config';
-import { clearSessionCookieHeader, cookiePolicy, flowCookieHeader, parseCookies, sessionCookieHeader } from '../../shared/http/cookies';
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { signInRoutes } from '../../shared/http/route-groups/signin';
-import type { OperationResult } from '../../shared/http/response';
-import { signInRefusalPage } from '../../shared/identity/sign-in-pages';
-import { SignIn } from '../../shared/identity/sign-in';
+import { config } from '../../shared/service/config';
+import { clearSessionCookieHeader, cookiePolicy, flowCookieHeader, parseCookies, sessionCookieHeader } from '../../shared/service/http/cookies';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { signInRoutes } from '../../shared/service/http/route-groups/signin';
+import type { OperationResult } from '../../shared/service/http/response';
+import { signInRefusalPage } from '../../shared/service/identity/sign-in-pages';
+import { SignIn } from '../../shared/service/identity/sign-in';
 
 const policy = cookiePolicy(config().publicBaseUrl);
 /** The refusal page has no script and no outside resource. */

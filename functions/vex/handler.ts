@@ -1,9 +1,9 @@
-import { createGroupHandler } from '../../shared/http/group-handler';
-import { vexRoutes } from '../../shared/http/route-groups/vex';
-import { VexDocuments } from '../../shared/vex/vex-documents';
-import { toApprovalView, toVexView } from '../../shared/vex/vex-store';
-import { toReleaseView } from '../../shared/releases/release-store';
-import { toDisclosureView } from '../../shared/disclosures/disclosures';
+import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { vexRoutes } from '../../shared/service/http/route-groups/vex';
+import { VexDocuments } from '../../shared/service/vex/vex-documents';
+import { toApprovalView, toVexView } from '../../shared/service/vex/vex-store';
+import { toReleaseView } from '../../shared/service/releases/release-store';
+import { toDisclosureView } from '../../shared/service/disclosures/disclosures';
 
 export const handler = createGroupHandler(vexRoutes, {
   listVexDocuments: async ({ caller, params }) => {

@@ -4,7 +4,7 @@
  * ServiceError (exit 3); so does a service that cannot be reached. Throttled and briefly
  * unavailable answers are retried a few times, with the server's Retry-After when it names one.
  */
-import { trimTrailing } from '../text';
+import { trimTrailing } from '../service/text';
 import { ServiceError, UsageError } from './errors';
 
 export interface ApiRequest {

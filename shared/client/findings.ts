@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { sleep, type ApiClient } from './api-client';
 import { ServiceError } from './errors';
-import type { FindingSummary } from '../schemas/sboms';
+import type { FindingSummary } from '../service/schemas/sboms';
 
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE'] as const;
 export type Severity = (typeof SEVERITIES)[number];

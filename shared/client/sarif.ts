@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Log, LogicalLocation, ReportingDescriptor, Result, Run, Suppression } from 'sarif';
-import { packageIdentity } from '../dispositions/decision-identity';
-import type { ReleaseVulnerability, SbomVulnerability } from '../schemas/sboms';
+import { packageIdentity } from '../service/dispositions/decision-identity';
+import type { ReleaseVulnerability, SbomVulnerability } from '../service/schemas/sboms';
 
 /** An item of GET /api/sboms/{id}/vulnerabilities or GET /api/releases/{releaseId}/vulnerabilities. */
 export type Finding = SbomVulnerability | ReleaseVulnerability;
@@ -96,7 +96,7 @@ interface Group {
 
 /**
  * One result per (package at version, advisory), the decision identity of
- * shared/dispositions/decision-identity.ts: the same package listed twice (qualifiers
+ * shared/service/dispositions/decision-identity.ts: the same package listed twice (qualifiers
  * differ) is one alert, as it is one decision. Ordered most urgent first, so GitHub's
  * display cut (the first 5,000) and our own limit keep what matters.
  */

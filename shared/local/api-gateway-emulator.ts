@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { hasCorsPreflight, methodsOfPath, routes, type EndpointGroup, type RouteDefinition } from '../http/routes';
-import { runAsFunction } from '../aws-call-log';
-import { GATEWAY_RESPONSE_HEADERS, gatewayResponseHeaders, renderGatewayResponse, renderMethodNotAllowed, type GatewayResponseType } from '../http/gateway-responses';
-import { isPublicClientLimitedPath, type ThrottleQuota } from '../http/throttling';
+import { hasCorsPreflight, methodsOfPath, routes, type EndpointGroup, type RouteDefinition } from '../service/http/routes';
+import { runAsFunction } from '../service/aws-call-log';
+import { GATEWAY_RESPONSE_HEADERS, gatewayResponseHeaders, renderGatewayResponse, renderMethodNotAllowed, type GatewayResponseType } from '../service/http/gateway-responses';
+import { isPublicClientLimitedPath, type ThrottleQuota } from '../service/http/throttling';
 import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
 import type { LocalSite } from './console-static';
 
@@ -255,7 +255,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       let result: APIGatewayAuthorizerResult;
       try {
         const authorize = await authorizer;
-        // Each invocation runs as its own function, so the calls it makes are attributed to it (shared/aws-call-log.ts).
+        // Each invocation runs as its own function, so the calls it makes are attributed to it (shared/service/aws-call-log.ts).
         result = await runAsFunction('authorizer', () => authorize({
           type: 'REQUEST', methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${url.pathname}`,
           resource: match.route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: multiHeaders,

@@ -10,18 +10,18 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
-import { runAsFunction } from '../aws-call-log';
-import { completeCorpusImport } from '../corpus/import';
-import { DispositionBatches } from '../dispositions/disposition-batches';
-import { dispatchScan, registerInProcessScanWorker } from '../scans/scan-dispatch';
-import { Scans } from '../scans/scans';
-import { NO_GRACE, sweepUnfinishedWork } from '../scans/recovery-sweep';
+import { runAsFunction } from '../service/aws-call-log';
+import { completeCorpusImport } from '../service/corpus/import';
+import { DispositionBatches } from '../service/dispositions/disposition-batches';
+import { dispatchScan, registerInProcessScanWorker } from '../service/scans/scan-dispatch';
+import { Scans } from '../service/scans/scans';
+import { NO_GRACE, sweepUnfinishedWork } from '../service/scans/recovery-sweep';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
 }
 
-export const SAMPLE_CORPUS_DIR = fileURLToPath(new URL('../corpus/sample/', import.meta.url));
+export const SAMPLE_CORPUS_DIR = fileURLToPath(new URL('../service/corpus/sample/', import.meta.url));
 
 /** The bundled sample corpus, per source (an absent file is skipped). */
 export function sampleCorpusSources(directory = SAMPLE_CORPUS_DIR) {
@@ -33,7 +33,7 @@ export function sampleCorpusSources(directory = SAMPLE_CORPUS_DIR) {
 
 export async function startLocalBackgroundWork(options: { dataDir: string; log: (line: Record<string, unknown>) => void }): Promise<BackgroundWork> {
   // The recovery below is the code of the corpus-refresh and scan-worker functions on AWS (their
-  // scheduled runs), so the call recorder attributes it to them (shared/aws-call-log.ts).
+  // scheduled runs), so the call recorder attributes it to them (shared/service/aws-call-log.ts).
   const batches = await runAsFunction('corpus-refresh', () => DispositionBatches.recoverPending());
   if (batches.recovered.length > 0) options.log({ type: 'recovery', message: 'pending disposition batches finished before serving', result: batches });
   // Each source is marked complete only at its end, so a start that died mid-import finishes the rest now.

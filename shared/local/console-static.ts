@@ -12,7 +12,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import { plainHttpConsoleHeaders } from '../http/console-headers';
+import { plainHttpConsoleHeaders } from '../service/http/console-headers';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -28,7 +28,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** What the stack's CloudFront response headers policy sends (shared/http/console-headers.ts): the local console runs under the same rules. */
+/** What the stack's CloudFront response headers policy sends (shared/service/http/console-headers.ts): the local console runs under the same rules. */
 export const CONSOLE_SECURITY_HEADERS = plainHttpConsoleHeaders();
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';

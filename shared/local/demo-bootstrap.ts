@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ApiKeys } from '../identity/api-keys';
-import { Members, Teams } from '../identity/teams';
-import { OPERATOR_ACTOR } from '../identity/actor';
-import { SCOPES } from '../http/scopes';
+import { ApiKeys } from '../service/identity/api-keys';
+import { Members, Teams } from '../service/identity/teams';
+import { OPERATOR_ACTOR } from '../service/identity/actor';
+import { SCOPES } from '../service/http/scopes';
 
 export interface BootstrapRecord {
   teamId: string;

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
-import { trimTrailing } from '../text';
+import { trimTrailing } from '../service/text';
 
 export interface DevAccount {
   email: string;

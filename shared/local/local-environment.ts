@@ -4,7 +4,7 @@
  * plus the resource names and the public base URL. Must run before shared/config is first read.
  */
 import { join } from 'node:path';
-import { bucketDefinitions, tableDefinition } from '../data/table-definition';
+import { bucketDefinitions, tableDefinition } from '../service/data/table-definition';
 import type { EngineAccess } from './engines';
 
 /**
@@ -26,7 +26,7 @@ export function applyLocalEnvironment(engines: EngineAccess, publicBaseUrl = `ht
   process.env.SBOM_BUCKET ??= bucketDefinitions.sbom.localBucketName;
   process.env.DISCLOSURE_BUCKET ??= bucketDefinitions.disclosure.localBucketName;
   process.env.PUBLIC_BASE_URL ||= publicBaseUrl;
-  // The local stand-in for the stack's KMS key (shared/disclosures/key-vault.ts): a file of the data
+  // The local stand-in for the stack's KMS key (shared/service/disclosures/key-vault.ts): a file of the data
   // directory, 0600 like credentials.json, so the server and the admin CLI open the same sealed keys.
   if (engines.dataDir) process.env.PUBLISHER_KEY_SEAL_FILE ??= join(engines.dataDir, 'publisher-key-seal.key');
 }

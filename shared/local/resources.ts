@@ -1,12 +1,12 @@
 /**
  * Creates the table and buckets in the embedded engines from the same
- * definitions the CDK stack uses (shared/data/table-definition.ts).
+ * definitions the CDK stack uses (shared/service/data/table-definition.ts).
  */
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { dynamo } from '../aws-clients';
-import { createBucket, headBucket } from '../aws-s3';
-import { config } from '../config';
-import { tableDefinition } from '../data/table-definition';
+import { dynamo } from '../service/aws-clients';
+import { createBucket, headBucket } from '../service/aws-s3';
+import { config } from '../service/config';
+import { tableDefinition } from '../service/data/table-definition';
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const { partitionKey, sortKey, globalIndexes } = tableDefinition;

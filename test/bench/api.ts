@@ -114,9 +114,9 @@ export async function benchProductList(options: { products?: number; requests?: 
     applyLocalEnvironment(engines);
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8')) as { pid: number };
     // Imported after the environment points at the server's engines (configuration is read once).
-    const { batchWrite } = await import('../../shared/data/table-client');
-    const { keys } = await import('../../shared/data/keys');
-    const { productItem } = await import('../../shared/products/product-store');
+    const { batchWrite } = await import('../../shared/service/data/table-client');
+    const { keys } = await import('../../shared/service/data/keys');
+    const { productItem } = await import('../../shared/service/products/product-store');
     const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string };
     const headers = { Authorization: `Bearer ${apiKey}` };
     const start = Date.parse('2026-01-01T00:00:00.000Z');

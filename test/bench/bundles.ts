@@ -15,7 +15,7 @@
  * init phase). `performance.now()` counts from process start, so the child also
  * reports the total since start; an empty script gives the Node boot baseline.
  * Children run with Node's defaults, as the functions do on AWS (no NODE_OPTIONS; the bundles
- * map stack traces on demand, shared/source-mapped-stacks.ts).
+ * map stack traces on demand, shared/service/source-mapped-stacks.ts).
  *
  * Run: `npx tsx test/bench/bundles.ts [--runs 7] [--keep] [--composition]`
  */
@@ -52,7 +52,7 @@ export interface BundleMeasurement {
   withinTargets: boolean;
   /** The load's CPU time within the target: the verdict that holds on a loaded machine. */
   cpuWithinTargets: boolean;
-  /** KB in the bundle per npm package (`@aws-sdk/client-s3`) or project folder (`shared/vex`), largest first. */
+  /** KB in the bundle per npm package (`@aws-sdk/client-s3`) or project folder (`shared/service/vex`), largest first. */
   composition: Array<{ part: string; kb: number }>;
 }
 

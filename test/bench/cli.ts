@@ -63,7 +63,7 @@ async function benchCli(): Promise<string> {
     const engines = await findRunningEngines(dataDir);
     if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
     applyLocalEnvironment(engines);
-    const { importCorpusFiles } = await import('../../shared/corpus/import');
+    const { importCorpusFiles } = await import('../../shared/service/corpus/import');
     const zipPath = join(dataDir, 'bench-all.zip');
     writeFileSync(zipPath, syntheticCorpusZip());
     await importCorpusFiles([zipPath]);

@@ -32,12 +32,12 @@ export async function benchConsole(): Promise<string> {
     const engines = await findRunningEngines(dataDir);
     if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
     applyLocalEnvironment(engines, server.baseUrl);
-    const { importAdvisories } = await import('../../shared/corpus/import');
-    const { parseOsvAdvisory } = await import('../../shared/corpus/parse/osv');
+    const { importAdvisories } = await import('../../shared/service/corpus/import');
+    const { parseOsvAdvisory } = await import('../../shared/service/corpus/parse/osv');
     const { cycloneDxSbom } = await import('../support/seed');
-    const { Scans } = await import('../../shared/scans/scans');
-    const { OPERATOR_ACTOR } = await import('../../shared/identity/actor');
-    const { runAsTeam } = await import('../../shared/request-context');
+    const { Scans } = await import('../../shared/service/scans/scans');
+    const { OPERATOR_ACTOR } = await import('../../shared/service/identity/actor');
+    const { runAsTeam } = await import('../../shared/service/request-context');
     const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string; login: { email: string; password: string } };
     const headers = { Authorization: `Bearer ${bootstrap.apiKey}`, 'Content-Type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {

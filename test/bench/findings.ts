@@ -34,13 +34,13 @@ export async function benchFindings(): Promise<string> {
     const engines = await findRunningEngines(dataDir);
     if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
     applyLocalEnvironment(engines, server.baseUrl);
-    const { importAdvisories } = await import('../../shared/corpus/import');
-    const { parseOsvAdvisory } = await import('../../shared/corpus/parse/osv');
+    const { importAdvisories } = await import('../../shared/service/corpus/import');
+    const { parseOsvAdvisory } = await import('../../shared/service/corpus/parse/osv');
     const { cycloneDxSbom } = await import('../support/seed');
-    const { Scans } = await import('../../shared/scans/scans');
-    const { Dispositions } = await import('../../shared/dispositions/dispositions');
-    const { OPERATOR_ACTOR } = await import('../../shared/identity/actor');
-    const { runAsTeam } = await import('../../shared/request-context');
+    const { Scans } = await import('../../shared/service/scans/scans');
+    const { Dispositions } = await import('../../shared/service/dispositions/dispositions');
+    const { OPERATOR_ACTOR } = await import('../../shared/service/identity/actor');
+    const { runAsTeam } = await import('../../shared/service/request-context');
     const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string };
     const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {
@@ -118,9 +118,9 @@ export async function benchFindings(): Promise<string> {
     lines.push(`    last page (page ${(PER_SBOM * SBOMS) / 100}): median ${ms(lastPage.value)}`);
 
     // A process that has not read the release yet (another Lambda, or this one after a cold start).
-    const { sbomStore } = await import('../../shared/sboms/sbom-store');
-    const { findingsDigest } = await import('../../shared/scans/findings-digest');
-    const { findingStore } = await import('../../shared/scans/finding-store');
+    const { sbomStore } = await import('../../shared/service/sboms/sbom-store');
+    const { findingsDigest } = await import('../../shared/service/scans/findings-digest');
+    const { findingStore } = await import('../../shared/service/scans/finding-store');
     await runAsTeam(teamId, async () => {
       const sboms = await sbomStore.listByRelease(teamId, String(product.id), releaseId);
       const cold: number[] = [];
@@ -137,8 +137,8 @@ export async function benchFindings(): Promise<string> {
       lines.push(`    a process without them in memory reads both digests from S3 (get + gunzip + parse) in ${ms(median(cold))}; the same ${fromTable.length.toLocaleString('en')} findings from the table take ${ms(tableMs)}`);
       // The reads every request makes: the release and SBOM items fresh, the dispositions through the
       // per-process cache (one GetItem of the release's dispositions version, then the kept set).
-      const { Releases } = await import('../../shared/releases/releases');
-      const { dispositionCache } = await import('../../shared/dispositions/disposition-cache');
+      const { Releases } = await import('../../shared/service/releases/releases');
+      const { dispositionCache } = await import('../../shared/service/dispositions/disposition-cache');
       const times: Record<'cached' | 'fresh' | 'items', number[]> = { cached: [], fresh: [], items: [] };
       for (let run = 0; run < 5; run += 1) {
         dispositionCache.clear();

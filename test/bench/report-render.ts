@@ -3,8 +3,8 @@
  * in ≤ 1 s (median). Run: `npx tsx test/bench/report-render.ts [iterations]`.
  */
 import { pathToFileURL } from 'node:url';
-import { buildSampleReportInput } from '../../shared/compliance/fixtures';
-import { renderComplianceReport } from '../../shared/compliance/report';
+import { buildSampleReportInput } from '../../shared/service/compliance/fixtures';
+import { renderComplianceReport } from '../../shared/service/compliance/report';
 
 export const REPORT_RENDER_BUDGET_MS = 1000;
 

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { AuthorizerContext } from '../../shared/http/authorizer-context';
+import type { AuthorizerContext } from '../../shared/service/http/authorizer-context';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { startEmbeddedEngines } from '../../shared/local/engines';
 import { median, ms } from './stats';
@@ -78,17 +78,17 @@ function apiEvent(route: { resource: string; path: string }, authorizer: Authori
 
 /** Team, release, corpus, SBOM, scan, dispositions and a published VEX document, all through the services. */
 async function seedRelease() {
-  const { Teams } = await import('../../shared/identity/teams');
-  const { OPERATOR_ACTOR } = await import('../../shared/identity/actor');
-  const { Products } = await import('../../shared/products/products');
-  const { Releases } = await import('../../shared/releases/releases');
-  const { Sboms } = await import('../../shared/sboms/sboms');
-  const { Scans } = await import('../../shared/scans/scans');
-  const { Dispositions } = await import('../../shared/dispositions/dispositions');
-  const { VexDocuments } = await import('../../shared/vex/vex-documents');
-  const { findingStore } = await import('../../shared/scans/finding-store');
-  const { importAdvisories } = await import('../../shared/corpus/import');
-  const { parseOsvAdvisory } = await import('../../shared/corpus/parse/osv');
+  const { Teams } = await import('../../shared/service/identity/teams');
+  const { OPERATOR_ACTOR } = await import('../../shared/service/identity/actor');
+  const { Products } = await import('../../shared/service/products/products');
+  const { Releases } = await import('../../shared/service/releases/releases');
+  const { Sboms } = await import('../../shared/service/sboms/sboms');
+  const { Scans } = await import('../../shared/service/scans/scans');
+  const { Dispositions } = await import('../../shared/service/dispositions/dispositions');
+  const { VexDocuments } = await import('../../shared/service/vex/vex-documents');
+  const { findingStore } = await import('../../shared/service/scans/finding-store');
+  const { importAdvisories } = await import('../../shared/service/corpus/import');
+  const { parseOsvAdvisory } = await import('../../shared/service/corpus/parse/osv');
 
   const actor = { id: randomUUID(), name: 'api_bench', email: null, kind: 'service_account' as const };
   const team = await Teams.create('Bench team', OPERATOR_ACTOR);
@@ -129,8 +129,8 @@ async function seedRelease() {
 }
 
 async function seedAudit(teamId: string, rows: number, from = Date.UTC(2025, 0, 1)) {
-  const { auditItem } = await import('../../shared/audit/audit-log');
-  const { batchWrite } = await import('../../shared/data/table-client');
+  const { auditItem } = await import('../../shared/service/audit/audit-log');
+  const { batchWrite } = await import('../../shared/service/data/table-client');
   const actor = { id: randomUUID(), name: 'api_bench', email: null, kind: 'service_account' as const };
   const items = Array.from({ length: rows }, (_, index) => auditItem(teamId, actor, {
     action: index % 3 === 0 ? 'create' : 'update', entityType: 'product', entityId: randomUUID(), entityName: `Product ${index}, "quoted"`,
@@ -150,13 +150,13 @@ export async function benchReport(): Promise<string> {
   try {
     // Imported after the environment is set: configuration and the logger are read at first use.
     const { ensureLocalResources } = await import('../../shared/local/resources');
-    const { buildSampleReportInput } = await import('../../shared/compliance/fixtures');
-    const { renderComplianceReport } = await import('../../shared/compliance/report');
-    const { ComplianceReports } = await import('../../shared/compliance/report-data');
-    const { AuditExports } = await import('../../shared/audit/audit-export');
+    const { buildSampleReportInput } = await import('../../shared/service/compliance/fixtures');
+    const { renderComplianceReport } = await import('../../shared/service/compliance/report');
+    const { ComplianceReports } = await import('../../shared/service/compliance/report-data');
+    const { AuditExports } = await import('../../shared/service/audit/audit-export');
     const { handler: complianceHandler } = await import('../../functions/compliance/handler');
     const { handler: auditHandler } = await import('../../functions/audit/handler');
-    const { destroyClients } = await import('../../shared/aws-clients');
+    const { destroyClients } = await import('../../shared/service/aws-clients');
     await ensureLocalResources();
 
     try {

@@ -157,7 +157,7 @@ async function workerChild(dataDir: string, job: { teamId: string; sbomId: strin
   if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
   applyLocalEnvironment(engines);
   const { handler } = await import('../../functions/scan-worker/handler');
-  const { OPERATOR_ACTOR } = await import('../../shared/identity/actor');
+  const { OPERATOR_ACTOR } = await import('../../shared/service/identity/actor');
   const context = {
     callbackWaitsForEmptyEventLoop: false, functionName: 'vexdesk-scan-worker', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:vexdesk-scan-worker',
     memoryLimitInMB: '2048', awsRequestId: 'bench', logGroupName: 'bench', logStreamName: 'bench',
@@ -168,7 +168,7 @@ async function workerChild(dataDir: string, job: { teamId: string; sbomId: strin
   const result = await handler({ Records: [record] } as never, context);
   const elapsed = performance.now() - t0;
   if ('batchItemFailures' in result && (result.batchItemFailures as unknown[]).length > 0) throw new Error('the worker reported the job failed');
-  const { Sboms } = await import('../../shared/sboms/sboms');
+  const { Sboms } = await import('../../shared/service/sboms/sboms');
   const { sbom } = await Sboms.resolve(job.teamId, job.sbomId);
   console.log(JSON.stringify({ peakMb: (await peakRssMb(process.pid)) ?? 0, ms: elapsed, findingCount: sbom.scan.findingCount }));
 }
@@ -213,7 +213,7 @@ export async function benchScan(options: { memoryOnly?: boolean } = {}): Promise
     const engines = await findRunningEngines(dataDir);
     if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
     applyLocalEnvironment(engines);
-    const { importCorpusFiles } = await import('../../shared/corpus/import');
+    const { importCorpusFiles } = await import('../../shared/service/corpus/import');
     const zipPath = join(dataDir, 'bench-all.zip');
     writeFileSync(zipPath, syntheticCorpusZip());
     writeFileSync(`/proc/${pid}/clear_refs`, '5'); // the import's own peak, below

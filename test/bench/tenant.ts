@@ -14,10 +14,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
-import { dynamo, destroyClients, s3ClientOf } from '../../shared/aws-clients';
-import { keys } from '../../shared/data/keys';
-import { runAsTeam } from '../../shared/request-context';
-import { foreignKey } from '../../shared/tenant-guard';
+import { dynamo, destroyClients, s3ClientOf } from '../../shared/service/aws-clients';
+import { keys } from '../../shared/service/data/keys';
+import { runAsTeam } from '../../shared/service/request-context';
+import { foreignKey } from '../../shared/service/tenant-guard';
 import { median } from './stats';
 
 // Configuration is read on first use: a tenant role (never assumed here: credentials are fetched on a client's first send).

@@ -5,8 +5,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { generateVex, serializeVex } from '../../shared/vex/formats';
-import type { VexDisposition, VexFinding, VexFormat, VexGenerationInput } from '../../shared/vex/model';
+import { generateVex, serializeVex } from '../../shared/service/vex/formats';
+import type { VexDisposition, VexFinding, VexFormat, VexGenerationInput } from '../../shared/service/vex/model';
 
 const TEAM = '0b5d3c9e-7f60-4d4b-9a1e-5d7c2b1f0a11';
 

@@ -45,11 +45,11 @@ async function benchVexHttp(baseUrl: string, dataDir: string): Promise<string[]>
   process.env.VEXDESK_TEST_BASE_URL = baseUrl;
   const { client } = await import('../support/http-client');
   const { seedReleaseWithFindings } = await import('../support/seed');
-  const { buildInput } = await import('../../shared/vex/vex-documents');
-  const { generateVex, serializeVex } = await import('../../shared/vex/formats/index');
-  const { vexStore } = await import('../../shared/vex/vex-store');
-  const { Releases } = await import('../../shared/releases/releases');
-  const { runAsTeam } = await import('../../shared/request-context');
+  const { buildInput } = await import('../../shared/service/vex/vex-documents');
+  const { generateVex, serializeVex } = await import('../../shared/service/vex/formats/index');
+  const { vexStore } = await import('../../shared/service/vex/vex-store');
+  const { Releases } = await import('../../shared/service/releases/releases');
+  const { runAsTeam } = await import('../../shared/service/request-context');
   const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string };
   const { pid } = JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8')) as { pid: number };
   const api = client(apiKey);
@@ -62,8 +62,8 @@ async function benchVexHttp(baseUrl: string, dataDir: string): Promise<string[]>
   ];
   // 4 × 400 findings get a disposition, the last 400 stay untriaged. Applied in this process (the
   // same service the batch route calls): on a loaded machine a 400-finding batch outlived the gateway's 29 s.
-  const { Dispositions } = await import('../../shared/dispositions/dispositions');
-  const { OPERATOR_ACTOR } = await import('../../shared/identity/actor');
+  const { Dispositions } = await import('../../shared/service/dispositions/dispositions');
+  const { OPERATOR_ACTOR } = await import('../../shared/service/identity/actor');
   for (const [index, disposition] of dispositions.entries()) {
     const vulnerabilityIds = findings.slice(index * 400, (index + 1) * 400).map((finding) => finding.id);
     await runAsTeam(teamId, () => Dispositions.batch(teamId, OPERATOR_ACTOR, { vulnerabilityIds, ...disposition } as Parameters<typeof Dispositions.batch>[2]));
@@ -121,8 +121,8 @@ export async function benchVex(): Promise<string> {
     const engines = await findRunningEngines(dataDir);
     if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
     applyLocalEnvironment(engines);
-    const { keys } = await import('../../shared/data/keys');
-    const { batchWrite } = await import('../../shared/data/table-client');
+    const { keys } = await import('../../shared/service/data/keys');
+    const { batchWrite } = await import('../../shared/service/data/table-client');
     const items = [];
     for (let sequence = 1; sequence <= DISCLOSURES; sequence += 1) {
       const slug = `bench-product-1-0-${sequence}-csaf-v1`;

@@ -10,8 +10,8 @@ import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@a
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
-import { loadConfig } from '../../shared/config';
-import { keys } from '../../shared/data/keys';
+import { loadConfig } from '../../shared/service/config';
+import { keys } from '../../shared/service/data/keys';
 
 type Row = Record<string, unknown>;
 
@@ -170,7 +170,7 @@ export class StoreReader {
           });
           break;
         case 'DispositionChange': {
-          // Key: R#<release>#DISPOSITION_HISTORY#<decisionKey>#<at>#<changeId> (shared/data/keys.ts); the item does not repeat the key.
+          // Key: R#<release>#DISPOSITION_HISTORY#<decisionKey>#<at>#<changeId> (shared/service/data/keys.ts); the item does not repeat the key.
           // The disposition sorts before its history (`#` < `_`), so its finding is known here; history alone keeps the key.
           const decisionKey = String(row.sk).split('#DISPOSITION_HISTORY#')[1]?.split('#')[0] ?? '';
           const vulnerabilityId = findingOfDecision.get(decisionKey) ?? decisionKey;
@@ -184,7 +184,7 @@ export class StoreReader {
           break;
       }
     }
-    // Each id pointer is its own partition (shared/data/keys.ts): look up those of the releases, SBOMs and dispositions found.
+    // Each id pointer is its own partition (shared/service/data/keys.ts): look up those of the releases, SBOMs and dispositions found.
     const pointed = [...snapshot.releases, ...snapshot.sboms.keys(), ...[...snapshot.dispositions.values()].map((disposition) => disposition.id)];
     const pointers = await Promise.all(pointed.map(async (id) => ((await this.query(keys.idPointer(teamId, id).pk, undefined, ['sk'])).length > 0 ? id : undefined)));
     for (const id of pointers) if (id !== undefined) snapshot.pointers.add(id);

@@ -240,16 +240,16 @@ describe('code splitting', () => {
   it('loads the VEX generators and the CVSS calculator only when a document is generated', async () => {
     const { initial, lazy } = sourcesByLoad((await functionBundle('vex')).metafile);
 
-    expect(initial.filter((source) => source.startsWith('shared/vex/formats/') || source.includes('node_modules/ae-cvss-calculator/'))).toEqual([]);
-    expect(lazy).toEqual(expect.arrayContaining(['shared/vex/formats/index.ts', 'shared/vex/formats/csaf.ts', 'shared/cvss/score.ts']));
-    expect(initial).toEqual(expect.arrayContaining(['functions/vex/handler.ts', 'shared/vex/vex-documents.ts']));
+    expect(initial.filter((source) => source.startsWith('shared/service/vex/formats/') || source.includes('node_modules/ae-cvss-calculator/'))).toEqual([]);
+    expect(lazy).toEqual(expect.arrayContaining(['shared/service/vex/formats/index.ts', 'shared/service/vex/formats/csaf.ts', 'shared/service/cvss/score.ts']));
+    expect(initial).toEqual(expect.arrayContaining(['functions/vex/handler.ts', 'shared/service/vex/vex-documents.ts']));
   });
 
   it('loads the SBOM parsers with the first upload, and STS with the first tenant credentials', async () => {
     const { initial, lazy } = sourcesByLoad((await functionBundle('sboms')).metafile);
 
-    expect(initial.filter((source) => source.startsWith('shared/sbom/parse') || source.includes('node_modules/@aws-sdk/client-sts/'))).toEqual([]);
-    expect(lazy).toEqual(expect.arrayContaining(['shared/sbom/parse.ts']));
+    expect(initial.filter((source) => source.startsWith('shared/service/sbom/parse') || source.includes('node_modules/@aws-sdk/client-sts/'))).toEqual([]);
+    expect(lazy).toEqual(expect.arrayContaining(['shared/service/sbom/parse.ts']));
     expect(lazy.some((source) => source.includes('node_modules/@aws-sdk/client-sts/'))).toBe(true);
     // The SDK stays bundled: the DynamoDB client is part of the cold start, the S3 client a chunk of the bundle.
     expect(initial.some((source) => source.includes('node_modules/@aws-sdk/client-dynamodb/'))).toBe(true);
@@ -273,8 +273,8 @@ describe('code splitting', () => {
   it('loads the S3 package in the products function only with a product delete (its one S3 use)', async () => {
     const { initial, lazy } = sourcesByLoad((await functionBundle('products')).metafile);
 
-    expect(initial.filter((source) => source === 'shared/data/object-prefix.ts')).toEqual([]);
-    expect(lazy).toEqual(expect.arrayContaining(['shared/data/object-prefix.ts', 'shared/aws-s3.ts']));
+    expect(initial.filter((source) => source === 'shared/service/data/object-prefix.ts')).toEqual([]);
+    expect(lazy).toEqual(expect.arrayContaining(['shared/service/data/object-prefix.ts', 'shared/service/aws-s3.ts']));
   });
 
   it('writes chunks that load from the bundle directory in a fresh Node process, entry and lazy ones alike', async () => {

@@ -58,10 +58,10 @@ describe('cold start of a deployed function', () => {
     const { PUBLIC_BASE_URL: _omitted, ...withoutBaseUrl } = DEPLOYED_ENV;
     const result = load(withoutBaseUrl);
     const stack = result.ok === false ? result.stderr.slice(result.stderr.indexOf('Error: Invalid configuration')) : '';
-    // The frame that threw, mapped through index.mjs.map on demand (shared/source-mapped-stacks.ts).
+    // The frame that threw, mapped through index.mjs.map on demand (shared/service/source-mapped-stacks.ts).
     // The function names too, minified in the bundle: the map records them where they are called.
-    expect(stack).toMatch(/\n\s+at loadConfig \(shared\/config\.ts:\d+:\d+\)/);
-    expect(stack).toMatch(/\n\s+at config \(shared\/config\.ts:\d+:\d+\)/);
+    expect(stack).toMatch(/\n\s+at loadConfig \(shared\/service\/config\.ts:\d+:\d+\)/);
+    expect(stack).toMatch(/\n\s+at config \(shared\/service\/config\.ts:\d+:\d+\)/);
     expect(stack).toMatch(/\n\s+at .*shared\/cold-start\.ts:\d+:\d+/);
   });
 });

@@ -11,7 +11,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { AwsCallRecord } from '../../shared/aws-call-log';
+import type { AwsCallRecord } from '../../shared/service/aws-call-log';
 import { functionCatalog } from '../../lib/function-catalog';
 import { TEAM_TAG_VARIABLE, UNOBSERVED_GRANTS, type UnobservedGrant } from '../../lib/permissions';
 import type { VexdeskStack } from '../../lib/vexdesk-stack';
@@ -111,7 +111,7 @@ describe('the observed-call manifest', () => {
     expect([...new Set(manifest.map((call) => call.function))].filter((name) => !catalogNames.includes(name))).toEqual([]);
   });
 
-  it('lists only resources of the stack, with key layouts from shared/data/keys.ts', () => {
+  it('lists only resources of the stack, with key layouts from shared/service/data/keys.ts', () => {
     const foreign = manifest.filter(
       (call) => !/^arn:aws:(dynamodb:\{region\}:\{account\}:table\/\{table\}|s3:::\{(sbomBucket|disclosureBucket)\}|sqs:\{region\}:\{account\}:\{scanQueue\}$|secretsmanager:)/.test(call.resource) || call.resource.includes('{unknown-layout}'),
     );

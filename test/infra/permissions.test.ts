@@ -3,7 +3,7 @@
  * table: a group none of whose routes mutates never receives a write grant.
  */
 import { describe, expect, it } from '@jest/globals';
-import { ENDPOINT_GROUPS } from '../../shared/http/routes';
+import { ENDPOINT_GROUPS } from '../../shared/service/http/routes';
 import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
 import { AUTHORIZER_ACCESS, GROUP_ACCESS, effectiveGroupAccess, groupMutates, readOnly, readOnlyGroups, type ResourceAccess } from '../../lib/permissions';
 

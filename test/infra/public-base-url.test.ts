@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { ECOSYSTEMS } from '../../shared/matching/ecosystems';
+import { ECOSYSTEMS } from '../../shared/service/matching/ecosystems';
 import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
 import { VexdeskStack } from '../../lib/vexdesk-stack';
 import { createApp, logicalIdOf, resourcesOf, synthStack, type Resources } from './support/synth';

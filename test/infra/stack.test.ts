@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import type { App } from 'aws-cdk-lib';
-import { tableDefinition } from '../../shared/data/table-definition';
-import { gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/http/gateway-responses';
-import { routes, type RouteDefinition } from '../../shared/http/routes';
+import { tableDefinition } from '../../shared/service/data/table-definition';
+import { gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/service/http/gateway-responses';
+import { routes, type RouteDefinition } from '../../shared/service/http/routes';
 import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
 import { readOnlyGroups, usesTable, type BucketAccess } from '../../lib/permissions';
 import { API_STAGE_NAME, type VexdeskStack } from '../../lib/vexdesk-stack';
@@ -255,7 +255,7 @@ describe('functions', () => {
         DISCLOSURE_BUCKET: { Ref: logicalIdOf(stack, stack.disclosureBucket) },
         LOG_LEVEL: 'INFO',
       });
-      // Node would parse every chunk's source map at cold start (shared/source-mapped-stacks.ts).
+      // Node would parse every chunk's source map at cold start (shared/service/source-mapped-stacks.ts).
       expect(environmentOf(spec.name)).not.toHaveProperty('NODE_OPTIONS');
     }
   });

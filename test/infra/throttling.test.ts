@@ -6,8 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { gatewayResponseTemplate } from '../../shared/http/gateway-responses';
-import { routes, type RouteDefinition } from '../../shared/http/routes';
+import { gatewayResponseTemplate } from '../../shared/service/http/gateway-responses';
+import { routes, type RouteDefinition } from '../../shared/service/http/routes';
 import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
 import type { VexdeskStack } from '../../lib/vexdesk-stack';
 import { apiMethods, assertCatalogFunctionsProperties, assertOutput, assertResourceProperties, createApp, logicalIdOf, synthStack, type ApiMethod } from './support/synth';

@@ -29,7 +29,7 @@ describe('VEX import schemas in the bundle', () => {
       ...esbuildOptions('unused.ts', workDir),
       entryPoints: undefined,
       splitting: false,
-      stdin: { contents: "export { schemaViolations } from './shared/vex/import/schema-validation';", resolveDir: PROJECT_ROOT, loader: 'ts' },
+      stdin: { contents: "export { schemaViolations } from './shared/service/vex/import/schema-validation';", resolveDir: PROJECT_ROOT, loader: 'ts' },
     });
     const script = `const m = await import(${JSON.stringify(pathToFileURL(join(workDir, BUNDLE_FILE_NAME)).href)});
       process.stdout.write(JSON.stringify({

@@ -3,14 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { importCorpusFiles } from '../../shared/corpus/import';
+import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import type { client } from '../support/http-client';
 import { cycloneDxSbom } from '../support/seed';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SBOMGR = join(ROOT, 'test/fixtures/sboms/cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json');
-const SAMPLE = join(ROOT, 'shared/corpus/sample/osv');
+const SAMPLE = join(ROOT, 'shared/service/corpus/sample/osv');
 
 type Vulnerability = {
   id: string; advisory_id: string; cve_id: string; aliases: string[]; component_purl: string | null;

@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { toAuditEntry, type AuditEntry } from '../../shared/audit/audit-log';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { routes } from '../../shared/http/routes';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { ApiKeys } from '../../shared/identity/api-keys';
+import { toAuditEntry, type AuditEntry } from '../../shared/service/audit/audit-log';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { routes } from '../../shared/service/http/routes';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { ApiKeys } from '../../shared/service/identity/api-keys';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { baseUrl, request, type HttpResponse } from '../support/http-client';
 import { browserFetch, browserSignIn, devAccount } from '../support/browser-session';

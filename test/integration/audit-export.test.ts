@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
-import { auditQueryPlan } from '../../shared/audit/audit-export';
-import { auditItem, toAuditEntry, type AuditEvent } from '../../shared/audit/audit-log';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { AUDIT_CSV_COLUMNS, AUDIT_EXPORT_MAX_ROWS } from '../../shared/audit/csv';
-import { batchWrite, type Item } from '../../shared/data/table-client';
-import type { Actor } from '../../shared/identity/actor';
+import { auditQueryPlan } from '../../shared/service/audit/audit-export';
+import { auditItem, toAuditEntry, type AuditEvent } from '../../shared/service/audit/audit-log';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { AUDIT_CSV_COLUMNS, AUDIT_EXPORT_MAX_ROWS } from '../../shared/service/audit/csv';
+import { batchWrite, type Item } from '../../shared/service/data/table-client';
+import type { Actor } from '../../shared/service/identity/actor';
 import { addKey, createTeamWithKey, uniqueSlug } from '../support/factories';
 import type { client } from '../support/http-client';
 

@@ -1,15 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../../shared/aws-clients';
-import { keys } from '../../shared/data/keys';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { hashApiKey, ApiKeys } from '../../shared/identity/api-keys';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { Members } from '../../shared/identity/teams';
-import { queryAll } from '../../shared/data/table-client';
-import { routes, type RouteDefinition } from '../../shared/http/routes';
-import { SCOPES } from '../../shared/http/scopes';
-import { ForbiddenError } from '../../shared/errors';
+import { dynamo, tableName } from '../../shared/service/aws-clients';
+import { keys } from '../../shared/service/data/keys';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { hashApiKey, ApiKeys } from '../../shared/service/identity/api-keys';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { Members } from '../../shared/service/identity/teams';
+import { queryAll } from '../../shared/service/data/table-client';
+import { routes, type RouteDefinition } from '../../shared/service/http/routes';
+import { SCOPES } from '../../shared/service/http/scopes';
+import { ForbiddenError } from '../../shared/service/errors';
 import { addKey, createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
 

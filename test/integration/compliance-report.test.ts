@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { verifyReportFingerprint } from '../../shared/compliance/report';
+import { verifyReportFingerprint } from '../../shared/service/compliance/report';
 import { addKey, createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom, seedReleaseWithFindings, type SeededFinding } from '../support/seed';
 import { count, section } from '../support/assertions';

@@ -12,11 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { zipSync, strToU8 } from 'fflate';
-import { runAsFunction } from '../../shared/aws-call-log';
-import { keys } from '../../shared/data/keys';
-import { batchGet } from '../../shared/data/table-client';
-import { packageItemKey } from '../../shared/corpus/corpus-store';
-import { packageKey } from '../../shared/matching/component-identity';
+import { runAsFunction } from '../../shared/service/aws-call-log';
+import { keys } from '../../shared/service/data/keys';
+import { batchGet } from '../../shared/service/data/table-client';
+import { packageItemKey } from '../../shared/service/corpus/corpus-store';
+import { packageKey } from '../../shared/service/matching/component-identity';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -39,7 +39,7 @@ const osvRecord = {
 // all.zip holds one `<ID>.json` per record.
 const osvZip = Buffer.from(zipSync({ [`${advisoryId}.json`]: strToU8(JSON.stringify(osvRecord)) }));
 
-const sampleKev = JSON.parse(readFileSync(join(root, 'shared/corpus/sample/kev/known_exploited_vulnerabilities.json'), 'utf8')) as { vulnerabilities: unknown[] };
+const sampleKev = JSON.parse(readFileSync(join(root, 'shared/service/corpus/sample/kev/known_exploited_vulnerabilities.json'), 'utf8')) as { vulnerabilities: unknown[] };
 const kevJson = Buffer.from(JSON.stringify({
   ...sampleKev,
   vulnerabilities: [

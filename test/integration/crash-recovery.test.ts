@@ -14,14 +14,14 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { keys } from '../../shared/data/keys';
+import { keys } from '../../shared/service/data/keys';
 import { readEngineCredentials } from '../../shared/local/engine-credentials';
 import { awsCallLog } from '../support/server-process';
-import { bucketDefinitions, tableDefinition } from '../../shared/data/table-definition';
+import { bucketDefinitions, tableDefinition } from '../../shared/service/data/table-definition';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = join(ROOT, 'test/fixtures/sboms');
-const KEV_SAMPLE = join(ROOT, 'shared/corpus/sample/kev/known_exploited_vulnerabilities.json');
+const KEV_SAMPLE = join(ROOT, 'shared/service/corpus/sample/kev/known_exploited_vulnerabilities.json');
 
 /** Clients for one data directory's engines (this worker's shared clients point at the suite's server). */
 async function enginesOf(dataDir: string) {

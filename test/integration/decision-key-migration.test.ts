@@ -1,15 +1,15 @@
 /**
  * Dispositions written one per finding (the layout before issue 13) are moved to one
- * per (release, package, advisory) by shared/dispositions/decision-migration.ts, which
+ * per (release, package, advisory) by shared/service/dispositions/decision-migration.ts, which
  * the local start and `admin table migrate` run. The old layout is written here by
  * hand, as the code before the change wrote it.
  */
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { keys } from '../../shared/data/keys';
-import { batchWrite, getItem, queryAll, type Item } from '../../shared/data/table-client';
-import { migrateDecisionKeys } from '../../shared/dispositions/decision-migration';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { keys } from '../../shared/service/data/keys';
+import { batchWrite, getItem, queryAll, type Item } from '../../shared/service/data/table-client';
+import { migrateDecisionKeys } from '../../shared/service/dispositions/decision-migration';
 import { createTeamWithKey } from '../support/factories';
 import { cycloneDxSbom, seedReleaseWithFindings } from '../support/seed';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { keys } from '../../shared/data/keys';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { getItem, queryAll, type Item } from '../../shared/data/table-client';
-import { DispositionBatches } from '../../shared/dispositions/disposition-batches';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { findingStore } from '../../shared/scans/finding-store';
-import { decisionKey } from '../../shared/dispositions/decision-identity';
+import { keys } from '../../shared/service/data/keys';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { getItem, queryAll, type Item } from '../../shared/service/data/table-client';
+import { DispositionBatches } from '../../shared/service/dispositions/disposition-batches';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { findingStore } from '../../shared/service/scans/finding-store';
+import { decisionKey } from '../../shared/service/dispositions/decision-identity';
 import { createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
 import { dispositionInvariantViolations } from '../support/disposition-invariants';

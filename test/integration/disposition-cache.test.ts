@@ -1,5 +1,5 @@
 /**
- * The per-process cache of a release's dispositions (shared/dispositions/disposition-cache.ts):
+ * The per-process cache of a release's dispositions (shared/service/dispositions/disposition-cache.ts):
  * every disposition write moves the release's dispositions version in its own transaction, so the
  * next read never misses it — through HTTP against the server's cache, and in this process
  * against the store itself. A write path that forgets the move is refused.
@@ -8,8 +8,8 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { transactWrite } from '../../shared/data/table-client';
-import { dispositionBulk, dispositionStore, DispositionTransaction, type Disposition } from '../../shared/dispositions/disposition-store';
+import { transactWrite } from '../../shared/service/data/table-client';
+import { dispositionBulk, dispositionStore, DispositionTransaction, type Disposition } from '../../shared/service/dispositions/disposition-store';
 import { createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
 
@@ -111,7 +111,7 @@ describe('release dispositions cache', () => {
 
   it('builds disposition keys only in the disposition store, so every write goes through DispositionTransaction', () => {
     const root = join(import.meta.dirname, '../..');
-    const allowed = new Set(['shared/dispositions/disposition-store.ts', 'shared/data/keys.ts']);
+    const allowed = new Set(['shared/service/dispositions/disposition-store.ts', 'shared/service/data/keys.ts']);
     const offenders: string[] = [];
     const walk = (dir: string) => {
       for (const name of readdirSync(dir)) {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { Members } from '../../shared/identity/teams';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { keys } from '../../shared/data/keys';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { queryAll } from '../../shared/data/table-client';
+import { Members } from '../../shared/service/identity/teams';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { keys } from '../../shared/service/data/keys';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { queryAll } from '../../shared/service/data/table-client';
 import { addKey, createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
 import { dispositionInvariantViolations } from '../support/disposition-invariants';

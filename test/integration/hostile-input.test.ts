@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { importAdvisories } from '../../shared/corpus/import';
-import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
-import { sbomStore } from '../../shared/sboms/sbom-store';
+import { importAdvisories } from '../../shared/service/corpus/import';
+import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
+import { sbomStore } from '../../shared/service/sboms/sbom-store';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request, type HttpResponse } from '../support/http-client';
 

@@ -1,6 +1,6 @@
 /**
  * Items written under the old key layout (id pointers in the team partition, one
- * unsharded audit partition per team) are moved by shared/data/key-layout-migration.ts,
+ * unsharded audit partition per team) are moved by shared/service/data/key-layout-migration.ts,
  * which the local start and `admin table migrate` run. The old layout is written here
  * by hand, as the code before the change wrote it.
  */
@@ -9,13 +9,13 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { auditItem, toAuditEntry, type AuditEvent } from '../../shared/audit/audit-log';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { auditCsvChunks } from '../../shared/audit/csv';
-import { keys } from '../../shared/data/keys';
-import { migrateKeyLayout } from '../../shared/data/key-layout-migration';
-import { batchWrite, getItem, queryAll, type Item } from '../../shared/data/table-client';
-import type { Actor } from '../../shared/identity/actor';
+import { auditItem, toAuditEntry, type AuditEvent } from '../../shared/service/audit/audit-log';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { auditCsvChunks } from '../../shared/service/audit/csv';
+import { keys } from '../../shared/service/data/keys';
+import { migrateKeyLayout } from '../../shared/service/data/key-layout-migration';
+import { batchWrite, getItem, queryAll, type Item } from '../../shared/service/data/table-client';
+import type { Actor } from '../../shared/service/identity/actor';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
 const run = promisify(execFile);

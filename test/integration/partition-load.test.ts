@@ -9,15 +9,15 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomInt, randomUUID } from 'node:crypto';
-import { dynamo } from '../../shared/aws-clients';
-import { recordAudit, type AuditEvent } from '../../shared/audit/audit-log';
-import { importAdvisories } from '../../shared/corpus/import';
-import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
-import { keys } from '../../shared/data/keys';
-import { tableDefinition } from '../../shared/data/table-definition';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { Sboms } from '../../shared/sboms/sboms';
-import { Scans } from '../../shared/scans/scans';
+import { dynamo } from '../../shared/service/aws-clients';
+import { recordAudit, type AuditEvent } from '../../shared/service/audit/audit-log';
+import { importAdvisories } from '../../shared/service/corpus/import';
+import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
+import { keys } from '../../shared/service/data/keys';
+import { tableDefinition } from '../../shared/service/data/table-definition';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { Sboms } from '../../shared/service/sboms/sboms';
+import { Scans } from '../../shared/service/scans/scans';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
 

@@ -1,5 +1,5 @@
 /**
- * The product list is cached per instance (shared/products/product-list-cache.ts), validated by the
+ * The product list is cached per instance (shared/service/products/product-list-cache.ts), validated by the
  * team's list version on every request. These tests fill the server's cache, write, and list again:
  * a page or search served from a stale cache fails them. Writes come through HTTP (same instance)
  * and from this test process, which runs the same service code against the same table with its own
@@ -7,8 +7,8 @@
  * the version it reads. The reverse direction (this process caches, the server writes) is checked too.
  */
 import { describe, expect, it } from '@jest/globals';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { Products } from '../../shared/products/products';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { Products } from '../../shared/service/products/products';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
 type ProductBody = { id: string; name: string; slug: string; description: string | null };

@@ -1,9 +1,9 @@
-import { readAuditLog } from '../../shared/audit/audit-read';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { keys } from '../../shared/data/keys';
-import { batchWrite, getItem, queryAll } from '../../shared/data/table-client';
-import { productItem } from '../../shared/products/product-store';
+import { keys } from '../../shared/service/data/keys';
+import { batchWrite, getItem, queryAll } from '../../shared/service/data/table-client';
+import { productItem } from '../../shared/service/products/product-store';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
 

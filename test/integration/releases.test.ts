@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { keys } from '../../shared/data/keys';
-import { getItem, queryAll, transactWrite } from '../../shared/data/table-client';
-import { releaseStore } from '../../shared/releases/release-store';
+import { keys } from '../../shared/service/data/keys';
+import { getItem, queryAll, transactWrite } from '../../shared/service/data/table-client';
+import { releaseStore } from '../../shared/service/releases/release-store';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
 async function productWithRelease(version = '1.0.0') {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { routes, type RouteDefinition } from '../../shared/http/routes';
-import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { routes, type RouteDefinition } from '../../shared/service/http/routes';
+import { buildOpenApiDocument } from '../../shared/service/openapi/document';
 import { createTeamWithKey } from '../support/factories';
 import { request } from '../support/http-client';
 
@@ -9,8 +9,10 @@ const UNKNOWN_ID = '7d0f3c1e-5b7a-4c41-9f57-2f4f0d8e9a10';
 const path = (route: RouteDefinition, id: string) => route.path.replace(/\{\w+\}/g, id);
 
 describe('route table', () => {
-  it('has no route left marked planned (every endpoint of the spec is implemented)', () => {
-    expect(ALL.filter((route) => route.availability === 'planned').map((route) => route.operationId)).toEqual([]);
+  it('declares each operation once: operation ids and method + path pairs are unique', () => {
+    const repeated = (values: string[]) => values.filter((value, index) => values.indexOf(value) !== index);
+    expect(repeated(ALL.map((route) => route.operationId))).toEqual([]);
+    expect(repeated(ALL.map((route) => `${route.method} ${route.path}`))).toEqual([]);
   });
 
   it.each(ALL.map((route) => [`${route.method} ${route.path}`, route] as const))('%s answers 4xx, never 5xx or 501, to unknown ids and junk input', async (_label, route) => {

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { Result } from 'sarif';
 import { GITHUB_CODE_SCANNING_LIMITS, toSarif, type Finding } from '../../shared/client/sarif';
 import { rawUploadRequest } from '../../shared/client/upload-body';
-import { releaseVulnerabilitySchema, sbomVulnerabilitySchema } from '../../shared/schemas/sboms';
+import { releaseVulnerabilitySchema, sbomVulnerabilitySchema } from '../../shared/service/schemas/sboms';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { baseUrl, request } from '../support/http-client';
 import { validateSarif } from '../support/schema-validation';

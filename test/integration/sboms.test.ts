@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { findRoute } from '../../shared/http/routes';
+import { findRoute } from '../../shared/service/http/routes';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
 import { cycloneDxSbom } from '../support/seed';
@@ -41,7 +41,7 @@ const COMMITTED: Record<string, Expected> = {
   'handmade_spdx-2.3_sbom4python-layout.spdx': { format: 'SPDX', spec: '2.3', count: 3, mediaType: SPDX_TV },
 };
 /**
- * Real SBOMs whose source has no licence: not committed (shared/data MANIFEST),
+ * Real SBOMs whose source has no licence: not committed (../shared/data/MANIFEST),
  * but read from ../shared beside the checkout, where CI and developers have it.
  */
 const SHARED_DIR = resolve(import.meta.dirname, '../../../shared/data/sboms');

@@ -12,12 +12,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { handler } from '../../functions/scans/handler';
-import { keys } from '../../shared/data/keys';
-import { toAuthorizerContext } from '../../shared/http/authorizer-context';
-import { ApiKeys } from '../../shared/identity/api-keys';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { Sboms } from '../../shared/sboms/sboms';
-import { scanLease } from '../../shared/scans/scan-lease';
+import { keys } from '../../shared/service/data/keys';
+import { toAuthorizerContext } from '../../shared/service/http/authorizer-context';
+import { ApiKeys } from '../../shared/service/identity/api-keys';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { Sboms } from '../../shared/service/sboms/sboms';
+import { scanLease } from '../../shared/service/scans/scan-lease';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
 const SPRING = readFileSync(resolve(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');

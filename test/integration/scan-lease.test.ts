@@ -2,10 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { keys } from '../../shared/data/keys';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { Sboms } from '../../shared/sboms/sboms';
-import { scanLease } from '../../shared/scans/scan-lease';
+import { keys } from '../../shared/service/data/keys';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { Sboms } from '../../shared/service/sboms/sboms';
+import { scanLease } from '../../shared/service/scans/scan-lease';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import type { client } from '../support/http-client';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { Sboms } from '../../shared/sboms/sboms';
-import { Scans } from '../../shared/scans/scans';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { Sboms } from '../../shared/service/sboms/sboms';
+import { Scans } from '../../shared/service/scans/scans';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
 const SPRING = readFileSync(resolve(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');

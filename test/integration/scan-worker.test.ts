@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/scan-worker/handler';
-import { OPERATOR_ACTOR, type Actor } from '../../shared/identity/actor';
-import { Sboms } from '../../shared/sboms/sboms';
+import { OPERATOR_ACTOR, type Actor } from '../../shared/service/identity/actor';
+import { Sboms } from '../../shared/service/sboms/sboms';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
 const SPRING = readFileSync(resolve(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../../shared/aws-clients';
-import { keys } from '../../shared/data/keys';
-import { toAuditEntry } from '../../shared/audit/audit-log';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { hashSessionId } from '../../shared/identity/sessions';
+import { dynamo, tableName } from '../../shared/service/aws-clients';
+import { keys } from '../../shared/service/data/keys';
+import { toAuditEntry } from '../../shared/service/audit/audit-log';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { hashSessionId } from '../../shared/service/identity/sessions';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { baseUrl, request } from '../support/http-client';
 import { browserFetch, browserSignIn, CookieJar, demoLogin, devAccount, follow, SESSION_COOKIE } from '../support/browser-session';

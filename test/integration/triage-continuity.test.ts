@@ -6,12 +6,12 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { randomInt, randomUUID } from 'node:crypto';
-import { importAdvisories } from '../../shared/corpus/import';
-import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { keys } from '../../shared/data/keys';
-import { batchWrite, queryAll, transactWrite } from '../../shared/data/table-client';
-import { dispositionBulk } from '../../shared/dispositions/disposition-store';
+import { importAdvisories } from '../../shared/service/corpus/import';
+import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { keys } from '../../shared/service/data/keys';
+import { batchWrite, queryAll, transactWrite } from '../../shared/service/data/table-client';
+import { dispositionBulk } from '../../shared/service/dispositions/disposition-store';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
 import type { client } from '../support/http-client';

@@ -4,14 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { toAuditEntry } from '../../shared/audit/audit-log';
-import { readAuditLog } from '../../shared/audit/audit-read';
-import { getItem } from '../../shared/data/table-client';
-import { keys } from '../../shared/data/keys';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { ApiKeys } from '../../shared/identity/api-keys';
-import { Members } from '../../shared/identity/teams';
-import { SCOPES } from '../../shared/http/scopes';
+import { toAuditEntry } from '../../shared/service/audit/audit-log';
+import { readAuditLog } from '../../shared/service/audit/audit-read';
+import { getItem } from '../../shared/service/data/table-client';
+import { keys } from '../../shared/service/data/keys';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { ApiKeys } from '../../shared/service/identity/api-keys';
+import { Members } from '../../shared/service/identity/teams';
+import { SCOPES } from '../../shared/service/http/scopes';
 import { addKey, createTeamWithKey } from '../support/factories';
 import { client, request } from '../support/http-client';
 

@@ -1,13 +1,13 @@
 /**
  * The AWS calls the functions' code really made during the integration run
- * (recorded by shared/aws-call-log.ts in every server the tests start), and the
+ * (recorded by shared/service/aws-call-log.ts in every server the tests start), and the
  * committed manifest the infra tests check each function's IAM policy against
  * (test/infra/observed-aws-calls.json, docs/architecture.md "Permissions that
  * match the code").
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { AwsCallRecord } from '../../shared/aws-call-log';
+import type { AwsCallRecord } from '../../shared/service/aws-call-log';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const AWS_CALL_MANIFEST = join(ROOT, 'test/infra/observed-aws-calls.json');

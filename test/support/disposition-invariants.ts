@@ -4,7 +4,7 @@
  * entries = audit entries, and replaying the history from nothing gives the
  * stored fields (so the audit's and history's "from" values are true).
  */
-import { DISPOSITION_FIELDS } from '../../shared/dispositions/disposition-store';
+import { DISPOSITION_FIELDS } from '../../shared/service/dispositions/disposition-store';
 
 type Item = Record<string, unknown>;
 

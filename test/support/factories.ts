@@ -1,9 +1,9 @@
 /** Fresh data per test: each call makes its own team, so tests never share state. */
 import { randomUUID } from 'node:crypto';
-import { ApiKeys } from '../../shared/identity/api-keys';
-import { Members, Teams } from '../../shared/identity/teams';
-import { OPERATOR_ACTOR } from '../../shared/identity/actor';
-import { SCOPES, type Scope } from '../../shared/http/scopes';
+import { ApiKeys } from '../../shared/service/identity/api-keys';
+import { Members, Teams } from '../../shared/service/identity/teams';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { SCOPES, type Scope } from '../../shared/service/http/scopes';
 import { client } from './http-client';
 
 export async function createTeamWithKey(scopes: readonly Scope[] = SCOPES, options: { expiresInDays?: 30 | 90 | 180 | 365 } = {}) {

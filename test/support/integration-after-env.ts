@@ -1,4 +1,4 @@
 import { afterAll } from '@jest/globals';
-import { destroyClients } from '../../shared/aws-clients';
+import { destroyClients } from '../../shared/service/aws-clients';
 
 afterAll(() => destroyClients());

@@ -5,8 +5,8 @@
  * and the real scan produces the findings.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { importAdvisories, importKev } from '../../shared/corpus/import';
-import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
+import { importAdvisories, importKev } from '../../shared/service/corpus/import';
+import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
 import { uniqueSlug } from './factories';
 import type { client } from './http-client';
 

@@ -1,4 +1,4 @@
-/** A bare pk/sk table for the embedded engine's own tests (the service's table comes from shared/data/table-definition.ts). */
+/** A bare pk/sk table for the embedded engine's own tests (the service's table comes from shared/service/data/table-definition.ts). */
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 
 export function createKeyValueTableCommand(name: string): CreateTableCommand {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import type { Advisory } from '../../shared/corpus/parse/advisory';
-import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
-import { aliasIdentifiers, applyAliasChanges, resolveSeverity, scoresOf, touchedIdentifiers, type AliasChange, type AliasEntries, type RecordScores } from '../../shared/corpus/alias-severity';
+import type { Advisory } from '../../shared/service/corpus/parse/advisory';
+import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
+import { aliasIdentifiers, applyAliasChanges, resolveSeverity, scoresOf, touchedIdentifiers, type AliasChange, type AliasEntries, type RecordScores } from '../../shared/service/corpus/alias-severity';
 
 const fixture = (id: string): Advisory => parseOsvAdvisory(JSON.parse(readFileSync(fileURLToPath(new URL(`../fixtures/corpus/osv/${id}.json`, import.meta.url)), 'utf8')));
 
@@ -18,7 +18,7 @@ const V3_HIGH = { vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N', score:
 const V4_LOW = { vector: 'CVSS:4.0/AV:N/AC:H/AT:P/PR:H/UI:A/VC:L/VI:N/VA:N/SC:N/SI:N/SA:N', score: 1.0, severity: 'LOW' as const };
 
 /**
- * The alias index as the import keeps it (shared/corpus/import.ts importChunk): per chunk, the
+ * The alias index as the import keeps it (shared/service/corpus/import.ts importChunk): per chunk, the
  * items of the touched identifiers are read, changed and written back, and each advisory item
  * remembers the identifiers it was indexed under.
  */
@@ -40,7 +40,7 @@ class IndexModel {
     withdrawn.forEach((id) => this.indexedUnder.delete(id));
   }
 
-  /** What the scan does for a finding whose primary advisory is `advisory` (shared/corpus/alias-severity.ts severityResolver). */
+  /** What the scan does for a finding whose primary advisory is `advisory` (shared/service/corpus/alias-severity.ts severityResolver). */
   severityOf(advisory: Advisory) {
     const aliased = new Map<string, RecordScores>();
     for (const identifier of [...aliasIdentifiers(advisory), advisory.cveId]) for (const [id, scores] of Object.entries(this.items.get(identifier) ?? {})) aliased.set(id, scores);

@@ -8,7 +8,7 @@ import {
   auditEntriesToCsv,
   createAuditCsvStream,
   type AuditLogEntry,
-} from '../../shared/audit/csv';
+} from '../../shared/service/audit/csv';
 
 function entry(overrides: Partial<AuditLogEntry> = {}): AuditLogEntry {
   return {

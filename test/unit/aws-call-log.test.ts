@@ -1,5 +1,5 @@
 /**
- * The AWS call recorder (shared/aws-call-log.ts): which IAM permission each
+ * The AWS call recorder (shared/service/aws-call-log.ts): which IAM permission each
  * SDK call needs, and the middleware that writes them, on real SDK clients
  * whose requests are stopped before they leave the process.
  */
@@ -11,8 +11,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import * as recorder from '../../shared/aws-call-log';
-import { keys } from '../../shared/data/keys';
+import * as recorder from '../../shared/service/aws-call-log';
+import { keys } from '../../shared/service/data/keys';
 
 const TABLE = 'vexdesk-unit';
 const SBOM_BUCKET = 'unit-sboms';
@@ -161,7 +161,7 @@ function buildsSdkClient(source: string): boolean {
 }
 
 describe('where SDK clients are built', () => {
-  it('builds every AWS SDK client of the functions\' code in shared/aws-clients.ts, so each call is recorded', () => {
+  it('builds every AWS SDK client of the functions\' code in shared/service/aws-clients.ts, so each call is recorded', () => {
     const root = resolve(import.meta.dirname, '../..');
     const sources = ['shared', 'functions'].flatMap((dir) =>
       (readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }))
@@ -169,7 +169,7 @@ describe('where SDK clients are built', () => {
         .map((file) => join(root, dir, file)),
     );
     const elsewhere = sources
-      .filter((file) => !file.endsWith(join('shared', 'aws-clients.ts')))
+      .filter((file) => !file.endsWith(join('shared', 'service', 'aws-clients.ts')))
       .filter((file) => buildsSdkClient(readFileSync(file, 'utf8')))
       .map((file) => relative(root, file));
 

@@ -1,11 +1,11 @@
 /**
- * shared/aws-clients.ts builds every SDK client. The SDK's logger middleware
+ * shared/service/aws-clients.ts builds every SDK client. The SDK's logger middleware
  * copies each input and output (a 2,000-finding query, a multi-megabyte
  * document) for a logger nobody reads, so the clients are built without it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { destroyClients, dynamo, secretsManager, sqs } from '../../shared/aws-clients';
-import { s3Client } from '../../shared/aws-s3';
+import { destroyClients, dynamo, secretsManager, sqs } from '../../shared/service/aws-clients';
+import { s3Client } from '../../shared/service/aws-s3';
 
 beforeAll(() => {
   // Configuration is read on first use, after this.

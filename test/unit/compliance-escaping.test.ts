@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ComplianceReportInput } from '../../shared/compliance/model';
-import { renderComplianceReport } from '../../shared/compliance/report';
+import type { ComplianceReportInput } from '../../shared/service/compliance/model';
+import { renderComplianceReport } from '../../shared/service/compliance/report';
 
 const ATTACK = `<script>alert(1)</script>"><img src=x onerror=alert(1)>{{ 7*7 }}'`;
 const ESCAPED_ATTACK = '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;{{ 7*7 }}&#39;';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { SSDF_EVIDENCED_TASKS } from '../../shared/compliance/assessments';
-import { buildSampleComponents, buildSampleReportInput } from '../../shared/compliance/fixtures';
-import type { ComplianceReportInput } from '../../shared/compliance/model';
-import { renderComplianceReport, verifyReportFingerprint } from '../../shared/compliance/report';
+import { SSDF_EVIDENCED_TASKS } from '../../shared/service/compliance/assessments';
+import { buildSampleComponents, buildSampleReportInput } from '../../shared/service/compliance/fixtures';
+import type { ComplianceReportInput } from '../../shared/service/compliance/model';
+import { renderComplianceReport, verifyReportFingerprint } from '../../shared/service/compliance/report';
 import { count, section } from '../support/assertions';
 
 type Input = ComplianceReportInput;

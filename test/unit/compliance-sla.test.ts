@@ -6,7 +6,7 @@ import {
   isFinalDisposition,
   resolveSlaPolicy,
   type SlaFinding,
-} from '../../shared/compliance/sla';
+} from '../../shared/service/compliance/sla';
 
 const DAY = 86_400_000;
 const DETECTED = '2025-01-01T00:00:00.000Z';

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { gzipSync, strToU8 } from 'fflate';
-import { EpssFileError, parseEpssCsv } from '../../shared/corpus/parse/epss';
-import { KevCatalogError, parseKevCatalog } from '../../shared/corpus/parse/kev';
+import { EpssFileError, parseEpssCsv } from '../../shared/service/corpus/parse/epss';
+import { KevCatalogError, parseKevCatalog } from '../../shared/service/corpus/parse/kev';
 
-const kevPath = fileURLToPath(new URL('../../shared/corpus/sample/kev/known_exploited_vulnerabilities.json', import.meta.url));
+const kevPath = fileURLToPath(new URL('../../shared/service/corpus/sample/kev/known_exploited_vulnerabilities.json', import.meta.url));
 
 describe('parseKevCatalog', () => {
   it('reads the shipped CISA catalog (2025.08.25, 1404 entries) into a map by CVE', () => {

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { zipSync, strToU8 } from 'fflate';
-import { advisorySchema, type Advisory } from '../../shared/corpus/parse/advisory';
-import { scoreCvss } from '../../shared/corpus/parse/cvss';
-import { isWithdrawn, OsvRecordError, parseOsvAdvisory } from '../../shared/corpus/parse/osv';
-import { readOsvDirectory, readOsvZip, type OsvReadResult } from '../../shared/corpus/parse/osv-archive';
+import { advisorySchema, type Advisory } from '../../shared/service/corpus/parse/advisory';
+import { scoreCvss } from '../../shared/service/corpus/parse/cvss';
+import { isWithdrawn, OsvRecordError, parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
+import { readOsvDirectory, readOsvZip, type OsvReadResult } from '../../shared/service/corpus/parse/osv-archive';
 
 const fixturePath = (name: string) => fileURLToPath(new URL(`../fixtures/corpus/osv/${name}`, import.meta.url));
-const samplePath = fileURLToPath(new URL('../../shared/corpus/sample/osv', import.meta.url));
+const samplePath = fileURLToPath(new URL('../../shared/service/corpus/sample/osv', import.meta.url));
 const raw = (id: string): unknown => JSON.parse(readFileSync(fixturePath(`${id}.json`), 'utf8'));
 const parse = (id: string): Advisory => parseOsvAdvisory(raw(id));
 

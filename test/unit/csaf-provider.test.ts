@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { csafFileBase, csafYear, isConformingCsafFileName, newTrackingId } from '../../shared/csaf-provider/naming';
-import { checksumFile } from '../../shared/disclosures/disclosure-files';
-import { generateCsaf } from '../../shared/vex/formats';
+import { csafFileBase, csafYear, isConformingCsafFileName, newTrackingId } from '../../shared/service/csaf-provider/naming';
+import { checksumFile } from '../../shared/service/disclosures/disclosure-files';
+import { generateCsaf } from '../../shared/service/vex/formats';
 import { baseVexInput, vexDisposition, vexFinding } from '../bench/vex-generation';
 import { runCsafMandatoryTests, vexSchemaValidator } from '../support/schema-validation';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { decisionIndex, decisionKey, decisionState, detailWithProvenance, effectiveStatus, packageIdentity, packageIdentityWithoutVersion } from '../../shared/dispositions/decision-identity';
-import type { Disposition } from '../../shared/dispositions/disposition-store';
+import { decisionIndex, decisionKey, decisionState, detailWithProvenance, effectiveStatus, packageIdentity, packageIdentityWithoutVersion } from '../../shared/service/dispositions/decision-identity';
+import type { Disposition } from '../../shared/service/dispositions/disposition-store';
 
 const subject = (purl: string | null, version: string | null = '1.2.3', name = 'lodash') => ({ advisoryId: 'GHSA-1', componentPurl: purl, componentName: name, componentVersion: version });
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inTotoStatementOf } from '../../shared/disclosures/attestation';
-import { checksumFile } from '../../shared/disclosures/disclosure-files';
-import { dssePae } from '../../shared/disclosures/publisher-keys';
+import { inTotoStatementOf } from '../../shared/service/disclosures/attestation';
+import { checksumFile } from '../../shared/service/disclosures/disclosure-files';
+import { dssePae } from '../../shared/service/disclosures/publisher-keys';
 
 const DIGEST = 'a3ed95caeb02ffe68cdd9fd84406680ae93d633cb16422d00e8a7c22955b46d4';
 const openVex = (products: unknown[]) => Buffer.from(JSON.stringify({ '@context': 'https://openvex.dev/ns/v0.2.0', statements: [{ products }, { products }] }));
@@ -42,7 +42,7 @@ describe('local key vault', () => {
   it('seals with a 0600 key file, opens only with the same context, never returns the plaintext in the sealed form', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'vexdesk-vault-')), 'seal.key');
     Object.assign(process.env, { TABLE_NAME: 't', SBOM_BUCKET: 's', DISCLOSURE_BUCKET: 'd', PUBLIC_BASE_URL: 'https://vex.example.com', PUBLISHER_KEY_SEAL_FILE: file });
-    const { keyVault } = await import('../../shared/disclosures/key-vault');
+    const { keyVault } = await import('../../shared/service/disclosures/key-vault');
     const vault = keyVault();
     const secret = Buffer.from('-----BEGIN PGP PRIVATE KEY BLOCK-----');
     const sealed = await vault.seal(secret, { teamId: 'a', fingerprint: 'F' });

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { ClientRateLimit, TokenBucket, UsagePlanThrottle } from '../../shared/local/local-throttle';
-import { teamIdOfUsageIdentifier, usageIdentifierOf } from '../../shared/identity/team-quota';
-import type { ThrottleQuota } from '../../shared/http/throttling';
+import { teamIdOfUsageIdentifier, usageIdentifierOf } from '../../shared/service/identity/team-quota';
+import type { ThrottleQuota } from '../../shared/service/http/throttling';
 
 function takeMany(bucket: TokenBucket, count: number, now: number): number {
   let admitted = 0;

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import type { Advisory } from '../../shared/corpus/parse/advisory';
-import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
-import { readOsvDirectory } from '../../shared/corpus/parse/osv-archive';
-import { buildAdvisoryIndex, matchComponent, scanComponents, type AdvisoryIndex } from '../../shared/matching/advisory-index';
-import { findingSchema } from '../../shared/matching/model';
-import type { SbomComponent } from '../../shared/sbom/model';
-import { parseSbom } from '../../shared/sbom/parse';
+import type { Advisory } from '../../shared/service/corpus/parse/advisory';
+import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
+import { readOsvDirectory } from '../../shared/service/corpus/parse/osv-archive';
+import { buildAdvisoryIndex, matchComponent, scanComponents, type AdvisoryIndex } from '../../shared/service/matching/advisory-index';
+import { findingSchema } from '../../shared/service/matching/model';
+import type { SbomComponent } from '../../shared/service/sbom/model';
+import { parseSbom } from '../../shared/service/sbom/parse';
 
 const dir = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
 const load = (path: string): Advisory[] => [...readOsvDirectory(path)].flatMap((r) => ('advisory' in r ? [r.advisory] : []));
@@ -236,11 +236,11 @@ describe('buildAdvisoryIndex', () => {
 });
 
 describe('scanComponents over the hand-written SBOMs and the shipped sample corpus', () => {
-  const sampleIndex = buildAdvisoryIndex(load(dir('../../shared/corpus/sample/osv')));
+  const sampleIndex = buildAdvisoryIndex(load(dir('../../shared/service/corpus/sample/osv')));
   const scan = (file: string) => scanComponents(parseSbom(readFileSync(dir(`../fixtures/sboms/${file}`))).components, sampleIndex);
   const summary = (file: string) => scan(file).findings.map((f) => `${f.packageName}@${f.version} ${f.advisoryId} ${f.confidence}`).sort();
 
-  // Expected from the advisory ranges in shared/corpus/sample (see matching-ranges.test.ts for the range semantics).
+  // Expected from the advisory ranges in shared/service/corpus/sample (see matching-ranges.test.ts for the range semantics).
   it('finds express, body-parser, path-to-regexp, lodash by purl and minimist by name in the nested CycloneDX', () => {
     expect(summary('handmade_cyclonedx-1.2_nested-assemblies.json')).toEqual([
       'body-parser@1.20.1 GHSA-qwcr-r2fm-qrc7 exact',

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import type { Advisory } from '../../shared/corpus/parse/advisory';
-import { parseOsvAdvisory } from '../../shared/corpus/parse/osv';
-import { splitEcosystem, type Ecosystem } from '../../shared/matching/ecosystems';
-import { evaluateAffected, evaluateRange } from '../../shared/matching/osv-range';
-import { normalisePackageName } from '../../shared/matching/package-name';
+import type { Advisory } from '../../shared/service/corpus/parse/advisory';
+import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
+import { splitEcosystem, type Ecosystem } from '../../shared/service/matching/ecosystems';
+import { evaluateAffected, evaluateRange } from '../../shared/service/matching/osv-range';
+import { normalisePackageName } from '../../shared/service/matching/package-name';
 
 const cache = new Map<string, Advisory>();
 function advisory(id: string): Advisory {

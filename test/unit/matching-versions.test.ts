@@ -1,15 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Ecosystem } from '../../shared/matching/ecosystems';
-import { comparatorFor, comparatorForRange } from '../../shared/matching/version-schemes';
-import { apkComparator } from '../../shared/matching/versions/apk';
-import type { VersionComparator } from '../../shared/matching/versions/comparator';
-import { dpkgComparator } from '../../shared/matching/versions/dpkg';
-import { mavenComparator, tokenizeMavenVersion } from '../../shared/matching/versions/maven';
-import { nugetComparator } from '../../shared/matching/versions/nuget';
-import { normalizeComposerVersion, packagistComparator, phpVersionCompare } from '../../shared/matching/versions/packagist';
-import { pypiComparator } from '../../shared/matching/versions/pypi';
-import { rubyGemsComparator } from '../../shared/matching/versions/rubygems';
-import { goComparator, pubComparator, semverComparator } from '../../shared/matching/versions/semver-scheme';
+import type { Ecosystem } from '../../shared/service/matching/ecosystems';
+import { comparatorFor, comparatorForRange } from '../../shared/service/matching/version-schemes';
+import { apkComparator } from '../../shared/service/matching/versions/apk';
+import type { VersionComparator } from '../../shared/service/matching/versions/comparator';
+import { dpkgComparator } from '../../shared/service/matching/versions/dpkg';
+import { mavenComparator, tokenizeMavenVersion } from '../../shared/service/matching/versions/maven';
+import { nugetComparator } from '../../shared/service/matching/versions/nuget';
+import { normalizeComposerVersion, packagistComparator, phpVersionCompare } from '../../shared/service/matching/versions/packagist';
+import { pypiComparator } from '../../shared/service/matching/versions/pypi';
+import { rubyGemsComparator } from '../../shared/service/matching/versions/rubygems';
+import { goComparator, pubComparator, semverComparator } from '../../shared/service/matching/versions/semver-scheme';
 
 /** Asserts that `versions` is strictly ascending under `comparator`, pairwise in both directions. */
 function expectAscending(comparator: VersionComparator, versions: string[]) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { globMatch } from '../../shared/identity/glob';
-import { issuerUrlProblem } from '../../shared/identity/issuer-url';
-import { claimsMatch } from '../../shared/identity/trust-policies';
-import { WORKLOAD_SCOPES } from '../../shared/schemas/trust-policies';
+import { globMatch } from '../../shared/service/identity/glob';
+import { issuerUrlProblem } from '../../shared/service/identity/issuer-url';
+import { claimsMatch } from '../../shared/service/identity/trust-policies';
+import { WORKLOAD_SCOPES } from '../../shared/service/schemas/trust-policies';
 
 describe('trust-policy glob patterns', () => {
   it.each([

@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { hasCorsPreflight, methodsOfPath, routePaths, routes, type RouteDefinition } from '../../shared/http/routes';
-import { buildOpenApiDocument, openApiJson } from '../../shared/openapi/document';
+import { hasCorsPreflight, methodsOfPath, routePaths, routes, type RouteDefinition } from '../../shared/service/http/routes';
+import { buildOpenApiDocument, openApiJson } from '../../shared/service/openapi/document';
 
 interface Operation {
   operationId?: string;

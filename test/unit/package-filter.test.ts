@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { PackageFilter } from '../../shared/corpus/package-filter';
-import { packageKey } from '../../shared/matching/component-identity';
+import { PackageFilter } from '../../shared/service/corpus/package-filter';
+import { packageKey } from '../../shared/service/matching/component-identity';
 
 describe('corpus package filter', () => {
   it('never misses a key it was given, and keeps the keys of both sides of a merge', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { productListCache, type ListPage } from '../../shared/products/product-list-cache';
-import type { Product } from '../../shared/products/product-store';
-import { searchPage } from '../../shared/products/product-store';
+import { productListCache, type ListPage } from '../../shared/service/products/product-list-cache';
+import type { Product } from '../../shared/service/products/product-store';
+import { searchPage } from '../../shared/service/products/product-store';
 
 const page = (total: number): ListPage => ({ total, products: [] });
 

@@ -2,7 +2,7 @@
 import { gunzipSync } from 'node:zlib';
 import { toSarif } from '../../shared/client/sarif';
 import { rawUploadRequest, sbomContentType } from '../../shared/client/upload-body';
-import { sbomVulnerabilitySchema, type SbomVulnerability } from '../../shared/schemas/sboms';
+import { sbomVulnerabilitySchema, type SbomVulnerability } from '../../shared/service/schemas/sboms';
 
 const TOOL = { sbomPath: 'sbom.json', serviceUrl: 'https://vexdesk.example.com/', toolVersion: '0.1.0' };
 

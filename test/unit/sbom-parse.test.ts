@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import { parseSbom } from '../../shared/sbom/parse';
-import { SbomRejectedError } from '../../shared/sbom/sbom-rejected-error';
+import { parseSbom } from '../../shared/service/sbom/parse';
+import { SbomRejectedError } from '../../shared/service/sbom/sbom-rejected-error';
 
 const fixture = (name: string): Buffer => readFileSync(fileURLToPath(new URL(`../fixtures/sboms/${name}`, import.meta.url)));
 

@@ -1,11 +1,11 @@
 /** Rules of browser sessions (docs/sign-in.md): the scope table, cookies, CSRF tokens, timeouts, return paths. */
 import { describe, expect, it } from '@jest/globals';
-import { cookiePolicy, isUnsafeMethod, originMatches, parseCookies, sessionCookieHeader } from '../../shared/http/cookies';
-import { SCOPES } from '../../shared/http/scopes';
-import { MEMBER_BASE_SCOPES, scopesOfPermissions } from '../../shared/identity/member-scopes';
-import { csrfTokenMatches, csrfTokenOf, sessionExpiry } from '../../shared/identity/sessions';
-import { safeReturnPath } from '../../shared/identity/sign-in';
-import { escapeHtml, signInRefusalPage } from '../../shared/identity/sign-in-pages';
+import { cookiePolicy, isUnsafeMethod, originMatches, parseCookies, sessionCookieHeader } from '../../shared/service/http/cookies';
+import { SCOPES } from '../../shared/service/http/scopes';
+import { MEMBER_BASE_SCOPES, scopesOfPermissions } from '../../shared/service/identity/member-scopes';
+import { csrfTokenMatches, csrfTokenOf, sessionExpiry } from '../../shared/service/identity/sessions';
+import { safeReturnPath } from '../../shared/service/identity/sign-in';
+import { escapeHtml, signInRefusalPage } from '../../shared/service/identity/sign-in-pages';
 
 describe('session scopes from member permissions', () => {
   it('gives every member the read scopes and nothing that writes', () => {

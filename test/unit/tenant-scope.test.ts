@@ -3,7 +3,7 @@
  * inside a team request the DynamoDB and S3 clients refuse another team's keys
  * before sending, and with a tenant role configured they act with credentials
  * assumed per team (session tag `teamId`), cached per team. Real SDK clients
- * from shared/aws-clients.ts; requests are stopped before they leave the
+ * from shared/service/aws-clients.ts; requests are stopped before they leave the
  * process, and STS — the one external boundary — is a loopback stand-in that
  * answers AssumeRole as STS does.
  */
@@ -12,10 +12,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { destroyClients, dynamo, s3ClientOf } from '../../shared/aws-clients';
-import { keys } from '../../shared/data/keys';
-import { runAsTeam } from '../../shared/request-context';
-import { CrossTeamAccessError } from '../../shared/tenant-guard';
+import { destroyClients, dynamo, s3ClientOf } from '../../shared/service/aws-clients';
+import { keys } from '../../shared/service/data/keys';
+import { runAsTeam } from '../../shared/service/request-context';
+import { CrossTeamAccessError } from '../../shared/service/tenant-guard';
 
 const TABLE = 'vexdesk-unit';
 const BUCKET = 'unit-sboms';

@@ -12,9 +12,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { parseSbom } from '../../shared/sbom/parse';
-import { generateCsaf, generateCycloneDxVex, generateOpenVex } from '../../shared/vex/formats';
-import type { VexComponent, VexFinding, VexGenerationInput } from '../../shared/vex/model';
+import { parseSbom } from '../../shared/service/sbom/parse';
+import { generateCsaf, generateCycloneDxVex, generateOpenVex } from '../../shared/service/vex/formats';
+import type { VexComponent, VexFinding, VexGenerationInput } from '../../shared/service/vex/model';
 import { baseVexInput, vexDisposition, vexFinding } from '../bench/vex-generation';
 import { runCsafMandatoryTests, runCsafOptionalTests, vexSchemaValidator } from '../support/schema-validation';
 import {
@@ -220,7 +220,7 @@ describe('CSAF: Trivy, Grype and the strict parse (pkg/vex/csaf.go, grype/vex/cs
   });
 
   it('CWE names from the shipped catalogue satisfy mandatory test 6.1.11', async () => {
-    const { cweNames } = await import('../../shared/vex/cwe-names');
+    const { cweNames } = await import('../../shared/service/vex/cwe-names');
     const names = await cweNames(['CWE-79', 'CWE-502', 'CWE-999999']);
     expect(names['CWE-79']).toMatch(/Cross-site Scripting/);
     expect(names['CWE-999999']).toBeUndefined();

@@ -11,8 +11,8 @@ import {
   vexMediaType,
   cyclonedxSerialNumber,
   type VexDocument,
-} from '../../shared/vex/formats';
-import type { VexFormat, VexGenerationInput } from '../../shared/vex/model';
+} from '../../shared/service/vex/formats';
+import type { VexFormat, VexGenerationInput } from '../../shared/service/vex/model';
 import { baseVexInput, buildSampleVexInput, vexFinding } from '../bench/vex-generation';
 import { runCsafMandatoryTests, vexSchemaValidator } from '../support/schema-validation';
 

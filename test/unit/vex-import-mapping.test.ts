@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   CSAF_FLAG_LABEL, CSAF_PRODUCT_STATUS, CSAF_REMEDIATION, CYCLONEDX_JUSTIFICATION, CYCLONEDX_JUSTIFICATION_LOSSY, CYCLONEDX_RESPONSE, CYCLONEDX_STATE, OPENVEX_STATUS,
-} from '../../shared/vex/formats/mapping';
-import { fromCsaf, fromCycloneDx, fromOpenVex } from '../../shared/vex/import/inverse-mapping';
-import { detectFormat, readStatements } from '../../shared/vex/import/statements';
-import { dispositionStatus, justificationValue, responseValue } from '../../shared/schemas/dispositions';
+} from '../../shared/service/vex/formats/mapping';
+import { fromCsaf, fromCycloneDx, fromOpenVex } from '../../shared/service/vex/import/inverse-mapping';
+import { detectFormat, readStatements } from '../../shared/service/vex/import/statements';
+import { dispositionStatus, justificationValue, responseValue } from '../../shared/service/schemas/dispositions';
 
 describe('VEX import vocabulary (inverse of the generators\' mapping)', () => {
   it.each(dispositionStatus.options)('reads status %s back from every format', (status) => {

@@ -14,8 +14,8 @@ import {
   type CsafVexDocument,
   type CycloneDxVexDocument,
   type OpenVexDocument,
-} from '../../shared/vex/formats';
-import type { DispositionResponse, VexDisposition, VexFinding, VexGenerationInput } from '../../shared/vex/model';
+} from '../../shared/service/vex/formats';
+import type { DispositionResponse, VexDisposition, VexFinding, VexGenerationInput } from '../../shared/service/vex/model';
 import { baseVexInput, vexDisposition, vexFinding } from '../bench/vex-generation';
 import { runCsafMandatoryTests, vexSchemaValidator } from '../support/schema-validation';
 

@@ -1,7 +1,7 @@
 /** 2,000 findings must generate and stay valid; timing lives in test/bench/vex-generation.ts. */
 import { describe, expect, it } from '@jest/globals';
-import { generateVex, serializeVex } from '../../shared/vex/formats';
-import type { VexFormat } from '../../shared/vex/model';
+import { generateVex, serializeVex } from '../../shared/service/vex/formats';
+import type { VexFormat } from '../../shared/service/vex/model';
 import { buildScaleVexInput } from '../bench/vex-generation';
 import { runCsafMandatoryTests, vexSchemaValidator } from '../support/schema-validation';
 

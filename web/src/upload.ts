@@ -5,7 +5,7 @@
  * reports upload progress.
  */
 import { csrfHeaders } from './api/client';
-import { MAX_SBOM_BYTES } from '../../shared/sboms/sbom-limits';
+import { MAX_SBOM_BYTES } from '../../shared/service/sboms/sbom-limits';
 
 /** API Gateway's Lambda request limit is 6 MB; leave room for headers. */
 export const MAX_REQUEST_BYTES = 5_800_000;

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Log } from 'sarif';
-import { releaseVulnerabilitySchema, sbomVulnerabilitySchema } from '../../schemas/sboms';
+import { releaseVulnerabilitySchema, sbomVulnerabilitySchema } from '../../service/schemas/sboms';
 import type { ApiClient } from '../api-client';
 import { loadFindings, parseListItem, type Target, type WaitOptions } from '../findings';
 import { toSarif, type Finding } from '../sarif';

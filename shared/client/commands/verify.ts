@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { verifyDetachedSignature } from '../../disclosures/openpgp-verify';
+import { verifyDetachedSignature } from '../../service/disclosures/openpgp-verify';
 import { ApiClient } from '../api-client';
 import { EXIT_CODES, ServiceError, UsageError } from '../errors';
 import { pairs, type Output } from '../output';

@@ -8,7 +8,7 @@
  * caller (`withTeamTag`).
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { AwsCallRecord } from '../../../shared/aws-call-log';
+import type { AwsCallRecord } from '../../../shared/service/aws-call-log';
 import { resourcesOf } from './synth';
 
 export interface ResolvedStatement {

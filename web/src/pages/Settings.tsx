@@ -5,7 +5,7 @@ import { must, useLoad, useSaveResult, useTitle, type Loaded } from '../hooks';
 import { can, useMe } from '../session';
 import type { SlaPolicy, TeamSettings } from '../api/types';
 // The bounds the service validates against (one plain module, no zod): the form shows the same range.
-import { SESSION_TIMEOUT_BOUNDS } from '../../../shared/identity/session-timeout-rules';
+import { SESSION_TIMEOUT_BOUNDS } from '../../../shared/service/identity/session-timeout-rules';
 
 type Permission = Schemas['Member']['permissions'][number];
 type Scope = Schemas['CreateApiKey']['scopes'][number];

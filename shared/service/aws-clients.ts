@@ -1,0 +1,227 @@
+/**
+ * AWS SDK clients, built once per process and only here (every SDK call of
+ * the functions goes through one of these, so shared/service/aws-call-log.ts sees it).
+ * The endpoint is the only thing that differs between AWS and the embedded
+ * engines (set through config).
+ *
+ * Inside a team request (shared/service/request-context.ts `runAsTeam`) `dynamo()` and
+ * `s3ClientOf()` answer clients that act with credentials scoped to that team when the
+ * function has a tenant role (`TENANT_ROLE_ARN`): one AssumeRole per team per
+ * container, tagged with the team id, refreshed by the SDK before expiry
+ * (docs/architecture.md "Tenant-scoped credentials"). Without a tenant role
+ * (locally, and functions that act for no team) they are the execution-role
+ * clients. Every DynamoDB and S3 client carries the tenant guard either way.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { STSClient } from '@aws-sdk/client-sts';
+import { recordAwsCalls } from './aws-call-log';
+import { config } from './config';
+import { currentContext } from './request-context';
+import { guardTeamKeys } from './tenant-guard';
+
+/** The session tag the tenant roles' policies read as `${aws:PrincipalTag/teamId}`. */
+export const TEAM_SESSION_TAG = 'teamId';
+
+/** STS's default session length; the SDK refreshes 5 minutes before the end it is told. */
+const TENANT_SESSION_SECONDS = 3600;
+
+/**
+ * The longest lifetime of a pre-signed URL the functions hand out (the SBOM
+ * upload). A URL stops working when the credentials that signed it expire, so
+ * tenant credentials are reported to the SDK as expiring this much early: any
+ * URL signed with them outlives its own expiry.
+ */
+export const PRESIGNED_URL_MAX_SECONDS = 15 * 60;
+
+interface TemporaryCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  expiration?: Date;
+}
+type CredentialsProvider = () => Promise<TemporaryCredentials>;
+
+/** Teams whose clients a container keeps; the least recently used beyond this are closed. */
+const MAX_CACHED_TEAMS = 100;
+
+/**
+ * One team's (or the execution role's) clients, each built on first use (the S3
+ * client with the first S3 call, which also loads the S3 package: shared/service/aws-s3.ts).
+ */
+interface DataClients {
+  credentials: CredentialsProvider | undefined;
+  dynamo?: DynamoDBDocumentClient;
+  s3?: S3Client;
+}
+
+let executionClients: DataClients | undefined;
+const tenantClients = new Map<string, DataClients>();
+let sqsClient: SQSClient | undefined;
+let secretsClient: SecretsManagerClient | undefined;
+let kmsClient: KMSClient | undefined;
+let stsClient: STSClient | undefined;
+
+/**
+ * The SDK's logger middleware builds a redacted copy of every input and output
+ * before it calls the logger, even the default no-op one: a 2,000-finding query
+ * was copied item by item on every page. Nothing reads the SDK's log (our own
+ * log and shared/service/aws-call-log.ts record the calls), so the middleware goes.
+ */
+function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): boolean } }>(client: T): T {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
+
+function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocumentClient {
+  const { region, dynamoEndpoint } = config();
+  const client = withoutSdkLogging(new DynamoDBClient({ region, ...(credentials ? { credentials } : {}), ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}) }));
+  // The document client shares this middleware stack, so its commands are recorded and guarded too.
+  recordAwsCalls(client, 'dynamodb');
+  guardTeamKeys(client, 'dynamodb');
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    unmarshallOptions: { wrapNumbers: false },
+  });
+}
+
+function buildS3(credentials: CredentialsProvider | undefined, Client: typeof S3Client): S3Client {
+  const { region, s3Endpoint } = config();
+  // Path-style addressing is what S3-compatible engines on loopback understand.
+  const client = withoutSdkLogging(new Client({ region, ...(credentials ? { credentials } : {}), ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}) }));
+  recordAwsCalls(client, 's3');
+  guardTeamKeys(client, 's3');
+  return client;
+}
+
+/** STS is loaded with the first tenant credentials, not at cold start: functions without a tenant role never use it. */
+async function stsModule() {
+  return import('@aws-sdk/client-sts');
+}
+
+async function sts(): Promise<STSClient> {
+  const { STSClient } = await stsModule();
+  stsClient ??= new STSClient({ region: config().region });
+  return stsClient;
+}
+
+/** Credentials of `roleArn` for one team: the team id rides as a session tag, so one role serves every team. */
+function tenantCredentials(roleArn: string, teamId: string): CredentialsProvider {
+  return async (): Promise<TemporaryCredentials> => {
+    const { AssumeRoleCommand } = await stsModule();
+    const { Credentials: issued } = await (await sts()).send(
+      new AssumeRoleCommand({
+        RoleArn: roleArn,
+        // Shows in CloudTrail next to every call made with these credentials.
+        RoleSessionName: `team-${teamId}`.slice(0, 64),
+        Tags: [{ Key: TEAM_SESSION_TAG, Value: teamId }],
+        DurationSeconds: TENANT_SESSION_SECONDS,
+      }),
+    );
+    if (!issued?.AccessKeyId || !issued.SecretAccessKey) throw new Error(`AssumeRole on ${roleArn} returned no credentials`);
+    const expiration = issued.Expiration ? new Date(issued.Expiration.getTime() - PRESIGNED_URL_MAX_SECONDS * 1000) : undefined;
+    return { accessKeyId: issued.AccessKeyId, secretAccessKey: issued.SecretAccessKey, sessionToken: issued.SessionToken, expiration };
+  };
+}
+
+/** The clients a team request uses: cached per team (credentials are fetched on first use, not here). */
+function tenantDataClients(roleArn: string, teamId: string): DataClients {
+  let clients = tenantClients.get(teamId);
+  if (clients) {
+    // Re-inserting keeps the map in least-recently-used order.
+    tenantClients.delete(teamId);
+  } else {
+    clients = { credentials: tenantCredentials(roleArn, teamId) };
+    const oldest = tenantClients.size >= MAX_CACHED_TEAMS ? tenantClients.keys().next().value : undefined;
+    if (oldest !== undefined) {
+      const evicted = tenantClients.get(oldest);
+      tenantClients.delete(oldest);
+      evicted?.dynamo?.destroy();
+      evicted?.s3?.destroy();
+    }
+  }
+  tenantClients.set(teamId, clients);
+  return clients;
+}
+
+function dataClients(): DataClients {
+  const { teamId } = currentContext();
+  const { tenantRoleArn } = config();
+  if (teamId !== undefined && tenantRoleArn !== undefined) return tenantDataClients(tenantRoleArn, teamId);
+  executionClients ??= { credentials: undefined };
+  return executionClients;
+}
+
+export function dynamo(): DynamoDBDocumentClient {
+  const clients = dataClients();
+  clients.dynamo ??= buildDynamo(clients.credentials);
+  return clients.dynamo;
+}
+
+/**
+ * The S3 client of the current team (or the execution role), built with `Client`. Code calls the
+ * operations of shared/service/aws-s3.ts, which import the S3 package on first use and pass the class: this
+ * module does not import it, so no function loads it at cold start (docs/architecture.md "Cold starts").
+ */
+export function s3ClientOf(Client: typeof S3Client): S3Client {
+  const clients = dataClients();
+  clients.s3 ??= buildS3(clients.credentials, Client);
+  return clients.s3;
+}
+
+/*
+ * SQS, Secrets Manager and KMS are loaded with their first call, like S3 (shared/service/aws-s3.ts): each
+ * serves one or two operations (dispatching a scan, reading the signing secret, sealing a publisher
+ * key), so no function loads them at cold start. Each answers the package with its client.
+ */
+
+export async function sqs() {
+  const sdk = await import('@aws-sdk/client-sqs');
+  if (!sqsClient) {
+    sqsClient = withoutSdkLogging(new sdk.SQSClient({ region: config().region }));
+    recordAwsCalls(sqsClient, 'sqs');
+  }
+  return { sdk, client: sqsClient };
+}
+
+export async function secretsManager() {
+  const sdk = await import('@aws-sdk/client-secrets-manager');
+  if (!secretsClient) {
+    secretsClient = withoutSdkLogging(new sdk.SecretsManagerClient({ region: config().region }));
+    recordAwsCalls(secretsClient, 'secretsmanager');
+  }
+  return { sdk, client: secretsClient };
+}
+
+/** KMS seals the publisher private keys (shared/service/disclosures/key-vault.ts); execution role, like Secrets Manager. */
+export async function kms() {
+  const sdk = await import('@aws-sdk/client-kms');
+  if (!kmsClient) {
+    kmsClient = withoutSdkLogging(new sdk.KMSClient({ region: config().region }));
+    recordAwsCalls(kmsClient, 'kms');
+  }
+  return { sdk, client: kmsClient };
+}
+
+export function tableName(): string {
+  return config().tableName;
+}
+
+/** Closes keep-alive sockets (tests and CLI runs end cleanly). */
+export function destroyClients(): void {
+  for (const clients of [executionClients, ...tenantClients.values()]) {
+    clients?.dynamo?.destroy();
+    clients?.s3?.destroy();
+  }
+  for (const client of [sqsClient, secretsClient, kmsClient, stsClient]) client?.destroy();
+  executionClients = undefined;
+  tenantClients.clear();
+  sqsClient = undefined;
+  secretsClient = undefined;
+  kmsClient = undefined;
+  stsClient = undefined;
+}

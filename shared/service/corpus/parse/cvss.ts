@@ -1,0 +1,25 @@
+/**
+ * Scores the CVSS vectors of imported advisories (shared/service/cvss: ae-cvss-calculator,
+ * FIRST's formulas for 2.0, 3.0, 3.1 and 4.0). Vectors that do not score
+ * (unknown metric, missing base metric) yield null rather than an error: one
+ * bad vector must not drop an advisory.
+ */
+import { cvssSeverity, scoreCvssVector, type CvssVersion as CvssSpecVersion } from '../../cvss/score';
+import type { CvssScore, SeverityLevel } from './advisory';
+
+export type CvssVersion = 'v2' | 'v3' | 'v4';
+
+const FAMILY: Readonly<Record<CvssSpecVersion, CvssVersion>> = { '2.0': 'v2', '3.0': 'v3', '3.1': 'v3', '4.0': 'v4' };
+
+/** The version comes from the `CVSS:x.y/` prefix; an unprefixed vector is v2 (sometimes in parentheses or labelled `CVSS:2.0/`). */
+export function scoreCvss(rawVector: string): { version: CvssVersion; score: CvssScore } | null {
+  const scored = scoreCvssVector(rawVector);
+  if (scored === null) return null;
+  const version = FAMILY[scored.version];
+  return { version, score: { vector: scored.vector, score: scored.score, severity: severityFor(version, scored.score) } };
+}
+
+/** Qualitative ratings: FIRST's table for v3/v4, NVD's three bands for v2 (which has no None/Critical). */
+export function severityFor(version: CvssVersion, score: number): SeverityLevel {
+  return cvssSeverity(version === 'v2' ? '2.0' : '3.1', score).toUpperCase() as SeverityLevel;
+}

@@ -1,0 +1,35 @@
+/**
+ * Throttling constants shared by the stack (lib/settings.ts), the runtime
+ * configuration and the local API Gateway emulation. A leaf module: no imports,
+ * so shared/service/config.ts and the CDK app can both read it.
+ */
+
+export interface ThrottleQuota {
+  /** Steady-state requests per second (token refill rate). */
+  rateLimit: number;
+  /** Bucket size: requests admitted at once after an idle spell. */
+  burstLimit: number;
+}
+
+/** Default per-team usage-plan throttle: half the default stage limit (100 rps, burst 200), so no one team can take it all. */
+export const DEFAULT_TEAM_QUOTA: ThrottleQuota = { rateLimit: 50, burstLimit: 100 };
+
+/**
+ * Evaluation window of the per-client (per source IP) limit on the anonymous
+ * disclosure routes: AWS WAF's shortest rate-based window (60, 120, 300 or 600 s).
+ */
+export const PUBLIC_CLIENT_WINDOW_SECONDS = 60;
+
+/** Default requests per client IP per window on the disclosure routes (WAF's floor is 10). */
+export const DEFAULT_PUBLIC_CLIENT_LIMIT = 300;
+
+/**
+ * What the per-client rule covers: the anonymous disclosure routes. The web
+ * ACL matches the URI path with CONTAINS, so the rule holds with and without
+ * the stage prefix (`/prod/api/disclosures…` on the execute-api URL).
+ */
+export const PUBLIC_CLIENT_LIMITED_PATH = '/api/disclosures';
+
+export function isPublicClientLimitedPath(path: string): boolean {
+  return path.includes(PUBLIC_CLIENT_LIMITED_PATH);
+}

@@ -1,0 +1,212 @@
+import * as z from 'zod';
+import { skippedEntriesSchema } from '../sbom/model';
+import { pagedListSchema, pageQuerySchema } from './common';
+
+
+export const uploadSbomBody = z
+  .strictObject({
+    releaseId: z.uuid(),
+    /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
+    content: z.string().min(1),
+    fileName: z.string().min(1).max(255).optional(),
+  })
+  .meta({ id: 'UploadSbom' });
+export type UploadSbomInput = z.infer<typeof uploadSbomBody>;
+
+/**
+ * The upload's other body (issue 10 item 4, docs/sbom-formats.md "Raw bodies"): the SBOM file itself,
+ * with the release and file name in the query. `releaseId` in the query is what selects it.
+ */
+export const sbomUploadQuery = z.strictObject({
+  releaseId: z.uuid().optional().meta({ description: 'With a raw SBOM body (required then); the envelope names its release in the body instead' }),
+  fileName: z.string().min(1).max(255).optional().meta({ description: 'With a raw SBOM body: the original file name, served back on download' }),
+});
+
+/** Media types of a raw SBOM body; any of them may also be sent gzip-compressed (`Content-Encoding: gzip`). */
+export const RAW_SBOM_MEDIA_TYPES = [
+  'application/vnd.cyclonedx+json',
+  'application/spdx+json',
+  'application/json',
+  'application/vnd.cyclonedx+xml',
+  'application/xml',
+  'text/xml',
+  'text/spdx',
+] as const;
+
+/** How the OpenAPI document shows an `application/json` body: the envelope, or the SBOM JSON document itself. */
+export const uploadSbomJsonBody = z.union([
+  uploadSbomBody,
+  z.record(z.string(), z.unknown()).meta({ description: 'A CycloneDX or SPDX JSON document itself (with `?releaseId=`)' }),
+]);
+
+/** Pre-signed upload flow for files too large for a Lambda request (BRIEF decision 8). */
+export const createSbomUploadBody = z
+  .strictObject({
+    releaseId: z.uuid(),
+    fileName: z.string().min(1).max(255).optional(),
+  })
+  .meta({ id: 'CreateSbomUpload' });
+
+export const sbomUploadIdParams = z.object({ uploadId: z.uuid() });
+
+/**
+ * The SBOM's scan (docs/scanning.md "Scan state and recovery", "One scan per SBOM"): the same
+ * states the vulnerability list's 409 scan_pending / scan_failed name. `scanned_at` and the counts
+ * belong to the last completed scan and survive a later rescan or failure.
+ */
+export const sbomScanSchema = z
+  .object({
+    status: z.enum(['queued', 'running', 'completed', 'failed']),
+    scanned_at: z.string().nullable(),
+    finding_count: z.number().int(),
+    matched_component_count: z.number().int(),
+    unmatched_component_count: z.number().int(),
+    error: z.string().optional().meta({ description: 'Why the scan failed (status failed only)' }),
+  })
+  .meta({ id: 'SbomScan' });
+
+export const sbomSchema = z
+  .object({
+    id: z.uuid(),
+    releaseId: z.uuid(),
+    format: z.enum(['CycloneDX', 'SPDX']),
+    spec_version: z.string(),
+    component_count: z.number().int(),
+    /** Entries of the file not in the inventory, by reason: subject, duplicate… (docs/sbom-formats.md). */
+    skipped: z.array(skippedEntriesSchema),
+    /** Content-Type of the original file on download (application/vnd.cyclonedx+xml, text/spdx…). */
+    media_type: z.string(),
+    file_hash: z.string(),
+    file_name: z.string().nullable(),
+    file_size: z.number().int(),
+    created_at: z.string(),
+    scan: sbomScanSchema,
+  })
+  .meta({ id: 'Sbom' });
+
+export const sbomIdParams = z.object({ id: z.uuid() });
+
+export const sbomListQuery = pageQuerySchema;
+export const sbomListResponse = pagedListSchema(sbomSchema, 'SbomList');
+
+export const cveScanBody = z.strictObject({ sbomId: z.uuid() }).meta({ id: 'CveScanRequest' });
+
+export const severityFilter = z.enum(['critical', 'high', 'medium', 'low', 'none']);
+export const vulnerabilityStatusFilter = z.enum(['affected', 'not_affected', 'fixed', 'under_investigation', 'undisposed']);
+
+export const decisionFilter = z.enum(['carried', 'review_required', 'expired']);
+export const VULNERABILITY_SORT_FIELDS = ['severity', 'epss', 'cvss', 'component', 'cve', 'first_detected'] as const;
+export type VulnerabilitySortField = (typeof VULNERABILITY_SORT_FIELDS)[number];
+
+/** `a,b,c` of one enum's values (case-insensitive, duplicates dropped): several values of a filter match any of them. */
+function commaList<T extends string>(values: z.ZodEnum<{ [K in T]: K }>, example: string) {
+  const allowed = values.options as readonly string[];
+  return z.string().max(200).transform((raw, context) => {
+    const items = raw.split(',').map((item) => item.trim().toLowerCase());
+    const unknown = items.filter((item) => !allowed.includes(item));
+    if (unknown.length > 0) {
+      context.addIssue({ code: 'custom', message: `must be one or more of ${allowed.join(', ')}, comma-separated (e.g. ${example}); "${unknown[0] ?? ''}" is not one` });
+      return z.NEVER;
+    }
+    return [...new Set(items)] as T[];
+  }).meta({ description: `Comma-separated, any of: ${allowed.join(', ')}`, example });
+}
+
+const booleanFlag = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((value) => value === 'true');
+
+/**
+ * Query of both vulnerability lists (docs/api.md "Vulnerability lists"): paging, filters that
+ * all must match, and `sort=<field>` ascending or `sort=-<field>` descending, ties in the
+ * default order (KEV first, then severity, then EPSS, highest first).
+ */
+export const vulnerabilityListQuery = z.strictObject({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  perPage: z.coerce.number().int().min(1).max(500).default(100),
+  severity: commaList(severityFilter, 'critical,high').optional(),
+  status: commaList(vulnerabilityStatusFilter, 'affected,undisposed').optional(),
+  decision: commaList(decisionFilter, 'carried,review_required').optional(),
+  kev: booleanFlag.optional(),
+  fixable: booleanFlag.optional(),
+  epssMin: z.coerce.number().min(0).max(1).optional(),
+  search: z.string().trim().min(1).max(255).optional().meta({ description: 'Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias' }),
+  sort: z.enum([...VULNERABILITY_SORT_FIELDS, ...VULNERABILITY_SORT_FIELDS.map((field) => `-${field}` as const)]).optional(),
+});
+export type VulnerabilityListQuery = z.output<typeof vulnerabilityListQuery>;
+
+/** A finding's decision as the vulnerability lists show it; `decision_state` says whether it counts (expired and review_required do not). */
+export const findingDecisionSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['affected', 'not_affected', 'fixed', 'under_investigation']),
+    response: z.string().nullable(),
+    justification: z.string().nullable(),
+    decision_state: z.enum(['none', 'decided', 'carried', 'review_required', 'expired']),
+    expires_at: z.string().nullable(),
+    review_required: z.boolean(),
+    carried_from: z.object({ release_id: z.string(), release_version: z.string(), disposition_id: z.string() }).nullable(),
+    imported_from: z.object({ document_sha256: z.string(), author: z.string().nullable(), format: z.string(), imported_at: z.string() }).nullable(),
+  })
+  .meta({ id: 'FindingDecision' });
+
+const severityValue = z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE']);
+
+/** An item of GET /api/sboms/{id}/vulnerabilities (shared/service/scans/vulnerabilities.ts toVulnerabilityView). */
+export const sbomVulnerabilitySchema = z
+  .object({
+    id: z.string(),
+    cve_id: z.string(),
+    advisory_id: z.string(),
+    aliases: z.array(z.string()),
+    summary: z.string(),
+    component_name: z.string(),
+    component_version: z.string().nullable(),
+    component_purl: z.string().nullable(),
+    component_ref: z.string(),
+    severity: severityValue,
+    severity_source: z.enum(['cvss_v4', 'cvss_v3', 'cvss_v2', 'advisory']).nullable(),
+    severity_source_id: z.string().nullable(),
+    cvss_v3_score: z.number().nullable(),
+    cvss_v3_vector: z.string().nullable(),
+    cvss_v2_score: z.number().nullable(),
+    cvss_v2_vector: z.string().nullable(),
+    cvss_v4_score: z.number().nullable(),
+    cvss_v4_vector: z.string().nullable(),
+    epss_score: z.number().nullable(),
+    epss_percentile: z.number().nullable(),
+    is_kev: z.boolean(),
+    kev: z.object({ dateAdded: z.string(), dueDate: z.string().nullable(), knownRansomwareCampaignUse: z.string().nullable() }).nullable(),
+    cwes: z.array(z.string()),
+    affected_versions: z.array(z.string()),
+    fixed_versions: z.array(z.string()),
+    match_confidence: z.enum(['exact', 'high', 'low']),
+    match_evidence: z.object({ kind: z.enum(['purl', 'cpe', 'name']), value: z.string() }),
+    first_detected_at: z.string(),
+    last_seen_at: z.string(),
+    no_longer_detected: z.boolean(),
+    informational: z.string().nullable(),
+    disposition: findingDecisionSchema.optional(),
+  })
+  .meta({ id: 'SbomVulnerability' });
+export type SbomVulnerability = z.infer<typeof sbomVulnerabilitySchema>;
+
+/** An item of GET /api/releases/{releaseId}/vulnerabilities: one row per package and advisory over the release's SBOMs. */
+export const releaseVulnerabilitySchema = sbomVulnerabilitySchema
+  .extend({ sbom_ids: z.array(z.string()), finding_ids: z.array(z.string()) })
+  .meta({ id: 'ReleaseVulnerability' });
+export type ReleaseVulnerability = z.infer<typeof releaseVulnerabilitySchema>;
+
+/**
+ * `summary` of both vulnerability lists: counts over every row the filters match, not only the
+ * page, by the decision that counts (expired and review-required decisions are undecided).
+ */
+export const findingSummarySchema = z
+  .object({
+    total: z.number().int(),
+    affected: z.number().int(),
+    notAffected: z.number().int(),
+    fixed: z.number().int(),
+    underInvestigation: z.number().int(),
+    withoutDisposition: z.number().int(),
+  })
+  .meta({ id: 'FindingSummary' });
+export type FindingSummary = z.infer<typeof findingSummarySchema>;
