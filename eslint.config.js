@@ -4,7 +4,18 @@ import jestPlugin from 'eslint-plugin-jest';
 import regexpPlugin from 'eslint-plugin-regexp';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', '.bench/', 'dist/', 'web/dist/', 'test/e2e/screenshots/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      '.data/',
+      'coverage/',
+      '.bench/',
+      'dist/',
+      'web/dist/',
+      'test/e2e/screenshots/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -17,10 +28,14 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
       // `import { z }` makes esbuild keep all of zod (~100 KB per Lambda bundle); the namespace import lets it drop what is unused.
-      'no-restricted-syntax': ['error', {
-        selector: "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'][importKind!='type']",
-        message: "Use `import * as z from 'zod'` so bundles keep only the zod API they use.",
-      }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'][importKind!='type']",
+          message: "Use `import * as z from 'zod'` so bundles keep only the zod API they use.",
+        },
+      ],
     },
   },
   {
@@ -38,7 +53,10 @@ export default tseslint.config(
     files: ['lib/cloudfront/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { sourceType: 'script', parserOptions: { projectService: false, project: null } },
-    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^handler$' }] },
+    rules: {
+      ...tseslint.configs.disableTypeChecked.rules,
+      '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^handler$' }],
+    },
   },
   {
     files: ['test/**/*.ts'],

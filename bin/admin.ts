@@ -38,13 +38,29 @@ class UsageError extends Error {}
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    name: { type: 'string' }, team: { type: 'string' }, email: { type: 'string' }, permissions: { type: 'string' },
-    scopes: { type: 'string' }, 'expires-in-days': { type: 'string' }, by: { type: 'string' }, id: { type: 'string' },
-    stack: { type: 'string' }, table: { type: 'string' }, 'sbom-bucket': { type: 'string' }, 'disclosure-bucket': { type: 'string' },
-    region: { type: 'string' }, help: { type: 'boolean' },
-    rate: { type: 'string' }, burst: { type: 'string' }, default: { type: 'boolean' }, 'usage-plan': { type: 'string' },
+    name: { type: 'string' },
+    team: { type: 'string' },
+    email: { type: 'string' },
+    permissions: { type: 'string' },
+    scopes: { type: 'string' },
+    'expires-in-days': { type: 'string' },
+    by: { type: 'string' },
+    id: { type: 'string' },
+    stack: { type: 'string' },
+    table: { type: 'string' },
+    'sbom-bucket': { type: 'string' },
+    'disclosure-bucket': { type: 'string' },
+    region: { type: 'string' },
+    help: { type: 'boolean' },
+    rate: { type: 'string' },
+    burst: { type: 'string' },
+    default: { type: 'boolean' },
+    'usage-plan': { type: 'string' },
     'max-items': { type: 'string' },
-    issuer: { type: 'string' }, audience: { type: 'string' }, claims: { type: 'string' }, 'ttl-minutes': { type: 'string' },
+    issuer: { type: 'string' },
+    audience: { type: 'string' },
+    claims: { type: 'string' },
+    'ttl-minutes': { type: 'string' },
   },
 });
 
@@ -63,7 +79,9 @@ async function connectToDeployedStack(): Promise<boolean> {
   if (flags.stack) {
     const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
     const { Stacks } = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: flags.stack }));
-    const outputs: Record<string, string | undefined> = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey ?? '', output.OutputValue]));
+    const outputs: Record<string, string | undefined> = Object.fromEntries(
+      (Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey ?? '', output.OutputValue]),
+    );
     process.env.TABLE_NAME = outputs.TableName;
     process.env.SBOM_BUCKET = outputs.SbomBucketName;
     process.env.DISCLOSURE_BUCKET = outputs.DisclosureBucketName;
@@ -79,7 +97,8 @@ async function connectToDeployedStack(): Promise<boolean> {
     process.env.TABLE_NAME = flags.table;
     process.env.SBOM_BUCKET = required('sbom-bucket');
     process.env.DISCLOSURE_BUCKET = required('disclosure-bucket');
-    if (!process.env.PUBLIC_BASE_URL) throw new UsageError('--table needs PUBLIC_BASE_URL in the environment: the stack output PublicBaseUrl');
+    if (!process.env.PUBLIC_BASE_URL)
+      throw new UsageError('--table needs PUBLIC_BASE_URL in the environment: the stack output PublicBaseUrl');
     teamUsagePlanId = flags['usage-plan'];
     deployed = true;
     return true;
@@ -105,7 +124,7 @@ async function run(): Promise<unknown> {
       if (!existsSync(join(dataDir, 'dynamodb'))) {
         throw new UsageError(
           `No Vexdesk data in ${dataDir} (${process.env.DATA_DIR === undefined ? 'DATA_DIR is not set; the default is .data/ in the current directory' : `DATA_DIR=${process.env.DATA_DIR}`}): ` +
-          'no server runs on it and it holds no stored tables. Run the command from the directory where `npm start` ran, set DATA_DIR to that server\'s data directory, or start the server once to create it.',
+            "no server runs on it and it holds no stored tables. Run the command from the directory where `npm start` ran, set DATA_DIR to that server's data directory, or start the server once to create it.",
         );
       }
       // LevelDB admits one process: with no server running, this command owns the engines briefly.
@@ -140,9 +159,13 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       const teamId = required('team');
       if (rest[0] === 'show') return { teamId, throttle: await TeamQuotas.get(teamId) };
       if (rest[0] !== 'set') throw new UsageError('team quota needs set or show');
-      if (flags.default && (flags.rate !== undefined || flags.burst !== undefined)) throw new UsageError('--default excludes --rate and --burst');
-      const parsed = flags.default ? null : throttleQuotaSchema.safeParse({ rateLimit: Number(required('rate')), burstLimit: Number(required('burst')) });
-      if (parsed && !parsed.success) throw new UsageError('--rate must be an integer from 1 to 10000 and --burst from 1 to 5000');
+      if (flags.default && (flags.rate !== undefined || flags.burst !== undefined))
+        throw new UsageError('--default excludes --rate and --burst');
+      const parsed = flags.default
+        ? null
+        : throttleQuotaSchema.safeParse({ rateLimit: Number(required('rate')), burstLimit: Number(required('burst')) });
+      if (parsed && !parsed.success)
+        throw new UsageError('--rate must be an integer from 1 to 10000 and --burst from 1 to 5000');
       const override = parsed ? parsed.data : null;
       requireUsagePlanWhenDeployed();
       await TeamQuotas.get(teamId); // 404 for an unknown team before anything changes
@@ -151,26 +174,57 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       return { teamId, throttle: await TeamQuotas.set(teamId, override, OPERATOR_ACTOR) };
     }
     case 'member add': {
-      const permissions = (flags.permissions ?? '').split(',').filter(Boolean).map((permission) => permissionSchema.parse(permission));
-      const member = await Members.add(required('team'), { email: required('email'), name: required('name'), permissions }, OPERATOR_ACTOR);
+      const permissions = (flags.permissions ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((permission) => permissionSchema.parse(permission));
+      const member = await Members.add(
+        required('team'),
+        { email: required('email'), name: required('name'), permissions },
+        OPERATOR_ACTOR,
+      );
       return { memberId: member.id };
     }
     case 'key create': {
-      const scopes = required('scopes') === 'all' ? [...SCOPES] : required('scopes').split(',').map((scope) => scope.trim()).filter(Boolean);
+      const scopes =
+        required('scopes') === 'all'
+          ? [...SCOPES]
+          : required('scopes')
+              .split(',')
+              .map((scope) => scope.trim())
+              .filter(Boolean);
       const expiresInDays = flags['expires-in-days'] === undefined ? undefined : Number(flags['expires-in-days']);
       if (expiresInDays !== undefined && !(EXPIRY_CHOICES_DAYS as readonly number[]).includes(expiresInDays)) {
-        throw new UsageError(`--expires-in-days must be one of ${EXPIRY_CHOICES_DAYS.join(', ')} (got "${flags['expires-in-days']}")`);
+        throw new UsageError(
+          `--expires-in-days must be one of ${EXPIRY_CHOICES_DAYS.join(', ')} (got "${flags['expires-in-days']}")`,
+        );
       }
-      const key = await ApiKeys.create(required('team'), { name: required('name'), scopes, expiresInDays }, { byMemberId: flags.by, operator: OPERATOR_ACTOR });
+      const key = await ApiKeys.create(
+        required('team'),
+        { name: required('name'), scopes, expiresInDays },
+        { byMemberId: flags.by, operator: OPERATOR_ACTOR },
+      );
       return { id: key.id, key: key.key, name: key.name, scopes: key.scopes, expiresAt: key.expiresAt };
     }
     case 'key revoke': {
-      const key = await ApiKeys.revoke(required('team'), required('id'), { byMemberId: flags.by, operator: OPERATOR_ACTOR });
+      const key = await ApiKeys.revoke(required('team'), required('id'), {
+        byMemberId: flags.by,
+        operator: OPERATOR_ACTOR,
+      });
       return { id: key.id, name: key.name, revokedAt: key.revokedAt };
     }
     case 'key list': {
       const list = await ApiKeys.list(required('team'));
-      return { data: list.map(({ id, name, scopes, createdAt, expiresAt, revokedAt }) => ({ id, name, scopes, createdAt, expiresAt, revokedAt })) };
+      return {
+        data: list.map(({ id, name, scopes, createdAt, expiresAt, revokedAt }) => ({
+          id,
+          name,
+          scopes,
+          createdAt,
+          expiresAt,
+          revokedAt,
+        })),
+      };
     }
     case 'trust-policy create': {
       const { TrustPolicies, managerOf } = await import('../shared/service/identity/trust-policies');
@@ -179,13 +233,22 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       try {
         claims = JSON.parse(required('claims'));
       } catch {
-        throw new UsageError('--claims must be a JSON object, e.g. \'{"repository_owner_id":"65","sub":"repo:octo-org/octo-repo:*"}\'');
+        throw new UsageError(
+          '--claims must be a JSON object, e.g. \'{"repository_owner_id":"65","sub":"repo:octo-org/octo-repo:*"}\'',
+        );
       }
       const ttlMinutes = flags['ttl-minutes'] === undefined ? undefined : Number(flags['ttl-minutes']);
-      if (ttlMinutes !== undefined && !Number.isInteger(ttlMinutes)) throw new UsageError('--ttl-minutes must be a whole number of minutes (1-60)');
+      if (ttlMinutes !== undefined && !Number.isInteger(ttlMinutes))
+        throw new UsageError('--ttl-minutes must be a whole number of minutes (1-60)');
       const input = {
-        name: required('name'), audience: required('audience'), claims, ttlMinutes,
-        scopes: required('scopes').split(',').map((scope) => scope.trim()).filter(Boolean),
+        name: required('name'),
+        audience: required('audience'),
+        claims,
+        ttlMinutes,
+        scopes: required('scopes')
+          .split(',')
+          .map((scope) => scope.trim())
+          .filter(Boolean),
         ...(flags.issuer === undefined ? {} : { issuer: flags.issuer }),
       };
       return TrustPolicies.create(teamId, input, await managerOf(teamId, flags.by, OPERATOR_ACTOR));
@@ -206,12 +269,23 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
     case 'publisher-key rotate': {
       const { PublisherKeyRotation } = await import('../shared/service/disclosures/publisher-key-rotation');
       const teamId = required('team');
-      const { armored: _armored, jwk: _jwk, ...key } = await PublisherKeyRotation.rotate(teamId, await PublisherKeyRotation.actorFor(teamId, flags.by, OPERATOR_ACTOR));
+      const {
+        armored: _armored,
+        jwk: _jwk,
+        ...key
+      } = await PublisherKeyRotation.rotate(
+        teamId,
+        await PublisherKeyRotation.actorFor(teamId, flags.by, OPERATOR_ACTOR),
+      );
       return key;
     }
     case 'publisher-key list': {
       const { PublisherKeyRotation } = await import('../shared/service/disclosures/publisher-key-rotation');
-      return { data: (await PublisherKeyRotation.list(required('team'))).map(({ armored: _armored, jwk: _jwk, ...key }) => key) };
+      return {
+        data: (await PublisherKeyRotation.list(required('team'))).map(
+          ({ armored: _armored, jwk: _jwk, ...key }) => key,
+        ),
+      };
     }
     case 'corpus import': {
       const { importCorpusFiles } = await import('../shared/service/corpus/import');
@@ -221,7 +295,11 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
     case 'table migrate': {
       const { ensureKeyLayout, migrateKeyLayout } = await import('../shared/service/data/key-layout-migration');
       const { ensureDecisionKeys } = await import('../shared/service/dispositions/decision-migration');
-      if (flags['max-items'] === undefined) return { migrated: (await ensureKeyLayout()) ?? 'already done', decisions: (await ensureDecisionKeys()) ?? 'already done' };
+      if (flags['max-items'] === undefined)
+        return {
+          migrated: (await ensureKeyLayout()) ?? 'already done',
+          decisions: (await ensureDecisionKeys()) ?? 'already done',
+        };
       const maxItems = Number(flags['max-items']);
       if (!Number.isInteger(maxItems) || maxItems < 1) throw new UsageError('--max-items must be a positive integer');
       return { migrated: await migrateKeyLayout({ maxItems }) };
@@ -236,17 +314,26 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
  * (usage-plan-keys.ts); locally the emulator reads the team item, so nothing to do.
  */
 function requireUsagePlanWhenDeployed(): void {
-  if (deployed && !teamUsagePlanId) throw new UsageError('A deployed stack needs its usage plan: use --stack, or pass --usage-plan ID (stack output TeamUsagePlanId)');
+  if (deployed && !teamUsagePlanId)
+    throw new UsageError(
+      'A deployed stack needs its usage plan: use --stack, or pass --usage-plan ID (stack output TeamUsagePlanId)',
+    );
 }
 
-async function provisionTeamQuota(teamId: string, quota: { rateLimit: number; burstLimit: number } | null): Promise<void> {
+async function provisionTeamQuota(
+  teamId: string,
+  quota: { rateLimit: number; burstLimit: number } | null,
+): Promise<void> {
   if (!deployed || !teamUsagePlanId) return;
   const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
   const { applyTeamQuota } = await import('../shared/service/identity/usage-plan-keys');
   try {
     await applyTeamQuota(new APIGatewayClient({}), teamUsagePlanId, teamId, quota);
   } catch (error) {
-    throw new Error(`Team ${teamId}: API Gateway usage-plan key not provisioned (${(error as Error).message}); rerun \`team quota set --team ${teamId} --default\` (or with --rate/--burst)`, { cause: error });
+    throw new Error(
+      `Team ${teamId}: API Gateway usage-plan key not provisioned (${(error as Error).message}); rerun \`team quota set --team ${teamId} --default\` (or with --rate/--burst)`,
+      { cause: error },
+    );
   }
 }
 
@@ -261,9 +348,10 @@ run()
       process.exit(2);
     }
     const { AppError } = await import('../shared/service/errors');
-    const body = error instanceof AppError
-      ? { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }
-      : { error: { code: 'failed', message: (error as Error).message } };
+    const body =
+      error instanceof AppError
+        ? { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }
+        : { error: { code: 'failed', message: (error as Error).message } };
     process.stderr.write(`${JSON.stringify(body)}\n`);
     process.exit(1);
   });

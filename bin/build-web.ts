@@ -62,7 +62,10 @@ export async function buildConsole(): Promise<void> {
 }
 
 // No top-level await: the e2e global setup loads this file through require().
-if (import.meta.url === `file://${process.argv[1]}` && !(process.argv.includes('--if-stale') && !consoleBuildIsStale())) {
+if (
+  import.meta.url === `file://${process.argv[1]}` &&
+  !(process.argv.includes('--if-stale') && !consoleBuildIsStale())
+) {
   buildConsole().then(
     () => process.stdout.write(`console built into ${join(webDir, 'dist')}\n`),
     (error: unknown) => {

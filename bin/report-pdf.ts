@@ -13,10 +13,19 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 
-const USAGE = 'usage: npm run report:pdf -- RELEASE_ID OUT.pdf [--key vxd_…] [--base-url http://127.0.0.1:3000] [--chromium /usr/bin/chromium]';
+const USAGE =
+  'usage: npm run report:pdf -- RELEASE_ID OUT.pdf [--key vxd_…] [--base-url http://127.0.0.1:3000] [--chromium /usr/bin/chromium]';
 
 /** No GPU, sandbox or background services in a container; nothing but the page is needed. */
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Rendering 10,000 inventory rows into pages takes a while; a report never takes minutes. */
 const PRINT_TIMEOUT_MS = 180_000;
@@ -37,7 +46,9 @@ async function demoKey(): Promise<string> {
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
   } catch {
-    throw new UsageError(`no --key given and ${file} is missing or unreadable (it is written by the first \`npm start\`)`);
+    throw new UsageError(
+      `no --key given and ${file} is missing or unreadable (it is written by the first \`npm start\`)`,
+    );
   }
   const apiKey = (parsed as { apiKey?: unknown }).apiKey;
   if (typeof apiKey !== 'string') throw new UsageError(`${file} holds no apiKey`);
@@ -52,7 +63,8 @@ async function parseOptions(argv: string[]): Promise<Options> {
   });
   const [releaseId, out, ...rest] = positionals;
   if (!releaseId || !out || rest.length > 0) throw new UsageError(USAGE);
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(releaseId)) throw new UsageError(`not a release id: ${releaseId}`);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(releaseId))
+    throw new UsageError(`not a release id: ${releaseId}`);
   return {
     releaseId,
     out: resolve(out),
@@ -68,7 +80,9 @@ async function fetchReport(options: Options): Promise<{ html: string; sha256: st
   try {
     response = await fetch(url, { headers: { Authorization: `Bearer ${options.key}` } });
   } catch (error) {
-    throw new UsageError(`cannot reach ${options.baseUrl} (${(error as Error).message}); is the server running? Start it with \`npm start\` or pass --base-url`);
+    throw new UsageError(
+      `cannot reach ${options.baseUrl} (${(error as Error).message}); is the server running? Start it with \`npm start\` or pass --base-url`,
+    );
   }
   const body = await response.text();
   if (response.status !== 200) throw new UsageError(`GET ${url} answered ${response.status}: ${body.slice(0, 500)}`);
@@ -84,9 +98,16 @@ async function printPdf(html: string, options: Options): Promise<Buffer> {
   try {
     await stat(options.chromiumPath);
   } catch {
-    throw new UsageError(`Chromium not found at ${options.chromiumPath}: install it (apt-get install -y chromium) or pass --chromium`);
+    throw new UsageError(
+      `Chromium not found at ${options.chromiumPath}: install it (apt-get install -y chromium) or pass --chromium`,
+    );
   }
-  const browser = await chromium.launch({ executablePath: options.chromiumPath, headless: true, args: CHROMIUM_FLAGS, timeout: 60_000 });
+  const browser = await chromium.launch({
+    executablePath: options.chromiumPath,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    timeout: 60_000,
+  });
   try {
     // The report needs no scripts and no network; keep both off while printing it.
     const context = await browser.newContext({ javaScriptEnabled: false, offline: true });
@@ -108,10 +129,14 @@ async function main(): Promise<void> {
   const pdf = await printPdf(html, options);
   await writeFile(options.out, pdf);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  process.stdout.write(`${options.out}: ${countPages(pdf)} pages, ${(pdf.length / 1024).toFixed(0)} KiB, printed in ${seconds} s; report SHA-256 ${sha256 ?? 'unknown'}\n`);
+  process.stdout.write(
+    `${options.out}: ${countPages(pdf)} pages, ${(pdf.length / 1024).toFixed(0)} KiB, printed in ${seconds} s; report SHA-256 ${sha256 ?? 'unknown'}\n`,
+  );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`report:pdf: ${error instanceof UsageError ? error.message : ((error as Error).stack ?? String(error))}\n`);
+  process.stderr.write(
+    `report:pdf: ${error instanceof UsageError ? error.message : ((error as Error).stack ?? String(error))}\n`,
+  );
   process.exitCode = 1;
 });

@@ -22,7 +22,11 @@ import { startEmbeddedEngines, type EmbeddedEngines } from '../shared/local/engi
 import { applyLocalEnvironment } from '../shared/local/local-environment';
 import type { BackgroundWork } from '../shared/local/background';
 import type { LocalApi } from '../shared/local/api-gateway-emulator';
-import { startLocalIdentityProvider, type DevAccount, type EmbeddedOidcProvider } from '../shared/local/embedded-oidc-provider';
+import {
+  startLocalIdentityProvider,
+  type DevAccount,
+  type EmbeddedOidcProvider,
+} from '../shared/local/embedded-oidc-provider';
 import { consoleSite, siteFirst } from '../shared/local/console-static';
 
 const projectRoot = resolve(fileURLToPath(import.meta.url), '../..');
@@ -35,7 +39,13 @@ function log(line: Record<string, unknown>): void {
 }
 
 /** What start-up has brought up so far; a signal stops exactly that, in reverse order. */
-const running: { engines?: EmbeddedEngines; server?: Server; background?: BackgroundWork; api?: LocalApi; identityProvider?: EmbeddedOidcProvider } = {};
+const running: {
+  engines?: EmbeddedEngines;
+  server?: Server;
+  background?: BackgroundWork;
+  api?: LocalApi;
+  identityProvider?: EmbeddedOidcProvider;
+} = {};
 /** The embedded OpenID provider's accounts: the demo admin's, once bootstrap has read or made it. */
 let devAccounts: DevAccount[] = [];
 let stopSignal: NodeJS.Signals | undefined;
@@ -78,7 +88,8 @@ async function main(): Promise<void> {
   const { createLocalApi } = await import('../shared/local/api-gateway-emulator');
   const { startLocalBackgroundWork } = await import('../shared/local/background');
   const { TeamQuotas } = await import('../shared/service/identity/team-quota');
-  const { DEFAULT_PUBLIC_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } = await import('../shared/service/http/throttling');
+  const { DEFAULT_PUBLIC_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } =
+    await import('../shared/service/http/throttling');
   const { publicBaseUrl } = config(); // validates the whole configuration now, not at the first request
 
   await ensureLocalResources();
@@ -86,10 +97,20 @@ async function main(): Promise<void> {
   // Items under the old key layout move before anything reads the table (a no-op once done).
   const { ensureKeyLayout } = await import('../shared/service/data/key-layout-migration');
   const migrated = await ensureKeyLayout();
-  if (migrated && migrated.pointers + migrated.auditEntries > 0) log({ type: 'migration', message: 'id pointers and audit entries moved to the spread key layout before serving', result: migrated });
+  if (migrated && migrated.pointers + migrated.auditEntries > 0)
+    log({
+      type: 'migration',
+      message: 'id pointers and audit entries moved to the spread key layout before serving',
+      result: migrated,
+    });
   const { ensureDecisionKeys } = await import('../shared/service/dispositions/decision-migration');
   const decisions = await ensureDecisionKeys();
-  if (decisions && decisions.releases > 0) log({ type: 'migration', message: 'dispositions moved to one per release, package and advisory before serving', result: decisions });
+  if (decisions && decisions.releases > 0)
+    log({
+      type: 'migration',
+      message: 'dispositions moved to one per release, package and advisory before serving',
+      result: decisions,
+    });
   if (stopSignal) return;
   running.background = await startLocalBackgroundWork({ dataDir, log });
   if (stopSignal) return;
@@ -121,11 +142,17 @@ async function main(): Promise<void> {
         `Try: curl -H "Authorization: Bearer ${record.apiKey}" ${baseUrl}/api/products`,
       ]
     : [`Demo team ${record.teamId}; its API key is in ${bootstrapFile} (apiKey).`];
-  const signInLines = !running.identityProvider || !record.login
-    ? []
-    : loginCreated
-      ? [`Sign in at ${baseUrl}/api/auth/login as ${record.login.email} with password (shown once, also in ${bootstrapFile}):`, `  ${record.login.password}`]
-      : [`Sign in at ${baseUrl}/api/auth/login as ${record.login.email}; the password is in ${bootstrapFile} (login).`];
+  const signInLines =
+    !running.identityProvider || !record.login
+      ? []
+      : loginCreated
+        ? [
+            `Sign in at ${baseUrl}/api/auth/login as ${record.login.email} with password (shown once, also in ${bootstrapFile}):`,
+            `  ${record.login.password}`,
+          ]
+        : [
+            `Sign in at ${baseUrl}/api/auth/login as ${record.login.email}; the password is in ${bootstrapFile} (login).`,
+          ];
   process.stdout.write(
     [
       '',
@@ -186,7 +213,8 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 function publicClientLimitOf(raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 10 || value > 2_000_000_000) throw new Error(`VEXDESK_PUBLIC_CLIENT_LIMIT must be an integer from 10 to 2000000000, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(value) || value < 10 || value > 2_000_000_000)
+    throw new Error(`VEXDESK_PUBLIC_CLIENT_LIMIT must be an integer from 10 to 2000000000, got ${JSON.stringify(raw)}`);
   return value;
 }
 

@@ -80,7 +80,10 @@ export function zodLocalesPlugin(keep: readonly string[] = bundleSettings.zodLoc
         const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line.trim() !== '');
         const contents = lines.map((line) => {
           const match = ZOD_LOCALE_EXPORT.exec(line.trim());
-          if (!match) throw new Error(`Unexpected line in ${path}: "${line}". Update zodLocalesPlugin in lib/bundling.ts for this zod version.`);
+          if (!match)
+            throw new Error(
+              `Unexpected line in ${path}: "${line}". Update zodLocalesPlugin in lib/bundling.ts for this zod version.`,
+            );
           const name = match[1] ?? '';
           return keep.includes(name) ? line : `export const ${name} = notBundled(${JSON.stringify(name)});`;
         });
@@ -125,7 +128,10 @@ export function purlCollatorPlugin(): Plugin {
         const file = PACKAGEURL_SOURCES.exec(path)?.[1] ?? '';
         const rewrite = PACKAGEURL_REWRITES[file];
         const source = await readFile(path, 'utf8');
-        if (!rewrite || !source.includes(rewrite.from)) throw new Error(`${path} no longer has the code purlCollatorPlugin rewrites. Update purlCollatorPlugin in lib/bundling.ts for this packageurl-js version.`);
+        if (!rewrite || !source.includes(rewrite.from))
+          throw new Error(
+            `${path} no longer has the code purlCollatorPlugin rewrites. Update purlCollatorPlugin in lib/bundling.ts for this packageurl-js version.`,
+          );
         return { contents: source.replace(rewrite.from, rewrite.to), loader: 'js' };
       });
     },
@@ -153,14 +159,19 @@ export function lambdaCredentialsPlugin(): Plugin {
       builder.onResolve({ filter: CREDENTIAL_PROVIDER_NODE }, async (args) => {
         if (args.pluginData === RESOLVING) return undefined;
         // Resolve the real package first, so fromEnv comes from the version the SDK pins.
-        const real = await builder.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: RESOLVING });
+        const real = await builder.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: RESOLVING,
+        });
         if (real.errors.length > 0) return { errors: real.errors };
         return { path: real.path, namespace: CREDENTIALS_NAMESPACE };
       });
       builder.onLoad({ filter: /.*/, namespace: CREDENTIALS_NAMESPACE }, ({ path }) => ({
         contents: [
           "import { fromEnv } from '@aws-sdk/credential-provider-env';",
-          '/** Lambda: the execution role\'s credentials are in the environment (see lib/bundling.ts). */',
+          "/** Lambda: the execution role's credentials are in the environment (see lib/bundling.ts). */",
           'export const defaultProvider = (init = {}) => fromEnv(init);',
         ].join('\n'),
         loader: 'js',

@@ -8,14 +8,26 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssetHashType, DockerImage, Duration, RemovalPolicy, Stack, Validations, type ILocalBundling } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  DockerImage,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  Validations,
+  type ILocalBundling,
+} from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_SECURITY_HEADERS, HSTS_MAX_AGE_SECONDS } from '../shared/service/http/console-headers';
+import {
+  CONSOLE_CONTENT_SECURITY_POLICY,
+  CONSOLE_SECURITY_HEADERS,
+  HSTS_MAX_AGE_SECONDS,
+} from '../shared/service/http/console-headers';
 import { PROJECT_ROOT } from './function-catalog';
 
 /** The viewer-request function that serves index.html for console routes (a plain JS file; the infra tests run it). */
@@ -36,14 +48,19 @@ export const API_PATH_PATTERNS = ['/api/*', '/.well-known/csaf/*'] as const;
  * synth with a message saying what to do, never with an empty console.
  */
 export class ConsoleBuild implements ILocalBundling {
-  constructor(readonly script: string = CONSOLE_BUILD_SCRIPT, readonly output: string = CONSOLE_BUILD_OUTPUT) {}
+  constructor(
+    readonly script: string = CONSOLE_BUILD_SCRIPT,
+    readonly output: string = CONSOLE_BUILD_OUTPUT,
+  ) {}
 
   tryBundle(outputDir: string): boolean {
-    const scripts = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+    const scripts =
+      (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> })
+        .scripts ?? {};
     if (!scripts[this.script]) {
       throw new Error(
         `The web console cannot be built: package.json has no "${this.script}" script. Build the console into a directory with index.html ` +
-        'and pass it with -c vexdesk:consoleAssets=DIR, or add the script (docs/console-hosting.md).',
+          'and pass it with -c vexdesk:consoleAssets=DIR, or add the script (docs/console-hosting.md).',
       );
     }
     try {
@@ -53,7 +70,8 @@ export class ConsoleBuild implements ILocalBundling {
       throw new Error(`npm run ${this.script} failed; its errors are printed above`, { cause: error });
     }
     const built = join(PROJECT_ROOT, this.output);
-    if (!existsSync(join(built, 'index.html'))) throw new Error(`npm run ${this.script} wrote no ${this.output}/index.html`);
+    if (!existsSync(join(built, 'index.html')))
+      throw new Error(`npm run ${this.script} wrote no ${this.output}/index.html`);
     cpSync(built, outputDir, { recursive: true });
     return true;
   }
@@ -62,7 +80,8 @@ export class ConsoleBuild implements ILocalBundling {
 /** The console's files: a directory already built (tests, CI artefacts), or the console built at synth. */
 export function consoleSource(assetsDir: string | undefined): s3deploy.ISource {
   if (assetsDir !== undefined) {
-    if (!existsSync(join(assetsDir, 'index.html'))) throw new Error(`The console directory ${assetsDir} has no index.html (run npm run ${CONSOLE_BUILD_SCRIPT})`);
+    if (!existsSync(join(assetsDir, 'index.html')))
+      throw new Error(`The console directory ${assetsDir} has no index.html (run npm run ${CONSOLE_BUILD_SCRIPT})`);
     return s3deploy.Source.asset(assetsDir);
   }
   // OUTPUT: the asset hash is the build's, and the project directory itself is never copied.
@@ -123,12 +142,15 @@ export class ConsoleHosting extends Construct {
     const { customHeaders, securityHeaders } = securityHeaderSettings();
     this.consoleHeaders = new cloudfront.ResponseHeadersPolicy(this, 'ConsoleHeaders', {
       comment: 'Vexdesk console: CSP without inline script, HSTS, no framing',
-      securityHeadersBehavior: { ...securityHeaders, contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY, override: true } },
+      securityHeadersBehavior: {
+        ...securityHeaders,
+        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY, override: true },
+      },
       customHeadersBehavior: { customHeaders },
     });
     // The API sets its own CSP on the HTML it answers (sign-in pages, compliance report): kept as is.
     this.apiHeaders = new cloudfront.ResponseHeadersPolicy(this, 'ApiHeaders', {
-      comment: 'Vexdesk API through CloudFront: HSTS, nosniff, no framing; the API\'s own CSP passes',
+      comment: "Vexdesk API through CloudFront: HSTS, nosniff, no framing; the API's own CSP passes",
       securityHeadersBehavior: securityHeaders,
       customHeadersBehavior: { customHeaders },
     });
@@ -153,7 +175,9 @@ export class ConsoleHosting extends Construct {
       compress: true,
     };
 
-    const certificate = props.customDomain ? acm.Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn) : undefined;
+    const certificate = props.customDomain
+      ? acm.Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn)
+      : undefined;
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Vexdesk: web console and API on one origin',
       defaultRootObject: 'index.html',
@@ -163,7 +187,9 @@ export class ConsoleHosting extends Construct {
         allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
         cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
         responseHeadersPolicy: this.consoleHeaders,
-        functionAssociations: [{ function: this.rewriteFunction, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+        functionAssociations: [
+          { function: this.rewriteFunction, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
+        ],
         compress: true,
       },
       additionalBehaviors: Object.fromEntries(API_PATH_PATTERNS.map((pattern) => [pattern, apiBehavior])),
@@ -175,19 +201,36 @@ export class ConsoleHosting extends Construct {
       // Cookies carry the session id: never written to the logs.
       logIncludesCookies: false,
       ...(certificate && props.customDomain
-        ? { certificate, domainNames: [props.customDomain.domainName], minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021, sslSupportMethod: cloudfront.SSLMethod.SNI }
+        ? {
+            certificate,
+            domainNames: [props.customDomain.domainName],
+            minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+            sslSupportMethod: cloudfront.SSLMethod.SNI,
+          }
         : {}),
       ...(props.webAclArn ? { webAclId: props.webAclArn } : {}),
     });
     this.origin = `https://${props.customDomain?.domainName ?? this.distribution.distributionDomainName}`;
 
     if (!props.customDomain) {
-      acknowledge(this.distribution, 'AwsSolutions-CFR4', 'Without a custom domain the distribution uses CloudFront\'s default *.cloudfront.net certificate, whose security policy cannot be chosen; with vexdesk:certificateArn it is TLSv1.2_2021 (docs/console-hosting.md).');
+      acknowledge(
+        this.distribution,
+        'AwsSolutions-CFR4',
+        "Without a custom domain the distribution uses CloudFront's default *.cloudfront.net certificate, whose security policy cannot be chosen; with vexdesk:certificateArn it is TLSv1.2_2021 (docs/console-hosting.md).",
+      );
     }
     if (!props.webAclArn) {
-      acknowledge(this.distribution, 'AwsSolutions-CFR2', 'A CLOUDFRONT-scope web ACL can only be created in us-east-1 and this stack deploys to any region: the API keeps its regional WAF, and vexdesk:cloudFrontWebAclArn attaches an existing edge ACL.');
+      acknowledge(
+        this.distribution,
+        'AwsSolutions-CFR2',
+        'A CLOUDFRONT-scope web ACL can only be created in us-east-1 and this stack deploys to any region: the API keeps its regional WAF, and vexdesk:cloudFrontWebAclArn attaches an existing edge ACL.',
+      );
     }
-    acknowledge(this.distribution, 'AwsSolutions-CFR1', 'Public disclosures are read worldwide (spec "Public disclosure"); there is no country a security advisory must be hidden from.');
+    acknowledge(
+      this.distribution,
+      'AwsSolutions-CFR1',
+      'Public disclosures are read worldwide (spec "Public disclosure"); there is no country a security advisory must be hidden from.',
+    );
 
     this.deployConsole(consoleSource(props.assetsDir));
   }
@@ -221,7 +264,11 @@ export class ConsoleHosting extends Construct {
       exclude: ['*'],
       include: [`${HASHED_ASSETS_PREFIX}/*`],
       prune: false,
-      cacheControl: [s3deploy.CacheControl.setPublic(), s3deploy.CacheControl.maxAge(Duration.days(365)), s3deploy.CacheControl.immutable()],
+      cacheControl: [
+        s3deploy.CacheControl.setPublic(),
+        s3deploy.CacheControl.maxAge(Duration.days(365)),
+        s3deploy.CacheControl.immutable(),
+      ],
     });
     const entry = new s3deploy.BucketDeployment(this, 'DeployEntry', {
       sources: [source],
@@ -238,29 +285,67 @@ export class ConsoleHosting extends Construct {
 
   /** BucketDeployment's handler is a CDK-owned singleton at stack level whose role and runtime CDK sets. */
   private acknowledgeDeploymentHandler(): void {
-    const handler = Stack.of(this).node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
+    const handler = Stack.of(this).node.children.find((child) =>
+      child.node.id.startsWith('Custom::CDKBucketDeployment'),
+    );
     if (!handler) throw new Error('BucketDeployment created no handler: the acknowledgments below would be lost');
-    const why = 'CDK\'s BucketDeployment handler copies the console build from the CDK assets bucket into the console bucket and invalidates the distribution; CDK generates this role';
-    acknowledge(handler, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', `${why}; the managed policy only writes its CloudWatch logs.`);
+    const why =
+      "CDK's BucketDeployment handler copies the console build from the CDK assets bucket into the console bucket and invalidates the distribution; CDK generates this role";
+    acknowledge(
+      handler,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      `${why}; the managed policy only writes its CloudWatch logs.`,
+    );
     for (const action of ['s3:Abort*', 's3:DeleteObject*', 's3:GetBucket*', 's3:GetObject*', 's3:List*']) {
-      acknowledge(handler, `AwsSolutions-IAM5[Action::${action}]`, `${why} with CDK's grantRead/grantReadWrite action groups, on those two buckets only.`);
+      acknowledge(
+        handler,
+        `AwsSolutions-IAM5[Action::${action}]`,
+        `${why} with CDK's grantRead/grantReadWrite action groups, on those two buckets only.`,
+      );
     }
-    acknowledge(handler, `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`, `${why}: it writes any file of the build, so every object of the console bucket.`);
-    acknowledge(handler, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]', `${why}: the asset's object key is only known at deploy time, in the bootstrap assets bucket.`);
-    acknowledge(handler, 'AwsSolutions-IAM5[Resource::*]', `${why}: cloudfront:CreateInvalidation and GetInvalidation, which CDK grants on * for the distribution it is given.`);
-    acknowledge(handler, 'AwsSolutions-L1', `${why}; its Lambda runtime is pinned by the aws-cdk-lib version, not by this stack.`);
+    acknowledge(
+      handler,
+      `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
+      `${why}: it writes any file of the build, so every object of the console bucket.`,
+    );
+    acknowledge(
+      handler,
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+      `${why}: the asset's object key is only known at deploy time, in the bootstrap assets bucket.`,
+    );
+    acknowledge(
+      handler,
+      'AwsSolutions-IAM5[Resource::*]',
+      `${why}: cloudfront:CreateInvalidation and GetInvalidation, which CDK grants on * for the distribution it is given.`,
+    );
+    acknowledge(
+      handler,
+      'AwsSolutions-L1',
+      `${why}; its Lambda runtime is pinned by the aws-cdk-lib version, not by this stack.`,
+    );
   }
 }
 
 /** The response headers policy form of shared/service/http/console-headers.ts (CSP added per policy). */
-function securityHeaderSettings(): { securityHeaders: cloudfront.ResponseSecurityHeadersBehavior; customHeaders: cloudfront.ResponseCustomHeader[] } {
+function securityHeaderSettings(): {
+  securityHeaders: cloudfront.ResponseSecurityHeadersBehavior;
+  customHeaders: cloudfront.ResponseCustomHeader[];
+} {
   const headers = CONSOLE_SECURITY_HEADERS;
   const securityHeaders: cloudfront.ResponseSecurityHeadersBehavior = {
-    strictTransportSecurity: { accessControlMaxAge: Duration.seconds(HSTS_MAX_AGE_SECONDS), includeSubdomains: true, override: true },
+    strictTransportSecurity: {
+      accessControlMaxAge: Duration.seconds(HSTS_MAX_AGE_SECONDS),
+      includeSubdomains: true,
+      override: true,
+    },
     contentTypeOptions: { override: true },
     frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
     referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.SAME_ORIGIN, override: true },
   };
-  const customHeaders = (['Cross-Origin-Opener-Policy', 'Permissions-Policy'] as const).map((header) => ({ header, value: headers[header], override: true }));
+  const customHeaders = (['Cross-Origin-Opener-Policy', 'Permissions-Policy'] as const).map((header) => ({
+    header,
+    value: headers[header],
+    override: true,
+  }));
   return { securityHeaders, customHeaders };
 }

@@ -75,7 +75,9 @@ function endpointFunction(group: EndpointGroup): FunctionSpec {
     entry: entryOf(group),
     role: { kind: 'endpoint-group', group },
     ...(HEAVY_GROUPS[group] ?? ENDPOINT_DEFAULTS),
-    ...(isTenantGroup(group) ? { access: executionAccessOfTenantGroup(group), tenant: tenantAccessOf(group) } : { access: effectiveGroupAccess(group) }),
+    ...(isTenantGroup(group)
+      ? { access: executionAccessOfTenantGroup(group), tenant: tenantAccessOf(group) }
+      : { access: effectiveGroupAccess(group) }),
   };
 }
 

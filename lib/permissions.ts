@@ -70,7 +70,14 @@ export type PublisherKeyAction = 'kms:Encrypt' | 'kms:Decrypt';
 const READ_ACTIONS: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
 const noTable: TableAccess = { actions: [], queryIndexes: false };
 const noBucket: BucketAccess = { objects: [], list: false };
-const nothing: ResourceAccess = { table: noTable, sbomBucket: noBucket, disclosureBucket: noBucket, signingSecret: false, scanQueue: 'none', publisherKey: [] };
+const nothing: ResourceAccess = {
+  table: noTable,
+  sbomBucket: noBucket,
+  disclosureBucket: noBucket,
+  signingSecret: false,
+  scanQueue: 'none',
+  publisherKey: [],
+};
 
 const table = (...actions: TableAction[]): TableAccess => ({ actions, queryIndexes: false });
 const objects = (...actions: ObjectAction[]): BucketAccess => ({ objects: actions, list: false });
@@ -87,13 +94,29 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // a list page reads its products by key in one batch (docs/architecture.md "Product list at scale").
   products: {
     ...nothing,
-    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'),
+    table: table(
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+    ),
     sbomBucket: { objects: ['s3:DeleteObject'], list: true },
   },
   // Deleting a release walks its items in batches and lists and removes every object under its prefix (docs/api.md "Deleting releases and SBOMs").
   releases: {
     ...nothing,
-    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'),
+    table: table(
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:BatchWriteItem',
+    ),
     sbomBucket: { objects: ['s3:DeleteObject'], list: true },
   },
   // Upload stores the raw file and its parsed inventory (removing what a failed upload left), download streams
@@ -103,7 +126,15 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   sboms: {
     ...nothing,
     // The staging record written before the files is deleted in the SBOM's own transaction (docs/architecture.md "Recovery after a crash").
-    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'),
+    table: table(
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:BatchWriteItem',
+    ),
     sbomBucket: objects('s3:GetObject', 's3:PutObject', 's3:DeleteObject'),
     scanQueue: 'send',
   },
@@ -113,17 +144,42 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // first settles a disposition batch left pending (shared/service/dispositions/disposition-batches.ts), with its writes.
   scans: {
     ...nothing,
-    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'),
+    table: table(
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:BatchWriteItem',
+    ),
     sbomBucket: objects('s3:GetObject', 's3:PutObject'),
   },
   // Batches record their intent, mark chunks applied on it, delete it at the end and undo chunks conditionally.
-  dispositions: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem') },
+  dispositions: {
+    ...nothing,
+    table: table(
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+    ),
+  },
   // Generating a document stores its content and generation input in the SBOM bucket and reads them back;
   // publish writes the immutable snapshot (create only: Object Lock keeps it), reads it back when a retry
   // finds it already stored, and signs it: HMAC, and with the team's publisher key (generated and sealed on first need).
   vex: {
     ...nothing,
-    table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'),
+    table: table(
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+    ),
     sbomBucket: objects('s3:GetObject', 's3:PutObject'),
     disclosureBucket: objects('s3:GetObject', 's3:PutObject'),
     signingSecret: true,
@@ -133,7 +189,18 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // other team items), the snapshot and its files, the HMAC key. No KMS: verifying needs only the public keys.
   disclosures: {
     ...nothing,
-    table: { ...table('dynamodb:GetItem', 'dynamodb:Query'), leadingKeys: ['DISCLOSURE#*', 'DISCLOSED_DOC#*', 'DISCLOSURE_INDEX#*', 'DISCLOSURE_COUNTER', 'CSAF_PROVIDER#*', 'CSAF_DIRECTORY#*', 'TEAM#*#PUBLISHER_KEYS'] },
+    table: {
+      ...table('dynamodb:GetItem', 'dynamodb:Query'),
+      leadingKeys: [
+        'DISCLOSURE#*',
+        'DISCLOSED_DOC#*',
+        'DISCLOSURE_INDEX#*',
+        'DISCLOSURE_COUNTER',
+        'CSAF_PROVIDER#*',
+        'CSAF_DIRECTORY#*',
+        'TEAM#*#PUBLISHER_KEYS',
+      ],
+    },
     disclosureBucket: objects('s3:GetObject'),
     signingSecret: true,
   },
@@ -144,7 +211,18 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // Trust policies: listed by a Query of their partition, deleted (with the audit entry) in a transaction.
   // Publisher key rotation seals the new private key (never opens one). ConditionCheckItem: a change that takes
   // settings.manage from a member checks, in the same transaction, that another member still holds it.
-  settings: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'), publisherKey: ['kms:Encrypt'] },
+  settings: {
+    ...nothing,
+    table: table(
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+    ),
+    publisherKey: ['kms:Encrypt'],
+  },
   // Public OIDC exchange (docs/oidc.md): reads the named team's trust policies, then in one transaction claims the
   // CI token's jti, stores the issued token's hash and audits the exchange in that team's log.
   // It acts for the team the request names (route `teamFromBody`), so its tenant role confines those calls to that team.
@@ -155,7 +233,10 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // grant could not be checked against the code; narrowing it needs the log to keep the audit partitions' shape.
   signin: {
     ...nothing,
-    table: { ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'), leadingKeys: ['SIGNIN#*', 'MEMBER_LOGIN#*', 'SESSION#*', 'TEAM#*'] },
+    table: {
+      ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'),
+      leadingKeys: ['SIGNIN#*', 'MEMBER_LOGIN#*', 'SESSION#*', 'TEAM#*'],
+    },
   },
   // Renders the OpenAPI document from the route table; touches no data.
   openapi: nothing,
@@ -171,7 +252,17 @@ export const AUTHORIZER_ACCESS: ResourceAccess = {
   ...nothing,
   // Sessions: the session item by hash (UpdateItem: its last-seen time, for the idle timeout), the member's login entry
   // and the team's session timeouts.
-  table: { ...table('dynamodb:GetItem', 'dynamodb:UpdateItem'), leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*', 'TEAM#*#SESSION_TIMEOUTS'] },
+  table: {
+    ...table('dynamodb:GetItem', 'dynamodb:UpdateItem'),
+    leadingKeys: [
+      'APIKEY_HASH#*',
+      'OIDC_TOKEN#*',
+      'TEAM#*#TRUST_POLICIES',
+      'SESSION#*',
+      'MEMBER_LOGIN#*',
+      'TEAM#*#SESSION_TIMEOUTS',
+    ],
+  },
 };
 
 /**
@@ -183,7 +274,19 @@ export const AUTHORIZER_ACCESS: ResourceAccess = {
 export const SCAN_WORKER_ACCESS: ResourceAccess = {
   ...nothing,
   // ConditionCheckItem: carried decisions are written on the condition that the release is still unlocked (shared/service/dispositions/carry-over.ts).
-  table: { ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'), queryIndexes: true },
+  table: {
+    ...table(
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
+    ),
+    queryIndexes: true,
+  },
   sbomBucket: objects('s3:GetObject', 's3:PutObject', 's3:DeleteObject'),
   scanQueue: 'consume',
 };
@@ -194,7 +297,17 @@ export const SCAN_WORKER_ACCESS: ResourceAccess = {
  */
 export const CORPUS_REFRESH_ACCESS: ResourceAccess = {
   ...nothing,
-  table: { ...table('dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'), queryIndexes: true },
+  table: {
+    ...table(
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+    ),
+    queryIndexes: true,
+  },
   sbomBucket: objects('s3:GetObject', 's3:PutObject'),
 };
 
@@ -215,55 +328,81 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
     functions: ['scans'],
     actions: ['dynamodb:ConditionCheckItem'],
     resource: 'arn:aws:dynamodb:{region}:{account}:table/{table}',
-    reason: 'A scan run through POST /api/cve-scan carries earlier releases\' decisions like the scan worker does, in bulk transactions that check the release (shared/service/dispositions/disposition-store.ts `underBulk`); the integration runs carry decisions over only from the upload\'s scan.',
+    reason:
+      "A scan run through POST /api/cve-scan carries earlier releases' decisions like the scan worker does, in bulk transactions that check the release (shared/service/dispositions/disposition-store.ts `underBulk`); the integration runs carry decisions over only from the upload's scan.",
   },
   {
     functions: ['sboms'],
     actions: ['sqs:SendMessage'],
     resource: 'arn:aws:sqs:{region}:{account}:{scanQueue}',
-    reason: 'Each upload enqueues its scan on AWS; the local runtime has no queue and runs the scan worker in-process (configuration, SCAN_QUEUE_URL unset).',
+    reason:
+      'Each upload enqueues its scan on AWS; the local runtime has no queue and runs the scan worker in-process (configuration, SCAN_QUEUE_URL unset).',
   },
   {
     functions: ['vex', 'disclosures'],
     actions: ['secretsmanager:GetSecretValue'],
     resource: 'arn:aws:secretsmanager:{region}:{account}:secret:{signingSecret}',
-    reason: 'On AWS the signing key comes from Secrets Manager; local runs take it from DISCLOSURE_SIGNING_KEY (BRIEF decision 9).',
+    reason:
+      'On AWS the signing key comes from Secrets Manager; local runs take it from DISCLOSURE_SIGNING_KEY (BRIEF decision 9).',
   },
   {
     functions: ['vex', 'settings'],
     actions: ['kms:Encrypt'],
     resource: 'arn:aws:kms:{region}:{account}:key/{publisherKey}',
-    reason: 'On AWS a new publisher private key (first publication, rotation) is sealed under the stack\'s KMS key; the local runtime seals it with a key file of its data directory (configuration: PUBLISHER_KEY_SEAL_FILE instead of PUBLISHER_KEY_KMS_KEY_ID).',
+    reason:
+      "On AWS a new publisher private key (first publication, rotation) is sealed under the stack's KMS key; the local runtime seals it with a key file of its data directory (configuration: PUBLISHER_KEY_SEAL_FILE instead of PUBLISHER_KEY_KMS_KEY_ID).",
   },
   {
     functions: ['vex'],
     actions: ['kms:Decrypt'],
     resource: 'arn:aws:kms:{region}:{account}:key/{publisherKey}',
-    reason: 'On AWS publishing opens the sealed publisher key with KMS to sign; locally the data directory\'s key file opens it (same configuration switch).',
+    reason:
+      "On AWS publishing opens the sealed publisher key with KMS to sign; locally the data directory's key file opens it (same configuration switch).",
   },
   {
     functions: ['scan-worker'],
-    actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+    actions: [
+      'sqs:ReceiveMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:GetQueueUrl',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+    ],
     resource: 'arn:aws:sqs:{region}:{account}:{scanQueue}',
-    reason: 'Granted by the SQS event source mapping: the Lambda service polls and deletes the messages for the worker; its code makes no SQS call.',
+    reason:
+      'Granted by the SQS event source mapping: the Lambda service polls and deletes the messages for the worker; its code makes no SQS call.',
   },
   {
     functions: ['corpus-refresh'],
     actions: ['s3:GetObject', 's3:PutObject'],
     resource: 'arn:aws:s3:::{sbomBucket}/*',
-    reason: 'Advisories and packages past the DynamoDB item limit spill to S3 and are read back on re-import; the bundled sample corpus the local runtime imports has none that large.',
+    reason:
+      'Advisories and packages past the DynamoDB item limit spill to S3 and are read back on re-import; the bundled sample corpus the local runtime imports has none that large.',
   },
   {
-    functions: ['products', 'releases', 'sboms', 'scans', 'dispositions', 'vex', 'compliance', 'audit', 'settings', 'auth'],
+    functions: [
+      'products',
+      'releases',
+      'sboms',
+      'scans',
+      'dispositions',
+      'vex',
+      'compliance',
+      'audit',
+      'settings',
+      'auth',
+    ],
     actions: ['sts:AssumeRole', 'sts:TagSession'],
     resource: 'arn:aws:iam::{account}:role/{tenantRole}',
-    reason: 'Each tenant function assumes its own tenant role per team on AWS (TENANT_ROLE_ARN); the local runtime has no STS or IAM, so the variable is unset and the calls never happen.',
+    reason:
+      'Each tenant function assumes its own tenant role per team on AWS (TENANT_ROLE_ARN); the local runtime has no STS or IAM, so the variable is unset and the calls never happen.',
   },
   {
     functions: ['*'],
     actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
     resource: '*',
-    reason: 'Only with tracing on: the Lambda runtime sends the trace segments, not the function code; X-Ray has no resource-level permissions.',
+    reason:
+      'Only with tracing on: the Lambda runtime sends the trace segments, not the function code; X-Ray has no resource-level permissions.',
   },
 ];
 
@@ -276,7 +415,10 @@ export function groupMutates(group: EndpointGroup): boolean {
 
 /** Downgrade every write grant to nothing: only reads stay. */
 export function readOnly(access: ResourceAccess): ResourceAccess {
-  const bucket = (granted: BucketAccess): BucketAccess => ({ objects: granted.objects.filter((action) => READ_ONLY_OBJECTS.includes(action)), list: granted.list });
+  const bucket = (granted: BucketAccess): BucketAccess => ({
+    objects: granted.objects.filter((action) => READ_ONLY_OBJECTS.includes(action)),
+    list: granted.list,
+  });
   return {
     table: { ...access.table, actions: access.table.actions.filter((action) => READ_ACTIONS.includes(action)) },
     sbomBucket: bucket(access.sbomBucket),
@@ -385,7 +527,7 @@ const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
   },
   // The OIDC exchange claims the CI token's jti and stores the issued token's hash (global items found by hash).
   auth: { globalPartitions: [{ actions: ['dynamodb:PutItem'], leadingKeys: ['OIDC_JTI#*', 'OIDC_TOKEN#*'] }] },
-    // The attestation report links each published document's disclosure.
+  // The attestation report links each published document's disclosure.
   compliance: { globalPartitions: [{ actions: ['dynamodb:GetItem'], leadingKeys: ['DISCLOSURE#*'] }] },
 };
 
@@ -395,7 +537,8 @@ const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
  */
 export function isTenantGroup(group: EndpointGroup): boolean {
   const access = effectiveGroupAccess(group);
-  const touchesData = usesTable(access) || access.sbomBucket.objects.length > 0 || access.disclosureBucket.objects.length > 0;
+  const touchesData =
+    usesTable(access) || access.sbomBucket.objects.length > 0 || access.disclosureBucket.objects.length > 0;
   return touchesData && routesOfGroup(group).every((route) => route.scope !== null || route.teamFromBody === true);
 }
 
@@ -403,10 +546,19 @@ export function isTenantGroup(group: EndpointGroup): boolean {
 export function tenantAccessOf(group: EndpointGroup): TenantAccess {
   const access = effectiveGroupAccess(group);
   const shape = TEAM_REQUEST_SHAPES[group] ?? {};
-  const not = (excluded: readonly string[] = []) => (action: string) => !excluded.includes(action);
+  const not =
+    (excluded: readonly string[] = []) =>
+    (action: string) =>
+      !excluded.includes(action);
   return {
-    table: { actions: access.table.actions.filter(not(shape.globalOnlyTableActions)), queryIndexes: access.table.queryIndexes },
-    teamFiles: { objects: access.sbomBucket.objects.filter(not(shape.uploadOnlyActions)), list: access.sbomBucket.list },
+    table: {
+      actions: access.table.actions.filter(not(shape.globalOnlyTableActions)),
+      queryIndexes: access.table.queryIndexes,
+    },
+    teamFiles: {
+      objects: access.sbomBucket.objects.filter(not(shape.uploadOnlyActions)),
+      list: access.sbomBucket.list,
+    },
     uploads: shape.uploads ?? [],
     globalPartitions: shape.globalPartitions ?? [],
     globalObjects: shape.globalObjects ?? [],

@@ -40,7 +40,9 @@ export const DEFAULT_CORPUS_FEEDS: CorpusFeedSettings = {
 
 /** The OSV all.zip URL of each configured ecosystem. */
 export function osvFeedUrls(feeds: CorpusFeedSettings): string[] {
-  return feeds.osvEcosystems.map((ecosystem) => `${trimTrailing(feeds.osvBaseUrl, '/')}/${encodeURIComponent(ecosystem)}/all.zip`);
+  return feeds.osvEcosystems.map(
+    (ecosystem) => `${trimTrailing(feeds.osvBaseUrl, '/')}/${encodeURIComponent(ecosystem)}/all.zip`,
+  );
 }
 
 export interface VexdeskSettings {
@@ -152,7 +154,9 @@ export const CONTEXT_KEYS = {
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 /** Values CloudWatch Logs accepts as a retention period. */
-const RETENTION_VALUES = new Set<number>(Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'));
+const RETENTION_VALUES = new Set<number>(
+  Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'),
+);
 
 function positiveInteger(node: Node, key: string, max: number): number | undefined {
   const raw: unknown = node.tryGetContext(key);
@@ -168,7 +172,9 @@ function logRetentionOf(node: Node): RetentionDays | undefined {
   const days = positiveInteger(node, CONTEXT_KEYS.logRetentionDays, 3653);
   if (days === undefined) return undefined;
   if (!RETENTION_VALUES.has(days)) {
-    throw new Error(`Context ${CONTEXT_KEYS.logRetentionDays} must be a CloudWatch retention period (1, 3, 5, 7, 14, 30, 60, 90, …), got ${days}`);
+    throw new Error(
+      `Context ${CONTEXT_KEYS.logRetentionDays} must be a CloudWatch retention period (1, 3, 5, 7, 14, 30, 60, 90, …), got ${days}`,
+    );
   }
   return days;
 }
@@ -177,7 +183,10 @@ function logLevelOf(node: Node): LogLevel | undefined {
   const raw: unknown = node.tryGetContext(CONTEXT_KEYS.logLevel);
   if (raw === undefined) return undefined;
   const level = LOG_LEVELS.find((candidate) => candidate === raw);
-  if (!level) throw new Error(`Context ${CONTEXT_KEYS.logLevel} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`);
+  if (!level)
+    throw new Error(
+      `Context ${CONTEXT_KEYS.logLevel} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`,
+    );
   return level;
 }
 
@@ -192,7 +201,10 @@ function booleanOf(node: Node, key: string): boolean | undefined {
 /** WAF rate-based rules take 10 to 2,000,000,000 requests per window. */
 function publicClientLimitOf(node: Node): number | undefined {
   const limit = positiveInteger(node, CONTEXT_KEYS.publicClientLimit, 2_000_000_000);
-  if (limit !== undefined && limit < 10) throw new Error(`Context ${CONTEXT_KEYS.publicClientLimit} must be at least 10 (AWS WAF's lowest rate limit), got ${limit}`);
+  if (limit !== undefined && limit < 10)
+    throw new Error(
+      `Context ${CONTEXT_KEYS.publicClientLimit} must be at least 10 (AWS WAF's lowest rate limit), got ${limit}`,
+    );
   return limit;
 }
 
@@ -204,7 +216,9 @@ function urlOf(node: Node, key: string, options: { allowEmpty: boolean; httpsOnl
   const url = typeof raw === 'string' && URL.canParse(raw) ? new URL(raw) : undefined;
   const protocols = options.httpsOnly ? ['https:'] : ['https:', 'http:'];
   if (!url || !protocols.includes(url.protocol) || url.search !== '' || url.hash !== '') {
-    throw new Error(`Context ${key} must be an ${options.httpsOnly ? 'https' : 'http(s)'} URL without query or fragment${options.allowEmpty ? ' (or "" to turn it off)' : ''}, got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `Context ${key} must be an ${options.httpsOnly ? 'https' : 'http(s)'} URL without query or fragment${options.allowEmpty ? ' (or "" to turn it off)' : ''}, got ${JSON.stringify(raw)}`,
+    );
   }
   return raw as string;
 }
@@ -219,9 +233,14 @@ function certificateArnOf(node: Node, publicBaseUrl: string | undefined): string
   const raw: unknown = node.tryGetContext(CONTEXT_KEYS.certificateArn);
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/.test(raw)) {
-    throw new Error(`Context ${CONTEXT_KEYS.certificateArn} must be the ARN of an ACM certificate in us-east-1 (CloudFront's region for certificates), got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `Context ${CONTEXT_KEYS.certificateArn} must be the ARN of an ACM certificate in us-east-1 (CloudFront's region for certificates), got ${JSON.stringify(raw)}`,
+    );
   }
-  if (publicBaseUrl === undefined) throw new Error(`Context ${CONTEXT_KEYS.certificateArn} needs ${CONTEXT_KEYS.publicBaseUrl}: the custom domain the certificate is for`);
+  if (publicBaseUrl === undefined)
+    throw new Error(
+      `Context ${CONTEXT_KEYS.certificateArn} needs ${CONTEXT_KEYS.publicBaseUrl}: the custom domain the certificate is for`,
+    );
   return raw;
 }
 
@@ -229,7 +248,9 @@ function webAclArnOf(node: Node): string | undefined {
   const raw: unknown = node.tryGetContext(CONTEXT_KEYS.cloudFrontWebAclArn);
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !/^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/.test(raw)) {
-    throw new Error(`Context ${CONTEXT_KEYS.cloudFrontWebAclArn} must be the ARN of a CLOUDFRONT-scope WAFv2 web ACL (us-east-1, global/webacl/…), got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `Context ${CONTEXT_KEYS.cloudFrontWebAclArn} must be the ARN of a CLOUDFRONT-scope WAFv2 web ACL (us-east-1, global/webacl/…), got ${JSON.stringify(raw)}`,
+    );
   }
   return raw;
 }
@@ -237,7 +258,10 @@ function webAclArnOf(node: Node): string | undefined {
 function consoleAssetsOf(node: Node): string | undefined {
   const raw: unknown = node.tryGetContext(CONTEXT_KEYS.consoleAssets);
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || raw === '') throw new Error(`Context ${CONTEXT_KEYS.consoleAssets} must be a directory holding the built console, got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'string' || raw === '')
+    throw new Error(
+      `Context ${CONTEXT_KEYS.consoleAssets} must be a directory holding the built console, got ${JSON.stringify(raw)}`,
+    );
   return resolvePath(raw);
 }
 
@@ -245,7 +269,9 @@ function csafDefaultProviderOf(node: Node): string | undefined {
   const raw: unknown = node.tryGetContext(CONTEXT_KEYS.csafDefaultProvider);
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(raw)) {
-    throw new Error(`Context ${CONTEXT_KEYS.csafDefaultProvider} must be a team's CSAF directory name (lowercase letters, digits, inner hyphens), got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `Context ${CONTEXT_KEYS.csafDefaultProvider} must be a team's CSAF directory name (lowercase letters, digits, inner hyphens), got ${JSON.stringify(raw)}`,
+    );
   }
   return raw;
 }
@@ -254,12 +280,23 @@ function csafDefaultProviderOf(node: Node): string | undefined {
 function osvEcosystemsOf(node: Node): string[] | undefined {
   const raw: unknown = node.tryGetContext(CONTEXT_KEYS.corpusOsvEcosystems);
   if (raw === undefined) return undefined;
-  const list = typeof raw === 'string' ? raw.split(',').map((value) => value.trim()).filter(Boolean) : raw;
-  if (!Array.isArray(list)) throw new Error(`Context ${CONTEXT_KEYS.corpusOsvEcosystems} must be a comma-separated list of OSV ecosystems, got ${JSON.stringify(raw)}`);
+  const list =
+    typeof raw === 'string'
+      ? raw
+          .split(',')
+          .map((value) => value.trim())
+          .filter(Boolean)
+      : raw;
+  if (!Array.isArray(list))
+    throw new Error(
+      `Context ${CONTEXT_KEYS.corpusOsvEcosystems} must be a comma-separated list of OSV ecosystems, got ${JSON.stringify(raw)}`,
+    );
   const supported: readonly string[] = ECOSYSTEMS;
   for (const ecosystem of list) {
     if (typeof ecosystem !== 'string' || !supported.includes(ecosystem)) {
-      throw new Error(`Context ${CONTEXT_KEYS.corpusOsvEcosystems}: ${JSON.stringify(ecosystem)} is not an ecosystem the matcher supports (${ECOSYSTEMS.join(', ')})`);
+      throw new Error(
+        `Context ${CONTEXT_KEYS.corpusOsvEcosystems}: ${JSON.stringify(ecosystem)} is not an ecosystem the matcher supports (${ECOSYSTEMS.join(', ')})`,
+      );
     }
   }
   return [...new Set(list as string[])];
@@ -271,7 +308,9 @@ function signInOf(node: Node): VexdeskSettings['signIn'] {
   const clientId: unknown = node.tryGetContext(CONTEXT_KEYS.signInClientId);
   if (issuer === undefined && clientId === undefined) return undefined;
   if (issuer === undefined || typeof clientId !== 'string' || clientId === '') {
-    throw new Error(`Context ${CONTEXT_KEYS.signInIssuer} and ${CONTEXT_KEYS.signInClientId} are given together (an external OpenID provider) or not at all (the stack's Cognito user pool)`);
+    throw new Error(
+      `Context ${CONTEXT_KEYS.signInIssuer} and ${CONTEXT_KEYS.signInClientId} are given together (an external OpenID provider) or not at all (the stack's Cognito user pool)`,
+    );
   }
   return { issuer: trimTrailing(issuer, '/'), clientId };
 }
@@ -280,8 +319,15 @@ function signInOf(node: Node): VexdeskSettings['signIn'] {
 function domainPrefixOf(node: Node): string | undefined {
   const raw: unknown = node.tryGetContext(CONTEXT_KEYS.signInDomainPrefix);
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(raw) || raw.includes('aws') || raw.includes('cognito')) {
-    throw new Error(`Context ${CONTEXT_KEYS.signInDomainPrefix} must be lowercase letters, digits and hyphens (no "aws" or "cognito"), got ${JSON.stringify(raw)}`);
+  if (
+    typeof raw !== 'string' ||
+    !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(raw) ||
+    raw.includes('aws') ||
+    raw.includes('cognito')
+  ) {
+    throw new Error(
+      `Context ${CONTEXT_KEYS.signInDomainPrefix} must be lowercase letters, digits and hyphens (no "aws" or "cognito"), got ${JSON.stringify(raw)}`,
+    );
   }
   return raw;
 }
@@ -293,7 +339,8 @@ export function settingsFromContext(node: Node): VexdeskSettings {
   const publicBaseUrl = publicBaseUrlOf(node) ?? d.publicBaseUrl;
   return {
     // Object Lock allows up to 100 years.
-    disclosureRetentionDays: positiveInteger(node, CONTEXT_KEYS.disclosureRetentionDays, 36500) ?? d.disclosureRetentionDays,
+    disclosureRetentionDays:
+      positiveInteger(node, CONTEXT_KEYS.disclosureRetentionDays, 36500) ?? d.disclosureRetentionDays,
     logRetention: logRetentionOf(node) ?? d.logRetention,
     logLevel: logLevelOf(node) ?? d.logLevel,
     throttle: {
@@ -317,7 +364,8 @@ export function settingsFromContext(node: Node): VexdeskSettings {
     csafDefaultProvider: csafDefaultProviderOf(node) ?? d.csafDefaultProvider,
     corpusFeeds: {
       osvEcosystems: osvEcosystemsOf(node) ?? d.corpusFeeds.osvEcosystems,
-      osvBaseUrl: urlOf(node, CONTEXT_KEYS.corpusOsvBaseUrl, { allowEmpty: false, httpsOnly: false }) ?? d.corpusFeeds.osvBaseUrl,
+      osvBaseUrl:
+        urlOf(node, CONTEXT_KEYS.corpusOsvBaseUrl, { allowEmpty: false, httpsOnly: false }) ?? d.corpusFeeds.osvBaseUrl,
       kevUrl: urlOf(node, CONTEXT_KEYS.corpusKevUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.kevUrl,
       epssUrl: urlOf(node, CONTEXT_KEYS.corpusEpssUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.epssUrl,
     },

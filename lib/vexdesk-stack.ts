@@ -23,9 +23,24 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct, IConstruct } from 'constructs';
 import { tableDefinition } from '../shared/service/data/table-definition';
-import { GATEWAY_RESPONSE_HEADERS, METHOD_NOT_ALLOWED, gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, methodNotAllowedTemplate, type GatewayResponseType } from '../shared/service/http/gateway-responses';
+import {
+  GATEWAY_RESPONSE_HEADERS,
+  METHOD_NOT_ALLOWED,
+  gatewayResponseHeaders,
+  gatewayResponseTemplate,
+  gatewayResponses,
+  methodNotAllowedTemplate,
+  type GatewayResponseType,
+} from '../shared/service/http/gateway-responses';
 import { PUBLIC_CLIENT_LIMITED_PATH, PUBLIC_CLIENT_WINDOW_SECONDS } from '../shared/service/http/throttling';
-import { isPublicDisclosureRoute, methodsOfPath, routePaths, routes, type EndpointGroup, type RouteDefinition } from '../shared/service/http/routes';
+import {
+  isPublicDisclosureRoute,
+  methodsOfPath,
+  routePaths,
+  routes,
+  type EndpointGroup,
+  type RouteDefinition,
+} from '../shared/service/http/routes';
 import { SCAN_QUEUE_MAX_RECEIVES } from '../shared/service/scans/scan-retries';
 import { LAMBDA_HANDLER } from './bundling';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
@@ -53,8 +68,16 @@ function acknowledge(scope: IConstruct, id: string, reason: string): void {
 
 /** Media types the 405 MOCK integration maps; a request without Content-Type counts as application/json. */
 const METHOD_NOT_ALLOWED_MEDIA_TYPES = [
-  'application/json', 'application/gzip', 'application/octet-stream', 'application/xml', 'text/xml', 'text/plain',
-  'application/x-www-form-urlencoded', 'multipart/form-data', 'application/vnd.cyclonedx+json', 'application/spdx+json',
+  'application/json',
+  'application/gzip',
+  'application/octet-stream',
+  'application/xml',
+  'text/xml',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/vnd.cyclonedx+json',
+  'application/spdx+json',
 ];
 
 function pascalCase(name: string): string {
@@ -118,7 +141,10 @@ export class VexdeskStack extends Stack {
       stageName: API_STAGE_NAME,
       assetsDir: settings.consoleAssets,
       accessLogs: accessLogsBucket,
-      customDomain: settings.publicBaseUrl && settings.certificateArn ? { domainName: new URL(settings.publicBaseUrl).hostname, certificateArn: settings.certificateArn } : undefined,
+      customDomain:
+        settings.publicBaseUrl && settings.certificateArn
+          ? { domainName: new URL(settings.publicBaseUrl).hostname, certificateArn: settings.certificateArn }
+          : undefined,
       webAclArn: settings.cloudFrontWebAclArn,
     });
     // One origin for console and API (BRIEF decision 12): the sign-in callback, the cookie's origin and
@@ -127,22 +153,40 @@ export class VexdeskStack extends Stack {
     // After the API exists: every function names the public origin in what it generates (shared/service/config.ts requires it).
     for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
     // The team whose CSAF provider-metadata.json is also at /.well-known/csaf/ (docs/csaf-provider.md).
-    if (settings.csafDefaultProvider) for (const fn of this.functions.values()) fn.addEnvironment('CSAF_DEFAULT_PROVIDER', settings.csafDefaultProvider);
+    if (settings.csafDefaultProvider)
+      for (const fn of this.functions.values())
+        fn.addEnvironment('CSAF_DEFAULT_PROVIDER', settings.csafDefaultProvider);
     this.userPool = this.configureSignIn(settings);
     this.teamUsagePlan = this.createTeamUsagePlan(settings);
     this.publicClientFirewall = this.createPublicClientFirewall(settings);
     this.attachBackgroundTriggers(catalog);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append the route paths (/api/...)' });
-    new CfnOutput(this, 'PublicBaseUrl', { value: this.publicBaseUrl, description: 'The service\'s origin: console, API (/api/...), sign-in and the links in generated documents (PUBLIC_BASE_URL)' });
-    new CfnOutput(this, 'DistributionDomainName', { value: this.console.distribution.distributionDomainName, description: 'CloudFront domain: point the custom domain\'s DNS (CNAME or alias) here' });
+    new CfnOutput(this, 'PublicBaseUrl', {
+      value: this.publicBaseUrl,
+      description:
+        "The service's origin: console, API (/api/...), sign-in and the links in generated documents (PUBLIC_BASE_URL)",
+    });
+    new CfnOutput(this, 'DistributionDomainName', {
+      value: this.console.distribution.distributionDomainName,
+      description: "CloudFront domain: point the custom domain's DNS (CNAME or alias) here",
+    });
     new CfnOutput(this, 'ConsoleBucketName', { value: this.console.bucket.bucketName });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SbomBucketName', { value: this.sbomBucket.bucketName });
     new CfnOutput(this, 'DisclosureBucketName', { value: this.disclosureBucket.bucketName });
-    new CfnOutput(this, 'TeamUsagePlanId', { value: this.teamUsagePlan.usagePlanId, description: 'Default per-team usage plan; the admin CLI adds each team\'s API key to it' });
-    new CfnOutput(this, 'PublisherKeyKmsKeyArn', { value: this.publisherKey.keyArn, description: 'KMS key sealing the teams\' publisher private keys (admin CLI publisher-key rotate)' });
-    new CfnOutput(this, 'SigningSecretId', { value: this.signingSecret.secretArn, description: 'Secrets Manager secret holding { keyId, key }' });
+    new CfnOutput(this, 'TeamUsagePlanId', {
+      value: this.teamUsagePlan.usagePlanId,
+      description: "Default per-team usage plan; the admin CLI adds each team's API key to it",
+    });
+    new CfnOutput(this, 'PublisherKeyKmsKeyArn', {
+      value: this.publisherKey.keyArn,
+      description: "KMS key sealing the teams' publisher private keys (admin CLI publisher-key rotate)",
+    });
+    new CfnOutput(this, 'SigningSecretId', {
+      value: this.signingSecret.secretArn,
+      description: 'Secrets Manager secret holding { keyId, key }',
+    });
   }
 
   /**
@@ -164,14 +208,26 @@ export class VexdeskStack extends Stack {
         signInAliases: { email: true },
         autoVerify: { email: true },
         standardAttributes: { email: { required: true, mutable: true } },
-        passwordPolicy: { minLength: 12, requireLowercase: true, requireUppercase: true, requireDigits: true, requireSymbols: true },
+        passwordPolicy: {
+          minLength: 12,
+          requireLowercase: true,
+          requireUppercase: true,
+          requireDigits: true,
+          requireSymbols: true,
+        },
         mfa: cognito.Mfa.REQUIRED,
         mfaSecondFactor: { otp: true, sms: false },
         accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
         removalPolicy: RemovalPolicy.RETAIN,
       });
-      acknowledge(pool, 'AwsSolutions-COG8', 'Threat protection needs the Cognito Plus feature plan; sign-in is MFA-required and customers with stricter needs bring their own IdP (docs/sign-in.md).');
-      pool.addDomain('HostedDomain', { cognitoDomain: { domainPrefix: settings.signInDomainPrefix ?? `vexdesk-${this.node.addr.slice(0, 12)}` } });
+      acknowledge(
+        pool,
+        'AwsSolutions-COG8',
+        'Threat protection needs the Cognito Plus feature plan; sign-in is MFA-required and customers with stricter needs bring their own IdP (docs/sign-in.md).',
+      );
+      pool.addDomain('HostedDomain', {
+        cognitoDomain: { domainPrefix: settings.signInDomainPrefix ?? `vexdesk-${this.node.addr.slice(0, 12)}` },
+      });
       const client = pool.addClient('ConsoleClient', {
         generateSecret: false,
         authFlows: {},
@@ -187,7 +243,10 @@ export class VexdeskStack extends Stack {
       // The pool's ProviderURL attribute has no scheme; the issuer its tokens name is this URL.
       issuer = `https://cognito-idp.${this.region}.${this.urlSuffix}/${pool.userPoolId}`;
       clientId = client.userPoolClientId;
-      new CfnOutput(this, 'UserPoolId', { value: pool.userPoolId, description: 'Cognito user pool of browser sign-in: create the members\' users here' });
+      new CfnOutput(this, 'UserPoolId', {
+        value: pool.userPoolId,
+        description: "Cognito user pool of browser sign-in: create the members' users here",
+      });
     }
     signInFunction?.addEnvironment('SIGN_IN_ISSUER', issuer);
     signInFunction?.addEnvironment('SIGN_IN_CLIENT_ID', clientId);
@@ -275,7 +334,8 @@ export class VexdeskStack extends Stack {
 
   private createSigningSecret(): secretsmanager.Secret {
     const secret = new secretsmanager.Secret(this, 'DisclosureSigningSecret', {
-      description: 'Vexdesk disclosure HMAC signing key: { "keyId", "key" }. Rotate by writing a new version with a new keyId.',
+      description:
+        'Vexdesk disclosure HMAC signing key: { "keyId", "key" }. Rotate by writing a new version with a new keyId.',
       generateSecretString: {
         secretStringTemplate: JSON.stringify({ keyId: 'disclosure-key-1' }),
         generateStringKey: 'key',
@@ -301,7 +361,7 @@ export class VexdeskStack extends Stack {
    */
   private createPublisherKey(): kms.Key {
     return new kms.Key(this, 'PublisherKeySealKey', {
-      description: 'Vexdesk: seals the teams\' OpenPGP/Ed25519 publisher private keys',
+      description: "Vexdesk: seals the teams' OpenPGP/Ed25519 publisher private keys",
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -333,11 +393,16 @@ export class VexdeskStack extends Stack {
       architecture: lambda.Architecture.ARM_64,
       memorySize: spec.memoryMb,
       timeout: Duration.seconds(spec.timeoutSeconds),
-      ...(spec.ephemeralStorageMb !== undefined ? { ephemeralStorageSize: Size.mebibytes(spec.ephemeralStorageMb) } : {}),
+      ...(spec.ephemeralStorageMb !== undefined
+        ? { ephemeralStorageSize: Size.mebibytes(spec.ephemeralStorageMb) }
+        : {}),
       description: `Vexdesk ${spec.name}`,
       logGroup,
       tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
-      environment: { ...this.environmentFor(spec.access, settings), ...(spec.role.kind === 'corpus-refresh' ? this.corpusFeedEnvironment(settings) : {}) },
+      environment: {
+        ...this.environmentFor(spec.access, settings),
+        ...(spec.role.kind === 'corpus-refresh' ? this.corpusFeedEnvironment(settings) : {}),
+      },
     });
     this.grantAccess(fn, spec.access);
     acknowledge(
@@ -376,26 +441,66 @@ export class VexdeskStack extends Stack {
     });
     const teamPartitions = leading([team.partition, `${team.partition}#*`]);
     const { actions, queryIndexes } = access.table;
-    if (actions.length > 0) role.addToPolicy(new iam.PolicyStatement({ actions: [...actions], resources: [this.table.tableArn], conditions: teamPartitions }));
-    if (queryIndexes) role.addToPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.table.tableArn}/index/*`], conditions: teamPartitions }));
+    if (actions.length > 0)
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: [...actions],
+          resources: [this.table.tableArn],
+          conditions: teamPartitions,
+        }),
+      );
+    if (queryIndexes)
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: [`${this.table.tableArn}/index/*`],
+          conditions: teamPartitions,
+        }),
+      );
     if (access.teamFiles.objects.length > 0) {
-      role.addToPolicy(new iam.PolicyStatement({ actions: [...access.teamFiles.objects], resources: [this.sbomBucket.arnForObjects(`${team.filesPrefix}*`)] }));
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: [...access.teamFiles.objects],
+          resources: [this.sbomBucket.arnForObjects(`${team.filesPrefix}*`)],
+        }),
+      );
     }
     if (access.teamFiles.list) {
-      role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.sbomBucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${team.filesPrefix}*`] } } }));
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['s3:ListBucket'],
+          resources: [this.sbomBucket.bucketArn],
+          conditions: { StringLike: { 's3:prefix': [`${team.filesPrefix}*`] } },
+        }),
+      );
     }
     if (access.uploads.length > 0) {
-      role.addToPolicy(new iam.PolicyStatement({ actions: [...access.uploads], resources: [this.sbomBucket.arnForObjects(`${team.uploadsPrefix}*`)] }));
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: [...access.uploads],
+          resources: [this.sbomBucket.arnForObjects(`${team.uploadsPrefix}*`)],
+        }),
+      );
     }
     for (const grant of access.globalPartitions) {
-      role.addToPolicy(new iam.PolicyStatement({ actions: [...grant.actions], resources: [this.table.tableArn], conditions: leading(grant.leadingKeys) }));
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: [...grant.actions],
+          resources: [this.table.tableArn],
+          conditions: leading(grant.leadingKeys),
+        }),
+      );
     }
     for (const grant of access.globalObjects) {
       const bucket = grant.bucket === 'sbomBucket' ? this.sbomBucket : this.disclosureBucket;
-      role.addToPolicy(new iam.PolicyStatement({ actions: [...grant.actions], resources: [bucket.arnForObjects(`${grant.prefix}*`)] }));
+      role.addToPolicy(
+        new iam.PolicyStatement({ actions: [...grant.actions], resources: [bucket.arnForObjects(`${grant.prefix}*`)] }),
+      );
     }
     // Same account: the trust policy names the execution role; the identity policy says so too, explicitly.
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole', 'sts:TagSession'], resources: [role.roleArn] }));
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['sts:AssumeRole', 'sts:TagSession'], resources: [role.roleArn] }),
+    );
     fn.addEnvironment('TENANT_ROLE_ARN', role.roleArn);
     this.tenantRoles.set(name, role);
     this.acknowledgeTenantWildcards(role, access);
@@ -403,19 +508,30 @@ export class VexdeskStack extends Stack {
 
   private acknowledgeTenantWildcards(role: iam.Role, access: TenantAccess): void {
     if (access.table.queryIndexes) {
-      acknowledge(role, `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(this.table)}.Arn>/index/*]`, 'The audit export queries the table\'s own GSIs, only on the team\'s partitions (dynamodb:LeadingKeys).');
+      acknowledge(
+        role,
+        `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(this.table)}.Arn>/index/*]`,
+        "The audit export queries the table's own GSIs, only on the team's partitions (dynamodb:LeadingKeys).",
+      );
     }
     const objectPatterns: Array<[s3.Bucket, string]> = [
-      ...(access.teamFiles.objects.length > 0 ? [[this.sbomBucket, `${keys.teamScope(TEAM_TAG_VARIABLE).filesPrefix}*`] as [s3.Bucket, string]] : []),
-      ...(access.uploads.length > 0 ? [[this.sbomBucket, `${keys.teamScope(TEAM_TAG_VARIABLE).uploadsPrefix}*`] as [s3.Bucket, string]] : []),
-      ...access.globalObjects.map((grant): [s3.Bucket, string] => [grant.bucket === 'sbomBucket' ? this.sbomBucket : this.disclosureBucket, `${grant.prefix}*`]),
+      ...(access.teamFiles.objects.length > 0
+        ? [[this.sbomBucket, `${keys.teamScope(TEAM_TAG_VARIABLE).filesPrefix}*`] as [s3.Bucket, string]]
+        : []),
+      ...(access.uploads.length > 0
+        ? [[this.sbomBucket, `${keys.teamScope(TEAM_TAG_VARIABLE).uploadsPrefix}*`] as [s3.Bucket, string]]
+        : []),
+      ...access.globalObjects.map((grant): [s3.Bucket, string] => [
+        grant.bucket === 'sbomBucket' ? this.sbomBucket : this.disclosureBucket,
+        `${grant.prefix}*`,
+      ]),
     ];
     for (const [bucket, pattern] of objectPatterns) {
       acknowledge(
         role,
         // cdk-nag names a policy variable `<aws:PrincipalTag/teamId>`.
         `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(bucket)}.Arn>/${pattern.replace(/\$\{([^}]+)\}/g, '<$1>')}]`,
-        'Object keys are generated per team and entity at run time; the grant covers one key prefix of one bucket (the team\'s own, through the teamId session tag, or a listed global one).',
+        "Object keys are generated per team and entity at run time; the grant covers one key prefix of one bucket (the team's own, through the teamId session tag, or a listed global one).",
       );
     }
   }
@@ -423,7 +539,11 @@ export class VexdeskStack extends Stack {
   /** The refresh's feeds (functions/corpus-refresh/handler.ts requires all three; empty = that source off). */
   private corpusFeedEnvironment(settings: VexdeskSettings): Record<string, string> {
     const feeds = settings.corpusFeeds;
-    return { CORPUS_OSV_URLS: osvFeedUrls(feeds).join(','), CORPUS_KEV_URL: feeds.kevUrl, CORPUS_EPSS_URL: feeds.epssUrl };
+    return {
+      CORPUS_OSV_URLS: osvFeedUrls(feeds).join(','),
+      CORPUS_KEV_URL: feeds.kevUrl,
+      CORPUS_EPSS_URL: feeds.epssUrl,
+    };
   }
 
   /** Every function gets the variables shared/service/config.ts requires; secrets and queues only where granted. */
@@ -448,16 +568,41 @@ export class VexdeskStack extends Stack {
     const { actions, queryIndexes, leadingKeys } = access.table;
     // ForAllValues alone would also pass a request without any leading key; the Null test refuses those.
     const conditions = leadingKeys
-      ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] }, Null: { 'dynamodb:LeadingKeys': 'false' } }
+      ? {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] },
+          Null: { 'dynamodb:LeadingKeys': 'false' },
+        }
       : undefined;
-    if (actions.length > 0) fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: [this.table.tableArn], conditions }));
-    if (queryIndexes) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.table.tableArn}/index/*`], conditions }));
+    if (actions.length > 0)
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ actions: [...actions], resources: [this.table.tableArn], conditions }),
+      );
+    if (queryIndexes)
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: [`${this.table.tableArn}/index/*`],
+          conditions,
+        }),
+      );
     grantBucket(fn, this.sbomBucket, access.sbomBucket);
     grantBucket(fn, this.disclosureBucket, access.disclosureBucket);
-    if (access.signingSecret) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.signingSecret.secretArn] }));
-    if (access.publisherKey.length > 0) fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...access.publisherKey], resources: [this.publisherKey.keyArn] }));
+    if (access.signingSecret)
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [this.signingSecret.secretArn],
+        }),
+      );
+    if (access.publisherKey.length > 0)
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ actions: [...access.publisherKey], resources: [this.publisherKey.keyArn] }),
+      );
     // 'consume' is granted by the SQS event source itself (attachBackgroundTriggers).
-    if (access.scanQueue === 'send' && this.scanQueue) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scanQueue.queueArn] }));
+    if (access.scanQueue === 'send' && this.scanQueue)
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scanQueue.queueArn] }),
+      );
   }
 
   /**
@@ -469,7 +614,7 @@ export class VexdeskStack extends Stack {
       acknowledge(
         fn,
         `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(this.table)}.Arn>/index/*]`,
-        'The audit export queries the table\'s own GSIs (access patterns in shared/service/data); the wildcard covers only this table\'s indexes.',
+        "The audit export queries the table's own GSIs (access patterns in shared/service/data); the wildcard covers only this table's indexes.",
       );
     }
     const buckets: Array<[s3.Bucket, BucketAccess]> = [
@@ -485,7 +630,11 @@ export class VexdeskStack extends Stack {
       );
     }
     if (settings.tracing) {
-      acknowledge(fn, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.');
+      acknowledge(
+        fn,
+        'AwsSolutions-IAM5[Resource::*]',
+        'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.',
+      );
     }
   }
 
@@ -533,8 +682,16 @@ export class VexdeskStack extends Stack {
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       'The account-level role API Gateway uses to write execution logs; AWS documents this managed policy for exactly that role.',
     );
-    acknowledge(api, 'AwsSolutions-APIG2', 'Requests are validated in the Lambda with the route table\'s zod schemas, which also produce the 422 error details the spec requires.');
-    acknowledge(api, 'AwsSolutions-COG4', 'Clients authenticate with scoped API keys, CI tokens or a browser session, all checked by the Lambda REQUEST authorizer (BRIEF decisions 6 and 10); Cognito only signs people in, it never authorizes an API call.');
+    acknowledge(
+      api,
+      'AwsSolutions-APIG2',
+      "Requests are validated in the Lambda with the route table's zod schemas, which also produce the 422 error details the spec requires.",
+    );
+    acknowledge(
+      api,
+      'AwsSolutions-COG4',
+      'Clients authenticate with scoped API keys, CI tokens or a browser session, all checked by the Lambda REQUEST authorizer (BRIEF decisions 6 and 10); Cognito only signs people in, it never authorizes an API call.',
+    );
 
     this.installGatewayResponses(api);
     this.addRoutes(api);
@@ -556,7 +713,9 @@ export class VexdeskStack extends Stack {
 
   private installGatewayResponses(api: apigw.RestApi): void {
     for (const type of Object.keys(gatewayResponses) as GatewayResponseType[]) {
-      const headers = Object.fromEntries(Object.entries(gatewayResponseHeaders(type)).map(([name, value]) => [name, `'${value}'`]));
+      const headers = Object.fromEntries(
+        Object.entries(gatewayResponseHeaders(type)).map(([name, value]) => [name, `'${value}'`]),
+      );
       api.addGatewayResponse(`GatewayResponse${pascalCase(type.toLowerCase().replace(/_/g, '-'))}`, {
         type: apigw.ResponseType.of(type),
         statusCode: String(gatewayResponses[type].statusCode),
@@ -573,7 +732,10 @@ export class VexdeskStack extends Stack {
       let integration = integrations.get(group);
       if (!integration) {
         // One API-wide invoke permission per function instead of two per method.
-        integration = new apigw.LambdaIntegration(this.requireFunction(group), { proxy: true, scopePermissionToMethod: false });
+        integration = new apigw.LambdaIntegration(this.requireFunction(group), {
+          proxy: true,
+          scopePermissionToMethod: false,
+        });
         integrations.set(group, integration);
       }
       return integration;
@@ -587,11 +749,20 @@ export class VexdeskStack extends Stack {
         integrationFor(route.group),
         route.scope === null
           ? { operationName: route.operationId, authorizationType: apigw.AuthorizationType.NONE }
-          // apiKeyRequired: the usage plan of the key the authorizer names throttles the call.
-          : { operationName: route.operationId, authorizationType: apigw.AuthorizationType.CUSTOM, authorizer: this.authorizer, apiKeyRequired: true },
+          : // apiKeyRequired: the usage plan of the key the authorizer names throttles the call.
+            {
+              operationName: route.operationId,
+              authorizationType: apigw.AuthorizationType.CUSTOM,
+              authorizer: this.authorizer,
+              apiKeyRequired: true,
+            },
       );
       if (route.scope === null) {
-        acknowledge(method, 'AwsSolutions-APIG4', `${route.method} ${route.path} is public by the spec: disclosures and the API description are read without credentials.`);
+        acknowledge(
+          method,
+          'AwsSolutions-APIG4',
+          `${route.method} ${route.path} is public by the spec: disclosures and the API description are read without credentials.`,
+        );
         acknowledge(method, 'AwsSolutions-COG4', `${route.method} ${route.path} is public by the spec.`);
       }
       if (isPublicDisclosureRoute(route) && !corsResources.has(resource)) {
@@ -618,13 +789,17 @@ export class VexdeskStack extends Stack {
         contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
         // The template ignores the body. A body of another media type is not passed to the MOCK
         // unmapped (which could fail as a 5xx): API Gateway refuses it, 415 → DEFAULT_4XX (400).
-        requestTemplates: Object.fromEntries(METHOD_NOT_ALLOWED_MEDIA_TYPES.map((type) => [type, '{ "statusCode": 200 }'])),
+        requestTemplates: Object.fromEntries(
+          METHOD_NOT_ALLOWED_MEDIA_TYPES.map((type) => [type, '{ "statusCode": 200 }']),
+        ),
         passthroughBehavior: apigw.PassthroughBehavior.NEVER,
         integrationResponses: [
           {
             statusCode: String(METHOD_NOT_ALLOWED.statusCode),
             contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
-            responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, `'${value}'`])),
+            responseParameters: Object.fromEntries(
+              Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, `'${value}'`]),
+            ),
             responseTemplates: { 'application/json': methodNotAllowedTemplate(path, allow) },
           },
         ],
@@ -632,11 +807,20 @@ export class VexdeskStack extends Stack {
       {
         authorizationType: apigw.AuthorizationType.NONE,
         methodResponses: [
-          { statusCode: String(METHOD_NOT_ALLOWED.statusCode), responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true])) },
+          {
+            statusCode: String(METHOD_NOT_ALLOWED.statusCode),
+            responseParameters: Object.fromEntries(
+              Object.keys(headers).map((name) => [`method.response.header.${name}`, true]),
+            ),
+          },
         ],
       },
     );
-    acknowledge(method, 'AwsSolutions-APIG4', `ANY ${path} only answers 405 from a MOCK integration; the route table's methods on it keep their authorizer.`);
+    acknowledge(
+      method,
+      'AwsSolutions-APIG4',
+      `ANY ${path} only answers 405 from a MOCK integration; the route table's methods on it keep their authorizer.`,
+    );
     acknowledge(method, 'AwsSolutions-COG4', `ANY ${path} only answers 405 from a MOCK integration.`);
   }
 
@@ -660,14 +844,21 @@ export class VexdeskStack extends Stack {
           {
             statusCode: '204',
             contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
-            responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value])),
+            responseParameters: Object.fromEntries(
+              Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value]),
+            ),
           },
         ],
       }),
       {
         authorizationType: apigw.AuthorizationType.NONE,
         methodResponses: [
-          { statusCode: '204', responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true])) },
+          {
+            statusCode: '204',
+            responseParameters: Object.fromEntries(
+              Object.keys(headers).map((name) => [`method.response.header.${name}`, true]),
+            ),
+          },
         ],
       },
     );
@@ -702,7 +893,11 @@ export class VexdeskStack extends Stack {
    * WAF_FILTERED gateway response: 429 with Retry-After, our error body.
    */
   private createPublicClientFirewall(settings: VexdeskSettings): wafv2.CfnWebACL {
-    const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true });
+    const visibility = (metricName: string) => ({
+      cloudWatchMetricsEnabled: true,
+      metricName,
+      sampledRequestsEnabled: true,
+    });
     const acl = new wafv2.CfnWebACL(this, 'PublicClientFirewall', {
       description: 'Vexdesk: per-client rate limit on the anonymous disclosure routes',
       scope: 'REGIONAL',
@@ -748,7 +943,8 @@ export class VexdeskStack extends Stack {
         // The worker reports failed records one by one ({ batchItemFailures }); three failures move a message to the DLQ.
         fn.addEventSource(new SqsEventSource(this.scanQueue, { batchSize: 1, reportBatchItemFailures: true }));
         new events.Rule(this, 'RecoverySweepSchedule', {
-          description: 'Recovery after a crash: files of unfinished uploads, expired upload sessions, scans the queue gave up on',
+          description:
+            'Recovery after a crash: files of unfinished uploads, expired upload sessions, scans the queue gave up on',
           schedule: events.Schedule.rate(Duration.minutes(15)),
           targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 0 })],
         });
@@ -769,8 +965,12 @@ export class VexdeskStack extends Stack {
  * wildcards); ListBucket only where the code lists a prefix.
  */
 function grantBucket(fn: lambda.Function, bucket: s3.Bucket, access: BucketAccess): void {
-  if (access.objects.length > 0) fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...access.objects], resources: [bucket.arnForObjects('*')] }));
-  if (access.list) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+  if (access.objects.length > 0)
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({ actions: [...access.objects], resources: [bucket.arnForObjects('*')] }),
+    );
+  if (access.list)
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
 }
 
 /** JSON access log lines: who (key's service account), what, how it went, how long. */

@@ -16,7 +16,12 @@ import { config } from '../../shared/service/config';
 import { ApiKeys } from '../../shared/service/identity/api-keys';
 import { csrfTokenMatches, Sessions } from '../../shared/service/identity/sessions';
 import { WORKLOAD_TOKEN_PREFIX, WorkloadTokens } from '../../shared/service/identity/workload-tokens';
-import { sessionAuthorizerContext, toAuthorizerContext, workloadAuthorizerContext, type AuthorizerContext } from '../../shared/service/http/authorizer-context';
+import {
+  sessionAuthorizerContext,
+  toAuthorizerContext,
+  workloadAuthorizerContext,
+  type AuthorizerContext,
+} from '../../shared/service/http/authorizer-context';
 import { cookiePolicy, isUnsafeMethod, originMatches, parseCookies } from '../../shared/service/http/cookies';
 import { usageIdentifierOf } from '../../shared/service/identity/team-quota';
 import { logger } from '../../shared/service/logger';
@@ -38,10 +43,17 @@ function header(event: APIGatewayRequestAuthorizerEvent, name: string): string |
   return Object.entries(event.headers ?? {}).find(([candidate]) => candidate.toLowerCase() === name)?.[1];
 }
 
-function policy(event: APIGatewayRequestAuthorizerEvent, context: AuthorizerContext, effect: 'Allow' | 'Deny'): APIGatewayAuthorizerResult {
+function policy(
+  event: APIGatewayRequestAuthorizerEvent,
+  context: AuthorizerContext,
+  effect: 'Allow' | 'Deny',
+): APIGatewayAuthorizerResult {
   return {
     principalId: context.serviceAccountId,
-    policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: event.methodArn }] },
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: event.methodArn }],
+    },
     context,
     // apiKeySource AUTHORIZER: API Gateway throttles the request with this team's usage-plan key.
     usageIdentifierKey: usageIdentifierOf(context.teamId),
@@ -54,7 +66,9 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     const credential = BEARER.exec(authorization)?.[1];
     const context = credential ? await resolve(credential) : undefined;
     if (!context) {
-      logger.info('authorization rejected', { reason: credential ? 'unknown, expired or revoked credential' : 'malformed Authorization header' });
+      logger.info('authorization rejected', {
+        reason: credential ? 'unknown, expired or revoked credential' : 'malformed Authorization header',
+      });
       throw new Error('Unauthorized');
     }
     return policy(event, context, 'Allow');
@@ -62,12 +76,20 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   const sessionId = parseCookies(header(event, 'cookie')).get(cookies.sessionCookie);
   const session = sessionId ? await Sessions.authenticate(sessionId) : undefined;
   if (!sessionId || !session) {
-    logger.info('authorization rejected', { reason: sessionId ? 'unknown, expired or ended session' : 'no credential' });
+    logger.info('authorization rejected', {
+      reason: sessionId ? 'unknown, expired or ended session' : 'no credential',
+    });
     throw new Error('Unauthorized');
   }
   const context = sessionAuthorizerContext(session);
-  if (isUnsafeMethod(event.httpMethod) && (!originMatches(header(event, 'origin'), publicBaseUrl) || !csrfTokenMatches(sessionId, header(event, 'x-csrf-token')))) {
-    logger.info('authorization denied', { reason: 'cookie request changing state without the CSRF token and the console origin' });
+  if (
+    isUnsafeMethod(event.httpMethod) &&
+    (!originMatches(header(event, 'origin'), publicBaseUrl) ||
+      !csrfTokenMatches(sessionId, header(event, 'x-csrf-token')))
+  ) {
+    logger.info('authorization denied', {
+      reason: 'cookie request changing state without the CSRF token and the console origin',
+    });
     return policy(event, context, 'Deny');
   }
   return policy(event, context, 'Allow');

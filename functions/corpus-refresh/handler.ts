@@ -14,14 +14,23 @@ const url = z.url({ protocol: /^https?$/ });
 const feedVariables = z.object({
   CORPUS_OSV_URLS: z.string({ error: 'required: comma-separated OSV all.zip URLs (empty = no OSV refresh)' }),
   CORPUS_KEV_URL: z.union([z.literal(''), url], { error: 'required: the CISA KEV JSON URL (empty = no KEV refresh)' }),
-  CORPUS_EPSS_URL: z.union([z.literal(''), url], { error: 'required: the EPSS CSV(.gz) URL (empty = no EPSS refresh)' }),
+  CORPUS_EPSS_URL: z.union([z.literal(''), url], {
+    error: 'required: the EPSS CSV(.gz) URL (empty = no EPSS refresh)',
+  }),
 });
 
 export function feedsFromEnvironment(environment: NodeJS.ProcessEnv): CorpusFeeds {
   const parsed = feedVariables.safeParse(environment);
-  if (!parsed.success) throw new Error(`Invalid configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
-  const osv = parsed.data.CORPUS_OSV_URLS.split(',').map((value) => value.trim()).filter(Boolean);
-  for (const entry of osv) if (!url.safeParse(entry).success) throw new Error(`Invalid configuration: CORPUS_OSV_URLS: ${JSON.stringify(entry)} is not an http(s) URL`);
+  if (!parsed.success)
+    throw new Error(
+      `Invalid configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
+  const osv = parsed.data.CORPUS_OSV_URLS.split(',')
+    .map((value) => value.trim())
+    .filter(Boolean);
+  for (const entry of osv)
+    if (!url.safeParse(entry).success)
+      throw new Error(`Invalid configuration: CORPUS_OSV_URLS: ${JSON.stringify(entry)} is not an http(s) URL`);
   return { osv, kev: parsed.data.CORPUS_KEV_URL || undefined, epss: parsed.data.CORPUS_EPSS_URL || undefined };
 }
 

@@ -10,9 +10,14 @@ export const handler = createGroupHandler(dispositionRoutes, {
   },
   updateDisposition: async ({ caller, params, body }) => ({
     status: 200,
-    body: { data: toDispositionView(await Dispositions.update(caller.teamId, caller.actor, params.dispositionId, body)) },
+    body: {
+      data: toDispositionView(await Dispositions.update(caller.teamId, caller.actor, params.dispositionId, body)),
+    },
   }),
-  batchDispositions: async ({ caller, body }) => ({ status: 200, body: await Dispositions.batch(caller.teamId, caller.actor, body) }),
+  batchDispositions: async ({ caller, body }) => ({
+    status: 200,
+    body: await Dispositions.batch(caller.teamId, caller.actor, body),
+  }),
   confirmDisposition: async ({ caller, params }) => ({
     status: 200,
     body: { data: toDispositionView(await Dispositions.confirm(caller.teamId, caller.actor, params.dispositionId)) },
@@ -20,7 +25,15 @@ export const handler = createGroupHandler(dispositionRoutes, {
   importVex: async ({ caller, params, headers, rawBody }) => {
     // The importer (parsers, mapping and the official schemas) loads with the first import, not at cold start.
     const { VexImports } = await import('../../shared/service/vex/import/vex-imports');
-    return { status: 200, body: { data: await VexImports.import(caller.teamId, caller.actor, params.releaseId, { body: rawBody, contentType: headers['content-type'] }) } };
+    return {
+      status: 200,
+      body: {
+        data: await VexImports.import(caller.teamId, caller.actor, params.releaseId, {
+          body: rawBody,
+          contentType: headers['content-type'],
+        }),
+      },
+    };
   },
   getDisposition: async ({ caller, params }) => {
     const { disposition, history } = await Dispositions.getWithHistory(caller.teamId, params.dispositionId);

@@ -8,6 +8,11 @@ let documentJson: string | undefined;
 export const handler = createGroupHandler(openApiRoutes, {
   getOpenApiDocument: () => {
     documentJson ??= JSON.stringify(buildOpenApiDocument());
-    return Promise.resolve({ status: 200, raw: documentJson, contentType: 'application/json; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' } });
+    return Promise.resolve({
+      status: 200,
+      raw: documentJson,
+      contentType: 'application/json; charset=utf-8',
+      headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' },
+    });
   },
 });

@@ -8,8 +8,14 @@ export const handler = createGroupHandler(productRoutes, {
     const page = await Products.list(caller.teamId, query);
     return { status: 200, body: { data: page.data.map(toProductView), meta: page.meta } };
   },
-  createProduct: async ({ caller, body }) => ({ status: 201, body: { data: toProductView(await Products.create(caller.teamId, caller.actor, body)) } }),
-  getProduct: async ({ caller, params }) => ({ status: 200, body: { data: toProductView(await Products.get(caller.teamId, params.productId)) } }),
+  createProduct: async ({ caller, body }) => ({
+    status: 201,
+    body: { data: toProductView(await Products.create(caller.teamId, caller.actor, body)) },
+  }),
+  getProduct: async ({ caller, params }) => ({
+    status: 200,
+    body: { data: toProductView(await Products.get(caller.teamId, params.productId)) },
+  }),
   updateProduct: async ({ caller, params, body }) => ({
     status: 200,
     body: { data: toProductView(await Products.update(caller.teamId, caller.actor, params.productId, body)) },

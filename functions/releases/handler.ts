@@ -12,7 +12,10 @@ export const handler = createGroupHandler(releaseRoutes, {
     status: 201,
     body: { data: toReleaseView(await Releases.create(caller.teamId, caller.actor, params.productId, body)) },
   }),
-  getRelease: async ({ caller, params }) => ({ status: 200, body: { data: toReleaseView(await Releases.get(caller.teamId, params.releaseId)) } }),
+  getRelease: async ({ caller, params }) => ({
+    status: 200,
+    body: { data: toReleaseView(await Releases.get(caller.teamId, params.releaseId)) },
+  }),
   deleteRelease: async ({ caller, params }) => {
     await Releases.delete(caller.teamId, caller.actor, params.releaseId);
     return { status: 204 };

@@ -38,11 +38,14 @@ async function consume(event: SQSEvent, context: Context): Promise<SQSBatchRespo
     }
     logger.appendKeys({ teamId: job.teamId, sbomId: job.sbomId });
     try {
-      const summary = await Scans.run(job.teamId, job.actor, job.sbomId, { deadline: Date.now() + context.getRemainingTimeInMillis() });
+      const summary = await Scans.run(job.teamId, job.actor, job.sbomId, {
+        deadline: Date.now() + context.getRemainingTimeInMillis(),
+      });
       logger.info('scan completed', { findingCount: summary.findingCount });
     } catch (error) {
       logger.error('scan failed', error as Error);
-      if (Number(record.attributes.ApproximateReceiveCount) >= SCAN_QUEUE_MAX_RECEIVES) await Scans.recordFailure(job.teamId, job.sbomId, error);
+      if (Number(record.attributes.ApproximateReceiveCount) >= SCAN_QUEUE_MAX_RECEIVES)
+        await Scans.recordFailure(job.teamId, job.sbomId, error);
       else failures.push({ itemIdentifier: record.messageId });
     }
   }
@@ -56,7 +59,9 @@ async function sweep(context: Context): Promise<Record<string, unknown>> {
     grace: SCHEDULED_GRACE,
     runScan: async (job) => {
       try {
-        await Scans.run(job.teamId, job.actor, job.sbomId, { deadline: Date.now() + context.getRemainingTimeInMillis() });
+        await Scans.run(job.teamId, job.actor, job.sbomId, {
+          deadline: Date.now() + context.getRemainingTimeInMillis(),
+        });
       } catch (error) {
         logger.error('recovered scan failed', { sbomId: job.sbomId, error: (error as Error).message });
       }
@@ -67,6 +72,9 @@ async function sweep(context: Context): Promise<Record<string, unknown>> {
   return result;
 }
 
-export async function handler(event: SQSEvent | ScheduledEvent, context: Context): Promise<SQSBatchResponse | Record<string, unknown>> {
+export async function handler(
+  event: SQSEvent | ScheduledEvent,
+  context: Context,
+): Promise<SQSBatchResponse | Record<string, unknown>> {
   return 'Records' in event ? consume(event, context) : sweep(context);
 }

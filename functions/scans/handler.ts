@@ -7,8 +7,20 @@ export const handler = createGroupHandler(scanRoutes, {
   // Spec: the scan runs synchronously within the request and answers 202; a scan already running is joined.
   // One that cannot end before the function's timeout answers 409 scan_pending instead (never a 5xx).
   triggerCveScan: async ({ caller, body, deadline }) => ({
-    status: 202, body: { data: { sbomId: body.sbomId, ...(await Scans.run(caller.teamId, caller.actor, body.sbomId, { deadline, answerByDeadline: true })) } },
+    status: 202,
+    body: {
+      data: {
+        sbomId: body.sbomId,
+        ...(await Scans.run(caller.teamId, caller.actor, body.sbomId, { deadline, answerByDeadline: true })),
+      },
+    },
   }),
-  listVulnerabilities: async ({ caller, params, query }) => ({ status: 200, body: await Vulnerabilities.list(caller.teamId, params.id, query) }),
-  listReleaseVulnerabilities: async ({ caller, params, query }) => ({ status: 200, body: await Vulnerabilities.listRelease(caller.teamId, params.releaseId, query) }),
+  listVulnerabilities: async ({ caller, params, query }) => ({
+    status: 200,
+    body: await Vulnerabilities.list(caller.teamId, params.id, query),
+  }),
+  listReleaseVulnerabilities: async ({ caller, params, query }) => ({
+    status: 200,
+    body: await Vulnerabilities.listRelease(caller.teamId, params.releaseId, query),
+  }),
 });

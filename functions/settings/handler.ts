@@ -7,21 +7,40 @@ import { PublisherKeyRotation } from '../../shared/service/disclosures/publisher
 import { Workspace } from '../../shared/service/identity/workspace';
 
 export const handler = createGroupHandler(settingsRoutes, {
-  getTeamSettings: async ({ caller }) => ({ status: 200, body: { data: await TeamSettingsService.describe(caller.teamId) } }),
-  updateTeamSettings: async ({ caller, body }) => ({ status: 200, body: { data: await TeamSettingsService.update(caller.teamId, caller.actor, body) } }),
+  getTeamSettings: async ({ caller }) => ({
+    status: 200,
+    body: { data: await TeamSettingsService.describe(caller.teamId) },
+  }),
+  updateTeamSettings: async ({ caller, body }) => ({
+    status: 200,
+    body: { data: await TeamSettingsService.update(caller.teamId, caller.actor, body) },
+  }),
   listTrustPolicies: async ({ caller }) => ({ status: 200, body: { data: await TrustPolicies.list(caller.teamId) } }),
   createTrustPolicy: async ({ caller, body }) => ({
-    status: 201, body: { data: await TrustPolicies.create(caller.teamId, body, { actor: caller.actor, heldScopes: caller.scopes }) },
+    status: 201,
+    body: { data: await TrustPolicies.create(caller.teamId, body, { actor: caller.actor, heldScopes: caller.scopes }) },
   }),
   deleteTrustPolicy: async ({ caller, params }) => {
     await TrustPolicies.delete(caller.teamId, params.policyId, { actor: caller.actor, heldScopes: caller.scopes });
     return { status: 204 };
   },
-  listPublisherKeys: async ({ caller }) => ({ status: 200, body: { data: await PublisherKeyRotation.list(caller.teamId) } }),
-  rotatePublisherKey: async ({ caller }) => ({ status: 201, body: { data: await PublisherKeyRotation.rotate(caller.teamId, caller.actor) } }),
+  listPublisherKeys: async ({ caller }) => ({
+    status: 200,
+    body: { data: await PublisherKeyRotation.list(caller.teamId) },
+  }),
+  rotatePublisherKey: async ({ caller }) => ({
+    status: 201,
+    body: { data: await PublisherKeyRotation.rotate(caller.teamId, caller.actor) },
+  }),
   listMembers: async ({ caller }) => ({ status: 200, body: { data: await Workspace.listMembers(caller) } }),
-  inviteMember: async ({ caller, body }) => ({ status: 201, body: { data: await Workspace.inviteMember(caller, body) } }),
-  updateMember: async ({ caller, params, body }) => ({ status: 200, body: { data: await Workspace.updateMember(caller, params.memberId, body) } }),
+  inviteMember: async ({ caller, body }) => ({
+    status: 201,
+    body: { data: await Workspace.inviteMember(caller, body) },
+  }),
+  updateMember: async ({ caller, params, body }) => ({
+    status: 200,
+    body: { data: await Workspace.updateMember(caller, params.memberId, body) },
+  }),
   removeMember: async ({ caller, params }) => {
     await Workspace.removeMember(caller, params.memberId);
     return { status: 204 };

@@ -9,7 +9,20 @@ export const handler = createGroupHandler(vexRoutes, {
   listVexDocuments: async ({ caller, params }) => {
     const documents = await VexDocuments.list(caller.teamId, params.releaseId);
     const data = documents.map((document) => toVexView(document));
-    return { status: 200, body: { data, meta: { page: 1, perPage: data.length, total: data.length, totalPages: 1, hasNextPage: false, hasPrevPage: false } } };
+    return {
+      status: 200,
+      body: {
+        data,
+        meta: {
+          page: 1,
+          perPage: data.length,
+          total: data.length,
+          totalPages: 1,
+          hasNextPage: false,
+          hasPrevPage: false,
+        },
+      },
+    };
   },
   createVexDocument: async ({ caller, params, body }) => {
     const { record, content } = await VexDocuments.create(caller.teamId, caller.actor, params.releaseId, body);
@@ -28,22 +41,31 @@ export const handler = createGroupHandler(vexRoutes, {
     return { status: 200, body: { data: toVexView(record, content) } };
   },
   submitVexDocument: async ({ caller, params, body }) => ({
-    status: 200, body: { data: toVexView(await VexDocuments.submit(caller.teamId, caller.actor, params.vexId, body.comment)) },
+    status: 200,
+    body: { data: toVexView(await VexDocuments.submit(caller.teamId, caller.actor, params.vexId, body.comment)) },
   }),
   approveVexDocument: async ({ caller, params, body }) => ({
-    status: 200, body: { data: toVexView(await VexDocuments.approve(caller.teamId, caller.actor, params.vexId, body.comment)) },
+    status: 200,
+    body: { data: toVexView(await VexDocuments.approve(caller.teamId, caller.actor, params.vexId, body.comment)) },
   }),
   rejectVexDocument: async ({ caller, params, body }) => ({
-    status: 200, body: { data: toVexView(await VexDocuments.reject(caller.teamId, caller.actor, params.vexId, body.comment)) },
+    status: 200,
+    body: { data: toVexView(await VexDocuments.reject(caller.teamId, caller.actor, params.vexId, body.comment)) },
   }),
   publishVexDocument: async ({ caller, params, body }) => {
     const { record, disclosure } = await VexDocuments.publish(caller.teamId, caller.actor, params.vexId, body.comment);
     return { status: 200, body: { vexDocument: toVexView(record), disclosure: toDisclosureView(disclosure) } };
   },
   listVexApprovals: async ({ caller, params }) => ({
-    status: 200, body: { data: (await VexDocuments.approvals(caller.teamId, params.vexId)).map(toApprovalView) },
+    status: 200,
+    body: { data: (await VexDocuments.approvals(caller.teamId, params.vexId)).map(toApprovalView) },
   }),
   unlockRelease: async ({ caller, params, body }) => ({
-    status: 200, body: { data: toReleaseView(await VexDocuments.unlockRelease(caller.teamId, caller.actor, params.releaseId, body.comment)) },
+    status: 200,
+    body: {
+      data: toReleaseView(
+        await VexDocuments.unlockRelease(caller.teamId, caller.actor, params.releaseId, body.comment),
+      ),
+    },
   }),
 });

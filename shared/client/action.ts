@@ -21,7 +21,8 @@ function input(name: string): string | undefined {
 
 function flag(name: string): boolean {
   const value = (input(name) ?? 'false').toLowerCase();
-  if (value !== 'true' && value !== 'false') throw new UsageError(`input ${name} must be true or false, got "${value}"`);
+  if (value !== 'true' && value !== 'false')
+    throw new UsageError(`input ${name} must be true or false, got "${value}"`);
   return value === 'true';
 }
 
@@ -49,20 +50,46 @@ async function act(env: NodeJS.ProcessEnv): Promise<number> {
   const sbom = input('sbom');
   const product = input('product');
   const release = input('release') ?? defaultRelease(env);
-  if (!sbom) throw new UsageError('input sbom (the SBOM file\'s path) is required');
-  if (!product) throw new UsageError('input product (the product\'s slug) is required');
-  if (!release) throw new UsageError('input release is empty and the run has neither a tag nor GITHUB_SHA to default to');
+  if (!sbom) throw new UsageError("input sbom (the SBOM file's path) is required");
+  if (!product) throw new UsageError("input product (the product's slug) is required");
+  if (!release)
+    throw new UsageError('input release is empty and the run has neither a tag nor GITHUB_SHA to default to');
   const policy: GatePolicy = parsePolicy({
-    failOn: input('fail-on'), kev: flag('kev'), epss: input('epss'), untriaged: flag('untriaged'),
-    fixableOnly: flag('fixable-only'), failOnUnscored: flag('fail-on-unscored'),
+    failOn: input('fail-on'),
+    kev: flag('kev'),
+    epss: input('epss'),
+    untriaged: flag('untriaged'),
+    fixableOnly: flag('fixable-only'),
+    failOnUnscored: flag('fail-on-unscored'),
   });
   const timeoutMs = parseTimeout(input('timeout'));
-  const api = await connect({ url: input('url') ?? env.VEXDESK_URL, token, team: input('team') ?? env.VEXDESK_TEAM, policy: input('policy'), audience: input('audience') }, env, out.progress);
+  const api = await connect(
+    {
+      url: input('url') ?? env.VEXDESK_URL,
+      token,
+      team: input('team') ?? env.VEXDESK_TEAM,
+      policy: input('policy'),
+      audience: input('audience'),
+    },
+    env,
+    out.progress,
+  );
 
-  const uploaded = await upload(api, { file: sbom, product, release, create: flag('create'), route: 'auto', timeoutMs }, out);
+  const uploaded = await upload(
+    api,
+    { file: sbom, product, release, create: flag('create'), route: 'auto', timeoutMs },
+    out,
+  );
   printUpload(uploaded, out);
   const target = { sbomId: uploaded.sbomId };
-  const outcome = hasCondition(policy) ? judge(target, await loadCandidates(api, target, policy, { timeoutMs, progress: out.progress }), uploaded.counts, policy) : undefined;
+  const outcome = hasCondition(policy)
+    ? judge(
+        target,
+        await loadCandidates(api, target, policy, { timeoutMs, progress: out.progress }),
+        uploaded.counts,
+        policy,
+      )
+    : undefined;
   if (outcome) printGate(outcome, out);
 
   core.setOutput('product-id', uploaded.productId);
@@ -78,7 +105,9 @@ async function act(env: NodeJS.ProcessEnv): Promise<number> {
   }
   core.setOutput('gate-result', outcome?.result ?? 'skipped');
   core.setOutput('gate-failures', outcome?.failures.length ?? 0);
-  await core.summary.addRaw(jobSummary(api.baseUrl, { product, release, file: sbom }, uploaded, outcome, policy)).write();
+  await core.summary
+    .addRaw(jobSummary(api.baseUrl, { product, release, file: sbom }, uploaded, outcome, policy))
+    .write();
 
   if (outcome?.result === 'fail') {
     core.error(`Vexdesk gate failed: ${outcome.failures.length} finding(s) are ${describePolicy(policy)}`);
@@ -92,25 +121,47 @@ function cell(value: string): string {
   return value.replace(/[|\\]/g, (char) => `\\${char}`).replace(/[\r\n]+/g, ' ');
 }
 
-const DECISION_TITLES: Record<Decision, string> = { undecided: 'Undecided', affected: 'Affected', under_investigation: 'Under investigation', not_affected: 'Not affected', fixed: 'Fixed' };
-const ROW_TITLES: Record<Severity | 'KEV', string> = { KEV: '**Known exploited (KEV)**', CRITICAL: 'Critical', HIGH: 'High', MEDIUM: 'Medium', LOW: 'Low', NONE: 'None / unscored' };
+const DECISION_TITLES: Record<Decision, string> = {
+  undecided: 'Undecided',
+  affected: 'Affected',
+  under_investigation: 'Under investigation',
+  not_affected: 'Not affected',
+  fixed: 'Fixed',
+};
+const ROW_TITLES: Record<Severity | 'KEV', string> = {
+  KEV: '**Known exploited (KEV)**',
+  CRITICAL: 'Critical',
+  HIGH: 'High',
+  MEDIUM: 'Medium',
+  LOW: 'Low',
+  NONE: 'None / unscored',
+};
 const FAILURES_SHOWN = 25;
 
-export function jobSummary(baseUrl: string, names: { product: string; release: string; file: string }, uploaded: UploadResult, outcome: GateResult | undefined, policy: GatePolicy): string {
+export function jobSummary(
+  baseUrl: string,
+  names: { product: string; release: string; file: string },
+  uploaded: UploadResult,
+  outcome: GateResult | undefined,
+  policy: GatePolicy,
+): string {
   const gateLine = !outcome
     ? 'Gate: not run (no condition given: set `fail-on`, `kev`, `epss`, `untriaged` or `fail-on-unscored`)'
     : outcome.result === 'pass'
       ? `Gate: ✅ **passed** — no finding is ${describePolicy(policy)}`
       : `Gate: ❌ **failed** — ${outcome.failures.length} finding(s) are ${describePolicy(policy)}`;
   const counts: Counts = uploaded.counts;
-  const rows = (['KEV', ...SEVERITIES] as const).map((row) => `| ${ROW_TITLES[row]} | ${DECISIONS.map((decision) => String(counts[row][decision])).join(' | ')} | ${counts[row].total} |`);
+  const rows = (['KEV', ...SEVERITIES] as const).map(
+    (row) =>
+      `| ${ROW_TITLES[row]} | ${DECISIONS.map((decision) => String(counts[row][decision])).join(' | ')} | ${counts[row].total} |`,
+  );
   const lines = [
     `## Vexdesk: ${cell(names.product)} ${cell(names.release)}`,
     '',
     gateLine,
     '',
-    `\`${cell(names.file)}\`: ${uploaded.componentCount} components, ${counts.total} findings. `
-      + `[SBOM](${baseUrl}/api/sboms/${uploaded.sbomId}) · [SBOM findings](${baseUrl}/api/sboms/${uploaded.sbomId}/vulnerabilities) · [Release findings](${baseUrl}/api/releases/${uploaded.releaseId}/vulnerabilities)`,
+    `\`${cell(names.file)}\`: ${uploaded.componentCount} components, ${counts.total} findings. ` +
+      `[SBOM](${baseUrl}/api/sboms/${uploaded.sbomId}) · [SBOM findings](${baseUrl}/api/sboms/${uploaded.sbomId}/vulnerabilities) · [Release findings](${baseUrl}/api/releases/${uploaded.releaseId}/vulnerabilities)`,
     '',
     `| | ${DECISIONS.map((decision) => DECISION_TITLES[decision]).join(' | ')} | Total |`,
     `|---|${DECISIONS.map(() => '---:').join('|')}|---:|`,
@@ -119,9 +170,19 @@ export function jobSummary(baseUrl: string, names: { product: string; release: s
     'Decisions that count: expired or review-required decisions are undecided; not affected and fixed never fail the gate.',
   ];
   if (outcome && outcome.failures.length > 0) {
-    lines.push('', `### Failing findings${outcome.failures.length > FAILURES_SHOWN ? ` (first ${FAILURES_SHOWN} of ${outcome.failures.length})` : ''}`, '',
-      '| Severity | Advisory | Component | KEV | EPSS | Decision | Fails on |', '|---|---|---|---|---:|---|---|',
-      ...outcome.failures.slice(0, FAILURES_SHOWN).map(({ finding, reasons }) => `| ${finding.severity} | ${cell(finding.cve_id)} | ${cell(`${finding.component_name}@${finding.component_version ?? ''}`)} | ${finding.is_kev ? '**yes**' : ''} | ${finding.epss_score === null ? '' : finding.epss_score.toFixed(3)} | ${decisionOf(finding)} | ${reasons.join(', ')} |`));
+    lines.push(
+      '',
+      `### Failing findings${outcome.failures.length > FAILURES_SHOWN ? ` (first ${FAILURES_SHOWN} of ${outcome.failures.length})` : ''}`,
+      '',
+      '| Severity | Advisory | Component | KEV | EPSS | Decision | Fails on |',
+      '|---|---|---|---|---:|---|---|',
+      ...outcome.failures
+        .slice(0, FAILURES_SHOWN)
+        .map(
+          ({ finding, reasons }) =>
+            `| ${finding.severity} | ${cell(finding.cve_id)} | ${cell(`${finding.component_name}@${finding.component_version ?? ''}`)} | ${finding.is_kev ? '**yes**' : ''} | ${finding.epss_score === null ? '' : finding.epss_score.toFixed(3)} | ${decisionOf(finding)} | ${reasons.join(', ')} |`,
+        ),
+    );
   }
   return `${lines.join('\n')}\n`;
 }

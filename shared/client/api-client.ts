@@ -43,7 +43,11 @@ export function parseBaseUrl(raw: string): URL {
 export class ApiClient {
   readonly baseUrl: string;
 
-  constructor(baseUrl: string, private token: string | undefined, private readonly userAgent = 'vexdesk-cli') {
+  constructor(
+    baseUrl: string,
+    private token: string | undefined,
+    private readonly userAgent = 'vexdesk-cli',
+  ) {
     this.baseUrl = trimTrailing(parseBaseUrl(baseUrl).href, '/');
   }
 
@@ -54,14 +58,22 @@ export class ApiClient {
   /** An absolute URL for a path the API answers (`/api/...`), kept under the base URL's own path. */
   url(path: string, query: ApiRequest['query'] = {}): string {
     const url = new URL(`${this.baseUrl}${path}`);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     return url.href;
   }
 
   async raw(method: string, path: string, request: ApiRequest = {}): Promise<Response> {
-    const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: 'application/json', ...request.headers };
+    const headers: Record<string, string> = {
+      'user-agent': this.userAgent,
+      accept: 'application/json',
+      ...request.headers,
+    };
     if (!request.anonymous) {
-      if (!this.token) throw new UsageError('no credential: pass --token or set VEXDESK_TOKEN (or run in GitHub Actions with OIDC, see docs/ci.md)');
+      if (!this.token)
+        throw new UsageError(
+          'no credential: pass --token or set VEXDESK_TOKEN (or run in GitHub Actions with OIDC, see docs/ci.md)',
+        );
       headers.authorization = `Bearer ${this.token}`;
     }
     let body: Uint8Array | string | undefined = request.body;
@@ -89,11 +101,15 @@ export class ApiClient {
     const response = await this.raw(method, path, request);
     const text = await response.text();
     if (!response.ok) throw errorOf(method, path, response.status, text);
-    if (response.status === 204 || text === '') return { status: response.status, headers: response.headers, body: undefined as T };
+    if (response.status === 204 || text === '')
+      return { status: response.status, headers: response.headers, body: undefined as T };
     try {
       return { status: response.status, headers: response.headers, body: JSON.parse(text) as T };
     } catch {
-      throw new ServiceError(`${method} ${path} answered ${response.status} with a body that is not JSON`, response.status);
+      throw new ServiceError(
+        `${method} ${path} answered ${response.status} with a body that is not JSON`,
+        response.status,
+      );
     }
   }
 
@@ -108,7 +124,9 @@ export class ApiClient {
   /** Every item of a paged list (`{ data, meta: { hasNextPage } }`), page by page. */
   async *pages<T>(path: string, query: ApiRequest['query'] = {}, perPage = 500): AsyncGenerator<T[]> {
     for (let page = 1; ; page += 1) {
-      const { body } = await this.get<{ data: T[]; meta?: { hasNextPage?: boolean } }>(path, { query: { ...query, page, perPage } });
+      const { body } = await this.get<{ data: T[]; meta?: { hasNextPage?: boolean } }>(path, {
+        query: { ...query, page, perPage },
+      });
       yield body.data;
       if (!body.meta?.hasNextPage) return;
     }
@@ -116,7 +134,12 @@ export class ApiClient {
 }
 
 interface ErrorBody {
-  error?: { code?: string; message?: string; details?: { path?: string; message?: string; code?: string }[]; requestId?: string };
+  error?: {
+    code?: string;
+    message?: string;
+    details?: { path?: string; message?: string; code?: string }[];
+    requestId?: string;
+  };
 }
 
 function errorOf(method: string, path: string, status: number, text: string): ServiceError {
@@ -127,7 +150,12 @@ function errorOf(method: string, path: string, status: number, text: string): Se
     // Not the service's JSON error (a proxy's HTML page, say): the status alone says what failed.
   }
   const error = parsed.error ?? {};
-  const hint = status === 401 ? ' (check the token: expired, revoked or not a Vexdesk credential)' : status === 403 ? ' (the credential lacks the scope this call needs)' : '';
+  const hint =
+    status === 401
+      ? ' (check the token: expired, revoked or not a Vexdesk credential)'
+      : status === 403
+        ? ' (the credential lacks the scope this call needs)'
+        : '';
   const message = `${method} ${path} → ${status}${error.code ? ` ${error.code}` : ''}: ${error.message ?? 'request failed'}${hint}`;
   return new ServiceError(message, status, error.code ?? null, error.details ?? [], error.requestId ?? null);
 }

@@ -15,7 +15,11 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BUNDLE = 'dist/vexdesk.mjs';
 export const PACKAGE_MANIFEST = 'dist/package.json';
-const project = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; license: string; description: string };
+const project = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  license: string;
+  description: string;
+};
 const { version } = project;
 
 /** The CLI's own package: the bundle alone, no dependencies (all bundled), Node 24 like the bundle's target and the Action's runtime. */
@@ -23,7 +27,8 @@ export function cliPackageManifest(): string {
   const manifest = {
     name: '@vexdesk/cli',
     version,
-    description: "Vexdesk's client for CI and people: upload an SBOM, wait for the scan, gate, SARIF, verify disclosures (HTTPS API only)",
+    description:
+      "Vexdesk's client for CI and people: upload an SBOM, wait for the scan, gate, SARIF, verify disclosures (HTTPS API only)",
     license: project.license,
     type: 'module',
     bin: { vexdesk: 'vexdesk.mjs' },
@@ -42,7 +47,9 @@ export const bundleOptions: BuildOptions = {
   format: 'esm',
   target: 'node24',
   // Dependencies written as CommonJS call require() for Node's built-ins; an ES module has none.
-  banner: { js: "import { createRequire as __vexdeskCreateRequire } from 'node:module';\nconst require = __vexdeskCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __vexdeskCreateRequire } from 'node:module';\nconst require = __vexdeskCreateRequire(import.meta.url);",
+  },
   legalComments: 'eof',
   logLevel: 'warning',
   charset: 'utf8',

@@ -54,12 +54,30 @@ Exit codes: 0 pass, 1 gate failed (or verify found a hash mismatch or a bad sign
 error, 3 service or auth error (unreachable, 401/403, scan failed or timed out).`;
 
 const OPTIONS = {
-  url: { type: 'string' }, token: { type: 'string' }, team: { type: 'string' }, audience: { type: 'string' }, policy: { type: 'string' },
-  product: { type: 'string' }, release: { type: 'string' }, create: { type: 'boolean' }, sbom: { type: 'string' },
-  'fail-on': { type: 'string' }, kev: { type: 'boolean' }, epss: { type: 'string' }, untriaged: { type: 'boolean' },
-  'fixable-only': { type: 'boolean' }, 'fail-on-unscored': { type: 'boolean' },
-  key: { type: 'string' }, fingerprint: { type: 'string' }, 'require-signature': { type: 'boolean' },
-  timeout: { type: 'string' }, presigned: { type: 'boolean' }, 'sbom-path': { type: 'string' }, output: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  team: { type: 'string' },
+  audience: { type: 'string' },
+  policy: { type: 'string' },
+  product: { type: 'string' },
+  release: { type: 'string' },
+  create: { type: 'boolean' },
+  sbom: { type: 'string' },
+  'fail-on': { type: 'string' },
+  kev: { type: 'boolean' },
+  epss: { type: 'string' },
+  untriaged: { type: 'boolean' },
+  'fixable-only': { type: 'boolean' },
+  'fail-on-unscored': { type: 'boolean' },
+  key: { type: 'string' },
+  fingerprint: { type: 'string' },
+  'require-signature': { type: 'boolean' },
+  timeout: { type: 'string' },
+  presigned: { type: 'boolean' },
+  'sbom-path': { type: 'string' },
+  output: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'];
@@ -78,8 +96,11 @@ function uuid(value: string, flag: string): string {
 
 /** `--sbom ID` or `--release ID`, exactly one (gate, sarif). */
 function targetOf(values: Values): { sbomId: string } | { releaseId: string } {
-  if ((values.sbom === undefined) === (values.release === undefined)) throw new UsageError('give exactly one of --sbom ID or --release ID');
-  return values.sbom !== undefined ? { sbomId: uuid(values.sbom, '--sbom') } : { releaseId: uuid(values.release ?? '', '--release') };
+  if ((values.sbom === undefined) === (values.release === undefined))
+    throw new UsageError('give exactly one of --sbom ID or --release ID');
+  return values.sbom !== undefined
+    ? { sbomId: uuid(values.sbom, '--sbom') }
+    : { releaseId: uuid(values.release ?? '', '--release') };
 }
 
 function connectionFlags(values: Values): ConnectionOptions {
@@ -88,7 +109,8 @@ function connectionFlags(values: Values): ConnectionOptions {
 
 async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   // The runner starts an Action's entry with no arguments and the step's inputs as INPUT_*.
-  if (argv.length === 0 && env.GITHUB_ACTIONS === 'true' && Object.keys(env).some((name) => name.startsWith('INPUT_'))) return runAction(env);
+  if (argv.length === 0 && env.GITHUB_ACTIONS === 'true' && Object.keys(env).some((name) => name.startsWith('INPUT_')))
+    return runAction(env);
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
@@ -111,8 +133,12 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<num
       extra(1);
       const file = required(rest[0], 'the SBOM file (vexdesk upload FILE …)');
       const input = {
-        file, product: required(values.product, '--product'), release: required(values.release, '--release'),
-        create: Boolean(values.create), route: values.presigned ? 'presigned' as const : 'auto' as const, timeoutMs: parseTimeout(values.timeout),
+        file,
+        product: required(values.product, '--product'),
+        release: required(values.release, '--release'),
+        create: Boolean(values.create),
+        route: values.presigned ? ('presigned' as const) : ('auto' as const),
+        timeoutMs: parseTimeout(values.timeout),
       };
       const api = await connect(connection, env, out.progress);
       printUpload(await upload(api, input, out), out);
@@ -121,8 +147,18 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<num
     case 'gate': {
       extra(0);
       const target = targetOf(values);
-      const policy = parsePolicy({ failOn: values['fail-on'], kev: values.kev, epss: values.epss, untriaged: values.untriaged, fixableOnly: values['fixable-only'], failOnUnscored: values['fail-on-unscored'] });
-      if (!hasCondition(policy)) throw new UsageError('gate needs at least one condition: --fail-on, --kev, --epss, --untriaged or --fail-on-unscored');
+      const policy = parsePolicy({
+        failOn: values['fail-on'],
+        kev: values.kev,
+        epss: values.epss,
+        untriaged: values.untriaged,
+        fixableOnly: values['fixable-only'],
+        failOnUnscored: values['fail-on-unscored'],
+      });
+      if (!hasCondition(policy))
+        throw new UsageError(
+          'gate needs at least one condition: --fail-on, --kev, --epss, --untriaged or --fail-on-unscored',
+        );
       const timeoutMs = parseTimeout(values.timeout);
       const api = await connect(connection, env, out.progress);
       return gate(api, target, policy, timeoutMs, out);
@@ -131,7 +167,13 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<num
       extra(0);
       const target = targetOf(values);
       const api = await connect(connection, env, out.progress);
-      await sarif(api, target, { sbomPath: values['sbom-path'] ?? 'sbom.json', output: values.output }, { timeoutMs: parseTimeout(values.timeout), progress: out.progress }, out);
+      await sarif(
+        api,
+        target,
+        { sbomPath: values['sbom-path'] ?? 'sbom.json', output: values.output },
+        { timeoutMs: parseTimeout(values.timeout), progress: out.progress },
+        out,
+      );
       return EXIT_CODES.pass;
     }
     case 'whoami': {
@@ -141,7 +183,11 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<num
     }
     case 'verify': {
       extra(1);
-      return verify(required(rest[0], 'the disclosure (vexdesk verify SLUG-or-URL)'), connection.url, out, { keyFile: values.key, fingerprint: values.fingerprint, requireSignature: Boolean(values['require-signature']) });
+      return verify(required(rest[0], 'the disclosure (vexdesk verify SLUG-or-URL)'), connection.url, out, {
+        keyFile: values.key,
+        fingerprint: values.fingerprint,
+        requireSignature: Boolean(values['require-signature']),
+      });
     }
     case 'action':
       return runAction(env);

@@ -34,14 +34,23 @@ export function anonymousClient(options: ConnectionOptions): ApiClient {
   return new ApiClient(options.url, undefined);
 }
 
-export async function connect(options: ConnectionOptions, env: NodeJS.ProcessEnv, progress: (message: string) => void): Promise<ApiClient> {
+export async function connect(
+  options: ConnectionOptions,
+  env: NodeJS.ProcessEnv,
+  progress: (message: string) => void,
+): Promise<ApiClient> {
   const anonymous = anonymousClient(options);
   if (options.token) return anonymous.withToken(options.token);
   if (!env.ACTIONS_ID_TOKEN_REQUEST_URL) {
-    throw new UsageError('no credential: pass --token or set VEXDESK_TOKEN; in GitHub Actions grant `id-token: write` and name the team (--team / VEXDESK_TEAM) to sign in with OIDC');
+    throw new UsageError(
+      'no credential: pass --token or set VEXDESK_TOKEN; in GitHub Actions grant `id-token: write` and name the team (--team / VEXDESK_TEAM) to sign in with OIDC',
+    );
   }
-  if (!options.team) throw new UsageError('signing in with OIDC needs the team id: pass --team or set VEXDESK_TEAM (the `team` input of the Action)');
-  progress('signing in with the job\'s GitHub OIDC token');
+  if (!options.team)
+    throw new UsageError(
+      'signing in with OIDC needs the team id: pass --team or set VEXDESK_TEAM (the `team` input of the Action)',
+    );
+  progress("signing in with the job's GitHub OIDC token");
   const token = await exchangeOidc(anonymous, env, options.team, options.policy, options.audience ?? DEFAULT_AUDIENCE);
   return anonymous.withToken(token);
 }
@@ -62,25 +71,41 @@ export function maskInActionsLog(secret: string, env: NodeJS.ProcessEnv): void {
 async function gitHubIdToken(env: NodeJS.ProcessEnv, audience: string): Promise<string> {
   const requestUrl = env.ACTIONS_ID_TOKEN_REQUEST_URL ?? '';
   const requestToken = env.ACTIONS_ID_TOKEN_REQUEST_TOKEN;
-  if (!requestToken) throw new UsageError('ACTIONS_ID_TOKEN_REQUEST_TOKEN is unset: grant the job `permissions: id-token: write`');
+  if (!requestToken)
+    throw new UsageError('ACTIONS_ID_TOKEN_REQUEST_TOKEN is unset: grant the job `permissions: id-token: write`');
   const url = new URL(requestUrl);
   url.searchParams.set('audience', audience);
   let response: Response;
   try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${requestToken}`, accept: 'application/json; api-version=2.0' } });
+    response = await fetch(url, {
+      headers: { authorization: `Bearer ${requestToken}`, accept: 'application/json; api-version=2.0' },
+    });
   } catch (error) {
-    throw new ServiceError(`cannot reach GitHub's OIDC token endpoint: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ServiceError(
+      `cannot reach GitHub's OIDC token endpoint: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const body = (await response.json().catch(() => ({}))) as { value?: unknown };
-  if (!response.ok || typeof body.value !== 'string') throw new ServiceError(`GitHub's OIDC token endpoint answered ${response.status} without a token`);
+  if (!response.ok || typeof body.value !== 'string')
+    throw new ServiceError(`GitHub's OIDC token endpoint answered ${response.status} without a token`);
   maskInActionsLog(body.value, env);
   return body.value;
 }
 
 /** The job's OIDC token → POST /api/auth/oidc/token → a `vxo_` token, masked in the log. */
-export async function exchangeOidc(api: ApiClient, env: NodeJS.ProcessEnv, teamId: string, policyId: string | undefined, audience: string): Promise<string> {
+export async function exchangeOidc(
+  api: ApiClient,
+  env: NodeJS.ProcessEnv,
+  teamId: string,
+  policyId: string | undefined,
+  audience: string,
+): Promise<string> {
   const idToken = await gitHubIdToken(env, audience);
-  const { body } = await api.post<{ data: { token: string; expiresAt: string } }>('/api/auth/oidc/token', { token: idToken, teamId, ...(policyId ? { policyId } : {}) }, { anonymous: true });
+  const { body } = await api.post<{ data: { token: string; expiresAt: string } }>(
+    '/api/auth/oidc/token',
+    { token: idToken, teamId, ...(policyId ? { policyId } : {}) },
+    { anonymous: true },
+  );
   maskInActionsLog(body.data.token, env);
   return body.data.token;
 }

@@ -5,7 +5,10 @@
 export const EXIT_CODES = { pass: 0, gateFailed: 1, usage: 2, service: 3 } as const;
 
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
     this.name = new.target.name;
   }

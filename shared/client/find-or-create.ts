@@ -6,25 +6,43 @@
 import type { ApiClient } from './api-client';
 import { ServiceError, UsageError } from './errors';
 
-async function createOrAdopt(create: () => Promise<{ data: { id: string } }>, conflictCode: string): Promise<{ id: string; created: boolean }> {
+async function createOrAdopt(
+  create: () => Promise<{ data: { id: string } }>,
+  conflictCode: string,
+): Promise<{ id: string; created: boolean }> {
   try {
     return { id: (await create()).data.id, created: true };
   } catch (error) {
-    const existing = error instanceof ServiceError && error.status === 409 && error.code === conflictCode ? error.existingId() : undefined;
+    const existing =
+      error instanceof ServiceError && error.status === 409 && error.code === conflictCode
+        ? error.existingId()
+        : undefined;
     if (existing) return { id: existing, created: false };
     throw error;
   }
 }
 
-export async function findOrCreateProduct(api: ApiClient, slug: string, create: boolean): Promise<{ id: string; created: boolean }> {
+export async function findOrCreateProduct(
+  api: ApiClient,
+  slug: string,
+  create: boolean,
+): Promise<{ id: string; created: boolean }> {
   const { body } = await api.get<{ data: { id: string }[] }>('/api/products', { query: { slug, perPage: 1 } });
   const found = body.data[0];
   if (found) return { id: found.id, created: false };
   if (!create) throw new UsageError(`no product with slug "${slug}" in this team; pass --create to create it`);
-  return createOrAdopt(async () => (await api.post<{ data: { id: string } }>('/api/products', { name: slug, slug })).body, 'slug_taken');
+  return createOrAdopt(
+    async () => (await api.post<{ data: { id: string } }>('/api/products', { name: slug, slug })).body,
+    'slug_taken',
+  );
 }
 
-export async function findOrCreateRelease(api: ApiClient, productId: string, version: string, create: boolean): Promise<{ id: string; created: boolean }> {
+export async function findOrCreateRelease(
+  api: ApiClient,
+  productId: string,
+  version: string,
+  create: boolean,
+): Promise<{ id: string; created: boolean }> {
   const path = `/api/products/${encodeURIComponent(productId)}/releases`;
   const { body } = await api.get<{ data: { id: string }[] }>(path, { query: { version, perPage: 1 } });
   const found = body.data[0];

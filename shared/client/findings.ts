@@ -23,11 +23,13 @@ export const findingItem = z.looseObject({
   epss_score: z.number().nullable(),
   is_kev: z.boolean(),
   fixed_versions: z.array(z.string()),
-  disposition: z.looseObject({
-    status: z.enum(['affected', 'not_affected', 'fixed', 'under_investigation']),
-    decision_state: z.enum(['none', 'decided', 'carried', 'expired', 'review_required']),
-    justification: z.string().nullable().optional(),
-  }).optional(),
+  disposition: z
+    .looseObject({
+      status: z.enum(['affected', 'not_affected', 'fixed', 'under_investigation']),
+      decision_state: z.enum(['none', 'decided', 'carried', 'expired', 'review_required']),
+      justification: z.string().nullable().optional(),
+    })
+    .optional(),
 });
 export type FindingItem = z.infer<typeof findingItem>;
 
@@ -42,7 +44,8 @@ export type Decision = (typeof DECISIONS)[number];
  */
 export function decisionOf(finding: FindingItem): Decision {
   const disposition = finding.disposition;
-  if (!disposition || (disposition.decision_state !== 'decided' && disposition.decision_state !== 'carried')) return 'undecided';
+  if (!disposition || (disposition.decision_state !== 'decided' && disposition.decision_state !== 'carried'))
+    return 'undecided';
   return disposition.status;
 }
 
@@ -79,10 +82,14 @@ export async function waitForScan(api: ApiClient, sbomId: string, options: WaitO
     const { body } = await api.get<{ data: SbomView }>(`/api/sboms/${encodeURIComponent(sbomId)}`);
     const { scan } = body.data;
     if (scan.status === 'completed') return body.data;
-    if (scan.status === 'failed') throw new ServiceError(`the scan of SBOM ${sbomId} failed: ${scan.error ?? 'no reason given'}`);
+    if (scan.status === 'failed')
+      throw new ServiceError(`the scan of SBOM ${sbomId} failed: ${scan.error ?? 'no reason given'}`);
     if (scan.status !== reported) options.progress(`scan ${scan.status}…`);
     reported = scan.status;
-    if (Date.now() + delay > deadline) throw new ServiceError(`the scan of SBOM ${sbomId} did not complete within ${Math.round(options.timeoutMs / 1000)} s (still ${scan.status})`);
+    if (Date.now() + delay > deadline)
+      throw new ServiceError(
+        `the scan of SBOM ${sbomId} did not complete within ${Math.round(options.timeoutMs / 1000)} s (still ${scan.status})`,
+      );
     await sleep(delay);
   }
   throw new ServiceError('unreachable');
@@ -110,7 +117,10 @@ async function whenScanned<T>(read: () => Promise<T>, options: WaitOptions): Pro
     } catch (error) {
       if (!(error instanceof ServiceError) || error.code !== 'scan_pending') throw error;
       const delay = delays.next().value as number;
-      if (Date.now() + delay > deadline) throw new ServiceError(`scans did not complete within ${Math.round(options.timeoutMs / 1000)} s: ${error.message}`);
+      if (Date.now() + delay > deadline)
+        throw new ServiceError(
+          `scans did not complete within ${Math.round(options.timeoutMs / 1000)} s: ${error.message}`,
+        );
       options.progress('waiting for the scan to complete…');
       await sleep(delay);
     }
@@ -120,12 +130,20 @@ async function whenScanned<T>(read: () => Promise<T>, options: WaitOptions): Pro
 /** A list item checked against `schema`: a change in the answer's shape is a service error, not a wrong gate. */
 export function parseListItem<T>(schema: z.ZodType<T>, raw: unknown): T {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
+  if (!parsed.success)
+    throw new ServiceError(
+      `the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`,
+    );
   return parsed.data;
 }
 
 /** Every finding of an SBOM or a release that matches `query`, in the list's default order. */
-export async function loadFindings(api: ApiClient, target: Target, options: WaitOptions, query: ListQuery = {}): Promise<FindingItem[]> {
+export async function loadFindings(
+  api: ApiClient,
+  target: Target,
+  options: WaitOptions,
+  query: ListQuery = {},
+): Promise<FindingItem[]> {
   return whenScanned(async () => {
     const items: FindingItem[] = [];
     for await (const page of api.pages<unknown>(listPath(target), query)) {
@@ -144,16 +162,25 @@ export type Counts = Record<Severity | 'KEV', Record<Decision | 'total', number>
  */
 export async function fetchCounts(api: ApiClient, target: Target, options: WaitOptions): Promise<Counts> {
   const rows = ['KEV', ...SEVERITIES] as const;
-  const summaries = await Promise.all(rows.map((row) => whenScanned(async () => {
-    const query = row === 'KEV' ? { kev: 'true' } : { severity: row.toLowerCase() };
-    return (await api.get<{ summary: FindingSummary }>(listPath(target), { query: { ...query, perPage: 1 } })).body.summary;
-  }, options)));
+  const summaries = await Promise.all(
+    rows.map((row) =>
+      whenScanned(async () => {
+        const query = row === 'KEV' ? { kev: 'true' } : { severity: row.toLowerCase() };
+        return (await api.get<{ summary: FindingSummary }>(listPath(target), { query: { ...query, perPage: 1 } })).body
+          .summary;
+      }, options),
+    ),
+  );
   const counts = { total: 0 } as Counts;
   rows.forEach((row, index) => {
     const summary = summaries[index]!; // one summary per row
     counts[row] = {
-      undecided: summary.withoutDisposition, affected: summary.affected, under_investigation: summary.underInvestigation,
-      not_affected: summary.notAffected, fixed: summary.fixed, total: summary.total,
+      undecided: summary.withoutDisposition,
+      affected: summary.affected,
+      under_investigation: summary.underInvestigation,
+      not_affected: summary.notAffected,
+      fixed: summary.fixed,
+      total: summary.total,
     };
     if (row !== 'KEV') counts.total += summary.total;
   });

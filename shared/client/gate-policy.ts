@@ -22,7 +22,13 @@ export interface GatePolicy {
 const RANK: Record<Severity, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, NONE: 0 };
 
 export function hasCondition(policy: GatePolicy): boolean {
-  return policy.failOn !== undefined || Boolean(policy.kev) || policy.epss !== undefined || Boolean(policy.untriaged) || Boolean(policy.failOnUnscored);
+  return (
+    policy.failOn !== undefined ||
+    Boolean(policy.kev) ||
+    policy.epss !== undefined ||
+    Boolean(policy.untriaged) ||
+    Boolean(policy.failOnUnscored)
+  );
 }
 
 export function describePolicy(policy: GatePolicy): string {
@@ -48,9 +54,11 @@ export function evaluateGate(findings: readonly FindingItem[], policy: GatePolic
     if (decision === 'not_affected' || decision === 'fixed') continue;
     if (policy.fixableOnly && finding.fixed_versions.length === 0) continue;
     const reasons: string[] = [];
-    if (policy.failOn && RANK[finding.severity] >= RANK[policy.failOn.toUpperCase() as Severity]) reasons.push(finding.severity.toLowerCase());
+    if (policy.failOn && RANK[finding.severity] >= RANK[policy.failOn.toUpperCase() as Severity])
+      reasons.push(finding.severity.toLowerCase());
     if (policy.kev && finding.is_kev) reasons.push('kev');
-    if (policy.epss !== undefined && (finding.epss_score ?? 0) >= policy.epss) reasons.push(`epss ${finding.epss_score ?? 0}`);
+    if (policy.epss !== undefined && (finding.epss_score ?? 0) >= policy.epss)
+      reasons.push(`epss ${finding.epss_score ?? 0}`);
     if (policy.untriaged && decision === 'undecided') reasons.push('untriaged');
     if (policy.failOnUnscored && finding.severity_source === null) reasons.push('unscored');
     if (reasons.length > 0) failures.push({ finding, reasons });
@@ -71,7 +79,12 @@ const OPEN = 'affected,under_investigation,undisposed';
 export function candidateQueries(policy: GatePolicy): Record<string, string | number>[] {
   const common: Record<string, string> = policy.fixableOnly ? { fixable: 'true' } : {};
   const queries: Record<string, string | number>[] = [];
-  if (policy.failOn) queries.push({ ...common, status: OPEN, severity: SEVERITY_NAMES.slice(0, SEVERITY_NAMES.indexOf(policy.failOn) + 1).join(',') });
+  if (policy.failOn)
+    queries.push({
+      ...common,
+      status: OPEN,
+      severity: SEVERITY_NAMES.slice(0, SEVERITY_NAMES.indexOf(policy.failOn) + 1).join(','),
+    });
   if (policy.kev) queries.push({ ...common, status: OPEN, kev: 'true' });
   if (policy.epss !== undefined) queries.push({ ...common, status: OPEN, epssMin: policy.epss });
   if (policy.untriaged) queries.push({ ...common, status: 'undisposed' });
@@ -82,6 +95,11 @@ export function candidateQueries(policy: GatePolicy): Record<string, string | nu
 
 /** The lists' default order: known exploited first, then severity, then EPSS; CVE and id make it total. */
 export function defaultOrder(a: FindingItem, b: FindingItem): number {
-  return Number(b.is_kev) - Number(a.is_kev) || RANK[b.severity] - RANK[a.severity] || (b.epss_score ?? 0) - (a.epss_score ?? 0)
-    || a.cve_id.localeCompare(b.cve_id) || a.id.localeCompare(b.id);
+  return (
+    Number(b.is_kev) - Number(a.is_kev) ||
+    RANK[b.severity] - RANK[a.severity] ||
+    (b.epss_score ?? 0) - (a.epss_score ?? 0) ||
+    a.cve_id.localeCompare(b.cve_id) ||
+    a.id.localeCompare(b.id)
+  );
 }

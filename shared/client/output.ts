@@ -9,7 +9,10 @@ export interface Output {
   progress: (message: string) => void;
 }
 
-export function createOutput(json: boolean, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream } = process): Output {
+export function createOutput(
+  json: boolean,
+  streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream } = process,
+): Output {
   return {
     json,
     result(human, machine) {
@@ -23,8 +26,14 @@ export function createOutput(json: boolean, streams: { stdout: NodeJS.WritableSt
 
 /** A plain-text table: columns padded to their widest cell. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 

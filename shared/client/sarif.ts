@@ -74,13 +74,19 @@ export function toSarif(input: SarifInput): Log {
     properties: { findings: input.findings.length, results: results.length, resultsDropped: dropped },
   };
   if (dropped > 0) {
-    run.invocations = [{
-      executionSuccessful: true,
-      toolExecutionNotifications: [{
-        level: 'warning',
-        message: { text: `${dropped} of ${groups.length} results left out: GitHub code scanning accepts at most ${GITHUB_CODE_SCANNING_LIMITS.resultsPerRun} per run. The least urgent (by decision, KEV, severity, EPSS) were dropped; the vulnerability list has them all.` },
-      }],
-    }];
+    run.invocations = [
+      {
+        executionSuccessful: true,
+        toolExecutionNotifications: [
+          {
+            level: 'warning',
+            message: {
+              text: `${dropped} of ${groups.length} results left out: GitHub code scanning accepts at most ${GITHUB_CODE_SCANNING_LIMITS.resultsPerRun} per run. The least urgent (by decision, KEV, severity, EPSS) were dropped; the vulnerability list has them all.`,
+            },
+          },
+        ],
+      },
+    ];
   }
   return { $schema: 'https://json.schemastore.org/sarif-2.1.0.json', version: '2.1.0', runs: [run] };
 }
@@ -103,23 +109,36 @@ interface Group {
 function groupByPackageAndAdvisory(findings: readonly Finding[]): Group[] {
   const groups = new Map<string, Group>();
   for (const finding of findings) {
-    const identity = packageIdentity({ componentPurl: finding.component_purl, componentName: finding.component_name, componentVersion: finding.component_version });
+    const identity = packageIdentity({
+      componentPurl: finding.component_purl,
+      componentName: finding.component_name,
+      componentVersion: finding.component_version,
+    });
     const key = `${identity}\u0000${finding.advisory_id}`;
     const group = groups.get(key);
     if (group) group.findings.push(finding);
-    else groups.set(key, { lead: finding, findings: [finding], identity, fingerprint: createHash('sha256').update(key).digest('hex'), suppressed: suppressionOf(finding) !== undefined });
+    else
+      groups.set(key, {
+        lead: finding,
+        findings: [finding],
+        identity,
+        fingerprint: createHash('sha256').update(key).digest('hex'),
+        suppressed: suppressionOf(finding) !== undefined,
+      });
   }
   return [...groups.values()].sort(byUrgency);
 }
 
 function byUrgency(a: Group, b: Group): number {
-  return Number(a.suppressed) - Number(b.suppressed)
-    || Number(b.lead.is_kev) - Number(a.lead.is_kev)
-    || SEVERITY_RANK[b.lead.severity] - SEVERITY_RANK[a.lead.severity]
-    || securitySeverity(b.lead) - securitySeverity(a.lead)
-    || (b.lead.epss_score ?? -1) - (a.lead.epss_score ?? -1)
-    || compare(a.lead.advisory_id, b.lead.advisory_id)
-    || compare(a.identity, b.identity);
+  return (
+    Number(a.suppressed) - Number(b.suppressed) ||
+    Number(b.lead.is_kev) - Number(a.lead.is_kev) ||
+    SEVERITY_RANK[b.lead.severity] - SEVERITY_RANK[a.lead.severity] ||
+    securitySeverity(b.lead) - securitySeverity(a.lead) ||
+    (b.lead.epss_score ?? -1) - (a.lead.epss_score ?? -1) ||
+    compare(a.lead.advisory_id, b.lead.advisory_id) ||
+    compare(a.identity, b.identity)
+  );
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -130,16 +149,25 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * else the band's typical value.
  */
 function securitySeverity(finding: Finding): number {
-  const score = finding.severity_source === 'cvss_v4' ? finding.cvss_v4_score
-    : finding.severity_source === 'cvss_v3' ? finding.cvss_v3_score
-      : finding.severity_source === 'cvss_v2' ? finding.cvss_v2_score : null;
+  const score =
+    finding.severity_source === 'cvss_v4'
+      ? finding.cvss_v4_score
+      : finding.severity_source === 'cvss_v3'
+        ? finding.cvss_v3_score
+        : finding.severity_source === 'cvss_v2'
+          ? finding.cvss_v2_score
+          : null;
   const band = BAND[finding.severity];
   return score !== null && score >= band.min && score <= band.max ? score : band.typical;
 }
 
 function levelOf(finding: Finding): Level {
   if (finding.informational) return 'note';
-  return finding.severity === 'CRITICAL' || finding.severity === 'HIGH' ? 'error' : finding.severity === 'MEDIUM' ? 'warning' : 'note';
+  return finding.severity === 'CRITICAL' || finding.severity === 'HIGH'
+    ? 'error'
+    : finding.severity === 'MEDIUM'
+      ? 'warning'
+      : 'note';
 }
 
 function ruleFor(advisoryId: string, groups: Group[]): ReportingDescriptor {
@@ -194,15 +222,29 @@ function fixedByPackage(groups: Group[]): { name: string; versions: string[] }[]
 }
 
 function facts(advisoryId: string, lead: Finding, groups: Group[]): [string, string][] {
-  const rows: [string, string][] = [['Severity', `${lead.severity}${lead.severity_source ? ` (from ${lead.severity_source}${lead.severity_source_id && lead.severity_source_id !== advisoryId ? ` of ${lead.severity_source_id}` : ''})` : ''}`]];
+  const rows: [string, string][] = [
+    [
+      'Severity',
+      `${lead.severity}${lead.severity_source ? ` (from ${lead.severity_source}${lead.severity_source_id && lead.severity_source_id !== advisoryId ? ` of ${lead.severity_source_id}` : ''})` : ''}`,
+    ],
+  ];
   if (lead.cvss_v4_score !== null) rows.push(['CVSS v4', `${lead.cvss_v4_score} ${lead.cvss_v4_vector ?? ''}`.trim()]);
   if (lead.cvss_v3_score !== null) rows.push(['CVSS v3', `${lead.cvss_v3_score} ${lead.cvss_v3_vector ?? ''}`.trim()]);
   if (lead.cvss_v2_score !== null) rows.push(['CVSS v2', `${lead.cvss_v2_score} ${lead.cvss_v2_vector ?? ''}`.trim()]);
-  rows.push(['Known exploited (CISA KEV)', lead.kev
-    ? `yes, added ${lead.kev.dateAdded}${lead.kev.dueDate ? `, due ${lead.kev.dueDate}` : ''}${lead.kev.knownRansomwareCampaignUse === 'Known' ? ', used in ransomware campaigns' : ''}`
-    : 'no']);
-  rows.push(['EPSS', lead.epss_score === null ? 'not scored' : `${(lead.epss_score * 100).toFixed(2)}% (percentile ${((lead.epss_percentile ?? 0) * 100).toFixed(0)})`]);
-  for (const { name, versions } of fixedByPackage(groups)) rows.push([`Fixed versions of ${name}`, versions.length > 0 ? versions.join(', ') : 'none known']);
+  rows.push([
+    'Known exploited (CISA KEV)',
+    lead.kev
+      ? `yes, added ${lead.kev.dateAdded}${lead.kev.dueDate ? `, due ${lead.kev.dueDate}` : ''}${lead.kev.knownRansomwareCampaignUse === 'Known' ? ', used in ransomware campaigns' : ''}`
+      : 'no',
+  ]);
+  rows.push([
+    'EPSS',
+    lead.epss_score === null
+      ? 'not scored'
+      : `${(lead.epss_score * 100).toFixed(2)}% (percentile ${((lead.epss_percentile ?? 0) * 100).toFixed(0)})`,
+  ]);
+  for (const { name, versions } of fixedByPackage(groups))
+    rows.push([`Fixed versions of ${name}`, versions.length > 0 ? versions.join(', ') : 'none known']);
   if (lead.aliases.length > 0) rows.push(['Aliases', lead.aliases.join(', ')]);
   if (lead.cwes.length > 0) rows.push(['Weaknesses', lead.cwes.join(', ')]);
   if (lead.informational) rows.push(['Kind', `informational notice (${lead.informational})`]);
@@ -211,12 +253,19 @@ function facts(advisoryId: string, lead: Finding, groups: Group[]): [string, str
 
 function links(advisoryId: string, lead: Finding): [string, string][] {
   const result: [string, string][] = [[advisoryId, advisoryUrl(advisoryId)]];
-  if (lead.cve_id.startsWith('CVE-') && lead.cve_id !== advisoryId) result.push([lead.cve_id, `https://nvd.nist.gov/vuln/detail/${encodeURIComponent(lead.cve_id)}`]);
+  if (lead.cve_id.startsWith('CVE-') && lead.cve_id !== advisoryId)
+    result.push([lead.cve_id, `https://nvd.nist.gov/vuln/detail/${encodeURIComponent(lead.cve_id)}`]);
   return result;
 }
 
 function helpText(advisoryId: string, lead: Finding, groups: Group[]): string {
-  const lines = [`${advisoryId}: ${lead.summary.trim()}`, '', ...facts(advisoryId, lead, groups).map(([name, value]) => `${name}: ${value}`), '', ...links(advisoryId, lead).map(([name, url]) => `${name}: ${url}`)];
+  const lines = [
+    `${advisoryId}: ${lead.summary.trim()}`,
+    '',
+    ...facts(advisoryId, lead, groups).map(([name, value]) => `${name}: ${value}`),
+    '',
+    ...links(advisoryId, lead).map(([name, url]) => `${name}: ${url}`),
+  ];
   return lines.join('\n');
 }
 
@@ -229,28 +278,40 @@ function helpMarkdown(advisoryId: string, lead: Finding, groups: Group[]): strin
     '|---|---|',
     ...facts(advisoryId, lead, groups).map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`),
     '',
-    links(advisoryId, lead).map(([name, url]) => `[${cell(name)}](${url})`).join(' · '),
+    links(advisoryId, lead)
+      .map(([name, url]) => `[${cell(name)}](${url})`)
+      .join(' · '),
   ].join('\n');
 }
 
 function resultFor(group: Group, uri: string, ruleIndex: number): Result {
   const { lead } = group;
   const suppression = suppressionOf(lead);
-  const fixed = lead.fixed_versions.length > 0 ? `Fixed in ${lead.fixed_versions.join(', ')}.` : 'No fixed version is known.';
-  const decision = lead.disposition ? ` Decision: ${lead.disposition.status}${lead.disposition.justification ? ` (${lead.disposition.justification})` : ''}${suppression ? '' : ` [${lead.disposition.decision_state}]`}.` : '';
+  const fixed =
+    lead.fixed_versions.length > 0 ? `Fixed in ${lead.fixed_versions.join(', ')}.` : 'No fixed version is known.';
+  const decision = lead.disposition
+    ? ` Decision: ${lead.disposition.status}${lead.disposition.justification ? ` (${lead.disposition.justification})` : ''}${suppression ? '' : ` [${lead.disposition.decision_state}]`}.`
+    : '';
   const result: Result = {
     ruleId: lead.advisory_id,
     ruleIndex,
     level: levelOf(lead),
-    message: { text: `${packageLabel(lead)} is affected by ${lead.advisory_id} (${lead.severity}${lead.is_kev ? ', known exploited' : ''}). ${fixed}${decision}` },
-    locations: [{
-      // Region: line 1 of the SBOM (GitHub shows an alert at a line); the package is the logical location.
-      physicalLocation: { artifactLocation: { uri }, region: { startLine: 1 } },
-      logicalLocations: logicalLocations(group.findings),
-    }],
+    message: {
+      text: `${packageLabel(lead)} is affected by ${lead.advisory_id} (${lead.severity}${lead.is_kev ? ', known exploited' : ''}). ${fixed}${decision}`,
+    },
+    locations: [
+      {
+        // Region: line 1 of the SBOM (GitHub shows an alert at a line); the package is the logical location.
+        physicalLocation: { artifactLocation: { uri }, region: { startLine: 1 } },
+        logicalLocations: logicalLocations(group.findings),
+      },
+    ],
     // Stable across builds: the package at its version and the advisory, never an upload's ids. The
     // line hash is ours too, else upload-sarif hashes line 1 and every alert of a rule collapses into one.
-    partialFingerprints: { [FINGERPRINT_KEY]: group.fingerprint, primaryLocationLineHash: `${group.fingerprint.slice(0, 16)}:1` },
+    partialFingerprints: {
+      [FINGERPRINT_KEY]: group.fingerprint,
+      primaryLocationLineHash: `${group.fingerprint.slice(0, 16)}:1`,
+    },
     properties: {
       packageIdentity: group.identity,
       componentPurl: lead.component_purl,
@@ -259,9 +320,24 @@ function resultFor(group: Group, uri: string, ruleIndex: number): Result {
       isKev: lead.is_kev,
       epssScore: lead.epss_score,
       fixedVersions: lead.fixed_versions,
-      decision: lead.disposition ? { status: lead.disposition.status, state: lead.disposition.decision_state, justification: lead.disposition.justification, response: lead.disposition.response } : null,
-      findingIds: [...new Set(group.findings.flatMap((finding) => ('finding_ids' in finding ? finding.finding_ids : [finding.id])))],
-      ...('sbom_ids' in lead ? { sbomIds: [...new Set(group.findings.flatMap((finding) => ('sbom_ids' in finding ? finding.sbom_ids : [])))] } : {}),
+      decision: lead.disposition
+        ? {
+            status: lead.disposition.status,
+            state: lead.disposition.decision_state,
+            justification: lead.disposition.justification,
+            response: lead.disposition.response,
+          }
+        : null,
+      findingIds: [
+        ...new Set(
+          group.findings.flatMap((finding) => ('finding_ids' in finding ? finding.finding_ids : [finding.id])),
+        ),
+      ],
+      ...('sbom_ids' in lead
+        ? {
+            sbomIds: [...new Set(group.findings.flatMap((finding) => ('sbom_ids' in finding ? finding.sbom_ids : [])))],
+          }
+        : {}),
     },
   };
   if (suppression) result.suppressions = [suppression];
@@ -276,7 +352,8 @@ function logicalLocations(findings: Finding[]): LogicalLocation[] {
   const seen = new Map<string, LogicalLocation>();
   for (const finding of findings) {
     const fullyQualifiedName = finding.component_purl ?? packageLabel(finding);
-    if (!seen.has(fullyQualifiedName)) seen.set(fullyQualifiedName, { name: finding.component_name, fullyQualifiedName, kind: 'module' });
+    if (!seen.has(fullyQualifiedName))
+      seen.set(fullyQualifiedName, { name: finding.component_name, fullyQualifiedName, kind: 'module' });
   }
   return [...seen.values()].slice(0, GITHUB_CODE_SCANNING_LIMITS.locationsPerResult);
 }
@@ -297,15 +374,29 @@ function suppressionOf(finding: Finding): Suppression | undefined {
     ...(decision.justification ? [`justification: ${decision.justification}`] : []),
     ...(decision.response ? [`response: ${decision.response}`] : []),
     ...(decision.carried_from ? [`carried from release ${decision.carried_from.release_version}`] : []),
-    ...(decision.imported_from ? [`imported from a ${decision.imported_from.format} document (sha256 ${decision.imported_from.document_sha256.slice(0, 12)})`] : []),
+    ...(decision.imported_from
+      ? [
+          `imported from a ${decision.imported_from.format} document (sha256 ${decision.imported_from.document_sha256.slice(0, 12)})`,
+        ]
+      : []),
     ...(decision.expires_at ? [`until ${decision.expires_at}`] : []),
   ];
-  return { kind: 'external', status: 'accepted', justification: why.join('; '), ...(UUID.test(decision.id) ? { guid: decision.id } : {}) };
+  return {
+    kind: 'external',
+    status: 'accepted',
+    justification: why.join('; '),
+    ...(UUID.test(decision.id) ? { guid: decision.id } : {}),
+  };
 }
 
 /** The SBOM path as a relative URI reference: forward slashes, each segment percent-encoded (spaces, `#`, `?`). */
 function sbomUri(path: string): string {
-  return path.replace(/\\/g, '/').replace(/^(?:\.\/)+/, '').split('/').map((segment) => encodeURIComponent(segment)).join('/');
+  return path
+    .replace(/\\/g, '/')
+    .replace(/^(?:\.\/)+/, '')
+    .split('/')
+    .map((segment) => encodeURIComponent(segment))
+    .join('/');
 }
 
 function clip(text: string, max: number): string {

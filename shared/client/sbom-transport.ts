@@ -22,11 +22,19 @@ export function directRequest(file: SbomFile): { path: string; request: ApiReque
   const raw = rawUploadRequest({ bytes: file.bytes, fileName: file.fileName }, file.releaseId);
   return {
     path: '/api/sboms/upload',
-    request: { query: raw.query, body: raw.body, headers: { 'content-type': raw.headers['Content-Type'], 'content-encoding': raw.headers['Content-Encoding'] } },
+    request: {
+      query: raw.query,
+      body: raw.body,
+      headers: { 'content-type': raw.headers['Content-Type'], 'content-encoding': raw.headers['Content-Encoding'] },
+    },
   };
 }
 
-export async function sendSbom(api: ApiClient, file: SbomFile, route: UploadRoute = 'auto'): Promise<{ sbom: SbomView; created: boolean; route: 'direct' | 'presigned' }> {
+export async function sendSbom(
+  api: ApiClient,
+  file: SbomFile,
+  route: UploadRoute = 'auto',
+): Promise<{ sbom: SbomView; created: boolean; route: 'direct' | 'presigned' }> {
   const direct = directRequest(file);
   const size = direct.request.body?.length ?? 0;
   if (route === 'presigned' || (route === 'auto' && size > DIRECT_UPLOAD_MAX_WIRE_BYTES)) {
@@ -46,10 +54,17 @@ interface UploadSession {
 
 /** POST /api/sboms/uploads → PUT the file's bytes to the pre-signed URL → POST the complete path. */
 async function sendPresigned(api: ApiClient, file: SbomFile): Promise<{ sbom: SbomView; created: boolean }> {
-  const { body } = await api.post<{ data: UploadSession }>('/api/sboms/uploads', { releaseId: file.releaseId, fileName: file.fileName });
+  const { body } = await api.post<{ data: UploadSession }>('/api/sboms/uploads', {
+    releaseId: file.releaseId,
+    fileName: file.fileName,
+  });
   const session = body.data;
   if (file.bytes.length > session.maxBytes) {
-    throw new ServiceError(`${file.fileName} is ${file.bytes.length} bytes, more than the ${session.maxBytes} the service accepts`, 413, 'payload_too_large');
+    throw new ServiceError(
+      `${file.fileName} is ${file.bytes.length} bytes, more than the ${session.maxBytes} the service accepts`,
+      413,
+      'payload_too_large',
+    );
   }
   let put: Response;
   try {
@@ -58,7 +73,11 @@ async function sendPresigned(api: ApiClient, file: SbomFile): Promise<{ sbom: Sb
   } catch (error) {
     throw new ServiceError(`cannot reach the upload URL: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!put.ok) throw new ServiceError(`the pre-signed upload answered ${put.status}: ${(await put.text()).slice(0, 200)}`, put.status);
+  if (!put.ok)
+    throw new ServiceError(
+      `the pre-signed upload answered ${put.status}: ${(await put.text()).slice(0, 200)}`,
+      put.status,
+    );
   await put.arrayBuffer().catch(() => undefined);
   const completed = await api.request<{ data: SbomView }>('POST', session.completePath);
   return { sbom: completed.body.data, created: completed.status === 201 };

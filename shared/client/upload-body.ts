@@ -47,7 +47,10 @@ export function rawUploadRequest(file: UploadFile, releaseId: string): RawUpload
  * too; the type only has to be one it accepts): CycloneDX or SPDX JSON, CycloneDX XML, SPDX tag-value.
  */
 export function sbomContentType(bytes: Uint8Array): string {
-  const head = Buffer.from(bytes.subarray(0, 64 * 1024)).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const head = Buffer.from(bytes.subarray(0, 64 * 1024))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (head.startsWith('<')) return 'application/vnd.cyclonedx+xml';
   if (head.startsWith('{')) {
     if (head.includes('"bomFormat"')) return 'application/vnd.cyclonedx+json';

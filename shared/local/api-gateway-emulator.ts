@@ -8,10 +8,28 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { hasCorsPreflight, methodsOfPath, routes, type EndpointGroup, type RouteDefinition } from '../service/http/routes';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import {
+  hasCorsPreflight,
+  methodsOfPath,
+  routes,
+  type EndpointGroup,
+  type RouteDefinition,
+} from '../service/http/routes';
 import { runAsFunction } from '../service/aws-call-log';
-import { GATEWAY_RESPONSE_HEADERS, gatewayResponseHeaders, renderGatewayResponse, renderMethodNotAllowed, type GatewayResponseType } from '../service/http/gateway-responses';
+import {
+  GATEWAY_RESPONSE_HEADERS,
+  gatewayResponseHeaders,
+  renderGatewayResponse,
+  renderMethodNotAllowed,
+  type GatewayResponseType,
+} from '../service/http/gateway-responses';
 import { isPublicClientLimitedPath, type ThrottleQuota } from '../service/http/throttling';
 import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
 import type { LocalSite } from './console-static';
@@ -56,30 +74,39 @@ function routesBySegmentCount(compiled: readonly CompiledRoute[]): Map<number, C
 }
 
 function compileRoutes(): CompiledRoute[] {
-  return (routes as readonly RouteDefinition[])
-    .map((route) => {
-      const paramNames: string[] = [];
-      const segments = route.path.split('/').filter(Boolean);
-      const source = segments
-        .map((segment) => {
-          const param = /^\{(\w+)\}$/.exec(segment);
-          if (param?.[1]) {
-            paramNames.push(param[1]);
-            return '([^/]+)';
-          }
-          return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        })
-        .join('/');
-      return { route, pattern: new RegExp(`^/${source}/?$`), paramNames, literalSegments: segments.filter((s) => !s.startsWith('{')).length };
-    })
-    // API Gateway prefers literal path parts over path parameters (/api/sboms/upload before /api/sboms/{id}).
-    .sort((a, b) => b.literalSegments - a.literalSegments);
+  return (
+    (routes as readonly RouteDefinition[])
+      .map((route) => {
+        const paramNames: string[] = [];
+        const segments = route.path.split('/').filter(Boolean);
+        const source = segments
+          .map((segment) => {
+            const param = /^\{(\w+)\}$/.exec(segment);
+            if (param?.[1]) {
+              paramNames.push(param[1]);
+              return '([^/]+)';
+            }
+            return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          })
+          .join('/');
+        return {
+          route,
+          pattern: new RegExp(`^/${source}/?$`),
+          paramNames,
+          literalSegments: segments.filter((s) => !s.startsWith('{')).length,
+        };
+      })
+      // API Gateway prefers literal path parts over path parameters (/api/sboms/upload before /api/sboms/{id}).
+      .sort((a, b) => b.literalSegments - a.literalSegments)
+  );
 }
 
 function firstValues(multi: Record<string, string[]>): Record<string, string> | null {
   const entries = Object.entries(multi);
   // REST APIs pass the last value of a repeated name in the single-value map.
-  return entries.length ? Object.fromEntries(entries.map(([name, values]) => [name, values[values.length - 1] ?? ''])) : null;
+  return entries.length
+    ? Object.fromEntries(entries.map(([name, values]) => [name, values[values.length - 1] ?? '']))
+    : null;
 }
 
 /** A percent-decoded URL component, or null when an escape is malformed (`%E0%A4%A`, `%ZZ`, a lone `%`, bytes that are not UTF-8). */
@@ -188,9 +215,19 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
       response.writeHead(result.statusCode, headers);
       response.end(method === 'HEAD' ? undefined : body);
-      options.log?.({ type: 'access', requestId, ip: request.socket.remoteAddress, method, path: url.pathname, status: result.statusCode, responseLength: body.length, durationMs: Math.round(performance.now() - startedAt) });
+      options.log?.({
+        type: 'access',
+        requestId,
+        ip: request.socket.remoteAddress,
+        method,
+        path: url.pathname,
+        status: result.statusCode,
+        responseLength: body.length,
+        durationMs: Math.round(performance.now() - startedAt),
+      });
     };
-    const gatewayResponse = (type: GatewayResponseType) => send({ ...renderGatewayResponse(type, requestId), headers: gatewayResponseHeaders(type) });
+    const gatewayResponse = (type: GatewayResponseType) =>
+      send({ ...renderGatewayResponse(type, requestId), headers: gatewayResponseHeaders(type) });
 
     // The web ACL sees a request before API Gateway routes it.
     const firewall = throttling.firewall(url.pathname, request.socket.remoteAddress ?? '');
@@ -199,9 +236,12 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     // API Gateway refuses a path or query string that does not percent-decode with a 400 of its own, on
     // every route and before the authorizer (issue 8, defect 8); the handlers never see such a request.
     const multiQuery = decodeQuery(url.search);
-    if (!urlReadable || decodeComponent(url.pathname) === null || multiQuery === null) return gatewayResponse('DEFAULT_4XX');
+    if (!urlReadable || decodeComponent(url.pathname) === null || multiQuery === null)
+      return gatewayResponse('DEFAULT_4XX');
 
-    const pathMatches = (compiled.get(segmentCount(url.pathname)) ?? []).filter((candidate) => candidate.pattern.test(url.pathname));
+    const pathMatches = (compiled.get(segmentCount(url.pathname)) ?? []).filter((candidate) =>
+      candidate.pattern.test(url.pathname),
+    );
     // API Gateway picks the resource first (literal segments before parameters, the order of
     // pathMatches), then the method on it: a method the resource lacks is the stack's 405, even
     // when a parameter resource elsewhere has it (GET /api/sboms/upload is not GET /api/sboms/{id}).
@@ -209,10 +249,20 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     if (resource === undefined) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
     if (method === 'OPTIONS' && hasCorsPreflight(resource)) {
       // CORS preflight, on the resources where the stack installs one (the public disclosure routes).
-      send({ statusCode: 204, headers: { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET,OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' }, body: '' });
+      send({
+        statusCode: 204,
+        headers: {
+          'Access-Control-Allow-Origin': '*',
+          'Access-Control-Allow-Methods': 'GET,OPTIONS',
+          'Access-Control-Allow-Headers': 'Content-Type',
+        },
+        body: '',
+      });
       return;
     }
-    const match = pathMatches.find((candidate) => candidate.route.path === resource && candidate.route.method === method);
+    const match = pathMatches.find(
+      (candidate) => candidate.route.path === resource && candidate.route.method === method,
+    );
     if (!match) return send(renderMethodNotAllowed(method, resource, methodsOfPath(resource), requestId));
 
     const body = await readBody(request, LOCAL_MAX_REQUEST_BYTES);
@@ -231,22 +281,52 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     const headers = firstValues(multiHeaders) ?? {};
     const now = new Date();
     const requestContext = {
-      accountId: '000000000000', apiId: 'local', resourceId: 'local', stage: STAGE, requestId, extendedRequestId: requestId,
-      resourcePath: match.route.path, httpMethod: method, path: `/${STAGE}${url.pathname}`, protocol: `HTTP/${request.httpVersion}`,
-      requestTime: now.toUTCString(), requestTimeEpoch: now.getTime(), domainName: request.headers.host ?? 'localhost',
+      accountId: '000000000000',
+      apiId: 'local',
+      resourceId: 'local',
+      stage: STAGE,
+      requestId,
+      extendedRequestId: requestId,
+      resourcePath: match.route.path,
+      httpMethod: method,
+      path: `/${STAGE}${url.pathname}`,
+      protocol: `HTTP/${request.httpVersion}`,
+      requestTime: now.toUTCString(),
+      requestTimeEpoch: now.getTime(),
+      domainName: request.headers.host ?? 'localhost',
       identity: {
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null,
-        accessKey: null, accountId: null, apiKey: null, apiKeyId: null, caller: null, clientCert: null, cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null, cognitoIdentityId: null, cognitoIdentityPoolId: null, principalOrgId: null, user: null, userArn: null,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? null,
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        user: null,
+        userArn: null,
       },
       authorizer: null as Record<string, unknown> | null,
     };
     const event: APIGatewayProxyEvent = {
-      resource: match.route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: multiHeaders,
-      queryStringParameters: firstValues(multiQuery), multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
-      pathParameters, stageVariables: null, requestContext,
+      resource: match.route.path,
+      path: url.pathname,
+      httpMethod: method,
+      headers,
+      multiValueHeaders: multiHeaders,
+      queryStringParameters: firstValues(multiQuery),
+      multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
+      pathParameters,
+      stageVariables: null,
+      requestContext,
       // binaryMediaTypes '*/*' on the deployed API: every body arrives base64-encoded.
-      body: body.length ? body.toString('base64') : null, isBase64Encoded: body.length > 0,
+      body: body.length ? body.toString('base64') : null,
+      isBase64Encoded: body.length > 0,
     };
 
     if (match.route.scope !== null) {
@@ -256,16 +336,28 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       try {
         const authorize = await authorizer;
         // Each invocation runs as its own function, so the calls it makes are attributed to it (shared/service/aws-call-log.ts).
-        result = await runAsFunction('authorizer', () => authorize({
-          type: 'REQUEST', methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${url.pathname}`,
-          resource: match.route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: multiHeaders,
-          queryStringParameters: event.queryStringParameters, multiValueQueryStringParameters: event.multiValueQueryStringParameters,
-          pathParameters, stageVariables: null, requestContext: { ...event.requestContext, authorizer: undefined },
-        }));
+        result = await runAsFunction('authorizer', () =>
+          authorize({
+            type: 'REQUEST',
+            methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${url.pathname}`,
+            resource: match.route.path,
+            path: url.pathname,
+            httpMethod: method,
+            headers,
+            multiValueHeaders: multiHeaders,
+            queryStringParameters: event.queryStringParameters,
+            multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+            pathParameters,
+            stageVariables: null,
+            requestContext: { ...event.requestContext, authorizer: undefined },
+          }),
+        );
       } catch (error) {
         return gatewayResponse((error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'DEFAULT_5XX');
       }
-      const allowed = result.policyDocument.Statement.some((statement) => 'Effect' in statement && statement.Effect === 'Allow');
+      const allowed = result.policyDocument.Statement.some(
+        (statement) => 'Effect' in statement && statement.Effect === 'Allow',
+      );
       if (!allowed) return gatewayResponse('ACCESS_DENIED');
       requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId, integrationLatency: 0 };
       const throttled = await throttling.usagePlan(result.usageIdentifierKey);
@@ -274,15 +366,27 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
 
     const handler = await groupHandler(match.route.group);
     const context = {
-      callbackWaitsForEmptyEventLoop: false, functionName: `vexdesk-${match.route.group}`, functionVersion: '$LATEST',
-      invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:vexdesk-${match.route.group}`, memoryLimitInMB: '1024',
-      awsRequestId: randomUUID(), logGroupName: `/aws/lambda/vexdesk-${match.route.group}`, logStreamName: 'local',
-      getRemainingTimeInMillis: () => 29_000, done: () => undefined, fail: () => undefined, succeed: () => undefined,
+      callbackWaitsForEmptyEventLoop: false,
+      functionName: `vexdesk-${match.route.group}`,
+      functionVersion: '$LATEST',
+      invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:vexdesk-${match.route.group}`,
+      memoryLimitInMB: '1024',
+      awsRequestId: randomUUID(),
+      logGroupName: `/aws/lambda/vexdesk-${match.route.group}`,
+      logStreamName: 'local',
+      getRemainingTimeInMillis: () => 29_000,
+      done: () => undefined,
+      fail: () => undefined,
+      succeed: () => undefined,
     } satisfies Context;
     const result = await runAsFunction(match.route.group, () => handler(event, context));
     const responseHeaders: Record<string, unknown> = { ...(result.headers ?? {}) };
     for (const [name, list] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = list.join(', ');
-    send({ statusCode: result.statusCode, headers: responseHeaders, body: result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body });
+    send({
+      statusCode: result.statusCode,
+      headers: responseHeaders,
+      body: result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body,
+    });
   }
 
   const server = options.server ?? createServer();
@@ -332,7 +436,8 @@ function createThrottling(options: LocalThrottlingOptions | undefined): Throttli
   const clients = new ClientRateLimit(options.publicClientLimit, options.windowSeconds);
   const plans = new UsagePlanThrottle({ quotaOf: options.quotaOf });
   return {
-    firewall: (path, clientIp) => (isPublicClientLimitedPath(path) && !clients.admit(clientIp, performance.now()) ? 'WAF_FILTERED' : undefined),
+    firewall: (path, clientIp) =>
+      isPublicClientLimitedPath(path) && !clients.admit(clientIp, performance.now()) ? 'WAF_FILTERED' : undefined,
     usagePlan: async (usageIdentifier) => {
       if (!usageIdentifier) return 'INVALID_API_KEY';
       const decision = await plans.admit(usageIdentifier, performance.now());

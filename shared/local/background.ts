@@ -31,11 +31,15 @@ export function sampleCorpusSources(directory = SAMPLE_CORPUS_DIR) {
   ].filter((entry) => existsSync(entry.path));
 }
 
-export async function startLocalBackgroundWork(options: { dataDir: string; log: (line: Record<string, unknown>) => void }): Promise<BackgroundWork> {
+export async function startLocalBackgroundWork(options: {
+  dataDir: string;
+  log: (line: Record<string, unknown>) => void;
+}): Promise<BackgroundWork> {
   // The recovery below is the code of the corpus-refresh and scan-worker functions on AWS (their
   // scheduled runs), so the call recorder attributes it to them (shared/service/aws-call-log.ts).
   const batches = await runAsFunction('corpus-refresh', () => DispositionBatches.recoverPending());
-  if (batches.recovered.length > 0) options.log({ type: 'recovery', message: 'pending disposition batches finished before serving', result: batches });
+  if (batches.recovered.length > 0)
+    options.log({ type: 'recovery', message: 'pending disposition batches finished before serving', result: batches });
   // Each source is marked complete only at its end, so a start that died mid-import finishes the rest now.
   const corpus = await runAsFunction('corpus-refresh', () => completeCorpusImport(sampleCorpusSources()));
   if (corpus.imported.length > 0) options.log({ type: 'corpus', message: 'sample corpus loaded', result: corpus });
@@ -47,16 +51,22 @@ export async function startLocalBackgroundWork(options: { dataDir: string; log: 
       .catch(async (error: unknown) => {
         options.log({ type: 'scan', sbomId: job.sbomId, error: (error as Error).message });
         // No queue retries in-process: the SBOM says failed (POST /api/cve-scan retries) instead of staying queued.
-        await runAsFunction('scan-worker', () => Scans.recordFailure(job.teamId, job.sbomId, error)).catch(() => undefined);
+        await runAsFunction('scan-worker', () => Scans.recordFailure(job.teamId, job.sbomId, error)).catch(
+          () => undefined,
+        );
       })
       .finally(() => running.delete(scan));
     running.add(scan);
   });
   // The scan worker's scheduled sweep, with no grace: files of uploads that never got their item go, and
   // scans acknowledged (201) or started by a previous process that never finished run again.
-  const { swept, resumed } = await runAsFunction('scan-worker', () => sweepUnfinishedWork({ grace: NO_GRACE, runScan: dispatchScan }));
-  if (swept.staging.removed + swept.uploadSessions > 0) options.log({ type: 'recovery', message: 'removed files of unfinished uploads', result: swept });
-  if (resumed.resumed + resumed.failed > 0) options.log({ type: 'recovery', message: 'resumed interrupted scans', result: resumed });
+  const { swept, resumed } = await runAsFunction('scan-worker', () =>
+    sweepUnfinishedWork({ grace: NO_GRACE, runScan: dispatchScan }),
+  );
+  if (swept.staging.removed + swept.uploadSessions > 0)
+    options.log({ type: 'recovery', message: 'removed files of unfinished uploads', result: swept });
+  if (resumed.resumed + resumed.failed > 0)
+    options.log({ type: 'recovery', message: 'resumed interrupted scans', result: resumed });
   return {
     stop: async () => {
       registerInProcessScanWorker(undefined);

@@ -67,17 +67,30 @@ async function fileAt(path: string | undefined): Promise<{ path: string; size: n
 }
 
 function sendText(response: ServerResponse, status: number, text: string, head: boolean): void {
-  response.writeHead(status, { ...CONSOLE_SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(text) });
+  response.writeHead(status, {
+    ...CONSOLE_SECURITY_HEADERS,
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(text),
+  });
   response.end(head ? undefined : text);
 }
 
-export function createConsoleHandler(root: string): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+export function createConsoleHandler(
+  root: string,
+): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
   const base = resolve(root);
   return async (request, response) => {
     const head = request.method === 'HEAD';
     const urlPath = (request.url ?? '/').split('?')[0] ?? '/';
     const index = await fileAt(join(base, 'index.html'));
-    if (!index) return sendText(response, 503, 'The console is not built: run `npm run build:web` (npm start builds it when web/dist is missing).\n', head);
+    if (!index)
+      return sendText(
+        response,
+        503,
+        'The console is not built: run `npm run build:web` (npm start builds it when web/dist is missing).\n',
+        head,
+      );
     const named = urlPath === '/' ? undefined : consoleFilePath(base, urlPath);
     const file = named ? await fileAt(named) : undefined;
     // A path with an extension names a file: a missing one is 404, not the app (a stale asset must not come back as HTML).
@@ -94,7 +107,9 @@ export function createConsoleHandler(root: string): (request: IncomingMessage, r
       response.end();
       return;
     }
-    createReadStream(served.path).on('error', () => response.destroy()).pipe(response);
+    createReadStream(served.path)
+      .on('error', () => response.destroy())
+      .pipe(response);
   };
 }
 
@@ -110,7 +125,10 @@ export function consoleSite(root: string): LocalSite {
 }
 
 /** A request listener that gives `site` its requests and `otherwise` the rest (the server while it starts). */
-export function siteFirst(site: LocalSite, otherwise: (request: IncomingMessage, response: ServerResponse) => void): (request: IncomingMessage, response: ServerResponse) => void {
+export function siteFirst(
+  site: LocalSite,
+  otherwise: (request: IncomingMessage, response: ServerResponse) => void,
+): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
     if (!site.matches(request)) return otherwise(request, response);
     site.serve(request, response).catch(() => {

@@ -66,7 +66,10 @@ interface DbModule {
   validateKey(key: AttributeMap, table: TableShape): DynaliteError | null | undefined;
   validateItem(item: AttributeMap, table: TableShape): DynaliteError | null | undefined;
   createKey(item: AttributeMap, table: TableShape): string;
-  checkConditional(validated: Record<string, unknown>, existingItem: AttributeMap | undefined): DynaliteError | null | undefined;
+  checkConditional(
+    validated: Record<string, unknown>,
+    existingItem: AttributeMap | undefined,
+  ): DynaliteError | null | undefined;
 }
 
 export const createDynaliteServer = require('dynalite') as (options: DynaliteOptions) => Server;
@@ -144,7 +147,10 @@ export interface Dynalite {
    * action, as dynalite's request handler does after validating (a transaction validates every item
    * before any write; validating it again on the way in was as costly as the write itself).
    */
-  write: (action: 'putItem' | 'updateItem' | 'deleteItem', validated: Record<string, unknown>) => Promise<{ status: number; body: Record<string, unknown> }>;
+  write: (
+    action: 'putItem' | 'updateItem' | 'deleteItem',
+    validated: Record<string, unknown>,
+  ) => Promise<{ status: number; body: Record<string, unknown> }>;
 }
 
 export function createDynalite(options: DynaliteOptions): Dynalite {
@@ -157,7 +163,8 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
   } finally {
     db.create = create;
   }
-  if (store === undefined) throw new Error('dynalite did not create its store through db.create (another dynalite version?)');
+  if (store === undefined)
+    throw new Error('dynalite did not create its store through db.create (another dynalite version?)');
   return {
     server,
     write: (action, validated) =>
@@ -188,8 +195,7 @@ function isDynaliteError(error: unknown): error is DynaliteError {
 }
 
 export type Validated =
-  | { ok: true; data: Record<string, unknown> }
-  | { ok: false; status: number; body: DynamoErrorBody };
+  { ok: true; data: Record<string, unknown> } | { ok: false; status: number; body: DynamoErrorBody };
 
 /**
  * Runs dynalite's request validation for a single-item call (exactly what dynalite

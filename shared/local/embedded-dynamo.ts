@@ -153,7 +153,8 @@ function crashPoint(): number | undefined {
   const raw = process.env[CRASH_AFTER_ITEMS_VARIABLE];
   if (raw === undefined || raw === '') return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${CRASH_AFTER_ITEMS_VARIABLE} must be a whole number, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`${CRASH_AFTER_ITEMS_VARIABLE} must be a whole number, got "${raw}"`);
   return value;
 }
 
@@ -170,7 +171,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** DynamoDB's "N validation error(s) detected" wording for a list-length constraint. */
 function lengthProblem(items: unknown): string | undefined {
-  if (!Array.isArray(items)) return "Value null at 'transactItems' failed to satisfy constraint: Member must not be null";
+  if (!Array.isArray(items))
+    return "Value null at 'transactItems' failed to satisfy constraint: Member must not be null";
   if (items.length < 1)
     return "Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1";
   if (items.length > MAX_TRANSACTION_ITEMS)
@@ -187,10 +189,18 @@ function pickDefined(source: Record<string, unknown>, fields: readonly string[])
 const EXPRESSION_FIELDS = ['ConditionExpression', 'ExpressionAttributeNames', 'ExpressionAttributeValues'] as const;
 const WRITE_SHAPES: Record<WriteKind, { action: SingleItemAction; fields: readonly string[]; member: string }> = {
   Put: { action: 'putItem', fields: ['TableName', 'Item', ...EXPRESSION_FIELDS], member: 'put' },
-  Update: { action: 'updateItem', fields: ['TableName', 'Key', 'UpdateExpression', ...EXPRESSION_FIELDS], member: 'update' },
+  Update: {
+    action: 'updateItem',
+    fields: ['TableName', 'Key', 'UpdateExpression', ...EXPRESSION_FIELDS],
+    member: 'update',
+  },
   Delete: { action: 'deleteItem', fields: ['TableName', 'Key', ...EXPRESSION_FIELDS], member: 'delete' },
   // Validated like a conditional DeleteItem (same fields) but never sent to dynalite.
-  ConditionCheck: { action: 'deleteItem', fields: ['TableName', 'Key', ...EXPRESSION_FIELDS], member: 'conditionCheck' },
+  ConditionCheck: {
+    action: 'deleteItem',
+    fields: ['TableName', 'Key', ...EXPRESSION_FIELDS],
+    member: 'conditionCheck',
+  },
 };
 const WRITE_KINDS = Object.keys(WRITE_SHAPES) as WriteKind[];
 
@@ -201,10 +211,12 @@ function planWrite(entry: unknown, index: number): WriteOp | Reply {
   if (!isRecord(entry) || present.length !== 1 || kind === undefined)
     return validationError('TransactItems can only contain one of Check, Put, Update or Delete');
   const body = entry[kind];
-  if (!isRecord(body)) return { status: 400, body: { __type: TYPE.serialization, Message: `Expected a structure for ${kind}` } };
+  if (!isRecord(body))
+    return { status: 400, body: { __type: TYPE.serialization, Message: `Expected a structure for ${kind}` } };
   const { action, fields, member } = WRITE_SHAPES[kind];
   const path = `transactItems.${index + 1}.member.${member}`;
-  const required = kind === 'ConditionCheck' ? 'ConditionExpression' : kind === 'Update' ? 'UpdateExpression' : undefined;
+  const required =
+    kind === 'ConditionCheck' ? 'ConditionExpression' : kind === 'Update' ? 'UpdateExpression' : undefined;
   if (required && body[required] === undefined)
     return validationError(
       `1 validation error detected: Value null at '${path}.${required[0]?.toLowerCase()}${required.slice(1)}' failed to satisfy constraint: Member must not be null`,
@@ -278,7 +290,8 @@ function signatureRejection(verdict: Exclude<Verdict, { ok: true }>): Reply {
         : verdict.problem === 'unknown-key'
           ? TYPE.unrecognizedClient
           : TYPE.invalidSignature;
-  const message = verdict.problem === 'unknown-key' ? 'The security token included in the request is invalid.' : verdict.message;
+  const message =
+    verdict.problem === 'unknown-key' ? 'The security token included in the request is invalid.' : verdict.message;
   return { status: 400, body: { __type: type, message } };
 }
 
@@ -351,7 +364,8 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   // Nothing connects to it (the front hands requests to dynalite's handler in-process); it is
   // dynalite's own listener, which its close() expects.
   await listen(dynalite, socketPath);
-  const removeSocket = () => rm(options.socketDir === undefined ? path.dirname(socketPath) : socketPath, { recursive: true, force: true });
+  const removeSocket = () =>
+    rm(options.socketDir === undefined ? path.dirname(socketPath) : socketPath, { recursive: true, force: true });
   const lock = new ReadWriteLock();
   const succeededTokens = new Map<string, { fingerprint: string; expiresAt: number }>();
   /** Key schemas of ACTIVE tables; forgotten whenever a table-level call passes through. */
@@ -385,21 +399,38 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     for (const tableName of new Set(images.map((image) => image.tableName))) {
       const described = await call('DescribeTable', { TableName: tableName });
       if (described.status !== 200) continue; // deleted since: nothing to repair
-      const table = described.body.Table as TableShape & { GlobalSecondaryIndexes?: IndexShape[]; LocalSecondaryIndexes?: IndexShape[] };
-      const keyOf = (item: AttributeMap) => JSON.stringify(table.KeySchema.map(({ AttributeName }) => item[AttributeName]));
-      const touched = new Map(images.filter((image) => image.tableName === tableName).map((image) => [keyOf(image.key), image]));
+      const table = described.body.Table as TableShape & {
+        GlobalSecondaryIndexes?: IndexShape[];
+        LocalSecondaryIndexes?: IndexShape[];
+      };
+      const keyOf = (item: AttributeMap) =>
+        JSON.stringify(table.KeySchema.map(({ AttributeName }) => item[AttributeName]));
+      const touched = new Map(
+        images.filter((image) => image.tableName === tableName).map((image) => [keyOf(image.key), image]),
+      );
       for (const index of [...(table.GlobalSecondaryIndexes ?? []), ...(table.LocalSecondaryIndexes ?? [])]) {
         const agrees = (entry: AttributeMap, item: AttributeMap | undefined) =>
-          item !== undefined && index.KeySchema.every(({ AttributeName }) => JSON.stringify(item[AttributeName]) === JSON.stringify(entry[AttributeName]));
+          item !== undefined &&
+          index.KeySchema.every(
+            ({ AttributeName }) => JSON.stringify(item[AttributeName]) === JSON.stringify(entry[AttributeName]),
+          );
         let startKey: unknown;
         do {
-          const page = await call('Scan', { TableName: tableName, IndexName: index.IndexName, ...(startKey ? { ExclusiveStartKey: startKey } : {}) });
-          if (page.status !== 200) throw new Error(`Transaction recovery failed reading index ${index.IndexName}: ${JSON.stringify(page.body)}`);
+          const page = await call('Scan', {
+            TableName: tableName,
+            IndexName: index.IndexName,
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          });
+          if (page.status !== 200)
+            throw new Error(
+              `Transaction recovery failed reading index ${index.IndexName}: ${JSON.stringify(page.body)}`,
+            );
           for (const entry of (page.body.Items ?? []) as AttributeMap[]) {
             const image = touched.get(keyOf(entry));
             if (!image || agrees(entry, image.item)) continue;
             const stray = await call('PutItem', { TableName: tableName, Item: entry });
-            if (stray.status !== 200) throw new Error(`Transaction recovery failed on index ${index.IndexName}: ${JSON.stringify(stray.body)}`);
+            if (stray.status !== 200)
+              throw new Error(`Transaction recovery failed on index ${index.IndexName}: ${JSON.stringify(stray.body)}`);
             await restoreBeforeImage(image);
           }
           startKey = page.body.LastEvaluatedKey;
@@ -425,7 +456,8 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
           'content-length': String(data.length),
           'x-amz-target': `${API_PREFIX}${operation}`,
           'x-amz-date': '20000101T000000Z',
-          authorization: 'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+          authorization:
+            'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
         },
       });
       // The part of http.ServerResponse dynalite's handler uses (status, headers, one end()).
@@ -480,12 +512,18 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       if (problem) return { status: 400, body: problem };
       if (item.isPut) {
         // A Put carries the whole item; snapshots and restores need only its key.
-        item.key = structuredClone(Object.fromEntries(
-          table.KeySchema.map(({ AttributeName }) => [AttributeName, item.keyed[AttributeName] as AttributeMap[string]]),
-        ));
+        item.key = structuredClone(
+          Object.fromEntries(
+            table.KeySchema.map(({ AttributeName }) => [
+              AttributeName,
+              item.keyed[AttributeName] as AttributeMap[string],
+            ]),
+          ),
+        );
       }
       const identity = `${item.tableName}\u0000${encodeKey(item.key, table)}`;
-      if (seen.has(identity)) return validationError('Transaction request cannot include multiple operations on one item');
+      if (seen.has(identity))
+        return validationError('Transaction request cannot include multiple operations on one item');
       seen.add(identity);
     }
     return undefined;
@@ -525,7 +563,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
         if (earlier.fingerprint === fingerprint) return { status: 200, body: {} };
         return {
           status: 400,
-          body: { __type: TYPE.idempotency, message: 'Specified idempotency token was used with different request parameters' },
+          body: {
+            __type: TYPE.idempotency,
+            message: 'Specified idempotency token was used with different request parameters',
+          },
         };
       }
 
@@ -562,7 +603,12 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       // the calls are independent and run side by side.
       const apply = (some: typeof writes) =>
         Promise.all(
-          some.map(({ op }) => writeValidated(op.kind === 'Put' ? 'putItem' : op.kind === 'Update' ? 'updateItem' : 'deleteItem', op.validated)),
+          some.map(({ op }) =>
+            writeValidated(
+              op.kind === 'Put' ? 'putItem' : op.kind === 'Update' ? 'updateItem' : 'deleteItem',
+              op.validated,
+            ),
+          ),
         );
       if (crashAfterItems !== undefined && crashAfterItems <= writes.length) {
         // Exactly k writes applied, then the process dies as a kill -9 would.
@@ -616,7 +662,11 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   }
 
   /** Puts back the pre-transaction state of the items already written. */
-  async function rollback(ops: readonly WriteOp[], before: readonly (AttributeMap | undefined)[], applied: readonly number[]) {
+  async function rollback(
+    ops: readonly WriteOp[],
+    before: readonly (AttributeMap | undefined)[],
+    applied: readonly number[],
+  ) {
     const replies = await Promise.all(
       applied.map((index) => {
         const op = ops[index] as WriteOp;
@@ -670,7 +720,8 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const target = req.headers['x-amz-target'];
-    const operation = typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
+    const operation =
+      typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
     try {
       const body = await readBody(req);
       if (body === undefined) {
@@ -679,7 +730,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       }
       // Real DynamoDB answers a CORS preflight and the GET health check unsigned.
       if (req.method !== 'OPTIONS' && req.method !== 'GET') {
-        const verdict = await verifySigV4({ method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body }, options.credentials);
+        const verdict = await verifySigV4(
+          { method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body },
+          options.credentials,
+        );
         if (!verdict.ok) {
           send(res, signatureRejection(verdict));
           return;
@@ -691,7 +745,9 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       }
       // Everything else is dynalite's own handler, run while holding the lock until the
       // response is complete (dynalite answers a write only after LevelDB took it).
-      const release: Release = await (SHARED_OPERATIONS.has(operation) || req.method === 'GET' ? lock.shared() : lock.exclusive());
+      const release: Release = await (SHARED_OPERATIONS.has(operation) || req.method === 'GET'
+        ? lock.shared()
+        : lock.exclusive());
       if (stopped || broken || res.destroyed) {
         // A client that already hung up would never emit 'close' on res again.
         release();
@@ -715,7 +771,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       }
       if (!(error instanceof EngineBroken)) console.error('[embedded-dynamo] request failed', error);
       if (!res.headersSent)
-        send(res, { status: 500, body: { __type: TYPE.internal, message: error instanceof Error ? error.message : String(error) } });
+        send(res, {
+          status: 500,
+          body: { __type: TYPE.internal, message: error instanceof Error ? error.message : String(error) },
+        });
       else res.destroy();
     }
   }

@@ -87,7 +87,10 @@ export class TransactionJournal {
    * putting one transaction's before-images back. Returns how many transactions were undone.
    */
   async recover(restore: (images: readonly BeforeImage[]) => Promise<void>): Promise<number> {
-    const names = (await readdir(this.directory)).filter((name) => name.endsWith(SUFFIX)).sort().reverse();
+    const names = (await readdir(this.directory))
+      .filter((name) => name.endsWith(SUFFIX))
+      .sort()
+      .reverse();
     let undone = 0;
     for (const name of names) {
       const file = path.join(this.directory, name);

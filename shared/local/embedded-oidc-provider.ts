@@ -35,7 +35,8 @@ const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_E
  * apply `form-action` to every hop of that redirect, so the callback's origin is allowed too (with
  * 'self' alone, a real browser stops at the form).
  */
-const pageCsp = (redirectUri: string) => `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${new URL(redirectUri).origin}; frame-ancestors 'none'; base-uri 'none'`;
+const pageCsp = (redirectUri: string) =>
+  `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${new URL(redirectUri).origin}; frame-ancestors 'none'; base-uri 'none'`;
 const INTERACTION_PATH = /^\/interaction\/([\w-]{1,64})(\/login)?$/;
 const MAX_FORM_BYTES = 8 * 1024;
 
@@ -77,7 +78,11 @@ async function readForm(request: IncomingMessage): Promise<URLSearchParams | und
 }
 
 function sendPage(response: ServerResponse, status: number, html: string, csp: string): void {
-  response.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp, 'Cache-Control': 'no-store' });
+  response.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': csp,
+    'Cache-Control': 'no-store',
+  });
   response.end(html);
 }
 
@@ -85,7 +90,11 @@ function sendPage(response: ServerResponse, status: number, html: string, csp: s
  * Starts the provider on 127.0.0.1 (`port` 0: any free port). `accounts` is read at each sign-in, so
  * accounts bootstrapped after start-up count.
  */
-export async function startEmbeddedOidcProvider(options: { port: number; redirectUri: string; accounts: () => readonly DevAccount[] }): Promise<EmbeddedOidcProvider> {
+export async function startEmbeddedOidcProvider(options: {
+  port: number;
+  redirectUri: string;
+  accounts: () => readonly DevAccount[];
+}): Promise<EmbeddedOidcProvider> {
   const server: Server = createServer();
   await new Promise<void>((listening, failed) => {
     server.once('error', failed);
@@ -93,13 +102,26 @@ export async function startEmbeddedOidcProvider(options: { port: number; redirec
   });
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const csp = pageCsp(options.redirectUri);
-  const findAccount = (email: string) => options.accounts().find((account) => account.email.toLowerCase() === email.toLowerCase());
+  const findAccount = (email: string) =>
+    options.accounts().find((account) => account.email.toLowerCase() === email.toLowerCase());
 
   // A signing key per start: ID tokens only live for the moment of the callback.
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const provider = new Provider(issuer, {
-    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: randomBytes(8).toString('hex'), alg: 'RS256', use: 'sig' }] as never },
-    clients: [{ client_id: LOCAL_CLIENT_ID, token_endpoint_auth_method: 'none', redirect_uris: [options.redirectUri], grant_types: ['authorization_code'], response_types: ['code'] }],
+    jwks: {
+      keys: [
+        { ...(await exportJWK(privateKey)), kid: randomBytes(8).toString('hex'), alg: 'RS256', use: 'sig' },
+      ] as never,
+    },
+    clients: [
+      {
+        client_id: LOCAL_CLIENT_ID,
+        token_endpoint_auth_method: 'none',
+        redirect_uris: [options.redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     cookies: { keys: [randomBytes(32).toString('hex')] },
     features: { devInteractions: { enabled: false } },
@@ -119,7 +141,10 @@ export async function startEmbeddedOidcProvider(options: { port: number; redirec
     findAccount: (_ctx, sub) => {
       const account = findAccount(sub);
       if (!account) return undefined;
-      return { accountId: account.email, claims: () => ({ sub: account.email, email: account.email, email_verified: true, name: account.name }) };
+      return {
+        accountId: account.email,
+        claims: () => ({ sub: account.email, email: account.email, email_verified: true, name: account.name }),
+      };
     },
   });
   const callback = provider.callback();
@@ -135,17 +160,29 @@ export async function startEmbeddedOidcProvider(options: { port: number; redirec
     void (async () => {
       try {
         const details = await provider.interactionDetails(request, response);
-        if (details.uid !== interaction[1]) return sendPage(response, 400, loginPage(details.uid, 'This sign-in page is out of date; try again.'), csp);
+        if (details.uid !== interaction[1])
+          return sendPage(response, 400, loginPage(details.uid, 'This sign-in page is out of date; try again.'), csp);
         if (!interaction[2] || request.method !== 'POST') return sendPage(response, 200, loginPage(details.uid), csp);
         const form = await readForm(request);
         const account = findAccount(form?.get('email') ?? '');
         if (!account || !passwordMatches(account.password, form?.get('password') ?? '')) {
           return sendPage(response, 401, loginPage(details.uid, 'Wrong email or password.'), csp);
         }
-        await provider.interactionFinished(request, response, { login: { accountId: account.email } }, { mergeWithLastSubmission: false });
+        await provider.interactionFinished(
+          request,
+          response,
+          { login: { accountId: account.email } },
+          { mergeWithLastSubmission: false },
+        );
       } catch {
         // No or an expired interaction cookie: start again from the console.
-        if (!response.headersSent) sendPage(response, 400, '<!doctype html><title>Sign-in expired</title><p>This sign-in has expired. Start again.</p>', csp);
+        if (!response.headersSent)
+          sendPage(
+            response,
+            400,
+            '<!doctype html><title>Sign-in expired</title><p>This sign-in has expired. Start again.</p>',
+            csp,
+          );
       }
     })();
   });
@@ -153,10 +190,11 @@ export async function startEmbeddedOidcProvider(options: { port: number; redirec
   return {
     issuer,
     clientId: LOCAL_CLIENT_ID,
-    close: () => new Promise((closed) => {
-      server.close(() => closed());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((closed) => {
+        server.close(() => closed());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -178,11 +216,18 @@ const devAccountsSchema = z.array(z.object({ email: z.email(), name: z.string().
  * `npm start`'s sign-in: the embedded provider, unless SIGN_IN_ISSUER names another one. Sets the
  * sign-in configuration the functions read, so it must run before shared/config is first read.
  */
-export async function startLocalIdentityProvider(dataDir: string, bootstrapped: () => readonly DevAccount[]): Promise<EmbeddedOidcProvider | undefined> {
+export async function startLocalIdentityProvider(
+  dataDir: string,
+  bootstrapped: () => readonly DevAccount[],
+): Promise<EmbeddedOidcProvider | undefined> {
   if (process.env.SIGN_IN_ISSUER) return undefined;
   const publicBaseUrl = trimTrailing(process.env.PUBLIC_BASE_URL ?? '', '/');
   const accounts = () => [...bootstrapped(), ...readDevAccountsFile(dataDir)];
-  const provider = await startEmbeddedOidcProvider({ port: Number(process.env.OIDC_PROVIDER_PORT ?? 0), redirectUri: `${publicBaseUrl}/api/auth/callback`, accounts });
+  const provider = await startEmbeddedOidcProvider({
+    port: Number(process.env.OIDC_PROVIDER_PORT ?? 0),
+    redirectUri: `${publicBaseUrl}/api/auth/callback`,
+    accounts,
+  });
   process.env.SIGN_IN_ISSUER = provider.issuer;
   process.env.SIGN_IN_CLIENT_ID = provider.clientId;
   return provider;

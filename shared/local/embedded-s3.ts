@@ -72,7 +72,12 @@ interface FilesystemStore {
   getMetadata(bucket: string, key: string): Promise<{ etag: string }>;
   putMetadata(bucket: string, key: string, metadata: Record<string, unknown>, md5: string): Promise<void>;
   putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
-  putPart(bucket: string, uploadId: string, partNumber: string, content: Readable): Promise<{ size: number; md5: string }>;
+  putPart(
+    bucket: string,
+    uploadId: string,
+    partNumber: string,
+    content: Readable,
+  ): Promise<{ size: number; md5: string }>;
 }
 
 interface S3rverInstance {
@@ -93,7 +98,11 @@ interface S3rverOptions {
 }
 
 const S3rver = require('s3rver') as new (options: S3rverOptions) => S3rverInstance;
-const S3Error = require('s3rver/lib/models/error') as new (code: string, message: string, detail?: Record<string, string>) => Error;
+const S3Error = require('s3rver/lib/models/error') as new (
+  code: string,
+  message: string,
+  detail?: Record<string, string>,
+) => Error;
 const accounts = require('s3rver/lib/models/account') as {
   registry: Map<string, unknown>;
   DUMMY_ACCOUNT: { createKeyPair(accessKeyId: string, secretAccessKey: string): void };
@@ -114,11 +123,22 @@ function signatureError(problem: string, message: string, accessKeyId: string | 
   const detail: Record<string, string> = accessKeyId === undefined ? {} : { AWSAccessKeyId: accessKeyId };
   switch (problem) {
     case 'unknown-key':
-      return new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', detail);
+      return new S3Error(
+        'InvalidAccessKeyId',
+        'The AWS Access Key Id you provided does not exist in our records.',
+        detail,
+      );
     case 'mismatch':
-      return new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.', detail);
+      return new S3Error(
+        'SignatureDoesNotMatch',
+        'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+        detail,
+      );
     case 'skewed':
-      return new S3Error('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
+      return new S3Error(
+        'RequestTimeTooSkewed',
+        'The difference between the request time and the current time is too large.',
+      );
     case 'malformed':
       return new S3Error('InvalidRequest', message);
     default: // 'missing', 'expired'
@@ -164,7 +184,12 @@ class AwsChunkedDecoder extends Transform {
     if (this.state !== 'trailer' && this.state !== 'done')
       return callback(new S3Error('IncompleteBody', 'The request body terminated unexpectedly'));
     if (this.expectedLength !== undefined && this.decoded !== this.expectedLength)
-      return callback(new S3Error('IncompleteBody', 'You did not provide the number of bytes specified by the Content-Length HTTP header'));
+      return callback(
+        new S3Error(
+          'IncompleteBody',
+          'You did not provide the number of bytes specified by the Content-Length HTTP header',
+        ),
+      );
     const expected = this.trailers.get('x-amz-checksum-crc32');
     if (expected !== undefined) {
       const actual = Buffer.alloc(4);
@@ -254,7 +279,11 @@ async function writeFileAtomically(target: string, content: Buffer | Readable): 
     },
   });
   try {
-    await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, measure, createWriteStream(temporary));
+    await pipeline(
+      Buffer.isBuffer(content) ? Readable.from([content]) : content,
+      measure,
+      createWriteStream(temporary),
+    );
     await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });
@@ -280,7 +309,10 @@ export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<Embed
   const store = s3rver.store;
 
   store.putObject = async (object) => {
-    const result = await writeFileAtomically(store.getResourcePath(object.bucket, object.key, 'object'), object.content);
+    const result = await writeFileAtomically(
+      store.getResourcePath(object.bucket, object.key, 'object'),
+      object.content,
+    );
     await store.putMetadata(object.bucket, object.key, object.metadata, result.md5);
     return result;
   };
@@ -319,7 +351,10 @@ export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<Embed
   const authenticate: Middleware = async (ctx, next) => {
     if (ctx.method.toUpperCase() !== 'OPTIONS') {
       const request = ctx.request.req;
-      const verdict = await verifySigV4({ method: ctx.method, url: request.url ?? ctx.url, headers: request.headers }, options.credentials);
+      const verdict = await verifySigV4(
+        { method: ctx.method, url: request.url ?? ctx.url, headers: request.headers },
+        options.credentials,
+      );
       if (!verdict.ok) throw signatureError(verdict.problem, verdict.message, verdict.accessKeyId);
     }
     await next();

@@ -40,7 +40,8 @@ function parseCredentials(text: string): EngineCredentials | undefined {
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const { accessKeyId, secretAccessKey } = parsed as Record<string, unknown>;
-  if (typeof accessKeyId !== 'string' || typeof secretAccessKey !== 'string' || !accessKeyId || !secretAccessKey) return undefined;
+  if (typeof accessKeyId !== 'string' || typeof secretAccessKey !== 'string' || !accessKeyId || !secretAccessKey)
+    return undefined;
   return { accessKeyId, secretAccessKey };
 }
 
@@ -66,7 +67,10 @@ export async function ensureEngineCredentials(dataDir: string): Promise<EngineCr
   });
   if (!handle) {
     const winner = await readEngineCredentials(dataDir);
-    if (!winner) throw new Error(`${path.join(dataDir, CREDENTIALS_FILE)} is not a valid key pair; remove it to generate a new one`);
+    if (!winner)
+      throw new Error(
+        `${path.join(dataDir, CREDENTIALS_FILE)} is not a valid key pair; remove it to generate a new one`,
+      );
     return winner;
   }
   try {

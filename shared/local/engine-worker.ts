@@ -88,7 +88,11 @@ async function main(): Promise<void> {
       ...(data.dynamoSocketDir !== undefined ? { socketDir: data.dynamoSocketDir } : {}),
       ...(data.dynamoPort !== undefined ? { port: data.dynamoPort } : {}),
     });
-    s3 = await startS3({ directory: data.s3Directory, credentials: data.credentials, ...(data.s3Port !== undefined ? { port: data.s3Port } : {}) });
+    s3 = await startS3({
+      directory: data.s3Directory,
+      credentials: data.credentials,
+      ...(data.s3Port !== undefined ? { port: data.s3Port } : {}),
+    });
   } catch (error) {
     await stopAll([dynamo, s3]).catch(() => undefined);
     reply({ type: 'start-failed', error: serializeError(error) });

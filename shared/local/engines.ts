@@ -217,7 +217,11 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
     ...(options.s3Port !== undefined ? { s3Port: options.s3Port } : {}),
   });
   try {
-    const file: EnginesFile = { pid: process.pid, dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint };
+    const file: EnginesFile = {
+      pid: process.pid,
+      dynamoEndpoint: engines.dynamoEndpoint,
+      s3Endpoint: engines.s3Endpoint,
+    };
     // Written aside and renamed, so a reader never sees half a file.
     await writePrivateFile(enginesFilePath(dataDir), `${JSON.stringify(file, null, 2)}\n`);
   } catch (error) {

@@ -12,7 +12,10 @@ import type { EngineAccess } from './engines';
  * address. Other local tools (admin CLI, benches) default to the address `npm start` listens
  * on by default. An explicit PUBLIC_BASE_URL in the environment always wins.
  */
-export function applyLocalEnvironment(engines: EngineAccess, publicBaseUrl = `http://127.0.0.1:${process.env.PORT || 3000}`): void {
+export function applyLocalEnvironment(
+  engines: EngineAccess,
+  publicBaseUrl = `http://127.0.0.1:${process.env.PORT || 3000}`,
+): void {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = engines.dynamoEndpoint;
   process.env.AWS_ENDPOINT_URL_S3 = engines.s3Endpoint;
   process.env.AWS_REGION ??= 'us-east-1';

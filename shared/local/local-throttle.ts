@@ -15,7 +15,10 @@ export class TokenBucket {
   private tokens: number;
   private updatedAt: number;
 
-  constructor(private quota: ThrottleQuota, now: number) {
+  constructor(
+    private quota: ThrottleQuota,
+    now: number,
+  ) {
     this.tokens = quota.burstLimit;
     this.updatedAt = now;
   }
@@ -105,7 +108,10 @@ export class UsagePlanThrottle {
 export class ClientRateLimit {
   private readonly clients = new Map<string, { slots: Uint32Array; lastSecond: number }>();
 
-  constructor(private readonly limit: number, private readonly windowSeconds: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly windowSeconds: number,
+  ) {}
 
   admit(clientIp: string, now: number): boolean {
     const second = Math.floor(now / 1000);
@@ -127,6 +133,7 @@ export class ClientRateLimit {
   }
 
   private forgetIdle(second: number): void {
-    for (const [ip, client] of this.clients) if (second - client.lastSecond >= this.windowSeconds) this.clients.delete(ip);
+    for (const [ip, client] of this.clients)
+      if (second - client.lastSecond >= this.windowSeconds) this.clients.delete(ip);
   }
 }

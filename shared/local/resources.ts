@@ -2,7 +2,12 @@
  * Creates the table and buckets in the embedded engines from the same
  * definitions the CDK stack uses (shared/service/data/table-definition.ts).
  */
-import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceNotFoundException,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../service/aws-clients';
 import { createBucket, headBucket } from '../service/aws-s3';
 import { config } from '../service/config';
@@ -55,7 +60,11 @@ export async function ensureLocalResources(): Promise<void> {
     } catch {
       // Not found, or a transient HeadBucket failure under load: creating an existing bucket is then no error.
       await createBucket({ Bucket: bucket }).catch((error: unknown) => {
-        if (!(error instanceof Error && (error.name === 'BucketAlreadyOwnedByYou' || error.name === 'BucketAlreadyExists'))) throw error;
+        if (!(
+          error instanceof Error &&
+          (error.name === 'BucketAlreadyOwnedByYou' || error.name === 'BucketAlreadyExists')
+        ))
+          throw error;
       });
     }
   }

@@ -79,7 +79,13 @@ export class NodeSha256 implements Checksum {
 
 /** Exposes the signer's canonical request and string to sign to a verifier. */
 class Recomputer extends SignatureV4 {
-  async signatureOf(request: HttpRequest, signedHeaders: Set<string>, payloadHash: string, longDate: string, scope: string) {
+  async signatureOf(
+    request: HttpRequest,
+    signedHeaders: Set<string>,
+    payloadHash: string,
+    longDate: string,
+    scope: string,
+  ) {
     const [shortDate, region, service] = scope.split('/');
     const canonicalHeaders = getCanonicalHeaders(request, undefined, signedHeaders);
     const canonicalRequest = this.createCanonicalRequest(request, canonicalHeaders, payloadHash);
@@ -164,7 +170,10 @@ export async function verifySigV4(
   const presigned = typeof query['X-Amz-Algorithm'] === 'string';
   if (authorization === undefined && !presigned) return reject('missing', 'Request is missing Authentication Token');
   if (authorization !== undefined && presigned)
-    return reject('malformed', "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header.");
+    return reject(
+      'malformed',
+      "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header.",
+    );
 
   let presented: Presented;
   let payloadHash: string;
@@ -182,17 +191,34 @@ export async function verifySigV4(
     const credential = parseCredential(fields.Credential);
     const longDate = header(request.headers, 'x-amz-date');
     if (!credential || !fields.SignedHeaders || !fields.Signature || !longDate)
-      return reject('malformed', 'The Authorization header needs Credential, SignedHeaders, Signature and an X-Amz-Date header.');
-    presented = { ...credential, signedHeaders: fields.SignedHeaders.split(';'), signature: fields.Signature, longDate };
+      return reject(
+        'malformed',
+        'The Authorization header needs Credential, SignedHeaders, Signature and an X-Amz-Date header.',
+      );
+    presented = {
+      ...credential,
+      signedHeaders: fields.SignedHeaders.split(';'),
+      signature: fields.Signature,
+      longDate,
+    };
     const declared = header(request.headers, 'x-amz-content-sha256');
     const bodyHash = request.body ? createHash('sha256').update(request.body).digest('hex') : undefined;
     // A declared hash must be the body's (when the engine has the body); otherwise the body is hashed.
     if (declared !== undefined && bodyHash !== undefined && /^[0-9a-f]{64}$/.test(declared) && declared !== bodyHash)
-      return reject('mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.', credential.accessKeyId);
+      return reject(
+        'mismatch',
+        'The provided x-amz-content-sha256 header does not match what was computed.',
+        credential.accessKeyId,
+      );
     payloadHash = declared ?? bodyHash ?? EMPTY_SHA256;
   } else {
     const credential = parseCredential(query['X-Amz-Credential'] as string | undefined);
-    const { 'X-Amz-SignedHeaders': signedHeaders, 'X-Amz-Signature': signature, 'X-Amz-Date': longDate, 'X-Amz-Expires': expires } = query;
+    const {
+      'X-Amz-SignedHeaders': signedHeaders,
+      'X-Amz-Signature': signature,
+      'X-Amz-Date': longDate,
+      'X-Amz-Expires': expires,
+    } = query;
     if (
       query['X-Amz-Algorithm'] !== ALGORITHM_IDENTIFIER ||
       !credential ||
@@ -206,8 +232,10 @@ export async function verifySigV4(
     const seconds = Number(expires);
     if (!signedAt || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_PRESIGNED_SECONDS)
       return reject('malformed', 'X-Amz-Date or X-Amz-Expires of the pre-signed URL is not valid.');
-    if (now.getTime() > signedAt.getTime() + seconds * 1000) return reject('expired', 'Request has expired', credential.accessKeyId);
-    if (signedAt.getTime() - now.getTime() > MAX_SKEW_MS) return reject('skewed', 'Request is not valid yet', credential.accessKeyId);
+    if (now.getTime() > signedAt.getTime() + seconds * 1000)
+      return reject('expired', 'Request has expired', credential.accessKeyId);
+    if (signedAt.getTime() - now.getTime() > MAX_SKEW_MS)
+      return reject('skewed', 'Request is not valid yet', credential.accessKeyId);
     presented = { ...credential, signedHeaders: signedHeaders.split(';'), signature, longDate };
     payloadHash = typeof query['X-Amz-Content-Sha256'] === 'string' ? query['X-Amz-Content-Sha256'] : UNSIGNED_PAYLOAD;
   }
@@ -218,12 +246,17 @@ export async function verifySigV4(
   if (!signedAt || !presented.scope.startsWith(`${presented.longDate.slice(0, 8)}/`))
     return reject('malformed', 'The date of the credential scope does not match X-Amz-Date.', presented.accessKeyId);
   if (authorization !== undefined && Math.abs(now.getTime() - signedAt.getTime()) > MAX_SKEW_MS)
-    return reject('skewed', `Signature expired: ${presented.longDate} is now more than 15 minutes away from the server time.`, presented.accessKeyId);
+    return reject(
+      'skewed',
+      `Signature expired: ${presented.longDate} is now more than 15 minutes away from the server time.`,
+      presented.accessKeyId,
+    );
 
   const headers: Record<string, string> = {};
   for (const name of presented.signedHeaders) {
     const value = header(request.headers, name);
-    if (value === undefined) return reject('mismatch', `Signed header ${name} is missing from the request.`, presented.accessKeyId);
+    if (value === undefined)
+      return reject('mismatch', `Signed header ${name} is missing from the request.`, presented.accessKeyId);
     headers[name] = value;
   }
   const [, region, service] = presented.scope.split('/');

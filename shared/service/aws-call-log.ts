@@ -73,9 +73,18 @@ const SESSION_TIMEOUTS_PARTITION_SUFFIX = SESSION_TIMEOUTS_PARTITION_SHAPE.slice
 
 export function leadingKeyPrefix(partitionKey: string): string {
   // The authorizer is granted trust-policy partitions alone (`TEAM#*#TRUST_POLICIES`, docs/oidc.md): the log keeps their kind.
-  if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(TRUST_POLICY_PARTITION_SUFFIX)) return TRUST_POLICY_PARTITION_SHAPE;
-  if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(PUBLISHER_KEY_PARTITION_SUFFIX)) return PUBLISHER_KEY_PARTITION_SHAPE;
-  if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(SESSION_TIMEOUTS_PARTITION_SUFFIX)) return SESSION_TIMEOUTS_PARTITION_SHAPE;
+  if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(TRUST_POLICY_PARTITION_SUFFIX))
+    return TRUST_POLICY_PARTITION_SHAPE;
+  if (
+    partitionKey.startsWith(keys.teamOwned().partitionPrefix) &&
+    partitionKey.endsWith(PUBLISHER_KEY_PARTITION_SUFFIX)
+  )
+    return PUBLISHER_KEY_PARTITION_SHAPE;
+  if (
+    partitionKey.startsWith(keys.teamOwned().partitionPrefix) &&
+    partitionKey.endsWith(SESSION_TIMEOUTS_PARTITION_SUFFIX)
+  )
+    return SESSION_TIMEOUTS_PARTITION_SHAPE;
   const hash = partitionKey.indexOf('#');
   return hash < 0 ? partitionKey : partitionKey.slice(0, hash + 1);
 }
@@ -98,7 +107,9 @@ function shapes(): ObjectKeyShape[] {
   objectKeyShapes ??= Object.entries(keys)
     .filter(([name]) => name.endsWith('Object') || name.endsWith('ObjectsPrefix'))
     .map(([, build]) => {
-      const built = (build as (...args: string[]) => string)(...Array.from({ length: build.length }, () => PLACEHOLDER));
+      const built = (build as (...args: string[]) => string)(
+        ...Array.from({ length: build.length }, () => PLACEHOLDER),
+      );
       const parts = built.split(PLACEHOLDER);
       return {
         shape: parts.join('{id}'),
@@ -135,7 +146,11 @@ const objectArn = (bucket: unknown, key: unknown) => `${bucketArn(bucket)}/${obj
 
 function itemPermission(action: string, table: unknown, item: unknown): Touch {
   const pk = keyString(asRecord(item)[tableDefinition.partitionKey]);
-  return { action: `dynamodb:${action}`, resource: tableArn(table), ...(pk !== undefined ? { leadingKey: leadingKeyPrefix(pk), partitionKey: pk } : {}) };
+  return {
+    action: `dynamodb:${action}`,
+    resource: tableArn(table),
+    ...(pk !== undefined ? { leadingKey: leadingKeyPrefix(pk), partitionKey: pk } : {}),
+  };
 }
 
 /** The partition-key value a Query's key condition fixes (on the table or on the index it names). */
@@ -156,7 +171,12 @@ function queryPartitionKey(input: Input): string | undefined {
   return undefined;
 }
 
-const TRANSACT_WRITE_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
+const TRANSACT_WRITE_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+};
 
 function dynamoPermissions(operation: string, input: Input): Touch[] {
   switch (operation) {
@@ -168,16 +188,22 @@ function dynamoPermissions(operation: string, input: Input): Touch[] {
       return [itemPermission(operation, input.TableName, input.Item)];
     case 'Query': {
       const pk = queryPartitionKey(input);
-      return [{ action: 'dynamodb:Query', resource: tableArn(input.TableName, input.IndexName), ...(pk !== undefined ? { leadingKey: leadingKeyPrefix(pk), partitionKey: pk } : {}) }];
+      return [
+        {
+          action: 'dynamodb:Query',
+          resource: tableArn(input.TableName, input.IndexName),
+          ...(pk !== undefined ? { leadingKey: leadingKeyPrefix(pk), partitionKey: pk } : {}),
+        },
+      ];
     }
     // IAM checks a transaction item by item, each under its own action (TransactGetItems → GetItem).
     case 'TransactGetItems':
-      return (input.TransactItems as Values[] | undefined ?? []).map((item) => {
+      return ((input.TransactItems as Values[] | undefined) ?? []).map((item) => {
         const get = asRecord(item.Get);
         return itemPermission('GetItem', get.TableName, get.Key);
       });
     case 'TransactWriteItems':
-      return (input.TransactItems as Values[] | undefined ?? []).flatMap((item) =>
+      return ((input.TransactItems as Values[] | undefined) ?? []).flatMap((item) =>
         Object.entries(TRANSACT_WRITE_ACTIONS)
           .filter(([kind]) => item[kind] !== undefined)
           .map(([kind, action]) => {
@@ -187,11 +213,19 @@ function dynamoPermissions(operation: string, input: Input): Touch[] {
       );
     case 'BatchGetItem':
       return Object.entries(asRecord(input.RequestItems)).flatMap(([table, request]) =>
-        (asRecord(request).Keys as unknown[] | undefined ?? []).map((key) => itemPermission('BatchGetItem', table, key)),
+        ((asRecord(request).Keys as unknown[] | undefined) ?? []).map((key) =>
+          itemPermission('BatchGetItem', table, key),
+        ),
       );
     case 'BatchWriteItem':
       return Object.entries(asRecord(input.RequestItems)).flatMap(([table, requests]) =>
-        (requests as Values[]).map((request) => itemPermission('BatchWriteItem', table, asRecord(request.PutRequest).Item ?? asRecord(request.DeleteRequest).Key)),
+        (requests as Values[]).map((request) =>
+          itemPermission(
+            'BatchWriteItem',
+            table,
+            asRecord(request.PutRequest).Item ?? asRecord(request.DeleteRequest).Key,
+          ),
+        ),
       );
     default:
       return [{ action: `dynamodb:${operation}`, resource: tableArn(input.TableName) }];
@@ -213,20 +247,39 @@ function s3Permissions(operation: string, input: Input): Touch[] {
     case 'DeleteObject':
       return [{ action: 's3:DeleteObject', resource: objectArn(input.Bucket, input.Key), ...objectKey }];
     case 'DeleteObjects':
-      return (asRecord(input.Delete).Objects as Values[] | undefined ?? []).map((object) => ({ action: 's3:DeleteObject', resource: objectArn(input.Bucket, object.Key), objectKey: String(object.Key) }));
+      return ((asRecord(input.Delete).Objects as Values[] | undefined) ?? []).map((object) => ({
+        action: 's3:DeleteObject',
+        resource: objectArn(input.Bucket, object.Key),
+        objectKey: String(object.Key),
+      }));
     case 'ListObjectsV2':
     case 'ListObjects':
     case 'HeadBucket':
       // The listed prefix is what an s3:prefix condition (and the tenant guard) sees.
-      return [{ action: 's3:ListBucket', resource: bucketArn(input.Bucket), ...(typeof input.Prefix === 'string' ? { prefix: objectKeyShape(input.Prefix), objectKey: input.Prefix } : {}) }];
+      return [
+        {
+          action: 's3:ListBucket',
+          resource: bucketArn(input.Bucket),
+          ...(typeof input.Prefix === 'string'
+            ? { prefix: objectKeyShape(input.Prefix), objectKey: input.Prefix }
+            : {}),
+        },
+      ];
     default:
-      return [{ action: `s3:${operation}`, resource: typeof input.Key === 'string' ? objectArn(input.Bucket, input.Key) : bucketArn(input.Bucket), ...objectKey }];
+      return [
+        {
+          action: `s3:${operation}`,
+          resource: typeof input.Key === 'string' ? objectArn(input.Bucket, input.Key) : bucketArn(input.Bucket),
+          ...objectKey,
+        },
+      ];
   }
 }
 
 function otherPermissions(service: 'sqs' | 'secretsmanager' | 'kms', operation: string, input: Input): Permission[] {
   if (service === 'kms') {
-    const key = typeof input.KeyId !== 'string' || input.KeyId === config().publisherKeyKmsKeyId ? '{publisherKey}' : input.KeyId;
+    const key =
+      typeof input.KeyId !== 'string' || input.KeyId === config().publisherKeyKmsKeyId ? '{publisherKey}' : input.KeyId;
     return [{ action: `kms:${operation}`, resource: `arn:aws:kms:{region}:{account}:key/${key}` }];
   }
   if (service === 'sqs') {
@@ -234,7 +287,9 @@ function otherPermissions(service: 'sqs' | 'secretsmanager' | 'kms', operation: 
     return [{ action: `sqs:${operation}`, resource: `arn:aws:sqs:{region}:{account}:${queue}` }];
   }
   const secret = input.SecretId === config().signingSecretId ? '{signingSecret}' : String(input.SecretId);
-  return [{ action: `secretsmanager:${operation}`, resource: `arn:aws:secretsmanager:{region}:{account}:secret:${secret}` }];
+  return [
+    { action: `secretsmanager:${operation}`, resource: `arn:aws:secretsmanager:{region}:{account}:secret:${secret}` },
+  ];
 }
 
 function touchesOf(service: AwsService, commandName: string, input: Input): Touch[] {
@@ -246,11 +301,17 @@ function touchesOf(service: AwsService, commandName: string, input: Input): Touc
 
 /** The permissions one SDK call needs. `commandName` is the SDK's (`GetItemCommand`). */
 export function permissionsOf(service: AwsService, commandName: string, input: Input): Permission[] {
-  return touchesOf(service, commandName, input).map(({ partitionKey: _pk, objectKey: _key, ...permission }) => permission);
+  return touchesOf(service, commandName, input).map(
+    ({ partitionKey: _pk, objectKey: _key, ...permission }) => permission,
+  );
 }
 
 /** The concrete partition keys (table and GSI) and S3 object keys or listed prefixes one SDK call touches. */
-export function keysTouchedBy(service: AwsService, commandName: string, input: Input): { partitionKeys: string[]; objectKeys: string[] } {
+export function keysTouchedBy(
+  service: AwsService,
+  commandName: string,
+  input: Input,
+): { partitionKeys: string[]; objectKeys: string[] } {
   const touches = touchesOf(service, commandName, input);
   return {
     partitionKeys: touches.flatMap((touch) => (touch.partitionKey !== undefined ? [touch.partitionKey] : [])),
@@ -294,7 +355,11 @@ export function recordAwsCalls(client: ClientWithStack, service: AwsService): vo
     if (fn === undefined) return next(args);
     const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
     const input = args.input as Input;
-    const record = (permissions: Permission[]) => append(file, permissions.map((permission) => ({ function: fn, command, ...permission })));
+    const record = (permissions: Permission[]) =>
+      append(
+        file,
+        permissions.map((permission) => ({ function: fn, command, ...permission })),
+      );
     record(permissionsOf(service, command, input));
     try {
       return await next(args);

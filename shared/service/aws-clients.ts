@@ -79,7 +79,13 @@ function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): 
 
 function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocumentClient {
   const { region, dynamoEndpoint } = config();
-  const client = withoutSdkLogging(new DynamoDBClient({ region, ...(credentials ? { credentials } : {}), ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}) }));
+  const client = withoutSdkLogging(
+    new DynamoDBClient({
+      region,
+      ...(credentials ? { credentials } : {}),
+      ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}),
+    }),
+  );
   // The document client shares this middleware stack, so its commands are recorded and guarded too.
   recordAwsCalls(client, 'dynamodb');
   guardTeamKeys(client, 'dynamodb');
@@ -92,7 +98,13 @@ function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocu
 function buildS3(credentials: CredentialsProvider | undefined, Client: typeof S3Client): S3Client {
   const { region, s3Endpoint } = config();
   // Path-style addressing is what S3-compatible engines on loopback understand.
-  const client = withoutSdkLogging(new Client({ region, ...(credentials ? { credentials } : {}), ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}) }));
+  const client = withoutSdkLogging(
+    new Client({
+      region,
+      ...(credentials ? { credentials } : {}),
+      ...(s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {}),
+    }),
+  );
   recordAwsCalls(client, 's3');
   guardTeamKeys(client, 's3');
   return client;
@@ -113,7 +125,9 @@ async function sts(): Promise<STSClient> {
 function tenantCredentials(roleArn: string, teamId: string): CredentialsProvider {
   return async (): Promise<TemporaryCredentials> => {
     const { AssumeRoleCommand } = await stsModule();
-    const { Credentials: issued } = await (await sts()).send(
+    const { Credentials: issued } = await (
+      await sts()
+    ).send(
       new AssumeRoleCommand({
         RoleArn: roleArn,
         // Shows in CloudTrail next to every call made with these credentials.
@@ -122,9 +136,17 @@ function tenantCredentials(roleArn: string, teamId: string): CredentialsProvider
         DurationSeconds: TENANT_SESSION_SECONDS,
       }),
     );
-    if (!issued?.AccessKeyId || !issued.SecretAccessKey) throw new Error(`AssumeRole on ${roleArn} returned no credentials`);
-    const expiration = issued.Expiration ? new Date(issued.Expiration.getTime() - PRESIGNED_URL_MAX_SECONDS * 1000) : undefined;
-    return { accessKeyId: issued.AccessKeyId, secretAccessKey: issued.SecretAccessKey, sessionToken: issued.SessionToken, expiration };
+    if (!issued?.AccessKeyId || !issued.SecretAccessKey)
+      throw new Error(`AssumeRole on ${roleArn} returned no credentials`);
+    const expiration = issued.Expiration
+      ? new Date(issued.Expiration.getTime() - PRESIGNED_URL_MAX_SECONDS * 1000)
+      : undefined;
+    return {
+      accessKeyId: issued.AccessKeyId,
+      secretAccessKey: issued.SecretAccessKey,
+      sessionToken: issued.SessionToken,
+      expiration,
+    };
   };
 }
 

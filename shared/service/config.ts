@@ -35,13 +35,17 @@ const environmentSchema = z.object({
    */
   PUBLIC_BASE_URL: z.url({
     protocol: /^https?$/,
-    error: 'required: the public http(s) origin of the API, e.g. https://vex.example.com (the stack sets it; npm start uses its listening address)',
+    error:
+      'required: the public http(s) origin of the API, e.g. https://vex.example.com (the stack sets it; npm start uses its listening address)',
   }),
   /**
    * Directory name of the team whose CSAF provider-metadata.json this deployment also serves at
    * /.well-known/csaf/provider-metadata.json (CSAF requirement 9; docs/csaf-provider.md). Unset: 404 there.
    */
-  CSAF_DEFAULT_PROVIDER: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/).optional(),
+  CSAF_DEFAULT_PROVIDER: z
+    .string()
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/)
+    .optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /** Default per-team quota (the stack's usage plan); shown by GET /api/settings, enforced locally. */
   TEAM_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_TEAM_QUOTA.rateLimit),
@@ -55,7 +59,10 @@ const environmentSchema = z.object({
   /** Only for providers that refuse public (PKCE-only) clients; prefer none. */
   SIGN_IN_CLIENT_SECRET: z.string().min(1).optional(),
   /** Where a completed sign-in lands when the console asked for no other path. */
-  SIGN_IN_RETURN_PATH: z.string().regex(/^\/(?!\/)/, 'must be a path on this origin, starting with one /').default('/'),
+  SIGN_IN_RETURN_PATH: z
+    .string()
+    .regex(/^\/(?!\/)/, 'must be a path on this origin, starting with one /')
+    .default('/'),
   /** Tests only: trust OIDC issuers on loopback over plain HTTP (docs/oidc.md). Anything but "1" leaves them refused. */
   VEXDESK_ALLOW_LOOPBACK_ISSUERS: z.string().optional(),
 });
@@ -79,7 +86,8 @@ export type AppConfig = Readonly<{
   teamRateLimit: number;
   teamBurstLimit: number;
   allowLoopbackIssuers: boolean;
-  signIn: Readonly<{ issuer: string; clientId: string; clientSecret: string | undefined; returnPath: string }> | undefined;
+  signIn:
+    Readonly<{ issuer: string; clientId: string; clientSecret: string | undefined; returnPath: string }> | undefined;
 }>;
 
 export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
@@ -111,9 +119,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     teamRateLimit: env.TEAM_RATE_LIMIT,
     teamBurstLimit: env.TEAM_BURST_LIMIT,
     allowLoopbackIssuers: env.VEXDESK_ALLOW_LOOPBACK_ISSUERS === '1',
-    signIn: env.SIGN_IN_ISSUER !== undefined && env.SIGN_IN_CLIENT_ID !== undefined
-      ? { issuer: trimTrailing(env.SIGN_IN_ISSUER, '/'), clientId: env.SIGN_IN_CLIENT_ID, clientSecret: env.SIGN_IN_CLIENT_SECRET, returnPath: env.SIGN_IN_RETURN_PATH }
-      : undefined,
+    signIn:
+      env.SIGN_IN_ISSUER !== undefined && env.SIGN_IN_CLIENT_ID !== undefined
+        ? {
+            issuer: trimTrailing(env.SIGN_IN_ISSUER, '/'),
+            clientId: env.SIGN_IN_CLIENT_ID,
+            clientSecret: env.SIGN_IN_CLIENT_SECRET,
+            returnPath: env.SIGN_IN_RETURN_PATH,
+          }
+        : undefined,
   });
 }
 

@@ -67,7 +67,9 @@ export class ReleaseLockedError extends ConflictError {
         ? `The release is locked by VEX document ${lock.vexId}${lock.status ? ` (${lock.status})` : ''}; reject that document or unlock the release first`
         : 'The release is locked by a VEX document in submitted, approved or published state',
       'release_locked',
-      lock ? [{ path: 'locked_by_vex_id', message: lock.vexId, ...(lock.status ? { code: lock.status } : {}) }] : undefined,
+      lock
+        ? [{ path: 'locked_by_vex_id', message: lock.vexId, ...(lock.status ? { code: lock.status } : {}) }]
+        : undefined,
     );
   }
 }

@@ -64,7 +64,11 @@ interface V8CallSite {
 }
 
 /** The mapping's source name at a 1-based position of a bundle file, if it records one. */
-function nameAt(fileName: string | undefined, line: number | null | undefined, column: number | null | undefined): string | undefined {
+function nameAt(
+  fileName: string | undefined,
+  line: number | null | undefined,
+  column: number | null | undefined,
+): string | undefined {
   if (!fileName?.endsWith('.mjs') || !line || !column) return undefined;
   // findEntry answers {} without a mapping; a mapping's `name` is optional (and absent from @types/node).
   const entry = sourceMapOf(fileName)?.findEntry(line - 1, column - 1) as { name?: unknown } | undefined;
@@ -103,6 +107,8 @@ function errorHeader(error: Error): string {
 export function installSourceMappedStacks(): void {
   Error.prepareStackTrace = (error, callSites) => {
     const sites = callSites as unknown as V8CallSite[];
-    return errorHeader(error) + sites.map((site, index) => `\n    at ${sourceMappedFrame(site, sites[index + 1])}`).join('');
+    return (
+      errorHeader(error) + sites.map((site, index) => `\n    at ${sourceMappedFrame(site, sites[index + 1])}`).join('')
+    );
   };
 }

@@ -17,7 +17,12 @@ export class CrossTeamAccessError extends Error {
 }
 
 /** The first key of the call that belongs to a team other than `teamId`, if any. */
-export function foreignKey(teamId: string, service: AwsService, commandName: string, input: Record<string, unknown>): string | undefined {
+export function foreignKey(
+  teamId: string,
+  service: AwsService,
+  commandName: string,
+  input: Record<string, unknown>,
+): string | undefined {
   const { partitionKeys, objectKeys } = keysTouchedBy(service, commandName, input);
   const own = keys.teamScope(teamId);
   const { partitionPrefix, objectPrefixes } = keys.teamOwned();
@@ -26,7 +31,9 @@ export function foreignKey(teamId: string, service: AwsService, commandName: str
   );
   if (foreignPartition !== undefined) return foreignPartition;
   return objectKeys.find(
-    (key) => objectPrefixes.some((prefix) => key.startsWith(prefix)) && !own.objectPrefixes.some((prefix) => key.startsWith(prefix)),
+    (key) =>
+      objectPrefixes.some((prefix) => key.startsWith(prefix)) &&
+      !own.objectPrefixes.some((prefix) => key.startsWith(prefix)),
   );
 }
 
@@ -41,7 +48,12 @@ export function guardTeamKeys(client: ClientWithStack, service: AwsService): voi
   const middleware: Middleware = (next, context) => async (args) => {
     const { teamId } = currentContext();
     if (teamId !== undefined) {
-      const foreign = foreignKey(teamId, service, context.commandName ?? 'Unknown', args.input as Record<string, unknown>);
+      const foreign = foreignKey(
+        teamId,
+        service,
+        context.commandName ?? 'Unknown',
+        args.input as Record<string, unknown>,
+      );
       if (foreign !== undefined) throw new CrossTeamAccessError(teamId, foreign);
     }
     return next(args);

@@ -16,24 +16,39 @@ import { ms, percentile } from './stats';
 const CLIENTS = 20;
 
 /** `prepare` runs before each call, untimed (say, a write that makes the next read a cache miss). */
-async function load(name: string, total: number, call: (index: number) => Promise<Response>, clients = CLIENTS, prepare?: (index: number) => Promise<void>) {
+async function load(
+  name: string,
+  total: number,
+  call: (index: number) => Promise<Response>,
+  clients = CLIENTS,
+  prepare?: (index: number) => Promise<void>,
+) {
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
   const startedAt = performance.now();
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < total) {
-      const index = next++;
-      await prepare?.(index);
-      const t0 = performance.now();
-      const response = await call(index);
-      await response.arrayBuffer();
-      latencies.push(performance.now() - t0);
-      if (response.status >= 400) errors += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < total) {
+        const index = next++;
+        await prepare?.(index);
+        const t0 = performance.now();
+        const response = await call(index);
+        await response.arrayBuffer();
+        latencies.push(performance.now() - t0);
+        if (response.status >= 400) errors += 1;
+      }
+    }),
+  );
   const seconds = (performance.now() - startedAt) / 1000;
-  return { name, requests: total, errors, p50: percentile(latencies, 50), p99: percentile(latencies, 99), throughput: total / seconds };
+  return {
+    name,
+    requests: total,
+    errors,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    throughput: total / seconds,
+  };
 }
 
 export async function benchApi(options: { products?: number; requests?: number } = {}): Promise<string> {
@@ -41,25 +56,46 @@ export async function benchApi(options: { products?: number; requests?: number }
   const requests = options.requests ?? 2000;
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-api-'));
   // 20 clients of one team measure the server, not the per-team quota (default 50 rps): lift it.
-  const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
+  const server = await startServerProcess(dataDir, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    TEAM_RATE_LIMIT: '10000',
+    TEAM_BURST_LIMIT: '5000',
+  });
   try {
     const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
     const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
-    const slug = (index: number) => `bench-${index.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)] ?? 'q')}`;
+    const slug = (index: number) =>
+      `bench-${index.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)] ?? 'q')}`;
     const ids: string[] = [];
     const create = await load(`POST /api/products (${products} creates)`, products, async (index) => {
-      const response = await fetch(`${server.baseUrl}/api/products`, { method: 'POST', headers, body: JSON.stringify({ name: `Bench product ${index}`, slug: slug(index), vendor: 'Bench' }) });
+      const response = await fetch(`${server.baseUrl}/api/products`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: `Bench product ${index}`, slug: slug(index), vendor: 'Bench' }),
+      });
       const clone = response.clone();
       ids.push(((await clone.json()) as { data: { id: string } }).data.id);
       return response;
     });
-    const getOne = await load('GET /api/products/{id}', requests, (index) => fetch(`${server.baseUrl}/api/products/${ids[index % ids.length]}`, { headers }));
+    const getOne = await load('GET /api/products/{id}', requests, (index) =>
+      fetch(`${server.baseUrl}/api/products/${ids[index % ids.length]}`, { headers }),
+    );
     // One client: the service time of a request, without the queueing that 20 clients on 2 cores add.
-    const single = await load('GET /api/products/{id} (1 client)', 500, (index) => fetch(`${server.baseUrl}/api/products/${ids[index % ids.length]}`, { headers }), 1);
-    const list = await load(`GET /api/products?perPage=100 (${products} in team)`, Math.min(requests, 500), (index) => fetch(`${server.baseUrl}/api/products?perPage=100&page=${(index % 10) + 1}`, { headers }));
+    const single = await load(
+      'GET /api/products/{id} (1 client)',
+      500,
+      (index) => fetch(`${server.baseUrl}/api/products/${ids[index % ids.length]}`, { headers }),
+      1,
+    );
+    const list = await load(`GET /api/products?perPage=100 (${products} in team)`, Math.min(requests, 500), (index) =>
+      fetch(`${server.baseUrl}/api/products?perPage=100&page=${(index % 10) + 1}`, { headers }),
+    );
     const lines = [
       `API latency, local server, ${CLIENTS} concurrent clients unless noted (p50 / p99 / throughput):`,
-      ...[getOne, single, list, create].map((result) => `  ${result.name.padEnd(52)} p50 ${ms(result.p50).padStart(9)}  p99 ${ms(result.p99).padStart(9)}  ${result.throughput.toFixed(0).padStart(5)} req/s  (${result.requests} requests, ${result.errors} errors)`),
+      ...[getOne, single, list, create].map(
+        (result) =>
+          `  ${result.name.padEnd(52)} p50 ${ms(result.p50).padStart(9)}  p99 ${ms(result.p99).padStart(9)}  ${result.throughput.toFixed(0).padStart(5)} req/s  (${result.requests} requests, ${result.errors} errors)`,
+      ),
       `  target: GET p99 ≤ 25 ms`,
     ];
     return lines.join('\n');
@@ -83,14 +119,21 @@ function statCpuMs(path: string): number {
 }
 
 /** The server's CPU so far: every thread, and its main thread alone (the API; the rest is mostly the engines' worker). */
-const serverCpu = (pid: number) => ({ all: statCpuMs(`/proc/${pid}/stat`), api: statCpuMs(`/proc/${pid}/task/${pid}/stat`) });
+const serverCpu = (pid: number) => ({
+  all: statCpuMs(`/proc/${pid}/stat`),
+  api: statCpuMs(`/proc/${pid}/task/${pid}/stat`),
+});
 
 /** A load phase with the server's CPU time per request beside the latencies. */
 async function measured(pid: number, run: () => ReturnType<typeof load>) {
   const before = serverCpu(pid);
   const result = await run();
   const after = serverCpu(pid);
-  return { ...result, cpuPerRequest: (after.all - before.all) / result.requests, apiCpuPerRequest: (after.api - before.api) / result.requests };
+  return {
+    ...result,
+    cpuPerRequest: (after.all - before.all) / result.requests,
+    apiCpuPerRequest: (after.api - before.api) / result.requests,
+  };
 }
 
 type StartServer = (dataDir: string, env: Record<string, string | undefined>) => Promise<ServerProcess>;
@@ -103,11 +146,17 @@ type StartServer = (dataDir: string, env: Record<string, string | undefined>) =>
  * Beside each latency: the server process's CPU time per request (API and engines together;
  * the machine has 2 cores, so at 20 clients that cost is what bounds latency).
  */
-export async function benchProductList(options: { products?: number; requests?: number; startServer?: StartServer } = {}): Promise<string> {
+export async function benchProductList(
+  options: { products?: number; requests?: number; startServer?: StartServer } = {},
+): Promise<string> {
   const products = options.products ?? 10_000;
   const requests = options.requests ?? 400;
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-list-'));
-  const server = await (options.startServer ?? startServerProcess)(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
+  const server = await (options.startServer ?? startServerProcess)(dataDir, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    TEAM_RATE_LIMIT: '10000',
+    TEAM_BURST_LIMIT: '5000',
+  });
   try {
     const engines = await findRunningEngines(dataDir);
     if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
@@ -117,17 +166,34 @@ export async function benchProductList(options: { products?: number; requests?: 
     const { batchWrite } = await import('../../shared/service/data/table-client');
     const { keys } = await import('../../shared/service/data/keys');
     const { productItem } = await import('../../shared/service/products/product-store');
-    const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string };
+    const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
+      apiKey: string;
+      teamId: string;
+    };
     const headers = { Authorization: `Bearer ${apiKey}` };
     const start = Date.parse('2026-01-01T00:00:00.000Z');
-    const slugOf = (index: number) => `bench-${index.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)] ?? 'q')}`;
+    const slugOf = (index: number) =>
+      `bench-${index.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)] ?? 'q')}`;
     const ids: string[] = [];
     const items = Array.from({ length: products }, (_, index) => {
       const createdAt = new Date(start + index * 1000).toISOString();
       const id = randomUUID();
       ids.push(id);
       return [
-        productItem({ id, teamId, name: `Bench product ${index}`, slug: slugOf(index), description: null, vendor: 'Bench', websiteUrl: null, repositoryUrl: null, createdAt, updatedAt: createdAt, revision: 1, deletingAt: null }),
+        productItem({
+          id,
+          teamId,
+          name: `Bench product ${index}`,
+          slug: slugOf(index),
+          description: null,
+          vendor: 'Bench',
+          websiteUrl: null,
+          repositoryUrl: null,
+          createdAt,
+          updatedAt: createdAt,
+          revision: 1,
+          deletingAt: null,
+        }),
         { ...keys.productSlugClaim(teamId, slugOf(index)), entity: 'ProductSlugClaim', productId: id },
       ];
     }).flat();
@@ -140,30 +206,63 @@ export async function benchProductList(options: { products?: number; requests?: 
       const response = await fetch(url(1), { headers });
       const body = (await response.json()) as { meta?: { total?: number } };
       warmUp.push(performance.now() - startedAt);
-      if (response.status !== 200 || body.meta?.total !== products) throw new Error(`list answered ${response.status}, total ${String(body.meta?.total)}`);
+      if (response.status !== 200 || body.meta?.total !== products)
+        throw new Error(`list answered ${response.status}, total ${String(body.meta?.total)}`);
     }
     // One client: the service time of a page, without the queueing that 20 clients on 2 cores add.
     const single = await measured(pid, () => load('page 1, 1 client', 100, () => fetch(url(1), { headers }), 1));
     const pageOne = await measured(pid, () => load('page 1', requests, () => fetch(url(1), { headers })));
-    const pages = await measured(pid, () => load('pages 1-10', requests, (index) => fetch(url((index % 10) + 1), { headers })));
+    const pages = await measured(pid, () =>
+      load('pages 1-10', requests, (index) => fetch(url((index % 10) + 1), { headers })),
+    );
     // Distinct needles, so no search page is served twice: each reads the team's search attributes (cached per list version).
-    const search = await measured(pid, () => load('search', Math.min(requests, 200), (index) => fetch(`${url(1)}&search=product%20${index % 200}`, { headers })));
+    const search = await measured(pid, () =>
+      load('search', Math.min(requests, 200), (index) =>
+        fetch(`${url(1)}&search=product%20${index % 200}`, { headers }),
+      ),
+    );
     // A page of one product: what every request costs besides its page (HTTP, authorizer, version check, handler).
-    const floor = await measured(pid, () => load('floor', requests, () => fetch(`${server.baseUrl}/api/products?perPage=1`, { headers })));
-    const bySlug = await measured(pid, () => load('slug', requests, (index) => fetch(`${url(1)}&slug=${slugOf((index * 7919) % products)}`, { headers })));
+    const floor = await measured(pid, () =>
+      load('floor', requests, () => fetch(`${server.baseUrl}/api/products?perPage=1`, { headers })),
+    );
+    const bySlug = await measured(pid, () =>
+      load('slug', requests, (index) => fetch(`${url(1)}&slug=${slugOf((index * 7919) % products)}`, { headers })),
+    );
     // After a write every cached page is stale: one client updates a product, then reads a page (a miss each time).
     const put = async (index: number, change: Record<string, string>) => {
-      const update = await fetch(`${server.baseUrl}/api/products/${ids[index] ?? ''}`, { method: 'PUT', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(change) });
+      const update = await fetch(`${server.baseUrl}/api/products/${ids[index] ?? ''}`, {
+        method: 'PUT',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify(change),
+      });
       if (update.status !== 200) throw new Error(`update answered ${update.status}`);
     };
-    const afterWrite = await measured(pid, () => load('page after a write', 50, (index) => fetch(url((index % 10) + 1), { headers }), 1, (index) => put(index, { description: `changed ${index}` })));
-    const searchAfterWrite = await measured(pid, () => load('search after a write', 20, () => fetch(`${url(1)}&search=renamed`, { headers }), 1, (index) => put(index, { name: `Bench product ${index} renamed` })));
+    const afterWrite = await measured(pid, () =>
+      load(
+        'page after a write',
+        50,
+        (index) => fetch(url((index % 10) + 1), { headers }),
+        1,
+        (index) => put(index, { description: `changed ${index}` }),
+      ),
+    );
+    const searchAfterWrite = await measured(pid, () =>
+      load(
+        'search after a write',
+        20,
+        () => fetch(`${url(1)}&search=renamed`, { headers }),
+        1,
+        (index) => put(index, { name: `Bench product ${index} renamed` }),
+      ),
+    );
     const verdict = (p50: number) => (p50 <= LIST_TARGET_P50_MS ? 'OK' : 'MISSED');
     const target = (result: { p50: number }) => `(target p50 <= ${LIST_TARGET_P50_MS} ms)  ${verdict(result.p50)}`;
     const line = (label: string, result: Awaited<ReturnType<typeof measured>>, note: string) =>
       `  ${label.padEnd(48)} p50 ${ms(result.p50).padStart(9)}  p99 ${ms(result.p99).padStart(9)}  ${result.throughput.toFixed(0).padStart(4)} req/s  CPU ${ms(result.cpuPerRequest).padStart(8)}/req (API thread ${ms(result.apiCpuPerRequest)})  (${result.requests} requests, ${result.errors} errors)  ${note}`;
     // The machine is shared: p50 at 20 clients is about 20 x the API thread's CPU per request on idle cores, more when other work takes the cores.
-    const loadAverage = loadavg().map((value) => value.toFixed(1)).join(' / ');
+    const loadAverage = loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' / ');
     return [
       `Product list, ${products.toLocaleString('en-US')} products in the team, ${CLIENTS} concurrent clients unless noted, through HTTP (CPU: the server process, all threads; load average 1 / 5 / 15 min at the end: ${loadAverage}):`,
       line('GET /api/products?perPage=100 (page 1)', pageOne, target(pageOne)),
@@ -172,8 +271,16 @@ export async function benchProductList(options: { products?: number; requests?: 
       line('GET /api/products?slug=…', bySlug, target(bySlug)),
       line('GET /api/products?perPage=1 (the per-request floor)', floor, '(no target: what any request costs)'),
       line('GET /api/products?perPage=100 (1 client)', single, '(service time of one page)'),
-      line('GET page after a PUT (1 client, cache miss)', afterWrite, '(service time after a write; CPU includes the PUT)'),
-      line('GET search after a PUT (1 client, cache miss)', searchAfterWrite, '(reloads every search attribute; CPU includes the PUT)'),
+      line(
+        'GET page after a PUT (1 client, cache miss)',
+        afterWrite,
+        '(service time after a write; CPU includes the PUT)',
+      ),
+      line(
+        'GET search after a PUT (1 client, cache miss)',
+        searchAfterWrite,
+        '(reloads every search attribute; CPU includes the PUT)',
+      ),
       `  first ${warmUp.length} GETs after the products were written (one-off backfill, 2,000 entries each): ${warmUp.map((value) => ms(value)).join(', ')}`,
     ].join('\n');
   } finally {
@@ -185,6 +292,14 @@ export async function benchProductList(options: { products?: number; requests?: 
 // `tsx test/bench/api.ts list` runs only the 10,000-product list; `npm run bench -- api` runs both.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const onlyList = process.argv.includes('list');
-  (async () => [...(onlyList ? [] : [await benchApi()]), await benchProductList()].join('\n\n'))()
-    .then((text) => { console.log(text); process.exit(0); }, (error: unknown) => { console.error(error); process.exit(1); });
+  (async () => [...(onlyList ? [] : [await benchApi()]), await benchProductList()].join('\n\n'))().then(
+    (text) => {
+      console.log(text);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

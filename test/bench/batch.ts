@@ -26,15 +26,19 @@ export async function benchBatch(): Promise<string> {
     // Imported after the environment points at the server's engines (configuration is read once).
     const { client } = await import('../support/http-client');
     const { seedReleaseWithFindings } = await import('../support/seed');
-    const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string };
+    const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
+      apiKey: string;
+      teamId: string;
+    };
     const api = client(apiKey);
     const { findings } = await seedReleaseWithFindings(api, teamId, FINDINGS);
     const vulnerabilityIds = findings.map((finding) => finding.id);
     const durations: number[] = [];
     for (let run = 0; run < RUNS; run += 1) {
-      const body = run % 2 === 0
-        ? { vulnerabilityIds, status: 'not_affected', justification: 'component_not_present', detail: `bench ${run}` }
-        : { vulnerabilityIds, status: 'under_investigation', detail: `bench ${run}` };
+      const body =
+        run % 2 === 0
+          ? { vulnerabilityIds, status: 'not_affected', justification: 'component_not_present', detail: `bench ${run}` }
+          : { vulnerabilityIds, status: 'under_investigation', detail: `bench ${run}` };
       const startedAt = performance.now();
       const response = await api.post('/api/dispositions/batch', body);
       durations.push(performance.now() - startedAt);
@@ -51,5 +55,14 @@ export async function benchBatch(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchBatch().then((text) => { console.log(text); process.exit(0); }, (error: unknown) => { console.error(error); process.exit(1); });
+  benchBatch().then(
+    (text) => {
+      console.log(text);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

@@ -108,7 +108,9 @@ function timeInFreshProcess(bundlePath: string | undefined): ChildTiming {
     timeout: 30_000,
   });
   if (child.status !== 0) {
-    throw new Error(`Loading ${bundlePath ?? 'the empty script'} failed (exit ${String(child.status)}): ${child.stderr.trim()}`);
+    throw new Error(
+      `Loading ${bundlePath ?? 'the empty script'} failed (exit ${String(child.status)}): ${child.stderr.trim()}`,
+    );
   }
   return JSON.parse(child.stdout) as ChildTiming;
 }
@@ -129,7 +131,10 @@ function ms(value: number): number {
 }
 
 /** Time `runs` fresh processes after one discarded warm-up (file-system cache). */
-function measure(bundlePath: string | undefined, runs: number): { loadMs: number; loadCpuMs: number; sinceStartMs: number; processCpuMs: number } {
+function measure(
+  bundlePath: string | undefined,
+  runs: number,
+): { loadMs: number; loadCpuMs: number; sinceStartMs: number; processCpuMs: number } {
   timeInFreshProcess(bundlePath);
   const timings = Array.from({ length: runs }, () => timeInFreshProcess(bundlePath));
   return {
@@ -143,10 +148,18 @@ function measure(bundlePath: string | undefined, runs: number): { loadMs: number
 /** Output bytes a cold start loads, per package or project folder (the AWS SDK's scopes kept apart: @aws-sdk/client-s3, @smithy/core…). */
 export function compositionOf(metafile: Metafile): Array<{ part: string; kb: number }> {
   const bytes = new Map<string, number>();
-  const inputs = coldStartOutputs(metafile).initial.flatMap((path) => Object.entries(metafile.outputs[path]?.inputs ?? {}));
+  const inputs = coldStartOutputs(metafile).initial.flatMap((path) =>
+    Object.entries(metafile.outputs[path]?.inputs ?? {}),
+  );
   for (const [path, input] of inputs) {
     const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
-    const part = inPackage ?? path.replace(/^[\w-]+:/, '').split('/').slice(0, 2).join('/');
+    const part =
+      inPackage ??
+      path
+        .replace(/^[\w-]+:/, '')
+        .split('/')
+        .slice(0, 2)
+        .join('/');
     bytes.set(part, (bytes.get(part) ?? 0) + input.bytesInOutput);
   }
   return [...bytes].map(([part, size]) => ({ part, kb: kb(size) })).sort((a, b) => b.kb - a.kb);
@@ -161,7 +174,8 @@ export async function runBundleBench(options: BundleBenchOptions = {}): Promise<
       const outfile = join(outDir, spec.name, BUNDLE_FILE_NAME);
       const metafile = await buildFunctionBundle(spec.entry, join(outDir, spec.name));
       const { initial, lazy } = coldStartOutputs(metafile);
-      const size = (paths: string[]): number => kb(paths.reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0));
+      const size = (paths: string[]): number =>
+        kb(paths.reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0));
       const { loadMs, loadCpuMs, sinceStartMs, processCpuMs } = measure(outfile, runs);
       bundles.push({
         name: spec.name,
@@ -199,14 +213,31 @@ export function formatComposition(result: BundleBenchResult, top = 8): string {
   return result.bundles
     .map((bundle) => {
       const sdkKb = bundle.composition.filter((entry) => isSdk(entry.part)).reduce((sum, entry) => sum + entry.kb, 0);
-      const lines = bundle.composition.slice(0, top).map((entry) => `    ${entry.kb.toFixed(1).padStart(7)}  ${entry.part}`);
-      return [`  ${bundle.name} (${bundle.bundleKb.toFixed(1)} KB at cold start, ${bundle.lazyKb.toFixed(1)} KB lazy; AWS SDK at cold start ${sdkKb.toFixed(1)} KB)`, ...lines].join('\n');
+      const lines = bundle.composition
+        .slice(0, top)
+        .map((entry) => `    ${entry.kb.toFixed(1).padStart(7)}  ${entry.part}`);
+      return [
+        `  ${bundle.name} (${bundle.bundleKb.toFixed(1)} KB at cold start, ${bundle.lazyKb.toFixed(1)} KB lazy; AWS SDK at cold start ${sdkKb.toFixed(1)} KB)`,
+        ...lines,
+      ].join('\n');
     })
     .join('\n');
 }
 
 export function formatBundleBench(result: BundleBenchResult): string {
-  const header = ['function', 'cold KB', 'lazy KB', 'map KB', 'load ms', 'load CPU ms', 'since start ms', 'process CPU ms', 'vs empty', `load ≤ ${TARGETS.maxLoadMs} ms`, `load CPU ≤ ${TARGETS.maxLoadMs} ms`];
+  const header = [
+    'function',
+    'cold KB',
+    'lazy KB',
+    'map KB',
+    'load ms',
+    'load CPU ms',
+    'since start ms',
+    'process CPU ms',
+    'vs empty',
+    `load ≤ ${TARGETS.maxLoadMs} ms`,
+    `load CPU ≤ ${TARGETS.maxLoadMs} ms`,
+  ];
   const rows = result.bundles.map((bundle) => [
     bundle.name,
     bundle.bundleKb.toFixed(1),
@@ -220,8 +251,13 @@ export function formatBundleBench(result: BundleBenchResult): string {
     bundle.withinTargets ? 'ok' : 'MISSED',
     bundle.cpuWithinTargets ? 'ok' : 'MISSED',
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ');
   const loaded = result.loadAverage > result.cores;
   const byWall = result.bundles.filter((bundle) => bundle.withinTargets).length;
   const byCpu = result.bundles.filter((bundle) => bundle.cpuWithinTargets).length;
@@ -231,7 +267,7 @@ export function formatBundleBench(result: BundleBenchResult): string {
     '"since start ms" = process start to loaded; "process CPU ms" = CPU of the whole process to that point, "vs empty" = that minus (and over) an empty script\'s;',
     '"cold KB" = index.mjs + statically imported chunks, "lazy KB" = chunks only await import() reaches.',
     `Empty script: ${result.baselineMs.toFixed(1)} ms since start, ${result.baselineCpuMs.toFixed(1)} ms CPU (on a busy machine wall times include waiting for a core; compare CPU ms).`,
-    `Function bundles loading in ≤ ${TARGETS.maxLoadMs} ms (target: all ${result.bundles.length}): ${byWall} of ${result.bundles.length} by wall time, ${byCpu} of ${result.bundles.length} by CPU time${loaded ? ' (machine loaded: wall times include waiting for a core; CPU time, which also counts V8\'s background compile and GC threads, bounds a quiet machine\'s wall time from above)' : ''}.`,
+    `Function bundles loading in ≤ ${TARGETS.maxLoadMs} ms (target: all ${result.bundles.length}): ${byWall} of ${result.bundles.length} by wall time, ${byCpu} of ${result.bundles.length} by CPU time${loaded ? " (machine loaded: wall times include waiting for a core; CPU time, which also counts V8's background compile and GC threads, bounds a quiet machine's wall time from above)" : ''}.`,
     '',
     line(header),
     ...rows.map(line),
@@ -250,7 +286,12 @@ if (invokedDirectly) {
   const runs = Number(argValue('--runs') ?? 7);
   const result = await runBundleBench({ runs, keep: process.argv.includes('--keep') });
   console.log(formatBundleBench(result));
-  if (process.argv.includes('--composition')) console.log(`\nLargest parts per bundle (KB of minified output):\n${formatComposition(result)}`);
+  if (process.argv.includes('--composition'))
+    console.log(`\nLargest parts per bundle (KB of minified output):\n${formatComposition(result)}`);
   if (process.argv.includes('--keep')) console.log(`Bundles kept in ${result.outDir}`);
-  process.exitCode = (result.loadAverage > result.cores ? result.bundles.every((bundle) => bundle.cpuWithinTargets) : result.withinTargets) ? 0 : 1;
+  process.exitCode = (
+    result.loadAverage > result.cores ? result.bundles.every((bundle) => bundle.cpuWithinTargets) : result.withinTargets
+  )
+    ? 0
+    : 1;
 }

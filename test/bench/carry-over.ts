@@ -65,7 +65,11 @@ async function importBenchCorpus(dataDir: string): Promise<void> {
   rmSync(zipPath);
 }
 
-interface StageLine { sbomId: string; totalMs: number; stagesMs: Record<string, number> }
+interface StageLine {
+  sbomId: string;
+  totalMs: number;
+  stagesMs: Record<string, number>;
+}
 
 /** The same components under a new serial number: another build's SBOM, not the same bytes. */
 function rebuilt(content: string): string {
@@ -80,7 +84,12 @@ export async function benchCarryOver(): Promise<string> {
   const stages = new Map<string, StageLine>();
   const server = await startServerProcess(
     dataDir,
-    { POWERTOOLS_LOG_LEVEL: 'INFO', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000', ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}) },
+    {
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      TEAM_RATE_LIMIT: '10000',
+      TEAM_BURST_LIMIT: '5000',
+      ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+    },
     {
       onStdoutLine: (text) => {
         if (!text.includes('"scan stages"')) return;
@@ -103,12 +112,17 @@ export async function benchCarryOver(): Promise<string> {
     const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
     const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${server.baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const response = await fetch(`${server.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       const parsed = (await response.json()) as { data: Record<string, unknown>; summary?: Record<string, number> };
       if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(parsed)}`);
       return parsed;
     };
-    const newRelease = async (productId: string, version: string) => String((await call('POST', `/api/products/${productId}/releases`, { version })).data.id);
+    const newRelease = async (productId: string, version: string) =>
+      String((await call('POST', `/api/products/${productId}/releases`, { version })).data.id);
     const uploadAndScan = async (releaseId: string, content: string) => {
       const cpuBefore = threadCpuMs(pid);
       const t0 = performance.now();
@@ -131,28 +145,39 @@ export async function benchCarryOver(): Promise<string> {
     };
 
     const content = syntheticSbom(COMPONENTS, 1);
-    const productId = String((await call('POST', '/api/products', { name: 'Carry bench', slug: 'carry-bench' })).data.id);
+    const productId = String(
+      (await call('POST', '/api/products', { name: 'Carry bench', slug: 'carry-bench' })).data.id,
+    );
     const first = await newRelease(productId, '1.0.0');
     const seeded = await uploadAndScan(first, content);
     // The list is paged (at most 500 a page): read every page.
     const findings: string[] = [];
     for (let page = 1; ; page += 1) {
-      const rows = (await call('GET', `/api/sboms/${seeded.sbomId}/vulnerabilities?perPage=500&page=${page}`)).data as unknown as { id: string }[];
+      const rows = (await call('GET', `/api/sboms/${seeded.sbomId}/vulnerabilities?perPage=500&page=${page}`))
+        .data as unknown as { id: string }[];
       if (rows.length === 0) break;
       findings.push(...rows.map((finding) => finding.id));
     }
     // Seeding is not measured: batches of 100 stay far from the API timeout on a busy machine.
     for (let start = 0; start < DECISIONS; start += 100) {
-      await call('POST', '/api/dispositions/batch', { vulnerabilityIds: findings.slice(start, start + 100), status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path' });
+      await call('POST', '/api/dispositions/batch', {
+        vulnerabilityIds: findings.slice(start, start + 100),
+        status: 'not_affected',
+        justification: 'vulnerable_code_not_in_execute_path',
+      });
     }
-    lines.push(`  seeded: ${COMPONENTS.toLocaleString('en')} components, ${findings.length.toLocaleString('en')} findings, ${(await decided(seeded.sbomId)).toLocaleString('en')} decided`);
+    lines.push(
+      `  seeded: ${COMPONENTS.toLocaleString('en')} components, ${findings.length.toLocaleString('en')} findings, ${(await decided(seeded.sbomId)).toLocaleString('en')} decided`,
+    );
 
     type Run = Awaited<ReturnType<typeof uploadAndScan>>;
     const runs = { reupload: [] as number[], carried: [] as number[], baseline: [] as number[] };
     const detail = { reupload: [] as Run[], carried: [] as Run[], baseline: [] as Run[] };
     const counts = { reupload: 0, carried: 0 };
     const loads: number[] = [loadavg()[0] ?? 0];
-    const otherProduct = String((await call('POST', '/api/products', { name: 'Carry bench baseline', slug: 'carry-bench-baseline' })).data.id);
+    const otherProduct = String(
+      (await call('POST', '/api/products', { name: 'Carry bench baseline', slug: 'carry-bench-baseline' })).data.id,
+    );
     for (const round of [1, 2, 3]) {
       const again = await uploadAndScan(first, rebuilt(content));
       runs.reupload.push(again.ms);
@@ -171,22 +196,49 @@ export async function benchCarryOver(): Promise<string> {
       const value = median(values);
       return `  ${label}: median ${ms(value)} (${extra}; runs ${values.map(ms).join(', ')})  (target <= ${TARGET_MS.toLocaleString('en')} ms)  ${value <= TARGET_MS ? 'OK' : 'MISSED'}`;
     };
-    lines.push(line('re-upload of 10k SBOM to the same release, upload+scan', runs.reupload, `${counts.reupload.toLocaleString('en')} decisions apply`));
-    lines.push(line('10k SBOM into a new release, 1,000 decisions carried, upload+scan', runs.carried, `${counts.carried.toLocaleString('en')} decisions carried`));
-    lines.push(`  baseline, same SBOM into another product (nothing to carry): median ${ms(median(runs.baseline))}; carry-over costs ${(median(runs.carried) / median(runs.baseline)).toFixed(2)}x, re-upload ${(median(runs.reupload) / median(runs.baseline)).toFixed(2)}x`);
+    lines.push(
+      line(
+        're-upload of 10k SBOM to the same release, upload+scan',
+        runs.reupload,
+        `${counts.reupload.toLocaleString('en')} decisions apply`,
+      ),
+    );
+    lines.push(
+      line(
+        '10k SBOM into a new release, 1,000 decisions carried, upload+scan',
+        runs.carried,
+        `${counts.carried.toLocaleString('en')} decisions carried`,
+      ),
+    );
+    lines.push(
+      `  baseline, same SBOM into another product (nothing to carry): median ${ms(median(runs.baseline))}; carry-over costs ${(median(runs.carried) / median(runs.baseline)).toFixed(2)}x, re-upload ${(median(runs.reupload) / median(runs.baseline)).toFixed(2)}x`,
+    );
     // CPU time and stages: what a loaded machine's wall clock hides.
-    const engineThread = (run: Run) => sum([...run.cpu].filter(([name]) => name.includes('engines')).map(([, value]) => value));
+    const engineThread = (run: Run) =>
+      sum([...run.cpu].filter(([name]) => name.includes('engines')).map(([, value]) => value));
     for (const [label, list] of Object.entries(detail)) {
       const cpu = median(list.map((run) => sum(run.cpu.values())));
       const threads = [...new Set(list.flatMap((run) => [...run.cpu.keys()]))]
-        .map((name) => [name, median(list.map((run) => run.cpu.get(name) ?? 0))] as const).filter(([, value]) => value > 0).sort((a, b) => b[1] - a[1]);
-      lines.push(`  ${label}: server CPU median ${ms(cpu)} (engine thread ${ms(median(list.map(engineThread)))}; by thread ${threads.map(([name, value]) => `${name} ${value.toFixed(0)}`).join(', ')})`);
-      const stageRuns = list.map((run) => stages.get(run.sbomId)).filter((line): line is StageLine => line !== undefined);
+        .map((name) => [name, median(list.map((run) => run.cpu.get(name) ?? 0))] as const)
+        .filter(([, value]) => value > 0)
+        .sort((a, b) => b[1] - a[1]);
+      lines.push(
+        `  ${label}: server CPU median ${ms(cpu)} (engine thread ${ms(median(list.map(engineThread)))}; by thread ${threads.map(([name, value]) => `${name} ${value.toFixed(0)}`).join(', ')})`,
+      );
+      const stageRuns = list
+        .map((run) => stages.get(run.sbomId))
+        .filter((line): line is StageLine => line !== undefined);
       const names = [...new Set(stageRuns.flatMap((line) => Object.keys(line.stagesMs)))];
-      if (stageRuns.length > 0) lines.push(`    scan stages, median ms: ${names.map((name) => `${name} ${median(stageRuns.map((line) => line.stagesMs[name] ?? 0)).toFixed(0)}`).join(', ')} (scan total ${median(stageRuns.map((line) => line.totalMs)).toFixed(0)})`);
+      if (stageRuns.length > 0)
+        lines.push(
+          `    scan stages, median ms: ${names.map((name) => `${name} ${median(stageRuns.map((line) => line.stagesMs[name] ?? 0)).toFixed(0)}`).join(', ')} (scan total ${median(stageRuns.map((line) => line.totalMs)).toFixed(0)})`,
+        );
     }
-    lines.push(`  load average (1 min) before and after each round: ${loads.map((value) => value.toFixed(1)).join(', ')}`);
-    if (counts.reupload < DECISIONS || counts.carried < DECISIONS) lines.push(`  MISSED: expected ${DECISIONS} decisions on each new SBOM`);
+    lines.push(
+      `  load average (1 min) before and after each round: ${loads.map((value) => value.toFixed(1)).join(', ')}`,
+    );
+    if (counts.reupload < DECISIONS || counts.carried < DECISIONS)
+      lines.push(`  MISSED: expected ${DECISIONS} decisions on each new SBOM`);
     return lines.join('\n');
   } finally {
     await server.stop();
@@ -205,7 +257,22 @@ async function makeCorpusDir(dataDir: string): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === 'corpus') {
-  makeCorpusDir(process.argv[3] ?? '').then(() => process.exit(0), (error: unknown) => { console.error(error); process.exit(1); });
+  makeCorpusDir(process.argv[3] ?? '').then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 } else if (import.meta.url === `file://${process.argv[1]}`) {
-  benchCarryOver().then((text) => { console.log(text); process.exit(text.includes('MISSED') ? 1 : 0); }, (error: unknown) => { console.error(error); process.exit(1); });
+  benchCarryOver().then(
+    (text) => {
+      console.log(text);
+      process.exit(text.includes('MISSED') ? 1 : 0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

@@ -25,12 +25,17 @@ const RUNS = 3;
 function vexdesk(args: string[], env: Record<string, string>): Promise<{ ms: number; stdout: string }> {
   const t0 = performance.now();
   return new Promise((done, fail) => {
-    execFile(process.execPath, [BUNDLE, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? error.code : 0;
-      // The gate is expected to fail on this SBOM's critical findings (exit 1); anything else is a broken run.
-      if (code !== 0 && code !== 1) fail(new Error(`vexdesk ${args[0] ?? ''} exited ${String(code)}: ${stderr}`));
-      else done({ ms: performance.now() - t0, stdout });
-    });
+    execFile(
+      process.execPath,
+      [BUNDLE, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? error.code : 0;
+        // The gate is expected to fail on this SBOM's critical findings (exit 1); anything else is a broken run.
+        if (code !== 0 && code !== 1) fail(new Error(`vexdesk ${args[0] ?? ''} exited ${String(code)}: ${stderr}`));
+        else done({ ms: performance.now() - t0, stdout });
+      },
+    );
   });
 }
 
@@ -42,23 +47,42 @@ function vexdesk(args: string[], env: Record<string, string>): Promise<{ ms: num
 async function apiFloor(baseUrl: string, token: string, file: string, version: string): Promise<number> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const call = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
-    const response = await fetch(`${baseUrl}${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+    const response = await fetch(`${baseUrl}${path}`, {
+      ...init,
+      headers: { ...headers, ...(init.headers as Record<string, string> | undefined) },
+    });
     if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { data: T }).data;
   };
   const t0 = performance.now();
   const [product] = await call<{ id: string }[]>('/api/products?slug=bench-cli&perPage=1');
-  const release = await call<{ id: string }>(`/api/products/${product?.id ?? ''}/releases`, { method: 'POST', body: JSON.stringify({ version }) });
-  const body = gzipSync(JSON.stringify({ releaseId: release.id, fileName: 'bom.json', content: readFileSync(file, 'utf8') }));
-  const sbom = await call<{ id: string }>('/api/sboms/upload', { method: 'POST', body, headers: { 'content-encoding': 'gzip' } });
-  while ((await call<{ scan: { status: string } }>(`/api/sboms/${sbom.id}`)).scan.status !== 'completed') await new Promise((done) => setTimeout(done, 200));
-  await call(`/api/sboms/${sbom.id}/vulnerabilities?severity=critical,high&status=affected,under_investigation,undisposed&perPage=500`);
+  const release = await call<{ id: string }>(`/api/products/${product?.id ?? ''}/releases`, {
+    method: 'POST',
+    body: JSON.stringify({ version }),
+  });
+  const body = gzipSync(
+    JSON.stringify({ releaseId: release.id, fileName: 'bom.json', content: readFileSync(file, 'utf8') }),
+  );
+  const sbom = await call<{ id: string }>('/api/sboms/upload', {
+    method: 'POST',
+    body,
+    headers: { 'content-encoding': 'gzip' },
+  });
+  while ((await call<{ scan: { status: string } }>(`/api/sboms/${sbom.id}`)).scan.status !== 'completed')
+    await new Promise((done) => setTimeout(done, 200));
+  await call(
+    `/api/sboms/${sbom.id}/vulnerabilities?severity=critical,high&status=affected,under_investigation,undisposed&perPage=500`,
+  );
   return performance.now() - t0;
 }
 
 async function benchCli(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-cli-'));
-  const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
+  const server = await startServerProcess(dataDir, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    TEAM_RATE_LIMIT: '10000',
+    TEAM_BURST_LIMIT: '5000',
+  });
   try {
     const engines = await findRunningEngines(dataDir);
     if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
@@ -70,20 +94,43 @@ async function benchCli(): Promise<string> {
     const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
     const env = { VEXDESK_URL: server.baseUrl, VEXDESK_TOKEN: apiKey };
 
-    const runs: { upload: number; gate: number; sarif: number; total: number; findings: number; failing: number; floor: number }[] = [];
+    const runs: {
+      upload: number;
+      gate: number;
+      sarif: number;
+      total: number;
+      findings: number;
+      failing: number;
+      floor: number;
+    }[] = [];
     for (let run = 0; run <= RUNS; run += 1) {
       const file = join(dataDir, `bom-${run}.json`);
       writeFileSync(file, syntheticSbom(10_000, 100 + run));
-      const uploaded = await vexdesk(['upload', file, '--product', 'bench-cli', '--release', `1.0.${run}`, '--create', '--json'], env);
+      const uploaded = await vexdesk(
+        ['upload', file, '--product', 'bench-cli', '--release', `1.0.${run}`, '--create', '--json'],
+        env,
+      );
       const { sbomId, findings } = JSON.parse(uploaded.stdout) as { sbomId: string; findings: { total: number } };
       const gated = await vexdesk(['gate', '--sbom', sbomId, '--fail-on', 'high', '--json'], env);
       const { failing } = JSON.parse(gated.stdout) as { failing: unknown[] };
-      const sarif = await vexdesk(['sarif', '--sbom', sbomId, '--sbom-path', 'bom.json', '--output', join(dataDir, `bom-${run}.sarif`)], env);
+      const sarif = await vexdesk(
+        ['sarif', '--sbom', sbomId, '--sbom-path', 'bom.json', '--output', join(dataDir, `bom-${run}.sarif`)],
+        env,
+      );
       const floorFile = join(dataDir, `bom-floor-${run}.json`);
       writeFileSync(floorFile, syntheticSbom(10_000, 200 + run));
       const floor = await apiFloor(server.baseUrl, apiKey, floorFile, `2.0.${run}`);
       // Run 0 warms the server's function modules, as the first build after a deploy would.
-      if (run > 0) runs.push({ upload: uploaded.ms, gate: gated.ms, sarif: sarif.ms, total: uploaded.ms + gated.ms + sarif.ms, findings: findings.total, failing: failing.length, floor });
+      if (run > 0)
+        runs.push({
+          upload: uploaded.ms,
+          gate: gated.ms,
+          sarif: sarif.ms,
+          total: uploaded.ms + gated.ms + sarif.ms,
+          findings: findings.total,
+          failing: failing.length,
+          floor,
+        });
     }
     const total = median(runs.map((run) => run.total));
     const floor = median(runs.map((run) => run.floor));
@@ -91,7 +138,9 @@ async function benchCli(): Promise<string> {
       'CLI bench (dist/vexdesk.mjs as child processes, local server, 50,000-advisory corpus):',
       `  cli 10k upload+wait+gate+sarif  median ${ms(total)} (upload+wait ${ms(median(runs.map((run) => run.upload)))}, gate ${ms(median(runs.map((run) => run.gate)))}, sarif ${ms(median(runs.map((run) => run.sarif)))}; ${runs[0]?.findings ?? 0} findings, ${runs[0]?.failing ?? 0} failing the gate; runs ${runs.map((run) => ms(run.total)).join(', ')})  (target <= ${TARGET_MS.toLocaleString('en')} ms)  ${total <= TARGET_MS ? 'OK' : 'MISSED'}`,
       `  the same through the API from this process (upload, poll, one filtered list): median ${ms(floor)}; CLI / API = ${(total / floor).toFixed(2)}`,
-      `  load average during the run: ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`,
+      `  load average during the run: ${loadavg()
+        .map((load) => load.toFixed(1))
+        .join(' ')} on ${availableParallelism()} CPUs`,
     ].join('\n');
   } finally {
     await server.stop();

@@ -25,8 +25,16 @@ const RUNS = 5;
 export async function benchConsole(): Promise<string> {
   await buildConsole();
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-console-'));
-  const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
-  const lines = [`Console bench (${FINDINGS.toLocaleString('en')} findings in one release, Chromium via playwright-core; load ${loadavg().map((value) => value.toFixed(2)).join(' ')}):`];
+  const server = await startServerProcess(dataDir, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    TEAM_RATE_LIMIT: '10000',
+    TEAM_BURST_LIMIT: '5000',
+  });
+  const lines = [
+    `Console bench (${FINDINGS.toLocaleString('en')} findings in one release, Chromium via playwright-core; load ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}):`,
+  ];
   const browser = await launchBrowser();
   try {
     const engines = await findRunningEngines(dataDir);
@@ -38,30 +46,67 @@ export async function benchConsole(): Promise<string> {
     const { Scans } = await import('../../shared/service/scans/scans');
     const { OPERATOR_ACTOR } = await import('../../shared/service/identity/actor');
     const { runAsTeam } = await import('../../shared/service/request-context');
-    const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string; login: { email: string; password: string } };
+    const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
+      apiKey: string;
+      teamId: string;
+      login: { email: string; password: string };
+    };
     const headers = { Authorization: `Bearer ${bootstrap.apiKey}`, 'Content-Type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${server.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      const response = await fetch(`${server.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
       return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- bench reads arbitrary JSON
     };
 
     const suffix = randomUUID().slice(0, 8);
-    const packages = Array.from({ length: FINDINGS }, (_, index) => ({ name: `bench-${suffix}-lib${index}`, version: '1.0.0', index }));
-    await importAdvisories(packages.map((pkg) => ({
-      source: 'bench',
-      advisory: parseOsvAdvisory({
-        id: `GHSA-bench-${suffix}-${pkg.index}`, modified: '2026-01-01T00:00:00Z', aliases: [`CVE-2093-${String(100000 + pkg.index)}`], summary: `Bench issue ${pkg.index}`, details: 'x',
-        severity: [{ type: 'CVSS_V3', score: pkg.index % 2 === 0 ? 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' : 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N' }],
-        affected: [{ package: { ecosystem: 'npm', name: pkg.name }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }],
-      }),
-    })));
+    const packages = Array.from({ length: FINDINGS }, (_, index) => ({
+      name: `bench-${suffix}-lib${index}`,
+      version: '1.0.0',
+      index,
+    }));
+    await importAdvisories(
+      packages.map((pkg) => ({
+        source: 'bench',
+        advisory: parseOsvAdvisory({
+          id: `GHSA-bench-${suffix}-${pkg.index}`,
+          modified: '2026-01-01T00:00:00Z',
+          aliases: [`CVE-2093-${String(100000 + pkg.index)}`],
+          summary: `Bench issue ${pkg.index}`,
+          details: 'x',
+          severity: [
+            {
+              type: 'CVSS_V3',
+              score:
+                pkg.index % 2 === 0
+                  ? 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'
+                  : 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
+            },
+          ],
+          affected: [
+            {
+              package: { ecosystem: 'npm', name: pkg.name },
+              ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
+            },
+          ],
+        }),
+      })),
+    );
     const product = (await call('POST', '/api/products', { name: 'Console bench', slug: 'console-bench' })).body.data;
-    const releaseId = String((await call('POST', `/api/products/${String(product.id)}/releases`, { version: '1.0.0' })).body.data.id);
-    const content = cycloneDxSbom(packages.map((pkg) => ({ name: pkg.name, version: pkg.version, purl: `pkg:npm/${pkg.name}@${pkg.version}` })));
+    const releaseId = String(
+      (await call('POST', `/api/products/${String(product.id)}/releases`, { version: '1.0.0' })).body.data.id,
+    );
+    const content = cycloneDxSbom(
+      packages.map((pkg) => ({ name: pkg.name, version: pkg.version, purl: `pkg:npm/${pkg.name}@${pkg.version}` })),
+    );
     const upload = await call('POST', '/api/sboms/upload', { releaseId, content });
     if (upload.status !== 201) throw new Error(`upload: ${upload.status}`);
     // The scan runs here against the server's engines, as the findings bench does (5,000 findings outlast the gateway's 29 s on a loaded machine).
-    const scan = await runAsTeam(bootstrap.teamId, () => Scans.run(bootstrap.teamId, OPERATOR_ACTOR, String(upload.body.data.id)));
+    const scan = await runAsTeam(bootstrap.teamId, () =>
+      Scans.run(bootstrap.teamId, OPERATOR_ACTOR, String(upload.body.data.id)),
+    );
     if (scan.findingCount !== FINDINGS) throw new Error(`scan found ${scan.findingCount} of ${FINDINGS}`);
 
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -72,7 +117,9 @@ export async function benchConsole(): Promise<string> {
     await page.locator('#password').press('Enter');
     await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
     // Every page load records its main-thread long tasks; read after each run (a navigation starts afresh).
-    await page.addInitScript(`window.__longTasks = []; new PerformanceObserver((list) => { for (const entry of list.getEntries()) window.__longTasks.push(entry.duration); }).observe({ type: 'longtask', buffered: true });`);
+    await page.addInitScript(
+      `window.__longTasks = []; new PerformanceObserver((list) => { for (const entry of list.getEntries()) window.__longTasks.push(entry.duration); }).observe({ type: 'longtask', buffered: true });`,
+    );
     const longTasks: number[] = [];
 
     const rows = page.locator('table.findings tbody tr');
@@ -84,29 +131,53 @@ export async function benchConsole(): Promise<string> {
     };
     const figures: Record<string, number[]> = { open: [], rows500: [], nextPage: [], sortCvss: [], selectPage: [] };
     for (let run = 0; run < RUNS; run += 1) {
-      figures.open!.push(await timed(
-        async () => { await page.goto(`${server.baseUrl}/releases/${releaseId}`); },
-        () => page.getByText(`${FINDINGS} findings ·`).waitFor(),
-      ));
+      figures.open!.push(
+        await timed(
+          async () => {
+            await page.goto(`${server.baseUrl}/releases/${releaseId}`);
+          },
+          () => page.getByText(`${FINDINGS} findings ·`).waitFor(),
+        ),
+      );
       await rows.nth(99).waitFor();
-      figures.rows500!.push(await timed(
-        async () => { await page.getByLabel('Rows').selectOption('500'); },
-        () => rows.nth(499).waitFor(),
-      ));
-      figures.nextPage!.push(await timed(
-        async () => { await page.getByRole('button', { name: 'Next' }).click(); },
-        () => page.getByText('Page 2 of 10').waitFor(),
-      ));
+      figures.rows500!.push(
+        await timed(
+          async () => {
+            await page.getByLabel('Rows').selectOption('500');
+          },
+          () => rows.nth(499).waitFor(),
+        ),
+      );
+      figures.nextPage!.push(
+        await timed(
+          async () => {
+            await page.getByRole('button', { name: 'Next' }).click();
+          },
+          () => page.getByText('Page 2 of 10').waitFor(),
+        ),
+      );
       await page.locator('table.findings[aria-busy="false"]').waitFor();
-      figures.sortCvss!.push(await timed(
-        async () => { await page.getByRole('button', { name: 'CVSS' }).click(); },
-        () => page.getByText('Page 1 of 10').waitFor().then(() => page.locator('table.findings[aria-busy="false"]').waitFor()),
-      ));
-      figures.selectPage!.push(await timed(
-        async () => { await page.getByRole('checkbox', { name: 'Select every finding on this page' }).check(); },
-        () => page.getByRole('button', { name: 'Apply to 500 selected' }).waitFor(),
-      ));
-      longTasks.push(...await page.evaluate<number[]>('window.__longTasks ?? []'));
+      figures.sortCvss!.push(
+        await timed(
+          async () => {
+            await page.getByRole('button', { name: 'CVSS' }).click();
+          },
+          () =>
+            page
+              .getByText('Page 1 of 10')
+              .waitFor()
+              .then(() => page.locator('table.findings[aria-busy="false"]').waitFor()),
+        ),
+      );
+      figures.selectPage!.push(
+        await timed(
+          async () => {
+            await page.getByRole('checkbox', { name: 'Select every finding on this page' }).check();
+          },
+          () => page.getByRole('button', { name: 'Apply to 500 selected' }).waitFor(),
+        ),
+      );
+      longTasks.push(...(await page.evaluate<number[]>('window.__longTasks ?? []')));
     }
     const html = readFileSync(join(import.meta.dirname, '../../web/dist/index.html'), 'utf8');
     const script = /<script[^>]*src="([^"]+)"/.exec(html)?.[1] ?? '';
@@ -129,5 +200,14 @@ export async function benchConsole(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchConsole().then((text) => { console.log(text); process.exit(0); }, (error: unknown) => { console.error(error); process.exit(1); });
+  benchConsole().then(
+    (text) => {
+      console.log(text);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

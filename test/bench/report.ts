@@ -46,30 +46,73 @@ function mib(bytes: number): string {
 
 function lambdaContext(group: string): Context {
   return {
-    callbackWaitsForEmptyEventLoop: false, functionName: `vexdesk-${group}`, functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:vexdesk-${group}`, memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(), logGroupName: `/aws/lambda/vexdesk-${group}`, logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 29_000, done: () => undefined, fail: () => undefined, succeed: () => undefined,
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `vexdesk-${group}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:vexdesk-${group}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/vexdesk-${group}`,
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
   };
 }
 
 /** A GET as API Gateway hands it to a group Lambda after the authorizer accepted the key. */
-function apiEvent(route: { resource: string; path: string }, authorizer: AuthorizerContext, parameters: {
-  path?: Record<string, string>; query?: Record<string, string>;
-}): APIGatewayProxyEvent {
+function apiEvent(
+  route: { resource: string; path: string },
+  authorizer: AuthorizerContext,
+  parameters: {
+    path?: Record<string, string>;
+    query?: Record<string, string>;
+  },
+): APIGatewayProxyEvent {
   const requestId = randomUUID();
   return {
-    resource: route.resource, path: route.path, httpMethod: 'GET', headers: {}, multiValueHeaders: {},
-    queryStringParameters: parameters.query ?? null, multiValueQueryStringParameters: null,
-    pathParameters: parameters.path ?? null, stageVariables: null, body: null, isBase64Encoded: false,
+    resource: route.resource,
+    path: route.path,
+    httpMethod: 'GET',
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: parameters.query ?? null,
+    multiValueQueryStringParameters: null,
+    pathParameters: parameters.path ?? null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
     requestContext: {
-      accountId: '000000000000', apiId: 'bench', resourceId: 'bench', stage: 'bench', requestId, extendedRequestId: requestId,
-      resourcePath: route.resource, httpMethod: 'GET', path: route.path, protocol: 'HTTP/1.1',
-      requestTime: new Date().toUTCString(), requestTimeEpoch: Date.now(), domainName: 'localhost',
+      accountId: '000000000000',
+      apiId: 'bench',
+      resourceId: 'bench',
+      stage: 'bench',
+      requestId,
+      extendedRequestId: requestId,
+      resourcePath: route.resource,
+      httpMethod: 'GET',
+      path: route.path,
+      protocol: 'HTTP/1.1',
+      requestTime: new Date().toUTCString(),
+      requestTimeEpoch: Date.now(),
+      domainName: 'localhost',
       identity: {
-        sourceIp: '127.0.0.1', userAgent: 'bench', accessKey: null, accountId: null, apiKey: null, apiKeyId: null, caller: null, clientCert: null,
-        cognitoAuthenticationProvider: null, cognitoAuthenticationType: null, cognitoIdentityId: null, cognitoIdentityPoolId: null,
-        principalOrgId: null, user: null, userArn: null,
+        sourceIp: '127.0.0.1',
+        userAgent: 'bench',
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        user: null,
+        userArn: null,
       },
       authorizer: { ...authorizer, principalId: authorizer.serviceAccountId, integrationLatency: 0 },
     },
@@ -92,36 +135,76 @@ async function seedRelease() {
 
   const actor = { id: randomUUID(), name: 'api_bench', email: null, kind: 'service_account' as const };
   const team = await Teams.create('Bench team', OPERATOR_ACTOR);
-  const product = await Products.create(team.id, actor, { name: 'Bench Router', slug: 'bench-router', vendor: 'Bench Networks', description: 'Edge router firmware.' });
+  const product = await Products.create(team.id, actor, {
+    name: 'Bench Router',
+    slug: 'bench-router',
+    vendor: 'Bench Networks',
+    description: 'Edge router firmware.',
+  });
   const release = await Releases.create(team.id, actor, product.id, { version: '4.2.0', status: 'active' });
 
   // Every fifth component is vulnerable: 2,000 synthetic advisories, one per vulnerable package.
   const vulnerable = (index: number) => index % (COMPONENTS / FINDINGS) === 0;
   const name = (index: number) => `bench-${vulnerable(index) ? 'vuln' : 'free'}-${index}`;
-  const vectors = ['CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N', 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N'];
+  const vectors = [
+    'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+    'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+    'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
+  ];
   const advisoryIndexes = Array.from({ length: COMPONENTS }, (_, index) => index).filter(vulnerable);
-  await importAdvisories(advisoryIndexes.map((index, n) => ({
-    source: 'bench',
-    advisory: parseOsvAdvisory({
-      id: `BENCH-REPORT-${index}`, modified: '2026-01-01T00:00:00Z', aliases: [`CVE-2091-${String(100_000 + index)}`], summary: `Synthetic issue ${index}`, details: 'Bench',
-      severity: [{ type: 'CVSS_V3', score: vectors[n % vectors.length] }],
-      affected: [{ package: { ecosystem: 'npm', name: name(index) }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }],
-    }),
-  })));
+  await importAdvisories(
+    advisoryIndexes.map((index, n) => ({
+      source: 'bench',
+      advisory: parseOsvAdvisory({
+        id: `BENCH-REPORT-${index}`,
+        modified: '2026-01-01T00:00:00Z',
+        aliases: [`CVE-2091-${String(100_000 + index)}`],
+        summary: `Synthetic issue ${index}`,
+        details: 'Bench',
+        severity: [{ type: 'CVSS_V3', score: vectors[n % vectors.length] }],
+        affected: [
+          {
+            package: { ecosystem: 'npm', name: name(index) },
+            ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
+          },
+        ],
+      }),
+    })),
+  );
   const components = Array.from({ length: COMPONENTS }, (_, index) => ({
-    type: 'library', 'bom-ref': `c${index}`, name: name(index), version: '1.0.0', purl: `pkg:npm/${name(index)}@1.0.0`, licenses: [{ license: { id: 'MIT' } }],
+    type: 'library',
+    'bom-ref': `c${index}`,
+    name: name(index),
+    version: '1.0.0',
+    purl: `pkg:npm/${name(index)}@1.0.0`,
+    licenses: [{ license: { id: 'MIT' } }],
   }));
-  const content = JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.5', version: 1, metadata: { tools: { components: [{ type: 'application', name: 'bench', version: '1' }] } }, components });
+  const content = JSON.stringify({
+    bomFormat: 'CycloneDX',
+    specVersion: '1.5',
+    version: 1,
+    metadata: { tools: { components: [{ type: 'application', name: 'bench', version: '1' }] } },
+    components,
+  });
   const sbom = await Sboms.upload(team.id, actor, { releaseId: release.id, content, fileName: 'bench.cdx.json' });
   const scan = await Scans.run(team.id, actor, sbom.id);
-  if (scan.findingCount !== FINDINGS) throw new Error(`expected ${FINDINGS} findings, the scan found ${scan.findingCount}`);
+  if (scan.findingCount !== FINDINGS)
+    throw new Error(`expected ${FINDINGS} findings, the scan found ${scan.findingCount}`);
 
   const findings = await findingStore.listByRelease(team.id, product.id, release.id);
   const half = findings.slice(0, FINDINGS / 2).map((finding) => finding.id);
   for (let offset = 0; offset < half.length; offset += 500) {
-    await Dispositions.batch(team.id, actor, { vulnerabilityIds: half.slice(offset, offset + 500), status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', detail: 'Not reachable in this build.' });
+    await Dispositions.batch(team.id, actor, {
+      vulnerabilityIds: half.slice(offset, offset + 500),
+      status: 'not_affected',
+      justification: 'vulnerable_code_not_in_execute_path',
+      detail: 'Not reachable in this build.',
+    });
   }
-  const { record } = await VexDocuments.create(team.id, actor, release.id, { format: 'cyclonedx_vex', author: 'Bench PSIRT' });
+  const { record } = await VexDocuments.create(team.id, actor, release.id, {
+    format: 'cyclonedx_vex',
+    author: 'Bench PSIRT',
+  });
   await VexDocuments.submit(team.id, actor, record.id, 'bench');
   await VexDocuments.approve(team.id, actor, record.id, 'bench');
   await VexDocuments.publish(team.id, actor, record.id, 'bench');
@@ -132,12 +215,27 @@ async function seedAudit(teamId: string, rows: number, from = Date.UTC(2025, 0, 
   const { auditItem } = await import('../../shared/service/audit/audit-log');
   const { batchWrite } = await import('../../shared/service/data/table-client');
   const actor = { id: randomUUID(), name: 'api_bench', email: null, kind: 'service_account' as const };
-  const items = Array.from({ length: rows }, (_, index) => auditItem(teamId, actor, {
-    action: index % 3 === 0 ? 'create' : 'update', entityType: 'product', entityId: randomUUID(), entityName: `Product ${index}, "quoted"`,
-    changes: { name: { from: `Product ${index}`, to: `Product ${index}, "quoted"` }, description: { from: null, to: 'Line one\nline two' } },
-  }, new Date(from + index * 1000).toISOString()));
+  const items = Array.from({ length: rows }, (_, index) =>
+    auditItem(
+      teamId,
+      actor,
+      {
+        action: index % 3 === 0 ? 'create' : 'update',
+        entityType: 'product',
+        entityId: randomUUID(),
+        entityName: `Product ${index}, "quoted"`,
+        changes: {
+          name: { from: `Product ${index}`, to: `Product ${index}, "quoted"` },
+          description: { from: null, to: 'Line one\nline two' },
+        },
+      },
+      new Date(from + index * 1000).toISOString(),
+    ),
+  );
   // Eight writers in parallel: the embedded engine is the bottleneck, not the client.
-  await Promise.all(Array.from({ length: 8 }, (_, lane) => batchWrite(items.filter((_item, index) => index % 8 === lane))));
+  await Promise.all(
+    Array.from({ length: 8 }, (_, lane) => batchWrite(items.filter((_item, index) => index % 8 === lane))),
+  );
 }
 
 export async function benchReport(): Promise<string> {
@@ -162,38 +260,90 @@ export async function benchReport(): Promise<string> {
     try {
       const sample = buildSampleReportInput({ components: COMPONENTS, findings: FINDINGS });
       const render = await timed(9, () => renderComplianceReport(sample));
-      lines.push(`  render only (fixtures, ${COMPONENTS} components / ${FINDINGS} findings): median ${ms(render.medianMs)}, ${mib(Buffer.byteLength(render.last.html))} HTML`);
+      lines.push(
+        `  render only (fixtures, ${COMPONENTS} components / ${FINDINGS} findings): median ${ms(render.medianMs)}, ${mib(Buffer.byteLength(render.last.html))} HTML`,
+      );
 
       const seedStarted = performance.now();
       const { teamId, releaseId } = await seedRelease();
-      lines.push(`  seeded a release through the services (upload, real scan, 1,000 dispositions, published VEX) in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+      lines.push(
+        `  seeded a release through the services (upload, real scan, 1,000 dispositions, published VEX) in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+      );
       const assemble = await timed(RUNS, () => ComplianceReports.assemble(teamId, releaseId));
       const input = assemble.last;
-      lines.push(`  assembly from the stores: median ${ms(assemble.medianMs)} (${input.components?.length ?? 0} components, ${input.findings?.length ?? 0} findings, ${input.vexDocuments?.length ?? 0} VEX document)`);
+      lines.push(
+        `  assembly from the stores: median ${ms(assemble.medianMs)} (${input.components?.length ?? 0} components, ${input.findings?.length ?? 0} findings, ${input.vexDocuments?.length ?? 0} VEX document)`,
+      );
       const generate = await timed(RUNS, () => ComplianceReports.render(teamId, releaseId));
-      lines.push(`  assembly + render (service): median ${ms(generate.medianMs)}, ${mib(Buffer.byteLength(generate.last.html))} HTML`);
-      const reportAuth: AuthorizerContext = { teamId, keyId: randomUUID(), serviceAccountId: randomUUID(), actorName: 'api_bench', scopes: 'compliance:read audit:read' };
-      const reportRoute = { resource: '/api/compliance/{releaseId}/report', path: `/api/compliance/${releaseId}/report` };
-      const viaReportHandler = await timed(RUNS, () => (complianceHandler as LambdaHandler)(apiEvent(reportRoute, reportAuth, { path: { releaseId } }), lambdaContext('compliance')));
-      if (viaReportHandler.last.statusCode !== 200) throw new Error(`report handler answered ${viaReportHandler.last.statusCode}: ${viaReportHandler.last.body.slice(0, 300)}`);
-      lines.push(`  GET /api/compliance/{releaseId}/report through the Lambda handler: median ${ms(viaReportHandler.medianMs)}, ${mib(Buffer.byteLength(viaReportHandler.last.body))} body (Lambda limit 6 MB)`);
+      lines.push(
+        `  assembly + render (service): median ${ms(generate.medianMs)}, ${mib(Buffer.byteLength(generate.last.html))} HTML`,
+      );
+      const reportAuth: AuthorizerContext = {
+        teamId,
+        keyId: randomUUID(),
+        serviceAccountId: randomUUID(),
+        actorName: 'api_bench',
+        scopes: 'compliance:read audit:read',
+      };
+      const reportRoute = {
+        resource: '/api/compliance/{releaseId}/report',
+        path: `/api/compliance/${releaseId}/report`,
+      };
+      const viaReportHandler = await timed(RUNS, () =>
+        (complianceHandler as LambdaHandler)(
+          apiEvent(reportRoute, reportAuth, { path: { releaseId } }),
+          lambdaContext('compliance'),
+        ),
+      );
+      if (viaReportHandler.last.statusCode !== 200)
+        throw new Error(
+          `report handler answered ${viaReportHandler.last.statusCode}: ${viaReportHandler.last.body.slice(0, 300)}`,
+        );
+      lines.push(
+        `  GET /api/compliance/{releaseId}/report through the Lambda handler: median ${ms(viaReportHandler.medianMs)}, ${mib(Buffer.byteLength(viaReportHandler.last.body))} body (Lambda limit 6 MB)`,
+      );
 
       // A team id with no other audit entries, so the export holds exactly the seeded rows.
       const auditTeam = randomUUID();
       await seedAudit(auditTeam, AUDIT_ROWS);
       const exported = await timed(RUNS, () => AuditExports.csv(auditTeam, { accountId: auditTeam }));
-      if (exported.last.rows !== AUDIT_ROWS || exported.last.truncated) throw new Error(`export returned ${exported.last.rows} rows, truncated ${String(exported.last.truncated)}`);
-      lines.push(`  audit export, ${AUDIT_ROWS.toLocaleString('en')} rows (service): median ${ms(exported.medianMs)}, ${mib(Buffer.byteLength(exported.last.csv))} CSV`);
+      if (exported.last.rows !== AUDIT_ROWS || exported.last.truncated)
+        throw new Error(`export returned ${exported.last.rows} rows, truncated ${String(exported.last.truncated)}`);
+      lines.push(
+        `  audit export, ${AUDIT_ROWS.toLocaleString('en')} rows (service): median ${ms(exported.medianMs)}, ${mib(Buffer.byteLength(exported.last.csv))} CSV`,
+      );
       const auditAuth: AuthorizerContext = { ...reportAuth, teamId: auditTeam };
       const exportRoute = { resource: '/api/audit/export', path: '/api/audit/export' };
-      const viaAuditHandler = await timed(RUNS, () => (auditHandler as LambdaHandler)(apiEvent(exportRoute, auditAuth, { query: { accountId: auditTeam } }), lambdaContext('audit')));
-      if (viaAuditHandler.last.statusCode !== 200) throw new Error(`export handler answered ${viaAuditHandler.last.statusCode}: ${viaAuditHandler.last.body.slice(0, 300)}`);
-      lines.push(`  GET /api/audit/export through the Lambda handler: median ${ms(viaAuditHandler.medianMs)}, X-Truncated ${String(viaAuditHandler.last.headers?.['X-Truncated'])}`);
+      const viaAuditHandler = await timed(RUNS, () =>
+        (auditHandler as LambdaHandler)(
+          apiEvent(exportRoute, auditAuth, { query: { accountId: auditTeam } }),
+          lambdaContext('audit'),
+        ),
+      );
+      if (viaAuditHandler.last.statusCode !== 200)
+        throw new Error(
+          `export handler answered ${viaAuditHandler.last.statusCode}: ${viaAuditHandler.last.body.slice(0, 300)}`,
+        );
+      lines.push(
+        `  GET /api/audit/export through the Lambda handler: median ${ms(viaAuditHandler.medianMs)}, X-Truncated ${String(viaAuditHandler.last.headers?.['X-Truncated'])}`,
+      );
       await seedAudit(auditTeam, 1, Date.UTC(2026, 0, 1));
       const truncated = await timed(RUNS, () => AuditExports.csv(auditTeam, { accountId: auditTeam }));
-      lines.push(`  audit export, ${(AUDIT_ROWS + 1).toLocaleString('en')} matching (cut at ${AUDIT_ROWS.toLocaleString('en')}, truncated ${String(truncated.last.truncated)}): median ${ms(truncated.medianMs)}`);
-      const filtered = await timed(RUNS, () => AuditExports.csv(auditTeam, { accountId: auditTeam, entityType: 'product', action: 'create', startDate: '2025-01-01T00:00:00Z', endDate: '2025-01-02T00:00:00Z' }));
-      lines.push(`  audit export filtered by entityType + action + one day (gsi3, sort-key range): median ${ms(filtered.medianMs)}, ${filtered.last.rows} rows`);
+      lines.push(
+        `  audit export, ${(AUDIT_ROWS + 1).toLocaleString('en')} matching (cut at ${AUDIT_ROWS.toLocaleString('en')}, truncated ${String(truncated.last.truncated)}): median ${ms(truncated.medianMs)}`,
+      );
+      const filtered = await timed(RUNS, () =>
+        AuditExports.csv(auditTeam, {
+          accountId: auditTeam,
+          entityType: 'product',
+          action: 'create',
+          startDate: '2025-01-01T00:00:00Z',
+          endDate: '2025-01-02T00:00:00Z',
+        }),
+      );
+      lines.push(
+        `  audit export filtered by entityType + action + one day (gsi3, sort-key range): median ${ms(filtered.medianMs)}, ${filtered.last.rows} rows`,
+      );
       lines.push(`  bench process RSS ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MB (engines included)`);
       return lines.join('\n');
     } finally {
@@ -206,5 +356,14 @@ export async function benchReport(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchReport().then((text) => { console.log(text); process.exit(0); }, (error: unknown) => { console.error(error); process.exit(1); });
+  benchReport().then(
+    (text) => {
+      console.log(text);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

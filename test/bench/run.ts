@@ -15,10 +15,29 @@ import { loadavg } from 'node:os';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-const SECTIONS: Record<string, string> = { api: 'api.ts', bundles: 'bundles.ts', tenant: 'tenant.ts', scan: 'scan.ts', vex: 'vex.ts', findings: 'findings.ts', batch: 'batch.ts', report: 'report.ts', throttle: 'throttle.ts', 'carry-over': 'carry-over.ts', cli: 'cli.ts', session: 'session.ts', console: 'console.ts' };
+const SECTIONS: Record<string, string> = {
+  api: 'api.ts',
+  bundles: 'bundles.ts',
+  tenant: 'tenant.ts',
+  scan: 'scan.ts',
+  vex: 'vex.ts',
+  findings: 'findings.ts',
+  batch: 'batch.ts',
+  report: 'report.ts',
+  throttle: 'throttle.ts',
+  'carry-over': 'carry-over.ts',
+  cli: 'cli.ts',
+  session: 'session.ts',
+  console: 'console.ts',
+};
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
-const names = requested.length === 0 ? ['scan', 'api', 'vex', 'findings', 'bundles', 'tenant', 'carry-over'] : requested.includes('all') ? Object.keys(SECTIONS) : requested;
+const names =
+  requested.length === 0
+    ? ['scan', 'api', 'vex', 'findings', 'bundles', 'tenant', 'carry-over']
+    : requested.includes('all')
+      ? Object.keys(SECTIONS)
+      : requested;
 let failed = false;
 /** Every line of the sections' reports that names a target: repeated at the end, so one run ends with issue 9's table. */
 const withTargets: string[] = [];
@@ -29,15 +48,28 @@ for (const name of names) {
     process.exit(2);
   }
   // Progress goes to stderr as it happens; each section prints its report on stdout when it ends.
-  const result = spawnSync(process.execPath, [tsx, join(here, file)], { stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(process.execPath, [tsx, join(here, file)], {
+    stdio: ['inherit', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   process.stdout.write(result.stdout ?? '');
-  withTargets.push(...(result.stdout ?? '').split('\n').filter((line) => /\(target/.test(line)).map((line) => `  [${name}] ${line.trim()}`));
+  withTargets.push(
+    ...(result.stdout ?? '')
+      .split('\n')
+      .filter((line) => /\(target/.test(line))
+      .map((line) => `  [${name}] ${line.trim()}`),
+  );
   // The bundle bench exits 1 when a target is missed; keep going and report it at the end.
   if (result.status !== 0) failed = true;
   console.log('');
 }
 if (withTargets.length > 0) {
-  console.log(`Every figure with a target, from the sections above (load average ${loadavg().map((value) => value.toFixed(1)).join(' / ')} at the end):`);
+  console.log(
+    `Every figure with a target, from the sections above (load average ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' / ')} at the end):`,
+  );
   console.log(withTargets.join('\n'));
 }
 process.exit(failed ? 1 : 0);

@@ -36,11 +36,17 @@ function pick(index: number) {
   return MIX[0];
 }
 
-function packageName(ecosystem: string, id: number, kind: 'vuln' | 'free'): { name: string; purl: (version: string) => string } {
+function packageName(
+  ecosystem: string,
+  id: number,
+  kind: 'vuln' | 'free',
+): { name: string; purl: (version: string) => string } {
   const base = `bench-${kind}-${id}`;
   switch (ecosystem) {
-    case 'Maven': return { name: `org.bench:${base}`, purl: (v) => `pkg:maven/org.bench/${base}@${v}` };
-    case 'Go': return { name: `example.com/bench/${base}`, purl: (v) => `pkg:golang/example.com/bench/${base}@v${v}` };
+    case 'Maven':
+      return { name: `org.bench:${base}`, purl: (v) => `pkg:maven/org.bench/${base}@${v}` };
+    case 'Go':
+      return { name: `example.com/bench/${base}`, purl: (v) => `pkg:golang/example.com/bench/${base}@v${v}` };
     default: {
       const type = MIX.find((entry) => entry.ecosystem === ecosystem)?.purl ?? 'npm';
       return { name: base, purl: (v) => `pkg:${type}/${base}@${v}` };
@@ -60,10 +66,25 @@ export function syntheticCorpusZip(): Uint8Array {
     const { name } = packageName(ecosystem, packageId, 'vuln');
     const fixedMinor = 5 + (index % 3);
     const record = {
-      schema_version: '1.6.0', id: `BENCH-${index}`, modified: '2026-01-01T00:00:00Z', published: '2025-06-01T00:00:00Z',
-      aliases: [`CVE-2030-${String(100000 + index)}`], summary: `Synthetic issue ${index} in ${name}`, details: 'Synthetic advisory for the scan bench.',
+      schema_version: '1.6.0',
+      id: `BENCH-${index}`,
+      modified: '2026-01-01T00:00:00Z',
+      published: '2025-06-01T00:00:00Z',
+      aliases: [`CVE-2030-${String(100000 + index)}`],
+      summary: `Synthetic issue ${index} in ${name}`,
+      details: 'Synthetic advisory for the scan bench.',
       severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' }],
-      affected: [{ package: { ecosystem, name }, ranges: [{ type: ecosystem === 'Go' ? 'SEMVER' : 'ECOSYSTEM', events: [{ introduced: '1.0.0' }, { fixed: `1.${fixedMinor}.0` }] }] }],
+      affected: [
+        {
+          package: { ecosystem, name },
+          ranges: [
+            {
+              type: ecosystem === 'Go' ? 'SEMVER' : 'ECOSYSTEM',
+              events: [{ introduced: '1.0.0' }, { fixed: `1.${fixedMinor}.0` }],
+            },
+          ],
+        },
+      ],
       database_specific: { cwe_ids: ['CWE-20'], severity: 'HIGH' },
     };
     files[`BENCH-${index}.json`] = strToU8(JSON.stringify(record));
@@ -81,7 +102,13 @@ export function syntheticSbom(components: number, seed: number): string {
     const version = vulnerable ? '1.2.0' : `2.${index % 10}.${index % 7}`;
     list.push({ type: 'library', 'bom-ref': purl(version), name, version, purl: purl(version) });
   }
-  return JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: 'bench-app', version: '1.0.0' } }, components: list });
+  return JSON.stringify({
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    version: 1,
+    metadata: { component: { type: 'application', name: 'bench-app', version: '1.0.0' } },
+    components: list,
+  });
 }
 
 type Post = (path: string, body: unknown) => Promise<{ data: Record<string, unknown> }>;
@@ -92,12 +119,19 @@ type Post = (path: string, body: unknown) => Promise<{ data: Record<string, unkn
  * the tsx CLI without them). npm execs node (`exec` in the script), so server.json's pid is the
  * server itself; it is the one signalled to stop.
  */
-async function startViaNpmStart(dataDir: string, env: Record<string, string>): Promise<{ baseUrl: string; pid: number; stop(): Promise<void> }> {
+async function startViaNpmStart(
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<{ baseUrl: string; pid: number; stop(): Promise<void> }> {
   const root = resolve(import.meta.dirname, '../..');
   const serverFile = join(dataDir, 'server.json');
   const npmCli = process.env.npm_execpath;
   const [command, args] = npmCli?.endsWith('.js') ? [process.execPath, [npmCli, 'start']] : ['npm', ['start']];
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const deadline = Date.now() + 120_000;
   let started: { baseUrl: string; pid: number } | undefined;
   while (!started) {
@@ -105,7 +139,8 @@ async function startViaNpmStart(dataDir: string, env: Record<string, string>): P
     if (Date.now() > deadline) throw new Error('npm start did not serve within 120 s');
     await new Promise((done) => setTimeout(done, 100));
     try {
-      if (existsSync(serverFile)) started = JSON.parse(readFileSync(serverFile, 'utf8')) as { baseUrl: string; pid: number };
+      if (existsSync(serverFile))
+        started = JSON.parse(readFileSync(serverFile, 'utf8')) as { baseUrl: string; pid: number };
     } catch {
       started = undefined; // half-written
     }
@@ -118,7 +153,12 @@ async function startViaNpmStart(dataDir: string, env: Record<string, string>): P
       const exited = new Promise((done) => child.once('exit', done));
       if (child.exitCode === null) process.kill(pid, 'SIGTERM');
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((done) => { timer = setTimeout(done, 15_000); })]);
+      await Promise.race([
+        exited,
+        new Promise((done) => {
+          timer = setTimeout(done, 15_000);
+        }),
+      ]);
       clearTimeout(timer);
       if (child.exitCode === null) child.kill('SIGKILL');
     },
@@ -128,7 +168,8 @@ async function startViaNpmStart(dataDir: string, env: Record<string, string>): P
 /** Current RSS of a process and its anonymous / file-backed parts (LevelDB maps its table files), in MB. */
 function rssOf(pid: number): { total: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
+  const kb = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
   return { total: currentRssMb(status) ?? Number.NaN, anon: kb('RssAnon'), file: kb('RssFile') };
 }
 
@@ -145,10 +186,17 @@ function verdict(value: number, target: number): string {
  * here in a child process of its own, against the server's engines, and
  * reports its own peak RSS (VmHWM) for one SQS delivery of the job.
  */
-async function runWorkerChild(dataDir: string, job: { teamId: string; sbomId: string }): Promise<{ peakMb: number; ms: number; findingCount: number }> {
+async function runWorkerChild(
+  dataDir: string,
+  job: { teamId: string; sbomId: string },
+): Promise<{ peakMb: number; ms: number; findingCount: number }> {
   const { execFileSync } = await import('node:child_process');
   const tsx = new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url).pathname;
-  const output = execFileSync(process.execPath, [tsx, new URL(import.meta.url).pathname, 'worker-child', dataDir, JSON.stringify(job)], { encoding: 'utf8', env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' } });
+  const output = execFileSync(
+    process.execPath,
+    [tsx, new URL(import.meta.url).pathname, 'worker-child', dataDir, JSON.stringify(job)],
+    { encoding: 'utf8', env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' } },
+  );
   return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as { peakMb: number; ms: number; findingCount: number };
 }
 
@@ -159,22 +207,52 @@ async function workerChild(dataDir: string, job: { teamId: string; sbomId: strin
   const { handler } = await import('../../functions/scan-worker/handler');
   const { OPERATOR_ACTOR } = await import('../../shared/service/identity/actor');
   const context = {
-    callbackWaitsForEmptyEventLoop: false, functionName: 'vexdesk-scan-worker', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:vexdesk-scan-worker',
-    memoryLimitInMB: '2048', awsRequestId: 'bench', logGroupName: 'bench', logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 900_000, done: () => undefined, fail: () => undefined, succeed: () => undefined,
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'vexdesk-scan-worker',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:vexdesk-scan-worker',
+    memoryLimitInMB: '2048',
+    awsRequestId: 'bench',
+    logGroupName: 'bench',
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => 900_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
   };
-  const record = { messageId: 'bench', receiptHandle: 'bench', body: JSON.stringify({ ...job, actor: OPERATOR_ACTOR }), attributes: { ApproximateReceiveCount: '1' }, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'bench', awsRegion: 'local' };
+  const record = {
+    messageId: 'bench',
+    receiptHandle: 'bench',
+    body: JSON.stringify({ ...job, actor: OPERATOR_ACTOR }),
+    attributes: { ApproximateReceiveCount: '1' },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'bench',
+    awsRegion: 'local',
+  };
   const t0 = performance.now();
   const result = await handler({ Records: [record] } as never, context);
   const elapsed = performance.now() - t0;
-  if ('batchItemFailures' in result && (result.batchItemFailures as unknown[]).length > 0) throw new Error('the worker reported the job failed');
+  if ('batchItemFailures' in result && (result.batchItemFailures as unknown[]).length > 0)
+    throw new Error('the worker reported the job failed');
   const { Sboms } = await import('../../shared/service/sboms/sboms');
   const { sbom } = await Sboms.resolve(job.teamId, job.sbomId);
-  console.log(JSON.stringify({ peakMb: (await peakRssMb(process.pid)) ?? 0, ms: elapsed, findingCount: sbom.scan.findingCount }));
+  console.log(
+    JSON.stringify({ peakMb: (await peakRssMb(process.pid)) ?? 0, ms: elapsed, findingCount: sbom.scan.findingCount }),
+  );
 }
 
 /** Upload, then POST /api/cve-scan right away (it joins the upload's scan), then optionally the first list page. */
-async function uploadAndScan(post: Post, get: (path: string) => Promise<unknown>, productId: string, label: string, size: number, seed: number, list: boolean) {
+async function uploadAndScan(
+  post: Post,
+  get: (path: string) => Promise<unknown>,
+  productId: string,
+  label: string,
+  size: number,
+  seed: number,
+  list: boolean,
+) {
   const release = (await post(`/api/products/${productId}/releases`, { version: `${size}.${label}` })).data;
   const content = syntheticSbom(size, seed);
   const t0 = performance.now();
@@ -193,10 +271,19 @@ async function uploadAndScan(post: Post, get: (path: string) => Promise<unknown>
       else if (!String(error).includes('scan_pending')) throw error;
     }
   }
-  if (timeouts > 0) console.error(`  (${label}: POST /api/cve-scan answered 503 timeout ${timeouts} time(s) while the scan ran; asked again)`);
+  if (timeouts > 0)
+    console.error(
+      `  (${label}: POST /api/cve-scan answered 503 timeout ${timeouts} time(s) while the scan ran; asked again)`,
+    );
   const scanMs = performance.now() - t0;
   if (list) await get(`/api/sboms/${String(sbom.id)}/vulnerabilities`);
-  return { sbomId: String(sbom.id), uploadMs, scanMs, totalMs: performance.now() - t0, findings: Number(scan.findingCount) };
+  return {
+    sbomId: String(sbom.id),
+    uploadMs,
+    scanMs,
+    totalMs: performance.now() - t0,
+    findings: Number(scan.findingCount),
+  };
 }
 
 /**
@@ -205,7 +292,11 @@ async function uploadAndScan(post: Post, get: (path: string) => Promise<unknown>
  */
 export async function benchScan(options: { memoryOnly?: boolean } = {}): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-scan-'));
-  const server = await startViaNpmStart(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
+  const server = await startViaNpmStart(dataDir, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    TEAM_RATE_LIMIT: '10000',
+    TEAM_BURST_LIMIT: '5000',
+  });
   const lines: string[] = ['Scan bench (embedded engines, local server started by `npm start` in its own process):'];
   try {
     const { pid } = server;
@@ -222,12 +313,18 @@ export async function benchScan(options: { memoryOnly?: boolean } = {}): Promise
     const importMs = performance.now() - t0;
     const importPeak = (await peakRssMb(pid)) ?? Number.NaN;
     const rssAfterImport = rssOf(pid);
-    lines.push(`  corpus import: ${ADVISORIES.toLocaleString('en')} advisories from all.zip in ${(importMs / 1000).toFixed(1)} s (target ≤ 60 s) ${JSON.stringify(imported.imported[0])}`);
+    lines.push(
+      `  corpus import: ${ADVISORIES.toLocaleString('en')} advisories from all.zip in ${(importMs / 1000).toFixed(1)} s (target ≤ 60 s) ${JSON.stringify(imported.imported[0])}`,
+    );
     t0 = performance.now();
     const again = await importCorpusFiles([zipPath]);
-    lines.push(`  re-import of the same zip (incremental, nothing changed): ${((performance.now() - t0) / 1000).toFixed(1)} s, written ${String((again.imported[0] as { written: number }).written)}`);
+    lines.push(
+      `  re-import of the same zip (incremental, nothing changed): ${((performance.now() - t0) / 1000).toFixed(1)} s, written ${String((again.imported[0] as { written: number }).written)}`,
+    );
     lines.push(`  server RSS at start: ${describeRss(rssAtStart)}`);
-    lines.push(`  server RSS after the 50,000-advisory import went through its engines: ${describeRss(rssAfterImport)}; peak during the import ${importPeak.toFixed(0)} MB (the server caches no corpus; docs/architecture.md "Local memory")`);
+    lines.push(
+      `  server RSS after the 50,000-advisory import went through its engines: ${describeRss(rssAfterImport)}; peak during the import ${importPeak.toFixed(0)} MB (the server caches no corpus; docs/architecture.md "Local memory")`,
+    );
 
     const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
     const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
@@ -245,13 +342,18 @@ export async function benchScan(options: { memoryOnly?: boolean } = {}): Promise
     const productId = String((await post('/api/products', { name: 'Bench', slug: 'bench' })).data.id);
 
     const warm = await uploadAndScan(post, get, productId, 'warm', 1000, 99, true);
-    lines.push(`  warm-up, 1,000 components: upload + POST /api/cve-scan ${ms(warm.scanMs)} (${warm.findings} findings)`);
+    lines.push(
+      `  warm-up, 1,000 components: upload + POST /api/cve-scan ${ms(warm.scanMs)} (${warm.findings} findings)`,
+    );
 
     if (!options.memoryOnly) {
       const tenK = [];
-      for (const seed of [1, 2, 3]) tenK.push(await uploadAndScan(post, get, productId, `a${seed}`, 10_000, seed, false));
+      for (const seed of [1, 2, 3])
+        tenK.push(await uploadAndScan(post, get, productId, `a${seed}`, 10_000, seed, false));
       const tenKMedian = median(tenK.map((run) => run.scanMs));
-      lines.push(`  Upload + POST /api/cve-scan, 10,000 components: median ${ms(tenKMedian)} (upload ${ms(median(tenK.map((run) => run.uploadMs)))}; ${tenK[0]?.findings ?? 0} findings; runs ${tenK.map((run) => ms(run.scanMs)).join(', ')})  (target ≤ 3,000 ms)  ${verdict(tenKMedian, 3000)}`);
+      lines.push(
+        `  Upload + POST /api/cve-scan, 10,000 components: median ${ms(tenKMedian)} (upload ${ms(median(tenK.map((run) => run.uploadMs)))}; ${tenK[0]?.findings ?? 0} findings; runs ${tenK.map((run) => ms(run.scanMs)).join(', ')})  (target ≤ 3,000 ms)  ${verdict(tenKMedian, 3000)}`,
+      );
     }
 
     const twentyK = [];
@@ -263,16 +365,24 @@ export async function benchScan(options: { memoryOnly?: boolean } = {}): Promise
       peak = Math.max(peak, (await peakRssMb(pid)) ?? 0);
     }
     const twentyKMedian = median(twentyK.map((run) => run.totalMs));
-    lines.push(`  Upload + scan + first list, 20,000 components: median ${ms(twentyKMedian)} (${twentyK[0]?.findings ?? 0} findings; runs ${twentyK.map((run) => ms(run.totalMs)).join(', ')})  (target ≤ 6,000 ms)  ${verdict(twentyKMedian, 6000)}`);
-    lines.push(`  server RSS before the 20,000 scans (after the re-import${options.memoryOnly ? '' : ' and the 10,000 rounds'}): ${describeRss(rssBefore20k)}`);
-    lines.push(`  Peak RSS of the server process during the 20,000 scan: ${peak.toFixed(0)} MB (engines included; after it ${describeRss(rssOf(pid))})  (target ≤ 600 MB)  ${verdict(peak, 600)}`);
+    lines.push(
+      `  Upload + scan + first list, 20,000 components: median ${ms(twentyKMedian)} (${twentyK[0]?.findings ?? 0} findings; runs ${twentyK.map((run) => ms(run.totalMs)).join(', ')})  (target ≤ 6,000 ms)  ${verdict(twentyKMedian, 6000)}`,
+    );
+    lines.push(
+      `  server RSS before the 20,000 scans (after the re-import${options.memoryOnly ? '' : ' and the 10,000 rounds'}): ${describeRss(rssBefore20k)}`,
+    );
+    lines.push(
+      `  Peak RSS of the server process during the 20,000 scan: ${peak.toFixed(0)} MB (engines included; after it ${describeRss(rssOf(pid))})  (target ≤ 600 MB)  ${verdict(peak, 600)}`,
+    );
 
     const last = twentyK.at(-1);
     if (last && !options.memoryOnly) {
       const { teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { teamId: string };
       const worker = await runWorkerChild(dataDir, { teamId, sbomId: last.sbomId });
       const workerMemory = BACKGROUND_FUNCTIONS.find((fn) => fn.name === 'scan-worker')?.memoryMb ?? 0;
-      lines.push(`  Scan-worker handler alone (own process, no engines), 20,000 components: peak RSS ${worker.peakMb.toFixed(0)} MB, scan ${ms(worker.ms)} (${worker.findingCount} findings)  (target ≤ ${workerMemory.toLocaleString('en')} MB, the Lambda's memory)  ${verdict(worker.peakMb, workerMemory)}`);
+      lines.push(
+        `  Scan-worker handler alone (own process, no engines), 20,000 components: peak RSS ${worker.peakMb.toFixed(0)} MB, scan ${ms(worker.ms)} (${worker.findingCount} findings)  (target ≤ ${workerMemory.toLocaleString('en')} MB, the Lambda's memory)  ${verdict(worker.peakMb, workerMemory)}`,
+      );
     }
     return lines.join('\n');
   } finally {
@@ -282,7 +392,22 @@ export async function benchScan(options: { memoryOnly?: boolean } = {}): Promise
 }
 
 if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === 'worker-child') {
-  workerChild(process.argv[3] ?? '', JSON.parse(process.argv[4] ?? '{}') as { teamId: string; sbomId: string }).then(() => process.exit(0), (error: unknown) => { console.error(error); process.exit(1); });
+  workerChild(process.argv[3] ?? '', JSON.parse(process.argv[4] ?? '{}') as { teamId: string; sbomId: string }).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 } else if (import.meta.url === `file://${process.argv[1]}`) {
-  benchScan({ memoryOnly: process.argv[2] === 'memory' }).then((text) => { console.log(text); process.exit(0); }, (error: unknown) => { console.error(error); process.exit(1); });
+  benchScan({ memoryOnly: process.argv[2] === 'memory' }).then(
+    (text) => {
+      console.log(text);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

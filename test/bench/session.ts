@@ -24,7 +24,11 @@ async function timed(url: string, headers: Record<string, string>): Promise<numb
 
 export async function benchSession(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-session-'));
-  const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
+  const server = await startServerProcess(dataDir, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    TEAM_RATE_LIMIT: '10000',
+    TEAM_BURST_LIMIT: '5000',
+  });
   try {
     process.env.VEXDESK_TEST_BASE_URL = server.baseUrl;
     process.env.VEXDESK_TEST_DATA_DIR = dataDir;
@@ -44,7 +48,9 @@ export async function benchSession(): Promise<string> {
     }
     const [keyMedian, sessionMedian] = [median(keyTimes), median(sessionTimes)];
     return [
-      `Session bench: GET /api/me, 1 client, ${ROUNDS} alternating pairs (load ${loadavg().map((value) => value.toFixed(2)).join(' ')})`,
+      `Session bench: GET /api/me, 1 client, ${ROUNDS} alternating pairs (load ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')})`,
       `  API key (Bearer)          median ${ms(keyMedian)}`,
       `  browser session (cookie)  median ${ms(sessionMedian)}   ratio session/key ${(sessionMedian / keyMedian).toFixed(2)}`,
     ].join('\n');
@@ -55,5 +61,14 @@ export async function benchSession(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchSession().then((text) => { console.log(text); process.exit(0); }, (error: unknown) => { console.error(error); process.exit(1); });
+  benchSession().then(
+    (text) => {
+      console.log(text);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

@@ -49,9 +49,25 @@ const [product, release, finding, change] = [randomUUID(), randomUUID(), randomU
 const at = new Date().toISOString();
 const dispositionWrite = {
   TransactItems: [
-    { ConditionCheck: { TableName: 'vexdesk-bench', Key: keys.release(team, product, release), ConditionExpression: 'attribute_not_exists(lockedBy)' } },
-    { Put: { TableName: 'vexdesk-bench', Item: { ...keys.disposition(team, product, release, finding), state: 'not_affected' } } },
-    { Put: { TableName: 'vexdesk-bench', Item: { ...keys.dispositionHistory(team, product, release, finding, at, change) } } },
+    {
+      ConditionCheck: {
+        TableName: 'vexdesk-bench',
+        Key: keys.release(team, product, release),
+        ConditionExpression: 'attribute_not_exists(lockedBy)',
+      },
+    },
+    {
+      Put: {
+        TableName: 'vexdesk-bench',
+        Item: { ...keys.disposition(team, product, release, finding), state: 'not_affected' },
+      },
+    },
+    {
+      Put: {
+        TableName: 'vexdesk-bench',
+        Item: { ...keys.dispositionHistory(team, product, release, finding, at, change) },
+      },
+    },
     { Put: { TableName: 'vexdesk-bench', Item: { ...keys.audit(team, at, change) } } },
   ],
 };
@@ -60,13 +76,25 @@ const dispositionWrite = {
 dynamo();
 runAsTeam(team, () => dynamo());
 const plain = perCallMicros(() => dynamo());
-const scoped = perCallMicros(() => runAsTeam(team, () => { dynamo(); s3ClientOf(S3Client); }));
+const scoped = perCallMicros(() =>
+  runAsTeam(team, () => {
+    dynamo();
+    s3ClientOf(S3Client);
+  }),
+);
 const guard = perCallMicros(() => foreignKey(team, 'dynamodb', 'TransactWriteItemsCommand', dispositionWrite));
-if (foreignKey(team, 'dynamodb', 'TransactWriteItemsCommand', dispositionWrite) !== undefined) throw new Error('the bench transaction should pass the guard');
+if (foreignKey(team, 'dynamodb', 'TransactWriteItemsCommand', dispositionWrite) !== undefined)
+  throw new Error('the bench transaction should pass the guard');
 const cold = perCallMicros(() => runAsTeam(randomUUID(), () => dynamo()), 20) / 1000;
 destroyClients();
 
 console.log('Tenant-scoped credentials (median of 31 samples)');
-console.log(`  warm: team's DynamoDB + S3 clients from the per-container cache (incl. entering the team context)  ${scoped.toFixed(2)} µs per request   (plain client lookup: ${plain.toFixed(3)} µs)`);
-console.log(`  tenant guard, keys of one 4-item disposition transaction                                          ${guard.toFixed(2)} µs per call`);
-console.log(`  cold, first request of a team in a container: build its clients                                   ${cold.toFixed(2)} ms (+ one STS AssumeRole on AWS: estimate 10-50 ms in-region, not measured locally; then cached ~55 min)`);
+console.log(
+  `  warm: team's DynamoDB + S3 clients from the per-container cache (incl. entering the team context)  ${scoped.toFixed(2)} µs per request   (plain client lookup: ${plain.toFixed(3)} µs)`,
+);
+console.log(
+  `  tenant guard, keys of one 4-item disposition transaction                                          ${guard.toFixed(2)} µs per call`,
+);
+console.log(
+  `  cold, first request of a team in a container: build its clients                                   ${cold.toFixed(2)} ms (+ one STS AssumeRole on AWS: estimate 10-50 ms in-region, not measured locally; then cached ~55 min)`,
+);

@@ -26,14 +26,18 @@ async function perCall(call: (index: number) => unknown): Promise<{ p50: number;
 
 export async function benchThrottle(): Promise<string> {
   // Quotas high enough that every call is admitted, as in normal traffic; 50 teams, 50 client IPs.
-  const plans = new UsagePlanThrottle({ quotaOf: () => Promise.resolve({ rateLimit: 1e9, burstLimit: 1e9 }), cacheMs: 60_000 });
+  const plans = new UsagePlanThrottle({
+    quotaOf: () => Promise.resolve({ rateLimit: 1e9, burstLimit: 1e9 }),
+    cacheMs: 60_000,
+  });
   const clients = new ClientRateLimit(2_000_000_000, 60);
   const teams = Array.from({ length: 50 }, (_, index) => `vxdteam${String(index).padStart(32, '0')}`);
   const ips = Array.from({ length: 50 }, (_, index) => `198.51.100.${index}`);
 
   const team = await perCall((index) => plans.admit(teams[index % teams.length]!, performance.now()));
   const client = await perCall((index) => clients.admit(ips[index % ips.length]!, performance.now()));
-  const row = (name: string, value: { p50: number; p99: number }) => `| ${name} | ${value.p50.toFixed(2)} µs | ${value.p99.toFixed(2)} µs |`;
+  const row = (name: string, value: { p50: number; p99: number }) =>
+    `| ${name} | ${value.p50.toFixed(2)} µs | ${value.p99.toFixed(2)} µs |`;
   return [
     `Local throttle check, added per request (${BATCHES} batches of ${BATCH} calls; per-call cost of each batch):`,
     '| Check | median | p99 |',
@@ -44,5 +48,14 @@ export async function benchThrottle(): Promise<string> {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchThrottle().then((text) => { console.log(text); process.exit(0); }, (error: unknown) => { console.error(error); process.exit(1); });
+  benchThrottle().then(
+    (text) => {
+      console.log(text);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

@@ -56,7 +56,12 @@ export function baseVexInput(overrides: Partial<VexGenerationInput> = {}): VexGe
       publisherNamespace: `https://vexdesk.example/teams/${TEAM}`,
       revisions: [{ version: 1, date: '2026-02-01T09:00:00.000Z', summary: 'Initial version.' }],
     },
-    product: { id: '5a0f6c7e-1d2b-4c3a-8e9f-0a1b2c3d4e5f', name: 'Acme Widget Server', vendor: 'Acme Corp', slug: 'acme-widget-server' },
+    product: {
+      id: '5a0f6c7e-1d2b-4c3a-8e9f-0a1b2c3d4e5f',
+      name: 'Acme Widget Server',
+      vendor: 'Acme Corp',
+      slug: 'acme-widget-server',
+    },
     release: { id: '9c8b7a6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d', version: '2.4.1', purl: null },
     sboms: [
       {
@@ -104,9 +109,21 @@ export function buildSampleVexInput(): VexGenerationInput {
         purl: 'pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.10.3',
         cpes: [],
       },
-      { ref: 'pkg:maven/org.yaml/snakeyaml@1.25', name: 'snakeyaml', version: '1.25', purl: 'pkg:maven/org.yaml/snakeyaml@1.25', cpes: [] },
+      {
+        ref: 'pkg:maven/org.yaml/snakeyaml@1.25',
+        name: 'snakeyaml',
+        version: '1.25',
+        purl: 'pkg:maven/org.yaml/snakeyaml@1.25',
+        cpes: [],
+      },
       { ref: 'pkg:npm/lodash@4.17.20', name: 'lodash', version: '4.17.20', purl: 'pkg:npm/lodash@4.17.20', cpes: [] },
-      { ref: 'SPDXRef-Package-busybox-1.36.1', name: 'busybox', version: '1.36.1', purl: null, cpes: ['cpe:/a:busybox:busybox:1.36.1'] },
+      {
+        ref: 'SPDXRef-Package-busybox-1.36.1',
+        name: 'busybox',
+        version: '1.36.1',
+        purl: null,
+        cpes: ['cpe:/a:busybox:busybox:1.36.1'],
+      },
       { ref: 'internal-plugin-host', name: 'plugin-host', version: '0.9.0', purl: null, cpes: [] },
       { ref: 'pkg:npm/semver@5.1.0', name: 'semver', version: '5.1.0', purl: 'pkg:npm/semver@5.1.0', cpes: [] },
       { ref: 'pkg:npm/semver@7.3.8', name: 'semver', version: '7.3.8', purl: 'pkg:npm/semver@7.3.8', cpes: [] },
@@ -120,14 +137,19 @@ export function buildSampleVexInput(): VexGenerationInput {
         cveId: 'CVE-2021-44228',
         advisoryId: 'GHSA-jfh8-c2jp-5v3q',
         aliases: ['GHSA-jfh8-c2jp-5v3q'],
-        summary: 'Apache Log4j2 JNDI features do not protect against attacker controlled LDAP and other JNDI related endpoints.',
+        summary:
+          'Apache Log4j2 JNDI features do not protect against attacker controlled LDAP and other JNDI related endpoints.',
         cwes: ['CWE-502', 'CWE-400', 'CWE-20'],
         cvssV3: { vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H', score: 10, severity: 'CRITICAL' },
         cvssV2: { vector: 'AV:N/AC:M/Au:N/C:C/I:C/A:C', score: 9.3, severity: 'HIGH' },
         epss: { score: 0.94358, percentile: 0.99957 },
         isKev: true,
         fixedVersions: ['2.17.1', '2.12.4', '2.3.2'],
-        disposition: vexDisposition({ status: 'affected', response: 'update', detail: 'JNDI lookups are reachable from request logging.' }),
+        disposition: vexDisposition({
+          status: 'affected',
+          response: 'update',
+          detail: 'JNDI lookups are reachable from request logging.',
+        }),
       }),
       // Same CVE and component found again through the GHSA record, not triaged: merged, "affected" wins.
       vexFinding({
@@ -163,7 +185,8 @@ export function buildSampleVexInput(): VexGenerationInput {
         cveId: 'CVE-2020-36518',
         advisoryId: 'GHSA-57j2-w4cx-62h2',
         aliases: ['GHSA-57j2-w4cx-62h2'],
-        summary: 'jackson-databind allows a Java StackOverflow exception and denial of service via a large depth of nested objects.',
+        summary:
+          'jackson-databind allows a Java StackOverflow exception and denial of service via a large depth of nested objects.',
         cwes: ['CWE-787'],
         cvssV3: { vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H', score: 7.5, severity: 'HIGH' },
         fixedVersions: ['2.12.6.1', '2.13.2.1'],
@@ -178,7 +201,10 @@ export function buildSampleVexInput(): VexGenerationInput {
         summary: 'SnakeYaml Constructor Deserialization Remote Code Execution',
         cwes: ['CWE-502', 'CWE-20'],
         cvssV3: { vector: 'CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H', score: 8.8, severity: 'HIGH' },
-        disposition: vexDisposition({ status: 'under_investigation', detail: 'Checking whether untrusted YAML reaches the Constructor.' }),
+        disposition: vexDisposition({
+          status: 'under_investigation',
+          detail: 'Checking whether untrusted YAML reaches the Constructor.',
+        }),
       }),
       vexFinding({
         id: '55555555-5555-4555-8555-555555555555',
@@ -189,7 +215,11 @@ export function buildSampleVexInput(): VexGenerationInput {
         summary: 'Command Injection in lodash',
         cwes: ['CWE-94', 'CWE-77'],
         cvssV3: { vector: 'CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H', score: 7.2, severity: 'HIGH' },
-        cvssV4: { vector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:H/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N', score: 8.6, severity: 'HIGH' },
+        cvssV4: {
+          vector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:H/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N',
+          score: 8.6,
+          severity: 'HIGH',
+        },
         epss: { score: 0.01234, percentile: 0.8512 },
         fixedVersions: ['4.17.21'],
       }),
@@ -219,7 +249,8 @@ export function buildSampleVexInput(): VexGenerationInput {
         disposition: vexDisposition({
           status: 'affected',
           response: 'will_not_fix',
-          actionStatement: 'Disable third-party plugins (plugins.enabled=false) or restrict permissions on the plugin directory.',
+          actionStatement:
+            'Disable third-party plugins (plugins.enabled=false) or restrict permissions on the plugin directory.',
           impactStatement: 'A local user can execute code as the service account.',
         }),
       }),

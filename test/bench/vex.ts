@@ -50,7 +50,10 @@ async function benchVexHttp(baseUrl: string, dataDir: string): Promise<string[]>
   const { vexStore } = await import('../../shared/service/vex/vex-store');
   const { Releases } = await import('../../shared/service/releases/releases');
   const { runAsTeam } = await import('../../shared/service/request-context');
-  const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; teamId: string };
+  const { apiKey, teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
+    apiKey: string;
+    teamId: string;
+  };
   const { pid } = JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8')) as { pid: number };
   const api = client(apiKey);
   const { release, findings } = await seedReleaseWithFindings(api, teamId, FINDINGS);
@@ -66,10 +69,16 @@ async function benchVexHttp(baseUrl: string, dataDir: string): Promise<string[]>
   const { OPERATOR_ACTOR } = await import('../../shared/service/identity/actor');
   for (const [index, disposition] of dispositions.entries()) {
     const vulnerabilityIds = findings.slice(index * 400, (index + 1) * 400).map((finding) => finding.id);
-    await runAsTeam(teamId, () => Dispositions.batch(teamId, OPERATOR_ACTOR, { vulnerabilityIds, ...disposition } as Parameters<typeof Dispositions.batch>[2]));
+    await runAsTeam(teamId, () =>
+      Dispositions.batch(teamId, OPERATOR_ACTOR, { vulnerabilityIds, ...disposition } as Parameters<
+        typeof Dispositions.batch
+      >[2]),
+    );
   }
 
-  const lines = [`  POST /api/releases/{id}/vex through HTTP, ${FINDINGS.toLocaleString('en')} findings (1,600 with a disposition), median of ${HTTP_RUNS}:`];
+  const lines = [
+    `  POST /api/releases/{id}/vex through HTTP, ${FINDINGS.toLocaleString('en')} findings (1,600 with a disposition), median of ${HTTP_RUNS}:`,
+  ];
   const breakdown: string[] = [];
   for (const format of FORMATS) {
     const durations: number[] = [];
@@ -80,43 +89,79 @@ async function benchVexHttp(baseUrl: string, dataDir: string): Promise<string[]>
       const startedAt = performance.now();
       const response = await api.post(`/api/releases/${release.id}/vex`, { format });
       durations.push(performance.now() - startedAt);
-      if (response.status !== 201 || response.body.data.finding_count !== FINDINGS) throw new Error(`${format}: ${response.status} ${response.text.slice(0, 300)}`);
+      if (response.status !== 201 || response.body.data.finding_count !== FINDINGS)
+        throw new Error(`${format}: ${response.status} ${response.text.slice(0, 300)}`);
       bytes = response.text.length;
     }
     const serverCpu = (processCpuMs(pid) - cpuBefore) / HTTP_RUNS;
     const value = median(durations);
-    lines.push(`    ${format.padEnd(14)} POST through HTTP median ${ms(value)}  (target ≤ ${TARGET_MS} ms)  ${value <= TARGET_MS ? 'OK' : 'MISSED'}   server CPU ${ms(serverCpu)} per request, response ${(bytes / 1e6).toFixed(2)} MB`);
+    lines.push(
+      `    ${format.padEnd(14)} POST through HTTP median ${ms(value)}  (target ≤ ${TARGET_MS} ms)  ${value <= TARGET_MS ? 'OK' : 'MISSED'}   server CPU ${ms(serverCpu)} per request, response ${(bytes / 1e6).toFixed(2)} MB`,
+    );
 
     // The same phases, timed here against the server's engines.
-    const phases: Record<string, number[]> = { 'reads + input': [], 'generate + serialize': [], 'S3 writes (document + input)': [] };
+    const phases: Record<string, number[]> = {
+      'reads + input': [],
+      'generate + serialize': [],
+      'S3 writes (document + input)': [],
+    };
     for (let run = 0; run < 5; run += 1) {
       await runAsTeam(teamId, async () => {
         const resolved = await Releases.resolve(teamId, release.id);
         const now = new Date().toISOString();
-        const built = await timed(() => buildInput(teamId, resolved, { id: 'bench', version: 1, author: null, createdAt: now, revisions: [] }, now, 'draft'));
+        const built = await timed(() =>
+          buildInput(
+            teamId,
+            resolved,
+            { id: 'bench', version: 1, author: null, createdAt: now, revisions: [] },
+            now,
+            'draft',
+          ),
+        );
         phases['reads + input']!.push(built.ms);
         const rendered = await timed(() => Promise.resolve(serializeVex(generateVex(format, built.value.input))));
         phases['generate + serialize']!.push(rendered.ms);
         const key = (kind: string) => `bench/${format}/${run}/${kind}.json`;
-        phases['S3 writes (document + input)']!.push((await timed(() => Promise.all([vexStore.putObject(key('content'), rendered.value), vexStore.putObject(key('input'), JSON.stringify(built.value.input))]))).ms);
+        phases['S3 writes (document + input)']!.push(
+          (
+            await timed(() =>
+              Promise.all([
+                vexStore.putObject(key('content'), rendered.value),
+                vexStore.putObject(key('input'), JSON.stringify(built.value.input)),
+              ]),
+            )
+          ).ms,
+        );
       });
     }
     const parts = Object.entries(phases).map(([name, samples]) => `${name} ${ms(median(samples))}`);
     const known = Object.values(phases).reduce((sum, samples) => sum + median(samples), 0);
-    breakdown.push(`    ${format.padEnd(14)} ${parts.join(', ')}; rest (transaction, authorizer, API Gateway emulation, transfer) ${ms(Math.max(0, value - known))}`);
+    breakdown.push(
+      `    ${format.padEnd(14)} ${parts.join(', ')}; rest (transaction, authorizer, API Gateway emulation, transfer) ${ms(Math.max(0, value - known))}`,
+    );
   }
-  lines.push('  where the time goes (the same phases timed in the bench process against the server\'s engines, medians of 5; generation includes the zod check of its input):', ...breakdown);
+  lines.push(
+    "  where the time goes (the same phases timed in the bench process against the server's engines, medians of 5; generation includes the zod check of its input):",
+    ...breakdown,
+  );
   return lines;
 }
 
 export async function benchVex(): Promise<string> {
   const lines = ['VEX bench:'];
   const generation = benchVexGeneration(2000, 9);
-  for (const [format, value] of Object.entries(generation)) lines.push(`  in process: generate + serialize ${format.padEnd(14)} 2,000 findings: median ${ms(value)} (target ≤ 300 ms)`);
+  for (const [format, value] of Object.entries(generation))
+    lines.push(
+      `  in process: generate + serialize ${format.padEnd(14)} 2,000 findings: median ${ms(value)} (target ≤ 300 ms)`,
+    );
 
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-bench-vex-'));
   // Throttling emulation off the bench's path: seeding makes thousands of requests.
-  const server = await startServerProcess(dataDir, { POWERTOOLS_LOG_LEVEL: 'ERROR', TEAM_RATE_LIMIT: '10000', TEAM_BURST_LIMIT: '5000' });
+  const server = await startServerProcess(dataDir, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    TEAM_RATE_LIMIT: '10000',
+    TEAM_BURST_LIMIT: '5000',
+  });
   try {
     const engines = await findRunningEngines(dataDir);
     if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
@@ -126,7 +171,19 @@ export async function benchVex(): Promise<string> {
     const items = [];
     for (let sequence = 1; sequence <= DISCLOSURES; sequence += 1) {
       const slug = `bench-product-1-0-${sequence}-csaf-v1`;
-      const summary = { id: `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`, document_id: `doc-${sequence}`, version: 1, format: 'csaf', public_slug: slug, content_hash: `sha256:${'0'.repeat(64)}`, signed: false, published_at: new Date(Date.UTC(2026, 0, 1) + sequence * 1000).toISOString(), product: { name: 'Bench', vendor: null }, release: { version: '1.0' }, links: { self: `/api/disclosures/${slug}`, raw: `/api/disclosures/${slug}?format=raw` } };
+      const summary = {
+        id: `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`,
+        document_id: `doc-${sequence}`,
+        version: 1,
+        format: 'csaf',
+        public_slug: slug,
+        content_hash: `sha256:${'0'.repeat(64)}`,
+        signed: false,
+        published_at: new Date(Date.UTC(2026, 0, 1) + sequence * 1000).toISOString(),
+        product: { name: 'Bench', vendor: null },
+        release: { version: '1.0' },
+        links: { self: `/api/disclosures/${slug}`, raw: `/api/disclosures/${slug}?format=raw` },
+      };
       items.push({ ...keys.disclosureIndexEntry('all', sequence), entity: 'DisclosureIndexEntry', summary });
     }
     items.push({ ...keys.disclosureCounter('all'), entity: 'DisclosureCounter', count: DISCLOSURES });
@@ -138,11 +195,14 @@ export async function benchVex(): Promise<string> {
         const response = await fetch(`${server.baseUrl}/api/disclosures?page=${page}&limit=20`);
         const body = (await response.json()) as { data: unknown[]; meta: { total: number } };
         timings[page]!.push(performance.now() - t0);
-        if (body.data.length !== 20 || body.meta.total !== DISCLOSURES) throw new Error(`unexpected page ${page}: ${body.data.length} items`);
+        if (body.data.length !== 20 || body.meta.total !== DISCLOSURES)
+          throw new Error(`unexpected page ${page}: ${body.data.length} items`);
       }
     }
     const [first, last] = [median(timings[1]!), median(timings[500]!)];
-    lines.push(`  GET /api/disclosures?limit=20 with ${DISCLOSURES.toLocaleString('en')} disclosures: page 1 median ${ms(first)}, page 500 median ${ms(last)}, ratio ${(last / first).toFixed(2)} (target within 2×)`);
+    lines.push(
+      `  GET /api/disclosures?limit=20 with ${DISCLOSURES.toLocaleString('en')} disclosures: page 1 median ${ms(first)}, page 500 median ${ms(last)}, ratio ${(last / first).toFixed(2)} (target within 2×)`,
+    );
     lines.push(...(await benchVexHttp(server.baseUrl, dataDir)));
     return lines.join('\n');
   } finally {
@@ -152,5 +212,14 @@ export async function benchVex(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchVex().then((text) => { console.log(text); process.exit(0); }, (error: unknown) => { console.error(error); process.exit(1); });
+  benchVex().then(
+    (text) => {
+      console.log(text);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

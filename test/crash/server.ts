@@ -24,7 +24,12 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /** Starts the server on dataDir and resolves once it wrote server.json (it serves from then on). */
-export async function startCrashServer(dataDir: string, logFile: string, env: Record<string, string>, timeoutMs: number): Promise<CrashServer> {
+export async function startCrashServer(
+  dataDir: string,
+  logFile: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<CrashServer> {
   const serverFile = join(dataDir, 'server.json');
   rmSync(serverFile, { force: true }); // a SIGKILLed server leaves its server.json behind
   const log = openSync(logFile, 'a');
@@ -36,7 +41,8 @@ export async function startCrashServer(dataDir: string, logFile: string, env: Re
   closeSync(log);
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(serverFile)) {
-    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode} during start (log: ${logFile})`);
+    if (child.exitCode !== null)
+      throw new Error(`the server exited with code ${child.exitCode} during start (log: ${logFile})`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`the server did not report ready within ${timeoutMs} ms (log: ${logFile})`);
@@ -55,7 +61,12 @@ export async function startCrashServer(dataDir: string, logFile: string, env: Re
     stop: async () => {
       child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exited(child), new Promise((done) => { timer = setTimeout(done, 15_000); })]);
+      await Promise.race([
+        exited(child),
+        new Promise((done) => {
+          timer = setTimeout(done, 15_000);
+        }),
+      ]);
       clearTimeout(timer);
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGKILL');

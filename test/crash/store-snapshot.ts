@@ -67,7 +67,17 @@ export interface Snapshot {
 }
 
 /** Environment names applyLocalEnvironment sets; cleared first so each call reads the current engines. */
-const LOCAL_VARIABLES = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_S3', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'TABLE_NAME', 'SBOM_BUCKET', 'DISCLOSURE_BUCKET'];
+const LOCAL_VARIABLES = [
+  'AWS_ENDPOINT_URL_DYNAMODB',
+  'AWS_ENDPOINT_URL_S3',
+  'AWS_REGION',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'TABLE_NAME',
+  'SBOM_BUCKET',
+  'DISCLOSURE_BUCKET',
+];
 
 /** The environment the server's own handlers get for these engines, computed without keeping it in this process. */
 function localEnvironmentFor(engines: NonNullable<Awaited<ReturnType<typeof findRunningEngines>>>): NodeJS.ProcessEnv {
@@ -100,8 +110,15 @@ export class StoreReader {
       secretAccessKey: environment.AWS_SECRET_ACCESS_KEY ?? '',
       ...(environment.AWS_SESSION_TOKEN ? { sessionToken: environment.AWS_SESSION_TOKEN } : {}),
     };
-    const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region: settings.region, endpoint: settings.dynamoEndpoint, credentials }));
-    const s3 = new S3Client({ region: settings.region, endpoint: settings.s3Endpoint, forcePathStyle: true, credentials });
+    const dynamo = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ region: settings.region, endpoint: settings.dynamoEndpoint, credentials }),
+    );
+    const s3 = new S3Client({
+      region: settings.region,
+      endpoint: settings.s3Endpoint,
+      forcePathStyle: true,
+      credentials,
+    });
     return new StoreReader(dynamo, s3, settings.tableName, settings.sbomBucket);
   }
 
@@ -124,7 +141,9 @@ export class StoreReader {
       };
       if (attributes) {
         input.ProjectionExpression = attributes.map((_name, index) => `#a${index}`).join(', ');
-        attributes.forEach((name, index) => { input.ExpressionAttributeNames![`#a${index}`] = name; });
+        attributes.forEach((name, index) => {
+          input.ExpressionAttributeNames![`#a${index}`] = name;
+        });
       }
       const page = await this.dynamo.send(new QueryCommand(input));
       rows.push(...((page.Items ?? []) as Row[]));
@@ -135,16 +154,45 @@ export class StoreReader {
 
   async snapshot(teamId: string): Promise<Snapshot> {
     const snapshot: Snapshot = {
-      products: new Set(), releases: new Set(), sboms: new Map(), findingsBySbom: new Map(), dispositions: new Map(),
-      history: new Map(), audit: new Map(), pointers: new Set(), objects: new Map(),
+      products: new Set(),
+      releases: new Set(),
+      sboms: new Map(),
+      findingsBySbom: new Map(),
+      dispositions: new Map(),
+      history: new Map(),
+      audit: new Map(),
+      pointers: new Set(),
+      objects: new Map(),
     };
     const { pk: teamPk, skPrefix: productPrefix } = keys.productPrefix(teamId);
     const team = await this.query(teamPk, undefined, ['sk', 'entity', 'id']);
     for (const row of team) {
       if (row.entity === 'Product' && String(row.sk).startsWith(productPrefix)) snapshot.products.add(String(row.id));
     }
-    const productRows = await Promise.all([...snapshot.products].map((productId) =>
-      this.query(keys.productCollection(teamId, productId).pk, undefined, ['sk', 'entity', 'id', 'productId', 'releaseId', 'sbomId', 'vulnerabilityId', 'decisionKey', 'revision', 'detail', 'updatedAt', 'at', 'changeId', 'changes', 'scan', 'objectKey', 'inventoryKey', 'fileSize'])));
+    const productRows = await Promise.all(
+      [...snapshot.products].map((productId) =>
+        this.query(keys.productCollection(teamId, productId).pk, undefined, [
+          'sk',
+          'entity',
+          'id',
+          'productId',
+          'releaseId',
+          'sbomId',
+          'vulnerabilityId',
+          'decisionKey',
+          'revision',
+          'detail',
+          'updatedAt',
+          'at',
+          'changeId',
+          'changes',
+          'scan',
+          'objectKey',
+          'inventoryKey',
+          'fileSize',
+        ]),
+      ),
+    );
     const findingOfDecision = new Map<string, string>();
     for (const row of productRows.flat()) {
       switch (row.entity) {
@@ -154,8 +202,14 @@ export class StoreReader {
         case 'Sbom': {
           const scan = (row.scan ?? {}) as { status?: string; findingCount?: number };
           snapshot.sboms.set(String(row.id), {
-            id: String(row.id), productId: String(row.productId), releaseId: String(row.releaseId), objectKey: String(row.objectKey),
-            inventoryKey: String(row.inventoryKey), fileSize: Number(row.fileSize), scanStatus: scan.status ?? 'queued', findingCount: Number(scan.findingCount ?? 0),
+            id: String(row.id),
+            productId: String(row.productId),
+            releaseId: String(row.releaseId),
+            objectKey: String(row.objectKey),
+            inventoryKey: String(row.inventoryKey),
+            fileSize: Number(row.fileSize),
+            scanStatus: scan.status ?? 'queued',
+            findingCount: Number(scan.findingCount ?? 0),
           });
           break;
         }
@@ -165,8 +219,11 @@ export class StoreReader {
         case 'Disposition':
           findingOfDecision.set(String(row.decisionKey), String(row.vulnerabilityId));
           snapshot.dispositions.set(String(row.vulnerabilityId), {
-            id: String(row.id), vulnerabilityId: String(row.vulnerabilityId), revision: Number(row.revision ?? 1),
-            detail: (row.detail as string | undefined) ?? null, updatedAt: String(row.updatedAt),
+            id: String(row.id),
+            vulnerabilityId: String(row.vulnerabilityId),
+            revision: Number(row.revision ?? 1),
+            detail: (row.detail as string | undefined) ?? null,
+            updatedAt: String(row.updatedAt),
           });
           break;
         case 'DispositionChange': {
@@ -176,7 +233,11 @@ export class StoreReader {
           const vulnerabilityId = findingOfDecision.get(decisionKey) ?? decisionKey;
           const changes = (row.changes ?? {}) as Record<string, { to?: unknown }>;
           const list = snapshot.history.get(vulnerabilityId) ?? [];
-          list.push({ at: String(row.at), changeId: String(row.changeId), detailTo: changes.detail?.to as string | null | undefined });
+          list.push({
+            at: String(row.at),
+            changeId: String(row.changeId),
+            detailTo: changes.detail?.to as string | null | undefined,
+          });
           snapshot.history.set(vulnerabilityId, list);
           break;
         }
@@ -185,25 +246,47 @@ export class StoreReader {
       }
     }
     // Each id pointer is its own partition (shared/service/data/keys.ts): look up those of the releases, SBOMs and dispositions found.
-    const pointed = [...snapshot.releases, ...snapshot.sboms.keys(), ...[...snapshot.dispositions.values()].map((disposition) => disposition.id)];
-    const pointers = await Promise.all(pointed.map(async (id) => ((await this.query(keys.idPointer(teamId, id).pk, undefined, ['sk'])).length > 0 ? id : undefined)));
+    const pointed = [
+      ...snapshot.releases,
+      ...snapshot.sboms.keys(),
+      ...[...snapshot.dispositions.values()].map((disposition) => disposition.id),
+    ];
+    const pointers = await Promise.all(
+      pointed.map(async (id) =>
+        (await this.query(keys.idPointer(teamId, id).pk, undefined, ['sk'])).length > 0 ? id : undefined,
+      ),
+    );
     for (const id of pointers) if (id !== undefined) snapshot.pointers.add(id);
     // The audit shards, merged in sort-key (time) order as the export reads them.
-    const auditShards = await Promise.all(keys.auditPartitions(teamId).map(({ pk }) => this.query(pk, undefined, ['sk', 'entityType', 'entityId', 'entityName', 'action', 'timestamp', 'changes'])));
+    const auditShards = await Promise.all(
+      keys
+        .auditPartitions(teamId)
+        .map(({ pk }) =>
+          this.query(pk, undefined, ['sk', 'entityType', 'entityId', 'entityName', 'action', 'timestamp', 'changes']),
+        ),
+    );
     for (const row of auditShards.flat().sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1))) {
       if (row.entityType !== 'disposition') continue;
       const changes = (row.changes ?? {}) as Record<string, unknown>;
       const detail = changes.detail as { to?: unknown } | undefined;
       const list = snapshot.audit.get(String(row.entityId)) ?? [];
       list.push({
-        action: String(row.action), timestamp: String(row.timestamp), detailTo: detail?.to as string | null | undefined,
+        action: String(row.action),
+        timestamp: String(row.timestamp),
+        detailTo: detail?.to as string | null | undefined,
         vulnerabilityId: typeof changes.vulnerabilityId === 'string' ? changes.vulnerabilityId : String(row.entityName),
       });
       snapshot.audit.set(String(row.entityId), list);
     }
     let token: string | undefined;
     do {
-      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.sbomBucket, Prefix: `teams/${teamId}/`, ...(token ? { ContinuationToken: token } : {}) }));
+      const page = await this.s3.send(
+        new ListObjectsV2Command({
+          Bucket: this.sbomBucket,
+          Prefix: `teams/${teamId}/`,
+          ...(token ? { ContinuationToken: token } : {}),
+        }),
+      );
       for (const object of page.Contents ?? []) if (object.Key) snapshot.objects.set(object.Key, object.Size ?? 0);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

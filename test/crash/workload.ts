@@ -21,14 +21,42 @@ interface OpBase {
   status?: number;
   answer?: string;
 }
-export interface ProductOp extends OpBase { kind: 'product'; productId?: string }
-export interface ReleaseOp extends OpBase { kind: 'release'; productId: string; releaseId?: string }
-export interface UploadOp extends OpBase { kind: 'upload'; releaseId: string; fixture: string; sbomId?: string }
+export interface ProductOp extends OpBase {
+  kind: 'product';
+  productId?: string;
+}
+export interface ReleaseOp extends OpBase {
+  kind: 'release';
+  productId: string;
+  releaseId?: string;
+}
+export interface UploadOp extends OpBase {
+  kind: 'upload';
+  releaseId: string;
+  fixture: string;
+  sbomId?: string;
+}
 /** POST /api/dispositions (upsert) or PUT /api/dispositions/{id} (update). */
-export interface SingleOp extends OpBase { kind: 'upsert' | 'update'; vulnerabilityId: string; token: string; dispositionId?: string; updatedAt?: string }
-export interface BatchOp extends OpBase { kind: 'batch'; vulnerabilityIds: string[]; token: string }
+export interface SingleOp extends OpBase {
+  kind: 'upsert' | 'update';
+  vulnerabilityId: string;
+  token: string;
+  dispositionId?: string;
+  updatedAt?: string;
+}
+export interface BatchOp extends OpBase {
+  kind: 'batch';
+  vulnerabilityIds: string[];
+  token: string;
+}
 /** One step of the VEX workflow on a release of its own (submit locks the release, so it stays out of the disposition writers' way). */
-export interface VexOp extends OpBase { kind: 'vex'; step: VexStep; releaseId: string; vexId?: string; slug?: string }
+export interface VexOp extends OpBase {
+  kind: 'vex';
+  step: VexStep;
+  releaseId: string;
+  vexId?: string;
+  slug?: string;
+}
 export const VEX_STEPS = ['create', 'submit', 'approve', 'publish'] as const;
 export type VexStep = (typeof VEX_STEPS)[number];
 export type Op = ProductOp | ReleaseOp | UploadOp | SingleOp | BatchOp | VexOp;
@@ -42,11 +70,17 @@ export const FIXTURES = [
   'handmade_cyclonedx-1.2_nested-assemblies.json',
 ] as const;
 const FIXTURE_DIR = resolve(import.meta.dirname, '../fixtures/sboms');
-const fixtureText = new Map<string, string>(FIXTURES.map((name) => [name, readFileSync(join(FIXTURE_DIR, name), 'utf8')]));
+const fixtureText = new Map<string, string>(
+  FIXTURES.map((name) => [name, readFileSync(join(FIXTURE_DIR, name), 'utf8')]),
+);
 export const fixtureContent = (name: string): string => fixtureText.get(name)!;
 
 const STATUSES = ['affected', 'not_affected', 'fixed', 'under_investigation'] as const;
-const JUSTIFICATIONS = ['component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path'] as const;
+const JUSTIFICATIONS = [
+  'component_not_present',
+  'vulnerable_code_not_present',
+  'vulnerable_code_not_in_execute_path',
+] as const;
 const RESPONSES = ['can_not_fix', 'will_not_fix', 'update', 'workaround_available'] as const;
 
 /** A disposition body that satisfies the rules (justification for not_affected, response for affected). */
@@ -65,7 +99,14 @@ export class Journal {
   private seq = 0;
   cycle = 0;
 
-  async send<T extends Op>(op: Omit<T, 'seq' | 'cycle' | 'startedAt' | 'outcome'>, baseUrl: string, apiKey: string, method: string, path: string, body: unknown): Promise<{ op: T; data?: Record<string, unknown> }> {
+  async send<T extends Op>(
+    op: Omit<T, 'seq' | 'cycle' | 'startedAt' | 'outcome'>,
+    baseUrl: string,
+    apiKey: string,
+    method: string,
+    path: string,
+    body: unknown,
+  ): Promise<{ op: T; data?: Record<string, unknown> }> {
     const recorded = { ...op, seq: ++this.seq, cycle: this.cycle, startedAt: Date.now(), outcome: 'pending' } as T;
     this.ops.push(recorded);
     try {
@@ -114,21 +155,43 @@ export interface WorkloadState {
  * Runs the clients until `stopped()` turns true; each client sends one request at a time.
  * `disjoint`: single writers and each batch writer use separate thirds of the pool (the control run, where no write contends).
  */
-export async function runClients(journal: Journal, state: WorkloadState, rng: Rng, stopped: () => boolean, disjoint = false): Promise<void> {
+export async function runClients(
+  journal: Journal,
+  state: WorkloadState,
+  rng: Rng,
+  stopped: () => boolean,
+  disjoint = false,
+): Promise<void> {
   const { baseUrl, apiKey } = state;
   const third = Math.floor(state.pool.length / 3);
   const singlePool = disjoint ? state.pool.slice(0, third) : state.pool;
-  const batchPools = disjoint ? [state.pool.slice(third, 2 * third), state.pool.slice(2 * third)] : [state.pool, state.pool];
+  const batchPools = disjoint
+    ? [state.pool.slice(third, 2 * third), state.pool.slice(2 * third)]
+    : [state.pool, state.pool];
   const slug = () => `crash-${Array.from({ length: 12 }, () => String.fromCharCode(97 + rng.int(26))).join('')}`;
 
   const uploader = async (client: string) => {
     while (!stopped()) {
       if (rng.chance(0.25) || state.releases.length === 0) {
-        const { op, data } = await journal.send<ProductOp>({ kind: 'product', client }, baseUrl, apiKey, 'POST', '/api/products', { name: `Crash ${client}`, slug: slug() });
+        const { op, data } = await journal.send<ProductOp>(
+          { kind: 'product', client },
+          baseUrl,
+          apiKey,
+          'POST',
+          '/api/products',
+          { name: `Crash ${client}`, slug: slug() },
+        );
         if (op.outcome !== 'acked' || !data) continue;
         op.productId = String(data.id);
         if (stopped()) return;
-        const release = await journal.send<ReleaseOp>({ kind: 'release', client, productId: op.productId }, baseUrl, apiKey, 'POST', `/api/products/${op.productId}/releases`, { version: '1.0.0' });
+        const release = await journal.send<ReleaseOp>(
+          { kind: 'release', client, productId: op.productId },
+          baseUrl,
+          apiKey,
+          'POST',
+          `/api/products/${op.productId}/releases`,
+          { version: '1.0.0' },
+        );
         if (release.op.outcome !== 'acked' || !release.data) continue;
         release.op.releaseId = String(release.data.id);
         state.releases.push(release.op.releaseId);
@@ -136,7 +199,14 @@ export async function runClients(journal: Journal, state: WorkloadState, rng: Rn
       }
       const fixture = rng.pick(FIXTURES);
       const releaseId = rng.pick(state.releases);
-      const { op, data } = await journal.send<UploadOp>({ kind: 'upload', client, releaseId, fixture }, baseUrl, apiKey, 'POST', '/api/sboms/upload', { releaseId, content: fixtureText.get(fixture), fileName: fixture });
+      const { op, data } = await journal.send<UploadOp>(
+        { kind: 'upload', client, releaseId, fixture },
+        baseUrl,
+        apiKey,
+        'POST',
+        '/api/sboms/upload',
+        { releaseId, content: fixtureText.get(fixture), fileName: fixture },
+      );
       if (op.outcome === 'acked' && data) op.sbomId = String(data.id);
     }
   };
@@ -148,13 +218,30 @@ export async function runClients(journal: Journal, state: WorkloadState, rng: Rn
       // must not undo this write) or its last ones (written late: this write may make it fail).
       const running = disjoint ? [] : journal.pending().filter((op): op is BatchOp => op.kind === 'batch');
       const contended = running.length && rng.chance(0.3) ? rng.pick(running).vulnerabilityIds : undefined;
-      const vulnerabilityId = contended ? rng.pick(rng.chance(0.5) ? contended.slice(0, 20) : contended.slice(-20)) : rng.pick(singlePool);
+      const vulnerabilityId = contended
+        ? rng.pick(rng.chance(0.5) ? contended.slice(0, 20) : contended.slice(-20))
+        : rng.pick(singlePool);
       const token = tokenFor(journal.cycle, client, ++n);
       const values = dispositionValues(rng, token);
       const known = state.dispositionIds.get(vulnerabilityId);
-      const { op, data } = known && rng.chance(0.4)
-        ? await journal.send<SingleOp>({ kind: 'update', client, vulnerabilityId, token, dispositionId: known }, baseUrl, apiKey, 'PUT', `/api/dispositions/${known}`, values)
-        : await journal.send<SingleOp>({ kind: 'upsert', client, vulnerabilityId, token }, baseUrl, apiKey, 'POST', '/api/dispositions', { vulnerabilityId, ...values });
+      const { op, data } =
+        known && rng.chance(0.4)
+          ? await journal.send<SingleOp>(
+              { kind: 'update', client, vulnerabilityId, token, dispositionId: known },
+              baseUrl,
+              apiKey,
+              'PUT',
+              `/api/dispositions/${known}`,
+              values,
+            )
+          : await journal.send<SingleOp>(
+              { kind: 'upsert', client, vulnerabilityId, token },
+              baseUrl,
+              apiKey,
+              'POST',
+              '/api/dispositions',
+              { vulnerabilityId, ...values },
+            );
       if (op.outcome === 'acked' && data) {
         op.dispositionId = String(data.id);
         op.updatedAt = String(data.updated_at);
@@ -170,32 +257,76 @@ export async function runClients(journal: Journal, state: WorkloadState, rng: Rn
       const size = Math.min(batchPool.length, rng.chance(0.2) ? 300 + rng.int(201) : 20 + rng.int(131));
       const vulnerabilityIds = rng.sample(batchPool, size);
       const token = tokenFor(journal.cycle, client, ++n);
-      await journal.send<BatchOp>({ kind: 'batch', client, vulnerabilityIds, token }, baseUrl, apiKey, 'POST', '/api/dispositions/batch', { vulnerabilityIds, ...dispositionValues(rng, token) });
+      await journal.send<BatchOp>(
+        { kind: 'batch', client, vulnerabilityIds, token },
+        baseUrl,
+        apiKey,
+        'POST',
+        '/api/dispositions/batch',
+        { vulnerabilityIds, ...dispositionValues(rng, token) },
+      );
     }
   };
 
   const vexWriter = async (client: string) => {
     while (!stopped()) {
-      const product = await journal.send<ProductOp>({ kind: 'product', client }, baseUrl, apiKey, 'POST', '/api/products', { name: `Crash ${client}`, slug: slug() });
+      const product = await journal.send<ProductOp>(
+        { kind: 'product', client },
+        baseUrl,
+        apiKey,
+        'POST',
+        '/api/products',
+        { name: `Crash ${client}`, slug: slug() },
+      );
       if (product.op.outcome !== 'acked' || !product.data || stopped()) continue;
       product.op.productId = String(product.data.id);
-      const release = await journal.send<ReleaseOp>({ kind: 'release', client, productId: product.op.productId }, baseUrl, apiKey, 'POST', `/api/products/${product.op.productId}/releases`, { version: '1.0.0' });
+      const release = await journal.send<ReleaseOp>(
+        { kind: 'release', client, productId: product.op.productId },
+        baseUrl,
+        apiKey,
+        'POST',
+        `/api/products/${product.op.productId}/releases`,
+        { version: '1.0.0' },
+      );
       if (release.op.outcome !== 'acked' || !release.data || stopped()) continue;
       const releaseId = String(release.data.id);
       release.op.releaseId = releaseId;
       // No SBOM: a release without findings can still be published as CycloneDX VEX ("nothing known").
-      const created = await journal.send<VexOp>({ kind: 'vex', step: 'create', client, releaseId }, baseUrl, apiKey, 'POST', `/api/releases/${releaseId}/vex`, { format: 'cyclonedx_vex' });
+      const created = await journal.send<VexOp>(
+        { kind: 'vex', step: 'create', client, releaseId },
+        baseUrl,
+        apiKey,
+        'POST',
+        `/api/releases/${releaseId}/vex`,
+        { format: 'cyclonedx_vex' },
+      );
       if (created.op.outcome !== 'acked' || !created.data) continue;
       const vexId = String(created.data.id);
       created.op.vexId = vexId;
       for (const step of VEX_STEPS.slice(1)) {
         if (stopped()) return;
-        const { op, data } = await journal.send<VexOp>({ kind: 'vex', step, client, releaseId, vexId }, baseUrl, apiKey, 'POST', `/api/vex/${vexId}/${step}`, {});
+        const { op, data } = await journal.send<VexOp>(
+          { kind: 'vex', step, client, releaseId, vexId },
+          baseUrl,
+          apiKey,
+          'POST',
+          `/api/vex/${vexId}/${step}`,
+          {},
+        );
         if (op.outcome !== 'acked') break;
-        if (step === 'publish') op.slug = String((data?.disclosure as { public_slug?: string } | undefined)?.public_slug);
+        if (step === 'publish')
+          op.slug = String((data?.disclosure as { public_slug?: string } | undefined)?.public_slug);
       }
     }
   };
 
-  await Promise.all([vexWriter('vex1'), uploader('up1'), uploader('up2'), singleWriter('one1'), singleWriter('one2'), batchWriter('batch1', batchPools[0]!), batchWriter('batch2', batchPools[1]!)]);
+  await Promise.all([
+    vexWriter('vex1'),
+    uploader('up1'),
+    uploader('up2'),
+    singleWriter('one1'),
+    singleWriter('one2'),
+    batchWriter('batch1', batchPools[0]!),
+    batchWriter('batch2', batchPools[1]!),
+  ]);
 }

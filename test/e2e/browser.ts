@@ -8,7 +8,12 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+const CANDIDATES = [
+  process.env.CHROMIUM_PATH,
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+];
 export const SCREENSHOT_DIR = join(import.meta.dirname, 'screenshots');
 
 export function chromiumPath(): string {
@@ -39,10 +44,15 @@ export interface AxeViolation {
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(`${axeSource}\n;0`);
   // Page-side code as text: the test project compiles without the DOM library.
-  const violations = await page.evaluate<AxeViolation[]>("axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)");
+  const violations = await page.evaluate<AxeViolation[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)",
+  );
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ ...violation, nodes: violation.nodes.slice(0, 3).map(({ target, failureSummary }) => ({ target, failureSummary })) }));
+    .map((violation) => ({
+      ...violation,
+      nodes: violation.nodes.slice(0, 3).map(({ target, failureSummary }) => ({ target, failureSummary })),
+    }));
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
@@ -57,7 +67,12 @@ export async function tabTo(page: Page, target: Locator, key = 'Enter', maxPress
   for (let presses = 1; presses <= maxPresses; presses++) {
     await page.keyboard.press('Tab');
     // globalThis.document: the test project compiles without the DOM library; this runs in the page.
-    if (await handle.evaluate((element) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)) {
+    if (
+      await handle.evaluate(
+        (element) =>
+          element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement,
+      )
+    ) {
       if (key) await page.keyboard.press(key);
       return presses;
     }

@@ -14,7 +14,9 @@ const BUDGET_BYTES = 200 * 1024;
 
 /** Static imports of an ES module chunk (`import … from "./x.js"`, `import "./x.js"`), not dynamic `import()`. */
 function staticImports(source: string): string[] {
-  return [...source.matchAll(/(?:^|[;\s}])(?:import|export)\s*(?:[\w${},*\s]+from\s*)?["']([^"']+\.js)["']/g)].map((match) => match[1]!);
+  return [...source.matchAll(/(?:^|[;\s}])(?:import|export)\s*(?:[\w${},*\s]+from\s*)?["']([^"']+\.js)["']/g)].map(
+    (match) => match[1]!,
+  );
 }
 
 function firstLoadScripts(): string[] {
@@ -39,9 +41,14 @@ describe('the console bundle', () => {
   it('loads at most 200 KB of gzipped JavaScript on first load, and no inline script', () => {
     const scripts = firstLoadScripts();
     expect(scripts.length).toBeGreaterThan(0);
-    const sizes = scripts.map((path) => ({ path, gzipped: gzipSync(readFileSync(join(DIST, path)), { level: 9 }).length }));
+    const sizes = scripts.map((path) => ({
+      path,
+      gzipped: gzipSync(readFileSync(join(DIST, path)), { level: 9 }).length,
+    }));
     const total = sizes.reduce((sum, { gzipped }) => sum + gzipped, 0);
-    process.stdout.write(`console first load: ${sizes.map(({ path, gzipped }) => `${path} ${(gzipped / 1024).toFixed(1)} KB`).join(', ')}; total ${(total / 1024).toFixed(1)} KB gzipped\n`);
+    process.stdout.write(
+      `console first load: ${sizes.map(({ path, gzipped }) => `${path} ${(gzipped / 1024).toFixed(1)} KB`).join(', ')}; total ${(total / 1024).toFixed(1)} KB gzipped\n`,
+    );
     expect(total).toBeLessThanOrEqual(BUDGET_BYTES);
     // The CSP is script-src 'self': every script in index.html has a src.
     const html = readFileSync(join(DIST, 'index.html'), 'utf8');

@@ -31,7 +31,13 @@ let browser: Browser;
 let admin: BrowserContext;
 let page: Page;
 const cspViolations: string[] = [];
-const state: { productId?: string; releaseId?: string; findingCount?: number; approver?: { email: string; name: string; password: string }; disclosurePath?: string } = {};
+const state: {
+  productId?: string;
+  releaseId?: string;
+  findingCount?: number;
+  approver?: { email: string; name: string; password: string };
+  disclosurePath?: string;
+} = {};
 
 async function expectAccessible(target: Page, name: string): Promise<void> {
   await screenshot(target, name);
@@ -46,13 +52,19 @@ async function signInThroughProvider(target: Page, credentials: { email: string;
   await target.locator('#email').fill(credentials.email);
   await target.locator('#password').fill(credentials.password);
   await target.locator('#password').press('Enter');
-  await target.waitForURL((url) => url.origin === baseUrl() && !url.pathname.startsWith('/sign-in') && !url.pathname.startsWith('/api/'));
+  await target.waitForURL(
+    (url) => url.origin === baseUrl() && !url.pathname.startsWith('/sign-in') && !url.pathname.startsWith('/api/'),
+  );
 }
 
 /** Reads `read` until it gives `expected` (the page re-renders after its request answers) or 10 s pass; the last reading. */
 async function eventually<T>(read: () => Promise<T>, expected: T): Promise<T> {
   let last = await read();
-  for (const deadline = Date.now() + 10_000; JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline; last = await read()) {
+  for (
+    const deadline = Date.now() + 10_000;
+    JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline;
+    last = await read()
+  ) {
     await new Promise((done) => setTimeout(done, 100));
   }
   return last;
@@ -63,13 +75,18 @@ function bootstrapKey(): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { apiKey: string }).apiKey;
 }
 
-async function apiGet(path: string, key: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads JSON
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads JSON
+async function apiGet(path: string, key: string): Promise<{ status: number; body: any }> {
   const response = await fetch(`${baseUrl()}${path}`, { headers: { Authorization: `Bearer ${key}` } });
-  return { status: response.status, body: response.headers.get('content-type')?.includes('json') ? await response.json() : await response.text() };
+  return {
+    status: response.status,
+    body: response.headers.get('content-type')?.includes('json') ? await response.json() : await response.text(),
+  };
 }
 
 /** A GET that must answer 200, with the answer in the failure message otherwise. */
-async function apiData(path: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads JSON
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads JSON
+async function apiData(path: string): Promise<any> {
   const { status, body } = await apiGet(path, bootstrapKey());
   expect({ path, status, body: status === 200 ? 'ok' : body }).toEqual({ path, status: 200, body: 'ok' });
   return body;
@@ -115,10 +132,13 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await page.getByRole('heading', { name: 'Widget Server', level: 1 }).waitFor();
     await expectAccessible(page, '03-product');
     const editProduct = page.getByRole('region', { name: 'Edit product' });
-    await editProduct.getByLabel('Description').fill('The widget fleet\'s server');
+    await editProduct.getByLabel('Description').fill("The widget fleet's server");
     await tabTo(page, editProduct.getByRole('button', { name: 'Save product' }));
     await editProduct.getByRole('status').getByText('Saved.').waitFor();
-    expect((await apiData(`/api/products/${state.productId}`)).data).toMatchObject({ description: 'The widget fleet\'s server', vendor: 'Acme <Security> & Co' });
+    expect((await apiData(`/api/products/${state.productId}`)).data).toMatchObject({
+      description: "The widget fleet's server",
+      vendor: 'Acme <Security> & Co',
+    });
 
     const release = page.getByRole('region', { name: 'New release' });
     await release.getByLabel('Version').fill('2.4.0');
@@ -130,7 +150,10 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await editRelease.getByLabel('Notes').fill('First release on the new platform');
     await tabTo(page, editRelease.getByRole('button', { name: 'Save release' }));
     await editRelease.getByRole('status').getByText('Saved.').waitFor();
-    expect((await apiData(`/api/releases/${state.releaseId}`)).data).toMatchObject({ notes: 'First release on the new platform', status: 'active' });
+    expect((await apiData(`/api/releases/${state.releaseId}`)).data).toMatchObject({
+      notes: 'First release on the new platform',
+      status: 'active',
+    });
   });
 
   it('uploads a fixture SBOM by drag and drop and shows its findings once scanned', async () => {
@@ -146,7 +169,11 @@ describe('the web console, from sign-in to a published disclosure', () => {
 
     // The scan runs in the background (the list answers 409 scan_pending meanwhile); the page polls until it is done.
     let total = 0;
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline && total === 0; await new Promise((done) => setTimeout(done, 250))) {
+    for (
+      const deadline = Date.now() + 30_000;
+      Date.now() < deadline && total === 0;
+      await new Promise((done) => setTimeout(done, 250))
+    ) {
       const listed = await apiGet(`/api/releases/${state.releaseId}/vulnerabilities?perPage=1`, bootstrapKey());
       if (listed.status === 200) total = listed.body.meta.total as number;
       else expect(listed.body.error.code).toBe('scan_pending');
@@ -159,7 +186,8 @@ describe('the web console, from sign-in to a published disclosure', () => {
   });
 
   it('sorts and filters the findings on the server', async () => {
-    const kevRows = (await apiData(`/api/releases/${state.releaseId}/vulnerabilities?kev=true&perPage=500`)).meta.total as number;
+    const kevRows = (await apiData(`/api/releases/${state.releaseId}/vulnerabilities?kev=true&perPage=500`)).meta
+      .total as number;
     await page.getByLabel('Known exploited (KEV)').check();
     await page.getByText(`${kevRows} findings ·`).waitFor();
     await expect(page.getByRole('checkbox', { name: /^Select (CVE|GHSA)-/ }).count()).resolves.toBe(kevRows);
@@ -167,10 +195,14 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await page.getByText(`${state.findingCount} findings ·`).waitFor();
     await page.getByRole('button', { name: 'Component' }).click();
     await page.locator('th[aria-sort="ascending"]', { hasText: 'Component' }).waitFor();
-    const byComponent = (await apiData(`/api/releases/${state.releaseId}/vulnerabilities?sort=component&perPage=500`)).data as Array<{ component_name: string; component_version: string | null }>;
+    const byComponent = (await apiData(`/api/releases/${state.releaseId}/vulnerabilities?sort=component&perPage=500`))
+      .data as Array<{ component_name: string; component_version: string | null }>;
     const expected = byComponent.map((row) => `${row.component_name} ${row.component_version ?? ''}`.trim());
     expect(expected.length).toBe(state.findingCount);
-    const shown = await eventually(() => page.locator('table.findings tbody tr td:nth-child(3)').allInnerTexts(), expected);
+    const shown = await eventually(
+      () => page.locator('table.findings tbody tr td:nth-child(3)').allInnerTexts(),
+      expected,
+    );
     expect(shown).toEqual(expected);
   });
 
@@ -184,10 +216,17 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await page.getByText(`${state.findingCount} findings marked not affected.`).waitFor();
     await page.getByText(`${state.findingCount} findings · 0 without a decision`).waitFor();
 
-    const listed = (await apiData(`/api/releases/${state.releaseId}/vulnerabilities?perPage=500`)).data as Array<{ disposition?: { status: string; justification: string } }>;
-    expect(listed.map((row) => [row.disposition?.status, row.disposition?.justification])).toEqual(listed.map(() => ['not_affected', 'vulnerable_code_not_in_execute_path']));
+    const listed = (await apiData(`/api/releases/${state.releaseId}/vulnerabilities?perPage=500`)).data as Array<{
+      disposition?: { status: string; justification: string };
+    }>;
+    expect(listed.map((row) => [row.disposition?.status, row.disposition?.justification])).toEqual(
+      listed.map(() => ['not_affected', 'vulnerable_code_not_in_execute_path']),
+    );
 
-    await page.getByRole('button', { name: /^Details of / }).first().click();
+    await page
+      .getByRole('button', { name: /^Details of / })
+      .first()
+      .click();
     const panel = page.getByRole('complementary');
     await panel.getByText('status: — → not affected').waitFor();
     await expectAccessible(page, '05-disposition-panel');
@@ -221,7 +260,10 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await tabTo(page, invite.getByRole('button', { name: 'Invite' }));
     await page.getByText(`${state.approver.email} invited`).waitFor();
     // The name is text, never markup.
-    await page.getByRole('cell', { name: new RegExp(`approver <b>&</b>`) }).first().waitFor();
+    await page
+      .getByRole('cell', { name: new RegExp(`approver <b>&</b>`) })
+      .first()
+      .waitFor();
     await expectAccessible(page, '07-settings');
   });
 
@@ -246,7 +288,8 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await vex.getByRole('heading', { name: /OpenVEX v1 approved/ }).waitFor();
     await tabTo(page, vex.getByRole('button', { name: 'Publish' }));
     await vex.getByRole('heading', { name: /OpenVEX v1 published/ }).waitFor();
-    state.disclosurePath = (await vex.getByRole('link', { name: 'Public disclosure page' }).getAttribute('href')) ?? undefined;
+    state.disclosurePath =
+      (await vex.getByRole('link', { name: 'Public disclosure page' }).getAttribute('href')) ?? undefined;
     expect(state.disclosurePath).toMatch(/^\/d\/[a-z0-9-]+$/);
     await expectAccessible(page, '08-vex-published');
 
@@ -256,34 +299,45 @@ describe('the web console, from sign-in to a published disclosure', () => {
     cspViolations.push(...recordCspViolations(publicPage));
     await publicPage.goto(`${baseUrl()}${state.disclosurePath}`);
     await publicPage.getByRole('heading', { name: 'Widget Server 2.4.0', level: 1 }).waitFor();
-    await publicPage.getByTestId('signature-status').getByText(/^Valid/).waitFor();
+    await publicPage
+      .getByTestId('signature-status')
+      .getByText(/^Valid/)
+      .waitFor();
     const shownHash = (await publicPage.getByTestId('content-hash').innerText()).trim();
     const rawHref = await publicPage.getByTestId('raw-download').getAttribute('href');
     const raw = Buffer.from(await (await fetch(new URL(rawHref!, baseUrl()))).arrayBuffer());
     expect(shownHash).toBe(createHash('sha256').update(raw).digest('hex'));
     const statements = (JSON.parse(raw.toString('utf8')) as { statements: unknown[] }).statements.length;
     expect(statements).toBeGreaterThan(0);
-    await expect(publicPage.getByRole('region', { name: /^Statements/ }).getByRole('row').count()).resolves.toBe(statements + 1);
+    await expect(
+      publicPage
+        .getByRole('region', { name: /^Statements/ })
+        .getByRole('row')
+        .count(),
+    ).resolves.toBe(statements + 1);
     await publicPage.getByText('Acme <Security> & Co', { exact: false }).waitFor();
     await expectAccessible(publicPage, '09-public-disclosure');
     await visitor.close();
   });
 
-  it('changes a member\'s permissions and removes the member from the settings page', async () => {
+  it("changes a member's permissions and removes the member from the settings page", async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     const email = state.approver!.email;
     const contentWrite = page.getByRole('checkbox', { name: `content.write for ${email}` });
     await contentWrite.waitFor();
     await tabTo(page, contentWrite, ' ');
     await page.getByText(`Permissions of ${email} saved.`).waitFor();
-    const listed = () => apiData('/api/members').then((body) => (body.data as Array<{ email: string; permissions: string[] }>).find((member) => member.email === email));
+    const listed = () =>
+      apiData('/api/members').then((body) =>
+        (body.data as Array<{ email: string; permissions: string[] }>).find((member) => member.email === email),
+      );
     expect((await listed())?.permissions).toEqual([]);
     await tabTo(page, page.getByRole('button', { name: `Remove ${email}` }));
     await page.getByText(`${email} removed.`).waitFor();
     expect(await listed()).toBeUndefined();
   });
 
-  it('changes the team\'s session timeouts on the settings page, and shows the service\'s refusal of an inconsistent pair', async () => {
+  it("changes the team's session timeouts on the settings page, and shows the service's refusal of an inconsistent pair", async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     const form = page.getByRole('form', { name: 'Session timeouts' });
     const idle = form.getByLabel('Idle timeout (minutes)');
@@ -297,7 +351,11 @@ describe('the web console, from sign-in to a published disclosure', () => {
     // An idle timeout longer than the absolute one: the service refuses (422) and the page says why.
     await form.getByLabel('Absolute timeout (minutes)').fill('60');
     await tabTo(page, form.getByRole('button', { name: 'Save timeouts' }));
-    await page.getByRole('region', { name: 'Browser sessions' }).getByRole('alert').getByText(/cannot exceed the absolute timeout/).waitFor();
+    await page
+      .getByRole('region', { name: 'Browser sessions' })
+      .getByRole('alert')
+      .getByText(/cannot exceed the absolute timeout/)
+      .waitFor();
     expect(await stored()).toEqual({ idleMinutes: 90, absoluteMinutes: 7 * 24 * 60 });
     await expectAccessible(page, '13-session-timeouts');
   });
@@ -327,7 +385,10 @@ describe('the web console, from sign-in to a published disclosure', () => {
     expect((await apiGet(`/api/products/${state.productId}/releases`, value)).status).toBe(200);
 
     await tabTo(page, page.getByRole('button', { name: 'Revoke ci-e2e' }));
-    await page.getByRole('row', { name: /ci-e2e/ }).getByText(/^Revoked/).waitFor();
+    await page
+      .getByRole('row', { name: /ci-e2e/ })
+      .getByText(/^Revoked/)
+      .waitFor();
     expect((await apiGet(`/api/products/${state.productId}/releases`, value)).status).toBe(401);
     await expectAccessible(page, '12-key-revoked');
   });
@@ -335,10 +396,24 @@ describe('the web console, from sign-in to a published disclosure', () => {
   it('refuses a state-changing request with the session cookie but no CSRF token (403)', async () => {
     const cookie = `${SESSION_COOKIE}=${await sessionCookie(admin)}`;
     const body = JSON.stringify({ name: 'Forged', slug: 'forged' });
-    const crossSite = await fetch(`${baseUrl()}/api/products`, { method: 'POST', headers: { Cookie: cookie, Origin: 'https://evil.example', 'Content-Type': 'application/json' }, body });
+    const crossSite = await fetch(`${baseUrl()}/api/products`, {
+      method: 'POST',
+      headers: { Cookie: cookie, Origin: 'https://evil.example', 'Content-Type': 'application/json' },
+      body,
+    });
     expect(crossSite.status).toBe(403);
     // The same request from the console's own origin, still without the token.
-    const sameOrigin = await page.evaluate(async (payload) => (await fetch('/api/products', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: payload })).status, body);
+    const sameOrigin = await page.evaluate(
+      async (payload) =>
+        (
+          await fetch('/api/products', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: payload,
+          })
+        ).status,
+      body,
+    );
     expect(sameOrigin).toBe(403);
     const listed = (await apiData('/api/products?slug=forged')).data as unknown[];
     expect(listed).toEqual([]);
@@ -347,7 +422,9 @@ describe('the web console, from sign-in to a published disclosure', () => {
   it('uploads a larger SBOM through the file input, gzip-compressed in the browser, stored byte for byte', async () => {
     const file = join(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json');
     const created = await fetch(`${baseUrl()}/api/products/${state.productId}/releases`, {
-      method: 'POST', headers: { Authorization: `Bearer ${bootstrapKey()}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ version: '2.5.0' }),
+      method: 'POST',
+      headers: { Authorization: `Bearer ${bootstrapKey()}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ version: '2.5.0' }),
     });
     expect(created.status).toBe(201);
     const releaseId = ((await created.json()) as { data: { id: string } }).data.id;
@@ -357,14 +434,21 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await page.getByLabel('Choose a file').setInputFiles(file);
     expect((await upload).headers()['content-encoding']).toBe('gzip');
     await page.getByText(/sbomgr\.json: CycloneDX 1\.4, \d+ components/).waitFor();
-    const stored = (await apiData(`/api/releases/${releaseId}/sboms`)).data as Array<{ file_hash: string; file_name: string }>;
-    expect(stored.map(({ file_hash, file_name }) => [file_hash, file_name])).toEqual([[createHash('sha256').update(readFileSync(file)).digest('hex'), 'cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json']]);
+    const stored = (await apiData(`/api/releases/${releaseId}/sboms`)).data as Array<{
+      file_hash: string;
+      file_name: string;
+    }>;
+    expect(stored.map(({ file_hash, file_name }) => [file_hash, file_name])).toEqual([
+      [createHash('sha256').update(readFileSync(file)).digest('hex'), 'cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json'],
+    ]);
   });
 
   it('refuses a file over the 10 MB SBOM limit before sending it, and says so', async () => {
     // 2.4.0 is locked by its published VEX (no upload there): a release of its own.
     const created = await fetch(`${baseUrl()}/api/products/${state.productId}/releases`, {
-      method: 'POST', headers: { Authorization: `Bearer ${bootstrapKey()}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ version: '2.6.0' }),
+      method: 'POST',
+      headers: { Authorization: `Bearer ${bootstrapKey()}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ version: '2.6.0' }),
     });
     expect(created.status).toBe(201);
     await page.goto(`${baseUrl()}/releases/${((await created.json()) as { data: { id: string } }).data.id}`);
@@ -374,8 +458,15 @@ describe('the web console, from sign-in to a published disclosure', () => {
       if (request.url().includes('/api/sboms/upload')) uploads.push(request.url());
     };
     page.on('request', watch);
-    await page.getByLabel('Choose a file').setInputFiles({ name: 'huge.cdx.json', mimeType: 'application/json', buffer: Buffer.alloc(MAX_SBOM_BYTES + 1, 0x20) });
-    await page.getByRole('alert').getByText('huge.cdx.json: The file is 10.0 MB; the service accepts SBOMs up to 10.0 MB (10,485,760 bytes).').waitFor();
+    await page.getByLabel('Choose a file').setInputFiles({
+      name: 'huge.cdx.json',
+      mimeType: 'application/json',
+      buffer: Buffer.alloc(MAX_SBOM_BYTES + 1, 0x20),
+    });
+    await page
+      .getByRole('alert')
+      .getByText('huge.cdx.json: The file is 10.0 MB; the service accepts SBOMs up to 10.0 MB (10,485,760 bytes).')
+      .waitFor();
     page.off('request', watch);
     expect(uploads).toEqual([]);
   });
@@ -385,17 +476,23 @@ describe('the web console, from sign-in to a published disclosure', () => {
     // Loaded to the end (its requests done), so only the click below meets the ended session.
     await page.getByRole('form', { name: 'SLA policy' }).waitFor();
     await page.getByRole('row', { name: /ci-e2e/ }).waitFor();
-    await dynamo().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.session(hashSessionId(await sessionCookie(admin))),
-      UpdateExpression: 'SET absoluteExpiresAt = :past', ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
-    }));
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.session(hashSessionId(await sessionCookie(admin))),
+        UpdateExpression: 'SET absoluteExpiresAt = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Products' }).click();
     await page.waitForURL(/\/sign-in\?expired=1&returnTo=%2F$/);
     await page.getByText('Your session has ended. Sign in again to continue.').waitFor();
     await screenshot(page, '13-session-expired');
     await page.goto(`${baseUrl()}/releases/${state.releaseId}`);
     await page.waitForURL(new RegExp(`/sign-in\\?returnTo=${encodeURIComponent(`/releases/${state.releaseId}`)}$`));
-    expect(await page.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe(`/api/auth/login?returnTo=${encodeURIComponent(`/releases/${state.releaseId}`)}`);
+    expect(await page.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe(
+      `/api/auth/login?returnTo=${encodeURIComponent(`/releases/${state.releaseId}`)}`,
+    );
   });
 
   it('signs out from the header: the session ends on the server and the console asks to sign in', async () => {
@@ -404,12 +501,15 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await tabTo(page, page.getByRole('link', { name: 'Sign in' }));
     // The embedded provider may still hold its own sign-in from the start of this file and send us straight back.
     const back = page.waitForURL((url) => url.origin === baseUrl() && url.pathname === '/');
-    const form = page.locator('#email').waitFor().then(async () => {
-      const credentials = await demoLogin();
-      await page.locator('#email').fill(credentials.email);
-      await page.locator('#password').fill(credentials.password);
-      await page.locator('#password').press('Enter');
-    });
+    const form = page
+      .locator('#email')
+      .waitFor()
+      .then(async () => {
+        const credentials = await demoLogin();
+        await page.locator('#email').fill(credentials.email);
+        await page.locator('#password').fill(credentials.password);
+        await page.locator('#password').press('Enter');
+      });
     // When the provider sends us back, the form never appears: its wait must not fail the run later.
     form.catch(() => undefined);
     await back;

@@ -18,7 +18,10 @@ const STAND_IN_ENTRY = functionCatalog().find((spec) => spec.name === 'openapi')
 
 function withBackgroundFunctions(): FunctionSpec[] {
   const names = new Set(BACKGROUND_FUNCTIONS.map((spec) => spec.name));
-  return [...functionCatalog().filter((spec) => !names.has(spec.name)), ...BACKGROUND_FUNCTIONS.map((spec) => ({ ...spec, entry: STAND_IN_ENTRY }))];
+  return [
+    ...functionCatalog().filter((spec) => !names.has(spec.name)),
+    ...BACKGROUND_FUNCTIONS.map((spec) => ({ ...spec, entry: STAND_IN_ENTRY })),
+  ];
 }
 
 let app: App;
@@ -36,7 +39,9 @@ function roleId(name: string): string {
 }
 
 function environmentOf(name: string): Record<string, unknown> {
-  const properties = resourcesOf(template)[logicalIdOf(stack, stack.requireFunction(name))]?.Properties as { Environment: { Variables: Record<string, unknown> } };
+  const properties = resourcesOf(template)[logicalIdOf(stack, stack.requireFunction(name))]?.Properties as {
+    Environment: { Variables: Record<string, unknown> };
+  };
   return properties.Environment.Variables;
 }
 
@@ -49,7 +54,10 @@ describe('function catalog', () => {
   it('includes each background function exactly when its handler file exists', () => {
     const names = functionCatalog().map((spec) => spec.name);
     for (const spec of BACKGROUND_FUNCTIONS) {
-      expect({ name: spec.name, included: names.includes(spec.name) }).toEqual({ name: spec.name, included: existsSync(spec.entry) });
+      expect({ name: spec.name, included: names.includes(spec.name) }).toEqual({
+        name: spec.name,
+        included: existsSync(spec.entry),
+      });
     }
   });
 });
@@ -57,21 +65,33 @@ describe('function catalog', () => {
 describe('scan queue', () => {
   it('moves a message to an encrypted dead-letter queue after three failed receives', () => {
     assertResourceProperties(template, 'AWS::SQS::Queue', {
-      RedrivePolicy: { deadLetterTargetArn: Match.objectLike({ 'Fn::GetAtt': Match.arrayWith(['Arn']) }), maxReceiveCount: 3 },
+      RedrivePolicy: {
+        deadLetterTargetArn: Match.objectLike({ 'Fn::GetAtt': Match.arrayWith(['Arn']) }),
+        maxReceiveCount: 3,
+      },
       SqsManagedSseEnabled: true,
     });
-    assertResourceProperties(template, 'AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+    assertResourceProperties(template, 'AWS::SQS::Queue', {
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
   });
 
   it('keeps a message invisible for six times the worker timeout', () => {
     const worker = BACKGROUND_FUNCTIONS.find((spec) => spec.name === 'scan-worker');
-    expect(resourcesOf(template)[scanQueueId()]?.Properties).toMatchObject({ VisibilityTimeout: (worker?.timeoutSeconds ?? 0) * 6 });
+    expect(resourcesOf(template)[scanQueueId()]?.Properties).toMatchObject({
+      VisibilityTimeout: (worker?.timeoutSeconds ?? 0) * 6,
+    });
   });
 
   it('denies queue access without TLS', () => {
     assertResourceProperties(template, 'AWS::SQS::QueuePolicy', {
       Queues: [{ Ref: scanQueueId() }],
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
     });
   });
 
@@ -102,10 +122,16 @@ describe('recovery sweep', () => {
     assertResourceProperties(template, 'AWS::Events::Rule', {
       ScheduleExpression: 'rate(15 minutes)',
       State: 'ENABLED',
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('scan-worker')), 'Arn'] } })],
+      Targets: [
+        Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('scan-worker')), 'Arn'] } }),
+      ],
     });
     // Put: each scan writes the SBOM's findings digest beside its inventory (docs/architecture.md "Reading a release's findings").
-    expect(actionsOfRole(template, roleId('scan-worker'), logicalIdOf(stack, stack.sbomBucket))).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(actionsOfRole(template, roleId('scan-worker'), logicalIdOf(stack, stack.sbomBucket))).toEqual([
+      's3:DeleteObject',
+      's3:GetObject',
+      's3:PutObject',
+    ]);
   });
 });
 
@@ -127,7 +153,10 @@ describe('corpus refresh', () => {
     const actions = actionsOfRole(template, roleId('corpus-refresh'));
 
     expect(actions).toContain('dynamodb:BatchWriteItem');
-    expect(actionsOfRole(template, roleId('corpus-refresh'), logicalIdOf(stack, stack.sbomBucket))).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(actionsOfRole(template, roleId('corpus-refresh'), logicalIdOf(stack, stack.sbomBucket))).toEqual([
+      's3:GetObject',
+      's3:PutObject',
+    ]);
     expect(actions.filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('s3:'))).toEqual([]);
   });
 });

@@ -12,7 +12,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_FILE_NAME, buildFunctionBundle, bundleSettings, CHUNK_NAMES, coldStartOutputs, esbuildOptions, lambdaCredentialsPlugin, purlCollatorPlugin, zodLocalesPlugin } from '../../lib/bundling';
+import {
+  BUNDLE_FILE_NAME,
+  buildFunctionBundle,
+  bundleSettings,
+  CHUNK_NAMES,
+  coldStartOutputs,
+  esbuildOptions,
+  lambdaCredentialsPlugin,
+  purlCollatorPlugin,
+  zodLocalesPlugin,
+} from '../../lib/bundling';
 import { PackageURL } from 'packageurl-js';
 import { functionCatalog, PROJECT_ROOT } from '../../lib/function-catalog';
 
@@ -54,7 +64,9 @@ function evaluate(file: string, expression: string, env: Record<string, string> 
 
 /** How many locales zod's own locales index exports. */
 function zodLocaleExports(): number {
-  return readFileSync(join(PROJECT_ROOT, 'node_modules/zod/v4/locales/index.js'), 'utf8').split('\n').filter((line) => line.startsWith('export { default as ')).length;
+  return readFileSync(join(PROJECT_ROOT, 'node_modules/zod/v4/locales/index.js'), 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('export { default as ')).length;
 }
 
 function inputsOf(metafile: Metafile): string[] {
@@ -85,7 +97,11 @@ describe('bundle settings', () => {
       external: [],
     });
     expect(options.banner?.js).toContain('createRequire');
-    expect(options.plugins?.map((plugin) => plugin.name)).toEqual(['vexdesk-zod-locales', 'vexdesk-lambda-credentials', 'vexdesk-purl-collator']);
+    expect(options.plugins?.map((plugin) => plugin.name)).toEqual([
+      'vexdesk-zod-locales',
+      'vexdesk-lambda-credentials',
+      'vexdesk-purl-collator',
+    ]);
     expect(bundleSettings.zodLocales).toEqual(['en']);
   });
 });
@@ -111,7 +127,8 @@ describe('zod locales plugin', () => {
   });
 
   it('leaves only the English locale file in the bundle', () => {
-    const locales = (metafile: Metafile): string[] => inputsOf(metafile).filter((path) => /zod\/v4\/locales\/(?!index\.js)/.test(path));
+    const locales = (metafile: Metafile): string[] =>
+      inputsOf(metafile).filter((path) => /zod\/v4\/locales\/(?!index\.js)/.test(path));
 
     expect(locales(withPlugin.metafile)).toEqual(['node_modules/zod/v4/locales/en.js']);
     expect(locales(withoutPlugin).length).toBeGreaterThan(40);
@@ -142,7 +159,13 @@ describe('zod locales plugin', () => {
   });
 
   it('is a no-op for a build that does not use zod', async () => {
-    const { metafile } = await build({ stdin: { contents: 'export const x = 1;', loader: 'ts' }, bundle: true, write: false, metafile: true, plugins: [zodLocalesPlugin()] });
+    const { metafile } = await build({
+      stdin: { contents: 'export const x = 1;', loader: 'ts' },
+      bundle: true,
+      write: false,
+      metafile: true,
+      plugins: [zodLocalesPlugin()],
+    });
 
     expect(inputsOf(metafile)).toEqual(['<stdin>']);
   });
@@ -164,19 +187,38 @@ describe('Lambda credentials plugin', () => {
 
     expect(inputs.some((path) => path.includes('node_modules/@aws-sdk/credential-provider-env/'))).toBe(true);
     // The stand-in module keeps the package's path (under the plugin's namespace); none of the package's own files is read.
-    expect(inputs.filter((path) => /^node_modules\/@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http|login)|nested-clients|token-providers)\//.test(path))).toEqual([]);
-    expect(inputs).toContain('vexdesk-lambda-credentials:' + join(PROJECT_ROOT, 'node_modules/@aws-sdk/credential-provider-node/dist-es/index.js'));
+    expect(
+      inputs.filter((path) =>
+        /^node_modules\/@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http|login)|nested-clients|token-providers)\//.test(
+          path,
+        ),
+      ),
+    ).toEqual([]);
+    expect(inputs).toContain(
+      'vexdesk-lambda-credentials:' +
+        join(PROJECT_ROOT, 'node_modules/@aws-sdk/credential-provider-node/dist-es/index.js'),
+    );
   });
 
   it('gives an SDK client the credentials Lambda puts in the environment', () => {
     const env = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' };
 
-    expect(evaluate(bundle.file, 'm.credentials()', env)).toMatchObject({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token' });
+    expect(evaluate(bundle.file, 'm.credentials()', env)).toMatchObject({
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'secret',
+      sessionToken: 'token',
+    });
     expect(() => evaluate(bundle.file, 'm.credentials()')).toThrow(/Unable to find environment variable credentials/);
   });
 
   it('leaves non-SDK imports alone', async () => {
-    const { metafile } = await build({ stdin: { contents: 'export const x = 1;', loader: 'ts' }, bundle: true, write: false, metafile: true, plugins: [lambdaCredentialsPlugin()] });
+    const { metafile } = await build({
+      stdin: { contents: 'export const x = 1;', loader: 'ts' },
+      bundle: true,
+      write: false,
+      metafile: true,
+      plugins: [lambdaCredentialsPlugin()],
+    });
 
     expect(inputsOf(metafile)).toEqual(['<stdin>']);
   });
@@ -190,7 +232,10 @@ describe('packageurl-js collator plugin', () => {
     'pkg:deb/debian/openssl@3.0.11-1~deb12u2?distro=debian-12&arch=amd64',
   ];
   /** What the installed library answers: canonical strings, and the component names in its order. */
-  const installed = () => ({ purls: PURLS.map((purl) => PackageURL.fromString(purl).toString()), components: Object.keys(PackageURL.Component) });
+  const installed = () => ({
+    purls: PURLS.map((purl) => PackageURL.fromString(purl).toString()),
+    components: Object.keys(PackageURL.Component),
+  });
 
   it('builds no Intl.Collator while the bundle loads, and answers exactly as the installed library', async () => {
     const { file } = await bundleSource(
@@ -202,7 +247,9 @@ describe('packageurl-js collator plugin', () => {
     const script = `let built = 0; const Collator = Intl.Collator; Intl.Collator = function (...args) { built += 1; return new Collator(...args); };
       const m = await import(${JSON.stringify(pathToFileURL(file).href)}); const atLoad = built;
       process.stdout.write(JSON.stringify({ atLoad, ...m.answers() }));`;
-    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' })) as unknown;
+    const result = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' }),
+    ) as unknown;
 
     expect(result).toEqual({ atLoad: 0, ...installed() });
   });
@@ -211,21 +258,37 @@ describe('packageurl-js collator plugin', () => {
     const changed = join(workDir, 'node_modules/packageurl-js/src');
     mkdirSync(changed, { recursive: true });
     writeFileSync(join(changed, 'strings.js'), 'exports.localeCompare = (a, b) => a.localeCompare(b);\n');
-    const building = build({ entryPoints: [join(changed, 'strings.js')], bundle: true, write: false, logLevel: 'silent', plugins: [purlCollatorPlugin()] });
+    const building = build({
+      entryPoints: [join(changed, 'strings.js')],
+      bundle: true,
+      write: false,
+      logLevel: 'silent',
+      plugins: [purlCollatorPlugin()],
+    });
 
     await expect(building).rejects.toThrow(/Update purlCollatorPlugin in lib\/bundling\.ts/);
   });
 });
 
 describe('code splitting', () => {
-  const CHILD_ENV = { PUBLIC_BASE_URL: 'https://vexdesk.test', AWS_REGION: 'us-east-1', TABLE_NAME: 'test-table', SBOM_BUCKET: 'test-sboms', DISCLOSURE_BUCKET: 'test-disclosures', LOG_LEVEL: 'ERROR' };
+  const CHILD_ENV = {
+    PUBLIC_BASE_URL: 'https://vexdesk.test',
+    AWS_REGION: 'us-east-1',
+    TABLE_NAME: 'test-table',
+    SBOM_BUCKET: 'test-sboms',
+    DISCLOSURE_BUCKET: 'test-disclosures',
+    LOG_LEVEL: 'ERROR',
+  };
   const builds = new Map<string, { dir: string; metafile: Metafile }>();
 
   async function functionBundle(name: string): Promise<{ dir: string; metafile: Metafile }> {
     const built = builds.get(name);
     if (built) return built;
     const dir = join(workDir, `function-${name}`);
-    const result = { dir, metafile: await buildFunctionBundle(join(PROJECT_ROOT, `functions/${name}/handler.ts`), dir) };
+    const result = {
+      dir,
+      metafile: await buildFunctionBundle(join(PROJECT_ROOT, `functions/${name}/handler.ts`), dir),
+    };
     builds.set(name, result);
     return result;
   }
@@ -233,22 +296,41 @@ describe('code splitting', () => {
   /** Project files and packages in the files a cold start loads, and in the lazy chunks. */
   function sourcesByLoad(metafile: Metafile): { initial: string[]; lazy: string[] } {
     const { initial, lazy } = coldStartOutputs(metafile);
-    const sources = (outputs: string[]) => outputs.flatMap((output) => Object.keys(metafile.outputs[output]?.inputs ?? {}));
+    const sources = (outputs: string[]) =>
+      outputs.flatMap((output) => Object.keys(metafile.outputs[output]?.inputs ?? {}));
     return { initial: sources(initial), lazy: sources(lazy) };
   }
 
   it('loads the VEX generators and the CVSS calculator only when a document is generated', async () => {
     const { initial, lazy } = sourcesByLoad((await functionBundle('vex')).metafile);
 
-    expect(initial.filter((source) => source.startsWith('shared/service/vex/formats/') || source.includes('node_modules/ae-cvss-calculator/'))).toEqual([]);
-    expect(lazy).toEqual(expect.arrayContaining(['shared/service/vex/formats/index.ts', 'shared/service/vex/formats/csaf.ts', 'shared/service/cvss/score.ts']));
-    expect(initial).toEqual(expect.arrayContaining(['functions/vex/handler.ts', 'shared/service/vex/vex-documents.ts']));
+    expect(
+      initial.filter(
+        (source) =>
+          source.startsWith('shared/service/vex/formats/') || source.includes('node_modules/ae-cvss-calculator/'),
+      ),
+    ).toEqual([]);
+    expect(lazy).toEqual(
+      expect.arrayContaining([
+        'shared/service/vex/formats/index.ts',
+        'shared/service/vex/formats/csaf.ts',
+        'shared/service/cvss/score.ts',
+      ]),
+    );
+    expect(initial).toEqual(
+      expect.arrayContaining(['functions/vex/handler.ts', 'shared/service/vex/vex-documents.ts']),
+    );
   });
 
   it('loads the SBOM parsers with the first upload, and STS with the first tenant credentials', async () => {
     const { initial, lazy } = sourcesByLoad((await functionBundle('sboms')).metafile);
 
-    expect(initial.filter((source) => source.startsWith('shared/service/sbom/parse') || source.includes('node_modules/@aws-sdk/client-sts/'))).toEqual([]);
+    expect(
+      initial.filter(
+        (source) =>
+          source.startsWith('shared/service/sbom/parse') || source.includes('node_modules/@aws-sdk/client-sts/'),
+      ),
+    ).toEqual([]);
     expect(lazy).toEqual(expect.arrayContaining(['shared/service/sbom/parse.ts']));
     expect(lazy.some((source) => source.includes('node_modules/@aws-sdk/client-sts/'))).toBe(true);
     // The SDK stays bundled: the DynamoDB client is part of the cold start, the S3 client a chunk of the bundle.
@@ -260,7 +342,8 @@ describe('code splitting', () => {
     'loads no S3, SQS, KMS, Secrets Manager or STS client in the %s function at cold start: each comes with its first call',
     async (name) => {
       const { initial, lazy } = sourcesByLoad((await functionBundle(name)).metafile);
-      const loadedOnFirstCall = (source: string) => /node_modules\/@aws-sdk\/(client-(s3|sqs|kms|secrets-manager|sts)|s3-request-presigner)\//.test(source);
+      const loadedOnFirstCall = (source: string) =>
+        /node_modules\/@aws-sdk\/(client-(s3|sqs|kms|secrets-manager|sts)|s3-request-presigner)\//.test(source);
 
       expect(initial.filter(loadedOnFirstCall)).toEqual([]);
       // Those that use S3 have it as a chunk of the bundle (the SDK stays bundled).

@@ -35,7 +35,11 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 function load(env: Record<string, string>): { ok: true } | { ok: false; stderr: string } {
   const script = `const m = await import(${JSON.stringify(pathToFileURL(bundle).href)}); if (typeof m.handler !== 'function') process.exit(3);`;
   try {
-    execFileSync(process.execPath, ['--input-type=module', '--eval', script], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    execFileSync(process.execPath, ['--input-type=module', '--eval', script], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
     return { ok: true };
   } catch (error) {
     return { ok: false, stderr: String((error as { stderr?: string }).stderr) };
@@ -62,6 +66,6 @@ describe('cold start of a deployed function', () => {
     // The function names too, minified in the bundle: the map records them where they are called.
     expect(stack).toMatch(/\n\s+at loadConfig \(shared\/service\/config\.ts:\d+:\d+\)/);
     expect(stack).toMatch(/\n\s+at config \(shared\/service\/config\.ts:\d+:\d+\)/);
-    expect(stack).toMatch(/\n\s+at .*shared\/cold-start\.ts:\d+:\d+/);
+    expect(stack).toMatch(/\n\s+at .*shared\/service\/cold-start\.ts:\d+:\d+/);
   });
 });

@@ -20,13 +20,19 @@ import { assertResourceProperties, logicalIdOf, resourcesOf, synthStack, type Re
 
 /** A console build as `npm run build:web` leaves it: index.html and hashed files under assets/. */
 const consoleDir = mkdtempSync(join(tmpdir(), 'vexdesk-console-'));
-writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>Vexdesk</title><script type="module" src="/assets/index-abc123.js"></script>');
+writeFileSync(
+  join(consoleDir, 'index.html'),
+  '<!doctype html><title>Vexdesk</title><script type="module" src="/assets/index-abc123.js"></script>',
+);
 afterAll(() => rmSync(consoleDir, { recursive: true, force: true }));
 
 const { stack, template } = synthStack({ props: { settings: { consoleAssets: consoleDir } } });
 const resources = resourcesOf(template);
 
-function only(type: string, filter: (resource: Resources[string]) => boolean = () => true): [string, Resources[string]] {
+function only(
+  type: string,
+  filter: (resource: Resources[string]) => boolean = () => true,
+): [string, Resources[string]] {
   const found = Object.entries(resources).filter(([, resource]) => resource.Type === type && filter(resource));
   expect(found).toHaveLength(1);
   return found[0]!;
@@ -46,7 +52,14 @@ interface CacheBehavior {
 interface DistributionConfig {
   DefaultCacheBehavior: CacheBehavior;
   CacheBehaviors: CacheBehavior[];
-  Origins: Array<{ Id: string; DomainName: unknown; OriginPath?: string; S3OriginConfig?: unknown; OriginAccessControlId?: unknown; CustomOriginConfig?: Record<string, unknown> }>;
+  Origins: Array<{
+    Id: string;
+    DomainName: unknown;
+    OriginPath?: string;
+    S3OriginConfig?: unknown;
+    OriginAccessControlId?: unknown;
+    CustomOriginConfig?: Record<string, unknown>;
+  }>;
   DefaultRootObject: string;
   CustomErrorResponses?: unknown;
   Logging?: Record<string, unknown>;
@@ -54,7 +67,9 @@ interface DistributionConfig {
   Aliases?: string[];
 }
 
-const distributionConfig = () => (resources[logicalIdOf(stack, stack.console.distribution)]?.Properties as { DistributionConfig: DistributionConfig }).DistributionConfig;
+const distributionConfig = () =>
+  (resources[logicalIdOf(stack, stack.console.distribution)]?.Properties as { DistributionConfig: DistributionConfig })
+    .DistributionConfig;
 const bucketId = logicalIdOf(stack, stack.console.bucket);
 // Managed policy ids (AWS documentation "Use managed cache/origin request policies").
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
@@ -64,16 +79,27 @@ const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 describe('the console bucket', () => {
   it('is private, encrypted, SSL-only and logged', () => {
     expect(resources[bucketId]?.Properties).toMatchObject({
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
       LoggingConfiguration: { LogFilePrefix: 'console/' },
     });
     expect(resources[bucketId]?.Properties).not.toHaveProperty('WebsiteConfiguration');
   });
 
   it('lets only this distribution read it, through origin access control, and refuses plain HTTP', () => {
-    const [, policy] = only('AWS::S3::BucketPolicy', (resource) => JSON.stringify(resource.Properties?.Bucket) === JSON.stringify({ Ref: bucketId }));
-    const statements = (policy.Properties as { PolicyDocument: { Statement: Array<Record<string, unknown>> } }).PolicyDocument.Statement;
+    const [, policy] = only(
+      'AWS::S3::BucketPolicy',
+      (resource) => JSON.stringify(resource.Properties?.Bucket) === JSON.stringify({ Ref: bucketId }),
+    );
+    const statements = (policy.Properties as { PolicyDocument: { Statement: Array<Record<string, unknown>> } })
+      .PolicyDocument.Statement;
     const allows = statements.filter((statement) => statement.Effect === 'Allow');
     expect(allows).toEqual([
       {
@@ -83,26 +109,54 @@ describe('the console bucket', () => {
         Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] },
         Condition: {
           StringEquals: {
-            'AWS:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudfront::', { Ref: 'AWS::AccountId' }, ':distribution/', { Ref: logicalIdOf(stack, stack.console.distribution) }]] },
+            'AWS:SourceArn': {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':cloudfront::',
+                  { Ref: 'AWS::AccountId' },
+                  ':distribution/',
+                  { Ref: logicalIdOf(stack, stack.console.distribution) },
+                ],
+              ],
+            },
           },
         },
       },
     ]);
-    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 's3:*',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
     // Hosting deploys write through the deployment function's role, never a public grant.
     expect(JSON.stringify(statements)).not.toContain('"Principal":"*","Action":"s3:GetObject"');
   });
 
   it('is the default origin, signed with an S3 origin access control', () => {
     const [oacId, oac] = only('AWS::CloudFront::OriginAccessControl');
-    expect(oac.Properties).toMatchObject({ OriginAccessControlConfig: { OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' } });
+    expect(oac.Properties).toMatchObject({
+      OriginAccessControlConfig: {
+        OriginAccessControlOriginType: 's3',
+        SigningBehavior: 'always',
+        SigningProtocol: 'sigv4',
+      },
+    });
     const config = distributionConfig();
     const consoleOrigin = config.Origins.find((origin) => origin.Id === config.DefaultCacheBehavior.TargetOriginId);
-    expect(consoleOrigin).toMatchObject({ DomainName: { 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] }, OriginAccessControlId: { 'Fn::GetAtt': [oacId, 'Id'] }, S3OriginConfig: { OriginAccessIdentity: '' } });
+    expect(consoleOrigin).toMatchObject({
+      DomainName: { 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] },
+      OriginAccessControlId: { 'Fn::GetAtt': [oacId, 'Id'] },
+      S3OriginConfig: { OriginAccessIdentity: '' },
+    });
   });
 });
 
-describe('the distribution\'s behaviours', () => {
+describe("the distribution's behaviours", () => {
   const config = distributionConfig();
   const behaviorOf = (pattern: string) => config.CacheBehaviors.find((behavior) => behavior.PathPattern === pattern);
 
@@ -113,29 +167,48 @@ describe('the distribution\'s behaviours', () => {
       ViewerProtocolPolicy: 'redirect-to-https',
       AllowedMethods: ['GET', 'HEAD'],
       ResponseHeadersPolicyId: { Ref: logicalIdOf(stack, stack.console.consoleHeaders) },
-      FunctionAssociations: [{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.rewriteFunction), 'FunctionARN'] } }],
+      FunctionAssociations: [
+        {
+          EventType: 'viewer-request',
+          FunctionARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.rewriteFunction), 'FunctionARN'] },
+        },
+      ],
     });
     // No blanket error page: an API 403/404 must reach the browser as the API answered it.
     expect(config.CustomErrorResponses).toBeUndefined();
   });
 
-  it.each([['/api/*'], ['/.well-known/csaf/*']])('routes %s to API Gateway\'s stage, uncached, every method, every viewer header but Host', (pattern) => {
-    const behavior = behaviorOf(pattern);
-    expect(behavior).toMatchObject({
-      CachePolicyId: CACHING_DISABLED,
-      OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
-      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
-      ViewerProtocolPolicy: 'https-only',
-      ResponseHeadersPolicyId: { Ref: logicalIdOf(stack, stack.console.apiHeaders) },
-    });
-    expect(behavior?.FunctionAssociations).toBeUndefined();
-    const origin = config.Origins.find((candidate) => candidate.Id === behavior?.TargetOriginId);
-    expect(origin).toMatchObject({
-      DomainName: { 'Fn::Join': ['', [{ Ref: logicalIdOf(stack, stack.api) }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] },
-      OriginPath: `/${API_STAGE_NAME}`,
-      CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] },
-    });
-  });
+  it.each([['/api/*'], ['/.well-known/csaf/*']])(
+    "routes %s to API Gateway's stage, uncached, every method, every viewer header but Host",
+    (pattern) => {
+      const behavior = behaviorOf(pattern);
+      expect(behavior).toMatchObject({
+        CachePolicyId: CACHING_DISABLED,
+        OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
+        AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+        ViewerProtocolPolicy: 'https-only',
+        ResponseHeadersPolicyId: { Ref: logicalIdOf(stack, stack.console.apiHeaders) },
+      });
+      expect(behavior?.FunctionAssociations).toBeUndefined();
+      const origin = config.Origins.find((candidate) => candidate.Id === behavior?.TargetOriginId);
+      expect(origin).toMatchObject({
+        DomainName: {
+          'Fn::Join': [
+            '',
+            [
+              { Ref: logicalIdOf(stack, stack.api) },
+              '.execute-api.',
+              { Ref: 'AWS::Region' },
+              '.',
+              { Ref: 'AWS::URLSuffix' },
+            ],
+          ],
+        },
+        OriginPath: `/${API_STAGE_NAME}`,
+        CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] },
+      });
+    },
+  );
 
   it('covers every route of the route table with an API behaviour', () => {
     const patterns = config.CacheBehaviors.map((behavior) => behavior.PathPattern!.replace(/\*$/, ''));
@@ -149,14 +222,26 @@ describe('the distribution\'s behaviours', () => {
 
 describe('the response headers', () => {
   function headersPolicy(id: string) {
-    return (resources[id]?.Properties as { ResponseHeadersPolicyConfig: { SecurityHeadersConfig: Record<string, Record<string, unknown>>; CustomHeadersConfig: { Items: Array<{ Header: string; Value: string }> } } }).ResponseHeadersPolicyConfig;
+    return (
+      resources[id]?.Properties as {
+        ResponseHeadersPolicyConfig: {
+          SecurityHeadersConfig: Record<string, Record<string, unknown>>;
+          CustomHeadersConfig: { Items: Array<{ Header: string; Value: string }> };
+        };
+      }
+    ).ResponseHeadersPolicyConfig;
   }
 
   it('give the console a CSP without inline script, framing or plugins, and HSTS, nosniff, DENY, a referrer policy', () => {
     const policy = headersPolicy(logicalIdOf(stack, stack.console.consoleHeaders));
     const csp = String(policy.SecurityHeadersConfig.ContentSecurityPolicy?.ContentSecurityPolicy);
     expect(csp).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
-    const directives = new Map(csp.split(';').map((part) => part.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((part) => part.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values]),
+    );
     expect(directives.get('script-src')).toEqual(["'self'"]);
     expect(directives.get('connect-src')).toEqual(["'self'"]);
     expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
@@ -170,10 +255,13 @@ describe('the response headers', () => {
       FrameOptions: { FrameOption: 'DENY', Override: true },
       ReferrerPolicy: { ReferrerPolicy: 'same-origin', Override: true },
     });
-    expect(policy.CustomHeadersConfig.Items.map((item) => item.Header).sort()).toEqual(['Cross-Origin-Opener-Policy', 'Permissions-Policy']);
+    expect(policy.CustomHeadersConfig.Items.map((item) => item.Header).sort()).toEqual([
+      'Cross-Origin-Opener-Policy',
+      'Permissions-Policy',
+    ]);
   });
 
-  it('give API responses the same transport headers but keep the API\'s own CSP (its HTML pages set theirs)', () => {
+  it("give API responses the same transport headers but keep the API's own CSP (its HTML pages set theirs)", () => {
     const policy = headersPolicy(logicalIdOf(stack, stack.console.apiHeaders));
     expect(policy.SecurityHeadersConfig.ContentSecurityPolicy).toBeUndefined();
     expect(policy.SecurityHeadersConfig).toMatchObject({
@@ -184,38 +272,83 @@ describe('the response headers', () => {
   });
 });
 
-describe('the console rewrite (the CloudFront Function\'s own code, run in a VM)', () => {
+describe("the console rewrite (the CloudFront Function's own code, run in a VM)", () => {
   const code = readFileSync(CONSOLE_REWRITE_FUNCTION_FILE, 'utf8');
   const handler = runInNewContext(`${code}\nhandler`, {}) as (event: unknown) => { uri: string; headers: unknown };
-  const rewrite = (uri: string) => handler({ version: '1.0', context: { eventType: 'viewer-request' }, viewer: { ip: '192.0.2.1' }, request: { method: 'GET', uri, querystring: { page: { value: '2' } }, headers: { accept: { value: 'text/html' } }, cookies: {} } });
+  const rewrite = (uri: string) =>
+    handler({
+      version: '1.0',
+      context: { eventType: 'viewer-request' },
+      viewer: { ip: '192.0.2.1' },
+      request: {
+        method: 'GET',
+        uri,
+        querystring: { page: { value: '2' } },
+        headers: { accept: { value: 'text/html' } },
+        cookies: {},
+      },
+    });
 
   it('is the code the template deploys, on the JS 2.0 runtime', () => {
-    assertResourceProperties(template, 'AWS::CloudFront::Function', { FunctionCode: code, FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }), AutoPublish: true });
+    assertResourceProperties(template, 'AWS::CloudFront::Function', {
+      FunctionCode: code,
+      FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }),
+      AutoPublish: true,
+    });
   });
 
-  it.each([['/'], ['/products'], ['/products/6f1c1c1e-0b3a-4a53-8f44-1b1d1d1d1d1d/releases'], ['/d/acme-widget-2-1-0'], ['/d/acme-widget-2-1-0/'], ['/settings/keys']])('serves index.html for the console route %s', (uri) => {
+  it.each([
+    ['/'],
+    ['/products'],
+    ['/products/6f1c1c1e-0b3a-4a53-8f44-1b1d1d1d1d1d/releases'],
+    ['/d/acme-widget-2-1-0'],
+    ['/d/acme-widget-2-1-0/'],
+    ['/settings/keys'],
+  ])('serves index.html for the console route %s', (uri) => {
     expect(rewrite(uri).uri).toBe('/index.html');
   });
 
-  it.each([['/index.html'], ['/assets/index-abc123.js'], ['/assets/index-abc123.css'], ['/favicon.svg'], ['/assets/missing-file.js']])('passes the file %s to the bucket as asked (a missing one stays 404)', (uri) => {
+  it.each([
+    ['/index.html'],
+    ['/assets/index-abc123.js'],
+    ['/assets/index-abc123.css'],
+    ['/favicon.svg'],
+    ['/assets/missing-file.js'],
+  ])('passes the file %s to the bucket as asked (a missing one stays 404)', (uri) => {
     expect(rewrite(uri).uri).toBe(uri);
   });
 
   it('keeps the rest of the request as it was', () => {
     const request = rewrite('/d/some-slug');
-    expect(request).toMatchObject({ method: 'GET', querystring: { page: { value: '2' } }, headers: { accept: { value: 'text/html' } } });
+    expect(request).toMatchObject({
+      method: 'GET',
+      querystring: { page: { value: '2' } },
+      headers: { accept: { value: 'text/html' } },
+    });
   });
 });
 
 describe('the console deployment', () => {
-  const deployments = Object.values(resources).filter((resource) => resource.Type === 'Custom::CDKBucketDeployment').map((resource) => resource.Properties as Record<string, unknown>);
+  const deployments = Object.values(resources)
+    .filter((resource) => resource.Type === 'Custom::CDKBucketDeployment')
+    .map((resource) => resource.Properties as Record<string, unknown>);
 
   it('uploads hashed files for a year, never pruned, and the rest with no-cache, invalidating index.html', () => {
     expect(deployments).toHaveLength(2);
     const hashed = deployments.find((deployment) => JSON.stringify(deployment.Include) === '["assets/*"]');
     const entry = deployments.find((deployment) => JSON.stringify(deployment.Exclude) === '["assets/*"]');
-    expect(hashed).toMatchObject({ Exclude: ['*'], Prune: false, SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' }, DestinationBucketName: { Ref: bucketId } });
-    expect(entry).toMatchObject({ Prune: true, SystemMetadata: { 'cache-control': 'no-cache' }, DistributionPaths: ['/index.html'], DistributionId: { Ref: logicalIdOf(stack, stack.console.distribution) } });
+    expect(hashed).toMatchObject({
+      Exclude: ['*'],
+      Prune: false,
+      SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' },
+      DestinationBucketName: { Ref: bucketId },
+    });
+    expect(entry).toMatchObject({
+      Prune: true,
+      SystemMetadata: { 'cache-control': 'no-cache' },
+      DistributionPaths: ['/index.html'],
+      DistributionId: { Ref: logicalIdOf(stack, stack.console.distribution) },
+    });
   });
 
   it('refuses a console directory without index.html at synth', () => {
@@ -228,16 +361,22 @@ describe('the console deployment', () => {
   });
 
   it('builds the console at synth by default, and says what to do when the project cannot', () => {
-    expect(() => new ConsoleBuild('build:no-such-console').tryBundle(consoleDir)).toThrow(/package\.json has no "build:no-such-console" script.*vexdesk:consoleAssets/);
+    expect(() => new ConsoleBuild('build:no-such-console').tryBundle(consoleDir)).toThrow(
+      /package\.json has no "build:no-such-console" script.*vexdesk:consoleAssets/,
+    );
   });
 });
 
 describe('one origin for console, API and sign-in', () => {
-  const distributionDomain = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }]] };
+  const distributionDomain = {
+    'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }]],
+  };
 
   it('names the distribution as PUBLIC_BASE_URL on every function', () => {
     for (const fn of stack.functions.values()) {
-      const variables = (resources[logicalIdOf(stack, fn)]?.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+      const variables = (
+        resources[logicalIdOf(stack, fn)]?.Properties as { Environment: { Variables: Record<string, unknown> } }
+      ).Environment.Variables;
       expect(variables.PUBLIC_BASE_URL).toEqual(distributionDomain);
     }
   });
@@ -247,34 +386,88 @@ describe('one origin for console, API and sign-in', () => {
     expect(client.Properties).toMatchObject({
       GenerateSecret: false,
       AllowedOAuthFlows: ['code'],
-      CallbackURLs: [{ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }, '/api/auth/callback']] }],
+      CallbackURLs: [
+        {
+          'Fn::Join': [
+            '',
+            [
+              'https://',
+              { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] },
+              '/api/auth/callback',
+            ],
+          ],
+        },
+      ],
       LogoutURLs: [distributionDomain],
     });
   });
 
   it('serves a custom domain with its certificate, TLS 1.2 and SNI, and names it everywhere', () => {
     const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/1f2e3d4c-0000-4000-8000-000000000000';
-    const settings = settingsFromContext(new App({ context: { [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example', [CONTEXT_KEYS.certificateArn]: certificateArn } }).node);
+    const settings = settingsFromContext(
+      new App({
+        context: {
+          [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example',
+          [CONTEXT_KEYS.certificateArn]: certificateArn,
+        },
+      }).node,
+    );
     const custom = synthStack({ props: { settings: { ...settings, consoleAssets: consoleDir } } });
-    const config = (resourcesOf(custom.template)[logicalIdOf(custom.stack, custom.stack.console.distribution)]?.Properties as { DistributionConfig: DistributionConfig }).DistributionConfig;
+    const config = (
+      resourcesOf(custom.template)[logicalIdOf(custom.stack, custom.stack.console.distribution)]?.Properties as {
+        DistributionConfig: DistributionConfig;
+      }
+    ).DistributionConfig;
     expect(config.Aliases).toEqual(['vex.acme.example']);
-    expect(config.ViewerCertificate).toEqual({ AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
-    assertResourceProperties(custom.template, 'AWS::Cognito::UserPoolClient', { CallbackURLs: ['https://vex.acme.example/api/auth/callback'], LogoutURLs: ['https://vex.acme.example'] });
+    expect(config.ViewerCertificate).toEqual({
+      AcmCertificateArn: certificateArn,
+      MinimumProtocolVersion: 'TLSv1.2_2021',
+      SslSupportMethod: 'sni-only',
+    });
+    assertResourceProperties(custom.template, 'AWS::Cognito::UserPoolClient', {
+      CallbackURLs: ['https://vex.acme.example/api/auth/callback'],
+      LogoutURLs: ['https://vex.acme.example'],
+    });
   });
 
   it('attaches an edge web ACL given by ARN, and refuses a regional one', () => {
-    const webAclArn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/vexdesk-edge/0f1e2d3c-0000-4000-8000-000000000000';
-    const settings = settingsFromContext(new App({ context: { [CONTEXT_KEYS.cloudFrontWebAclArn]: webAclArn, [CONTEXT_KEYS.consoleAssets]: 'test/fixtures/console' } }).node);
+    const webAclArn =
+      'arn:aws:wafv2:us-east-1:123456789012:global/webacl/vexdesk-edge/0f1e2d3c-0000-4000-8000-000000000000';
+    const settings = settingsFromContext(
+      new App({
+        context: {
+          [CONTEXT_KEYS.cloudFrontWebAclArn]: webAclArn,
+          [CONTEXT_KEYS.consoleAssets]: 'test/fixtures/console',
+        },
+      }).node,
+    );
     expect(settings.consoleAssets).toMatch(/^\/.*test\/fixtures\/console$/);
     const withAcl = synthStack({ props: { settings } });
-    const config = (resourcesOf(withAcl.template)[logicalIdOf(withAcl.stack, withAcl.stack.console.distribution)]?.Properties as { DistributionConfig: { WebACLId?: string } }).DistributionConfig;
+    const config = (
+      resourcesOf(withAcl.template)[logicalIdOf(withAcl.stack, withAcl.stack.console.distribution)]?.Properties as {
+        DistributionConfig: { WebACLId?: string };
+      }
+    ).DistributionConfig;
     expect(config.WebACLId).toBe(webAclArn);
-    expect(() => settingsFromContext(new App({ context: { [CONTEXT_KEYS.cloudFrontWebAclArn]: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/y' } }).node)).toThrow(/CLOUDFRONT-scope/);
+    expect(() =>
+      settingsFromContext(
+        new App({
+          context: { [CONTEXT_KEYS.cloudFrontWebAclArn]: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/y' },
+        }).node,
+      ),
+    ).toThrow(/CLOUDFRONT-scope/);
   });
 
   it('refuses a certificate without the custom domain, or outside us-east-1', () => {
     const settings = (context: Record<string, unknown>) => () => settingsFromContext(new App({ context }).node);
-    expect(settings({ [CONTEXT_KEYS.certificateArn]: 'arn:aws:acm:us-east-1:123456789012:certificate/abc' })).toThrow(/needs vexdesk:publicBaseUrl/);
-    expect(settings({ [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example', [CONTEXT_KEYS.certificateArn]: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' })).toThrow(/us-east-1/);
+    expect(settings({ [CONTEXT_KEYS.certificateArn]: 'arn:aws:acm:us-east-1:123456789012:certificate/abc' })).toThrow(
+      /needs vexdesk:publicBaseUrl/,
+    );
+    expect(
+      settings({
+        [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example',
+        [CONTEXT_KEYS.certificateArn]: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+      }),
+    ).toThrow(/us-east-1/);
   });
 });

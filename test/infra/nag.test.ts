@@ -81,7 +81,8 @@ describe('cdk-nag AwsSolutions', () => {
       (acknowledgment) =>
         !rawFindings.some(
           (finding) =>
-            finding.ruleName === acknowledgment.id && finding.paths.some((path) => path === acknowledgment.path || path.startsWith(`${acknowledgment.path}/`)),
+            finding.ruleName === acknowledgment.id &&
+            finding.paths.some((path) => path === acknowledgment.path || path.startsWith(`${acknowledgment.path}/`)),
         ),
     );
     expect(stale.map(({ id, path }) => `${id} at ${path}`)).toEqual([]);

@@ -5,7 +5,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { ENDPOINT_GROUPS } from '../../shared/service/http/routes';
 import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
-import { AUTHORIZER_ACCESS, GROUP_ACCESS, effectiveGroupAccess, groupMutates, readOnly, readOnlyGroups, type ResourceAccess } from '../../lib/permissions';
+import {
+  AUTHORIZER_ACCESS,
+  GROUP_ACCESS,
+  effectiveGroupAccess,
+  groupMutates,
+  readOnly,
+  readOnlyGroups,
+  type ResourceAccess,
+} from '../../lib/permissions';
 
 const READ_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
 
@@ -37,7 +45,11 @@ describe('endpoint group access', () => {
 
   it('downgrades each write grant to nothing and keeps the reads', () => {
     const clamped = readOnly({
-      table: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'], queryIndexes: true, leadingKeys: ['X#*'] },
+      table: {
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'],
+        queryIndexes: true,
+        leadingKeys: ['X#*'],
+      },
       sbomBucket: { objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], list: true },
       disclosureBucket: { objects: ['s3:PutObject'], list: false },
       signingSecret: true,
@@ -56,29 +68,53 @@ describe('endpoint group access', () => {
   });
 
   it('lets only the signing functions use the publisher-key KMS key: vex seals and opens, settings only seals (rotation)', () => {
-    const users = functionCatalog().filter((spec) => spec.access.publisherKey.length > 0).map((spec) => [spec.name, [...spec.access.publisherKey]]);
+    const users = functionCatalog()
+      .filter((spec) => spec.access.publisherKey.length > 0)
+      .map((spec) => [spec.name, [...spec.access.publisherKey]]);
 
-    expect(users).toEqual([['vex', ['kms:Encrypt', 'kms:Decrypt']], ['settings', ['kms:Encrypt']]]);
+    expect(users).toEqual([
+      ['vex', ['kms:Encrypt', 'kms:Decrypt']],
+      ['settings', ['kms:Encrypt']],
+    ]);
     // The public function verifies with the public keys only, and reads no team item but their partition.
     expect(effectiveGroupAccess('disclosures').publisherKey).toEqual([]);
     expect(effectiveGroupAccess('disclosures').table.leadingKeys).toContain('TEAM#*#PUBLISHER_KEYS');
-    expect(effectiveGroupAccess('disclosures').table.leadingKeys?.filter((pattern) => pattern.startsWith('TEAM#'))).toEqual(['TEAM#*#PUBLISHER_KEYS']);
+    expect(
+      effectiveGroupAccess('disclosures').table.leadingKeys?.filter((pattern) => pattern.startsWith('TEAM#')),
+    ).toEqual(['TEAM#*#PUBLISHER_KEYS']);
   });
 
   it('lets only the vex group write disclosure snapshots, and only by creating them', () => {
     // Through the execution role, or the tenant role for functions that act for a team.
     const disclosureActions = (spec: FunctionSpec) => [
       ...spec.access.disclosureBucket.objects,
-      ...(spec.tenant?.globalObjects.filter((grant) => grant.bucket === 'disclosureBucket').flatMap((grant) => grant.actions) ?? []),
+      ...(spec.tenant?.globalObjects
+        .filter((grant) => grant.bucket === 'disclosureBucket')
+        .flatMap((grant) => grant.actions) ?? []),
     ];
-    const writers = functionCatalog().filter((spec) => disclosureActions(spec).some((action) => action !== 's3:GetObject'));
+    const writers = functionCatalog().filter((spec) =>
+      disclosureActions(spec).some((action) => action !== 's3:GetObject'),
+    );
 
-    expect(writers.map((spec) => [spec.name, disclosureActions(spec).filter((action) => action !== 's3:GetObject')])).toEqual([['vex', ['s3:PutObject']]]);
+    expect(
+      writers.map((spec) => [spec.name, disclosureActions(spec).filter((action) => action !== 's3:GetObject')]),
+    ).toEqual([['vex', ['s3:PutObject']]]);
   });
 
   it('lets the authorizer get credential hash items, trust policies, sessions, login entries and session timeouts, and touch sessions; nothing else', () => {
     expect(AUTHORIZER_ACCESS).toEqual({
-      table: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], queryIndexes: false, leadingKeys: ['APIKEY_HASH#*', 'OIDC_TOKEN#*', 'TEAM#*#TRUST_POLICIES', 'SESSION#*', 'MEMBER_LOGIN#*', 'TEAM#*#SESSION_TIMEOUTS'] },
+      table: {
+        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        queryIndexes: false,
+        leadingKeys: [
+          'APIKEY_HASH#*',
+          'OIDC_TOKEN#*',
+          'TEAM#*#TRUST_POLICIES',
+          'SESSION#*',
+          'MEMBER_LOGIN#*',
+          'TEAM#*#SESSION_TIMEOUTS',
+        ],
+      },
       sbomBucket: { objects: [], list: false },
       disclosureBucket: { objects: [], list: false },
       signingSecret: false,

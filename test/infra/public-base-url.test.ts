@@ -15,7 +15,9 @@ import { createApp, logicalIdOf, resourcesOf, synthStack, type Resources } from 
 type Environment = Record<string, unknown>;
 
 function environmentOf(stack: VexdeskStack, resources: Resources, name: string): Environment {
-  const properties = resources[logicalIdOf(stack, stack.requireFunction(name))]?.Properties as { Environment: { Variables: Environment } };
+  const properties = resources[logicalIdOf(stack, stack.requireFunction(name))]?.Properties as {
+    Environment: { Variables: Environment };
+  };
   return properties.Environment.Variables;
 }
 
@@ -41,13 +43,18 @@ describe('PUBLIC_BASE_URL on AWS', () => {
   it('is the CloudFront distribution on every function by default (console and API share it), without a dependency cycle', () => {
     const { stack, template } = defaultSynth();
     const resources = resourcesOf(template);
-    const expected = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }]] };
+    const expected = {
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }]],
+    };
     expect(stack.functions.size).toBeGreaterThan(10);
-    for (const name of stack.functions.keys()) expect(environmentOf(stack, resources, name).PUBLIC_BASE_URL).toEqual(expected);
-    expect((template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs.PublicBaseUrl?.Value).toEqual(expected);
+    for (const name of stack.functions.keys())
+      expect(environmentOf(stack, resources, name).PUBLIC_BASE_URL).toEqual(expected);
+    expect((template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs.PublicBaseUrl?.Value).toEqual(
+      expected,
+    );
   });
 
-  it('synth refuses the dependency cycle the API\'s stage URL would make (so the synth above proves there is none)', () => {
+  it("synth refuses the dependency cycle the API's stage URL would make (so the synth above proves there is none)", () => {
     const stack = new VexdeskStack(createApp(), 'Vexdesk');
     // api.url names the stage, whose deployment depends on every method, whose integrations name the functions.
     stack.requireFunction('vex').addEnvironment('STAGE_URL', stack.api.url);
@@ -57,20 +64,30 @@ describe('PUBLIC_BASE_URL on AWS', () => {
   it('is the custom domain given in context, verbatim on every function', () => {
     const { stack, template } = synthWithContext({ [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example/' });
     const resources = resourcesOf(template);
-    for (const name of stack.functions.keys()) expect(environmentOf(stack, resources, name).PUBLIC_BASE_URL).toBe('https://vex.acme.example');
+    for (const name of stack.functions.keys())
+      expect(environmentOf(stack, resources, name).PUBLIC_BASE_URL).toBe('https://vex.acme.example');
   });
 
-  it.each([['http://vex.acme.example'], ['vex.acme.example'], ['https://vex.acme.example/?a=1']])('refuses %s as the public base URL', (value) => {
-    expect(() => settingsWith({ [CONTEXT_KEYS.publicBaseUrl]: value })).toThrow(/vexdesk:publicBaseUrl must be an https URL/);
-  });
+  it.each([['http://vex.acme.example'], ['vex.acme.example'], ['https://vex.acme.example/?a=1']])(
+    'refuses %s as the public base URL',
+    (value) => {
+      expect(() => settingsWith({ [CONTEXT_KEYS.publicBaseUrl]: value })).toThrow(
+        /vexdesk:publicBaseUrl must be an https URL/,
+      );
+    },
+  );
 });
 
 describe('corpus refresh feeds', () => {
-  it('default to OSV\'s all.zip of every ecosystem the matcher supports, CISA KEV and FIRST EPSS', () => {
+  it("default to OSV's all.zip of every ecosystem the matcher supports, CISA KEV and FIRST EPSS", () => {
     const { stack, template } = defaultSynth();
     const environment = environmentOf(stack, resourcesOf(template), 'corpus-refresh');
-    expect(String(environment.CORPUS_OSV_URLS).split(',')).toEqual(ECOSYSTEMS.map((ecosystem) => `https://osv-vulnerabilities.storage.googleapis.com/${ecosystem}/all.zip`));
-    expect(environment.CORPUS_KEV_URL).toBe('https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json');
+    expect(String(environment.CORPUS_OSV_URLS).split(',')).toEqual(
+      ECOSYSTEMS.map((ecosystem) => `https://osv-vulnerabilities.storage.googleapis.com/${ecosystem}/all.zip`),
+    );
+    expect(environment.CORPUS_KEV_URL).toBe(
+      'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+    );
     expect(environment.CORPUS_EPSS_URL).toBe('https://epss.empiricalsecurity.com/epss_scores-current.csv.gz');
     // Only the refresh downloads feeds.
     expect(environmentOf(stack, resourcesOf(template), 'scan-worker')).not.toHaveProperty('CORPUS_OSV_URLS');
@@ -86,15 +103,23 @@ describe('corpus refresh feeds', () => {
       [CONTEXT_KEYS.corpusEpssUrl]: 'https://mirror.acme.example/epss.csv.gz',
     });
     expect(environmentOf(stack, resourcesOf(template), 'corpus-refresh')).toMatchObject({
-      CORPUS_OSV_URLS: 'https://osv-mirror.acme.example/osv/npm/all.zip,https://osv-mirror.acme.example/osv/crates.io/all.zip',
+      CORPUS_OSV_URLS:
+        'https://osv-mirror.acme.example/osv/npm/all.zip,https://osv-mirror.acme.example/osv/crates.io/all.zip',
       CORPUS_KEV_URL: '',
       CORPUS_EPSS_URL: 'https://mirror.acme.example/epss.csv.gz',
     });
   });
 
   it('refuses an ecosystem the matcher does not support and a URL that is not one', () => {
-    expect(() => settingsWith({ [CONTEXT_KEYS.corpusOsvEcosystems]: 'npm,cargo' })).toThrow(/"cargo" is not an ecosystem the matcher supports/);
-    expect(settingsWith({ [CONTEXT_KEYS.corpusOsvEcosystems]: ['Go', 'PyPI'] }).corpusFeeds.osvEcosystems).toEqual(['Go', 'PyPI']);
-    expect(() => settingsWith({ [CONTEXT_KEYS.corpusEpssUrl]: 'ftp://x.example/e.csv' })).toThrow(/vexdesk:corpusEpssUrl must be an http\(s\) URL/);
+    expect(() => settingsWith({ [CONTEXT_KEYS.corpusOsvEcosystems]: 'npm,cargo' })).toThrow(
+      /"cargo" is not an ecosystem the matcher supports/,
+    );
+    expect(settingsWith({ [CONTEXT_KEYS.corpusOsvEcosystems]: ['Go', 'PyPI'] }).corpusFeeds.osvEcosystems).toEqual([
+      'Go',
+      'PyPI',
+    ]);
+    expect(() => settingsWith({ [CONTEXT_KEYS.corpusEpssUrl]: 'ftp://x.example/e.csv' })).toThrow(
+      /vexdesk:corpusEpssUrl must be an http\(s\) URL/,
+    );
   });
 });

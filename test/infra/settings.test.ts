@@ -17,7 +17,11 @@ function settingsWith(context: Record<string, unknown>): ReturnType<typeof setti
 describe('stack settings', () => {
   it('falls back to the documented defaults without context', () => {
     expect(settingsWith({})).toEqual(DEFAULT_SETTINGS);
-    expect(DEFAULT_SETTINGS).toMatchObject({ disclosureRetentionDays: 3650, logRetention: RetentionDays.ONE_MONTH, tracing: false });
+    expect(DEFAULT_SETTINGS).toMatchObject({
+      disclosureRetentionDays: 3650,
+      logRetention: RetentionDays.ONE_MONTH,
+      tracing: false,
+    });
   });
 
   it('reads every knob from context, including the strings the CLI passes', () => {
@@ -52,16 +56,23 @@ describe('stack settings', () => {
       publicClientLimit: 120,
       publicBaseUrl: 'https://vex.acme.example',
       csafDefaultProvider: 'acme-psirt',
-      corpusFeeds: { osvEcosystems: ['npm', 'PyPI'], osvBaseUrl: 'https://osv-mirror.acme.example', kevUrl: '', epssUrl: 'https://mirror.acme.example/epss.csv.gz' },
+      corpusFeeds: {
+        osvEcosystems: ['npm', 'PyPI'],
+        osvBaseUrl: 'https://osv-mirror.acme.example',
+        kevUrl: '',
+        epssUrl: 'https://mirror.acme.example/epss.csv.gz',
+      },
     });
   });
 
-  it('rejects a per-client limit below AWS WAF\'s lowest rate limit', () => {
+  it("rejects a per-client limit below AWS WAF's lowest rate limit", () => {
     expect(() => settingsWith({ [CONTEXT_KEYS.publicClientLimit]: '9' })).toThrow(/at least 10/);
   });
 
   it.each([['0'], ['-5'], ['12.5'], ['forever'], ['36501']])('rejects a disclosure retention of %s days', (days) => {
-    expect(() => settingsWith({ [CONTEXT_KEYS.disclosureRetentionDays]: days })).toThrow(/vexdesk:disclosureRetentionDays/);
+    expect(() => settingsWith({ [CONTEXT_KEYS.disclosureRetentionDays]: days })).toThrow(
+      /vexdesk:disclosureRetentionDays/,
+    );
   });
 
   it('rejects a log retention CloudWatch Logs does not offer', () => {
@@ -74,13 +85,21 @@ describe('stack settings', () => {
 
   it('locks disclosures for the retention given in context and passes the log level to the functions', () => {
     const app = new App({
-      context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], [CONTEXT_KEYS.disclosureRetentionDays]: '400', [CONTEXT_KEYS.logLevel]: 'WARN' },
+      context: {
+        ...cdkJsonContext(),
+        'aws:cdk:bundling-stacks': [],
+        [CONTEXT_KEYS.disclosureRetentionDays]: '400',
+        [CONTEXT_KEYS.logLevel]: 'WARN',
+      },
     });
     const stack = new VexdeskStack(app, 'Vexdesk', { settings: settingsFromContext(app.node) });
     const template = Template.fromStack(stack);
 
     assertResourceProperties(template, 'AWS::S3::Bucket', {
-      ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 400 } } },
+      ObjectLockConfiguration: {
+        ObjectLockEnabled: 'Enabled',
+        Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 400 } },
+      },
     });
     assertCatalogFunctionsProperties(template, stack, { Environment: { Variables: { LOG_LEVEL: 'WARN' } } });
   });

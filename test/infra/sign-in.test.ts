@@ -9,13 +9,21 @@ import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
 import { App } from 'aws-cdk-lib';
 import { assertResourceProperties, logicalIdOf, resourcesOf, synthStack } from './support/synth';
 
-function signInEnvironment(template: ReturnType<typeof synthStack>['template'], stack: ReturnType<typeof synthStack>['stack']) {
+function signInEnvironment(
+  template: ReturnType<typeof synthStack>['template'],
+  stack: ReturnType<typeof synthStack>['stack'],
+) {
   const id = logicalIdOf(stack, stack.functions.get('signin')!);
-  return (resourcesOf(template)[id]?.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+  return (resourcesOf(template)[id]?.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment
+    .Variables;
 }
 
 describe('sign-in with the default Cognito user pool', () => {
-  const { stack, template } = synthStack({ props: { settings: settingsFromContext(new App({ context: { [CONTEXT_KEYS.signInDomainPrefix]: 'vexdesk-test' } }).node) } });
+  const { stack, template } = synthStack({
+    props: {
+      settings: settingsFromContext(new App({ context: { [CONTEXT_KEYS.signInDomainPrefix]: 'vexdesk-test' } }).node),
+    },
+  });
 
   it('creates a user pool only administrators add users to, with email sign-in and MFA required', () => {
     assertResourceProperties(template, 'AWS::Cognito::UserPool', {
@@ -39,20 +47,48 @@ describe('sign-in with the default Cognito user pool', () => {
       AllowedOAuthFlows: ['code'],
       AllowedOAuthScopes: Match.arrayWith(['openid', 'email', 'profile']),
       // On the CloudFront distribution, which serves console and API on one origin (test/infra/console-hosting.test.ts).
-      CallbackURLs: [{ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }, '/api/auth/callback']] }],
+      CallbackURLs: [
+        {
+          'Fn::Join': [
+            '',
+            [
+              'https://',
+              { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] },
+              '/api/auth/callback',
+            ],
+          ],
+        },
+      ],
       SupportedIdentityProviders: ['COGNITO'],
       PreventUserExistenceErrors: 'ENABLED',
     });
-    const client = Object.values(resourcesOf(template)).find((resource) => resource.Type === 'AWS::Cognito::UserPoolClient');
+    const client = Object.values(resourcesOf(template)).find(
+      (resource) => resource.Type === 'AWS::Cognito::UserPoolClient',
+    );
     expect(client?.Properties?.AllowedOAuthFlows).not.toContain('implicit');
   });
 
   it('points the sign-in function, and only it, at the pool as issuer with the client id', () => {
     const environment = signInEnvironment(template, stack);
-    expect(environment.SIGN_IN_ISSUER).toEqual({ 'Fn::Join': ['', ['https://cognito-idp.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, '/', { Ref: expect.stringMatching(/^UserPool/) }]] });
+    expect(environment.SIGN_IN_ISSUER).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'https://cognito-idp.',
+          { Ref: 'AWS::Region' },
+          '.',
+          { Ref: 'AWS::URLSuffix' },
+          '/',
+          { Ref: expect.stringMatching(/^UserPool/) },
+        ],
+      ],
+    });
     expect(environment.SIGN_IN_CLIENT_ID).toEqual({ Ref: expect.stringMatching(/^UserPoolConsoleClient/) });
     const others = Object.entries(resourcesOf(template))
-      .filter(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id !== logicalIdOf(stack, stack.functions.get('signin')!))
+      .filter(
+        ([id, resource]) =>
+          resource.Type === 'AWS::Lambda::Function' && id !== logicalIdOf(stack, stack.functions.get('signin')!),
+      )
       .filter(([, resource]) => JSON.stringify(resource.Properties ?? {}).includes('SIGN_IN_ISSUER'));
     expect(others).toEqual([]);
   });
@@ -60,17 +96,32 @@ describe('sign-in with the default Cognito user pool', () => {
 
 describe('sign-in with an external issuer', () => {
   const issuer = 'https://example.okta.com/oauth2/default';
-  const { stack, template } = synthStack({ props: { settings: settingsFromContext(new App({ context: { [CONTEXT_KEYS.signInIssuer]: `${issuer}/`, [CONTEXT_KEYS.signInClientId]: '0oa-console' } }).node) } });
+  const { stack, template } = synthStack({
+    props: {
+      settings: settingsFromContext(
+        new App({
+          context: { [CONTEXT_KEYS.signInIssuer]: `${issuer}/`, [CONTEXT_KEYS.signInClientId]: '0oa-console' },
+        }).node,
+      ),
+    },
+  });
 
   it('creates no user pool and hands the function the configured issuer and client', () => {
-    expect(Object.values(resourcesOf(template)).filter((resource) => resource.Type.startsWith('AWS::Cognito::'))).toEqual([]);
-    expect(signInEnvironment(template, stack)).toMatchObject({ SIGN_IN_ISSUER: issuer, SIGN_IN_CLIENT_ID: '0oa-console' });
+    expect(
+      Object.values(resourcesOf(template)).filter((resource) => resource.Type.startsWith('AWS::Cognito::')),
+    ).toEqual([]);
+    expect(signInEnvironment(template, stack)).toMatchObject({
+      SIGN_IN_ISSUER: issuer,
+      SIGN_IN_CLIENT_ID: '0oa-console',
+    });
   });
 
   it('refuses an issuer without a client id, a plain-HTTP issuer and a bad domain prefix', () => {
     const settings = (context: Record<string, unknown>) => () => settingsFromContext(new App({ context }).node);
     expect(settings({ [CONTEXT_KEYS.signInIssuer]: issuer })).toThrow(/together/);
-    expect(settings({ [CONTEXT_KEYS.signInIssuer]: 'http://idp.example', [CONTEXT_KEYS.signInClientId]: 'x' })).toThrow(/https/);
+    expect(settings({ [CONTEXT_KEYS.signInIssuer]: 'http://idp.example', [CONTEXT_KEYS.signInClientId]: 'x' })).toThrow(
+      /https/,
+    );
     expect(settings({ [CONTEXT_KEYS.signInDomainPrefix]: 'Has_Upper' })).toThrow(/lowercase/);
   });
 });

@@ -9,7 +9,12 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import type { App } from 'aws-cdk-lib';
 import { tableDefinition } from '../../shared/service/data/table-definition';
-import { gatewayResponseHeaders, gatewayResponseTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/service/http/gateway-responses';
+import {
+  gatewayResponseHeaders,
+  gatewayResponseTemplate,
+  gatewayResponses,
+  type GatewayResponseType,
+} from '../../shared/service/http/gateway-responses';
 import { routes, type RouteDefinition } from '../../shared/service/http/routes';
 import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
 import { readOnlyGroups, usesTable, type BucketAccess } from '../../lib/permissions';
@@ -31,14 +36,33 @@ const routeKey = (method: string, path: string): string => `${method} ${path}`;
 
 /** The public CSAF provider routes (docs/csaf-provider.md), in the disclosures group. */
 const CSAF_PROVIDER_PATHS = [
-  '/.well-known/csaf/provider-metadata.json', '/api/disclosures/csaf/{directory}/provider-metadata.json', '/api/disclosures/csaf/{directory}/service.json',
-  '/api/disclosures/csaf/{directory}/openpgp/{file}', '/api/disclosures/csaf/{directory}/white', '/api/disclosures/csaf/{directory}/white/index.txt',
-  '/api/disclosures/csaf/{directory}/white/changes.csv', '/api/disclosures/csaf/{directory}/white/feed-tlp-white.json',
-  '/api/disclosures/csaf/{directory}/white/category-white.json', '/api/disclosures/csaf/{directory}/white/{year}', '/api/disclosures/csaf/{directory}/white/{year}/{file}',
+  '/.well-known/csaf/provider-metadata.json',
+  '/api/disclosures/csaf/{directory}/provider-metadata.json',
+  '/api/disclosures/csaf/{directory}/service.json',
+  '/api/disclosures/csaf/{directory}/openpgp/{file}',
+  '/api/disclosures/csaf/{directory}/white',
+  '/api/disclosures/csaf/{directory}/white/index.txt',
+  '/api/disclosures/csaf/{directory}/white/changes.csv',
+  '/api/disclosures/csaf/{directory}/white/feed-tlp-white.json',
+  '/api/disclosures/csaf/{directory}/white/category-white.json',
+  '/api/disclosures/csaf/{directory}/white/{year}',
+  '/api/disclosures/csaf/{directory}/white/{year}/{file}',
 ];
 
-const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'];
-const S3_WRITE_ACTIONS = ['s3:PutObject', 's3:DeleteObject', 's3:DeleteObjectVersion', 's3:PutObjectRetention', 's3:PutObjectLegalHold'];
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:BatchWriteItem',
+];
+const S3_WRITE_ACTIONS = [
+  's3:PutObject',
+  's3:DeleteObject',
+  's3:DeleteObjectVersion',
+  's3:PutObjectRetention',
+  's3:PutObjectLegalHold',
+];
 
 /** The S3 actions a bucket entry of the access map stands for. */
 function expectedBucketActions(access: BucketAccess): string[] {
@@ -74,7 +98,11 @@ function dataRoleId(name: string): string {
 }
 
 /** The table and bucket actions the access map gives a function's data role. */
-function expectedDataActions(spec: FunctionSpec): { table: string[]; sbomBucket: string[]; disclosureBucket: string[] } {
+function expectedDataActions(spec: FunctionSpec): {
+  table: string[];
+  sbomBucket: string[];
+  disclosureBucket: string[];
+} {
   const sorted = (actions: string[]) => [...new Set(actions)].sort();
   const { tenant } = spec;
   if (!tenant) {
@@ -84,9 +112,14 @@ function expectedDataActions(spec: FunctionSpec): { table: string[]; sbomBucket:
       disclosureBucket: expectedBucketActions(spec.access.disclosureBucket),
     };
   }
-  const globalObjects = (bucket: 'sbomBucket' | 'disclosureBucket') => tenant.globalObjects.filter((grant) => grant.bucket === bucket).flatMap((grant) => grant.actions);
+  const globalObjects = (bucket: 'sbomBucket' | 'disclosureBucket') =>
+    tenant.globalObjects.filter((grant) => grant.bucket === bucket).flatMap((grant) => grant.actions);
   return {
-    table: sorted([...tenant.table.actions, ...(tenant.table.queryIndexes ? ['dynamodb:Query'] : []), ...tenant.globalPartitions.flatMap((grant) => grant.actions)]),
+    table: sorted([
+      ...tenant.table.actions,
+      ...(tenant.table.queryIndexes ? ['dynamodb:Query'] : []),
+      ...tenant.globalPartitions.flatMap((grant) => grant.actions),
+    ]),
     sbomBucket: sorted([...expectedBucketActions(tenant.teamFiles), ...tenant.uploads, ...globalObjects('sbomBucket')]),
     disclosureBucket: sorted(globalObjects('disclosureBucket')),
   };
@@ -100,7 +133,9 @@ function functionProperties(name: string): Record<string, unknown> {
 
 /** The directory CDK staged a function's bundle in. */
 function bundleDirOf(name: string): string {
-  const assetPath = (resourcesOf(template)[functionId(name)]?.Metadata as { 'aws:asset:path': string })['aws:asset:path'];
+  const assetPath = (resourcesOf(template)[functionId(name)]?.Metadata as { 'aws:asset:path': string })[
+    'aws:asset:path'
+  ];
   return join(app.outdir, assetPath);
 }
 
@@ -113,7 +148,9 @@ function sourcesOf(name: string): string[] {
 
 /** The npm packages a bundle contains. */
 function bundledPackages(name: string): string[] {
-  const packages = sourcesOf(name).map((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1]).filter((name): name is string => name !== undefined);
+  const packages = sourcesOf(name)
+    .map((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1])
+    .filter((name): name is string => name !== undefined);
   return [...new Set(packages)].sort();
 }
 
@@ -161,9 +198,19 @@ describe('data stores', () => {
   it('versions and encrypts the SBOM bucket, blocks public access and logs access to the logs bucket', () => {
     assertResourceProperties(template, 'AWS::S3::Bucket', {
       VersioningConfiguration: { Status: 'Enabled' },
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      LoggingConfiguration: { DestinationBucketName: { Ref: logicalIdOf(stack, stack.node.findChild('AccessLogsBucket')) }, LogFilePrefix: 'sboms/' },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      LoggingConfiguration: {
+        DestinationBucketName: { Ref: logicalIdOf(stack, stack.node.findChild('AccessLogsBucket')) },
+        LogFilePrefix: 'sboms/',
+      },
     });
   });
 
@@ -172,8 +219,17 @@ describe('data stores', () => {
       LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'sboms/' }),
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
-          Match.objectLike({ Id: 'expire-deleted-sboms', NoncurrentVersionExpiration: { NoncurrentDays: 90 }, Status: 'Enabled' }),
-          Match.objectLike({ Id: 'expire-abandoned-uploads', Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' }),
+          Match.objectLike({
+            Id: 'expire-deleted-sboms',
+            NoncurrentVersionExpiration: { NoncurrentDays: 90 },
+            Status: 'Enabled',
+          }),
+          Match.objectLike({
+            Id: 'expire-abandoned-uploads',
+            Prefix: 'uploads/',
+            ExpirationInDays: 2,
+            Status: 'Enabled',
+          }),
         ]),
       },
     });
@@ -182,17 +238,28 @@ describe('data stores', () => {
   it('locks disclosure snapshots in COMPLIANCE mode for the default 3650 days', () => {
     assertResourceProperties(template, 'AWS::S3::Bucket', {
       ObjectLockEnabled: true,
-      ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 3650 } } },
+      ObjectLockConfiguration: {
+        ObjectLockEnabled: 'Enabled',
+        Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 3650 } },
+      },
       VersioningConfiguration: { Status: 'Enabled' },
       BucketEncryption: Match.objectLike({}),
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
       LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'disclosures/' }),
     });
   });
 
   it('retains both data buckets when the stack is deleted', () => {
     for (const bucket of [stack.sbomBucket, stack.disclosureBucket]) {
-      expect(resourcesOf(template)[logicalIdOf(stack, bucket)]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      expect(resourcesOf(template)[logicalIdOf(stack, bucket)]).toMatchObject({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+      });
     }
   });
 
@@ -202,7 +269,13 @@ describe('data stores', () => {
       assertResourceProperties(template, 'AWS::S3::BucketPolicy', {
         Bucket: { Ref: bucketId },
         PolicyDocument: {
-          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 's3:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
         },
       });
     }
@@ -233,7 +306,9 @@ describe('functions', () => {
         Timeout: spec.timeoutSeconds,
       });
     }
-    expect(catalog.map((spec) => spec.name)).toEqual(expect.arrayContaining(['authorizer', ...new Set(allRoutes.map((route) => route.group))]));
+    expect(catalog.map((spec) => spec.name)).toEqual(
+      expect.arrayContaining(['authorizer', ...new Set(allRoutes.map((route) => route.group))]),
+    );
   });
 
   it('gives the SBOM-parsing groups more memory and the 29 s the API allows', () => {
@@ -261,15 +336,20 @@ describe('functions', () => {
   });
 
   it('passes the signing secret id only to the functions that sign or verify (vex, disclosures)', () => {
-    const withSecret = catalog.filter((spec) => 'DISCLOSURE_SIGNING_SECRET_ID' in environmentOf(spec.name)).map((spec) => spec.name);
+    const withSecret = catalog
+      .filter((spec) => 'DISCLOSURE_SIGNING_SECRET_ID' in environmentOf(spec.name))
+      .map((spec) => spec.name);
     expect(withSecret.sort()).toEqual(['disclosures', 'vex']);
     expect(environmentOf('vex').DISCLOSURE_SIGNING_SECRET_ID).toEqual({ Ref: logicalIdOf(stack, stack.signingSecret) });
   });
 
-  it('writes each function\'s logs to its own log group kept for 30 days', () => {
+  it("writes each function's logs to its own log group kept for 30 days", () => {
     const logGroupIds = catalog.map((spec) => {
       const loggingConfig = functionProperties(spec.name).LoggingConfig as { LogGroup: { Ref: string } };
-      expect(resourcesOf(template)[loggingConfig.LogGroup.Ref]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+      expect(resourcesOf(template)[loggingConfig.LogGroup.Ref]).toMatchObject({
+        Type: 'AWS::Logs::LogGroup',
+        Properties: { RetentionInDays: 30 },
+      });
       return loggingConfig.LogGroup.Ref;
     });
     expect(new Set(logGroupIds).size).toBe(catalog.length);
@@ -292,14 +372,16 @@ describe('functions', () => {
     }
   });
 
-  it('leaves zod-to-openapi, zod\'s non-English locales and the non-Lambda credential providers out of the bundles', () => {
+  it("leaves zod-to-openapi, zod's non-English locales and the non-Lambda credential providers out of the bundles", () => {
     for (const spec of catalog) {
       const sources = sourcesOf(spec.name);
       const unexpected = sources.filter(
         (source) =>
           (spec.name !== 'openapi' && source.includes('node_modules/@asteasolutions/zod-to-openapi/')) ||
           /node_modules\/zod\/v4\/locales\/(?!en\.js|index\.js)/.test(source) ||
-          /node_modules\/@aws-sdk\/(credential-provider-(ini|sso|process|web-identity|login)|nested-clients)\//.test(source),
+          /node_modules\/@aws-sdk\/(credential-provider-(ini|sso|process|web-identity|login)|nested-clients)\//.test(
+            source,
+          ),
       );
 
       expect({ name: spec.name, unexpected }).toEqual({ name: spec.name, unexpected: [] });
@@ -309,10 +391,12 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  it('grants groups without mutating routes, and the authorizer, no table or bucket writes (the authorizer only updates a session\'s last-seen time)', () => {
+  it("grants groups without mutating routes, and the authorizer, no table or bucket writes (the authorizer only updates a session's last-seen time)", () => {
     for (const name of [...readOnlyGroups(), 'authorizer']) {
       const actions = [...actionsOfRole(template, roleId(name)), ...actionsOfRole(template, dataRoleId(name))];
-      const writes = [...new Set(actions.filter((action) => [...TABLE_WRITE_ACTIONS, ...S3_WRITE_ACTIONS].includes(action)))];
+      const writes = [
+        ...new Set(actions.filter((action) => [...TABLE_WRITE_ACTIONS, ...S3_WRITE_ACTIONS].includes(action))),
+      ];
       expect({ name, writes }).toEqual({ name, writes: name === 'authorizer' ? ['dynamodb:UpdateItem'] : [] });
     }
   });
@@ -321,7 +405,7 @@ describe('least privilege', () => {
     expect(actionsOfRole(template, roleId('authorizer'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
   });
 
-  it('grants on the table exactly the actions of the function\'s access entry, never Scan', () => {
+  it("grants on the table exactly the actions of the function's access entry, never Scan", () => {
     for (const spec of catalog) {
       const actions = actionsOfRole(template, dataRoleId(spec.name), logicalIdOf(stack, stack.table));
       expect({ name: spec.name, actions }).toEqual({ name: spec.name, actions: expectedDataActions(spec).table });
@@ -329,14 +413,16 @@ describe('least privilege', () => {
     }
   });
 
-  it('leaves team-acting functions\' execution roles nothing on the table or the buckets (their tenant role does it)', () => {
+  it("leaves team-acting functions' execution roles nothing on the table or the buckets (their tenant role does it)", () => {
     for (const spec of catalog.filter((candidate) => candidate.tenant)) {
-      const direct = [stack.table, stack.sbomBucket, stack.disclosureBucket].flatMap((resource) => actionsOfRole(template, roleId(spec.name), logicalIdOf(stack, resource)));
+      const direct = [stack.table, stack.sbomBucket, stack.disclosureBucket].flatMap((resource) =>
+        actionsOfRole(template, roleId(spec.name), logicalIdOf(stack, resource)),
+      );
       expect({ name: spec.name, direct }).toEqual({ name: spec.name, direct: [] });
     }
   });
 
-  it('grants on each bucket exactly the object actions of the function\'s access level', () => {
+  it("grants on each bucket exactly the object actions of the function's access level", () => {
     for (const spec of catalog) {
       const expected = expectedDataActions(spec);
       for (const [bucket, level] of [
@@ -344,24 +430,40 @@ describe('least privilege', () => {
         [stack.disclosureBucket, expected.disclosureBucket],
       ] as const) {
         const actions = actionsOfRole(template, dataRoleId(spec.name), logicalIdOf(stack, bucket));
-        expect({ name: spec.name, bucket: bucket.node.id, actions }).toEqual({ name: spec.name, bucket: bucket.node.id, actions: level });
+        expect({ name: spec.name, bucket: bucket.node.id, actions }).toEqual({
+          name: spec.name,
+          bucket: bucket.node.id,
+          actions: level,
+        });
       }
     }
   });
 
   it('lets vex create disclosure snapshots and read them back, never delete them, and sign with the secret', () => {
-    expect(actionsOfRole(template, dataRoleId('vex'), logicalIdOf(stack, stack.disclosureBucket))).toEqual(['s3:GetObject', 's3:PutObject']);
-    expect(actionsOfRole(template, roleId('vex'), logicalIdOf(stack, stack.signingSecret))).toContain('secretsmanager:GetSecretValue');
+    expect(actionsOfRole(template, dataRoleId('vex'), logicalIdOf(stack, stack.disclosureBucket))).toEqual([
+      's3:GetObject',
+      's3:PutObject',
+    ]);
+    expect(actionsOfRole(template, roleId('vex'), logicalIdOf(stack, stack.signingSecret))).toContain(
+      'secretsmanager:GetSecretValue',
+    );
   });
 
   it('lets the public disclosures function read snapshots and the secret, and write nothing', () => {
-    expect(actionsOfRole(template, roleId('disclosures'), logicalIdOf(stack, stack.disclosureBucket))).toEqual(['s3:GetObject']);
-    expect(actionsOfRole(template, roleId('disclosures'), logicalIdOf(stack, stack.signingSecret))).toContain('secretsmanager:GetSecretValue');
+    expect(actionsOfRole(template, roleId('disclosures'), logicalIdOf(stack, stack.disclosureBucket))).toEqual([
+      's3:GetObject',
+    ]);
+    expect(actionsOfRole(template, roleId('disclosures'), logicalIdOf(stack, stack.signingSecret))).toContain(
+      'secretsmanager:GetSecretValue',
+    );
     expect(actionsOfRole(template, roleId('disclosures'), logicalIdOf(stack, stack.sbomBucket))).toEqual([]);
   });
 
   it('keeps a KMS key (rotating, retained) for the publisher private keys, used only by the functions that sign or rotate', () => {
-    assertResource(template, 'AWS::KMS::Key', { Properties: Match.objectLike({ EnableKeyRotation: true }), DeletionPolicy: 'Retain' });
+    assertResource(template, 'AWS::KMS::Key', {
+      Properties: Match.objectLike({ EnableKeyRotation: true }),
+      DeletionPolicy: 'Retain',
+    });
     const key = logicalIdOf(stack, stack.publisherKey);
     expect(actionsOfRole(template, roleId('vex'), key)).toEqual(['kms:Decrypt', 'kms:Encrypt']);
     expect(actionsOfRole(template, roleId('settings'), key)).toEqual(['kms:Encrypt']);
@@ -372,7 +474,9 @@ describe('least privilege', () => {
   });
 
   it('gives the secret only to the functions that sign or verify', () => {
-    const readers = catalog.filter((spec) => actionsOfRole(template, roleId(spec.name)).includes('secretsmanager:GetSecretValue')).map((spec) => spec.name);
+    const readers = catalog
+      .filter((spec) => actionsOfRole(template, roleId(spec.name)).includes('secretsmanager:GetSecretValue'))
+      .map((spec) => spec.name);
     expect(readers.sort()).toEqual(['disclosures', 'vex']);
   });
 
@@ -383,38 +487,57 @@ describe('least privilege', () => {
 
 describe('REST API', () => {
   // OPTIONS (CORS preflight) and ANY (the 405 answer) are the gateway's own methods, not routes.
-  const nonPreflight = (): ApiMethod[] => methods.filter((method) => method.httpMethod !== 'OPTIONS' && method.httpMethod !== 'ANY');
+  const nonPreflight = (): ApiMethod[] =>
+    methods.filter((method) => method.httpMethod !== 'OPTIONS' && method.httpMethod !== 'ANY');
 
-  it('has exactly one method per route of the route table, on the route\'s path', () => {
-    expect(nonPreflight().map((method) => routeKey(method.httpMethod, method.path)).sort()).toEqual(
-      allRoutes.map((route) => routeKey(route.method, route.path)).sort(),
-    );
+  it("has exactly one method per route of the route table, on the route's path", () => {
+    expect(
+      nonPreflight()
+        .map((method) => routeKey(method.httpMethod, method.path))
+        .sort(),
+    ).toEqual(allRoutes.map((route) => routeKey(route.method, route.path)).sort());
   });
 
-  it('sends each route to its endpoint group\'s function through a proxy integration', () => {
+  it("sends each route to its endpoint group's function through a proxy integration", () => {
     for (const route of allRoutes) {
-      const method = nonPreflight().find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path);
+      const method = nonPreflight().find(
+        (candidate) => candidate.httpMethod === route.method && candidate.path === route.path,
+      );
       expect(method?.properties).toMatchObject({
         OperationName: route.operationId,
-        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST', Uri: { 'Fn::Join': ['', expect.arrayContaining([{ 'Fn::GetAtt': [functionId(route.group), 'Arn'] }])] } },
+        Integration: {
+          Type: 'AWS_PROXY',
+          IntegrationHttpMethod: 'POST',
+          Uri: { 'Fn::Join': ['', expect.arrayContaining([{ 'Fn::GetAtt': [functionId(route.group), 'Arn'] }])] },
+        },
       });
     }
   });
 
   it('hands raw-body routes (SBOM upload, VEX import) their bytes unconverted: proxy integration, no ContentHandling', () => {
     for (const route of allRoutes.filter((candidate) => candidate.request?.rawBody)) {
-      const method = nonPreflight().find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path);
+      const method = nonPreflight().find(
+        (candidate) => candidate.httpMethod === route.method && candidate.path === route.path,
+      );
       expect(method?.properties.Integration).toMatchObject({ Type: 'AWS_PROXY' });
       expect(method?.properties.Integration).not.toHaveProperty('ContentHandling');
     }
-    expect(allRoutes.filter((candidate) => candidate.request?.rawBody).map((route) => route.operationId)).toEqual(expect.arrayContaining(['uploadSbom', 'importVex']));
+    expect(allRoutes.filter((candidate) => candidate.request?.rawBody).map((route) => route.operationId)).toEqual(
+      expect.arrayContaining(['uploadSbom', 'importVex']),
+    );
   });
 
   it('protects every non-public route with the Lambda authorizer', () => {
     const authorizerRef = { Ref: logicalIdOf(stack, stack.authorizer) };
     for (const route of allRoutes.filter((candidate) => candidate.scope !== null)) {
-      const method = nonPreflight().find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path);
-      expect({ route: routeKey(route.method, route.path), auth: method?.properties.AuthorizationType, authorizer: method?.properties.AuthorizerId }).toEqual({
+      const method = nonPreflight().find(
+        (candidate) => candidate.httpMethod === route.method && candidate.path === route.path,
+      );
+      expect({
+        route: routeKey(route.method, route.path),
+        auth: method?.properties.AuthorizationType,
+        authorizer: method?.properties.AuthorizerId,
+      }).toEqual({
         route: routeKey(route.method, route.path),
         auth: 'CUSTOM',
         authorizer: authorizerRef,
@@ -429,11 +552,20 @@ describe('REST API', () => {
     const csafProvider = CSAF_PROVIDER_PATHS.map((path) => `GET ${path}`);
     expect(publicMethods.sort()).toEqual(
       [
-        'GET /api/disclosures', 'GET /api/disclosures/{slug}', 'GET /api/disclosures/{slug}/verify', 'GET /api/openapi.json', 'POST /api/auth/oidc/token',
+        'GET /api/disclosures',
+        'GET /api/disclosures/{slug}',
+        'GET /api/disclosures/{slug}/verify',
+        'GET /api/openapi.json',
+        'POST /api/auth/oidc/token',
         // The files beside a snapshot and the publishers' public keys (docs/disclosure-verification.md).
-        'GET /api/disclosures/{slug}/signature', 'GET /api/disclosures/{slug}/sha256', 'GET /api/disclosures/{slug}/sha512',
-        'GET /api/disclosures/{slug}/attestation', 'GET /api/disclosures/publishers/{teamId}/keys',
-        'GET /api/auth/login', 'GET /api/auth/callback', 'POST /api/auth/logout',
+        'GET /api/disclosures/{slug}/signature',
+        'GET /api/disclosures/{slug}/sha256',
+        'GET /api/disclosures/{slug}/sha512',
+        'GET /api/disclosures/{slug}/attestation',
+        'GET /api/disclosures/publishers/{teamId}/keys',
+        'GET /api/auth/login',
+        'GET /api/auth/callback',
+        'POST /api/auth/logout',
         ...csafProvider,
       ].sort(),
     );
@@ -444,7 +576,9 @@ describe('REST API', () => {
       Type: 'REQUEST',
       IdentitySource: '',
       AuthorizerResultTtlInSeconds: 0,
-      AuthorizerUri: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId('authorizer'), 'Arn'] }])] }),
+      AuthorizerUri: Match.objectLike({
+        'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId('authorizer'), 'Arn'] }])],
+      }),
     });
   });
 
@@ -483,18 +617,34 @@ describe('REST API', () => {
     };
     const format = JSON.parse(stageProperties.AccessLogSetting.Format) as Record<string, string>;
 
-    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', resourcePath: '$context.resourcePath' });
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      resourcePath: '$context.resourcePath',
+    });
     expect(stageProperties.MethodSettings).toEqual(
-      expect.arrayContaining([expect.objectContaining({ ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          ResourcePath: '/*',
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+          MetricsEnabled: true,
+        }),
+      ]),
     );
   });
 
-  it('answers API Gateway\'s own errors in the service\'s JSON error shape', () => {
+  it("answers API Gateway's own errors in the service's JSON error shape", () => {
     for (const type of Object.keys(gatewayResponses) as GatewayResponseType[]) {
       assertResourceProperties(template, 'AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,
         StatusCode: String(gatewayResponses[type].statusCode),
-        ResponseParameters: Object.fromEntries(Object.entries(gatewayResponseHeaders(type)).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`])),
+        ResponseParameters: Object.fromEntries(
+          Object.entries(gatewayResponseHeaders(type)).map(([name, value]) => [
+            `gatewayresponse.header.${name}`,
+            `'${value}'`,
+          ]),
+        ),
         ResponseTemplates: { 'application/json': gatewayResponseTemplate(type) },
       });
     }
@@ -505,21 +655,34 @@ describe('REST API', () => {
       (resource) => resource.Properties as { ResponseType: string; ResponseParameters?: Record<string, string> },
     );
 
-    expect(responses.map((response) => response.ResponseType).sort()).toEqual(expect.arrayContaining(['ACCESS_DENIED', 'DEFAULT_4XX', 'DEFAULT_5XX', 'MISSING_AUTHENTICATION_TOKEN', 'UNAUTHORIZED']));
+    expect(responses.map((response) => response.ResponseType).sort()).toEqual(
+      expect.arrayContaining([
+        'ACCESS_DENIED',
+        'DEFAULT_4XX',
+        'DEFAULT_5XX',
+        'MISSING_AUTHENTICATION_TOKEN',
+        'UNAUTHORIZED',
+      ]),
+    );
     for (const response of responses) {
       expect({ type: response.ResponseType, headers: response.ResponseParameters }).toEqual({
         type: response.ResponseType,
-        headers: expect.objectContaining({ 'gatewayresponse.header.X-Content-Type-Options': "'nosniff'", 'gatewayresponse.header.Content-Type': "'application/json'" }),
+        headers: expect.objectContaining({
+          'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+          'gatewayresponse.header.Content-Type': "'application/json'",
+        }),
       });
     }
   });
 
-  it('answers an unknown method on every route path with a MOCK 405 whose Allow lists the route table\'s methods', () => {
+  it("answers an unknown method on every route path with a MOCK 405 whose Allow lists the route table's methods", () => {
     const anyMethods = methods.filter((method) => method.httpMethod === 'ANY');
     const paths = [...new Set(allRoutes.map((route) => route.path))];
     expect(anyMethods.map((method) => method.path).sort()).toEqual([...paths].sort());
     for (const method of anyMethods) {
-      const allow = [...new Set(allRoutes.filter((route) => route.path === method.path).map((route) => route.method))].sort().join(', ');
+      const allow = [...new Set(allRoutes.filter((route) => route.path === method.path).map((route) => route.method))]
+        .sort()
+        .join(', ');
       expect(method.properties).toMatchObject({
         AuthorizationType: 'NONE',
         Integration: {
@@ -539,11 +702,19 @@ describe('REST API', () => {
 
   it('answers CORS preflight only on the public disclosure routes, as text despite the binary media type', () => {
     const preflights = methods.filter((method) => method.httpMethod === 'OPTIONS');
-    expect(preflights.map((method) => method.path).sort()).toEqual([
-      '/api/disclosures', '/api/disclosures/publishers/{teamId}/keys', '/api/disclosures/{slug}', '/api/disclosures/{slug}/attestation',
-      '/api/disclosures/{slug}/sha256', '/api/disclosures/{slug}/sha512', '/api/disclosures/{slug}/signature', '/api/disclosures/{slug}/verify',
-      ...CSAF_PROVIDER_PATHS,
-    ].sort());
+    expect(preflights.map((method) => method.path).sort()).toEqual(
+      [
+        '/api/disclosures',
+        '/api/disclosures/publishers/{teamId}/keys',
+        '/api/disclosures/{slug}',
+        '/api/disclosures/{slug}/attestation',
+        '/api/disclosures/{slug}/sha256',
+        '/api/disclosures/{slug}/sha512',
+        '/api/disclosures/{slug}/signature',
+        '/api/disclosures/{slug}/verify',
+        ...CSAF_PROVIDER_PATHS,
+      ].sort(),
+    );
     for (const preflight of preflights) {
       expect(preflight.properties).toMatchObject({
         AuthorizationType: 'NONE',
@@ -554,7 +725,9 @@ describe('REST API', () => {
             expect.objectContaining({
               StatusCode: '204',
               ContentHandling: 'CONVERT_TO_TEXT',
-              ResponseParameters: expect.objectContaining({ 'method.response.header.Access-Control-Allow-Origin': "'*'" }),
+              ResponseParameters: expect.objectContaining({
+                'method.response.header.Access-Control-Allow-Origin': "'*'",
+              }),
             }),
           ],
         },

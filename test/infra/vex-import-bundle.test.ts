@@ -29,7 +29,11 @@ describe('VEX import schemas in the bundle', () => {
       ...esbuildOptions('unused.ts', workDir),
       entryPoints: undefined,
       splitting: false,
-      stdin: { contents: "export { schemaViolations } from './shared/service/vex/import/schema-validation';", resolveDir: PROJECT_ROOT, loader: 'ts' },
+      stdin: {
+        contents: "export { schemaViolations } from './shared/service/vex/import/schema-validation';",
+        resolveDir: PROJECT_ROOT,
+        loader: 'ts',
+      },
     });
     const script = `const m = await import(${JSON.stringify(pathToFileURL(join(workDir, BUNDLE_FILE_NAME)).href)});
       process.stdout.write(JSON.stringify({
@@ -38,9 +42,17 @@ describe('VEX import schemas in the bundle', () => {
         csaf: m.schemaViolations('csaf', { document: { category: 'csaf_vex' } }).length > 0,
       }));`;
 
-    const output = execFileSync(process.execPath, ['--input-type=module', '--eval', script], { cwd: workDir, env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
+    const output = execFileSync(process.execPath, ['--input-type=module', '--eval', script], {
+      cwd: workDir,
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+    });
 
     expect(readdirSync(workDir).filter((file) => file.endsWith('.json'))).toEqual([]);
-    expect(JSON.parse(output)).toEqual({ cdx: ['/vulnerabilities/0/analysis/state'], openvex: expect.arrayContaining(['required']), csaf: true });
+    expect(JSON.parse(output)).toEqual({
+      cdx: ['/vulnerabilities/0/analysis/state'],
+      openvex: expect.arrayContaining(['required']),
+      csaf: true,
+    });
   });
 });

@@ -20,7 +20,11 @@ import { baseUrl } from '../support/http-client';
 import { OWNER_ID, REPOSITORY_ID, startTestIssuer, type TestIssuer } from '../support/oidc-issuer';
 
 /** The SBOM's finding count as the service's own list summary gives it. */
-async function findingTotal(team: { api: { get: (path: string) => Promise<{ body: any }> } }, sbomId: string): Promise<number> { // eslint-disable-line @typescript-eslint/no-explicit-any -- a list answer read for one field
+async function findingTotal(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list answer read for one field
+  team: { api: { get: (path: string) => Promise<{ body: any }> } },
+  sbomId: string,
+): Promise<number> {
   return Number((await team.api.get(`/api/sboms/${sbomId}/vulnerabilities?perPage=1`)).body.summary.total);
 }
 
@@ -61,19 +65,44 @@ function runAction(inputs: Record<string, string>, env: Record<string, string> =
   writeFileSync(files.GITHUB_OUTPUT, '');
   writeFileSync(files.GITHUB_STEP_SUMMARY, '');
   const withDefaults: Record<string, string> = {};
-  for (const [name, spec] of Object.entries(ACTION.inputs)) if (spec.default !== undefined) withDefaults[name] = spec.default;
+  for (const [name, spec] of Object.entries(ACTION.inputs))
+    if (spec.default !== undefined) withDefaults[name] = spec.default;
   Object.assign(withDefaults, inputs);
-  const inputEnv = Object.fromEntries(Object.entries(withDefaults).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]));
+  const inputEnv = Object.fromEntries(
+    Object.entries(withDefaults).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]),
+  );
   const runnerEnv = {
-    PATH: process.env.PATH ?? '', HOME: tmpdir(), GITHUB_ACTIONS: 'true', CI: 'true', GITHUB_WORKSPACE: ROOT,
-    GITHUB_REPOSITORY: 'octo-org/octo-repo', GITHUB_REF: 'refs/heads/main', GITHUB_REF_TYPE: 'branch', GITHUB_REF_NAME: 'main',
-    GITHUB_SHA: randomBytes(20).toString('hex'), RUNNER_TEMP: dir, ...files, ...inputEnv, ...env,
+    PATH: process.env.PATH ?? '',
+    HOME: tmpdir(),
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    GITHUB_WORKSPACE: ROOT,
+    GITHUB_REPOSITORY: 'octo-org/octo-repo',
+    GITHUB_REF: 'refs/heads/main',
+    GITHUB_REF_TYPE: 'branch',
+    GITHUB_REF_NAME: 'main',
+    GITHUB_SHA: randomBytes(20).toString('hex'),
+    RUNNER_TEMP: dir,
+    ...files,
+    ...inputEnv,
+    ...env,
   };
   return new Promise((done) => {
-    execFile(process.execPath, [join(ROOT, ACTION.runs.main)], { cwd: ROOT, env: runnerEnv, timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      done({ code, stdout, stderr, outputs: readOutputs(files.GITHUB_OUTPUT), summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') });
-    });
+    execFile(
+      process.execPath,
+      [join(ROOT, ACTION.runs.main)],
+      { cwd: ROOT, env: runnerEnv, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        done({
+          code,
+          stdout,
+          stderr,
+          outputs: readOutputs(files.GITHUB_OUTPUT),
+          summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
+        });
+      },
+    );
   });
 }
 
@@ -82,7 +111,7 @@ describe('the Action with an API key', () => {
     expect(ACTION.runs).toEqual({ using: 'node24', main: 'dist/vexdesk.mjs' });
   });
 
-  it('uploads to the tag\'s release, fails the critical gate (exit 1) and writes the outputs and a summary with KEV first', async () => {
+  it("uploads to the tag's release, fails the critical gate (exit 1) and writes the outputs and a summary with KEV first", async () => {
     const team = await createTeamWithKey();
     const product = uniqueSlug('action');
 
@@ -99,8 +128,14 @@ describe('the Action with an API key', () => {
     // The corpus is shared with other test files, which may add advisories for the fixture's packages: totals come from the service.
     const total = String(await findingTotal(team, outputs['sbom-id']!));
     expect(outputs).toMatchObject({
-      'gate-result': 'fail', 'gate-failures': '3', 'findings-total': total, 'findings-critical': '3', 'findings-high': '3',
-      'findings-kev': '3', 'findings-untriaged': total, 'component-count': '88',
+      'gate-result': 'fail',
+      'gate-failures': '3',
+      'findings-total': total,
+      'findings-critical': '3',
+      'findings-high': '3',
+      'findings-kev': '3',
+      'findings-untriaged': total,
+      'component-count': '88',
     });
     expect(Object.keys(outputs).sort()).toEqual(Object.keys(ACTION.outputs).sort());
     const release = (await team.api.get(`/api/releases/${outputs['release-id']}`)).body.data;
@@ -119,23 +154,44 @@ describe('the Action with an API key', () => {
     expect(outputs['sarif-file']).toBe(sarifFile);
     const sarif = JSON.parse(readFileSync(sarifFile, 'utf8'));
     expect(validateSarif(sarif).errors).toEqual([]);
-    const results = sarif.runs[0].results as { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[];
+    const results = sarif.runs[0].results as {
+      locations: { physicalLocation: { artifactLocation: { uri: string } } }[];
+    }[];
     expect(results.length).toBeGreaterThan(0);
-    for (const result of results) expect(result.locations[0]!.physicalLocation.artifactLocation.uri).toContain('cyclonedx-1.5_maven_cdxgen_vuln-spring.json');
+    for (const result of results)
+      expect(result.locations[0]!.physicalLocation.artifactLocation.uri).toContain(
+        'cyclonedx-1.5_maven_cdxgen_vuln-spring.json',
+      );
   });
 
   it('passes (exit 0) when the KEV findings are decided not_affected, with the short sha as the release by default', async () => {
     const team = await createTeamWithKey();
     const product = uniqueSlug('action');
-    const first = await runAction({ url: baseUrl(), token: team.key, sbom: SPRING, product, kev: 'true' }, { GITHUB_SHA: 'abcdef0123456789abcdef0123456789abcdef01' });
+    const first = await runAction(
+      { url: baseUrl(), token: team.key, sbom: SPRING, product, kev: 'true' },
+      { GITHUB_SHA: 'abcdef0123456789abcdef0123456789abcdef01' },
+    );
     expect(first.code).toBe(1);
-    const findings = (await team.api.get(`/api/sboms/${first.outputs['sbom-id']}/vulnerabilities?kev=true&perPage=10`)).body.data as { id: string }[];
-    for (const finding of findings) await team.api.post('/api/dispositions', { vulnerabilityId: finding.id, status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path' });
+    const findings = (await team.api.get(`/api/sboms/${first.outputs['sbom-id']}/vulnerabilities?kev=true&perPage=10`))
+      .body.data as { id: string }[];
+    for (const finding of findings)
+      await team.api.post('/api/dispositions', {
+        vulnerabilityId: finding.id,
+        status: 'not_affected',
+        justification: 'vulnerable_code_not_in_execute_path',
+      });
 
-    const second = await runAction({ url: baseUrl(), token: team.key, sbom: SPRING, product, kev: 'true', untriaged: 'false' }, { GITHUB_SHA: 'abcdef0123456789abcdef0123456789abcdef01' });
+    const second = await runAction(
+      { url: baseUrl(), token: team.key, sbom: SPRING, product, kev: 'true', untriaged: 'false' },
+      { GITHUB_SHA: 'abcdef0123456789abcdef0123456789abcdef01' },
+    );
 
     expect(second.code).toBe(0);
-    expect(second.outputs).toMatchObject({ 'gate-result': 'pass', 'gate-failures': '0', 'sbom-id': first.outputs['sbom-id'] });
+    expect(second.outputs).toMatchObject({
+      'gate-result': 'pass',
+      'gate-failures': '0',
+      'sbom-id': first.outputs['sbom-id'],
+    });
     expect((await team.api.get(`/api/releases/${second.outputs['release-id']}`)).body.data.version).toBe('abcdef0');
     expect(second.summary).toContain('| **Known exploited (KEV)** | 0 | 0 | 0 | 3 | 0 | 3 |');
     expect(second.summary).toContain('Gate: ✅ **passed**');
@@ -145,9 +201,20 @@ describe('the Action with an API key', () => {
     const team = await createTeamWithKey();
 
     const skipped = await runAction({ url: baseUrl(), token: team.key, sbom: SPRING, product: uniqueSlug('action') });
-    const badInput = await runAction({ url: baseUrl(), token: team.key, sbom: SPRING, product: uniqueSlug('action'), kev: 'yes' });
+    const badInput = await runAction({
+      url: baseUrl(),
+      token: team.key,
+      sbom: SPRING,
+      product: uniqueSlug('action'),
+      kev: 'yes',
+    });
     const noSbom = await runAction({ url: baseUrl(), token: team.key, product: uniqueSlug('action') });
-    const refused = await runAction({ url: baseUrl(), token: `vxd_${'0'.repeat(64)}`, sbom: SPRING, product: uniqueSlug('action') });
+    const refused = await runAction({
+      url: baseUrl(),
+      token: `vxd_${'0'.repeat(64)}`,
+      sbom: SPRING,
+      product: uniqueSlug('action'),
+    });
 
     expect(skipped.code).toBe(0);
     expect(skipped.outputs['gate-result']).toBe('skipped');
@@ -161,7 +228,7 @@ describe('the Action with an API key', () => {
   });
 });
 
-describe('the Action signed in with the job\'s OIDC token', () => {
+describe("the Action signed in with the job's OIDC token", () => {
   let issuer: TestIssuer;
   let tokenEndpoint: Server;
   let endpointUrl: string;
@@ -196,25 +263,50 @@ describe('the Action signed in with the job\'s OIDC token', () => {
     const team = await createTeamWithKey();
     const name = `ci-${uniqueSlug('p')}`;
     const policy = await team.api.post('/api/trust-policies', {
-      name, issuer: issuer.issuer, audience,
-      claims: { repository_owner_id: OWNER_ID, repository_id: REPOSITORY_ID, sub: 'repo:octo-org/octo-repo:ref:refs/heads/*' },
-      scopes: ['products:read', 'products:write', 'releases:read', 'releases:write', 'sboms:read', 'sboms:write', 'vulnerabilities:read'],
+      name,
+      issuer: issuer.issuer,
+      audience,
+      claims: {
+        repository_owner_id: OWNER_ID,
+        repository_id: REPOSITORY_ID,
+        sub: 'repo:octo-org/octo-repo:ref:refs/heads/*',
+      },
+      scopes: [
+        'products:read',
+        'products:write',
+        'releases:read',
+        'releases:write',
+        'sboms:read',
+        'sboms:write',
+        'vulnerabilities:read',
+      ],
     });
     if (policy.status !== 201) throw new Error(`policy create failed: ${policy.status} ${policy.text}`);
     return { ...team, policyName: name };
   }
 
-  it('exchanges the job\'s token for a workload token and runs upload and gate with it, storing no secret', async () => {
+  it("exchanges the job's token for a workload token and runs upload and gate with it, storing no secret", async () => {
     const team = await teamWithPolicy();
     const before = requests.length;
 
     const run = await runAction(
-      { url: baseUrl(), team: team.teamId, sbom: SPRING, product: uniqueSlug('oidc'), release: '9.9.9', 'fail-on': 'high' },
+      {
+        url: baseUrl(),
+        team: team.teamId,
+        sbom: SPRING,
+        product: uniqueSlug('oidc'),
+        release: '9.9.9',
+        'fail-on': 'high',
+      },
       { ACTIONS_ID_TOKEN_REQUEST_URL: endpointUrl, ACTIONS_ID_TOKEN_REQUEST_TOKEN: requestToken },
     );
 
     expect(run.code).toBe(1);
-    expect(run.outputs).toMatchObject({ 'gate-result': 'fail', 'gate-failures': '6', 'findings-total': String(await findingTotal(team, run.outputs['sbom-id']!)) });
+    expect(run.outputs).toMatchObject({
+      'gate-result': 'fail',
+      'gate-failures': '6',
+      'findings-total': String(await findingTotal(team, run.outputs['sbom-id']!)),
+    });
     expect(requests.slice(before)).toEqual([{ audience: 'vexdesk', authorized: true }]);
     // Both the job's JWT and the issued vxo_ token are masked in the log.
     expect(run.stderr).toMatch(/::add-mask::eyJ/);
@@ -222,10 +314,12 @@ describe('the Action signed in with the job\'s OIDC token', () => {
     // The upload was made as the policy and the job, not as the team's key.
     const audit = await team.api.get(`/api/audit/export?accountId=${team.teamId}&entityType=sbom`);
     expect(audit.status).toBe(200);
-    expect(audit.text).toContain(`upload,sbom,${run.outputs['sbom-id']},cyclonedx-1.5_maven_cdxgen_vuln-spring.json,,oidc_${team.policyName} (octo-org/octo-repo refs/heads/main run 9876543210)`);
+    expect(audit.text).toContain(
+      `upload,sbom,${run.outputs['sbom-id']},cyclonedx-1.5_maven_cdxgen_vuln-spring.json,,oidc_${team.policyName} (octo-org/octo-repo refs/heads/main run 9876543210)`,
+    );
   });
 
-  it('exits 3 with the service\'s refusal when no policy trusts the requested audience, 2 without the team', async () => {
+  it("exits 3 with the service's refusal when no policy trusts the requested audience, 2 without the team", async () => {
     const team = await teamWithPolicy('another-audience');
 
     const refused = await runAction(

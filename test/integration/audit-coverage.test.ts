@@ -39,7 +39,13 @@ interface Performed {
 type Scenario = (team: Team) => Promise<{ act: () => Promise<Performed> }>;
 
 function trustPolicyBody(issuer: string) {
-  return { name: `ci-${randomUUID().slice(0, 8)}`, issuer, audience: 'vexdesk', claims: { repository_owner_id: OWNER_ID }, scopes: ['products:read'] };
+  return {
+    name: `ci-${randomUUID().slice(0, 8)}`,
+    issuer,
+    audience: 'vexdesk',
+    claims: { repository_owner_id: OWNER_ID },
+    scopes: ['products:read'],
+  };
 }
 
 async function auditEntries(teamId: string): Promise<AuditEntry[]> {
@@ -58,14 +64,15 @@ function dataField(response: HttpResponse<unknown>, field: string): string | und
 }
 
 async function product(team: Team) {
-  return ok(await team.api.post<WithId>('/api/products', { name: 'Audited', slug: uniqueSlug() }), 'create product').data;
+  return ok(await team.api.post<WithId>('/api/products', { name: 'Audited', slug: uniqueSlug() }), 'create product')
+    .data;
 }
 
 async function release(team: Team) {
   const created = await product(team);
-  return ok(await team.api.post<WithId>(`/api/products/${created.id}/releases`, { version: '1.0.0' }), 'create release').data;
+  return ok(await team.api.post<WithId>(`/api/products/${created.id}/releases`, { version: '1.0.0' }), 'create release')
+    .data;
 }
-
 
 async function seeded(team: Team): Promise<Seeded> {
   return seedReleaseWithFindings(team.api, team.teamId, 3);
@@ -87,7 +94,10 @@ async function scanFinished(team: Team, sbomId: string): Promise<void> {
 
 async function draftVex(team: Team) {
   const { release: seededRelease } = await seeded(team);
-  const document = ok(await team.api.post<WithId>(`/api/releases/${seededRelease.id}/vex`, { format: 'openvex' }), 'create VEX').data;
+  const document = ok(
+    await team.api.post<WithId>(`/api/releases/${seededRelease.id}/vex`, { format: 'openvex' }),
+    'create VEX',
+  ).data;
   return { releaseId: seededRelease.id, vexId: document.id };
 }
 
@@ -107,15 +117,21 @@ const SBOM = cycloneDxSbom([{ name: 'left-pad', version: '1.3.0', purl: 'pkg:npm
 
 const scenarios: Record<string, Scenario> = {
   // Nothing to arrange: the team itself is the precondition.
-  createProduct: (team) => Promise.resolve({
-    act: async () => {
-      const response = await team.api.post('/api/products', { name: 'New', slug: uniqueSlug() });
-      return { response, entityId: dataField(response, 'id') };
-    },
-  }),
+  createProduct: (team) =>
+    Promise.resolve({
+      act: async () => {
+        const response = await team.api.post('/api/products', { name: 'New', slug: uniqueSlug() });
+        return { response, entityId: dataField(response, 'id') };
+      },
+    }),
   updateProduct: async (team) => {
     const { id } = await product(team);
-    return { act: async () => ({ response: await team.api.put(`/api/products/${id}`, { description: 'changed' }), entityId: id }) };
+    return {
+      act: async () => ({
+        response: await team.api.put(`/api/products/${id}`, { description: 'changed' }),
+        entityId: id,
+      }),
+    };
   },
   deleteProduct: async (team) => {
     const { id } = await product(team);
@@ -132,11 +148,21 @@ const scenarios: Record<string, Scenario> = {
   },
   updateRelease: async (team) => {
     const { id } = await release(team);
-    return { act: async () => ({ response: await team.api.put(`/api/releases/${id}`, { status: 'deprecated' }), entityId: id }) };
+    return {
+      act: async () => ({
+        response: await team.api.put(`/api/releases/${id}`, { status: 'deprecated' }),
+        entityId: id,
+      }),
+    };
   },
   deleteRelease: async (team) => {
     const { release: seededRelease } = await seeded(team);
-    return { act: async () => ({ response: await team.api.delete(`/api/releases/${seededRelease.id}`), entityId: seededRelease.id }) };
+    return {
+      act: async () => ({
+        response: await team.api.delete(`/api/releases/${seededRelease.id}`),
+        entityId: seededRelease.id,
+      }),
+    };
   },
   deleteSbom: async (team) => {
     const { sbom } = await seeded(team);
@@ -146,7 +172,11 @@ const scenarios: Record<string, Scenario> = {
     const { id } = await release(team);
     return {
       act: async () => {
-        const response = await team.api.post('/api/sboms/upload', { releaseId: id, content: SBOM, fileName: 'bom.json' });
+        const response = await team.api.post('/api/sboms/upload', {
+          releaseId: id,
+          content: SBOM,
+          fileName: 'bom.json',
+        });
         return { response, entityId: dataField(response, 'id') };
       },
     };
@@ -162,7 +192,13 @@ const scenarios: Record<string, Scenario> = {
   },
   completeSbomUpload: async (team) => {
     const { id } = await release(team);
-    const upload = ok(await team.api.post<Data<{ uploadId: string; uploadUrl: string }>>('/api/sboms/uploads', { releaseId: id, fileName: 'large.json' }), 'create upload').data;
+    const upload = ok(
+      await team.api.post<Data<{ uploadId: string; uploadUrl: string }>>('/api/sboms/uploads', {
+        releaseId: id,
+        fileName: 'large.json',
+      }),
+      'create upload',
+    ).data;
     const put = await fetch(upload.uploadUrl, { method: 'PUT', body: SBOM });
     if (!put.ok) throw new Error(`PUT to the pre-signed URL failed: ${put.status}`);
     return {
@@ -174,15 +210,23 @@ const scenarios: Record<string, Scenario> = {
   },
   triggerCveScan: async (team) => {
     const { id } = await release(team);
-    const sbom = ok(await team.api.post<WithId>('/api/sboms/upload', { releaseId: id, content: SBOM }), 'upload SBOM').data;
+    const sbom = ok(
+      await team.api.post<WithId>('/api/sboms/upload', { releaseId: id, content: SBOM }),
+      'upload SBOM',
+    ).data;
     await scanFinished(team, sbom.id);
-    return { act: async () => ({ response: await team.api.post('/api/cve-scan', { sbomId: sbom.id }), entityId: sbom.id }) };
+    return {
+      act: async () => ({ response: await team.api.post('/api/cve-scan', { sbomId: sbom.id }), entityId: sbom.id }),
+    };
   },
   upsertDisposition: async (team) => {
     const { findings } = await seeded(team);
     return {
       act: async () => {
-        const response = await team.api.post('/api/dispositions', { vulnerabilityId: findings[0]?.id, status: 'under_investigation' });
+        const response = await team.api.post('/api/dispositions', {
+          vulnerabilityId: findings[0]?.id,
+          status: 'under_investigation',
+        });
         return { response, entityId: dataField(response, 'id') };
       },
     };
@@ -191,21 +235,34 @@ const scenarios: Record<string, Scenario> = {
     const { findings } = await seeded(team);
     return {
       act: async () => ({
-        response: await team.api.post('/api/dispositions/batch', { vulnerabilityIds: findings.map((finding) => finding.id), status: 'fixed' }),
+        response: await team.api.post('/api/dispositions/batch', {
+          vulnerabilityIds: findings.map((finding) => finding.id),
+          status: 'fixed',
+        }),
       }),
     };
   },
   importVex: async (team) => {
     const { release, findings } = await seeded(team);
     const document = {
-      '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'https://example.com/vex/audited', author: 'Supplier', timestamp: '2026-01-01T00:00:00Z', version: 1,
+      '@context': 'https://openvex.dev/ns/v0.2.0',
+      '@id': 'https://example.com/vex/audited',
+      author: 'Supplier',
+      timestamp: '2026-01-01T00:00:00Z',
+      version: 1,
       statements: findings.map((finding, index) => ({
-        vulnerability: { name: finding.cveId }, products: [{ '@id': `pkg:npm/${finding.componentName}@1.${index}.0` }], status: 'fixed',
+        vulnerability: { name: finding.cveId },
+        products: [{ '@id': `pkg:npm/${finding.componentName}@1.${index}.0` }],
+        status: 'fixed',
       })),
     };
     return {
       act: async () => ({
-        response: await request('POST', `/api/releases/${release.id}/vex-imports`, { key: team.key, rawBody: JSON.stringify(document), headers: { 'Content-Type': 'application/json' } }),
+        response: await request('POST', `/api/releases/${release.id}/vex-imports`, {
+          key: team.key,
+          rawBody: JSON.stringify(document),
+          headers: { 'Content-Type': 'application/json' },
+        }),
         entityId: release.id,
       }),
     };
@@ -214,22 +271,58 @@ const scenarios: Record<string, Scenario> = {
     // A decision carried to a new release at another package version waits for review (carryOver any_version).
     const { product, findings } = await seeded(team);
     ok(await team.api.put('/api/settings', { carryOver: 'any_version' }), 'carry any version');
-    ok(await team.api.post('/api/dispositions', { vulnerabilityId: findings[0]?.id, status: 'not_affected', justification: 'component_not_present' }), 'decide');
-    const next = ok(await team.api.post<WithId>(`/api/products/${product.id}/releases`, { version: '2.0.0' }), 'release').data;
+    ok(
+      await team.api.post('/api/dispositions', {
+        vulnerabilityId: findings[0]?.id,
+        status: 'not_affected',
+        justification: 'component_not_present',
+      }),
+      'decide',
+    );
+    const next = ok(
+      await team.api.post<WithId>(`/api/products/${product.id}/releases`, { version: '2.0.0' }),
+      'release',
+    ).data;
     const name = findings[0]!.componentName;
-    const sbom = ok(await team.api.post<WithId>('/api/sboms/upload', { releaseId: next.id, content: cycloneDxSbom([{ name, version: '1.0.1', purl: `pkg:npm/${name}@1.0.1` }]), fileName: 'bom.json' }), 'upload').data;
+    const sbom = ok(
+      await team.api.post<WithId>('/api/sboms/upload', {
+        releaseId: next.id,
+        content: cycloneDxSbom([{ name, version: '1.0.1', purl: `pkg:npm/${name}@1.0.1` }]),
+        fileName: 'bom.json',
+      }),
+      'upload',
+    ).data;
     ok(await team.api.post('/api/cve-scan', { sbomId: sbom.id }), 'scan');
-    const listed = ok(await team.api.get<Data<{ disposition?: { id: string; review_required: boolean } }[]>>(`/api/sboms/${sbom.id}/vulnerabilities`), 'list').data;
+    const listed = ok(
+      await team.api.get<Data<{ disposition?: { id: string; review_required: boolean } }[]>>(
+        `/api/sboms/${sbom.id}/vulnerabilities`,
+      ),
+      'list',
+    ).data;
     const carried = listed[0]?.disposition;
     if (!carried?.review_required) throw new Error('confirm scenario: no decision waiting for review');
-    return { act: async () => ({ response: await team.api.post(`/api/dispositions/${carried.id}/confirm`, {}), entityId: carried.id }) };
+    return {
+      act: async () => ({
+        response: await team.api.post(`/api/dispositions/${carried.id}/confirm`, {}),
+        entityId: carried.id,
+      }),
+    };
   },
   updateDisposition: async (team) => {
     const { findings } = await seeded(team);
-    const disposition = ok(await team.api.post<WithId>('/api/dispositions', { vulnerabilityId: findings[0]?.id, status: 'under_investigation' }), 'create disposition').data;
+    const disposition = ok(
+      await team.api.post<WithId>('/api/dispositions', {
+        vulnerabilityId: findings[0]?.id,
+        status: 'under_investigation',
+      }),
+      'create disposition',
+    ).data;
     return {
       act: async () => ({
-        response: await team.api.put(`/api/dispositions/${disposition.id}`, { status: 'not_affected', justification: 'component_not_present' }),
+        response: await team.api.put(`/api/dispositions/${disposition.id}`, {
+          status: 'not_affected',
+          justification: 'component_not_present',
+        }),
         entityId: disposition.id,
       }),
     };
@@ -253,15 +346,30 @@ const scenarios: Record<string, Scenario> = {
   },
   submitVexDocument: async (team) => {
     const { vexId } = await draftVex(team);
-    return { act: async () => ({ response: await team.api.post(`/api/vex/${vexId}/submit`, { comment: 'please review' }), entityId: vexId }) };
+    return {
+      act: async () => ({
+        response: await team.api.post(`/api/vex/${vexId}/submit`, { comment: 'please review' }),
+        entityId: vexId,
+      }),
+    };
   },
   approveVexDocument: async (team) => {
     const { vexId } = await submittedVex(team);
-    return { act: async () => ({ response: await team.api.post(`/api/vex/${vexId}/approve`, { comment: 'looks right' }), entityId: vexId }) };
+    return {
+      act: async () => ({
+        response: await team.api.post(`/api/vex/${vexId}/approve`, { comment: 'looks right' }),
+        entityId: vexId,
+      }),
+    };
   },
   rejectVexDocument: async (team) => {
     const { vexId } = await submittedVex(team);
-    return { act: async () => ({ response: await team.api.post(`/api/vex/${vexId}/reject`, { comment: 'justification missing' }), entityId: vexId }) };
+    return {
+      act: async () => ({
+        response: await team.api.post(`/api/vex/${vexId}/reject`, { comment: 'justification missing' }),
+        entityId: vexId,
+      }),
+    };
   },
   publishVexDocument: async (team) => {
     const { vexId } = await approvedVex(team);
@@ -269,40 +377,78 @@ const scenarios: Record<string, Scenario> = {
   },
   unlockRelease: async (team) => {
     const { releaseId } = await submittedVex(team);
-    return { act: async () => ({ response: await team.api.post(`/api/releases/${releaseId}/unlock`, { comment: 'hotfix needed' }), entityId: releaseId }) };
+    return {
+      act: async () => ({
+        response: await team.api.post(`/api/releases/${releaseId}/unlock`, { comment: 'hotfix needed' }),
+        entityId: releaseId,
+      }),
+    };
   },
-  createTrustPolicy: (team) => Promise.resolve({
-    act: async () => {
-      const response = await team.api.post('/api/trust-policies', trustPolicyBody('https://token.actions.githubusercontent.com'));
-      return { response, entityId: dataField(response, 'id') };
-    },
-  }),
+  createTrustPolicy: (team) =>
+    Promise.resolve({
+      act: async () => {
+        const response = await team.api.post(
+          '/api/trust-policies',
+          trustPolicyBody('https://token.actions.githubusercontent.com'),
+        );
+        return { response, entityId: dataField(response, 'id') };
+      },
+    }),
   deleteTrustPolicy: async (team) => {
-    const policy = ok(await team.api.post<WithId>('/api/trust-policies', trustPolicyBody('https://token.actions.githubusercontent.com')), 'create trust policy').data;
-    return { act: async () => ({ response: await team.api.delete(`/api/trust-policies/${policy.id}`), entityId: policy.id }) };
+    const policy = ok(
+      await team.api.post<WithId>(
+        '/api/trust-policies',
+        trustPolicyBody('https://token.actions.githubusercontent.com'),
+      ),
+      'create trust policy',
+    ).data;
+    return {
+      act: async () => ({ response: await team.api.delete(`/api/trust-policies/${policy.id}`), entityId: policy.id }),
+    };
   },
-  inviteMember: (team) => Promise.resolve({
-    act: async () => {
-      const response = await team.api.post('/api/members', { email: `invited-${randomUUID().slice(0, 8)}@example.test` });
-      return { response, entityId: dataField(response, 'id') };
-    },
-  }),
+  inviteMember: (team) =>
+    Promise.resolve({
+      act: async () => {
+        const response = await team.api.post('/api/members', {
+          email: `invited-${randomUUID().slice(0, 8)}@example.test`,
+        });
+        return { response, entityId: dataField(response, 'id') };
+      },
+    }),
   updateMember: async (team) => {
-    const member = ok(await team.api.post<WithId>('/api/members', { email: `updated-${randomUUID().slice(0, 8)}@example.test` }), 'invite member').data;
-    return { act: async () => ({ response: await team.api.put(`/api/members/${member.id}`, { permissions: ['content.write'] }), entityId: member.id }) };
+    const member = ok(
+      await team.api.post<WithId>('/api/members', { email: `updated-${randomUUID().slice(0, 8)}@example.test` }),
+      'invite member',
+    ).data;
+    return {
+      act: async () => ({
+        response: await team.api.put(`/api/members/${member.id}`, { permissions: ['content.write'] }),
+        entityId: member.id,
+      }),
+    };
   },
   removeMember: async (team) => {
-    const member = ok(await team.api.post<WithId>('/api/members', { email: `removed-${randomUUID().slice(0, 8)}@example.test` }), 'invite member').data;
+    const member = ok(
+      await team.api.post<WithId>('/api/members', { email: `removed-${randomUUID().slice(0, 8)}@example.test` }),
+      'invite member',
+    ).data;
     return { act: async () => ({ response: await team.api.delete(`/api/members/${member.id}`), entityId: member.id }) };
   },
-  createApiKey: (team) => Promise.resolve({
-    act: async () => {
-      const response = await team.api.post('/api/keys', { name: `self-${randomUUID().slice(0, 8)}`, scopes: ['products:read'] });
-      return { response, entityId: dataField(response, 'id') };
-    },
-  }),
+  createApiKey: (team) =>
+    Promise.resolve({
+      act: async () => {
+        const response = await team.api.post('/api/keys', {
+          name: `self-${randomUUID().slice(0, 8)}`,
+          scopes: ['products:read'],
+        });
+        return { response, entityId: dataField(response, 'id') };
+      },
+    }),
   revokeApiKey: async (team) => {
-    const key = ok(await team.api.post<WithId>('/api/keys', { name: `self-${randomUUID().slice(0, 8)}`, scopes: ['products:read'] }), 'create key').data;
+    const key = ok(
+      await team.api.post<WithId>('/api/keys', { name: `self-${randomUUID().slice(0, 8)}`, scopes: ['products:read'] }),
+      'create key',
+    ).data;
     return { act: async () => ({ response: await team.api.delete(`/api/keys/${key.id}`), entityId: key.id }) };
   },
   finishSignIn: async (team) => {
@@ -314,7 +460,10 @@ const scenarios: Record<string, Scenario> = {
     return {
       act: async () => {
         const answer = await browserFetch(jar, callbackUrl);
-        return { response: { status: answer.status, headers: answer.headers, body: undefined, text: answer.text }, actorName: account.email.slice(0, account.email.indexOf('@')) };
+        return {
+          response: { status: answer.status, headers: answer.headers, body: undefined, text: answer.text },
+          actorName: account.email.slice(0, account.email.indexOf('@')),
+        };
       },
     };
   },
@@ -326,14 +475,23 @@ const scenarios: Record<string, Scenario> = {
     const csrfToken = (JSON.parse(me.text) as { data: { session: { csrfToken: string } } }).data.session.csrfToken;
     return {
       act: async () => {
-        const answer = await browserFetch(jar, `${baseUrl()}/api/auth/logout`, { method: 'POST', headers: { Origin: new URL(baseUrl()).origin, 'X-CSRF-Token': csrfToken } });
-        return { response: { status: answer.status, headers: answer.headers, body: undefined, text: answer.text }, actorName: account.email.slice(0, account.email.indexOf('@')) };
+        const answer = await browserFetch(jar, `${baseUrl()}/api/auth/logout`, {
+          method: 'POST',
+          headers: { Origin: new URL(baseUrl()).origin, 'X-CSRF-Token': csrfToken },
+        });
+        return {
+          response: { status: answer.status, headers: answer.headers, body: undefined, text: answer.text },
+          actorName: account.email.slice(0, account.email.indexOf('@')),
+        };
       },
     };
   },
   exchangeOidcToken: async (team) => {
     const issuer = await startTestIssuer();
-    const policy = ok(await team.api.post<WithId & { data: { name: string } }>('/api/trust-policies', trustPolicyBody(issuer.issuer)), 'create trust policy').data;
+    const policy = ok(
+      await team.api.post<WithId & { data: { name: string } }>('/api/trust-policies', trustPolicyBody(issuer.issuer)),
+      'create trust policy',
+    ).data;
     const token = await issuer.mint();
     return {
       act: async () => {
@@ -346,23 +504,32 @@ const scenarios: Record<string, Scenario> = {
       },
     };
   },
-  rotatePublisherKey: (team) => Promise.resolve({
-    act: async () => {
-      const response = await team.api.post('/api/settings/publisher-keys/rotate');
-      return { response, entityId: dataField(response, 'fingerprint') };
-    },
-  }),
-  updateTeamSettings: (team) => Promise.resolve({
-    act: async () => ({ response: await team.api.put('/api/settings', { slaPolicy: { critical: 5 }, requireDistinctApprover: true }), entityId: team.teamId }),
-  }),
+  rotatePublisherKey: (team) =>
+    Promise.resolve({
+      act: async () => {
+        const response = await team.api.post('/api/settings/publisher-keys/rotate');
+        return { response, entityId: dataField(response, 'fingerprint') };
+      },
+    }),
+  updateTeamSettings: (team) =>
+    Promise.resolve({
+      act: async () => ({
+        response: await team.api.put('/api/settings', { slaPolicy: { critical: 5 }, requireDistinctApprover: true }),
+        entityId: team.teamId,
+      }),
+    }),
 };
 
 const mutatingRoutes = routes.filter((route) => route.mutates);
 
 describe('audit coverage', () => {
   it('has a scenario for every mutating route in the route table', () => {
-    const missing = mutatingRoutes.map((route) => route.operationId).filter((operationId) => !(operationId in scenarios));
-    const stale = Object.keys(scenarios).filter((operationId) => !mutatingRoutes.some((route) => route.operationId === operationId));
+    const missing = mutatingRoutes
+      .map((route) => route.operationId)
+      .filter((operationId) => !(operationId in scenarios));
+    const stale = Object.keys(scenarios).filter(
+      (operationId) => !mutatingRoutes.some((route) => route.operationId === operationId),
+    );
     expect({ missing, stale }).toEqual({ missing: [], stale: [] });
   });
 
@@ -370,7 +537,8 @@ describe('audit coverage', () => {
     '%s (%s %s) writes an audit entry attributed to the calling key',
     async (operationId) => {
       const scenario = scenarios[operationId];
-      if (!scenario) throw new Error(`No audit-coverage scenario for mutating route ${operationId}: add one to this file`);
+      if (!scenario)
+        throw new Error(`No audit-coverage scenario for mutating route ${operationId}: add one to this file`);
       const team = await createTeamWithKey();
       const { act } = await scenario(team);
       const before = new Set((await auditEntries(team.teamId)).map((entry) => entry.id));
@@ -394,16 +562,27 @@ describe('audit coverage', () => {
       const team = await createTeamWithKey();
       const before = new Set((await auditEntries(team.teamId)).map((entry) => entry.id));
 
-      const created = await ApiKeys.create(team.teamId, { name: `ci-${randomUUID().slice(0, 8)}`, scopes: ['products:read'] }, { byMemberId: team.memberId, operator: OPERATOR_ACTOR });
+      const created = await ApiKeys.create(
+        team.teamId,
+        { name: `ci-${randomUUID().slice(0, 8)}`, scopes: ['products:read'] },
+        { byMemberId: team.memberId, operator: OPERATOR_ACTOR },
+      );
       await ApiKeys.revoke(team.teamId, created.id, { byMemberId: team.memberId, operator: OPERATOR_ACTOR });
 
       const added = (await auditEntries(team.teamId)).filter((entry) => !before.has(entry.id));
-      const summary = added.map(({ action, entityType, entityId, actorId }) => ({ action, entityType, entityId, actorId }));
+      const summary = added.map(({ action, entityType, entityId, actorId }) => ({
+        action,
+        entityType,
+        entityId,
+        actorId,
+      }));
       expect(summary).toHaveLength(2);
-      expect(summary).toEqual(expect.arrayContaining([
-        { action: 'create', entityType: 'api_key', entityId: created.id, actorId: team.memberId },
-        { action: 'revoke', entityType: 'api_key', entityId: created.id, actorId: team.memberId },
-      ]));
+      expect(summary).toEqual(
+        expect.arrayContaining([
+          { action: 'create', entityType: 'api_key', entityId: created.id, actorId: team.memberId },
+          { action: 'revoke', entityType: 'api_key', entityId: created.id, actorId: team.memberId },
+        ]),
+      );
       expect(added.every((entry) => entry.changes.serviceAccount === `api_${created.name}`)).toBe(true);
     });
   });

@@ -26,7 +26,16 @@ function parseCsv(text: string): string[][] {
 /** What the spec's columns hold for a stored entry, before formula escaping. */
 function expectedCells(item: Item): string[] {
   const entry = toAuditEntry(item);
-  return [entry.timestamp, entry.action, entry.entityType, entry.entityId, entry.entityName, entry.actorEmail ?? '', entry.actorName, JSON.stringify(entry.changes)];
+  return [
+    entry.timestamp,
+    entry.action,
+    entry.entityType,
+    entry.entityId,
+    entry.entityName,
+    entry.actorEmail ?? '',
+    entry.actorName,
+    JSON.stringify(entry.changes),
+  ];
 }
 
 async function teamAuditItems(teamId: string): Promise<Item[]> {
@@ -50,7 +59,13 @@ describe('GET /api/audit/export', () => {
   it('returns the eight spec columns in order, oldest first, and every cell round-trips through csv-parse', async () => {
     const { api, teamId, keyName } = await createTeamWithKey();
     const tricky = 'Quotes "inside", commas, a\r\nline break and ünïcödé ✓';
-    const product = (await api.post<{ data: { id: string } }>('/api/products', { name: tricky, slug: uniqueSlug(), description: 'one\ntwo' })).body.data;
+    const product = (
+      await api.post<{ data: { id: string } }>('/api/products', {
+        name: tricky,
+        slug: uniqueSlug(),
+        description: 'one\ntwo',
+      })
+    ).body.data;
     expect((await api.put(`/api/products/${product.id}`, { vendor: 'Vendor, "Inc."' })).status).toBe(200);
 
     const response = await exportCsv(api, { accountId: teamId });
@@ -87,11 +102,20 @@ describe('GET /api/audit/export', () => {
   it.each([
     ['entityType', { entityType: 'release' }, (e: AuditEvent) => e.entityType === 'release', 'gsi1'],
     ['action', { action: 'update' }, (e: AuditEvent) => e.action === 'update', 'gsi2'],
-    ['entityType and action', { entityType: 'release', action: 'update' }, (e: AuditEvent) => e.entityType === 'release' && e.action === 'update', 'gsi3'],
+    [
+      'entityType and action',
+      { entityType: 'release', action: 'update' },
+      (e: AuditEvent) => e.entityType === 'release' && e.action === 'update',
+      'gsi3',
+    ],
   ])('filters by %s through its index', async (_name, filter, matches, indexName) => {
     const { api, teamId } = await createTeamWithKey();
     const events = ['product', 'release', 'vex_document'].flatMap((entityType) =>
-      ['create', 'update', 'submit'].map((action, index) => ({ at: day(index + 1), event: event(entityType, action, index) })));
+      ['create', 'update', 'submit'].map((action, index) => ({
+        at: day(index + 1),
+        event: event(entityType, action, index),
+      })),
+    );
     await seedAudit(teamId, events);
 
     const response = await exportCsv(api, { accountId: teamId, ...filter });
@@ -106,30 +130,56 @@ describe('GET /api/audit/export', () => {
 
   it('filters by an inclusive date range on the sort key, with any offset', async () => {
     const { api, teamId } = await createTeamWithKey();
-    const events = [1, 2, 3, 4, 5].map((n) => ({ at: day(n), event: event('product', n % 2 ? 'create' : 'update', n) }));
+    const events = [1, 2, 3, 4, 5].map((n) => ({
+      at: day(n),
+      event: event('product', n % 2 ? 'create' : 'update', n),
+    }));
     await seedAudit(teamId, events);
     const entityIdOn = (n: number) => events[n - 1]?.event.entityId;
 
-    const both = await exportCsv(api, { accountId: teamId, startDate: '2025-01-02T00:00:00Z', endDate: '2025-01-04T00:00:00.000Z' });
-    const withOffset = await exportCsv(api, { accountId: teamId, startDate: '2025-01-02T01:00:00+01:00', endDate: '2025-01-03T23:59:59.999-00:00' });
-    const withAction = await exportCsv(api, { accountId: teamId, startDate: '2025-01-04T00:00:00Z', endDate: '2025-01-05T00:00:00Z', action: 'create' });
+    const both = await exportCsv(api, {
+      accountId: teamId,
+      startDate: '2025-01-02T00:00:00Z',
+      endDate: '2025-01-04T00:00:00.000Z',
+    });
+    const withOffset = await exportCsv(api, {
+      accountId: teamId,
+      startDate: '2025-01-02T01:00:00+01:00',
+      endDate: '2025-01-03T23:59:59.999-00:00',
+    });
+    const withAction = await exportCsv(api, {
+      accountId: teamId,
+      startDate: '2025-01-04T00:00:00Z',
+      endDate: '2025-01-05T00:00:00Z',
+      action: 'create',
+    });
     const untilOnly = await exportCsv(api, { accountId: teamId, endDate: '2025-01-01T00:00:00Z' });
-    const justAfter = await exportCsv(api, { accountId: teamId, startDate: '2025-01-01T00:00:00.0001Z', endDate: '2025-01-02T00:00:00Z' });
+    const justAfter = await exportCsv(api, {
+      accountId: teamId,
+      startDate: '2025-01-01T00:00:00.0001Z',
+      endDate: '2025-01-02T00:00:00Z',
+    });
 
-    const ids = (response: { text: string }) => parseCsv(response.text).slice(1).map((row) => row[3]);
+    const ids = (response: { text: string }) =>
+      parseCsv(response.text)
+        .slice(1)
+        .map((row) => row[3]);
     expect(ids(both)).toEqual([entityIdOn(2), entityIdOn(3), entityIdOn(4)]);
     expect(ids(withOffset)).toEqual([entityIdOn(2), entityIdOn(3)]);
     expect(ids(withAction)).toEqual([entityIdOn(5)]);
     expect(ids(untilOnly)).toEqual([entityIdOn(1)]);
     expect(ids(justAfter)).toEqual([entityIdOn(2)]);
-    expect(auditQueryPlan(teamId, { startDate: '2025-01-02T00:00:00Z' })[0]?.skBetween?.[0]).toBe('2025-01-02T00:00:00.000Z');
+    expect(auditQueryPlan(teamId, { startDate: '2025-01-02T00:00:00Z' })[0]?.skBetween?.[0]).toBe(
+      '2025-01-02T00:00:00.000Z',
+    );
   });
 
   it('cuts at 10,000 rows, says so in X-Truncated, and keeps the CSV clean', async () => {
     const { api, teamId } = await createTeamWithKey();
     const base = Date.UTC(2020, 0, 1);
     const events = Array.from({ length: AUDIT_EXPORT_MAX_ROWS + 1 }, (_, index) => ({
-      at: new Date(base + index * 1000).toISOString(), event: event('bulk', 'import', index),
+      at: new Date(base + index * 1000).toISOString(),
+      event: event('bulk', 'import', index),
     }));
     await seedAudit(teamId, events);
     const tenThousandth = events[AUDIT_EXPORT_MAX_ROWS - 1]?.at ?? '';
@@ -161,7 +211,7 @@ describe('GET /api/audit/export', () => {
     expect(foreign.text).not.toContain(other.keyName);
   });
 
-  it('accepts the key\'s own accountId in upper case', async () => {
+  it("accepts the key's own accountId in upper case", async () => {
     const { api, teamId } = await createTeamWithKey();
 
     const response = await exportCsv(api, { accountId: teamId.toUpperCase() });
@@ -191,11 +241,15 @@ describe('GET /api/audit/export', () => {
   ])('returns 422 naming %s for the query %j', async (path, query) => {
     const { api, teamId } = await createTeamWithKey();
 
-    const full = Object.entries({ accountId: teamId, ...query }).filter((entry): entry is [string, string] => entry[1] !== null);
+    const full = Object.entries({ accountId: teamId, ...query }).filter(
+      (entry): entry is [string, string] => entry[1] !== null,
+    );
 
     const response = await exportCsv(api, Object.fromEntries(full));
 
     expect(response.status).toBe(422);
-    expect(response.body).toMatchObject({ error: { details: expect.arrayContaining([expect.objectContaining({ path })]) } });
+    expect(response.body).toMatchObject({
+      error: { details: expect.arrayContaining([expect.objectContaining({ path })]) },
+    });
   });
 });

@@ -40,10 +40,14 @@ describe('authentication and authorization', () => {
   it('answers 401 for an expired key', async () => {
     const { key } = await createTeamWithKey(SCOPES, { expiresInDays: 30 });
     expect((await request('GET', '/api/products', { key })).status).toBe(200);
-    await dynamo().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.apiKeyHash(hashApiKey(key)),
-      UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
-    }));
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.apiKeyHash(hashApiKey(key)),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
     expect((await request('GET', '/api/products', { key })).status).toBe(401);
   });
 
@@ -52,7 +56,9 @@ describe('authentication and authorization', () => {
     expect((await request('GET', '/api/products', { key })).status).toBe(200);
     await ApiKeys.revoke(teamId, keyId, { byMemberId: memberId, operator: OPERATOR_ACTOR });
     expect((await request('GET', '/api/products', { key })).status).toBe(401);
-    await expect(ApiKeys.revoke(teamId, keyId, { byMemberId: memberId, operator: OPERATOR_ACTOR })).rejects.toThrow(/already revoked/);
+    await expect(ApiKeys.revoke(teamId, keyId, { byMemberId: memberId, operator: OPERATOR_ACTOR })).rejects.toThrow(
+      /already revoked/,
+    );
   });
 
   it('stores only the SHA-256 of a key, never the key itself', async () => {
@@ -66,9 +72,21 @@ describe('authentication and authorization', () => {
 
   it('lets only members holding settings.manage create or revoke keys', async () => {
     const { teamId, keyId } = await createTeamWithKey();
-    const plain = await Members.add(teamId, { email: `plain-${Date.now()}@example.test`, name: 'Plain', permissions: [] }, OPERATOR_ACTOR);
-    await expect(ApiKeys.create(teamId, { name: 'nope', scopes: ['products:read'] }, { byMemberId: plain.id, operator: OPERATOR_ACTOR })).rejects.toBeInstanceOf(ForbiddenError);
-    await expect(ApiKeys.revoke(teamId, keyId, { byMemberId: plain.id, operator: OPERATOR_ACTOR })).rejects.toBeInstanceOf(ForbiddenError);
+    const plain = await Members.add(
+      teamId,
+      { email: `plain-${Date.now()}@example.test`, name: 'Plain', permissions: [] },
+      OPERATOR_ACTOR,
+    );
+    await expect(
+      ApiKeys.create(
+        teamId,
+        { name: 'nope', scopes: ['products:read'] },
+        { byMemberId: plain.id, operator: OPERATOR_ACTOR },
+      ),
+    ).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(
+      ApiKeys.revoke(teamId, keyId, { byMemberId: plain.id, operator: OPERATOR_ACTOR }),
+    ).rejects.toBeInstanceOf(ForbiddenError);
   });
 
   it('keeps service accounts out of the member list', async () => {
@@ -84,20 +102,34 @@ describe('authentication and authorization', () => {
     await ApiKeys.revoke(teamId, extra.keyId, { byMemberId: memberId, operator: OPERATOR_ACTOR });
     const product = (await api.post('/api/products', { name: 'Audited', slug: uniqueSlug() })).body.data;
     const entries = await readAuditLog(teamId);
-    expect(entries.filter((entry) => entry.entityType === 'api_key').map((entry) => entry.action).sort()).toEqual(['create', 'create', 'revoke']);
+    expect(
+      entries
+        .filter((entry) => entry.entityType === 'api_key')
+        .map((entry) => entry.action)
+        .sort(),
+    ).toEqual(['create', 'create', 'revoke']);
     const productEntry = entries.find((entry) => entry.entityId === product.id);
     expect(productEntry).toMatchObject({ action: 'create', entityType: 'product', actorName: `api_${keyName}` });
   });
 
   // `authenticated` routes (GET /api/me) need no scope: release-navigation.test.ts checks a one-scope key gets 200.
-  const privateRoutes = (routes as readonly RouteDefinition[]).filter((route) => route.scope !== null && route.scope !== 'authenticated');
+  const privateRoutes = (routes as readonly RouteDefinition[]).filter(
+    (route) => route.scope !== null && route.scope !== 'authenticated',
+  );
 
   it.each(privateRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s answers 403 to a key lacking its scope',
     async (_label, route) => {
       const { teamId, memberId } = await createTeamWithKey();
-      const { key } = await addKey(teamId, memberId, SCOPES.filter((scope) => scope !== route.scope));
-      const response = await request(route.method, concretePath(route), { key, body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {} });
+      const { key } = await addKey(
+        teamId,
+        memberId,
+        SCOPES.filter((scope) => scope !== route.scope),
+      );
+      const response = await request(route.method, concretePath(route), {
+        key,
+        body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
+      });
       expect(response.status).toBe(403);
       expect(response.body.error.code).toBe('forbidden');
     },

@@ -20,11 +20,14 @@ describe('dist/vexdesk.mjs', () => {
     const fresh = await buildBundle();
 
     // Not toBe: a megabyte-long diff helps nobody; the message says what to do.
-    if (fresh !== committed) throw new Error('dist/vexdesk.mjs is not a build of the current source: run `npm run build:cli` and commit dist/');
+    if (fresh !== committed)
+      throw new Error(
+        'dist/vexdesk.mjs is not a build of the current source: run `npm run build:cli` and commit dist/',
+      );
     expect(fresh.length).toBe(committed.length);
   });
 
-  it('is the package\'s bin and the Action\'s main', () => {
+  it("is the package's bin and the Action's main", () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
 
     expect(manifest.bin).toEqual({ vexdesk: BUNDLE });
@@ -34,14 +37,25 @@ describe('dist/vexdesk.mjs', () => {
   it('is a publishable package: dist/package.json is the fresh manifest, and the packed tarball installs a working `vexdesk`', async () => {
     expect(readFileSync(join(ROOT, PACKAGE_MANIFEST), 'utf8')).toBe(cliPackageManifest());
     const work = mkdtempSync(join(tmpdir(), 'vexdesk-pack-'));
-    const npm = (args: string[]) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: work, encoding: 'utf8', env: { ...process.env, npm_config_cache: join(work, 'cache') } });
+    const npm = (args: string[]) =>
+      execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+        cwd: work,
+        encoding: 'utf8',
+        env: { ...process.env, npm_config_cache: join(work, 'cache') },
+      });
     const team = await createTeamWithKey();
 
     npm(['pack', join(ROOT, 'dist'), '--pack-destination', work]);
     const [tarball] = readdirSync(work).filter((name) => name.endsWith('.tgz'));
-    const listed = execFileSync('tar', ['-tzf', join(work, tarball ?? '')], { encoding: 'utf8' }).trim().split('\n').sort();
+    const listed = execFileSync('tar', ['-tzf', join(work, tarball ?? '')], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .sort();
     npm(['install', '--global', '--prefix', join(work, 'prefix'), join(work, tarball ?? '')]);
-    const whoami = execFileSync(join(work, 'prefix/bin/vexdesk'), ['whoami', '--json'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', VEXDESK_URL: baseUrl(), VEXDESK_TOKEN: team.key } });
+    const whoami = execFileSync(join(work, 'prefix/bin/vexdesk'), ['whoami', '--json'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', VEXDESK_URL: baseUrl(), VEXDESK_TOKEN: team.key },
+    });
 
     expect(tarball).toBe(`vexdesk-cli-${(JSON.parse(cliPackageManifest()) as { version: string }).version}.tgz`);
     expect(listed).toEqual(['package/package.json', 'package/vexdesk.mjs']);

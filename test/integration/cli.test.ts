@@ -35,16 +35,21 @@ interface Run {
 /** The CLI with a clean environment: nothing of the test runner's (no GITHUB_*, no ACTIONS_*) leaks in. */
 function vexdesk(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((done) => {
-    execFile(process.execPath, [BUNDLE, ...args], { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      done({ code, stdout, stderr, json });
-    });
+    execFile(
+      process.execPath,
+      [BUNDLE, ...args],
+      { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        done({ code, stdout, stderr, json });
+      },
+    );
   });
 }
 
@@ -56,19 +61,39 @@ function as(team: { key: string }) {
 
 /** The Spring fixture uploaded by the CLI: 3 critical KEV findings (CVE-2022-22965) and 3 high ones, all with fixes. */
 async function uploadSpring(team: Team) {
-  const run = await vexdesk(['upload', SPRING, '--product', uniqueSlug('spring'), '--release', '1.0.0', '--create', '--json'], as(team));
+  const run = await vexdesk(
+    ['upload', SPRING, '--product', uniqueSlug('spring'), '--release', '1.0.0', '--create', '--json'],
+    as(team),
+  );
   if (run.code !== 0) throw new Error(`upload failed (${run.code}): ${run.stderr}`);
-  return run.json as { productId: string; releaseId: string; sbomId: string; componentCount: number; findings: Record<string, number> };
+  return run.json as {
+    productId: string;
+    releaseId: string;
+    sbomId: string;
+    componentCount: number;
+    findings: Record<string, number>;
+  };
 }
 
 async function findingsOf(team: Team, sbomId: string) {
-  return (await team.api.get(`/api/sboms/${sbomId}/vulnerabilities?perPage=500`)).body.data as { id: string; cve_id: string; severity: string; is_kev: boolean }[];
+  return (await team.api.get(`/api/sboms/${sbomId}/vulnerabilities?perPage=500`)).body.data as {
+    id: string;
+    cve_id: string;
+    severity: string;
+    is_kev: boolean;
+  }[];
 }
 
 async function decide(team: Team, ids: string[], status: string, extra: Record<string, unknown> = {}) {
   for (const id of ids) {
-    const response = await team.api.post('/api/dispositions', { vulnerabilityId: id, status, ...(status === 'not_affected' ? { justification: 'vulnerable_code_not_in_execute_path' } : {}), ...extra });
-    if (response.status !== 200 && response.status !== 201) throw new Error(`disposition failed: ${response.status} ${response.text}`);
+    const response = await team.api.post('/api/dispositions', {
+      vulnerabilityId: id,
+      status,
+      ...(status === 'not_affected' ? { justification: 'vulnerable_code_not_in_execute_path' } : {}),
+      ...extra,
+    });
+    if (response.status !== 200 && response.status !== 201)
+      throw new Error(`disposition failed: ${response.status} ${response.text}`);
   }
 }
 
@@ -78,7 +103,11 @@ describe('vexdesk sarif', () => {
     const { sbomId, releaseId } = await uploadSpring(team);
     const kev = (await findingsOf(team, sbomId)).filter((finding) => finding.is_kev);
     expect(kev).toHaveLength(3);
-    await decide(team, kev.map((finding) => finding.id), 'not_affected');
+    await decide(
+      team,
+      kev.map((finding) => finding.id),
+      'not_affected',
+    );
     const file = join(mkdtempSync(join(tmpdir(), 'vexdesk-sarif-')), 'out', 'vexdesk.sarif');
 
     const run = await vexdesk(['sarif', '--sbom', sbomId, '--sbom-path', 'sboms/bom.json', '--output', file], as(team));
@@ -87,14 +116,21 @@ describe('vexdesk sarif', () => {
     expect(run.stdout).toBe('');
     const log = JSON.parse(readFileSync(file, 'utf8'));
     expect(validateSarif(log).errors).toEqual([]);
-    const results = log.runs[0].results as { ruleId: string; suppressions?: { kind: string; status: string }[]; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[];
+    const results = log.runs[0].results as {
+      ruleId: string;
+      suppressions?: { kind: string; status: string }[];
+      locations: { physicalLocation: { artifactLocation: { uri: string } } }[];
+    }[];
     expect(results.length).toBeGreaterThan(0);
-    for (const result of results) expect(result.locations[0]!.physicalLocation.artifactLocation.uri).toBe('sboms/bom.json');
+    for (const result of results)
+      expect(result.locations[0]!.physicalLocation.artifactLocation.uri).toBe('sboms/bom.json');
     // The KEV advisory's results are suppressed (decided not_affected); the high ones stay open alerts.
     const suppressed = results.filter((result) => (result.suppressions ?? []).length > 0);
     expect(suppressed.length).toBeGreaterThan(0);
     expect(suppressed.length).toBeLessThan(results.length);
-    expect(new Set(suppressed.map((result) => result.ruleId)).size).toBe(new Set(kev.map((finding) => finding.cve_id)).size);
+    expect(new Set(suppressed.map((result) => result.ruleId)).size).toBe(
+      new Set(kev.map((finding) => finding.cve_id)).size,
+    );
 
     // The release's list, on stdout: the same results, located the same way.
     const release = await vexdesk(['sarif', '--release', releaseId, '--sbom-path', 'sboms/bom.json'], as(team));
@@ -111,7 +147,10 @@ describe('vexdesk upload', () => {
     const team = await createTeamWithKey();
     const slug = uniqueSlug('spring');
 
-    const run = await vexdesk(['upload', SPRING, '--product', slug, '--release', '2.0.0', '--create', '--json'], as(team));
+    const run = await vexdesk(
+      ['upload', SPRING, '--product', slug, '--release', '2.0.0', '--create', '--json'],
+      as(team),
+    );
 
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('uploaded SBOM');
@@ -120,7 +159,11 @@ describe('vexdesk upload', () => {
     expect(product.slug).toBe(slug);
     expect((await team.api.get(`/api/releases/${releaseId}`)).body.data.version).toBe('2.0.0');
     const sbom = (await team.api.get(`/api/sboms/${sbomId}`)).body.data;
-    expect(sbom).toMatchObject({ releaseId, component_count: componentCount, file_name: 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json' });
+    expect(sbom).toMatchObject({
+      releaseId,
+      component_count: componentCount,
+      file_name: 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json',
+    });
     // Waited: the scan is done when the command returns.
     expect(sbom.scan.status).toBe('completed');
     // The corpus is shared with other test files, which may add advisories for the fixture's packages: the total is the service's.
@@ -139,7 +182,10 @@ describe('vexdesk upload', () => {
   it('uploads through the pre-signed flow and prints a table on stdout, progress on stderr', async () => {
     const team = await createTeamWithKey();
 
-    const run = await vexdesk(['upload', SPRING, '--product', uniqueSlug('presigned'), '--release', '1.0.0', '--create', '--presigned'], as(team));
+    const run = await vexdesk(
+      ['upload', SPRING, '--product', uniqueSlug('presigned'), '--release', '1.0.0', '--create', '--presigned'],
+      as(team),
+    );
 
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('(presigned)');
@@ -151,8 +197,14 @@ describe('vexdesk upload', () => {
   it('refuses an unknown product without --create (exit 2) and an unreadable file (exit 2)', async () => {
     const team = await createTeamWithKey();
 
-    const unknown = await vexdesk(['upload', SPRING, '--product', uniqueSlug('absent'), '--release', '1.0.0'], as(team));
-    const missing = await vexdesk(['upload', join(tmpdir(), `${randomUUID()}.json`), '--product', 'x', '--release', '1'], as(team));
+    const unknown = await vexdesk(
+      ['upload', SPRING, '--product', uniqueSlug('absent'), '--release', '1.0.0'],
+      as(team),
+    );
+    const missing = await vexdesk(
+      ['upload', join(tmpdir(), `${randomUUID()}.json`), '--product', 'x', '--release', '1'],
+      as(team),
+    );
 
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('--create');
@@ -165,7 +217,11 @@ describe('vexdesk upload', () => {
     const team = await createTeamWithKey();
     const slug = uniqueSlug('race');
 
-    const runs = await Promise.all(Array.from({ length: 4 }, () => vexdesk(['upload', SPRING, '--product', slug, '--release', '3.0.0', '--create', '--json'], as(team))));
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        vexdesk(['upload', SPRING, '--product', slug, '--release', '3.0.0', '--create', '--json'], as(team)),
+      ),
+    );
 
     expect(runs.map((run) => run.code)).toEqual([0, 0, 0, 0]);
     const ids = runs.map((run) => run.json as { productId: string; releaseId: string; sbomId: string });
@@ -191,7 +247,11 @@ describe('vexdesk gate', () => {
     const kevGate = await vexdesk(['gate', '--sbom', sbomId, '--kev'], as(team));
     expect(critical.code).toBe(1);
     expect(critical.json.result).toBe('fail');
-    expect(critical.json.failing.map((row: { cve_id: string }) => row.cve_id)).toEqual(['CVE-2022-22965', 'CVE-2022-22965', 'CVE-2022-22965']);
+    expect(critical.json.failing.map((row: { cve_id: string }) => row.cve_id)).toEqual([
+      'CVE-2022-22965',
+      'CVE-2022-22965',
+      'CVE-2022-22965',
+    ]);
     expect(kevGate.code).toBe(1);
     expect(kevGate.stdout).toContain('gate FAILED: 3 of 6 findings');
 
@@ -218,7 +278,11 @@ describe('vexdesk gate', () => {
     const team = await createTeamWithKey();
     const { sbomId, releaseId } = await uploadSpring(team);
     const findings = await findingsOf(team, sbomId);
-    await decide(team, findings.filter((finding) => !finding.is_kev).map((finding) => finding.id), 'not_affected');
+    await decide(
+      team,
+      findings.filter((finding) => !finding.is_kev).map((finding) => finding.id),
+      'not_affected',
+    );
     const expiring = findings.filter((finding) => finding.is_kev).map((finding) => finding.id);
     // Long enough for the first gate to run before it on a loaded machine; the second waits it out.
     const expiresAt = Date.now() + 10_000;
@@ -244,14 +308,54 @@ describe('vexdesk gate', () => {
     const names = [`cli-${suffix}-scored`, `cli-${suffix}-unscored`];
     await importAdvisories([
       // Scored critical, EPSS 0.9, fixed in 2.0.0.
-      { source: 'test', advisory: parseOsvAdvisory({ id: `GHSA-cli-${suffix}-a`, modified: new Date().toISOString(), aliases: [cves[0]], summary: 'scored', severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }], affected: [{ package: { ecosystem: 'npm', name: names[0] }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }] }) },
+      {
+        source: 'test',
+        advisory: parseOsvAdvisory({
+          id: `GHSA-cli-${suffix}-a`,
+          modified: new Date().toISOString(),
+          aliases: [cves[0]],
+          summary: 'scored',
+          severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }],
+          affected: [
+            {
+              package: { ecosystem: 'npm', name: names[0] },
+              ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
+            },
+          ],
+        }),
+      },
       // No severity from any source, no fix known.
-      { source: 'test', advisory: parseOsvAdvisory({ id: `GHSA-cli-${suffix}-b`, modified: new Date().toISOString(), aliases: [cves[1]], summary: 'unscored', affected: [{ package: { ecosystem: 'npm', name: names[1] }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }] }] }] }) },
+      {
+        source: 'test',
+        advisory: parseOsvAdvisory({
+          id: `GHSA-cli-${suffix}-b`,
+          modified: new Date().toISOString(),
+          aliases: [cves[1]],
+          summary: 'unscored',
+          affected: [
+            {
+              package: { ecosystem: 'npm', name: names[1] },
+              ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }] }],
+            },
+          ],
+        }),
+      },
     ]);
-    await importEpss({ modelVersion: null, scoreDate: null, skipped: 0, scores: new Map([[cves[0]!, { epss: 0.9, percentile: 0.99 }]]) });
+    await importEpss({
+      modelVersion: null,
+      scoreDate: null,
+      skipped: 0,
+      scores: new Map([[cves[0]!, { epss: 0.9, percentile: 0.99 }]]),
+    });
     const file = join(mkdtempSync(join(tmpdir(), 'vexdesk-cli-')), 'bom.json');
-    writeFileSync(file, cycloneDxSbom(names.map((name) => ({ name, version: '1.0.0', purl: `pkg:npm/${name}@1.0.0` }))));
-    const uploaded = await vexdesk(['upload', file, '--product', uniqueSlug('epss'), '--release', '1.0.0', '--create', '--json'], as(team));
+    writeFileSync(
+      file,
+      cycloneDxSbom(names.map((name) => ({ name, version: '1.0.0', purl: `pkg:npm/${name}@1.0.0` }))),
+    );
+    const uploaded = await vexdesk(
+      ['upload', file, '--product', uniqueSlug('epss'), '--release', '1.0.0', '--create', '--json'],
+      as(team),
+    );
     expect(uploaded.code).toBe(0);
     const sbom = ['--sbom', uploaded.json.sbomId as string];
 
@@ -265,10 +369,14 @@ describe('vexdesk gate', () => {
     };
 
     expect(runs.epssHigh.code).toBe(1);
-    expect(runs.epssHigh.json.failing).toEqual([expect.objectContaining({ cve_id: cves[0], epss_score: 0.9, reasons: ['epss 0.9'] })]);
+    expect(runs.epssHigh.json.failing).toEqual([
+      expect.objectContaining({ cve_id: cves[0], epss_score: 0.9, reasons: ['epss 0.9'] }),
+    ]);
     expect(runs.epssAbove.code).toBe(0);
     expect(runs.unscored.code).toBe(1);
-    expect(runs.unscored.json.failing).toEqual([expect.objectContaining({ cve_id: cves[1], severity: 'NONE', reasons: ['unscored'] })]);
+    expect(runs.unscored.json.failing).toEqual([
+      expect.objectContaining({ cve_id: cves[1], severity: 'NONE', reasons: ['unscored'] }),
+    ]);
     expect(runs.unscoredFixable.code).toBe(0);
     expect(runs.criticalFixable.code).toBe(1);
     // An unscored finding is below every severity: only --fail-on-unscored fails closed on it.
@@ -303,7 +411,10 @@ describe('vexdesk gate', () => {
     const noUrl = await vexdesk(['whoami'], { VEXDESK_TOKEN: team.key });
     const noToken = await vexdesk(['whoami'], { VEXDESK_URL: baseUrl() });
     const plainHttp = await vexdesk(['whoami'], { VEXDESK_URL: 'http://vexdesk.example.com', VEXDESK_TOKEN: team.key });
-    const badToken = await vexdesk(['gate', '--sbom', sbomId, '--kev'], { VEXDESK_URL: baseUrl(), VEXDESK_TOKEN: `vxd_${'0'.repeat(64)}` });
+    const badToken = await vexdesk(['gate', '--sbom', sbomId, '--kev'], {
+      VEXDESK_URL: baseUrl(),
+      VEXDESK_TOKEN: `vxd_${'0'.repeat(64)}`,
+    });
     const noScope = await vexdesk(['gate', '--sbom', sbomId, '--kev'], as(reader));
     const otherTeam = await vexdesk(['gate', '--sbom', sbomId, '--kev'], as(other));
     const unreachable = await vexdesk(['whoami'], { VEXDESK_URL: 'http://127.0.0.1:9', VEXDESK_TOKEN: team.key });
@@ -321,14 +432,19 @@ describe('vexdesk gate', () => {
 });
 
 describe('vexdesk whoami', () => {
-  it('prints the credential\'s team, caller, scopes and expiry', async () => {
+  it("prints the credential's team, caller, scopes and expiry", async () => {
     const team = await createTeamWithKey(['products:read', 'sboms:read'], { expiresInDays: 30 });
 
     const json = await vexdesk(['whoami', '--json'], as(team));
     const human = await vexdesk(['whoami', '--url', baseUrl(), '--token', team.key], {});
 
     expect(json.code).toBe(0);
-    expect(json.json).toMatchObject({ team: { id: team.teamId }, caller: { type: 'service_account' }, scopes: ['products:read', 'sboms:read'], key: { id: team.keyId, name: team.keyName } });
+    expect(json.json).toMatchObject({
+      team: { id: team.teamId },
+      caller: { type: 'service_account' },
+      scopes: ['products:read', 'sboms:read'],
+      key: { id: team.keyId, name: team.keyName },
+    });
     expect(json.json.key.expiresAt).toEqual(expect.any(String));
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(team.teamId);
@@ -340,8 +456,14 @@ describe('vexdesk verify', () => {
   async function publishedDisclosure() {
     const team = await createTeamWithKey();
     const seeded = await seedReleaseWithFindings(team.api, team.teamId, 2);
-    await team.api.post('/api/dispositions', { vulnerabilityId: seeded.findings[0]!.id, status: 'not_affected', justification: 'component_not_present' });
-    const document = (await team.api.post(`/api/releases/${seeded.release.id}/vex`, { format: 'openvex', author: 'PSIRT' })).body.data;
+    await team.api.post('/api/dispositions', {
+      vulnerabilityId: seeded.findings[0]!.id,
+      status: 'not_affected',
+      justification: 'component_not_present',
+    });
+    const document = (
+      await team.api.post(`/api/releases/${seeded.release.id}/vex`, { format: 'openvex', author: 'PSIRT' })
+    ).body.data;
     await team.api.post(`/api/vex/${document.id}/submit`, { comment: 'ready' });
     await team.api.post(`/api/vex/${document.id}/approve`, {});
     const published = await team.api.post(`/api/vex/${document.id}/publish`, {});
@@ -353,14 +475,16 @@ describe('vexdesk verify', () => {
   async function publisherKeys(teamId: string) {
     const [armored, listed] = await Promise.all([
       fetch(`${baseUrl()}/api/disclosures/publishers/${teamId}/keys?format=asc`).then((response) => response.text()),
-      fetch(`${baseUrl()}/api/disclosures/publishers/${teamId}/keys`).then((response) => response.json() as Promise<{ data: { fingerprint: string }[] }>),
+      fetch(`${baseUrl()}/api/disclosures/publishers/${teamId}/keys`).then(
+        (response) => response.json() as Promise<{ data: { fingerprint: string }[] }>,
+      ),
     ]);
     const file = join(mkdtempSync(join(tmpdir(), 'vexdesk-keys-')), `${teamId}.asc`);
     writeFileSync(file, armored);
     return { file, fingerprint: listed.data[0]!.fingerprint };
   }
 
-  it('checks the raw bytes\' hash and the OpenPGP signature against the publisher\'s listed key, by slug or by URL', async () => {
+  it("checks the raw bytes' hash and the OpenPGP signature against the publisher's listed key, by slug or by URL", async () => {
     const { slug, teamId } = await publishedDisclosure();
     const { fingerprint } = await publisherKeys(teamId);
 
@@ -369,8 +493,16 @@ describe('vexdesk verify', () => {
 
     expect(bySlug.code).toBe(0);
     expect(bySlug.json).toMatchObject({
-      slug, content_hash_valid: true, hmac_signature: { signed: true, valid: true, checked_by: 'service' },
-      public_key_signature: { checked: true, valid: true, key_fingerprint: fingerprint, key_source: 'service', fingerprint_pinned: null },
+      slug,
+      content_hash_valid: true,
+      hmac_signature: { signed: true, valid: true, checked_by: 'service' },
+      public_key_signature: {
+        checked: true,
+        valid: true,
+        key_fingerprint: fingerprint,
+        key_source: 'service',
+        fingerprint_pinned: null,
+      },
     });
     expect(bySlug.json.computed_hash).toBe(bySlug.json.content_hash);
     expect(byUrl.code).toBe(0);
@@ -379,23 +511,37 @@ describe('vexdesk verify', () => {
     expect(byUrl.stdout).toContain('compare its fingerprint with one the publisher states elsewhere');
   });
 
-  it('verifies offline against a pinned key file and fingerprint, and fails on another publisher\'s key or fingerprint', async () => {
+  it("verifies offline against a pinned key file and fingerprint, and fails on another publisher's key or fingerprint", async () => {
     const [ours, theirs] = await Promise.all([publishedDisclosure(), publishedDisclosure()]);
     const [ourKeys, theirKeys] = await Promise.all([publisherKeys(ours.teamId), publisherKeys(theirs.teamId)]);
     // gpg prints fingerprints in groups of four.
     const spaced = ourKeys.fingerprint.replace(/(.{4})/g, '$1 ').trim();
 
-    const pinned = await vexdesk(['verify', ours.slug, '--key', ourKeys.file, '--fingerprint', spaced, '--json'], { VEXDESK_URL: baseUrl() });
-    const wrongKeyFile = await vexdesk(['verify', ours.slug, '--key', theirKeys.file, '--json'], { VEXDESK_URL: baseUrl() });
-    const wrongFingerprint = await vexdesk(['verify', ours.slug, '--fingerprint', theirKeys.fingerprint], { VEXDESK_URL: baseUrl() });
+    const pinned = await vexdesk(['verify', ours.slug, '--key', ourKeys.file, '--fingerprint', spaced, '--json'], {
+      VEXDESK_URL: baseUrl(),
+    });
+    const wrongKeyFile = await vexdesk(['verify', ours.slug, '--key', theirKeys.file, '--json'], {
+      VEXDESK_URL: baseUrl(),
+    });
+    const wrongFingerprint = await vexdesk(['verify', ours.slug, '--fingerprint', theirKeys.fingerprint], {
+      VEXDESK_URL: baseUrl(),
+    });
     const badFingerprint = await vexdesk(['verify', ours.slug, '--fingerprint', 'not-hex'], { VEXDESK_URL: baseUrl() });
 
     expect(pinned.code).toBe(0);
     expect(pinned.json.public_key_signature).toEqual({
-      checked: true, valid: true, key_fingerprint: ourKeys.fingerprint, key_source: 'file', fingerprint_pinned: ourKeys.fingerprint, fingerprint_matches: true,
+      checked: true,
+      valid: true,
+      key_fingerprint: ourKeys.fingerprint,
+      key_source: 'file',
+      fingerprint_pinned: ourKeys.fingerprint,
+      fingerprint_matches: true,
     });
     expect(wrongKeyFile.code).toBe(1);
-    expect(wrongKeyFile.json).toMatchObject({ content_hash_valid: true, public_key_signature: { checked: true, valid: false, key_fingerprint: null, key_source: 'file' } });
+    expect(wrongKeyFile.json).toMatchObject({
+      content_hash_valid: true,
+      public_key_signature: { checked: true, valid: false, key_fingerprint: null, key_source: 'file' },
+    });
     expect(wrongFingerprint.code).toBe(1);
     expect(wrongFingerprint.stdout).toContain(`NOT the pinned ${theirKeys.fingerprint}`);
     expect(badFingerprint.code).toBe(2);
@@ -406,7 +552,15 @@ describe('vexdesk verify', () => {
     const { slug } = await publishedDisclosure();
     const disclosure = await Disclosures.get(slug);
     // What tampering with the bucket behind the service would leave (Object Lock prevents it on AWS).
-    await (await s3Client()).send(new PutObjectCommand({ Bucket: config().disclosureBucket, Key: disclosure.objectKey, Body: Buffer.from('{"tampered":true}') }));
+    await (
+      await s3Client()
+    ).send(
+      new PutObjectCommand({
+        Bucket: config().disclosureBucket,
+        Key: disclosure.objectKey,
+        Body: Buffer.from('{"tampered":true}'),
+      }),
+    );
 
     const tampered = await vexdesk(['verify', slug, '--json'], { VEXDESK_URL: baseUrl() });
     const unknown = await vexdesk(['verify', 'no-such-disclosure'], { VEXDESK_URL: baseUrl() });

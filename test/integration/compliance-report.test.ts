@@ -14,8 +14,6 @@ interface Seeded {
   findings: SeededFinding[];
 }
 
-
-
 async function getReport(team: Pick<Team, 'api'>, releaseId: string) {
   return team.api.get<string>(`/api/compliance/${releaseId}/report`);
 }
@@ -23,7 +21,10 @@ async function getReport(team: Pick<Team, 'api'>, releaseId: string) {
 async function bareRelease(team: Team, product: Record<string, unknown> = {}, release: Record<string, unknown> = {}) {
   const created = await team.api.post<Data<Named>>('/api/products', { name: 'Plain', slug: uniqueSlug(), ...product });
   expect(created.status).toBe(201);
-  const createdRelease = await team.api.post<Data<{ id: string }>>(`/api/products/${created.body.data.id}/releases`, { version: '0.1.0', ...release });
+  const createdRelease = await team.api.post<Data<{ id: string }>>(`/api/products/${created.body.data.id}/releases`, {
+    version: '0.1.0',
+    ...release,
+  });
   expect(createdRelease.status).toBe(201);
   return { product: created.body.data, release: createdRelease.body.data };
 }
@@ -37,7 +38,9 @@ describe('GET /api/compliance/{releaseId}/report', () => {
 
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+    expect(response.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+    );
     expect(response.headers.get('cache-control')).toBe('no-store');
     const fingerprint = verifyReportFingerprint(response.text);
     expect(fingerprint.valid).toBe(true);
@@ -50,12 +53,32 @@ describe('GET /api/compliance/{releaseId}/report', () => {
     const { release, sbom, findings }: Seeded = await seedReleaseWithFindings(team.api, team.teamId, 4);
     const [kev, second, third] = findings;
     if (!kev || !second || !third) throw new Error('seed returned too few findings');
-    expect((await team.api.post('/api/dispositions', {
-      vulnerabilityId: second.id, status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', detail: 'Parser never sees user input.',
-    })).status).toBe(201);
-    expect((await team.api.post('/api/dispositions', { vulnerabilityId: third.id, status: 'affected', response: 'will_not_fix' })).status).toBe(201);
-    expect((await team.api.post('/api/dispositions', { vulnerabilityId: kev.id, status: 'under_investigation' })).status).toBe(201);
-    const vex = await team.api.post<Data<{ id: string }>>(`/api/releases/${release.id}/vex`, { format: 'openvex', author: 'PSIRT Team' });
+    expect(
+      (
+        await team.api.post('/api/dispositions', {
+          vulnerabilityId: second.id,
+          status: 'not_affected',
+          justification: 'vulnerable_code_not_in_execute_path',
+          detail: 'Parser never sees user input.',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await team.api.post('/api/dispositions', {
+          vulnerabilityId: third.id,
+          status: 'affected',
+          response: 'will_not_fix',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await team.api.post('/api/dispositions', { vulnerabilityId: kev.id, status: 'under_investigation' })).status,
+    ).toBe(201);
+    const vex = await team.api.post<Data<{ id: string }>>(`/api/releases/${release.id}/vex`, {
+      format: 'openvex',
+      author: 'PSIRT Team',
+    });
     expect(vex.status).toBe(201);
     expect((await team.api.put('/api/settings', { slaPolicy: { critical: 3 } })).status).toBe(200);
 
@@ -78,13 +101,16 @@ describe('GET /api/compliance/{releaseId}/report', () => {
     expect(vulnerabilities).toContain('Known exploited vulnerabilities');
     expect(vulnerabilities).toContain(kev.cveId);
     expect(vulnerabilities).toContain('CISA due 2026-01-22');
-    const matrixRow = (severity: string, cells: number[]) => `sev-${severity}">${severity}</span></td>${cells.map((cell) => `<td class="num">${cell}</td>`).join('')}`;
+    const matrixRow = (severity: string, cells: number[]) =>
+      `sev-${severity}">${severity}</span></td>${cells.map((cell) => `<td class="num">${cell}</td>`).join('')}`;
     // Columns: affected, not affected, fixed, under investigation, no disposition.
     expect(vulnerabilities).toContain(matrixRow('critical', [0, 0, 0, 1, 0]));
     expect(vulnerabilities).toContain(matrixRow('high', [0, 1, 0, 0, 0]));
     expect(vulnerabilities).toContain(matrixRow('medium', [1, 0, 0, 0, 0]));
     expect(vulnerabilities).toContain(matrixRow('low', [0, 0, 0, 0, 1]));
-    expect(vulnerabilities).not.toContain('No finding is listed in the CISA Known Exploited Vulnerabilities catalogue.');
+    expect(vulnerabilities).not.toContain(
+      'No finding is listed in the CISA Known Exploited Vulnerabilities catalogue.',
+    );
 
     const vexSection = section(html, 'vex');
     expect(vexSection).toContain('OpenVEX · version 1 · draft');
@@ -110,10 +136,15 @@ describe('GET /api/compliance/{releaseId}/report', () => {
   it('shows the approval trail and the public disclosure of a published VEX document', async () => {
     const team = await createTeamWithKey();
     const { release }: Seeded = await seedReleaseWithFindings(team.api, team.teamId, 2);
-    const vexId = (await team.api.post<Data<{ id: string }>>(`/api/releases/${release.id}/vex`, { format: 'cyclonedx_vex' })).body.data.id;
+    const vexId = (
+      await team.api.post<Data<{ id: string }>>(`/api/releases/${release.id}/vex`, { format: 'cyclonedx_vex' })
+    ).body.data.id;
     expect((await team.api.post(`/api/vex/${vexId}/submit`, { comment: 'ready for review' })).status).toBe(200);
     expect((await team.api.post(`/api/vex/${vexId}/approve`, {})).status).toBe(200);
-    const published = await team.api.post<{ disclosure: { public_slug: string; content_hash: string } }>(`/api/vex/${vexId}/publish`, {});
+    const published = await team.api.post<{ disclosure: { public_slug: string; content_hash: string } }>(
+      `/api/vex/${vexId}/publish`,
+      {},
+    );
     expect(published.status).toBe(200);
     const slug = published.body.disclosure.public_slug;
 
@@ -149,7 +180,9 @@ describe('GET /api/compliance/{releaseId}/report', () => {
     const team = await createTeamWithKey();
     const { release } = await bareRelease(team);
     const upload = await team.api.post('/api/sboms/upload', {
-      releaseId: release.id, fileName: 'clean.json', content: cycloneDxSbom([{ name: 'safe', version: '1.0.0', purl: 'pkg:npm/safe@1.0.0' }]),
+      releaseId: release.id,
+      fileName: 'clean.json',
+      content: cycloneDxSbom([{ name: 'safe', version: '1.0.0', purl: 'pkg:npm/safe@1.0.0' }]),
     });
     expect(upload.status).toBe(201);
 
@@ -165,8 +198,15 @@ describe('GET /api/compliance/{releaseId}/report', () => {
   it('renders a release with 10,000 components', async () => {
     const team = await createTeamWithKey();
     const { release } = await bareRelease(team);
-    const components = Array.from({ length: 10_000 }, (_, index) => ({ name: `pkg${index}`, version: '1.0.0', purl: `pkg:npm/pkg${index}@1.0.0` }));
-    const upload = await team.api.post('/api/sboms/upload', { releaseId: release.id, content: cycloneDxSbom(components) });
+    const components = Array.from({ length: 10_000 }, (_, index) => ({
+      name: `pkg${index}`,
+      version: '1.0.0',
+      purl: `pkg:npm/pkg${index}@1.0.0`,
+    }));
+    const upload = await team.api.post('/api/sboms/upload', {
+      releaseId: release.id,
+      content: cycloneDxSbom(components),
+    });
     expect(upload.status).toBe(201);
 
     const { status, text: html } = await getReport(team, release.id);
@@ -192,19 +232,45 @@ describe('GET /api/compliance/{releaseId}/report', () => {
       author: '<style>body{display:none}</style>',
       comment: '<a href="javascript:alert(\'comment\')">x</a>',
     };
-    const { product, release } = await bareRelease(team, { name: markup.name, description: markup.description, vendor: markup.vendor }, { name: markup.releaseName, notes: markup.notes });
+    const { product, release } = await bareRelease(
+      team,
+      { name: markup.name, description: markup.description, vendor: markup.vendor },
+      { name: markup.releaseName, notes: markup.notes },
+    );
     expect(product.name).toBe(markup.name);
     const upload = await team.api.post('/api/sboms/upload', {
-      releaseId: release.id, content: cycloneDxSbom([{ name: 'lib', version: '1.0.0', purl: 'pkg:npm/lib@1.0.0' }]),
+      releaseId: release.id,
+      content: cycloneDxSbom([{ name: 'lib', version: '1.0.0', purl: 'pkg:npm/lib@1.0.0' }]),
     });
     expect(upload.status).toBe(201);
     const seeded: Seeded = await seedReleaseWithFindings(team.api, team.teamId, 1);
     const finding = seeded.findings[0];
     if (!finding) throw new Error('seed returned no finding');
-    expect((await team.api.post('/api/dispositions', { vulnerabilityId: finding.id, status: 'fixed', detail: markup.detail })).status).toBe(201);
-    const vexId = (await team.api.post<Data<{ id: string }>>(`/api/releases/${seeded.release.id}/vex`, { format: 'openvex', author: markup.author })).body.data.id;
+    expect(
+      (
+        await team.api.post('/api/dispositions', {
+          vulnerabilityId: finding.id,
+          status: 'fixed',
+          detail: markup.detail,
+        })
+      ).status,
+    ).toBe(201);
+    const vexId = (
+      await team.api.post<Data<{ id: string }>>(`/api/releases/${seeded.release.id}/vex`, {
+        format: 'openvex',
+        author: markup.author,
+      })
+    ).body.data.id;
     expect((await team.api.post(`/api/vex/${vexId}/submit`, { comment: markup.comment })).status).toBe(200);
-    expect((await team.api.put(`/api/products/${seeded.product.id}`, { name: markup.name, description: markup.description, vendor: markup.vendor })).status).toBe(200);
+    expect(
+      (
+        await team.api.put(`/api/products/${seeded.product.id}`, {
+          name: markup.name,
+          description: markup.description,
+          vendor: markup.vendor,
+        })
+      ).status,
+    ).toBe(200);
 
     const reports = [(await getReport(team, release.id)).text, (await getReport(team, seeded.release.id)).text];
 
@@ -222,7 +288,7 @@ describe('GET /api/compliance/{releaseId}/report', () => {
     expect(second).toContain('&lt;a href=&quot;javascript:alert(&#39;comment&#39;)&quot;&gt;x&lt;/a&gt;');
   });
 
-  it('returns 404 for another team\'s release and for an unknown id', async () => {
+  it("returns 404 for another team's release and for an unknown id", async () => {
     const owner = await createTeamWithKey();
     const other = await createTeamWithKey();
     const { release } = await bareRelease(owner);

@@ -34,22 +34,45 @@ const osvRecord = {
   aliases: [cveId],
   summary: 'Refresh fixture advisory',
   details: 'Served by the loopback feed server of corpus-refresh.test.ts.',
-  affected: [{ package: { ecosystem: 'npm', name: packageName }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.2.3' }] }] }],
+  affected: [
+    {
+      package: { ecosystem: 'npm', name: packageName },
+      ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.2.3' }] }],
+    },
+  ],
 };
 // all.zip holds one `<ID>.json` per record.
 const osvZip = Buffer.from(zipSync({ [`${advisoryId}.json`]: strToU8(JSON.stringify(osvRecord)) }));
 
-const sampleKev = JSON.parse(readFileSync(join(root, 'shared/service/corpus/sample/kev/known_exploited_vulnerabilities.json'), 'utf8')) as { vulnerabilities: unknown[] };
-const kevJson = Buffer.from(JSON.stringify({
-  ...sampleKev,
-  vulnerabilities: [
-    ...sampleKev.vulnerabilities,
-    { cveID: cveId, vendorProject: 'Fixture', product: 'refresh-fixture', vulnerabilityName: 'Fixture', dateAdded: '2026-11-01', shortDescription: 'Fixture', requiredAction: 'Update', dueDate: '2026-11-22', knownRansomwareCampaignUse: 'Unknown', notes: '', cwes: [] },
-  ],
-}));
+const sampleKev = JSON.parse(
+  readFileSync(join(root, 'shared/service/corpus/sample/kev/known_exploited_vulnerabilities.json'), 'utf8'),
+) as { vulnerabilities: unknown[] };
+const kevJson = Buffer.from(
+  JSON.stringify({
+    ...sampleKev,
+    vulnerabilities: [
+      ...sampleKev.vulnerabilities,
+      {
+        cveID: cveId,
+        vendorProject: 'Fixture',
+        product: 'refresh-fixture',
+        vulnerabilityName: 'Fixture',
+        dateAdded: '2026-11-01',
+        shortDescription: 'Fixture',
+        requiredAction: 'Update',
+        dueDate: '2026-11-22',
+        knownRansomwareCampaignUse: 'Unknown',
+        notes: '',
+        cwes: [],
+      },
+    ],
+  }),
+);
 
 // FIRST's layout: a `#model_version,score_date` line, the header, one row per CVE.
-const epssGz = gzipSync(`#model_version:v2025.03.14,score_date:2098-01-0${randomInt(1, 9)}T00:00:00+0000\ncve,epss,percentile\n${cveId},0.91234,0.99876\nCVE-2098-0000001,0.00010,0.01000\n`);
+const epssGz = gzipSync(
+  `#model_version:v2025.03.14,score_date:2098-01-0${randomInt(1, 9)}T00:00:00+0000\ncve,epss,percentile\n${cveId},0.91234,0.99876\nCVE-2098-0000001,0.00010,0.01000\n`,
+);
 
 type Behaviour = 'ok' | 'http-500' | 'truncated' | 'reset' | 'bad-md5';
 const behaviour: Record<'osv' | 'kev' | 'epss', Behaviour> = { osv: 'ok', kev: 'ok', epss: 'ok' };
@@ -64,7 +87,11 @@ function serve(response: ServerResponse, body: Buffer, how: Behaviour, type: str
     case 'bad-md5': {
       // As GCS sends it for OSV: crc32c and md5 of the object.
       const hash = how === 'ok' ? md5(body) : md5(Buffer.from('something else'));
-      response.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length, 'x-goog-hash': `crc32c=AAAAAA==,md5=${hash}` });
+      response.writeHead(200, {
+        'Content-Type': type,
+        'Content-Length': body.length,
+        'x-goog-hash': `crc32c=AAAAAA==,md5=${hash}`,
+      });
       response.end(body);
       return;
     }
@@ -93,7 +120,8 @@ let handler: () => Promise<Record<string, unknown>>;
 beforeAll(async () => {
   server = createServer((request, response) => {
     if (request.url === '/npm/all.zip') serve(response, osvZip, behaviour.osv, 'application/zip');
-    else if (request.url === '/feeds/known_exploited_vulnerabilities.json') serve(response, kevJson, behaviour.kev, 'application/json');
+    else if (request.url === '/feeds/known_exploited_vulnerabilities.json')
+      serve(response, kevJson, behaviour.kev, 'application/json');
     else if (request.url === '/epss_scores-current.csv.gz') serve(response, epssGz, behaviour.epss, 'application/gzip');
     else {
       response.writeHead(404);
@@ -125,19 +153,37 @@ async function fixtureItems() {
     epss: keys.corpusEpss(cveId),
   };
   const found = await batchGet(Object.values(wanted));
-  return Object.fromEntries(Object.entries(wanted).map(([name, key]) => [name, found.find((item) => item.pk === key.pk && item.sk === key.sk)]));
+  return Object.fromEntries(
+    Object.entries(wanted).map(([name, key]) => [name, found.find((item) => item.pk === key.pk && item.sk === key.sk)]),
+  );
 }
 
 const refresh = () => runAsFunction('corpus-refresh', () => handler());
 
 describe('corpus refresh from the feeds', () => {
   test.each([
-    ['the EPSS download fails with HTTP 500', { osv: 'ok', kev: 'ok', epss: 'http-500' }, /epss_scores-current\.csv\.gz: HTTP 500/],
-    ['the KEV download fails with HTTP 500', { osv: 'ok', kev: 'http-500', epss: 'ok' }, /known_exploited_vulnerabilities\.json: HTTP 500/],
+    [
+      'the EPSS download fails with HTTP 500',
+      { osv: 'ok', kev: 'ok', epss: 'http-500' },
+      /epss_scores-current\.csv\.gz: HTTP 500/,
+    ],
+    [
+      'the KEV download fails with HTTP 500',
+      { osv: 'ok', kev: 'http-500', epss: 'ok' },
+      /known_exploited_vulnerabilities\.json: HTTP 500/,
+    ],
     ['the OSV connection is reset mid-body', { osv: 'reset', kev: 'ok', epss: 'ok' }, /all\.zip: download broken off/],
     ['the OSV zip is truncated', { osv: 'truncated', kev: 'ok', epss: 'ok' }, /all\.zip: not a complete zip archive/],
-    ['the EPSS gzip is truncated', { osv: 'ok', kev: 'ok', epss: 'truncated' }, /epss_scores-current\.csv\.gz: unreadable epss feed/],
-    ['the OSV zip does not match its md5', { osv: 'bad-md5', kev: 'ok', epss: 'ok' }, /all\.zip: content does not match/],
+    [
+      'the EPSS gzip is truncated',
+      { osv: 'ok', kev: 'ok', epss: 'truncated' },
+      /epss_scores-current\.csv\.gz: unreadable epss feed/,
+    ],
+    [
+      'the OSV zip does not match its md5',
+      { osv: 'bad-md5', kev: 'ok', epss: 'ok' },
+      /all\.zip: content does not match/,
+    ],
   ] as const)('%s: the refresh fails and the corpus stays as it was', async (_name, how, message) => {
     Object.assign(behaviour, how);
     const before = await fixtureItems();
@@ -168,8 +214,19 @@ describe('corpus refresh from the feeds', () => {
   test('a deployment without the feed variables fails at load, not with an empty refresh', async () => {
     const { feedsFromEnvironment } = await import('../../functions/corpus-refresh/handler');
     expect(() => feedsFromEnvironment({})).toThrow(/CORPUS_OSV_URLS: required/);
-    expect(() => feedsFromEnvironment({ CORPUS_OSV_URLS: 'not a url', CORPUS_KEV_URL: '', CORPUS_EPSS_URL: '' })).toThrow(/CORPUS_OSV_URLS/);
-    expect(feedsFromEnvironment({ CORPUS_OSV_URLS: 'https://a.test/npm/all.zip, https://a.test/PyPI/all.zip', CORPUS_KEV_URL: '', CORPUS_EPSS_URL: 'https://e.test/x.csv.gz' }))
-      .toEqual({ osv: ['https://a.test/npm/all.zip', 'https://a.test/PyPI/all.zip'], kev: undefined, epss: 'https://e.test/x.csv.gz' });
+    expect(() =>
+      feedsFromEnvironment({ CORPUS_OSV_URLS: 'not a url', CORPUS_KEV_URL: '', CORPUS_EPSS_URL: '' }),
+    ).toThrow(/CORPUS_OSV_URLS/);
+    expect(
+      feedsFromEnvironment({
+        CORPUS_OSV_URLS: 'https://a.test/npm/all.zip, https://a.test/PyPI/all.zip',
+        CORPUS_KEV_URL: '',
+        CORPUS_EPSS_URL: 'https://e.test/x.csv.gz',
+      }),
+    ).toEqual({
+      osv: ['https://a.test/npm/all.zip', 'https://a.test/PyPI/all.zip'],
+      kev: undefined,
+      epss: 'https://e.test/x.csv.gz',
+    });
   });
 });

@@ -25,18 +25,29 @@ const KEV_SAMPLE = join(ROOT, 'shared/service/corpus/sample/kev/known_exploited_
 
 /** Clients for one data directory's engines (this worker's shared clients point at the suite's server). */
 async function enginesOf(dataDir: string) {
-  const { dynamoEndpoint, s3Endpoint } = JSON.parse(readFileSync(join(dataDir, 'engines.json'), 'utf8')) as { dynamoEndpoint: string; s3Endpoint: string };
+  const { dynamoEndpoint, s3Endpoint } = JSON.parse(readFileSync(join(dataDir, 'engines.json'), 'utf8')) as {
+    dynamoEndpoint: string;
+    s3Endpoint: string;
+  };
   // The engines accept only their data directory's own key pair.
   const credentials = await readEngineCredentials(dataDir);
   if (!credentials) throw new Error(`no engine credentials in ${dataDir}`);
-  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: dynamoEndpoint, credentials }));
+  const dynamo = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: 'us-east-1', endpoint: dynamoEndpoint, credentials }),
+  );
   const s3 = new S3Client({ region: 'us-east-1', endpoint: s3Endpoint, forcePathStyle: true, credentials });
   return {
-    get: async (key: { pk: string; sk: string }) => (await dynamo.send(new GetCommand({ TableName: tableDefinition.localTableName, Key: key, ConsistentRead: true }))).Item,
+    get: async (key: { pk: string; sk: string }) =>
+      (await dynamo.send(new GetCommand({ TableName: tableDefinition.localTableName, Key: key, ConsistentRead: true })))
+        .Item,
     countPresent: async (itemKeys: { pk: string; sk: string }[]) => {
       let present = 0;
       for (let offset = 0; offset < itemKeys.length; offset += 100) {
-        const response = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableDefinition.localTableName]: { Keys: itemKeys.slice(offset, offset + 100) } } }));
+        const response = await dynamo.send(
+          new BatchGetCommand({
+            RequestItems: { [tableDefinition.localTableName]: { Keys: itemKeys.slice(offset, offset + 100) } },
+          }),
+        );
         present += response.Responses?.[tableDefinition.localTableName]?.length ?? 0;
         expect(response.UnprocessedKeys?.[tableDefinition.localTableName]).toBeUndefined();
       }
@@ -46,7 +57,13 @@ async function enginesOf(dataDir: string) {
       const found: string[] = [];
       let token: string | undefined;
       do {
-        const page = await s3.send(new ListObjectsV2Command({ Bucket: bucketDefinitions.sbom.localBucketName, Prefix: 'teams/', ContinuationToken: token }));
+        const page = await s3.send(
+          new ListObjectsV2Command({
+            Bucket: bucketDefinitions.sbom.localBucketName,
+            Prefix: 'teams/',
+            ContinuationToken: token,
+          }),
+        );
         found.push(...(page.Contents ?? []).map((object) => object.Key ?? '').filter((key) => key.includes('/sboms/')));
         token = page.NextContinuationToken;
       } while (token);
@@ -67,7 +84,9 @@ async function enginesOf(dataDir: string) {
 function spawnServer(dataDir: string): ChildProcess {
   rmSync(join(dataDir, 'server.json'), { force: true });
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/start.ts')], {
-    cwd: ROOT, env: { ...process.env, ...awsCallLog(), DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' }, stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: ROOT,
+    env: { ...process.env, ...awsCallLog(), DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   started.add(child);
   return child;
@@ -132,7 +151,9 @@ async function tableReady<T>(read: () => Promise<T>): Promise<T | undefined> {
 
 async function call(baseUrl: string, key: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${baseUrl}${path}`, {
-    method, headers: { Authorization: `Bearer ${key}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
   });
   return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads arbitrary JSON
 }
@@ -190,22 +211,40 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
     const spring = readFileSync(join(FIXTURES, 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
     const plone = readFileSync(join(FIXTURES, 'cyclonedx-1.5_multi_syft-0.96.0_plone-5.2-image.json'), 'utf8');
     const acknowledged: string[] = [];
-    const product = (await call(first.baseUrl, apiKey, 'POST', '/api/products', { name: 'Crash', slug: 'crash' })).body.data;
-    const release = (await call(first.baseUrl, apiKey, 'POST', `/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
+    const product = (await call(first.baseUrl, apiKey, 'POST', '/api/products', { name: 'Crash', slug: 'crash' })).body
+      .data;
+    const release = (
+      await call(first.baseUrl, apiKey, 'POST', `/api/products/${product.id}/releases`, { version: '1.0.0' })
+    ).body.data;
     /** Twelve uploads at once; the ones cut off by the kill are never acknowledged. */
     // Every upload is a new build's SBOM (its own serial number): identical bytes would be answered with the stored SBOM and write no file.
-    const asNewBuild = (sbom: string) => JSON.stringify({ ...JSON.parse(sbom), serialNumber: `urn:uuid:${randomUUID()}` });
-    const uploadBurst = (baseUrl: string) => Array.from({ length: 12 }, (_, index) => call(baseUrl, apiKey, 'POST', '/api/sboms/upload', { releaseId: release.id, content: asNewBuild(index % 3 === 2 ? plone : spring) })
-      .then((response) => { if (response.status === 201) acknowledged.push(response.body.data.id); })
-      .catch(() => undefined));
-    const statusesOf = (baseUrl: string, ids: string[]) => Promise.all(ids.map(async (id) => (await call(baseUrl, apiKey, 'GET', `/api/sboms/${id}`)).body.data.scan.status as string));
+    const asNewBuild = (sbom: string) =>
+      JSON.stringify({ ...JSON.parse(sbom), serialNumber: `urn:uuid:${randomUUID()}` });
+    const uploadBurst = (baseUrl: string) =>
+      Array.from({ length: 12 }, (_, index) =>
+        call(baseUrl, apiKey, 'POST', '/api/sboms/upload', {
+          releaseId: release.id,
+          content: asNewBuild(index % 3 === 2 ? plone : spring),
+        })
+          .then((response) => {
+            if (response.status === 201) acknowledged.push(response.body.data.id);
+          })
+          .catch(() => undefined),
+      );
+    const statusesOf = (baseUrl: string, ids: string[]) =>
+      Promise.all(
+        ids.map(async (id) => (await call(baseUrl, apiKey, 'GET', `/api/sboms/${id}`)).body.data.scan.status as string),
+      );
 
     // Crash 1, aimed at scans: killed while an acknowledged upload's scan has not completed.
     let unscannedAtKill = 0;
     try {
       const uploads = uploadBurst(first.baseUrl);
       for (const stop = Date.now() + 120_000; unscannedAtKill === 0 && Date.now() < stop;) {
-        if (acknowledged.length > 0) unscannedAtKill = (await statusesOf(first.baseUrl, [...acknowledged])).filter((status) => status !== 'completed').length;
+        if (acknowledged.length > 0)
+          unscannedAtKill = (await statusesOf(first.baseUrl, [...acknowledged])).filter(
+            (status) => status !== 'completed',
+          ).length;
         else await sleep(5);
       }
       await killHard(first.child);
@@ -259,7 +298,8 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
       const pending = new Set(acknowledged);
       while (pending.size > 0 && Date.now() < deadline) {
         for (const id of [...pending]) {
-          if ((await call(second.baseUrl, apiKey, 'GET', `/api/sboms/${id}`)).body.data.scan.status === 'completed') pending.delete(id);
+          if ((await call(second.baseUrl, apiKey, 'GET', `/api/sboms/${id}`)).body.data.scan.status === 'completed')
+            pending.delete(id);
         }
         if (pending.size > 0) await sleep(250);
       }
@@ -270,8 +310,13 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
         expect(list.body.summary.total).toBe(list.body.scan.finding_count);
       }
       const springIds = [];
-      for (const id of acknowledged) if ((await call(second.baseUrl, apiKey, 'GET', `/api/sboms/${id}`)).body.data.component_count === 88) springIds.push(id);
-      for (const id of springIds) expect((await call(second.baseUrl, apiKey, 'GET', `/api/sboms/${id}/vulnerabilities`)).body.summary.total).toBeGreaterThan(0);
+      for (const id of acknowledged)
+        if ((await call(second.baseUrl, apiKey, 'GET', `/api/sboms/${id}`)).body.data.component_count === 88)
+          springIds.push(id);
+      for (const id of springIds)
+        expect(
+          (await call(second.baseUrl, apiKey, 'GET', `/api/sboms/${id}/vulnerabilities`)).body.summary.total,
+        ).toBeGreaterThan(0);
     } finally {
       engines.close();
       await stopServer(second.child);

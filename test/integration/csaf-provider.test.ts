@@ -25,10 +25,21 @@ import { runCsafMandatoryTests, SCHEMA_DIR, vexSchemaValidator } from '../suppor
 
 const ORIGIN = 'https://csaf.vexdesk.test';
 const DIRECTORY = 'acme-psirt';
-const PUBLISHER = { category: 'vendor', name: 'ACME Product Security', namespace: 'https://psirt.acme.example', contact_details: 'psirt@acme.example' };
+const PUBLISHER = {
+  category: 'vendor',
+  name: 'ACME Product Security',
+  namespace: 'https://psirt.acme.example',
+  contact_details: 'psirt@acme.example',
+};
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the walk reads arbitrary JSON documents */
-interface Fetched { status: number; contentType: string | null; bytes: Buffer; text: string; json: () => any }
+interface Fetched {
+  status: number;
+  contentType: string | null;
+  bytes: Buffer;
+  text: string;
+  json: () => any;
+}
 
 function loadSchema(file: string): AnySchemaObject {
   return JSON.parse(readFileSync(`${SCHEMA_DIR}${file}`, 'utf8')) as AnySchemaObject;
@@ -50,7 +61,10 @@ function providerSchemas() {
     const fn = ajv.compile(schema);
     return (doc: unknown) => (fn(doc) ? [] : (fn.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`));
   };
-  return { provider: validate(loadSchema('csaf/provider_json_schema.json')), rolieFeed: validate(loadSchema('csaf/ROLIE_feed_json_schema.json')) };
+  return {
+    provider: validate(loadSchema('csaf/provider_json_schema.json')),
+    rolieFeed: validate(loadSchema('csaf/ROLIE_feed_json_schema.json')),
+  };
 }
 
 /** CSAF 2.0 section 5.1, written out independently of the service's implementation. */
@@ -84,12 +98,22 @@ describe('CSAF trusted provider of a team', () => {
     const response = await fetch(`${server.baseUrl}${url.slice(ORIGIN.length)}`, { redirect: 'manual' });
     const bytes = Buffer.from(await response.arrayBuffer());
     const text = bytes.toString('utf8');
-    return { status: response.status, contentType: response.headers.get('content-type'), bytes, text, json: (): any => JSON.parse(text) };
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      bytes,
+      text,
+      json: (): any => JSON.parse(text),
+    };
   }
 
   async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
     const response = await fetch(`${server.baseUrl}${path}`, {
-      method, headers: { Authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      method,
+      headers: {
+        Authorization: `Bearer ${apiKey}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: await response.json() };
@@ -98,7 +122,8 @@ describe('CSAF trusted provider of a team', () => {
   async function publishCsaf(releaseId: string): Promise<{ slug: string; raw: Buffer }> {
     const created = await api('POST', `/api/releases/${releaseId}/vex`, { format: 'csaf', author: 'PSIRT' });
     expect(created.status).toBe(201);
-    for (const step of ['submit', 'approve']) expect((await api('POST', `/api/vex/${created.body.data.id}/${step}`, {})).status).toBe(200);
+    for (const step of ['submit', 'approve'])
+      expect((await api('POST', `/api/vex/${created.body.data.id}/${step}`, {})).status).toBe(200);
     const published = await api('POST', `/api/vex/${created.body.data.id}/publish`, {});
     expect(published.status).toBe(200);
     const slug = String(published.body.disclosure.public_slug);
@@ -111,26 +136,42 @@ describe('CSAF trusted provider of a team', () => {
   beforeAll(async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-csaf-provider-'));
     server = await startServerProcess(dataDir, {
-      PUBLIC_BASE_URL: ORIGIN, CSAF_DEFAULT_PROVIDER: DIRECTORY, DISCLOSURE_SIGNING_KEY: 'csaf-provider-test', TEAM_RATE_LIMIT: '1000', TEAM_BURST_LIMIT: '1000',
+      PUBLIC_BASE_URL: ORIGIN,
+      CSAF_DEFAULT_PROVIDER: DIRECTORY,
+      DISCLOSURE_SIGNING_KEY: 'csaf-provider-test',
+      TEAM_RATE_LIMIT: '1000',
+      TEAM_BURST_LIMIT: '1000',
     });
     apiKey = (JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string }).apiKey;
 
-    const settings = await api('PUT', '/api/settings', { csafProvider: { directory: DIRECTORY, publisher: PUBLISHER } });
+    const settings = await api('PUT', '/api/settings', {
+      csafProvider: { directory: DIRECTORY, publisher: PUBLISHER },
+    });
     expect(settings.status).toBe(200);
     expect(settings.body.data.csafProvider).toEqual({
-      directory: DIRECTORY, publisher: PUBLISHER, providerMetadataUrl: `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/provider-metadata.json`, wellKnown: true,
+      directory: DIRECTORY,
+      publisher: PUBLISHER,
+      providerMetadataUrl: `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/provider-metadata.json`,
+      wellKnown: true,
     });
-    const product = (await api('POST', '/api/products', { name: 'Edge Gateway', slug: 'edge-gateway', vendor: 'ACME' })).body.data;
+    const product = (await api('POST', '/api/products', { name: 'Edge Gateway', slug: 'edge-gateway', vendor: 'ACME' }))
+      .body.data;
     const release = (await api('POST', `/api/products/${product.id}/releases`, { version: '2.4.1' })).body.data;
     // Django 1.0.1 has advisories in the bundled sample corpus the server loads on first start.
-    const upload = await api('POST', '/api/sboms/upload', { releaseId: release.id, fileName: 'bom.json', content: cycloneDxSbom([{ name: 'django', version: '1.0.1', purl: 'pkg:pypi/django@1.0.1' }]) });
+    const upload = await api('POST', '/api/sboms/upload', {
+      releaseId: release.id,
+      fileName: 'bom.json',
+      content: cycloneDxSbom([{ name: 'django', version: '1.0.1', purl: 'pkg:pypi/django@1.0.1' }]),
+    });
     expect(upload.status).toBe(201);
     const scan = await api('POST', '/api/cve-scan', { sbomId: upload.body.data.id });
     expect(scan.status).toBe(202);
     expect(scan.body.data.findingCount).toBeGreaterThan(0);
 
     first = await publishCsaf(release.id);
-    expect((await api('POST', `/api/releases/${release.id}/unlock`, { comment: 'prepare the next revision' })).status).toBe(200);
+    expect(
+      (await api('POST', `/api/releases/${release.id}/unlock`, { comment: 'prepare the next revision' })).status,
+    ).toBe(200);
     second = await publishCsaf(release.id);
   }, 240_000);
 
@@ -145,8 +186,12 @@ describe('CSAF trusted provider of a team', () => {
     const pmd = wellKnown.json();
     expect(schemas.provider(pmd)).toEqual([]);
     expect(pmd).toMatchObject({
-      canonical_url: `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/provider-metadata.json`, metadata_version: '2.0', role: 'csaf_trusted_provider',
-      list_on_CSAF_aggregators: true, mirror_on_CSAF_aggregators: true, publisher: PUBLISHER,
+      canonical_url: `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/provider-metadata.json`,
+      metadata_version: '2.0',
+      role: 'csaf_trusted_provider',
+      list_on_CSAF_aggregators: true,
+      mirror_on_CSAF_aggregators: true,
+      publisher: PUBLISHER,
     });
     expect(Number.isNaN(Date.parse(pmd.last_updated))).toBe(false);
     // Requirement 8 (security.txt names the canonical URL) and csaf_downloader's check that it matches the well-known file byte for byte.
@@ -154,7 +199,12 @@ describe('CSAF trusted provider of a team', () => {
     expect(canonical.status).toBe(200);
     expect(canonical.bytes.equals(wellKnown.bytes)).toBe(true);
     // Requirement 20: the team's OpenPGP keys are listed with fingerprints and served beside provider-metadata.json.
-    expect(pmd.public_openpgp_keys).toEqual([{ fingerprint: expect.stringMatching(/^[0-9A-F]{40}$/), url: `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/openpgp/${pmd.public_openpgp_keys[0]?.fingerprint}.asc` }]);
+    expect(pmd.public_openpgp_keys).toEqual([
+      {
+        fingerprint: expect.stringMatching(/^[0-9A-F]{40}$/),
+        url: `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/openpgp/${pmd.public_openpgp_keys[0]?.fingerprint}.asc`,
+      },
+    ]);
     const key = await get(pmd.public_openpgp_keys[0].url);
     expect(key.status).toBe(200);
     expect(key.text).toContain('-----BEGIN PGP PUBLIC KEY BLOCK-----');
@@ -162,8 +212,15 @@ describe('CSAF trusted provider of a team', () => {
 
   it('lists every CSAF document once in a schema-valid ROLIE feed, with service and category documents (requirements 15, 16, 17)', async () => {
     const pmd = (await get(`${ORIGIN}/.well-known/csaf/provider-metadata.json`)).json();
-    const feeds = (pmd.distributions as { rolie?: { feeds: { url: string; tlp_label: string }[] } }[]).flatMap((distribution) => distribution.rolie?.feeds ?? []);
-    expect(feeds).toEqual([expect.objectContaining({ tlp_label: 'WHITE', url: `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/white/feed-tlp-white.json` })]);
+    const feeds = (pmd.distributions as { rolie?: { feeds: { url: string; tlp_label: string }[] } }[]).flatMap(
+      (distribution) => distribution.rolie?.feeds ?? [],
+    );
+    expect(feeds).toEqual([
+      expect.objectContaining({
+        tlp_label: 'WHITE',
+        url: `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/white/feed-tlp-white.json`,
+      }),
+    ]);
     const feedResponse = await get(feeds[0]!.url);
     expect(feedResponse.status).toBe(200);
     expect(feedResponse.contentType).toBe('application/json');
@@ -172,28 +229,38 @@ describe('CSAF trusted provider of a team', () => {
     expect(feed.feed.link).toContainEqual({ rel: 'self', href: feeds[0]!.url });
     const trackingId = JSON.parse(second.raw.toString('utf8')).document.tracking.id;
     expect(feed.feed.entry).toHaveLength(1); // one entry per tracking id: the release's two publications are two revisions of one document
-    expect(feed.feed.entry[0]).toMatchObject({ id: trackingId, content: { type: 'application/json' }, format: { version: '2.0' } });
+    expect(feed.feed.entry[0]).toMatchObject({
+      id: trackingId,
+      content: { type: 'application/json' },
+      format: { version: '2.0' },
+    });
 
     // csaf_checker serviceCheck: service.json beside provider-metadata.json lists exactly the feeds.
     const service = await get(`${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/service.json`);
     expect(service.status).toBe(200);
-    const collections = (service.json().service.workspace as any[]).flatMap((workspace): string[] => (workspace.collection as any[]).map((collection): string => String(collection.href)));
+    const collections = (service.json().service.workspace as any[]).flatMap((workspace): string[] =>
+      (workspace.collection as any[]).map((collection): string => String(collection.href)),
+    );
     expect(collections).toEqual(feeds.map((f) => f.url));
     expect(pmd.distributions[0].rolie.services).toEqual([`${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/service.json`]);
     // csaf_checker categoryCheck: category-<tlp>.json beside the feed, with distinguishing categories.
     const category = await get(`${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/white/category-white.json`);
     expect(category.status).toBe(200);
-    expect(category.json().categories.category).toEqual(expect.arrayContaining([{ term: 'csaf_vex' }, { term: 'Edge Gateway' }]));
+    expect(category.json().categories.category).toEqual(
+      expect.arrayContaining([{ term: 'csaf_vex' }, { term: 'Edge Gateway' }]),
+    );
   });
 
-  it('serves each feed entry\'s current revision under its year folder and tracking-id file name, with matching hash files (requirements 1, 2, 4, 11, 18)', async () => {
+  it("serves each feed entry's current revision under its year folder and tracking-id file name, with matching hash files (requirements 1, 2, 4, 11, 18)", async () => {
     const pmd = (await get(`${ORIGIN}/.well-known/csaf/provider-metadata.json`)).json();
     const feed = (await get(pmd.distributions[0].rolie.feeds[0].url)).json();
     const scratch = mkdtempSync(join(tmpdir(), 'vexdesk-csaf-walk-'));
     // Requirement 19 as csaf_downloader checks it: the keys from provider-metadata.json in a keyring of the walk's own.
     const gnupgHome = mkdtempSync(join(tmpdir(), 'vexdesk-csaf-gnupg-'));
     const gpgEnv = { ...process.env, GNUPGHOME: gnupgHome };
-    const fingerprints = (pmd.public_openpgp_keys as { fingerprint: string; url: string }[]).map((key) => key.fingerprint);
+    const fingerprints = (pmd.public_openpgp_keys as { fingerprint: string; url: string }[]).map(
+      (key) => key.fingerprint,
+    );
     for (const [index, listed] of (pmd.public_openpgp_keys as { url: string }[]).entries()) {
       writeFileSync(join(scratch, `key-${index}.asc`), (await get(listed.url)).bytes);
       execFileSync('gpg', ['--batch', '--import', `key-${index}.asc`], { cwd: scratch, env: gpgEnv, stdio: 'pipe' });
@@ -220,7 +287,9 @@ describe('CSAF trusted provider of a team', () => {
       expect(fileName).toBe(expectedFileName(document.document.tracking.id));
       expect(entry.id).toBe(document.document.tracking.id);
       // Requirement 11: the folder is the year of initial_release_date.
-      expect(self).toBe(`${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/white/${new Date(document.document.tracking.initial_release_date).getUTCFullYear()}/${fileName}`);
+      expect(self).toBe(
+        `${ORIGIN}/api/disclosures/csaf/${DIRECTORY}/white/${new Date(document.document.tracking.initial_release_date).getUTCFullYear()}/${fileName}`,
+      );
 
       // Requirement 18: hash files start with the hex digest; sha256sum -c / sha512sum -c accept them beside the document.
       writeFileSync(join(scratch, fileName), documentResponse.bytes);
@@ -229,21 +298,28 @@ describe('CSAF trusted provider of a team', () => {
         expect(hashFile.status).toBe(200);
         expect(hashOfHashFile(hashFile.text)).toBe(createHash(algorithm).update(documentResponse.bytes).digest('hex'));
         writeFileSync(join(scratch, `${fileName}.${algorithm}`), hashFile.bytes);
-        expect(execFileSync(`${algorithm}sum`, ['-c', `${fileName}.${algorithm}`], { cwd: scratch, encoding: 'utf8' })).toBe(`${fileName}: OK\n`);
+        expect(
+          execFileSync(`${algorithm}sum`, ['-c', `${fileName}.${algorithm}`], { cwd: scratch, encoding: 'utf8' }),
+        ).toBe(`${fileName}: OK\n`);
       }
       // Requirement 19: the feed links the `.asc`, and gpg verifies it with a key provider-metadata.json lists.
       expect(entry.link).toContainEqual({ rel: 'signature', href: `${self}.asc` });
       const signature = await get(`${self}.asc`);
       expect(signature.status).toBe(200);
       writeFileSync(join(scratch, `${fileName}.asc`), signature.bytes);
-      const verified = execFileSync('gpg', ['--batch', '--status-fd', '1', '--verify', `${fileName}.asc`, fileName], { cwd: scratch, env: gpgEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      const verified = execFileSync('gpg', ['--batch', '--status-fd', '1', '--verify', `${fileName}.asc`, fileName], {
+        cwd: scratch,
+        env: gpgEnv,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       expect(fingerprints).toContain(/^\[GNUPG:\] VALIDSIG ([0-9A-F]{40}) /m.exec(verified)?.[1]);
       // Optional test 6.2.11: the document names this URL as its canonical one.
       expect(document.document.references).toContainEqual(expect.objectContaining({ category: 'self', url: self }));
     }
   }, 300_000); // the CSAF mandatory tests over a document with Django's many advisories take tens of seconds on a loaded machine
 
-  it('keeps one tracking id across the release\'s publications; version and revision history grow, and each revision stays at its own disclosure', async () => {
+  it("keeps one tracking id across the release's publications; version and revision history grow, and each revision stays at its own disclosure", async () => {
     const one = JSON.parse(first.raw.toString('utf8')).document.tracking;
     const two = JSON.parse(second.raw.toString('utf8')).document.tracking;
     expect(two.id).toBe(one.id);
@@ -256,7 +332,9 @@ describe('CSAF trusted provider of a team', () => {
     // The first revision is still served, unchanged, at its own immutable URL.
     expect((await get(`${ORIGIN}/api/disclosures/${first.slug}?format=raw`)).bytes.equals(first.raw)).toBe(true);
     // A CSAF disclosure links its provider's metadata, so a client discovers the directory from the disclosure.
-    expect((await get(`${ORIGIN}/api/disclosures/${first.slug}`)).json().data.links.provider_metadata).toBe(`/api/disclosures/csaf/${DIRECTORY}/provider-metadata.json`);
+    expect((await get(`${ORIGIN}/api/disclosures/${first.slug}`)).json().data.links.provider_metadata).toBe(
+      `/api/disclosures/csaf/${DIRECTORY}/provider-metadata.json`,
+    );
     expect(first.slug).not.toBe(second.slug);
   });
 
@@ -283,7 +361,8 @@ describe('CSAF trusted provider of a team', () => {
     expect(yearFolder.text).toContain(`href="${documentUrl}.sha512"`);
     const top = await get(directoryUrl);
     expect(top.status).toBe(200);
-    for (const name of [`${path.slice(0, 4)}/`, 'index.txt', 'changes.csv', 'feed-tlp-white.json']) expect(top.text).toContain(`href="${directoryUrl}${name}"`);
+    for (const name of [`${path.slice(0, 4)}/`, 'index.txt', 'changes.csv', 'feed-tlp-white.json'])
+      expect(top.text).toContain(`href="${directoryUrl}${name}"`);
   });
 
   it('never redirected, and never needed a credential, on the whole walk (requirements 4, 6)', () => {
@@ -319,13 +398,20 @@ describe('CSAF provider settings', () => {
     expect(taken.body.error.code).toBe('csaf_directory_taken');
     expect((await b.api.get('/api/settings')).body.data.csafProvider).toBeNull(); // nothing half-written
 
-    expect((await a.api.put('/api/settings', { csafProvider: { directory: `${directory}-new`, publisher } })).status).toBe(200);
+    expect(
+      (await a.api.put('/api/settings', { csafProvider: { directory: `${directory}-new`, publisher } })).status,
+    ).toBe(200);
     expect((await b.api.put('/api/settings', { csafProvider: { directory, publisher } })).status).toBe(200);
-    expect((await a.api.get('/api/settings')).body.data.csafProvider).toMatchObject({ directory: `${directory}-new`, wellKnown: false });
+    expect((await a.api.get('/api/settings')).body.data.csafProvider).toMatchObject({
+      directory: `${directory}-new`,
+      wellKnown: false,
+    });
     expect((await a.api.put('/api/settings', { csafProvider: null })).status).toBe(200);
     expect((await a.api.get('/api/settings')).body.data.csafProvider).toBeNull();
     // The freed name can be claimed again.
-    expect((await b.api.put('/api/settings', { csafProvider: { directory: `${directory}-new`, publisher } })).status).toBe(200);
+    expect(
+      (await b.api.put('/api/settings', { csafProvider: { directory: `${directory}-new`, publisher } })).status,
+    ).toBe(200);
   });
 
   it('refuses a publisher the CSAF schema would refuse with 422', async () => {
@@ -334,6 +420,7 @@ describe('CSAF provider settings', () => {
       { directory: 'Bad_Name', publisher },
       { directory: 'good-name', publisher: { ...publisher, category: 'seller' } },
       { directory: 'good-name', publisher: { ...publisher, namespace: 'not a url' } },
-    ]) expect((await team.api.put('/api/settings', { csafProvider: body })).status).toBe(422);
+    ])
+      expect((await team.api.put('/api/settings', { csafProvider: body })).status).toBe(422);
   });
 });

@@ -27,7 +27,15 @@ async function publish(api: Api, teamId: string, format: 'openvex' | 'csaf' | 'c
   const { release, findings } = await seedReleaseWithFindings(api, teamId, 2);
   if (purl) expect((await api.put(`/api/releases/${release.id}`, { purl })).status).toBe(200);
   for (const finding of findings) {
-    expect((await api.post('/api/dispositions', { vulnerabilityId: finding.id, status: 'not_affected', justification: 'component_not_present' })).status).toBeLessThan(300);
+    expect(
+      (
+        await api.post('/api/dispositions', {
+          vulnerabilityId: finding.id,
+          status: 'not_affected',
+          justification: 'component_not_present',
+        })
+      ).status,
+    ).toBeLessThan(300);
   }
   const document = (await api.post(`/api/releases/${release.id}/vex`, { format, author: 'PSIRT' })).body.data;
   expect((await api.post(`/api/vex/${document.id}/submit`, { comment: 'ready' })).status).toBe(200);
@@ -35,7 +43,11 @@ async function publish(api: Api, teamId: string, format: 'openvex' | 'csaf' | 'c
   const published = await api.post(`/api/vex/${document.id}/publish`, {});
   expect(published.status).toBe(200);
   const slug = published.body.disclosure.public_slug as string;
-  return (await request('GET', `/api/disclosures/${slug}`)).body.data as { public_slug: string; public_key_fingerprint: string; links: Record<string, string> };
+  return (await request('GET', `/api/disclosures/${slug}`)).body.data as {
+    public_slug: string;
+    public_key_fingerprint: string;
+    links: Record<string, string>;
+  };
 }
 
 /** The file name a download is served as (Content-Disposition), which the checksum files and the docs name. */
@@ -73,7 +85,12 @@ function gpgHome(): NodeJS.ProcessEnv {
 function gpgVerify(env: NodeJS.ProcessEnv, dir: string, signature: string, file: string) {
   const result = run('gpg', ['--batch', '--status-fd', '1', '--verify', signature, file], { cwd: dir, env });
   const valid = /^\[GNUPG:\] VALIDSIG ([0-9A-F]{40}) /m.exec(result.out);
-  return { status: result.status, goodsig: /^\[GNUPG:\] GOODSIG /m.test(result.out), fingerprint: valid?.[1] ?? null, out: result.out };
+  return {
+    status: result.status,
+    goodsig: /^\[GNUPG:\] GOODSIG /m.test(result.out),
+    fingerprint: valid?.[1] ?? null,
+    out: result.out,
+  };
 }
 
 describe('disclosure signatures', () => {
@@ -82,15 +99,23 @@ describe('disclosure signatures', () => {
     const disclosure = await publish(api, teamId, 'csaf');
     const slug = disclosure.public_slug;
     expect(disclosure.links).toMatchObject({
-      self: `/api/disclosures/${slug}`, raw: `/api/disclosures/${slug}?format=raw`,
-      signature: `/api/disclosures/${slug}/signature`, sha256: `/api/disclosures/${slug}/sha256`, sha512: `/api/disclosures/${slug}/sha512`,
+      self: `/api/disclosures/${slug}`,
+      raw: `/api/disclosures/${slug}?format=raw`,
+      signature: `/api/disclosures/${slug}/signature`,
+      sha256: `/api/disclosures/${slug}/sha256`,
+      sha512: `/api/disclosures/${slug}/sha512`,
       public_keys: `/api/disclosures/publishers/${teamId}/keys?format=asc`,
     });
     expect(disclosure.links.attestation).toBeUndefined();
 
     const dir = mkdtempSync(join(tmpdir(), 'vexdesk-disclosure-'));
     const names = await download(dir, disclosure.links, ['raw', 'signature', 'sha256', 'sha512', 'public_keys']);
-    expect(names).toMatchObject({ raw: `${slug}.json`, signature: `${slug}.json.asc`, sha256: `${slug}.json.sha256`, sha512: `${slug}.json.sha512` });
+    expect(names).toMatchObject({
+      raw: `${slug}.json`,
+      signature: `${slug}.json.asc`,
+      sha256: `${slug}.json.sha256`,
+      sha512: `${slug}.json.sha512`,
+    });
 
     expect(run('sha256sum', ['-c', names.sha256!], { cwd: dir })).toEqual({ status: 0, out: `${slug}.json: OK\n` });
     expect(run('sha512sum', ['-c', names.sha512!], { cwd: dir })).toEqual({ status: 0, out: `${slug}.json: OK\n` });
@@ -111,8 +136,17 @@ describe('disclosure signatures', () => {
     const verify = await request('GET', `/api/disclosures/${disclosure.public_slug}/verify`);
     expect(verify.status).toBe(200);
     expect(verify.body).toMatchObject({
-      public_slug: disclosure.public_slug, content_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), signed: true, signature_valid: true,
-      public_key_signature: { signed: true, signature_valid: true, key_fingerprint: disclosure.public_key_fingerprint, key_status: 'listed', algorithm: expect.stringContaining('Ed25519') },
+      public_slug: disclosure.public_slug,
+      content_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      signed: true,
+      signature_valid: true,
+      public_key_signature: {
+        signed: true,
+        signature_valid: true,
+        key_fingerprint: disclosure.public_key_fingerprint,
+        key_status: 'listed',
+        algorithm: expect.stringContaining('Ed25519'),
+      },
     });
   });
 
@@ -123,26 +157,51 @@ describe('disclosure signatures', () => {
     expect(disclosure.links.attestation).toBe(`/api/disclosures/${disclosure.public_slug}/attestation`);
     const envelopeResponse = await request('GET', disclosure.links.attestation!);
     expect(envelopeResponse.headers.get('content-type')).toBe('application/vnd.dsse.envelope.v1+json');
-    const envelope = envelopeResponse.body as { payloadType: string; payload: string; signatures: { keyid: string; sig: string }[] };
+    const envelope = envelopeResponse.body as {
+      payloadType: string;
+      payload: string;
+      signatures: { keyid: string; sig: string }[];
+    };
     expect(envelope.payloadType).toBe('application/vnd.in-toto+json');
     const payload = Buffer.from(envelope.payload, 'base64');
     const statement = JSON.parse(payload.toString('utf8'));
     const raw = await request('GET', disclosure.links.raw!);
     expect(statement).toEqual({
-      _type: 'https://in-toto.io/Statement/v1', predicateType: 'https://openvex.dev/ns/v0.2.0',
-      subject: [{ name: purl, digest: { sha256: OCI_DIGEST } }], predicate: JSON.parse(raw.text),
+      _type: 'https://in-toto.io/Statement/v1',
+      predicateType: 'https://openvex.dev/ns/v0.2.0',
+      subject: [{ name: purl, digest: { sha256: OCI_DIGEST } }],
+      predicate: JSON.parse(raw.text),
     });
 
     const jwks = await request('GET', `/api/disclosures/publishers/${teamId}/keys?format=jwks`);
     expect(jwks.headers.get('content-type')).toBe('application/jwk-set+json');
-    const jwk = (jwks.body as { keys: { kid: string }[] }).keys.find((key) => key.kid === envelope.signatures[0]!.keyid);
+    const jwk = (jwks.body as { keys: { kid: string }[] }).keys.find(
+      (key) => key.kid === envelope.signatures[0]!.keyid,
+    );
     expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', kid: disclosure.public_key_fingerprint });
     const dir = mkdtempSync(join(tmpdir(), 'vexdesk-dsse-'));
-    writeFileSync(join(dir, 'key.pem'), createPublicKey({ key: jwk as unknown as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }));
+    writeFileSync(
+      join(dir, 'key.pem'),
+      createPublicKey({ key: jwk as unknown as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }),
+    );
     writeFileSync(join(dir, 'pae.bin'), dssePae(envelope.payloadType, payload));
     writeFileSync(join(dir, 'sig.bin'), Buffer.from(envelope.signatures[0]!.sig, 'base64'));
-    const verify = ['pkeyutl', '-verify', '-pubin', '-inkey', 'key.pem', '-rawin', '-in', 'pae.bin', '-sigfile', 'sig.bin'];
-    expect(run('openssl', verify, { cwd: dir })).toMatchObject({ status: 0, out: expect.stringContaining('Signature Verified Successfully') });
+    const verify = [
+      'pkeyutl',
+      '-verify',
+      '-pubin',
+      '-inkey',
+      'key.pem',
+      '-rawin',
+      '-in',
+      'pae.bin',
+      '-sigfile',
+      'sig.bin',
+    ];
+    expect(run('openssl', verify, { cwd: dir })).toMatchObject({
+      status: 0,
+      out: expect.stringContaining('Signature Verified Successfully'),
+    });
     // A changed payload type is a different PAE: refused.
     writeFileSync(join(dir, 'pae.bin'), dssePae('application/json', payload));
     expect(run('openssl', verify, { cwd: dir }).status).not.toBe(0);
@@ -158,13 +217,23 @@ describe('disclosure signatures', () => {
     expect(after.public_key_fingerprint).toBe(rotated.body.data.fingerprint);
 
     const listed = await request('GET', `/api/disclosures/publishers/${teamId}/keys`);
-    expect(listed.body.data.map((key: { fingerprint: string }) => key.fingerprint)).toEqual([before.public_key_fingerprint, after.public_key_fingerprint]);
-    for (const key of listed.body.data) expect(key).toMatchObject({ created_at: expect.any(String), expires_at: null, revoked_at: null, armored: expect.stringContaining('PUBLIC KEY') });
+    expect(listed.body.data.map((key: { fingerprint: string }) => key.fingerprint)).toEqual([
+      before.public_key_fingerprint,
+      after.public_key_fingerprint,
+    ]);
+    for (const key of listed.body.data)
+      expect(key).toMatchObject({
+        created_at: expect.any(String),
+        expires_at: null,
+        revoked_at: null,
+        armored: expect.stringContaining('PUBLIC KEY'),
+      });
     // Listed in the order they were made, even within one second (OpenPGP creation times are whole seconds).
     const third = (await api.post('/api/settings/publisher-keys/rotate')).body.data.fingerprint as string;
     const fourth = (await api.post('/api/settings/publisher-keys/rotate')).body.data.fingerprint as string;
-    expect((await api.get('/api/settings/publisher-keys')).body.data.map((key: { fingerprint: string }) => key.fingerprint))
-      .toEqual([before.public_key_fingerprint, after.public_key_fingerprint, third, fourth]);
+    expect(
+      (await api.get('/api/settings/publisher-keys')).body.data.map((key: { fingerprint: string }) => key.fingerprint),
+    ).toEqual([before.public_key_fingerprint, after.public_key_fingerprint, third, fourth]);
 
     const env = gpgHome();
     const dir = mkdtempSync(join(tmpdir(), 'vexdesk-rotation-'));
@@ -172,9 +241,17 @@ describe('disclosure signatures', () => {
     expect(run('gpg', ['--batch', '--import', keyFile.public_keys!], { cwd: dir, env }).out).toContain('imported: 4');
     for (const disclosure of [before, after]) {
       const names = await download(dir, disclosure.links, ['raw', 'signature']);
-      expect(gpgVerify(env, dir, names.signature!, names.raw!)).toMatchObject({ status: 0, goodsig: true, fingerprint: disclosure.public_key_fingerprint });
+      expect(gpgVerify(env, dir, names.signature!, names.raw!)).toMatchObject({
+        status: 0,
+        goodsig: true,
+        fingerprint: disclosure.public_key_fingerprint,
+      });
       const verify = await request('GET', `/api/disclosures/${disclosure.public_slug}/verify`);
-      expect(verify.body.public_key_signature).toMatchObject({ signature_valid: true, key_fingerprint: disclosure.public_key_fingerprint, key_status: 'listed' });
+      expect(verify.body.public_key_signature).toMatchObject({
+        signature_valid: true,
+        key_fingerprint: disclosure.public_key_fingerprint,
+        key_status: 'listed',
+      });
     }
   });
 
@@ -219,7 +296,18 @@ describe('disclosure signatures', () => {
     // The CLI finds the seal file through the data directory, as an operator's shell would (no inherited variable).
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
     delete env.PUBLISHER_KEY_SEAL_FILE;
-    const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), 'publisher-key', 'rotate', '--team', teamId], { cwd: root, env });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        join(root, 'node_modules/tsx/dist/cli.mjs'),
+        join(root, 'bin/admin.ts'),
+        'publisher-key',
+        'rotate',
+        '--team',
+        teamId,
+      ],
+      { cwd: root, env },
+    );
     const rotated = JSON.parse(stdout) as { fingerprint: string; created_at: string };
     expect(rotated.fingerprint).toMatch(/^[0-9A-F]{40}$/);
     expect(stdout).not.toMatch(/PRIVATE KEY/);
@@ -232,7 +320,11 @@ describe('disclosure signatures', () => {
     expect(run('gpg', ['--batch', '--import', keyFile.public_keys!], { cwd: dir, env: env2 }).status).toBe(0);
     for (const disclosure of [before, after]) {
       const names = await download(dir, disclosure.links, ['raw', 'signature']);
-      expect(gpgVerify(env2, dir, names.signature!, names.raw!)).toMatchObject({ status: 0, goodsig: true, fingerprint: disclosure.public_key_fingerprint });
+      expect(gpgVerify(env2, dir, names.signature!, names.raw!)).toMatchObject({
+        status: 0,
+        goodsig: true,
+        fingerprint: disclosure.public_key_fingerprint,
+      });
     }
   });
 });

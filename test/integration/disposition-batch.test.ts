@@ -32,17 +32,37 @@ describe('disposition batch racing single writes', () => {
     const { findings, release } = await seedReleaseWithFindings(api, teamId, FINDINGS);
     const ids = findings.map((finding) => finding.id);
     for (const id of ids.slice(0, PREEXISTING)) {
-      expect((await api.post('/api/dispositions', { vulnerabilityId: id, status: 'affected', response: 'update', detail: 'before' })).status).toBe(201);
+      expect(
+        (
+          await api.post('/api/dispositions', {
+            vulnerabilityId: id,
+            status: 'affected',
+            response: 'update',
+            detail: 'before',
+          })
+        ).status,
+      ).toBe(201);
     }
     const document = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data;
     // The batch writes in id order; one consistent read of a disposition tells how far it got.
-    const decisionKeys = await Promise.all(ids.map(async (id) => decisionKey((await findingStore.resolve(teamId, id))!)));
-    const batchReached = async (index: number) => (await getItem(keys.disposition(teamId, release.productId, release.id, decisionKeys[index]!)))?.detail === 'batch';
+    const decisionKeys = await Promise.all(
+      ids.map(async (id) => decisionKey((await findingStore.resolve(teamId, id))!)),
+    );
+    const batchReached = async (index: number) =>
+      (await getItem(keys.disposition(teamId, release.productId, release.id, decisionKeys[index]!)))?.detail ===
+      'batch';
 
     // Act: the batch runs; single upserts follow right behind its front; a submit locks the release mid-batch.
-    const batch = api.post('/api/dispositions/batch', { vulnerabilityIds: ids, status: 'not_affected', justification: 'component_not_present', detail: 'batch' });
+    const batch = api.post('/api/dispositions/batch', {
+      vulnerabilityIds: ids,
+      status: 'not_affected',
+      justification: 'component_not_present',
+      detail: 'batch',
+    });
     let batchAnswered = false;
-    void batch.finally(() => { batchAnswered = true; });
+    void batch.finally(() => {
+      batchAnswered = true;
+    });
     while (!(await batchReached(18)) && !batchAnswered) await sleep(20);
     const acknowledged = new Map<string, string>();
     const single = async (worker: number) => {
@@ -65,12 +85,16 @@ describe('disposition batch racing single writes', () => {
     const state = await releaseState(teamId, release.productId, release.id);
     const stored = new Map(state.dispositions.map((item) => [String(item.vulnerabilityId), item]));
     expect(acknowledged.size).toBeGreaterThan(0);
-    const lost = [...acknowledged].filter(([id, detail]) => stored.get(id)?.detail !== detail || stored.get(id)?.status !== 'fixed');
+    const lost = [...acknowledged].filter(
+      ([id, detail]) => stored.get(id)?.detail !== detail || stored.get(id)?.status !== 'fixed',
+    );
     expect(lost).toEqual([]);
     const untouched = ids.filter((id) => !acknowledged.has(id));
-    const wrong = untouched.filter((id) => (ids.indexOf(id) < PREEXISTING
-      ? stored.get(id)?.detail !== 'before' || stored.get(id)?.status !== 'affected'
-      : stored.has(id)));
+    const wrong = untouched.filter((id) =>
+      ids.indexOf(id) < PREEXISTING
+        ? stored.get(id)?.detail !== 'before' || stored.get(id)?.status !== 'affected'
+        : stored.has(id),
+    );
     expect(wrong).toEqual([]);
     expect(dispositionInvariantViolations(state)).toEqual([]);
     expect(await queryAll(keys.dispositionBatchPendingPrefix(teamId))).toEqual([]);
@@ -92,7 +116,12 @@ describe('disposition batch left pending', () => {
     const { api, teamId } = await createTeamWithKey();
     const { findings, release, sbom } = await seedReleaseWithFindings(api, teamId, 45);
     const resolved = await Promise.all(findings.map((finding) => findingStore.resolve(teamId, finding.id)));
-    const batchId = await DispositionBatches.record(teamId, OPERATOR_ACTOR, resolved.map((finding) => finding!), { status: 'fixed', detail: 'pending' });
+    const batchId = await DispositionBatches.record(
+      teamId,
+      OPERATOR_ACTOR,
+      resolved.map((finding) => finding!),
+      { status: 'fixed', detail: 'pending' },
+    );
     expect(await queryAll(keys.dispositionBatchPendingPrefix(teamId))).toHaveLength(1);
 
     const listed = await api.get(`/api/sboms/${sbom.id}/vulnerabilities`);
@@ -100,7 +129,10 @@ describe('disposition batch left pending', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.summary).toMatchObject({ total: 45, fixed: 45 });
     expect(await queryAll(keys.dispositionBatchPendingPrefix(teamId))).toEqual([]);
-    expect(await getItem(keys.dispositionBatchOutcome(teamId, batchId))).toMatchObject({ state: 'committed', updated: 45 });
+    expect(await getItem(keys.dispositionBatchOutcome(teamId, batchId))).toMatchObject({
+      state: 'committed',
+      updated: 45,
+    });
     const state = await releaseState(teamId, release.productId, release.id);
     expect(state.dispositions).toHaveLength(45);
     expect(dispositionInvariantViolations(state)).toEqual([]);

@@ -9,12 +9,20 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { transactWrite } from '../../shared/service/data/table-client';
-import { dispositionBulk, dispositionStore, DispositionTransaction, type Disposition } from '../../shared/service/dispositions/disposition-store';
+import {
+  dispositionBulk,
+  dispositionStore,
+  DispositionTransaction,
+  type Disposition,
+} from '../../shared/service/dispositions/disposition-store';
 import { createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
 
 type Api = Awaited<ReturnType<typeof createTeamWithKey>>['api'];
-interface Row { id: string; disposition?: { id: string; status: string } }
+interface Row {
+  id: string;
+  disposition?: { id: string; status: string };
+}
 
 const DECISIONS = [
   { status: 'not_affected', justification: 'vulnerable_code_not_present' },
@@ -24,7 +32,9 @@ const DECISIONS = [
 ] as const;
 
 async function releaseRows(api: Api, releaseId: string): Promise<Map<string, Row>> {
-  const listed = await api.get<{ data: (Row & { finding_ids: string[] })[] }>(`/api/releases/${releaseId}/vulnerabilities?perPage=100`);
+  const listed = await api.get<{ data: (Row & { finding_ids: string[] })[] }>(
+    `/api/releases/${releaseId}/vulnerabilities?perPage=100`,
+  );
   expect(listed.status).toBe(200);
   return new Map(listed.body.data.flatMap((row) => row.finding_ids.map((id) => [id, row] as const)));
 }
@@ -38,11 +48,12 @@ describe('release dispositions cache', () => {
     let dispositionId: string | undefined;
     for (const [round, decision] of [...DECISIONS, ...DECISIONS].entries()) {
       const kind = round % 3;
-      const written = kind === 0
-        ? await api.post('/api/dispositions', { vulnerabilityId: first!.id, ...decision })
-        : kind === 1 && dispositionId
-          ? await api.put(`/api/dispositions/${dispositionId}`, decision)
-          : await api.post('/api/dispositions/batch', { vulnerabilityIds: [first!.id, second!.id], ...decision });
+      const written =
+        kind === 0
+          ? await api.post('/api/dispositions', { vulnerabilityId: first!.id, ...decision })
+          : kind === 1 && dispositionId
+            ? await api.put(`/api/dispositions/${dispositionId}`, decision)
+            : await api.post('/api/dispositions/batch', { vulnerabilityIds: [first!.id, second!.id], ...decision });
       expect([200, 201]).toContain(written.status);
       if (kind === 0) dispositionId = written.body.data.id;
       const rows = await releaseRows(api, release.id);
@@ -54,18 +65,23 @@ describe('release dispositions cache', () => {
   it('shows each writer its own acknowledged write while others write the same release', async () => {
     const { api, teamId } = await createTeamWithKey();
     const { release, sbom, findings } = await seedReleaseWithFindings(api, teamId, 4);
-    await Promise.all(findings.map(async (finding, writer) => {
-      for (let round = 0; round < 4; round += 1) {
-        const decision = DECISIONS[(writer + round) % DECISIONS.length]!;
-        const written = await api.post('/api/dispositions', { vulnerabilityId: finding.id, ...decision });
-        expect([200, 201]).toContain(written.status);
-        // Alternate the two lists: both read the release's dispositions through the cache.
-        const row = round % 2 === 0
-          ? (await releaseRows(api, release.id)).get(finding.id)
-          : (await api.get<{ data: Row[] }>(`/api/sboms/${sbom.id}/vulnerabilities?perPage=100`)).body.data.find((entry) => entry.id === finding.id);
-        expect(row?.disposition?.status).toBe(decision.status);
-      }
-    }));
+    await Promise.all(
+      findings.map(async (finding, writer) => {
+        for (let round = 0; round < 4; round += 1) {
+          const decision = DECISIONS[(writer + round) % DECISIONS.length]!;
+          const written = await api.post('/api/dispositions', { vulnerabilityId: finding.id, ...decision });
+          expect([200, 201]).toContain(written.status);
+          // Alternate the two lists: both read the release's dispositions through the cache.
+          const row =
+            round % 2 === 0
+              ? (await releaseRows(api, release.id)).get(finding.id)
+              : (await api.get<{ data: Row[] }>(`/api/sboms/${sbom.id}/vulnerabilities?perPage=100`)).body.data.find(
+                  (entry) => entry.id === finding.id,
+                );
+          expect(row?.disposition?.status).toBe(decision.status);
+        }
+      }),
+    );
   });
 
   it('keeps one set per version in this process and reads again after a write moved it', async () => {
@@ -74,7 +90,9 @@ describe('release dispositions cache', () => {
     const read = () => dispositionStore.listByRelease(teamId, product.id, release.id);
     const before = await read();
     expect(await read()).toBe(before);
-    expect((await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id, ...DECISIONS[0] })).status).toBe(201);
+    expect((await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id, ...DECISIONS[0] })).status).toBe(
+      201,
+    );
     const after = await read();
     expect(after).not.toBe(before);
     expect(after.map((disposition) => disposition.vulnerabilityId)).toEqual([findings[0]!.id]);
@@ -92,7 +110,12 @@ describe('release dispositions cache', () => {
     // A bulk writer's transaction checks the bracket instead of moving the version.
     const bulk = new DispositionTransaction();
     bulk.underBulk(ref, writerId);
-    bulk.create({ ...template, id: randomUUID(), decisionKey: 'f'.repeat(32), vulnerabilityId: findings[1]!.id } satisfies Disposition);
+    bulk.create({
+      ...template,
+      id: randomUUID(),
+      decisionKey: 'f'.repeat(32),
+      vulnerabilityId: findings[1]!.id,
+    } satisfies Disposition);
     await transactWrite(bulk.items());
     expect(await dispositionStore.listByRelease(teamId, product.id, release.id)).toHaveLength(2);
     await transactWrite([dispositionBulk.end(ref, writerId)]);
@@ -117,7 +140,12 @@ describe('release dispositions cache', () => {
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
         if (statSync(path).isDirectory()) walk(path);
-        else if (path.endsWith('.ts') && !allowed.has(relative(root, path)) && /keys\.disposition(Prefix)?\(|entity: 'Disposition'/.test(readFileSync(path, 'utf8'))) offenders.push(relative(root, path));
+        else if (
+          path.endsWith('.ts') &&
+          !allowed.has(relative(root, path)) &&
+          /keys\.disposition(Prefix)?\(|entity: 'Disposition'/.test(readFileSync(path, 'utf8'))
+        )
+          offenders.push(relative(root, path));
       }
     };
     for (const dir of ['shared', 'functions', 'bin', 'lib']) walk(join(root, dir));

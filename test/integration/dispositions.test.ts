@@ -26,7 +26,11 @@ describe('dispositions', () => {
     const created = await api.post('/api/dispositions', { vulnerabilityId });
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ status: 'under_investigation', response: null, vulnerabilityId });
-    const again = await api.post('/api/dispositions', { vulnerabilityId, status: 'not_affected', justification: 'vulnerable_code_not_present' });
+    const again = await api.post('/api/dispositions', {
+      vulnerabilityId,
+      status: 'not_affected',
+      justification: 'vulnerable_code_not_present',
+    });
     expect(again.status).toBe(200);
     expect(again.body.data.id).toBe(created.body.data.id);
     expect(again.body.data.status).toBe('not_affected');
@@ -53,10 +57,19 @@ describe('dispositions', () => {
 
   it('accepts a team member as assignee and 5000-char texts', async () => {
     const { api, teamId } = await createTeamWithKey();
-    const member = await Members.add(teamId, { email: `triager-${randomUUID()}@example.test`, name: 'Triager', permissions: [] }, OPERATOR_ACTOR);
+    const member = await Members.add(
+      teamId,
+      { email: `triager-${randomUUID()}@example.test`, name: 'Triager', permissions: [] },
+      OPERATOR_ACTOR,
+    );
     const { findings } = await seedReleaseWithFindings(api, teamId, 1);
     const response = await api.post('/api/dispositions', {
-      vulnerabilityId: findings[0]!.id, status: 'affected', response: 'update', assignedTo: member.id, detail: 'd'.repeat(5000), actionStatement: 'a'.repeat(5000),
+      vulnerabilityId: findings[0]!.id,
+      status: 'affected',
+      response: 'update',
+      assignedTo: member.id,
+      detail: 'd'.repeat(5000),
+      actionStatement: 'a'.repeat(5000),
     });
     expect(response.status).toBe(201);
     expect(response.body.data.assignedTo).toBe(member.id);
@@ -66,18 +79,36 @@ describe('dispositions', () => {
     const { api, teamId } = await createTeamWithKey();
     const other = await createTeamWithKey();
     const { findings } = await seedReleaseWithFindings(api, teamId, 1);
-    const response = await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id, assignedTo: other.memberId });
+    const response = await api.post('/api/dispositions', {
+      vulnerabilityId: findings[0]!.id,
+      assignedTo: other.memberId,
+    });
     expect(response.status).toBe(422);
   });
 
   it('PUT changes only supplied fields, validates the merged state, and keeps a history', async () => {
     const { api, teamId } = await createTeamWithKey();
     const { findings } = await seedReleaseWithFindings(api, teamId, 1);
-    const created = (await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id, status: 'affected', response: 'update', detail: 'keep me' })).body.data;
+    const created = (
+      await api.post('/api/dispositions', {
+        vulnerabilityId: findings[0]!.id,
+        status: 'affected',
+        response: 'update',
+        detail: 'keep me',
+      })
+    ).body.data;
     expect((await api.put(`/api/dispositions/${created.id}`, { status: 'not_affected' })).status).toBe(422);
-    const updated = await api.put(`/api/dispositions/${created.id}`, { status: 'not_affected', justification: 'component_not_present' });
+    const updated = await api.put(`/api/dispositions/${created.id}`, {
+      status: 'not_affected',
+      justification: 'component_not_present',
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ status: 'not_affected', justification: 'component_not_present', detail: 'keep me', response: 'update' });
+    expect(updated.body.data).toMatchObject({
+      status: 'not_affected',
+      justification: 'component_not_present',
+      detail: 'keep me',
+      response: 'update',
+    });
     const read = await api.get(`/api/dispositions/${created.id}`);
     expect(read.status).toBe(200);
     expect(read.body.data.history).toHaveLength(2);
@@ -95,7 +126,7 @@ describe('dispositions', () => {
     expect((await writerOnly.api.get(`/api/dispositions/${created.id}`)).status).toBe(403);
   });
 
-  it('returns 404 for another team\'s vulnerability and disposition', async () => {
+  it("returns 404 for another team's vulnerability and disposition", async () => {
     const owner = await createTeamWithKey();
     const intruder = await createTeamWithKey();
     const { findings } = await seedReleaseWithFindings(owner.api, owner.teamId, 1);
@@ -115,11 +146,21 @@ describe('dispositions', () => {
 
     // Act: eight clients upsert the same vulnerability at once, three times each.
     const statuses: number[] = [];
-    await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
-      for (let round = 0; round < ROUNDS; round += 1) {
-        statuses.push((await api.post('/api/dispositions', { vulnerabilityId, status: 'fixed', detail: `client ${client} round ${round}` })).status);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, client) => {
+        for (let round = 0; round < ROUNDS; round += 1) {
+          statuses.push(
+            (
+              await api.post('/api/dispositions', {
+                vulnerabilityId,
+                status: 'fixed',
+                detail: `client ${client} round ${round}`,
+              })
+            ).status,
+          );
+        }
+      }),
+    );
 
     // Assert: every call accepted (one creation), and revision = history = audit = number of calls.
     expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([]);
@@ -128,23 +169,31 @@ describe('dispositions', () => {
     expect(state.dispositions).toHaveLength(1);
     const disposition = state.dispositions[0]!;
     expect(disposition.revision).toBe(CLIENTS * ROUNDS);
-    expect((await api.get(`/api/dispositions/${String(disposition.id)}`)).body.data.history).toHaveLength(CLIENTS * ROUNDS);
+    expect((await api.get(`/api/dispositions/${String(disposition.id)}`)).body.data.history).toHaveLength(
+      CLIENTS * ROUNDS,
+    );
     expect(dispositionInvariantViolations(state)).toEqual([]);
   });
 
   it('applies concurrent partial PUTs of different disposition fields without a conflict', async () => {
     const { api, teamId } = await createTeamWithKey();
     const { findings, release } = await seedReleaseWithFindings(api, teamId, 1);
-    const created = (await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id, status: 'fixed' })).body.data;
+    const created = (await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id, status: 'fixed' })).body
+      .data;
     const fields = ['detail', 'actionStatement', 'impactStatement'] as const;
     const statuses: number[] = [];
-    await Promise.all(fields.map(async (field) => {
-      for (let round = 0; round < 3; round += 1) statuses.push((await api.put(`/api/dispositions/${created.id}`, { [field]: `${field} ${round}` })).status);
-    }));
+    await Promise.all(
+      fields.map(async (field) => {
+        for (let round = 0; round < 3; round += 1)
+          statuses.push((await api.put(`/api/dispositions/${created.id}`, { [field]: `${field} ${round}` })).status);
+      }),
+    );
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
     const stored = (await api.get(`/api/dispositions/${created.id}`)).body.data;
     for (const field of fields) expect(stored[field]).toBe(`${field} 2`);
-    expect(dispositionInvariantViolations(await releaseDispositionState(teamId, release.productId, release.id))).toEqual([]);
+    expect(
+      dispositionInvariantViolations(await releaseDispositionState(teamId, release.productId, release.id)),
+    ).toEqual([]);
   });
 
   it('applies a batch to every listed vulnerability and audits each change', async () => {
@@ -152,7 +201,10 @@ describe('dispositions', () => {
     const { findings } = await seedReleaseWithFindings(api, teamId, 30);
     await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id, status: 'affected', response: 'update' });
     const response = await api.post('/api/dispositions/batch', {
-      vulnerabilityIds: findings.map((finding) => finding.id), status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', detail: 'batch',
+      vulnerabilityIds: findings.map((finding) => finding.id),
+      status: 'not_affected',
+      justification: 'vulnerable_code_not_in_execute_path',
+      detail: 'batch',
     });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ updated: 30 });
@@ -174,8 +226,13 @@ describe('dispositions', () => {
   it('limits a batch to 500 ids and checks its rules', async () => {
     const { api } = await createTeamWithKey();
     const tooMany = Array.from({ length: 501 }, () => randomUUID());
-    expect((await api.post('/api/dispositions/batch', { vulnerabilityIds: tooMany, status: 'fixed' })).status).toBe(422);
-    expect((await api.post('/api/dispositions/batch', { vulnerabilityIds: [randomUUID()], status: 'affected' })).body.error.details[0].path).toBe('response');
+    expect((await api.post('/api/dispositions/batch', { vulnerabilityIds: tooMany, status: 'fixed' })).status).toBe(
+      422,
+    );
+    expect(
+      (await api.post('/api/dispositions/batch', { vulnerabilityIds: [randomUUID()], status: 'affected' })).body.error
+        .details[0].path,
+    ).toBe('response');
     expect((await api.post('/api/dispositions/batch', { vulnerabilityIds: [], status: 'fixed' })).status).toBe(422);
   });
 });
@@ -186,7 +243,12 @@ describe('disposition decision time', () => {
     const { findings } = await seedReleaseWithFindings(api, teamId, 1);
     const created = (await api.post('/api/dispositions', { vulnerabilityId: findings[0]!.id })).body.data;
     expect(created.decided_at).toBeNull();
-    const decided = (await api.put(`/api/dispositions/${created.id}`, { status: 'not_affected', justification: 'component_not_present' })).body.data;
+    const decided = (
+      await api.put(`/api/dispositions/${created.id}`, {
+        status: 'not_affected',
+        justification: 'component_not_present',
+      })
+    ).body.data;
     expect(decided.decided_at).toEqual(expect.any(String));
     const edited = (await api.put(`/api/dispositions/${created.id}`, { detail: 'clarified' })).body.data;
     expect(edited.decided_at).toBe(decided.decided_at);

@@ -32,7 +32,11 @@ describe('embedded engines: a private data directory and signed requests only', 
     await chmod(dataDir, 0o755);
     await writeFile(path.join(dataDir, 'bootstrap.json'), '{}\n', { mode: 0o644 });
     engines = await startEmbeddedEngines({ dataDir });
-    const client = new DynamoDBClient({ endpoint: engines.dynamoEndpoint, region: 'us-east-1', credentials: engines.credentials });
+    const client = new DynamoDBClient({
+      endpoint: engines.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: engines.credentials,
+    });
     await client.send(
       new CreateTableCommand({
         TableName: TABLE,
@@ -58,13 +62,24 @@ describe('embedded engines: a private data directory and signed requests only', 
   }
 
   function s3Client(credentials: { accessKeyId: string; secretAccessKey: string }) {
-    return new S3Client({ endpoint: engines.s3Endpoint, region: 'us-east-1', forcePathStyle: true, credentials, maxAttempts: 1 });
+    return new S3Client({
+      endpoint: engines.s3Endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials,
+      maxAttempts: 1,
+    });
   }
 
   /** A DynamoDB request signed with the right key pair, as raw HTTP parts. */
   async function signedDynamoRequest(target: string, body: string) {
     const url = new URL(engines.dynamoEndpoint);
-    const signer = new SignatureV4({ credentials: engines.credentials, region: 'us-east-1', service: 'dynamodb', sha256: NodeSha256 });
+    const signer = new SignatureV4({
+      credentials: engines.credentials,
+      region: 'us-east-1',
+      service: 'dynamodb',
+      sha256: NodeSha256,
+    });
     const signed = await signer.sign({
       method: 'POST',
       protocol: 'http:',
@@ -72,7 +87,11 @@ describe('embedded engines: a private data directory and signed requests only', 
       port: Number(url.port),
       path: '/',
       query: {},
-      headers: { host: url.host, 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${target}` },
+      headers: {
+        host: url.host,
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': `DynamoDB_20120810.${target}`,
+      },
       body,
     });
     return signed.headers;
@@ -80,7 +99,8 @@ describe('embedded engines: a private data directory and signed requests only', 
 
   it('makes the data directory 0700 and the files in it 0600, including an older one', async () => {
     expect(await mode(dataDir)).toBe(0o700);
-    for (const file of ['credentials.json', 'engines.json', 'bootstrap.json']) expect(await mode(path.join(dataDir, file))).toBe(0o600);
+    for (const file of ['credentials.json', 'engines.json', 'bootstrap.json'])
+      expect(await mode(path.join(dataDir, file))).toBe(0o600);
     for (const directory of ['dynamodb', 's3']) expect(await mode(path.join(dataDir, directory))).toBe(0o700);
     expect(engines.credentials.secretAccessKey.length).toBeGreaterThanOrEqual(40);
   });
@@ -114,7 +134,9 @@ describe('embedded engines: a private data directory and signed requests only', 
       body: '{}',
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ __type: 'com.amazon.coral.service#MissingAuthenticationTokenException' });
+    expect(await response.json()).toMatchObject({
+      __type: 'com.amazon.coral.service#MissingAuthenticationTokenException',
+    });
   });
 
   it('recomputes the signature: a valid one replayed with another body or operation is refused', async () => {
@@ -123,7 +145,11 @@ describe('embedded engines: a private data directory and signed requests only', 
     const genuine = await fetch(engines.dynamoEndpoint, { method: 'POST', headers, body });
     expect(genuine.status).toBe(200);
 
-    const otherBody = await fetch(engines.dynamoEndpoint, { method: 'POST', headers, body: JSON.stringify({ TableName: 'other' }) });
+    const otherBody = await fetch(engines.dynamoEndpoint, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ TableName: 'other' }),
+    });
     expect(otherBody.status).toBe(400);
     expect(await otherBody.json()).toMatchObject({ __type: 'com.amazon.coral.service#InvalidSignatureException' });
 

@@ -10,7 +10,13 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { startEngineChild, type EngineChild } from '../support/engine-child';
 import { rejection } from '../support/assertions';
 import { createIndexedTableCommand, createKeyValueTableCommand } from '../support/test-table';
@@ -25,7 +31,12 @@ type Item = Record<string, unknown>;
 function clientFor(engines: EngineChild): DynamoDBDocumentClient {
   // One attempt: a retry would reach the restarted engine and muddle the round.
   return DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: engines.dynamoEndpoint, region: 'us-east-1', credentials: engines.credentials, maxAttempts: 1 }),
+    new DynamoDBClient({
+      endpoint: engines.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: engines.credentials,
+      maxAttempts: 1,
+    }),
   );
 }
 
@@ -46,9 +57,27 @@ function roundTransaction(round: string) {
           ExpressionAttributeValues: { ':one': 1, ':round': round },
         },
       })),
-      { Put: { TableName: TABLE, Item: { pk: 'p', sk: `added-${round}`, v: 0 }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Delete: { TableName: TABLE, Key: { pk: 'p', sk: `doomed-${round}` }, ConditionExpression: 'attribute_exists(pk)' } },
-      { ConditionCheck: { TableName: TABLE, Key: { pk: 'p', sk: 'guard' }, ConditionExpression: 'attribute_exists(pk)' } },
+      {
+        Put: {
+          TableName: TABLE,
+          Item: { pk: 'p', sk: `added-${round}`, v: 0 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Delete: {
+          TableName: TABLE,
+          Key: { pk: 'p', sk: `doomed-${round}` },
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      {
+        ConditionCheck: {
+          TableName: TABLE,
+          Key: { pk: 'p', sk: 'guard' },
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
     ],
   });
 }
@@ -150,26 +179,53 @@ describe('embedded DynamoDB transactions across a crash', () => {
     let doc = clientFor(engines);
     await doc.send(createIndexedTableCommand(indexed));
     await waitUntilTableExists({ client: doc, maxWaitTime: 60 }, { TableName: indexed });
-    await doc.send(new PutCommand({ TableName: indexed, Item: { pk: 'p', sk: 'kept', gsi1pk: 'PENDING', gsi1sk: 'old', v: 1 } }));
+    await doc.send(
+      new PutCommand({ TableName: indexed, Item: { pk: 'p', sk: 'kept', gsi1pk: 'PENDING', gsi1sk: 'old', v: 1 } }),
+    );
     await engines.stop();
     engines = undefined;
     doc.destroy();
 
     // What a SIGKILL inside dynalite's writes of a transaction leaves: a new item's index entry without the
     // item, an updated item's new index entry beside its old self, and the transaction's journal record.
-    await writeIndexEntryOnly(path.join(dataDir, 'dynamodb'), indexed, 'gsi1', { pk: { S: 'p' }, sk: { S: 'created' }, gsi1pk: { S: 'PENDING' }, gsi1sk: { S: 'new' } });
-    await writeIndexEntryOnly(path.join(dataDir, 'dynamodb'), indexed, 'gsi1', { pk: { S: 'p' }, sk: { S: 'kept' }, gsi1pk: { S: 'PENDING' }, gsi1sk: { S: 'moved' }, v: { N: '2' } });
-    await writeFile(path.join(dataDir, 'dynamodb-journal', `${Date.now().toString().padStart(15, '0')}-000000001-torn.json`), JSON.stringify({
-      transaction: 'torn',
-      items: [
-        { tableName: indexed, key: { pk: { S: 'p' }, sk: { S: 'created' } } },
-        { tableName: indexed, key: { pk: { S: 'p' }, sk: { S: 'kept' } }, item: { pk: { S: 'p' }, sk: { S: 'kept' }, gsi1pk: { S: 'PENDING' }, gsi1sk: { S: 'old' }, v: { N: '1' } } },
-      ],
-    }));
+    await writeIndexEntryOnly(path.join(dataDir, 'dynamodb'), indexed, 'gsi1', {
+      pk: { S: 'p' },
+      sk: { S: 'created' },
+      gsi1pk: { S: 'PENDING' },
+      gsi1sk: { S: 'new' },
+    });
+    await writeIndexEntryOnly(path.join(dataDir, 'dynamodb'), indexed, 'gsi1', {
+      pk: { S: 'p' },
+      sk: { S: 'kept' },
+      gsi1pk: { S: 'PENDING' },
+      gsi1sk: { S: 'moved' },
+      v: { N: '2' },
+    });
+    await writeFile(
+      path.join(dataDir, 'dynamodb-journal', `${Date.now().toString().padStart(15, '0')}-000000001-torn.json`),
+      JSON.stringify({
+        transaction: 'torn',
+        items: [
+          { tableName: indexed, key: { pk: { S: 'p' }, sk: { S: 'created' } } },
+          {
+            tableName: indexed,
+            key: { pk: { S: 'p' }, sk: { S: 'kept' } },
+            item: { pk: { S: 'p' }, sk: { S: 'kept' }, gsi1pk: { S: 'PENDING' }, gsi1sk: { S: 'old' }, v: { N: '1' } },
+          },
+        ],
+      }),
+    );
 
     engines = await startEngineChild(dataDir);
     doc = clientFor(engines);
-    const { Items = [] } = await doc.send(new QueryCommand({ TableName: indexed, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pending', ExpressionAttributeValues: { ':pending': 'PENDING' } }));
+    const { Items = [] } = await doc.send(
+      new QueryCommand({
+        TableName: indexed,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pending',
+        ExpressionAttributeValues: { ':pending': 'PENDING' },
+      }),
+    );
     expect(Items).toEqual([{ pk: 'p', sk: 'kept', gsi1pk: 'PENDING', gsi1sk: 'old', v: 1 }]);
     expect(await readdir(path.join(dataDir, 'dynamodb-journal'))).toEqual([]);
     doc.destroy();

@@ -23,7 +23,6 @@ import { rejection } from '../support/assertions';
 
 const BUCKET = 'embedded-s3-test';
 
-
 describe('embedded S3', () => {
   let dataDir: string;
   let engines: EmbeddedEngines;
@@ -58,7 +57,9 @@ describe('embedded S3', () => {
     const key = uniqueKey('conditional');
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'first', IfNoneMatch: '*' }));
 
-    const error = await rejection(s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'second', IfNoneMatch: '*' })));
+    const error = await rejection(
+      s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'second', IfNoneMatch: '*' })),
+    );
     expect(error).toBeInstanceOf(S3ServiceException);
     expect(error.name).toBe('PreconditionFailed');
     expect((error as S3ServiceException).$metadata.httpStatusCode).toBe(412);
@@ -73,13 +74,16 @@ describe('embedded S3', () => {
     const key = uniqueKey('race');
     const outcomes = await Promise.allSettled(
       Array.from({ length: 10 }, (_, index) =>
-        s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: `writer ${index} `.repeat(5000), IfNoneMatch: '*' })),
+        s3.send(
+          new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: `writer ${index} `.repeat(5000), IfNoneMatch: '*' }),
+        ),
       ),
     );
     const winners = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [index] : []));
     expect(winners).toHaveLength(1);
     for (const outcome of outcomes) {
-      if (outcome.status === 'rejected') expect((outcome.reason as S3ServiceException).$metadata.httpStatusCode).toBe(412);
+      if (outcome.status === 'rejected')
+        expect((outcome.reason as S3ServiceException).$metadata.httpStatusCode).toBe(412);
     }
     expect((await read(key)).toString()).toBe(`writer ${winners[0]} `.repeat(5000));
   });
@@ -88,16 +92,22 @@ describe('embedded S3', () => {
     const key = uniqueKey('if-match');
     const { ETag } = await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'v1' }));
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'v2', IfMatch: ETag }));
-    const stale = await rejection(s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'v3', IfMatch: ETag })));
+    const stale = await rejection(
+      s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'v3', IfMatch: ETag })),
+    );
     expect((stale as S3ServiceException).$metadata.httpStatusCode).toBe(412);
     expect((await read(key)).toString()).toBe('v2');
   });
 
   it('accepts an upload to a pre-signed PUT URL made with @aws-sdk/s3-request-presigner', async () => {
     const key = uniqueKey('presigned');
-    const url = await getSignedUrl(s3, new PutObjectCommand({ Bucket: BUCKET, Key: key, ContentType: 'application/json' }), {
-      expiresIn: 300,
-    });
+    const url = await getSignedUrl(
+      s3,
+      new PutObjectCommand({ Bucket: BUCKET, Key: key, ContentType: 'application/json' }),
+      {
+        expiresIn: 300,
+      },
+    );
     expect(url.startsWith(`${engines.s3Endpoint}/${BUCKET}/`)).toBe(true);
     const body = JSON.stringify({ hello: 'world' });
     const response = await fetch(url, { method: 'PUT', body, headers: { 'Content-Type': 'application/json' } });
@@ -114,13 +124,22 @@ describe('embedded S3', () => {
     const binary = Buffer.concat([everyByte, randomBytes(1024 * 1024 + 17), everyByte]);
 
     const fromBuffer = uniqueKey('binary-buffer');
-    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: fromBuffer, Body: binary, ContentType: 'application/octet-stream' }));
+    await s3.send(
+      new PutObjectCommand({ Bucket: BUCKET, Key: fromBuffer, Body: binary, ContentType: 'application/octet-stream' }),
+    );
     expect((await read(fromBuffer)).equals(binary)).toBe(true);
 
     // A stream body makes the SDK send `Content-Encoding: aws-chunked` with a CRC32 trailer.
     const fromStream = uniqueKey('binary-stream');
     const chunks = [binary.subarray(0, 100_000), binary.subarray(100_000, 700_001), binary.subarray(700_001)];
-    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: fromStream, Body: Readable.from(chunks), ContentLength: binary.length }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: fromStream,
+        Body: Readable.from(chunks),
+        ContentLength: binary.length,
+      }),
+    );
     const stored = await read(fromStream);
     expect(stored.length).toBe(binary.length);
     expect(stored.equals(binary)).toBe(true);

@@ -20,7 +20,13 @@ import {
   UpdateItemCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { findRunningEngines, startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
 import { rejection } from '../support/assertions';
 import { createKeyValueTableCommand } from '../support/test-table';
@@ -29,7 +35,11 @@ const TABLE = 'transactions-test';
 
 /** A client signing with the engines' own key pair (the only one they accept). */
 function clientFor(engines: EmbeddedEngines): DynamoDBClient {
-  return new DynamoDBClient({ endpoint: engines.dynamoEndpoint, region: 'us-east-1', credentials: engines.credentials });
+  return new DynamoDBClient({
+    endpoint: engines.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: engines.credentials,
+  });
 }
 
 let counter = 0;
@@ -66,7 +76,13 @@ describe('embedded DynamoDB transactions', () => {
     await doc.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: TABLE, Item: { pk, sk: 'new', tags: ['a'] }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: TABLE,
+              Item: { pk, sk: 'new', tags: ['a'] },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
           {
             Update: {
               TableName: TABLE,
@@ -175,7 +191,13 @@ describe('embedded DynamoDB transactions', () => {
     await doc.send(
       new TransactWriteCommand({
         TransactItems: [
-          { ConditionCheck: { TableName: TABLE, Key: { pk, sk: 'ghost' }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            ConditionCheck: {
+              TableName: TABLE,
+              Key: { pk, sk: 'ghost' },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
           { Put: { TableName: TABLE, Item: { pk, sk: 'after-ghost' } } },
         ],
       }),
@@ -200,7 +222,12 @@ describe('embedded DynamoDB transactions', () => {
               UpdateExpression:
                 'SET #l = list_append(#l, :more), created = if_not_exists(created, :now), nested = :nested ADD #c :two REMOVE obsolete',
               ExpressionAttributeNames: { '#l': 'list', '#c': 'count' },
-              ExpressionAttributeValues: { ':more': [2, 3], ':now': '2024-01-01', ':two': 2, ':nested': { a: { b: true } } },
+              ExpressionAttributeValues: {
+                ':more': [2, 3],
+                ':now': '2024-01-01',
+                ':two': 2,
+                ':nested': { a: { b: true } },
+              },
             },
           },
         ],
@@ -223,11 +250,47 @@ describe('embedded DynamoDB transactions', () => {
         new TransactWriteCommand({
           TransactItems: [
             { Put: { TableName: TABLE, Item: { pk, sk: 'fresh' } } },
-            { Update: { TableName: TABLE, Key: { pk, sk: 'doc' }, UpdateExpression: 'ADD #c :one', ExpressionAttributeNames: { '#c': 'count' }, ExpressionAttributeValues: { ':one': 1 } } },
-            { Update: { TableName: TABLE, Key: { pk, sk: 'doc2' }, UpdateExpression: 'SET x = :one', ExpressionAttributeValues: { ':one': 1 } } },
-            { Update: { TableName: TABLE, Key: { pk, sk: 'doc3' }, UpdateExpression: 'SET label = :s ADD label2 :one', ExpressionAttributeValues: { ':s': 's', ':one': 1 } } },
-            { Update: { TableName: TABLE, Key: { pk, sk: 'text' }, UpdateExpression: 'SET v = :s', ExpressionAttributeValues: { ':s': 'v' } } },
-            { Update: { TableName: TABLE, Key: { pk, sk: 'doc4' }, UpdateExpression: 'SET label = label + :one', ExpressionAttributeValues: { ':one': 1 } } },
+            {
+              Update: {
+                TableName: TABLE,
+                Key: { pk, sk: 'doc' },
+                UpdateExpression: 'ADD #c :one',
+                ExpressionAttributeNames: { '#c': 'count' },
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+            {
+              Update: {
+                TableName: TABLE,
+                Key: { pk, sk: 'doc2' },
+                UpdateExpression: 'SET x = :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+            {
+              Update: {
+                TableName: TABLE,
+                Key: { pk, sk: 'doc3' },
+                UpdateExpression: 'SET label = :s ADD label2 :one',
+                ExpressionAttributeValues: { ':s': 's', ':one': 1 },
+              },
+            },
+            {
+              Update: {
+                TableName: TABLE,
+                Key: { pk, sk: 'text' },
+                UpdateExpression: 'SET v = :s',
+                ExpressionAttributeValues: { ':s': 'v' },
+              },
+            },
+            {
+              Update: {
+                TableName: TABLE,
+                Key: { pk, sk: 'doc4' },
+                UpdateExpression: 'SET label = label + :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
           ],
         }),
       ),
@@ -248,13 +311,24 @@ describe('embedded DynamoDB transactions', () => {
     const result = await doc.send(
       new TransactGetCommand({
         TransactItems: [
-          { Get: { TableName: TABLE, Key: { pk, sk: 'one' }, ProjectionExpression: 'pk, #n', ExpressionAttributeNames: { '#n': 'n' } } },
+          {
+            Get: {
+              TableName: TABLE,
+              Key: { pk, sk: 'one' },
+              ProjectionExpression: 'pk, #n',
+              ExpressionAttributeNames: { '#n': 'n' },
+            },
+          },
           { Get: { TableName: TABLE, Key: { pk, sk: 'absent' } } },
           { Get: { TableName: TABLE, Key: { pk, sk: 'two' } } },
         ],
       }),
     );
-    expect(result.Responses?.map((response) => response.Item)).toEqual([{ pk, n: 1 }, undefined, { pk, sk: 'two', n: 2 }]);
+    expect(result.Responses?.map((response) => response.Item)).toEqual([
+      { pk, n: 1 },
+      undefined,
+      { pk, sk: 'two', n: 2 },
+    ]);
   });
 
   it('rejects invalid transactions like DynamoDB, before writing anything', async () => {
@@ -267,11 +341,17 @@ describe('embedded DynamoDB transactions', () => {
     };
 
     await expectValidation(
-      doc.send(new TransactWriteCommand({ TransactItems: Array.from({ length: 101 }, (_, index) => put(`i${index}`)) })),
+      doc.send(
+        new TransactWriteCommand({ TransactItems: Array.from({ length: 101 }, (_, index) => put(`i${index}`)) }),
+      ),
       /length less than or equal to 100/,
     );
     await expectValidation(
-      doc.send(new TransactWriteCommand({ TransactItems: [put('same'), { Delete: { TableName: TABLE, Key: { pk, sk: 'same' } } }] })),
+      doc.send(
+        new TransactWriteCommand({
+          TransactItems: [put('same'), { Delete: { TableName: TABLE, Key: { pk, sk: 'same' } } }],
+        }),
+      ),
       /multiple operations on one item/,
     );
     await expectValidation(
@@ -290,14 +370,28 @@ describe('embedded DynamoDB transactions', () => {
         new TransactWriteCommand({
           TransactItems: [
             put('a'),
-            { Put: { TableName: TABLE, Item: { pk, sk: 'b' }, ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':unused': 1 } } },
+            {
+              Put: {
+                TableName: TABLE,
+                Item: { pk, sk: 'b' },
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':unused': 1 },
+              },
+            },
           ],
         }),
       ),
       /unused/,
     );
     await expectValidation(
-      doc.send(new TransactWriteCommand({ TransactItems: [put('a'), { Update: { TableName: TABLE, Key: { pk, sk: 'b' }, UpdateExpression: 'SET = broken' } }] })),
+      doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            put('a'),
+            { Update: { TableName: TABLE, Key: { pk, sk: 'b' }, UpdateExpression: 'SET = broken' } },
+          ],
+        }),
+      ),
       /Invalid UpdateExpression/,
     );
     await expectValidation(
@@ -309,17 +403,28 @@ describe('embedded DynamoDB transactions', () => {
       /Missing the key sk/,
     );
     await expectValidation(
-      client.send(new TransactWriteItemsCommand({ TransactItems: [{ ConditionCheck: { TableName: TABLE, Key: { pk: { S: pk }, sk: { S: 'a' } } } } as never] })),
+      client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: [{ ConditionCheck: { TableName: TABLE, Key: { pk: { S: pk }, sk: { S: 'a' } } } } as never],
+        }),
+      ),
       /conditionExpression.*must not be null/,
     );
 
     const missingTable = await rejection(
-      doc.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: 'no-such-table', Item: { pk, sk: 'a' } } }] })),
+      doc.send(
+        new TransactWriteCommand({ TransactItems: [{ Put: { TableName: 'no-such-table', Item: { pk, sk: 'a' } } }] }),
+      ),
     );
     expect(missingTable).toBeInstanceOf(ResourceNotFoundException);
 
     const written = await client.send(
-      new ScanCommand({ TableName: TABLE, FilterExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: pk } }, ConsistentRead: true }),
+      new ScanCommand({
+        TableName: TABLE,
+        FilterExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: pk } },
+        ConsistentRead: true,
+      }),
     );
     expect(written.Count).toBe(0);
   });
@@ -331,7 +436,16 @@ describe('embedded DynamoDB transactions', () => {
       doc.send(
         new TransactWriteCommand({
           ClientRequestToken: token,
-          TransactItems: [{ Update: { TableName: TABLE, Key: { pk, sk: 'item' }, UpdateExpression: 'ADD n :by', ExpressionAttributeValues: { ':by': by } } }],
+          TransactItems: [
+            {
+              Update: {
+                TableName: TABLE,
+                Key: { pk, sk: 'item' },
+                UpdateExpression: 'ADD n :by',
+                ExpressionAttributeValues: { ':by': by },
+              },
+            },
+          ],
         }),
       );
     const token = `token-${pk}`;
@@ -370,7 +484,10 @@ describe('embedded DynamoDB transactions', () => {
       for (;;) {
         attempts += 1;
         const [a, b] = await Promise.all(
-          ['A', 'B'].map(async (sk) => (await client.send(new GetItemCommand({ TableName: TABLE, Key: key(sk), ConsistentRead: true }))).Item),
+          ['A', 'B'].map(
+            async (sk) =>
+              (await client.send(new GetItemCommand({ TableName: TABLE, Key: key(sk), ConsistentRead: true }))).Item,
+          ),
         );
         const versionA = a?.version?.N ?? '0';
         const versionB = b?.version?.N ?? '0';
@@ -380,13 +497,28 @@ describe('embedded DynamoDB transactions', () => {
             Key: key(sk),
             UpdateExpression: 'SET balance = balance + :delta, version = version + :one',
             ConditionExpression: 'version = :version',
-            ExpressionAttributeValues: { ':delta': { N: String(delta) }, ':one': { N: '1' }, ':version': { N: version } },
+            ExpressionAttributeValues: {
+              ':delta': { N: String(delta) },
+              ':one': { N: '1' },
+              ':version': { N: version },
+            },
           },
         });
         try {
           await client.send(
             new TransactWriteItemsCommand({
-              TransactItems: [move('A', versionA, -1), move('B', versionB, 1), { Update: { TableName: TABLE, Key: key('hits'), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': { N: '1' } } } }],
+              TransactItems: [
+                move('A', versionA, -1),
+                move('B', versionB, 1),
+                {
+                  Update: {
+                    TableName: TABLE,
+                    Key: key('hits'),
+                    UpdateExpression: 'ADD n :one',
+                    ExpressionAttributeValues: { ':one': { N: '1' } },
+                  },
+                },
+              ],
             }),
           );
           return;
@@ -405,8 +537,22 @@ describe('embedded DynamoDB transactions', () => {
         client.send(
           new TransactWriteItemsCommand({
             TransactItems: [
-              { Update: { TableName: TABLE, Key: key('hits'), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': { N: '1' } } } },
-              { Update: { TableName: TABLE, Key: key('text'), UpdateExpression: 'SET s = s + :one', ExpressionAttributeValues: { ':one': { N: '1' } } } },
+              {
+                Update: {
+                  TableName: TABLE,
+                  Key: key('hits'),
+                  UpdateExpression: 'ADD n :one',
+                  ExpressionAttributeValues: { ':one': { N: '1' } },
+                },
+              },
+              {
+                Update: {
+                  TableName: TABLE,
+                  Key: key('text'),
+                  UpdateExpression: 'SET s = s + :one',
+                  ExpressionAttributeValues: { ':one': { N: '1' } },
+                },
+              },
             ],
           }),
         ),
@@ -414,7 +560,14 @@ describe('embedded DynamoDB transactions', () => {
       expect(error).toBeInstanceOf(TransactionCanceledException);
     };
     const plainAdd = () =>
-      client.send(new UpdateItemCommand({ TableName: TABLE, Key: key('hits'), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': { N: '1' } } }));
+      client.send(
+        new UpdateItemCommand({
+          TableName: TABLE,
+          Key: key('hits'),
+          UpdateExpression: 'ADD n :one',
+          ExpressionAttributeValues: { ':one': { N: '1' } },
+        }),
+      );
 
     // Readers keep checking the invariant A + B = TOTAL through every read path while writers run.
     let writing = true;
@@ -423,18 +576,35 @@ describe('embedded DynamoDB transactions', () => {
       items.reduce((sum, item) => sum + Number(item?.balance?.N ?? Number.NaN), 0);
     const readPaths: (() => Promise<(Record<string, AttributeValue> | undefined)[]>)[] = [
       async () =>
-        ((
-          await client.send(
-            new TransactGetItemsCommand({ TransactItems: [{ Get: { TableName: TABLE, Key: key('A') } }, { Get: { TableName: TABLE, Key: key('B') } }] }),
-          )
-        ).Responses ?? []).map((response) => response.Item),
-      async () =>
-        (await client.send(new BatchGetItemCommand({ RequestItems: { [TABLE]: { Keys: [key('A'), key('B')], ConsistentRead: true } } })))
-          .Responses?.[TABLE] ?? [],
+        (
+          (
+            await client.send(
+              new TransactGetItemsCommand({
+                TransactItems: [
+                  { Get: { TableName: TABLE, Key: key('A') } },
+                  { Get: { TableName: TABLE, Key: key('B') } },
+                ],
+              }),
+            )
+          ).Responses ?? []
+        ).map((response) => response.Item),
       async () =>
         (
           await client.send(
-            new ScanCommand({ TableName: TABLE, FilterExpression: 'pk = :pk AND attribute_exists(balance)', ExpressionAttributeValues: { ':pk': { S: pk } }, ConsistentRead: true }),
+            new BatchGetItemCommand({
+              RequestItems: { [TABLE]: { Keys: [key('A'), key('B')], ConsistentRead: true } },
+            }),
+          )
+        ).Responses?.[TABLE] ?? [],
+      async () =>
+        (
+          await client.send(
+            new ScanCommand({
+              TableName: TABLE,
+              FilterExpression: 'pk = :pk AND attribute_exists(balance)',
+              ExpressionAttributeValues: { ':pk': { S: pk } },
+              ConsistentRead: true,
+            }),
           )
         ).Items ?? [],
     ];
@@ -475,7 +645,13 @@ describe('embedded DynamoDB transactions', () => {
         doc.send(
           new TransactWriteCommand({
             TransactItems: [
-              { Put: { TableName: TABLE, Item: { pk, sk: 'name#widget', owner: index }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Put: {
+                  TableName: TABLE,
+                  Item: { pk, sk: 'name#widget', owner: index },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
               { Put: { TableName: TABLE, Item: { pk, sk: `product#${index}`, name: 'widget' } } },
             ],
           }),
@@ -487,10 +663,9 @@ describe('embedded DynamoDB transactions', () => {
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') {
         expect(outcome.reason).toBeInstanceOf(TransactionCanceledException);
-        expect((outcome.reason as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual([
-          'ConditionalCheckFailed',
-          'None',
-        ]);
+        expect(
+          (outcome.reason as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code),
+        ).toEqual(['ConditionalCheckFailed', 'None']);
       }
     }
     const products = await client.send(
@@ -512,7 +687,11 @@ describe('embedded engines lifecycle', () => {
     try {
       const engines = await startEmbeddedEngines({ dataDir, inMemory: true });
       const file = JSON.parse(await readFile(path.join(dataDir, 'engines.json'), 'utf8')) as Record<string, unknown>;
-      expect(file).toEqual({ pid: process.pid, dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint });
+      expect(file).toEqual({
+        pid: process.pid,
+        dynamoEndpoint: engines.dynamoEndpoint,
+        s3Endpoint: engines.s3Endpoint,
+      });
       expect(engines.dynamoEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await findRunningEngines(dataDir)).toEqual({
         dataDir,

@@ -12,9 +12,17 @@ import { seedReleaseWithFindings } from '../support/seed';
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 
-async function admin(env: NodeJS.ProcessEnv, cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function admin(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/admin.ts'), ...args], { cwd, env });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/admin.ts'), ...args],
+      { cwd, env },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -28,7 +36,9 @@ describe('validation messages', () => {
     const response = await api.get('/api/audit/export');
 
     expect(response.status).toBe(422);
-    expect(response.body.error.details).toEqual([{ path: 'accountId', message: 'accountId is required', code: 'invalid_type' }]);
+    expect(response.body.error.details).toEqual([
+      { path: 'accountId', message: 'accountId is required', code: 'invalid_type' },
+    ]);
     expect(response.body.error.message).toBe('Query parameters failed validation: accountId is required');
   });
 
@@ -36,12 +46,21 @@ describe('validation messages', () => {
     const { api, teamId } = await createTeamWithKey();
     const audit = await api.get(`/api/audit/export?accountId=${teamId}&startDate=yesterday`);
     expect(audit.status).toBe(422);
-    expect(audit.body.error.details[0]).toMatchObject({ path: 'startDate', message: expect.stringContaining('2026-01-31T00:00:00Z') });
+    expect(audit.body.error.details[0]).toMatchObject({
+      path: 'startDate',
+      message: expect.stringContaining('2026-01-31T00:00:00Z'),
+    });
 
     const product = (await api.post('/api/products', { name: 'Dates', slug: uniqueSlug('dates') })).body.data;
-    const release = await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0', releaseDate: '31/01/2026' });
+    const release = await api.post(`/api/products/${product.id}/releases`, {
+      version: '1.0.0',
+      releaseDate: '31/01/2026',
+    });
     expect(release.status).toBe(422);
-    expect(release.body.error.details[0]).toMatchObject({ path: 'releaseDate', message: expect.stringMatching(/2026-01-31 or 2026-01-31T00:00:00Z/) });
+    expect(release.body.error.details[0]).toMatchObject({
+      path: 'releaseDate',
+      message: expect.stringMatching(/2026-01-31 or 2026-01-31T00:00:00Z/),
+    });
   });
 
   it('names the missing comment when reject or unlock is sent with no body', async () => {
@@ -52,11 +71,19 @@ describe('validation messages', () => {
 
     for (const path of [`/api/vex/${document.id}/reject`, `/api/releases/${release.id}/unlock`]) {
       const response = await api.post(path);
-      expect({ path, status: response.status, code: response.body.error.code }).toEqual({ path, status: 422, code: 'validation_failed' });
+      expect({ path, status: response.status, code: response.body.error.code }).toEqual({
+        path,
+        status: 422,
+        code: 'validation_failed',
+      });
       expect(response.body.error.message).toContain('comment is required');
-      expect(response.body.error.details).toEqual([{ path: 'comment', message: 'comment is required', code: 'invalid_type' }]);
+      expect(response.body.error.details).toEqual([
+        { path: 'comment', message: 'comment is required', code: 'invalid_type' },
+      ]);
     }
-    expect((await api.post(`/api/vex/${document.id}/reject`, { comment: ' ' })).body.error.details[0].message).toBe('comment must not be empty');
+    expect((await api.post(`/api/vex/${document.id}/reject`, { comment: ' ' })).body.error.details[0].message).toBe(
+      'comment must not be empty',
+    );
   });
 });
 
@@ -68,7 +95,10 @@ describe('release_locked', () => {
     const other = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data;
     expect((await api.post(`/api/vex/${holder.id}/submit`)).status).toBe(200);
 
-    for (const response of [await api.post(`/api/vex/${other.id}/submit`), await api.put(`/api/releases/${release.id}`, { name: 'renamed' })]) {
+    for (const response of [
+      await api.post(`/api/vex/${other.id}/submit`),
+      await api.put(`/api/releases/${release.id}`, { name: 'renamed' }),
+    ]) {
       expect(response.status).toBe(409);
       expect(response.body.error).toMatchObject({
         code: 'release_locked',
@@ -80,7 +110,7 @@ describe('release_locked', () => {
 });
 
 describe('unknown methods', () => {
-  it('answers 405 with Allow listing the route table\'s methods for a known path, before any key check', async () => {
+  it("answers 405 with Allow listing the route table's methods for a known path, before any key check", async () => {
     const { key } = await createTeamWithKey();
     const cases = [
       { method: 'DELETE', path: '/api/settings', allow: 'GET, PUT', withKey: true },
@@ -90,8 +120,13 @@ describe('unknown methods', () => {
     ];
     for (const { method, path, allow, withKey } of cases) {
       const response = await request(method, path, withKey ? { key } : {});
-      expect({ method, path, status: response.status, allow: response.headers.get('allow'), code: response.body?.error?.code })
-        .toEqual({ method, path, status: 405, allow, code: 'method_not_allowed' });
+      expect({
+        method,
+        path,
+        status: response.status,
+        allow: response.headers.get('allow'),
+        code: response.body?.error?.code,
+      }).toEqual({ method, path, status: 405, allow, code: 'method_not_allowed' });
       expect(response.body.error.message).toBe(`${method} is not allowed on ${path}; allowed: ${allow}`);
       expect(response.body.error.requestId).toEqual(expect.any(String));
     }
@@ -102,7 +137,20 @@ describe('unknown methods', () => {
 describe('admin CLI', () => {
   it('lists the allowed --expires-in-days values', async () => {
     const { teamId } = await createTeamWithKey();
-    const result = await admin({ ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR }, ROOT, 'key', 'create', '--team', teamId, '--name', 'ci', '--scopes', 'all', '--expires-in-days', '45');
+    const result = await admin(
+      { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR },
+      ROOT,
+      'key',
+      'create',
+      '--team',
+      teamId,
+      '--name',
+      'ci',
+      '--scopes',
+      'all',
+      '--expires-in-days',
+      '45',
+    );
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--expires-in-days must be one of 30, 90, 180, 365 (got "45")');

@@ -27,23 +27,42 @@ function expectGatewayError(response: HttpResponse<ErrorBody>, status: number, c
 }
 
 describe('malformed percent-encoding', () => {
-  it.each(BAD_ESCAPES.map((escape) => [escape]))('answers 400 for %s in a path, on public and private routes, with or without a key', async (escape) => {
-    const { key } = await createTeamWithKey();
-    const paths = [`/api/disclosures/${escape}`, `/api/disclosures/a${escape}/verify`, `/api/products/${escape}`, `/api/sboms/${escape}/vulnerabilities`, `/api/vex/${escape}/submit`, `/api/no-such-route/${escape}`];
+  it.each(BAD_ESCAPES.map((escape) => [escape]))(
+    'answers 400 for %s in a path, on public and private routes, with or without a key',
+    async (escape) => {
+      const { key } = await createTeamWithKey();
+      const paths = [
+        `/api/disclosures/${escape}`,
+        `/api/disclosures/a${escape}/verify`,
+        `/api/products/${escape}`,
+        `/api/sboms/${escape}/vulnerabilities`,
+        `/api/vex/${escape}/submit`,
+        `/api/no-such-route/${escape}`,
+      ];
 
-    for (const path of paths) {
-      const method = path.endsWith('/submit') ? 'POST' : 'GET';
-      expectGatewayError(await request(method, path, { key }), 400, 'bad_request');
-      expectGatewayError(await request(method, path), 400, 'bad_request');
-    }
-  });
+      for (const path of paths) {
+        const method = path.endsWith('/submit') ? 'POST' : 'GET';
+        expectGatewayError(await request(method, path, { key }), 400, 'bad_request');
+        expectGatewayError(await request(method, path), 400, 'bad_request');
+      }
+    },
+  );
 
-  it.each(BAD_ESCAPES.map((escape) => [escape]))('answers 400 for %s in a query name or value, on public and private routes', async (escape) => {
-    const { key } = await createTeamWithKey();
-    const paths = [`/api/disclosures?page=${escape}`, `/api/disclosures?${escape}=1`, `/api/products?search=${escape}`, `/api/sboms/${UNKNOWN_ID}/vulnerabilities?severity=high&severity=${escape}`, `/api/audit/export?from=${escape}`];
+  it.each(BAD_ESCAPES.map((escape) => [escape]))(
+    'answers 400 for %s in a query name or value, on public and private routes',
+    async (escape) => {
+      const { key } = await createTeamWithKey();
+      const paths = [
+        `/api/disclosures?page=${escape}`,
+        `/api/disclosures?${escape}=1`,
+        `/api/products?search=${escape}`,
+        `/api/sboms/${UNKNOWN_ID}/vulnerabilities?severity=high&severity=${escape}`,
+        `/api/audit/export?from=${escape}`,
+      ];
 
-    for (const path of paths) expectGatewayError(await request('GET', path, { key }), 400, 'bad_request');
-  });
+      for (const path of paths) expectGatewayError(await request('GET', path, { key }), 400, 'bad_request');
+    },
+  );
 
   it('still decodes well-formed escapes in paths and queries', async () => {
     const { api } = await createTeamWithKey();
@@ -62,7 +81,7 @@ describe('malformed percent-encoding', () => {
   });
 });
 
-describe('API Gateway\'s own error responses', () => {
+describe("API Gateway's own error responses", () => {
   it('send X-Content-Type-Options: nosniff on 401, 403, 404 and 405', async () => {
     const { key } = await createTeamWithKey(['products:read']);
     // The authorizer never denies (scopes are checked in the handler), so this 403 is the handler's; the
@@ -82,18 +101,29 @@ describe('an SBOM version built to make the Packagist regex backtrack', () => {
     const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
     const name = `acme-${suffix}/target`;
     // The advisory makes the scan order the hostile version with the Packagist comparator.
-    await importAdvisories([{
-      source: 'hostile-input-test',
-      advisory: parseOsvAdvisory({
-        id: `GHSA-hostile-${suffix}`, modified: new Date().toISOString(), aliases: [`CVE-2091-${Date.now() % 10_000_000}`],
-        affected: [{ package: { ecosystem: 'Packagist', name }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }],
-      }),
-    }]);
+    await importAdvisories([
+      {
+        source: 'hostile-input-test',
+        advisory: parseOsvAdvisory({
+          id: `GHSA-hostile-${suffix}`,
+          modified: new Date().toISOString(),
+          aliases: [`CVE-2091-${Date.now() % 10_000_000}`],
+          affected: [
+            {
+              package: { ecosystem: 'Packagist', name },
+              ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
+            },
+          ],
+        }),
+      },
+    ]);
     const product = (await api.post('/api/products', { name: 'Hostile', slug: uniqueSlug('hostile') })).body.data;
     const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
     const version = `1beta${'1'.repeat(31)}!`;
     const content = JSON.stringify({
-      bomFormat: 'CycloneDX', specVersion: '1.5', version: 1,
+      bomFormat: 'CycloneDX',
+      specVersion: '1.5',
+      version: 1,
       components: [
         { type: 'library', 'bom-ref': 'hostile', name, version, purl: `pkg:composer/${name}` },
         { type: 'library', 'bom-ref': 'plain', name, version: '1.0.0', purl: `pkg:composer/${name}@1.0.0` },
@@ -121,11 +151,17 @@ describe('an SBOM version built to make the Packagist regex backtrack', () => {
 describe('XML bombs and entity tricks in an SBOM upload (issue 9, defect 9)', () => {
   const bom = (doctype: string, name: string) =>
     `<?xml version="1.0"?>${doctype}<bom xmlns="http://cyclonedx.org/schema/bom/1.6"><components><component type="library"><name>${name}</name><version>1.0.0</version></component></components></bom>`;
-  const laughs = Array.from({ length: 9 }, (_, level) => `<!ENTITY lol${level + 1} "${`&lol${level};`.repeat(10)}">`).join('');
+  const laughs = Array.from(
+    { length: 9 },
+    (_, level) => `<!ENTITY lol${level + 1} "${`&lol${level};`.repeat(10)}">`,
+  ).join('');
 
   it.each([
     ['a billion laughs', bom(`<!DOCTYPE bom [<!ENTITY lol0 "lol">${laughs}]>`, '&lol9;')],
-    ['an external entity naming a local file (XXE)', bom('<!DOCTYPE bom [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', '&xxe;')],
+    [
+      'an external entity naming a local file (XXE)',
+      bom('<!DOCTYPE bom [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', '&xxe;'),
+    ],
     ['an external DTD on the loopback network', bom('<!DOCTYPE bom SYSTEM "http://127.0.0.1:9/bom.dtd">', 'a')],
   ])('answers %s with 422 at once, stores nothing and leaks nothing', async (_label, content) => {
     const { api, teamId } = await createTeamWithKey();
@@ -137,7 +173,11 @@ describe('XML bombs and entity tricks in an SBOM upload (issue 9, defect 9)', ()
     const ms = performance.now() - started;
 
     // Generous: a refusal takes milliseconds; an expanded billion laughs would take gigabytes.
-    expect({ status: upload.status, code: upload.body.error?.code, slow: ms > 5000 }).toEqual({ status: 422, code: 'sbom_rejected', slow: false });
+    expect({ status: upload.status, code: upload.body.error?.code, slow: ms > 5000 }).toEqual({
+      status: 422,
+      code: 'sbom_rejected',
+      slow: false,
+    });
     expect(upload.text).not.toMatch(/root:|node_modules|at [\w.]+ \(/);
     expect(await sbomStore.listByRelease(teamId, product.id, release.id)).toEqual([]);
   });

@@ -24,7 +24,11 @@ const root = resolve(import.meta.dirname, '../..');
 /** The admin CLI against the test server's data directory (it joins the running engines). */
 async function admin(...args: string[]): Promise<unknown> {
   const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
-  const { stdout } = await run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args], { cwd: root, env });
+  const { stdout } = await run(
+    process.execPath,
+    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
+    { cwd: root, env },
+  );
   return JSON.parse(stdout) as unknown;
 }
 
@@ -53,24 +57,40 @@ async function csvOf(items: Item[]): Promise<string> {
 describe('key layout migration', () => {
   it('moves old-layout pointers and audit entries, resumes after a stop, is a no-op when repeated, and keeps the export byte for byte', async () => {
     const { api, teamId } = await createTeamWithKey();
-    const product = (await api.post<{ data: { id: string } }>('/api/products', { name: 'Migrated', slug: uniqueSlug('migrated') })).body.data;
-    const release = (await api.post<{ data: { id: string } }>(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
+    const product = (
+      await api.post<{ data: { id: string } }>('/api/products', { name: 'Migrated', slug: uniqueSlug('migrated') })
+    ).body.data;
+    const release = (
+      await api.post<{ data: { id: string } }>(`/api/products/${product.id}/releases`, { version: '1.0.0' })
+    ).body.data;
 
     // The release's pointer as the old layout held it: the release is unreachable until migrated.
     const pointer = await getItem(keys.idPointer(teamId, release.id));
     expect(pointer).toBeDefined();
-    await batchWrite([{ ...pointer, ...keys.legacyIdPointer(teamId, release.id) }], [keys.idPointer(teamId, release.id)]);
+    await batchWrite(
+      [{ ...pointer, ...keys.legacyIdPointer(teamId, release.id) }],
+      [keys.idPointer(teamId, release.id)],
+    );
     expect((await api.get(`/api/releases/${release.id}`)).status).toBe(404);
 
     // 300 old-layout entries over three days and two entity types; 10 of them also already
     // copied, as a run that crashed between its puts and its deletes leaves them.
     const events = Array.from({ length: 300 }, (_, index) => {
-      const event: AuditEvent = { action: index % 3 === 0 ? 'create' : 'update', entityType: index % 2 === 0 ? 'product' : 'disposition', entityId: randomUUID(), entityName: `entity ${index}`, changes: { index } };
+      const event: AuditEvent = {
+        action: index % 3 === 0 ? 'create' : 'update',
+        entityType: index % 2 === 0 ? 'product' : 'disposition',
+        entityId: randomUUID(),
+        entityName: `entity ${index}`,
+        changes: { index },
+      };
       return auditItem(teamId, SEEDER, event, new Date(Date.UTC(2025, 0, 1 + (index % 3), 0, 0, index)).toISOString());
     });
     await batchWrite([...events.map((item) => legacyAuditItem(teamId, item)), ...events.slice(0, 10)]);
     const current = await readAuditLog(teamId); // the team's own entries, already sharded (and the 10 copies)
-    const expected = await csvOf([...current.filter((item) => !events.slice(0, 10).some((event) => event.sk === item.sk)), ...events]);
+    const expected = await csvOf([
+      ...current.filter((item) => !events.slice(0, 10).some((event) => event.sk === item.sk)),
+      ...events,
+    ]);
     const expectedDispositions = await csvOf(events.filter((item) => item.entityType === 'disposition'));
 
     const stopped = await migrateKeyLayout({ maxItems: 50 });
@@ -95,14 +115,23 @@ describe('key layout migration', () => {
 
   it('runs as the admin command: the start already migrated this table, and --max-items moves what old keys remain', async () => {
     const { api, teamId } = await createTeamWithKey();
-    const product = (await api.post<{ data: { id: string } }>('/api/products', { name: 'Admin migrated', slug: uniqueSlug('admin') })).body.data;
-    const release = (await api.post<{ data: { id: string } }>(`/api/products/${product.id}/releases`, { version: '2.0.0' })).body.data;
+    const product = (
+      await api.post<{ data: { id: string } }>('/api/products', { name: 'Admin migrated', slug: uniqueSlug('admin') })
+    ).body.data;
+    const release = (
+      await api.post<{ data: { id: string } }>(`/api/products/${product.id}/releases`, { version: '2.0.0' })
+    ).body.data;
     const pointer = await getItem(keys.idPointer(teamId, release.id));
-    await batchWrite([{ ...pointer, ...keys.legacyIdPointer(teamId, release.id) }], [keys.idPointer(teamId, release.id)]);
+    await batchWrite(
+      [{ ...pointer, ...keys.legacyIdPointer(teamId, release.id) }],
+      [keys.idPointer(teamId, release.id)],
+    );
 
     // The server's start wrote the marker after migrating its (empty) table.
     expect(await admin('table', 'migrate')).toEqual({ migrated: 'already done', decisions: 'already done' });
-    expect(await admin('table', 'migrate', '--max-items', '10')).toEqual({ migrated: { pointers: 1, auditEntries: 0, complete: true } });
+    expect(await admin('table', 'migrate', '--max-items', '10')).toEqual({
+      migrated: { pointers: 1, auditEntries: 0, complete: true },
+    });
     expect((await api.get(`/api/releases/${release.id}`)).status).toBe(200);
     await expect(admin('table', 'migrate', '--max-items', '0')).rejects.toMatchObject({ code: 2 });
   }, 60_000);

@@ -42,7 +42,11 @@ describe('local server memory', () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-local-memory-'));
     // On disk, as `npm start` runs them (in memory the items would live in the engine's heap).
     engines = await startEmbeddedEngines({ dataDir });
-    client = new DynamoDBClient({ endpoint: engines.dynamoEndpoint, region: 'us-east-1', credentials: engines.credentials });
+    client = new DynamoDBClient({
+      endpoint: engines.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: engines.credentials,
+    });
     await client.send(createKeyValueTableCommand(TABLE));
   });
 
@@ -65,14 +69,20 @@ describe('local server memory', () => {
     );
     for (let start = 0; start < batches.length; start += 8)
       await Promise.all(
-        batches.slice(start, start + 8).map((items) =>
-          client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } })),
-        ),
+        batches
+          .slice(start, start + 8)
+          .map((items) =>
+            client.send(
+              new BatchWriteItemCommand({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } }),
+            ),
+          ),
       );
     let scanned = 0;
     let startKey: Record<string, AttributeValue> | undefined;
     do {
-      const page = await client.send(new ScanCommand({ TableName: TABLE, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+      const page = await client.send(
+        new ScanCommand({ TableName: TABLE, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+      );
       scanned += page.Count ?? 0;
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -86,8 +96,12 @@ describe('local server memory', () => {
 
   it('starts the API thread of `npm start` with the same young generation bound', () => {
     // The node flags of package.json's start script, as `npm start` passes them.
-    const { scripts } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as { scripts: { start: string } };
-    const flags = (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/start\.ts/.exec(scripts.start)?.[1] ?? '').split(/\s+/).filter(Boolean);
+    const { scripts } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+      scripts: { start: string };
+    };
+    const flags = (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/start\.ts/.exec(scripts.start)?.[1] ?? '')
+      .split(/\s+/)
+      .filter(Boolean);
     // Allocation with a high survival rate, which is what makes V8 grow the new space.
     const probe = `const v8 = require('node:v8'); let kept = [];
       for (let i = 0; i < 3e6; i++) { kept.push({ i, s: 'x' + i }); if (kept.length > 2e5) kept = []; }
@@ -108,13 +122,24 @@ describe('local server memory', () => {
     try {
       // Random keys: compactions rewrite (and split) the tables instead of moving them.
       for (let batch = 0; batch < 110; batch += 1)
-        await db.batch(Array.from({ length: 10 }, () => ({ type: 'put' as const, key: randomBytes(8).toString('hex'), value: randomBytes(100_000) })));
+        await db.batch(
+          Array.from({ length: 10 }, () => ({
+            type: 'put' as const,
+            key: randomBytes(8).toString('hex'),
+            value: randomBytes(100_000),
+          })),
+        );
       let read = 0;
       for await (const entry of db.iterator()) read += entry.length;
       expect(read).toBe(2 * 1100);
 
       const tables = readdirSync(location).filter((name) => name.endsWith('.ldb')).length;
-      const mapped = new Set(readFileSync('/proc/self/maps', 'utf8').split('\n').filter((line) => line.includes(location) && line.endsWith('.ldb')).map((line) => line.split(/\s+/).at(-1)));
+      const mapped = new Set(
+        readFileSync('/proc/self/maps', 'utf8')
+          .split('\n')
+          .filter((line) => line.includes(location) && line.endsWith('.ldb'))
+          .map((line) => line.split(/\s+/).at(-1)),
+      );
       expect(tables).toBeGreaterThan(64);
       // LevelDB's table cache holds maxOpenFiles - 10 tables; one that leaves it is unmapped (default: 990).
       expect(mapped.size).toBeLessThanOrEqual(LEVELDB_OPEN_OPTIONS.maxOpenFiles - 10);

@@ -139,11 +139,19 @@ describe('npm start', () => {
     const started = await npmStart();
     const tree = descendantsOf(started.npm.pid!);
     expect(tree.length).toBeGreaterThan(0);
-    ({ apiKey: demoKey, login: { password: demoPassword } } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string; login: { password: string } });
+    ({
+      apiKey: demoKey,
+      login: { password: demoPassword },
+    } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
+      apiKey: string;
+      login: { password: string };
+    });
     expect(started.output()).toContain(demoKey);
     // The embedded OpenID provider's demo account (docs/sign-in.md): printed once, like the key.
     expect(started.output()).toContain(demoPassword);
-    const products = await fetch(`${started.baseUrl}/api/products`, { headers: { Authorization: `Bearer ${demoKey}` } });
+    const products = await fetch(`${started.baseUrl}/api/products`, {
+      headers: { Authorization: `Bearer ${demoKey}` },
+    });
     expect(products.status).toBe(200);
 
     process.kill(started.npm.pid!, 'SIGTERM');
@@ -172,14 +180,26 @@ describe('npm start', () => {
     const product = await api<{ id: string }>('POST', '/api/products', { name: 'Start check', slug: 'start-check' });
     const release = await api<{ id: string }>('POST', `/api/products/${product.id}/releases`, { version: '1.0.0' });
     const content = JSON.stringify({
-      bomFormat: 'CycloneDX', specVersion: '1.5', version: 1,
+      bomFormat: 'CycloneDX',
+      specVersion: '1.5',
+      version: 1,
       components: [{ type: 'library', name: 'lodash', version: '4.17.20', purl: 'pkg:npm/lodash@4.17.20' }],
     });
-    const sbom = await api<{ id: string }>('POST', '/api/sboms/upload', { releaseId: release.id, content, fileName: 'bom.json' });
+    const sbom = await api<{ id: string }>('POST', '/api/sboms/upload', {
+      releaseId: release.id,
+      content,
+      fileName: 'bom.json',
+    });
     await api('POST', '/api/cve-scan', { sbomId: sbom.id });
-    const openvex = await api<{ content: { '@id': string } }>('POST', `/api/releases/${release.id}/vex`, { format: 'openvex' });
+    const openvex = await api<{ content: { '@id': string } }>('POST', `/api/releases/${release.id}/vex`, {
+      format: 'openvex',
+    });
     expect(openvex.content['@id'].startsWith(`${started.baseUrl}/`)).toBe(true);
-    const csaf = await api<{ content: { document: { publisher: { namespace: string } } } }>('POST', `/api/releases/${release.id}/vex`, { format: 'csaf' });
+    const csaf = await api<{ content: { document: { publisher: { namespace: string } } } }>(
+      'POST',
+      `/api/releases/${release.id}/vex`,
+      { format: 'csaf' },
+    );
     expect(csaf.content.document.publisher.namespace.startsWith(`${started.baseUrl}/`)).toBe(true);
 
     // Ctrl-C: the terminal signals the whole foreground process group.

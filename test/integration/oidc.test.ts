@@ -37,15 +37,25 @@ function policyBody(overrides: Record<string, unknown> = {}) {
     name: `ci-${uniqueSlug('p')}`,
     issuer: issuer.issuer,
     audience: 'vexdesk',
-    claims: { repository_owner_id: OWNER_ID, repository_id: REPOSITORY_ID, sub: 'repo:octo-org/octo-repo:ref:refs/heads/*' },
+    claims: {
+      repository_owner_id: OWNER_ID,
+      repository_id: REPOSITORY_ID,
+      sub: 'repo:octo-org/octo-repo:ref:refs/heads/*',
+    },
     scopes: ['products:read', 'products:write'],
     ttlMinutes: 10,
     ...overrides,
   };
 }
 
-async function createPolicy(team: Team, overrides: Record<string, unknown> = {}): Promise<{ id: string; scopes: string[] }> {
-  const response = await team.api.post<{ data: { id: string; scopes: string[] } }>('/api/trust-policies', policyBody(overrides));
+async function createPolicy(
+  team: Team,
+  overrides: Record<string, unknown> = {},
+): Promise<{ id: string; scopes: string[] }> {
+  const response = await team.api.post<{ data: { id: string; scopes: string[] } }>(
+    '/api/trust-policies',
+    policyBody(overrides),
+  );
   if (response.status !== 201) throw new Error(`policy create failed: ${response.status} ${response.text}`);
   return response.body.data;
 }
@@ -59,7 +69,7 @@ function base64url(value: unknown): string {
 }
 
 describe('OIDC token exchange', () => {
-  it('issues a token that works on real routes with exactly the policy\'s scopes, audited as the policy and the job', async () => {
+  it("issues a token that works on real routes with exactly the policy's scopes, audited as the policy and the job", async () => {
     const team = await createTeamWithKey();
     const policy = await createPolicy(team);
 
@@ -67,7 +77,13 @@ describe('OIDC token exchange', () => {
 
     expect(response.status).toBe(200);
     const issued = response.body.data;
-    expect(issued).toMatchObject({ tokenType: 'Bearer', teamId: team.teamId, policyId: policy.id, scopes: ['products:read', 'products:write'], expiresIn: 600 });
+    expect(issued).toMatchObject({
+      tokenType: 'Bearer',
+      teamId: team.teamId,
+      policyId: policy.id,
+      scopes: ['products:read', 'products:write'],
+      expiresIn: 600,
+    });
     expect(issued.token).toMatch(/^vxo_[0-9a-f]{64}$/);
     const ci = client(issued.token);
     expect((await ci.get('/api/products')).status).toBe(200);
@@ -80,14 +96,23 @@ describe('OIDC token exchange', () => {
     const me = await ci.get('/api/me');
     expect(me.status).toBe(200);
     expect(me.body.data).toMatchObject({
-      team: { id: team.teamId }, caller: { id: policy.id, type: 'workload' }, scopes: ['products:read', 'products:write'],
+      team: { id: team.teamId },
+      caller: { id: policy.id, type: 'workload' },
+      scopes: ['products:read', 'products:write'],
       key: { id: expect.any(String), expiresAt: issued.expiresAt },
     });
 
     const entries = (await readAuditLog(team.teamId)).map(toAuditEntry);
-    const productCreate = entries.find((entry) => entry.entityType === 'product' && entry.entityId === created.body.data.id);
-    expect(productCreate).toMatchObject({ actorId: policy.id, actorName: expect.stringContaining('octo-org/octo-repo refs/heads/main run 9876543210') });
-    expect(entries.find((entry) => entry.action === 'exchange' && entry.entityType === 'workload_token')).toMatchObject({ actorId: policy.id });
+    const productCreate = entries.find(
+      (entry) => entry.entityType === 'product' && entry.entityId === created.body.data.id,
+    );
+    expect(productCreate).toMatchObject({
+      actorId: policy.id,
+      actorName: expect.stringContaining('octo-org/octo-repo refs/heads/main run 9876543210'),
+    });
+    expect(entries.find((entry) => entry.action === 'exchange' && entry.entityType === 'workload_token')).toMatchObject(
+      { actorId: policy.id },
+    );
   });
 
   it('stores only the SHA-256 of an issued token', async () => {
@@ -95,7 +120,9 @@ describe('OIDC token exchange', () => {
     await createPolicy(team);
     const { token } = (await exchange(await issuer.mint(), team.teamId)).body.data;
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const stored = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.workloadTokenHash(hashWorkloadToken(token)) }));
+    const stored = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.workloadTokenHash(hashWorkloadToken(token)) }),
+    );
     expect(stored.Item).toBeDefined();
     expect(JSON.stringify(stored.Item)).not.toContain(token);
     expect(typeof stored.Item?.expiresAtEpoch).toBe('number');
@@ -107,7 +134,9 @@ describe('OIDC token exchange', () => {
     await createPolicy(teamA, { claims: { repository_owner_id: '999999' } });
     const policyOfB = await createPolicy(teamB);
 
-    expect((await exchange(await issuer.mint(), teamA.teamId, policyOfB.id)).body.error?.code).toBe('no_matching_policy');
+    expect((await exchange(await issuer.mint(), teamA.teamId, policyOfB.id)).body.error?.code).toBe(
+      'no_matching_policy',
+    );
     const unnamed = await exchange(await issuer.mint(), teamA.teamId);
     expect(unnamed.status).toBe(401);
     expect(unnamed.body.error.code).toBe('no_matching_policy');
@@ -124,10 +153,22 @@ describe('OIDC token exchange', () => {
 
     it.each([
       ['a wrong audience', { aud: 'someone-else' }, 'invalid_audience'],
-      ['an expired token', { iat: Math.floor(Date.now() / 1000) - 600, nbf: Math.floor(Date.now() / 1000) - 900, exp: Math.floor(Date.now() / 1000) - 300 }, 'token_expired'],
+      [
+        'an expired token',
+        {
+          iat: Math.floor(Date.now() / 1000) - 600,
+          nbf: Math.floor(Date.now() / 1000) - 900,
+          exp: Math.floor(Date.now() / 1000) - 300,
+        },
+        'token_expired',
+      ],
       ['a token not valid yet', { nbf: Math.floor(Date.now() / 1000) + 600 }, 'token_expired'],
       ['a sub outside the pattern', { sub: 'repo:octo-org/octo-repo:pull_request' }, 'no_matching_policy'],
-      ['another repository of the owner', { repository_id: '75', sub: 'repo:octo-org/other:ref:refs/heads/main' }, 'no_matching_policy'],
+      [
+        'another repository of the owner',
+        { repository_id: '75', sub: 'repo:octo-org/other:ref:refs/heads/main' },
+        'no_matching_policy',
+      ],
       ['another owner', { repository_owner_id: '66' }, 'no_matching_policy'],
       ['no jti', { jti: undefined }, 'invalid_token'],
     ])('refuses %s', async (_label, claims, code) => {
@@ -165,14 +206,19 @@ describe('OIDC token exchange', () => {
     });
 
     it('refuses an unknown kid, after looking for it in a fresh key set', async () => {
-      const response = await exchange(await issuer.mint({}, { key: await issuer.foreignKey(), kid: 'not-published' }), team.teamId);
+      const response = await exchange(
+        await issuer.mint({}, { key: await issuer.foreignKey(), kid: 'not-published' }),
+        team.teamId,
+      );
       expect(response.status).toBe(401);
       expect(response.body.error.code).toBe('invalid_token');
     });
 
     it('refuses alg none and HS256', async () => {
       const unsigned = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url(issuer.claims())}.`;
-      const hmac = await new SignJWT(issuer.claims()).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(await generateSecret('HS256'));
+      const hmac = await new SignJWT(issuer.claims())
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .sign(await generateSecret('HS256'));
       for (const token of [unsigned, hmac]) {
         const response = await exchange(token, team.teamId);
         expect(response.status).toBe(401);
@@ -216,10 +262,14 @@ describe('OIDC token exchange', () => {
     await createPolicy(team);
     const { token } = (await exchange(await issuer.mint(), team.teamId)).body.data;
     expect((await request('GET', '/api/products', { key: token })).status).toBe(200);
-    await dynamo().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.workloadTokenHash(hashWorkloadToken(token)),
-      UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
-    }));
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.workloadTokenHash(hashWorkloadToken(token)),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
     expect((await request('GET', '/api/products', { key: token })).status).toBe(401);
   });
 });
@@ -230,16 +280,22 @@ describe('trust policy management', () => {
     const policy = await createPolicy(team, { issuer: undefined });
     const listed = await team.api.get('/api/trust-policies');
     expect(listed.status).toBe(200);
-    expect(listed.body.data).toEqual([expect.objectContaining({ id: policy.id, issuer: 'https://token.actions.githubusercontent.com', ttlMinutes: 10 })]);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ id: policy.id, issuer: 'https://token.actions.githubusercontent.com', ttlMinutes: 10 }),
+    ]);
 
     expect((await team.api.delete(`/api/trust-policies/${policy.id}`)).status).toBe(204);
     expect((await team.api.get('/api/trust-policies')).body.data).toEqual([]);
     expect((await team.api.delete(`/api/trust-policies/${policy.id}`)).status).toBe(404);
-    const actions = (await readAuditLog(team.teamId)).map(toAuditEntry).filter((entry) => entry.entityType === 'trust_policy').map((entry) => entry.action).sort();
+    const actions = (await readAuditLog(team.teamId))
+      .map(toAuditEntry)
+      .filter((entry) => entry.entityType === 'trust_policy')
+      .map((entry) => entry.action)
+      .sort();
     expect(actions).toEqual(['create', 'delete']);
   });
 
-  it('keeps another team\'s policy out of reach (404 on delete)', async () => {
+  it("keeps another team's policy out of reach (404 on delete)", async () => {
     const teamA = await createTeamWithKey();
     const teamB = await createTeamWithKey();
     const policyOfB = await createPolicy(teamB);
@@ -252,17 +308,32 @@ describe('trust policy management', () => {
     const reader = await addKey(team.teamId, team.memberId, ['settings:read', 'products:read']);
     expect((await reader.api.post('/api/trust-policies', policyBody())).status).toBe(403);
     const narrow = await addKey(team.teamId, team.memberId, ['settings:write', 'products:read']);
-    const response = await narrow.api.post('/api/trust-policies', policyBody({ scopes: ['products:read', 'products:write'] }));
+    const response = await narrow.api.post(
+      '/api/trust-policies',
+      policyBody({ scopes: ['products:read', 'products:write'] }),
+    );
     expect(response.status).toBe(403);
     expect(response.body.error.message).toContain('products:write');
   });
 
   it('lets only members holding settings.manage create or delete policies (admin CLI --by)', async () => {
     const team = await createTeamWithKey();
-    const plain = await Members.add(team.teamId, { email: `plain-${uniqueSlug('m')}@example.test`, name: 'Plain', permissions: [] }, OPERATOR_ACTOR);
-    await expect(TrustPolicies.create(team.teamId, policyBody(), await managerOf(team.teamId, plain.id, OPERATOR_ACTOR))).rejects.toBeInstanceOf(ForbiddenError);
-    const created = await TrustPolicies.create(team.teamId, policyBody(), await managerOf(team.teamId, team.memberId, OPERATOR_ACTOR));
-    await expect(TrustPolicies.delete(team.teamId, created.id, await managerOf(team.teamId, plain.id, OPERATOR_ACTOR))).rejects.toBeInstanceOf(ForbiddenError);
+    const plain = await Members.add(
+      team.teamId,
+      { email: `plain-${uniqueSlug('m')}@example.test`, name: 'Plain', permissions: [] },
+      OPERATOR_ACTOR,
+    );
+    await expect(
+      TrustPolicies.create(team.teamId, policyBody(), await managerOf(team.teamId, plain.id, OPERATOR_ACTOR)),
+    ).rejects.toBeInstanceOf(ForbiddenError);
+    const created = await TrustPolicies.create(
+      team.teamId,
+      policyBody(),
+      await managerOf(team.teamId, team.memberId, OPERATOR_ACTOR),
+    );
+    await expect(
+      TrustPolicies.delete(team.teamId, created.id, await managerOf(team.teamId, plain.id, OPERATOR_ACTOR)),
+    ).rejects.toBeInstanceOf(ForbiddenError);
   });
 
   it.each([
@@ -282,9 +353,14 @@ describe('trust policy management', () => {
 describe('admin CLI trust-policy commands', () => {
   const root = resolve(import.meta.dirname, '../..');
   const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
-  async function admin(...args: string[]): Promise<{ code: number; json: Record<string, any>; stderr: string }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- CLI JSON
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON
+  async function admin(...args: string[]): Promise<{ code: number; json: Record<string, any>; stderr: string }> {
     try {
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args], { cwd: root, env });
+      const { stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
+        { cwd: root, env },
+      );
       return { code: 0, json: JSON.parse(stdout) as Record<string, unknown>, stderr };
     } catch (error) {
       const failed = error as { code: number; stderr: string };
@@ -295,15 +371,43 @@ describe('admin CLI trust-policy commands', () => {
   it('creates, lists and deletes a policy, printing JSON; the policy works and its deletion ends its tokens', async () => {
     const team = await createTeamWithKey();
     const claims = JSON.stringify({ repository_owner_id: OWNER_ID, sub: 'repo:octo-org/octo-repo:*' });
-    const created = await admin('trust-policy', 'create', '--team', team.teamId, '--name', 'cli-ci', '--issuer', issuer.issuer, '--audience', 'vexdesk',
-      '--claims', claims, '--scopes', 'products:read,sboms:write', '--ttl-minutes', '5', '--by', team.memberId);
+    const created = await admin(
+      'trust-policy',
+      'create',
+      '--team',
+      team.teamId,
+      '--name',
+      'cli-ci',
+      '--issuer',
+      issuer.issuer,
+      '--audience',
+      'vexdesk',
+      '--claims',
+      claims,
+      '--scopes',
+      'products:read,sboms:write',
+      '--ttl-minutes',
+      '5',
+      '--by',
+      team.memberId,
+    );
     expect(created.code).toBe(0);
-    expect(created.json).toMatchObject({ id: expect.any(String), name: 'cli-ci', scopes: ['products:read', 'sboms:write'], ttlMinutes: 5, createdBy: team.memberId });
+    expect(created.json).toMatchObject({
+      id: expect.any(String),
+      name: 'cli-ci',
+      scopes: ['products:read', 'sboms:write'],
+      ttlMinutes: 5,
+      createdBy: team.memberId,
+    });
 
     const listed = await admin('trust-policy', 'list', '--team', team.teamId);
     expect(listed.json.data).toEqual([expect.objectContaining({ id: created.json.id, issuer: issuer.issuer })]);
     const issued = await exchange(await issuer.mint(), team.teamId);
-    expect(issued.body.data).toMatchObject({ policyId: created.json.id, expiresIn: 300, scopes: ['products:read', 'sboms:write'] });
+    expect(issued.body.data).toMatchObject({
+      policyId: created.json.id,
+      expiresIn: 300,
+      scopes: ['products:read', 'sboms:write'],
+    });
 
     const deleted = await admin('trust-policy', 'delete', '--team', team.teamId, '--id', created.json.id as string);
     expect(deleted.json).toEqual({ id: created.json.id, deleted: true });
@@ -313,10 +417,36 @@ describe('admin CLI trust-policy commands', () => {
 
   it('exits 2 on claims that are not JSON and 1 with the validation error on a bad policy', async () => {
     const team = await createTeamWithKey();
-    const notJson = await admin('trust-policy', 'create', '--team', team.teamId, '--name', 'x', '--audience', 'a', '--claims', '{nope', '--scopes', 'products:read');
+    const notJson = await admin(
+      'trust-policy',
+      'create',
+      '--team',
+      team.teamId,
+      '--name',
+      'x',
+      '--audience',
+      'a',
+      '--claims',
+      '{nope',
+      '--scopes',
+      'products:read',
+    );
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain('--claims must be a JSON object');
-    const bad = await admin('trust-policy', 'create', '--team', team.teamId, '--name', 'x', '--audience', 'a', '--claims', '{"sub":"*"}', '--scopes', 'settings:write');
+    const bad = await admin(
+      'trust-policy',
+      'create',
+      '--team',
+      team.teamId,
+      '--name',
+      'x',
+      '--audience',
+      'a',
+      '--claims',
+      '{"sub":"*"}',
+      '--scopes',
+      'settings:write',
+    );
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stderr)).toMatchObject({ error: { code: 'validation_failed' } });
   }, 120_000);

@@ -24,7 +24,8 @@ import { cycloneDxSbom } from '../support/seed';
 type Values = Record<string, unknown>;
 const asRecord = (value: unknown): Values => (value !== null && typeof value === 'object' ? (value as Values) : {});
 /** A key attribute from the document client's plain value or the marshalled `{ S }` form. */
-const keyString = (value: unknown): string | undefined => (typeof value === 'string' ? value : typeof asRecord(value).S === 'string' ? String(asRecord(value).S) : undefined);
+const keyString = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : typeof asRecord(value).S === 'string' ? String(asRecord(value).S) : undefined;
 
 /** The partitions one written item lands in: the table's, and each GSI's whose key the item carries. */
 function partitionsOf(item: unknown, wholeItem: boolean): string[] {
@@ -52,13 +53,15 @@ function writesOf(command: string, input: Values): string[] {
       return partitionsOf(input.Key, false);
     case 'BatchWriteItemCommand':
     case 'BatchWriteCommand':
-      return Object.values(asRecord(input.RequestItems)).flatMap((requests) => (requests as Values[]).flatMap((request) => {
-        const put = asRecord(request.PutRequest).Item;
-        return put !== undefined ? partitionsOf(put, true) : partitionsOf(asRecord(request.DeleteRequest).Key, false);
-      }));
+      return Object.values(asRecord(input.RequestItems)).flatMap((requests) =>
+        (requests as Values[]).flatMap((request) => {
+          const put = asRecord(request.PutRequest).Item;
+          return put !== undefined ? partitionsOf(put, true) : partitionsOf(asRecord(request.DeleteRequest).Key, false);
+        }),
+      );
     case 'TransactWriteItemsCommand':
     case 'TransactWriteCommand':
-      return (input.TransactItems as Values[] | undefined ?? []).flatMap((item) => {
+      return ((input.TransactItems as Values[] | undefined) ?? []).flatMap((item) => {
         if (item.Put !== undefined) return partitionsOf(asRecord(item.Put).Item, true);
         const other = asRecord(item.Update ?? item.Delete);
         return other.Key !== undefined ? partitionsOf(other.Key, false) : [];
@@ -70,17 +73,24 @@ function writesOf(command: string, input: Values): string[] {
 
 const COUNTER = 'partitionWriteCounter';
 const client = dynamo() as unknown as {
-  middlewareStack: { add(middleware: unknown, options: { step: 'initialize'; name: string }): void; remove(name: string): boolean };
+  middlewareStack: {
+    add(middleware: unknown, options: { step: 'initialize'; name: string }): void;
+    remove(name: string): boolean;
+  };
 };
 
 /** Counts writes per partition key until `stopCounting`. */
 function countWrites(): Map<string, number> {
   const counts = new Map<string, number>();
   type Next = (args: { input: Values }) => Promise<unknown>;
-  client.middlewareStack.add((next: Next, context: { commandName?: string }) => async (args: { input: Values }) => {
-    for (const partition of writesOf(context.commandName ?? '', args.input)) counts.set(partition, (counts.get(partition) ?? 0) + 1);
-    return next(args);
-  }, { step: 'initialize', name: COUNTER });
+  client.middlewareStack.add(
+    (next: Next, context: { commandName?: string }) => async (args: { input: Values }) => {
+      for (const partition of writesOf(context.commandName ?? '', args.input))
+        counts.set(partition, (counts.get(partition) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: COUNTER },
+  );
   return counts;
 }
 
@@ -89,7 +99,11 @@ afterEach(() => {
 });
 
 /** The partitions above `bound`, with their counts (an empty object when none is). */
-function over(counts: Map<string, number>, bound: number, except: (partition: string) => boolean = () => false): Record<string, number> {
+function over(
+  counts: Map<string, number>,
+  bound: number,
+  except: (partition: string) => boolean = () => false,
+): Record<string, number> {
   return Object.fromEntries([...counts].filter(([partition, count]) => count > bound && !except(partition)));
 }
 
@@ -97,15 +111,32 @@ function over(counts: Map<string, number>, bound: number, except: (partition: st
 async function vulnerableSbom(count: number): Promise<string> {
   const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
   const base = randomInt(1_000_000, 9_000_000);
-  const packages = Array.from({ length: count }, (_, index) => ({ name: `load-${suffix}-lib${index}`, version: '1.0.0', cve: `CVE-2091-${base + index}` }));
-  await importAdvisories(packages.map((pkg, index) => ({
-    source: 'seed',
-    advisory: parseOsvAdvisory({
-      id: `GHSA-load-${suffix}-${index}`, modified: new Date().toISOString(), aliases: [pkg.cve], summary: `Load ${index}`, details: 'Load',
-      affected: [{ package: { ecosystem: 'npm', name: pkg.name }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }],
-    }),
-  })));
-  return cycloneDxSbom(packages.map((pkg) => ({ name: pkg.name, version: pkg.version, purl: `pkg:npm/${pkg.name}@${pkg.version}` })));
+  const packages = Array.from({ length: count }, (_, index) => ({
+    name: `load-${suffix}-lib${index}`,
+    version: '1.0.0',
+    cve: `CVE-2091-${base + index}`,
+  }));
+  await importAdvisories(
+    packages.map((pkg, index) => ({
+      source: 'seed',
+      advisory: parseOsvAdvisory({
+        id: `GHSA-load-${suffix}-${index}`,
+        modified: new Date().toISOString(),
+        aliases: [pkg.cve],
+        summary: `Load ${index}`,
+        details: 'Load',
+        affected: [
+          {
+            package: { ecosystem: 'npm', name: pkg.name },
+            ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
+          },
+        ],
+      }),
+    })),
+  );
+  return cycloneDxSbom(
+    packages.map((pkg) => ({ name: pkg.name, version: pkg.version, purl: `pkg:npm/${pkg.name}@${pkg.version}` })),
+  );
 }
 
 /**
@@ -117,11 +148,15 @@ const WRITES_PER_PARTITION_PER_SCAN = 10;
 const FINDINGS = 120;
 
 describe('partition load', () => {
-  it('an upload and its scan send no partition but the product\'s item collection more than a constant number of writes', async () => {
+  it("an upload and its scan send no partition but the product's item collection more than a constant number of writes", async () => {
     const { api, teamId } = await createTeamWithKey();
     const content = await vulnerableSbom(FINDINGS);
-    const product = (await api.post<{ data: { id: string } }>('/api/products', { name: 'Load', slug: uniqueSlug('load') })).body.data;
-    const release = (await api.post<{ data: { id: string } }>(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
+    const product = (
+      await api.post<{ data: { id: string } }>('/api/products', { name: 'Load', slug: uniqueSlug('load') })
+    ).body.data;
+    const release = (
+      await api.post<{ data: { id: string } }>(`/api/products/${product.id}/releases`, { version: '1.0.0' })
+    ).body.data;
 
     const counts = countWrites();
     const sbom = await Sboms.upload(teamId, OPERATOR_ACTOR, { releaseId: release.id, content, fileName: 'bom.json' });
@@ -134,14 +169,20 @@ describe('partition load', () => {
     expect(over(counts, WRITES_PER_PARTITION_PER_SCAN, (partition) => partition === productCollection)).toEqual({});
     expect(counts.get(keys.team(teamId).pk) ?? 0).toBeLessThanOrEqual(WRITES_PER_PARTITION_PER_SCAN);
     // Every new finding got its pointer, each in a partition of its own.
-    const pointerPartitions = [...counts.keys()].filter((partition) => partition.startsWith(`${keys.team(teamId).pk}#ID#`));
+    const pointerPartitions = [...counts.keys()].filter((partition) =>
+      partition.startsWith(`${keys.team(teamId).pk}#ID#`),
+    );
     expect(pointerPartitions.length).toBeGreaterThanOrEqual(FINDINGS);
   });
 
   it('a bulk audit stream spreads over the shards, in the table and in every audit index', async () => {
     const { teamId } = await createTeamWithKey();
     const events: AuditEvent[] = Array.from({ length: 800 }, (_, index) => ({
-      action: 'update', entityType: 'disposition', entityId: randomUUID(), entityName: `CVE-2091-${index}`, changes: { index },
+      action: 'update',
+      entityType: 'disposition',
+      entityId: randomUUID(),
+      entityName: `CVE-2091-${index}`,
+      changes: { index },
     }));
 
     const counts = countWrites();

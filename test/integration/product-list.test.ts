@@ -18,24 +18,32 @@ describe('product list after writes (cached pages never outlive a write)', () =>
   it('shows every create, update, rename and delete made through HTTP at once, in pages and in searches', async () => {
     const { api } = await createTeamWithKey();
     const created: ProductBody[] = [];
-    for (const name of ['Alpha one', 'Beta two', 'Gamma three']) created.push((await api.post('/api/products', { name, slug: uniqueSlug() })).body.data);
+    for (const name of ['Alpha one', 'Beta two', 'Gamma three'])
+      created.push((await api.post('/api/products', { name, slug: uniqueSlug() })).body.data);
     // Read each view twice: the second read is served from the cache.
     for (let round = 0; round < 2; round += 1) {
-      expect(idsOf((await api.get('/api/products?perPage=100')).body)).toEqual([created[2]!.id, created[1]!.id, created[0]!.id]);
+      expect(idsOf((await api.get('/api/products?perPage=100')).body)).toEqual([
+        created[2]!.id,
+        created[1]!.id,
+        created[0]!.id,
+      ]);
       expect((await api.get('/api/products?search=alpha')).body.meta.total).toBe(1);
     }
 
     // An update of a field only the full item holds (not the index entry).
     expect((await api.put(`/api/products/${created[0]!.id}`, { description: 'now described' })).status).toBe(200);
     const afterUpdate = (await api.get('/api/products?perPage=100')).body;
-    expect(afterUpdate.data.find((product: ProductBody) => product.id === created[0]!.id)?.description).toBe('now described');
+    expect(afterUpdate.data.find((product: ProductBody) => product.id === created[0]!.id)?.description).toBe(
+      'now described',
+    );
 
     // A rename moves the search matches.
     expect((await api.put(`/api/products/${created[1]!.id}`, { name: 'Alpha two' })).status).toBe(200);
     expect(idsOf((await api.get('/api/products?search=alpha')).body)).toEqual([created[1]!.id, created[0]!.id]);
 
     // A create heads the list and moves the total.
-    const fresh = (await api.post('/api/products', { name: 'Alpha fresh', slug: uniqueSlug() })).body.data as ProductBody;
+    const fresh = (await api.post('/api/products', { name: 'Alpha fresh', slug: uniqueSlug() })).body
+      .data as ProductBody;
     const afterCreate = (await api.get('/api/products?perPage=100')).body;
     expect(afterCreate.meta.total).toBe(4);
     expect(afterCreate.data[0].id).toBe(fresh.id);
@@ -49,18 +57,31 @@ describe('product list after writes (cached pages never outlive a write)', () =>
     expect(idsOf((await api.get('/api/products?search=alpha')).body)).toEqual([fresh.id, created[1]!.id]);
   });
 
-  it('shows writes made by another instance (this test process) on the server\'s next list, and the server\'s writes here', async () => {
+  it("shows writes made by another instance (this test process) on the server's next list, and the server's writes here", async () => {
     const { api, teamId } = await createTeamWithKey();
-    const first = (await api.post('/api/products', { name: 'Remote one', slug: uniqueSlug() })).body.data as ProductBody;
-    const second = (await api.post('/api/products', { name: 'Remote two', slug: uniqueSlug() })).body.data as ProductBody;
-    const page = async () => (await api.get('/api/products?perPage=100')).body as { data: ProductBody[]; meta: { total: number } };
-    const search = async (needle: string) => (await api.get(`/api/products?search=${encodeURIComponent(needle)}`)).body as { data: ProductBody[]; meta: { total: number } };
+    const first = (await api.post('/api/products', { name: 'Remote one', slug: uniqueSlug() })).body
+      .data as ProductBody;
+    const second = (await api.post('/api/products', { name: 'Remote two', slug: uniqueSlug() })).body
+      .data as ProductBody;
+    const page = async () =>
+      (await api.get('/api/products?perPage=100')).body as { data: ProductBody[]; meta: { total: number } };
+    const search = async (needle: string) =>
+      (await api.get(`/api/products?search=${encodeURIComponent(needle)}`)).body as {
+        data: ProductBody[];
+        meta: { total: number };
+      };
     await page();
     await search('remote');
 
     // Update in another instance: the server's cached page and search attributes are stale now.
-    await Products.update(teamId, OPERATOR_ACTOR, first.id, { name: 'Elsewhere renamed', description: 'set elsewhere' });
-    expect((await page()).data.find((product) => product.id === first.id)).toMatchObject({ name: 'Elsewhere renamed', description: 'set elsewhere' });
+    await Products.update(teamId, OPERATOR_ACTOR, first.id, {
+      name: 'Elsewhere renamed',
+      description: 'set elsewhere',
+    });
+    expect((await page()).data.find((product) => product.id === first.id)).toMatchObject({
+      name: 'Elsewhere renamed',
+      description: 'set elsewhere',
+    });
     expect(idsOf(await search('remote'))).toEqual([second.id]);
     expect(idsOf(await search('elsewhere'))).toEqual([first.id]);
 
@@ -82,9 +103,13 @@ describe('product list after writes (cached pages never outlive a write)', () =>
   it('answers the same pages to concurrent readers while another client writes (every answer matches a committed state)', async () => {
     const { api } = await createTeamWithKey();
     const base: ProductBody[] = [];
-    for (let index = 0; index < 4; index += 1) base.push((await api.post('/api/products', { name: `Steady ${index}`, slug: uniqueSlug() })).body.data);
+    for (let index = 0; index < 4; index += 1)
+      base.push((await api.post('/api/products', { name: `Steady ${index}`, slug: uniqueSlug() })).body.data);
     const reads = Array.from({ length: 12 }, () => api.get('/api/products?perPage=100'));
-    const writes = [api.post('/api/products', { name: 'Arriving', slug: uniqueSlug() }), api.put(`/api/products/${base[0]!.id}`, { description: 'changed' })];
+    const writes = [
+      api.post('/api/products', { name: 'Arriving', slug: uniqueSlug() }),
+      api.put(`/api/products/${base[0]!.id}`, { description: 'changed' }),
+    ];
     const [readResults, writeResults] = await Promise.all([Promise.all(reads), Promise.all(writes)]);
     for (const result of writeResults) expect([200, 201]).toContain(result.status);
     for (const result of readResults) {
@@ -110,9 +135,15 @@ describe('GET /api/products?slug= (exact lookup for find-or-create)', () => {
 
     const found = await api.get(`/api/products?slug=${slug}`);
     expect(found.status).toBe(200);
-    expect(found.body).toEqual({ data: [expect.objectContaining({ id: product.id, slug, name: 'Looked up' })], meta: { page: 1, perPage: 25, total: 1, totalPages: 1, hasNextPage: false, hasPrevPage: false } });
+    expect(found.body).toEqual({
+      data: [expect.objectContaining({ id: product.id, slug, name: 'Looked up' })],
+      meta: { page: 1, perPage: 25, total: 1, totalPages: 1, hasNextPage: false, hasPrevPage: false },
+    });
     // Exact, not a substring: the decoy's slug contains this one.
-    expect((await api.get(`/api/products?slug=${slug.slice(0, -2)}`)).body).toMatchObject({ data: [], meta: { total: 0 } });
+    expect((await api.get(`/api/products?slug=${slug.slice(0, -2)}`)).body).toMatchObject({
+      data: [],
+      meta: { total: 0 },
+    });
     // Another team's slug is not visible.
     expect((await other.api.get(`/api/products?slug=${slug}`)).body).toMatchObject({ data: [], meta: { total: 0 } });
 

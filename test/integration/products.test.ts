@@ -11,9 +11,20 @@ describe('products', () => {
   it('creates a product and returns 201 with id, name and slug', async () => {
     const { api } = await createTeamWithKey();
     const slug = uniqueSlug();
-    const response = await api.post('/api/products', { name: 'Widget', slug, vendor: 'ACME', websiteUrl: 'https://acme.example', repositoryUrl: 'git+ssh://git@example.com/acme/widget.git' });
+    const response = await api.post('/api/products', {
+      name: 'Widget',
+      slug,
+      vendor: 'ACME',
+      websiteUrl: 'https://acme.example',
+      repositoryUrl: 'git+ssh://git@example.com/acme/widget.git',
+    });
     expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ name: 'Widget', slug, vendor: 'ACME', websiteUrl: 'https://acme.example' });
+    expect(response.body.data).toMatchObject({
+      name: 'Widget',
+      slug,
+      vendor: 'ACME',
+      websiteUrl: 'https://acme.example',
+    });
     expect(response.body.data.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(response.headers.get('x-request-id')).toBeTruthy();
   });
@@ -56,7 +67,12 @@ describe('products', () => {
 
   it('accepts limits exactly at the maximum', async () => {
     const { api } = await createTeamWithKey();
-    const response = await api.post('/api/products', { name: 'n'.repeat(255), slug: uniqueSlug(), vendor: 'v'.repeat(255), description: 'd'.repeat(5000) });
+    const response = await api.post('/api/products', {
+      name: 'n'.repeat(255),
+      slug: uniqueSlug(),
+      vendor: 'v'.repeat(255),
+      description: 'd'.repeat(5000),
+    });
     expect(response.status).toBe(201);
   });
 
@@ -74,20 +90,27 @@ describe('products', () => {
   it('gives exactly one winner when the same slug is created concurrently', async () => {
     const { api } = await createTeamWithKey();
     const slug = uniqueSlug();
-    const results = await Promise.all(Array.from({ length: 8 }, (_, index) => api.post('/api/products', { name: `P${index}`, slug })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => api.post('/api/products', { name: `P${index}`, slug })),
+    );
     expect(results.filter((result) => result.status === 201)).toHaveLength(1);
     expect(results.filter((result) => result.status === 409)).toHaveLength(7);
   });
 
   it('updates only the supplied fields and can clear an optional one with null', async () => {
     const { api } = await createTeamWithKey();
-    const created = (await api.post('/api/products', { name: 'Widget', slug: uniqueSlug(), vendor: 'ACME', description: 'old' })).body.data;
+    const created = (
+      await api.post('/api/products', { name: 'Widget', slug: uniqueSlug(), vendor: 'ACME', description: 'old' })
+    ).body.data;
     const updated = await api.put(`/api/products/${created.id}`, { description: 'new' });
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ name: 'Widget', vendor: 'ACME', description: 'new', slug: created.slug });
     const cleared = await api.put(`/api/products/${created.id}`, { vendor: null });
     expect(cleared.body.data.vendor).toBeNull();
-    expect((await api.get(`/api/products/${created.id}`)).body.data).toMatchObject({ description: 'new', vendor: null });
+    expect((await api.get(`/api/products/${created.id}`)).body.data).toMatchObject({
+      description: 'new',
+      vendor: null,
+    });
   });
 
   it('renames the slug on update and frees the old one', async () => {
@@ -104,11 +127,20 @@ describe('products', () => {
     const { api } = await createTeamWithKey();
     for (let index = 0; index < 30; index += 1) {
       const name = index % 10 === 0 ? `Special Gadget ${index}` : `Plain ${index}`;
-      expect((await api.post('/api/products', { name, slug: uniqueSlug(index === 5 ? 'gadget' : 'plain') })).status).toBe(201);
+      expect(
+        (await api.post('/api/products', { name, slug: uniqueSlug(index === 5 ? 'gadget' : 'plain') })).status,
+      ).toBe(201);
     }
     const first = await api.get('/api/products');
     expect(first.body.data).toHaveLength(25);
-    expect(first.body.meta).toEqual({ page: 1, perPage: 25, total: 30, totalPages: 2, hasNextPage: true, hasPrevPage: false });
+    expect(first.body.meta).toEqual({
+      page: 1,
+      perPage: 25,
+      total: 30,
+      totalPages: 2,
+      hasNextPage: true,
+      hasPrevPage: false,
+    });
     const second = await api.get('/api/products?page=2');
     expect(second.body.data).toHaveLength(5);
     const ids = new Set([...first.body.data, ...second.body.data].map((product: { id: string }) => product.id));
@@ -124,22 +156,42 @@ describe('products', () => {
     const { api } = await createTeamWithKey();
     const created: { id: string; slug: string }[] = [];
     for (let index = 0; index < 5; index += 1) {
-      created.push((await api.post('/api/products', { name: `Item ${index}`, slug: uniqueSlug(index === 2 ? 'lamp' : 'item') })).body.data);
+      created.push(
+        (await api.post('/api/products', { name: `Item ${index}`, slug: uniqueSlug(index === 2 ? 'lamp' : 'item') }))
+          .body.data,
+      );
     }
     const all = await api.get('/api/products?perPage=2&page=2');
-    expect(all.body.meta).toEqual({ page: 2, perPage: 2, total: 5, totalPages: 3, hasNextPage: true, hasPrevPage: true });
+    expect(all.body.meta).toEqual({
+      page: 2,
+      perPage: 2,
+      total: 5,
+      totalPages: 3,
+      hasNextPage: true,
+      hasPrevPage: true,
+    });
     expect(all.body.data.map((product: { id: string }) => product.id)).toEqual([created[2]!.id, created[1]!.id]);
-    expect((await api.get('/api/products?search=lamp')).body.data.map((product: { id: string }) => product.id)).toEqual([created[2]!.id]);
+    expect((await api.get('/api/products?search=lamp')).body.data.map((product: { id: string }) => product.id)).toEqual(
+      [created[2]!.id],
+    );
     expect((await api.put(`/api/products/${created[3]!.id}`, { name: 'Desk LAMP' })).status).toBe(200);
     expect((await api.get('/api/products?search=lamp')).body.meta.total).toBe(2);
     expect((await api.get('/api/products?search=item%203')).body.meta.total).toBe(0);
     expect((await api.delete(`/api/products/${created[2]!.id}`)).status).toBe(204);
     const after = await api.get('/api/products');
     expect(after.body.meta.total).toBe(4);
-    expect(after.body.data.map((product: { id: string }) => product.id)).toEqual([created[4]!.id, created[3]!.id, created[1]!.id, created[0]!.id]);
+    expect(after.body.data.map((product: { id: string }) => product.id)).toEqual([
+      created[4]!.id,
+      created[3]!.id,
+      created[1]!.id,
+      created[0]!.id,
+    ]);
     const beyond = await api.get('/api/products?page=9');
     expect(beyond.status).toBe(200);
-    expect(beyond.body).toEqual({ data: [], meta: { page: 9, perPage: 25, total: 4, totalPages: 1, hasNextPage: false, hasPrevPage: true } });
+    expect(beyond.body).toEqual({
+      data: [],
+      meta: { page: 9, perPage: 25, total: 4, totalPages: 1, hasNextPage: false, hasPrevPage: true },
+    });
   });
 
   it('counts and lists products stored before the list index existed (backfilled once, idempotently)', async () => {
@@ -147,9 +199,27 @@ describe('products', () => {
     const { api, teamId } = await createTeamWithKey();
     const legacy = Array.from({ length: 3 }, (_, index) => {
       const createdAt = new Date(Date.UTC(2025, 0, 1 + index)).toISOString();
-      return { id: randomUUID(), teamId, name: `Legacy ${index}`, slug: uniqueSlug('legacy'), description: null, vendor: null, websiteUrl: null, repositoryUrl: null, createdAt, updatedAt: createdAt, revision: 1, deletingAt: null };
+      return {
+        id: randomUUID(),
+        teamId,
+        name: `Legacy ${index}`,
+        slug: uniqueSlug('legacy'),
+        description: null,
+        vendor: null,
+        websiteUrl: null,
+        repositoryUrl: null,
+        createdAt,
+        updatedAt: createdAt,
+        revision: 1,
+        deletingAt: null,
+      };
     });
-    await batchWrite(legacy.flatMap((product) => [productItem(product), { ...keys.productSlugClaim(teamId, product.slug), entity: 'ProductSlugClaim', productId: product.id }]));
+    await batchWrite(
+      legacy.flatMap((product) => [
+        productItem(product),
+        { ...keys.productSlugClaim(teamId, product.slug), entity: 'ProductSlugClaim', productId: product.id },
+      ]),
+    );
     await getItem(keys.productCount(teamId)).then((count) => expect(count).toBeUndefined());
     const fresh = (await api.post('/api/products', { name: 'Fresh', slug: uniqueSlug() })).body.data;
 
@@ -160,24 +230,47 @@ describe('products', () => {
     for (const list of lists) {
       expect(list.status).toBe(200);
       expect(list.body.meta.total).toBe(4);
-      expect(list.body.data.map((product: { id: string }) => product.id)).toEqual([fresh.id, legacy[2]!.id, legacy[1]!.id, legacy[0]!.id]);
+      expect(list.body.data.map((product: { id: string }) => product.id)).toEqual([
+        fresh.id,
+        legacy[2]!.id,
+        legacy[1]!.id,
+        legacy[0]!.id,
+      ]);
     }
-    expect((await queryAll(keys.productListPartition(teamId))).filter((item) => item.entity === 'ProductListEntry')).toHaveLength(4);
+    expect(
+      (await queryAll(keys.productListPartition(teamId))).filter((item) => item.entity === 'ProductListEntry'),
+    ).toHaveLength(4);
     expect(await getItem(keys.productCount(teamId))).toMatchObject({ productCount: 4, indexed: true });
     expect((await api.get('/api/products?search=legacy')).body.meta.total).toBe(3);
     expect((await api.delete(`/api/products/${legacy[0]!.id}`)).status).toBe(204);
     expect((await api.get('/api/products')).body.meta.total).toBe(3);
   });
 
-  it('answers correctly while a large team\'s index is built over several reads (bounded writes per request)', async () => {
+  it("answers correctly while a large team's index is built over several reads (bounded writes per request)", async () => {
     // Arrange: more legacy products than one request indexes (2,000).
     const { api, teamId } = await createTeamWithKey();
     const legacy = Array.from({ length: 2_010 }, (_, index) => {
       const createdAt = new Date(Date.UTC(2025, 0, 1) + index * 1000).toISOString();
-      return { id: randomUUID(), teamId, name: `Legacy ${index}`, slug: `legacy-${index.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)] ?? 'q')}`, description: null, vendor: null, websiteUrl: null, repositoryUrl: null, createdAt, updatedAt: createdAt, revision: 1, deletingAt: null };
+      return {
+        id: randomUUID(),
+        teamId,
+        name: `Legacy ${index}`,
+        slug: `legacy-${index.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)] ?? 'q')}`,
+        description: null,
+        vendor: null,
+        websiteUrl: null,
+        repositoryUrl: null,
+        createdAt,
+        updatedAt: createdAt,
+        revision: 1,
+        deletingAt: null,
+      };
     });
     await batchWrite(legacy.map(productItem), [], { concurrency: 8 });
-    const newest = [...legacy].reverse().slice(0, 3).map((product) => product.id);
+    const newest = [...legacy]
+      .reverse()
+      .slice(0, 3)
+      .map((product) => product.id);
 
     // Act / Assert: the first read answers from the products (index unfinished), the second completes the index.
     const first = await api.get('/api/products?perPage=3');
@@ -188,7 +281,14 @@ describe('products', () => {
     expect(second.body.meta.total).toBe(2_010);
     expect(second.body.data.map((product: { id: string }) => product.id)).toEqual(newest);
     expect(await getItem(keys.productCount(teamId))).toMatchObject({ productCount: 2_010, indexed: true });
-    expect((await api.get('/api/products?perPage=100&page=21')).body.data.map((product: { id: string }) => product.id)).toEqual(legacy.slice(0, 10).reverse().map((product) => product.id));
+    expect(
+      (await api.get('/api/products?perPage=100&page=21')).body.data.map((product: { id: string }) => product.id),
+    ).toEqual(
+      legacy
+        .slice(0, 10)
+        .reverse()
+        .map((product) => product.id),
+    );
   });
 
   it('applies concurrent partial updates of different fields without a conflict, and every field ends up set', async () => {
@@ -196,19 +296,25 @@ describe('products', () => {
     const { api, teamId } = await createTeamWithKey();
     const product = (await api.post('/api/products', { name: 'Widget', slug: uniqueSlug() })).body.data;
     const fields = ['name', 'description', 'vendor', 'websiteUrl', 'repositoryUrl'] as const;
-    const value = (field: (typeof fields)[number], round: number) => (field.endsWith('Url') ? `https://example.com/${field}/${round}` : `${field} ${round}`);
+    const value = (field: (typeof fields)[number], round: number) =>
+      field.endsWith('Url') ? `https://example.com/${field}/${round}` : `${field} ${round}`;
 
     // Act: five clients, each changing its own field, four rounds each.
     const statuses: number[] = [];
-    await Promise.all(fields.map(async (field) => {
-      for (let round = 0; round < 4; round += 1) statuses.push((await api.put(`/api/products/${product.id}`, { [field]: value(field, round) })).status);
-    }));
+    await Promise.all(
+      fields.map(async (field) => {
+        for (let round = 0; round < 4; round += 1)
+          statuses.push((await api.put(`/api/products/${product.id}`, { [field]: value(field, round) })).status);
+      }),
+    );
 
     // Assert
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
     const stored = (await api.get(`/api/products/${product.id}`)).body.data;
     for (const field of fields) expect(stored[field]).toBe(value(field, 3));
-    const audits = (await readAuditLog(teamId)).filter((entry) => entry.entityType === 'product' && entry.action === 'update');
+    const audits = (await readAuditLog(teamId)).filter(
+      (entry) => entry.entityType === 'product' && entry.action === 'update',
+    );
     expect(audits).toHaveLength(20);
   });
 
@@ -216,7 +322,9 @@ describe('products', () => {
     const { api } = await createTeamWithKey();
     const product = (await api.post('/api/products', { name: 'Widget', slug: uniqueSlug() })).body.data;
     const slug = uniqueSlug('same');
-    const responses = await Promise.all(Array.from({ length: 4 }, () => api.put(`/api/products/${product.id}`, { slug })));
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () => api.put(`/api/products/${product.id}`, { slug })),
+    );
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
     expect((await api.get(`/api/products/${product.id}`)).body.data.slug).toBe(slug);
   });
@@ -235,7 +343,7 @@ describe('products', () => {
     }
   });
 
-  it('returns 404 for another team\'s product on read, update and delete', async () => {
+  it("returns 404 for another team's product on read, update and delete", async () => {
     const owner = await createTeamWithKey();
     const intruder = await createTeamWithKey();
     const product = (await owner.api.post('/api/products', { name: 'Secret', slug: uniqueSlug() })).body.data;
@@ -254,22 +362,37 @@ describe('products', () => {
 
   it('returns 400 for malformed JSON and never a 5xx for junk bodies', async () => {
     const { key } = await createTeamWithKey();
-    const malformed = await request('POST', '/api/products', { key, rawBody: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    const malformed = await request('POST', '/api/products', {
+      key,
+      rawBody: '{"name": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe('bad_request');
     for (const rawBody of ['null', '[]', '42', '"text"', '{"name": {"$gt": ""}}', '\u0000\u0001', 'x'.repeat(2000)]) {
-      const response = await request('POST', '/api/products', { key, rawBody, headers: { 'Content-Type': 'application/json' } });
+      const response = await request('POST', '/api/products', {
+        key,
+        rawBody,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(response.status).toBeGreaterThanOrEqual(400);
       expect(response.status).toBeLessThan(500);
       expect(response.text).not.toMatch(/at \w+ \(|node_modules/);
     }
-    const badGzip = await request('POST', '/api/products', { key, rawBody: 'not gzip', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' } });
+    const badGzip = await request('POST', '/api/products', {
+      key,
+      rawBody: 'not gzip',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    });
     expect(badGzip.status).toBe(400);
   });
 
   it('returns 413 for an oversized body', async () => {
     const { key } = await createTeamWithKey();
-    const response = await request('POST', '/api/products', { key, body: { name: 'x', slug: 'x', description: 'y'.repeat(2 * 1024 * 1024) } });
+    const response = await request('POST', '/api/products', {
+      key,
+      body: { name: 'x', slug: 'x', description: 'y'.repeat(2 * 1024 * 1024) },
+    });
     expect(response.status).toBe(413);
     expect(response.body.error.code).toBe('payload_too_large');
   });
@@ -300,9 +423,12 @@ describe('concurrent release updates', () => {
 
     // Act: five clients, each changing its own field, three rounds each.
     const statuses: number[] = [];
-    await Promise.all(Object.entries(values).map(async ([field, value]) => {
-      for (let round = 0; round < 3; round += 1) statuses.push((await api.put(`/api/releases/${release.id}`, { [field]: value(round) })).status);
-    }));
+    await Promise.all(
+      Object.entries(values).map(async ([field, value]) => {
+        for (let round = 0; round < 3; round += 1)
+          statuses.push((await api.put(`/api/releases/${release.id}`, { [field]: value(round) })).status);
+      }),
+    );
 
     // Assert
     expect(statuses.filter((status) => status !== 200)).toEqual([]);

@@ -16,10 +16,20 @@ describe('releases', () => {
     const { api } = await createTeamWithKey();
     const product = (await api.post('/api/products', { name: 'Widget', slug: uniqueSlug() })).body.data;
     const response = await api.post(`/api/products/${product.id}/releases`, {
-      version: '2.4.1', name: 'Spring', releaseDate: '2026-03-01', endOfLifeDate: '2028-03-01T00:00:00Z', notes: 'n',
+      version: '2.4.1',
+      name: 'Spring',
+      releaseDate: '2026-03-01',
+      endOfLifeDate: '2028-03-01T00:00:00Z',
+      notes: 'n',
     });
     expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ version: '2.4.1', name: 'Spring', status: 'active', is_locked: false, productId: product.id });
+    expect(response.body.data).toMatchObject({
+      version: '2.4.1',
+      name: 'Spring',
+      status: 'active',
+      is_locked: false,
+      productId: product.id,
+    });
     const read = await api.get(`/api/releases/${response.body.data.id}`);
     expect(read.status).toBe(200);
     expect(read.body.data.is_locked).toBe(false);
@@ -44,7 +54,12 @@ describe('releases', () => {
   it('accepts the documented limits exactly', async () => {
     const { api } = await createTeamWithKey();
     const product = (await api.post('/api/products', { name: 'Widget', slug: uniqueSlug() })).body.data;
-    const response = await api.post(`/api/products/${product.id}/releases`, { version: 'v'.repeat(100), name: 'n'.repeat(255), notes: 'n'.repeat(10_000), status: 'end-of-life' });
+    const response = await api.post(`/api/products/${product.id}/releases`, {
+      version: 'v'.repeat(100),
+      name: 'n'.repeat(255),
+      notes: 'n'.repeat(10_000),
+      status: 'end-of-life',
+    });
     expect(response.status).toBe(201);
   });
 
@@ -73,11 +88,19 @@ describe('releases', () => {
   it('lists releases with the paging envelope', async () => {
     const { api } = await createTeamWithKey();
     const product = (await api.post('/api/products', { name: 'Widget', slug: uniqueSlug() })).body.data;
-    for (let index = 0; index < 3; index += 1) await api.post(`/api/products/${product.id}/releases`, { version: `1.${index}.0` });
+    for (let index = 0; index < 3; index += 1)
+      await api.post(`/api/products/${product.id}/releases`, { version: `1.${index}.0` });
     const response = await api.get(`/api/products/${product.id}/releases?perPage=2`);
     expect(response.status).toBe(200);
     expect(response.body.data).toHaveLength(2);
-    expect(response.body.meta).toEqual({ page: 1, perPage: 2, total: 3, totalPages: 2, hasNextPage: true, hasPrevPage: false });
+    expect(response.body.meta).toEqual({
+      page: 1,
+      perPage: 2,
+      total: 3,
+      totalPages: 2,
+      hasNextPage: true,
+      hasPrevPage: false,
+    });
   });
 
   it('updates only supplied fields', async () => {
@@ -89,7 +112,13 @@ describe('releases', () => {
 
   it('returns 409 on PUT while the release is locked, and is_locked reads true', async () => {
     const { api, teamId, product, release } = await productWithRelease();
-    await transactWrite([releaseStore.lockItem({ teamId, productId: product.id, id: release.id }, 'vex-test-lock', new Date().toISOString())]);
+    await transactWrite([
+      releaseStore.lockItem(
+        { teamId, productId: product.id, id: release.id },
+        'vex-test-lock',
+        new Date().toISOString(),
+      ),
+    ]);
     expect((await api.get(`/api/releases/${release.id}`)).body.data.is_locked).toBe(true);
     const response = await api.put(`/api/releases/${release.id}`, { name: 'changed' });
     expect(response.status).toBe(409);
@@ -99,7 +128,7 @@ describe('releases', () => {
     expect((await api.put(`/api/releases/${release.id}`, { name: 'changed' })).status).toBe(200);
   });
 
-  it('returns 404 for another team\'s release', async () => {
+  it("returns 404 for another team's release", async () => {
     const { release } = await productWithRelease();
     const intruder = await createTeamWithKey();
     expect((await intruder.api.get(`/api/releases/${release.id}`)).status).toBe(404);

@@ -20,15 +20,27 @@ import { Sboms } from '../../shared/service/sboms/sboms';
 import { scanLease } from '../../shared/service/scans/scan-lease';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
-const SPRING = readFileSync(resolve(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
+const SPRING = readFileSync(
+  resolve(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.5_maven_cdxgen_vuln-spring.json'),
+  'utf8',
+);
 
 /** A Lambda context whose invocation has `remainingMs` left when the handler starts. */
 function lambdaContext(remainingMs: number): Context {
   const deadline = Date.now() + remainingMs;
   return {
-    callbackWaitsForEmptyEventLoop: false, functionName: 'vexdesk-scans', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:vexdesk-scans',
-    memoryLimitInMB: '2048', awsRequestId: randomUUID(), logGroupName: '/aws/lambda/vexdesk-scans', logStreamName: 'test',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()), done: () => undefined, fail: () => undefined, succeed: () => undefined,
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'vexdesk-scans',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:vexdesk-scans',
+    memoryLimitInMB: '2048',
+    awsRequestId: randomUUID(),
+    logGroupName: '/aws/lambda/vexdesk-scans',
+    logStreamName: 'test',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
   };
 }
 
@@ -37,17 +49,30 @@ async function cveScanEvent(key: string, sbomId: string): Promise<APIGatewayProx
   const authenticated = await ApiKeys.authenticate(key);
   if (!authenticated) throw new Error('the test key did not authenticate');
   return {
-    resource: '/api/cve-scan', path: '/api/cve-scan', httpMethod: 'POST', headers: { 'Content-Type': 'application/json' }, multiValueHeaders: {},
-    queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: null, stageVariables: null,
-    requestContext: { requestId: randomUUID(), authorizer: { ...toAuthorizerContext(authenticated), principalId: authenticated.keyId } } as unknown as APIGatewayProxyEvent['requestContext'],
-    body: JSON.stringify({ sbomId }), isBase64Encoded: false,
+    resource: '/api/cve-scan',
+    path: '/api/cve-scan',
+    httpMethod: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    requestContext: {
+      requestId: randomUUID(),
+      authorizer: { ...toAuthorizerContext(authenticated), principalId: authenticated.keyId },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+    body: JSON.stringify({ sbomId }),
+    isBase64Encoded: false,
   };
 }
 
 async function uploadedSbom() {
   const team = await createTeamWithKey();
   const product = (await team.api.post('/api/products', { name: 'Deadline', slug: uniqueSlug('deadline') })).body.data;
-  const release = (await team.api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data as { id: string };
+  const release = (await team.api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data as {
+    id: string;
+  };
   // No scan worker runs in this process: the upload is committed and its scan never dispatched.
   const sbom = await Sboms.upload(team.teamId, OPERATOR_ACTOR, { releaseId: release.id, content: SPRING });
   return { ...team, productId: product.id as string, releaseId: release.id, sbomId: sbom.id };
@@ -62,7 +87,7 @@ async function settledScan(api: Awaited<ReturnType<typeof createTeamWithKey>>['a
   throw new Error(`the scan of ${sbomId} did not settle`);
 }
 
-describe('POST /api/cve-scan within its function\'s deadline', () => {
+describe("POST /api/cve-scan within its function's deadline", () => {
   it('answers 409 scan_pending when its own scan cannot end before the deadline, and the scan still completes', async () => {
     const { api, key, sbomId } = await uploadedSbom();
 
@@ -70,7 +95,10 @@ describe('POST /api/cve-scan within its function\'s deadline', () => {
     const response = await handler(await cveScanEvent(key, sbomId), lambdaContext(1000));
 
     expect(response.statusCode).toBe(409);
-    expect(JSON.parse(response.body).error).toMatchObject({ code: 'scan_pending', details: [{ path: 'scan.status', code: 'running' }] });
+    expect(JSON.parse(response.body).error).toMatchObject({
+      code: 'scan_pending',
+      details: [{ path: 'scan.status', code: 'running' }],
+    });
     const scan = await settledScan(api, sbomId);
     expect(scan.status).toBe('completed');
     expect(scan.finding_count).toBeGreaterThan(0);
@@ -78,7 +106,7 @@ describe('POST /api/cve-scan within its function\'s deadline', () => {
     expect(list.body.summary.total).toBe(scan.finding_count);
   });
 
-  it('answers 503 timeout, never 500, when the function\'s time runs out before the operation can answer', async () => {
+  it("answers 503 timeout, never 500, when the function's time runs out before the operation can answer", async () => {
     const { api, key, sbomId } = await uploadedSbom();
 
     const response = await handler(await cveScanEvent(key, sbomId), lambdaContext(0));
@@ -94,10 +122,13 @@ describe('POST /api/cve-scan within its function\'s deadline', () => {
     if (!('held' in taken)) throw new Error('the lease of a fresh SBOM was held');
 
     try {
-      const response = (await handler(await cveScanEvent(key, sbomId), lambdaContext(1200)));
+      const response = await handler(await cveScanEvent(key, sbomId), lambdaContext(1200));
 
       expect(response.statusCode).toBe(409);
-      expect(JSON.parse(response.body).error).toMatchObject({ code: 'scan_pending', details: [{ path: 'scan.status', code: 'running' }] });
+      expect(JSON.parse(response.body).error).toMatchObject({
+        code: 'scan_pending',
+        details: [{ path: 'scan.status', code: 'running' }],
+      });
     } finally {
       await taken.held.release();
     }
@@ -106,11 +137,15 @@ describe('POST /api/cve-scan within its function\'s deadline', () => {
   it('answers 202 with the scan summary when the scan ends in time', async () => {
     const { api, key, sbomId } = await uploadedSbom();
 
-    const response = (await handler(await cveScanEvent(key, sbomId), lambdaContext(29_000)));
+    const response = await handler(await cveScanEvent(key, sbomId), lambdaContext(29_000));
 
     expect(response.statusCode).toBe(202);
     const data = JSON.parse(response.body).data as { status: string; findingCount: number; scannedAt: string };
     expect(data).toMatchObject({ sbomId, status: 'completed' });
-    expect((await api.get(`/api/sboms/${sbomId}`)).body.data.scan).toMatchObject({ status: 'completed', scanned_at: data.scannedAt, finding_count: data.findingCount });
+    expect((await api.get(`/api/sboms/${sbomId}`)).body.data.scan).toMatchObject({
+      status: 'completed',
+      scanned_at: data.scannedAt,
+      finding_count: data.findingCount,
+    });
   });
 });

@@ -11,20 +11,31 @@ import type { client } from '../support/http-client';
 
 type Api = ReturnType<typeof client>;
 
-const SPRING = JSON.parse(readFileSync(resolve(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8')) as { components: unknown[] };
+const SPRING = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8'),
+) as { components: unknown[] };
 
 /**
  * The Spring fixture (findings against the sample corpus) plus enough clean
  * npm packages that its scan is still running when the next request arrives.
  */
 function largeVulnerableSbom(padding: number): string {
-  const extra = Array.from({ length: padding }, (_, index) => ({ type: 'library', 'bom-ref': `pad-${index}`, name: `lease-pad-${index}`, version: '1.0.0', purl: `pkg:npm/lease-pad-${index}@1.0.0` }));
+  const extra = Array.from({ length: padding }, (_, index) => ({
+    type: 'library',
+    'bom-ref': `pad-${index}`,
+    name: `lease-pad-${index}`,
+    version: '1.0.0',
+    purl: `pkg:npm/lease-pad-${index}@1.0.0`,
+  }));
   return JSON.stringify({ ...SPRING, components: [...SPRING.components, ...extra] });
 }
 
 async function release(api: Api) {
   const product = (await api.post('/api/products', { name: 'Lease', slug: uniqueSlug('lease') })).body.data;
-  return (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data as { id: string; productId: string };
+  return (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data as {
+    id: string;
+    productId: string;
+  };
 }
 
 function parseCsv(text: string): string[][] {
@@ -33,14 +44,16 @@ function parseCsv(text: string): string[][] {
 
 /** The team's audit trail through the API: one `scan` entry per scan that stored its findings. */
 async function scanAuditRows(api: Api, teamId: string, sbomId: string): Promise<string[][]> {
-  const response = await api.get<string>(`/api/audit/export?${new URLSearchParams({ accountId: teamId, entityType: 'sbom', action: 'scan' }).toString()}`);
+  const response = await api.get<string>(
+    `/api/audit/export?${new URLSearchParams({ accountId: teamId, entityType: 'sbom', action: 'scan' }).toString()}`,
+  );
   expect(response.status).toBe(200);
   const [, ...rows] = parseCsv(response.text);
   return rows.filter((row) => row[3] === sbomId);
 }
 
 describe('one scan per SBOM at a time', () => {
-  it('joins the upload\'s scan: an upload and immediate POST /api/cve-scan calls store the findings once', async () => {
+  it("joins the upload's scan: an upload and immediate POST /api/cve-scan calls store the findings once", async () => {
     const { api, teamId } = await createTeamWithKey();
     const { id: releaseId } = await release(api);
     const upload = await api.post('/api/sboms/upload', { releaseId, content: largeVulnerableSbom(6000) });
@@ -56,7 +69,11 @@ describe('one scan per SBOM at a time', () => {
     expect(second).toEqual(first);
     expect(await scanAuditRows(api, teamId, sbomId)).toHaveLength(1);
     const sbom = (await api.get(`/api/sboms/${sbomId}`)).body.data;
-    expect(sbom.scan).toMatchObject({ status: 'completed', scanned_at: first.scannedAt, finding_count: first.findingCount });
+    expect(sbom.scan).toMatchObject({
+      status: 'completed',
+      scanned_at: first.scannedAt,
+      finding_count: first.findingCount,
+    });
     const list = await api.get(`/api/sboms/${sbomId}/vulnerabilities`);
     expect(list.body.summary.total).toBe(first.findingCount);
   });
@@ -95,6 +112,9 @@ describe('one scan per SBOM at a time', () => {
 
     expect(scan.status).toBe(202);
     expect(scan.body.data.findingCount).toBeGreaterThan(0);
-    expect((await api.get(`/api/sboms/${sbom.id}`)).body.data.scan).toMatchObject({ status: 'completed', scanned_at: scan.body.data.scannedAt });
+    expect((await api.get(`/api/sboms/${sbom.id}`)).body.data.scan).toMatchObject({
+      status: 'completed',
+      scanned_at: scan.body.data.scannedAt,
+    });
   });
 });

@@ -6,7 +6,10 @@ import { Sboms } from '../../shared/service/sboms/sboms';
 import { Scans } from '../../shared/service/scans/scans';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
-const SPRING = readFileSync(resolve(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.5_maven_cdxgen_vuln-spring.json'), 'utf8');
+const SPRING = readFileSync(
+  resolve(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.5_maven_cdxgen_vuln-spring.json'),
+  'utf8',
+);
 
 /**
  * An upload acknowledged by a process that died before its scan ran: this test
@@ -15,7 +18,8 @@ const SPRING = readFileSync(resolve(import.meta.dirname, '../fixtures/sboms/cycl
  */
 async function unscannedSbom() {
   const team = await createTeamWithKey();
-  const product = (await team.api.post('/api/products', { name: 'Unscanned', slug: uniqueSlug('unscanned') })).body.data;
+  const product = (await team.api.post('/api/products', { name: 'Unscanned', slug: uniqueSlug('unscanned') })).body
+    .data;
   const release = (await team.api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
   const sbom = await Sboms.upload(team.teamId, OPERATOR_ACTOR, { releaseId: release.id, content: SPRING });
   return { ...team, sbom };
@@ -29,7 +33,10 @@ describe('vulnerability list of an SBOM no scan has completed for', () => {
     expect(list.body.error).toMatchObject({ code: 'scan_pending', details: [{ path: 'scan.status', code: 'queued' }] });
     expect(list.body).not.toHaveProperty('summary');
     expect((await api.get(`/api/sboms/${sbom.id}/vulnerabilities?severity=critical`)).status).toBe(409);
-    expect((await api.get(`/api/sboms/${sbom.id}`)).body.data.scan).toMatchObject({ status: 'queued', scanned_at: null });
+    expect((await api.get(`/api/sboms/${sbom.id}`)).body.data.scan).toMatchObject({
+      status: 'queued',
+      scanned_at: null,
+    });
   });
 
   it('answers 409 scan_failed once the scan gave up, with the reason on the SBOM', async () => {
@@ -37,8 +44,14 @@ describe('vulnerability list of an SBOM no scan has completed for', () => {
     await Scans.recordFailure(teamId, sbom.id, new Error('inventory unreadable'));
     const list = await api.get(`/api/sboms/${sbom.id}/vulnerabilities`);
     expect(list.status).toBe(409);
-    expect(list.body.error).toMatchObject({ code: 'scan_failed', details: [{ path: 'scan.status', code: 'failed', message: 'inventory unreadable' }] });
-    expect((await api.get(`/api/sboms/${sbom.id}`)).body.data.scan).toMatchObject({ status: 'failed', error: 'inventory unreadable' });
+    expect(list.body.error).toMatchObject({
+      code: 'scan_failed',
+      details: [{ path: 'scan.status', code: 'failed', message: 'inventory unreadable' }],
+    });
+    expect((await api.get(`/api/sboms/${sbom.id}`)).body.data.scan).toMatchObject({
+      status: 'failed',
+      error: 'inventory unreadable',
+    });
   });
 
   it('lists the findings with the completed scan beside data and summary once a scan ran', async () => {
@@ -47,7 +60,11 @@ describe('vulnerability list of an SBOM no scan has completed for', () => {
     expect(scan.status).toBe(202);
     const list = await api.get(`/api/sboms/${sbom.id}/vulnerabilities`);
     expect(list.status).toBe(200);
-    expect(list.body.scan).toMatchObject({ status: 'completed', finding_count: scan.body.data.findingCount, scanned_at: scan.body.data.scannedAt });
+    expect(list.body.scan).toMatchObject({
+      status: 'completed',
+      finding_count: scan.body.data.findingCount,
+      scanned_at: scan.body.data.scannedAt,
+    });
     expect(list.body.summary.total).toBe(scan.body.data.findingCount);
     expect(list.body.summary.total).toBeGreaterThan(0);
   });

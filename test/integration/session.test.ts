@@ -12,7 +12,15 @@ import { readAuditLog } from '../../shared/service/audit/audit-read';
 import { hashSessionId } from '../../shared/service/identity/sessions';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { baseUrl, request } from '../support/http-client';
-import { browserFetch, browserSignIn, CookieJar, demoLogin, devAccount, follow, SESSION_COOKIE } from '../support/browser-session';
+import {
+  browserFetch,
+  browserSignIn,
+  CookieJar,
+  demoLogin,
+  devAccount,
+  follow,
+  SESSION_COOKIE,
+} from '../support/browser-session';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
 
@@ -28,7 +36,10 @@ async function signedInMember(team: Team, permissions: string[]) {
   return { ...signIn, account, memberId: invited.body.data.id as string, csrfToken };
 }
 
-const json = (body: unknown, extra: Record<string, string> = {}) => ({ body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...extra } });
+const json = (body: unknown, extra: Record<string, string> = {}) => ({
+  body: JSON.stringify(body),
+  headers: { 'Content-Type': 'application/json', ...extra },
+});
 
 describe('sign-in through the embedded provider', () => {
   it('signs the demo admin in: a session cookie (HttpOnly, SameSite=Lax, Path=/), a landing on /, and a member caller', async () => {
@@ -43,7 +54,9 @@ describe('sign-in through the embedded provider', () => {
 
     const me = await browserFetch(jar, `${baseUrl()}/api/me`);
     expect(me.status).toBe(200);
-    const body = JSON.parse(me.text) as { data: { caller: { type: string }; scopes: string[]; session: { csrfToken: string; email: string } } };
+    const body = JSON.parse(me.text) as {
+      data: { caller: { type: string }; scopes: string[]; session: { csrfToken: string; email: string } };
+    };
     expect(body.data.caller.type).toBe('member');
     expect(body.data.scopes).toContain('settings:write');
     expect(body.data.session.email).toBe('demo@vexdesk.local');
@@ -55,8 +68,14 @@ describe('sign-in through the embedded provider', () => {
     const member = await signedInMember(team, []);
     const entries = (await readAuditLog(team.teamId)).map(toAuditEntry).filter((entry) => entry.action === 'sign_in');
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ actorId: member.memberId, actorEmail: member.account.email, entityType: 'session' });
-    const stored = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.session(hashSessionId(member.session!)) }));
+    expect(entries[0]).toMatchObject({
+      actorId: member.memberId,
+      actorEmail: member.account.email,
+      entityType: 'session',
+    });
+    const stored = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.session(hashSessionId(member.session!)) }),
+    );
     expect(stored.Item).toBeDefined();
     expect(JSON.stringify(stored.Item)).not.toContain(member.session);
   });
@@ -100,9 +119,15 @@ describe('sign-in through the embedded provider', () => {
   });
 
   it('lands on the return path asked for, but never on another origin', async () => {
-    expect((await browserSignIn(await demoLogin(), { returnTo: '/products?page=2' })).last.headers.get('location')).toBe('/products?page=2');
-    expect((await browserSignIn(await demoLogin(), { returnTo: '//evil.example/x' })).last.headers.get('location')).toBe('/');
-    expect((await browserSignIn(await demoLogin(), { returnTo: 'https://evil.example/' })).last.headers.get('location')).toBe('/');
+    expect(
+      (await browserSignIn(await demoLogin(), { returnTo: '/products?page=2' })).last.headers.get('location'),
+    ).toBe('/products?page=2');
+    expect(
+      (await browserSignIn(await demoLogin(), { returnTo: '//evil.example/x' })).last.headers.get('location'),
+    ).toBe('/');
+    expect(
+      (await browserSignIn(await demoLogin(), { returnTo: 'https://evil.example/' })).last.headers.get('location'),
+    ).toBe('/');
   });
 });
 
@@ -115,11 +140,33 @@ describe('session requests', () => {
     const origin = new URL(baseUrl()).origin;
 
     expect((await browserFetch(member.jar, url, { method: 'POST', ...json(product()) })).status).toBe(403);
-    expect((await browserFetch(member.jar, url, { method: 'POST', ...json(product(), { Origin: 'https://evil.example' }) })).status).toBe(403);
-    expect((await browserFetch(member.jar, url, { method: 'POST', ...json(product(), { Origin: 'https://evil.example', 'X-CSRF-Token': member.csrfToken }) })).status).toBe(403);
-    expect((await browserFetch(member.jar, url, { method: 'POST', ...json(product(), { Origin: origin, 'X-CSRF-Token': 'x'.repeat(43) }) })).status).toBe(403);
-    expect((await browserFetch(member.jar, url, { method: 'POST', ...json(product(), { Origin: origin }) })).status).toBe(403);
-    const created = await browserFetch(member.jar, url, { method: 'POST', ...json(product(), { Origin: origin, 'X-CSRF-Token': member.csrfToken }) });
+    expect(
+      (await browserFetch(member.jar, url, { method: 'POST', ...json(product(), { Origin: 'https://evil.example' }) }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await browserFetch(member.jar, url, {
+          method: 'POST',
+          ...json(product(), { Origin: 'https://evil.example', 'X-CSRF-Token': member.csrfToken }),
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await browserFetch(member.jar, url, {
+          method: 'POST',
+          ...json(product(), { Origin: origin, 'X-CSRF-Token': 'x'.repeat(43) }),
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await browserFetch(member.jar, url, { method: 'POST', ...json(product(), { Origin: origin }) })).status,
+    ).toBe(403);
+    const created = await browserFetch(member.jar, url, {
+      method: 'POST',
+      ...json(product(), { Origin: origin, 'X-CSRF-Token': member.csrfToken }),
+    });
     expect(created.status).toBe(201);
     // Reads need neither; Bearer requests are unaffected.
     expect((await browserFetch(member.jar, `${url}?perPage=10`)).status).toBe(200);
@@ -129,22 +176,32 @@ describe('session requests', () => {
   it('takes a Bearer credential first: an invalid one with a valid cookie is 401', async () => {
     const team = await createTeamWithKey();
     const member = await signedInMember(team, []);
-    const response = await browserFetch(member.jar, `${baseUrl()}/api/me`, { headers: { Authorization: `Bearer vxd_${'0'.repeat(64)}` } });
+    const response = await browserFetch(member.jar, `${baseUrl()}/api/me`, {
+      headers: { Authorization: `Bearer vxd_${'0'.repeat(64)}` },
+    });
     expect(response.status).toBe(401);
     // A valid key with the cookie acts as the key, not the member.
-    const asKey = await browserFetch(member.jar, `${baseUrl()}/api/me`, { headers: { Authorization: `Bearer ${team.key}` } });
+    const asKey = await browserFetch(member.jar, `${baseUrl()}/api/me`, {
+      headers: { Authorization: `Bearer ${team.key}` },
+    });
     expect((JSON.parse(asKey.text) as { data: { caller: { type: string } } }).data.caller.type).toBe('service_account');
   });
 
-  it('gives a session the scopes of the member\'s permissions, changed on the next request', async () => {
+  it("gives a session the scopes of the member's permissions, changed on the next request", async () => {
     const team = await createTeamWithKey();
     const member = await signedInMember(team, []);
     const origin = new URL(baseUrl()).origin;
-    const create = () => browserFetch(member.jar, `${baseUrl()}/api/products`, { method: 'POST', ...json({ name: 'P', slug: uniqueSlug('scoped') }, { Origin: origin, 'X-CSRF-Token': member.csrfToken }) });
+    const create = () =>
+      browserFetch(member.jar, `${baseUrl()}/api/products`, {
+        method: 'POST',
+        ...json({ name: 'P', slug: uniqueSlug('scoped') }, { Origin: origin, 'X-CSRF-Token': member.csrfToken }),
+      });
     expect((await browserFetch(member.jar, `${baseUrl()}/api/products?perPage=10`)).status).toBe(200);
     expect((await create()).status).toBe(403);
     expect((await browserFetch(member.jar, `${baseUrl()}/api/keys`)).status).toBe(403);
-    expect((await team.api.put(`/api/members/${member.memberId}`, { permissions: ['content.write'] })).status).toBe(200);
+    expect((await team.api.put(`/api/members/${member.memberId}`, { permissions: ['content.write'] })).status).toBe(
+      200,
+    );
     expect((await create()).status).toBe(201);
     expect((await team.api.put(`/api/members/${member.memberId}`, { permissions: [] })).status).toBe(200);
     expect((await create()).status).toBe(403);
@@ -154,17 +211,30 @@ describe('session requests', () => {
     const team = await createTeamWithKey();
     const member = await signedInMember(team, ['settings.manage', 'content.write']);
     const origin = new URL(baseUrl()).origin;
-    const created = await browserFetch(member.jar, `${baseUrl()}/api/keys`, { method: 'POST', ...json({ name: 'from-console', scopes: ['products:read'] }, { Origin: origin, 'X-CSRF-Token': member.csrfToken }) });
+    const created = await browserFetch(member.jar, `${baseUrl()}/api/keys`, {
+      method: 'POST',
+      ...json(
+        { name: 'from-console', scopes: ['products:read'] },
+        { Origin: origin, 'X-CSRF-Token': member.csrfToken },
+      ),
+    });
     expect(created.status).toBe(201);
     const { key, id } = (JSON.parse(created.text) as { data: { key: string; id: string } }).data;
     expect((await request('GET', '/api/products?perPage=1', { key })).status).toBe(200);
     const entry = (await readAuditLog(team.teamId)).map(toAuditEntry).find((candidate) => candidate.entityId === id);
     expect(entry).toMatchObject({ action: 'create', actorId: member.memberId, actorEmail: member.account.email });
-    expect((await browserFetch(member.jar, `${baseUrl()}/api/keys/${id}`, { method: 'DELETE', headers: { Origin: origin, 'X-CSRF-Token': member.csrfToken } })).status).toBe(204);
+    expect(
+      (
+        await browserFetch(member.jar, `${baseUrl()}/api/keys/${id}`, {
+          method: 'DELETE',
+          headers: { Origin: origin, 'X-CSRF-Token': member.csrfToken },
+        })
+      ).status,
+    ).toBe(204);
     expect((await request('GET', '/api/products?perPage=1', { key })).status).toBe(401);
   });
 
-  it('ends a removed member\'s session on their next request', async () => {
+  it("ends a removed member's session on their next request", async () => {
     const team = await createTeamWithKey();
     const member = await signedInMember(team, ['content.write']);
     expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(200);
@@ -180,7 +250,14 @@ describe('session requests', () => {
     const member = await signedInMember(team, []);
     const key = keys.session(hashSessionId(member.session!));
     const twoMinutesAgo = new Date(Date.now() - 120_000).toISOString();
-    await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET lastSeenAt = :at', ExpressionAttributeValues: { ':at': twoMinutesAgo } }));
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET lastSeenAt = :at',
+        ExpressionAttributeValues: { ':at': twoMinutesAgo },
+      }),
+    );
     expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(200);
     const stored = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
     expect(Date.parse(String(stored.Item?.lastSeenAt))).toBeGreaterThan(Date.parse(twoMinutesAgo) + 60_000);
@@ -194,19 +271,31 @@ describe('session requests', () => {
     const member = await signedInMember(team, []);
     expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(200);
     const [[name, value]] = Object.entries(change) as [[string, string]];
-    await dynamo().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.session(hashSessionId(member.session!)),
-      UpdateExpression: 'SET #field = :value', ExpressionAttributeNames: { '#field': name }, ExpressionAttributeValues: { ':value': value },
-    }));
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.session(hashSessionId(member.session!)),
+        UpdateExpression: 'SET #field = :value',
+        ExpressionAttributeNames: { '#field': name },
+        ExpressionAttributeValues: { ':value': value },
+      }),
+    );
     expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(401);
   });
 
-  it('ends a session idle for longer than the team\'s shorter idle timeout, set in the team settings', async () => {
+  it("ends a session idle for longer than the team's shorter idle timeout, set in the team settings", async () => {
     const team = await createTeamWithKey();
     const member = await signedInMember(team, []);
     const key = keys.session(hashSessionId(member.session!));
     const idleFor = async (minutes: number) => {
-      await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET lastSeenAt = :at', ExpressionAttributeValues: { ':at': new Date(Date.now() - minutes * 60_000).toISOString() } }));
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: 'SET lastSeenAt = :at',
+          ExpressionAttributeValues: { ':at': new Date(Date.now() - minutes * 60_000).toISOString() },
+        }),
+      );
     };
     // 31 minutes idle is nothing under the default 8 hours.
     await idleFor(31);
@@ -217,25 +306,35 @@ describe('session requests', () => {
     expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(200);
     await idleFor(31);
     expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(401);
-    const entry = (await readAuditLog(team.teamId)).map(toAuditEntry).find((candidate) => candidate.entityType === 'team_settings');
+    const entry = (await readAuditLog(team.teamId))
+      .map(toAuditEntry)
+      .find((candidate) => candidate.entityType === 'team_settings');
     expect(entry?.changes).toMatchObject({ sessionIdleMinutes: { from: 480, to: 30 } });
   });
 
-  it('ends a running session once the team\'s absolute timeout since its sign-in has passed', async () => {
+  it("ends a running session once the team's absolute timeout since its sign-in has passed", async () => {
     const team = await createTeamWithKey();
     const member = await signedInMember(team, []);
-    await dynamo().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.session(hashSessionId(member.session!)),
-      UpdateExpression: 'SET createdAt = :at', ExpressionAttributeValues: { ':at': new Date(Date.now() - 2 * 3600_000).toISOString() },
-    }));
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.session(hashSessionId(member.session!)),
+        UpdateExpression: 'SET createdAt = :at',
+        ExpressionAttributeValues: { ':at': new Date(Date.now() - 2 * 3600_000).toISOString() },
+      }),
+    );
     expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(200);
-    expect((await team.api.put('/api/settings', { sessionTimeouts: { absoluteMinutes: 60, idleMinutes: 30 } })).status).toBe(200);
+    expect(
+      (await team.api.put('/api/settings', { sessionTimeouts: { absoluteMinutes: 60, idleMinutes: 30 } })).status,
+    ).toBe(200);
     expect((await browserFetch(member.jar, `${baseUrl()}/api/me`)).status).toBe(401);
   });
 
-  it('starts a session with the team\'s absolute timeout, in the cookie and the audit entry', async () => {
+  it("starts a session with the team's absolute timeout, in the cookie and the audit entry", async () => {
     const team = await createTeamWithKey();
-    expect((await team.api.put('/api/settings', { sessionTimeouts: { absoluteMinutes: 120, idleMinutes: 15 } })).status).toBe(200);
+    expect(
+      (await team.api.put('/api/settings', { sessionTimeouts: { absoluteMinutes: 120, idleMinutes: 15 } })).status,
+    ).toBe(200);
     const member = await signedInMember(team, []);
     const cookie = member.last.headers.getSetCookie().find((line) => line.startsWith(`${SESSION_COOKIE}=`));
     const maxAge = Number(/Max-Age=(\d+)/.exec(cookie ?? '')?.[1]);
@@ -258,7 +357,10 @@ describe('session requests', () => {
     const refused = await team.api.put('/api/settings', { sessionTimeouts });
     expect(refused.status).toBe(422);
     expect(refused.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
-    expect((await team.api.get('/api/settings')).body.data.sessionTimeouts).toEqual({ idleMinutes: 480, absoluteMinutes: 10_080 });
+    expect((await team.api.get('/api/settings')).body.data.sessionTimeouts).toEqual({
+      idleMinutes: 480,
+      absoluteMinutes: 10_080,
+    });
   });
 
   it('signs out server-side: the old cookie no longer works, and sign-out needs the CSRF token', async () => {
@@ -266,14 +368,22 @@ describe('session requests', () => {
     const member = await signedInMember(team, []);
     const stolen = member.session!;
     const logout = `${baseUrl()}/api/auth/logout`;
-    expect((await browserFetch(member.jar, logout, { method: 'POST', headers: { Origin: 'https://evil.example' } })).status).toBe(403);
-    const out = await browserFetch(member.jar, logout, { method: 'POST', headers: { Origin: new URL(baseUrl()).origin, 'X-CSRF-Token': member.csrfToken } });
+    expect(
+      (await browserFetch(member.jar, logout, { method: 'POST', headers: { Origin: 'https://evil.example' } })).status,
+    ).toBe(403);
+    const out = await browserFetch(member.jar, logout, {
+      method: 'POST',
+      headers: { Origin: new URL(baseUrl()).origin, 'X-CSRF-Token': member.csrfToken },
+    });
     expect(out.status).toBe(204);
     expect(out.headers.getSetCookie().join()).toMatch(new RegExp(`^${SESSION_COOKIE}=; .*Max-Age=0`));
     const replayed = new CookieJar();
     replayed.set(baseUrl(), SESSION_COOKIE, stolen);
     expect((await browserFetch(replayed, `${baseUrl()}/api/me`)).status).toBe(401);
-    const actions = (await readAuditLog(team.teamId)).map(toAuditEntry).filter((entry) => entry.entityType === 'session').map((entry) => entry.action);
+    const actions = (await readAuditLog(team.teamId))
+      .map(toAuditEntry)
+      .filter((entry) => entry.entityType === 'session')
+      .map((entry) => entry.action);
     expect(actions.sort()).toEqual(['sign_in', 'sign_out']);
   });
 

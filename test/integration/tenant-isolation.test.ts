@@ -10,7 +10,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
 describe('tenant isolation of concurrent team requests', () => {
-  it('serves interleaved requests of two teams each with its own team\'s data, without a single 5xx', async () => {
+  it("serves interleaved requests of two teams each with its own team's data, without a single 5xx", async () => {
     const teams = await Promise.all([createTeamWithKey(), createTeamWithKey()]);
     const products = await Promise.all(
       teams.map(async ({ api }) => {
@@ -34,15 +34,20 @@ describe('tenant isolation of concurrent team requests', () => {
     expect(new Set(statuses)).toEqual(new Set([200, 201]));
     for (const [index, { api }] of teams.entries()) {
       const releases = await api.get(`/api/products/${products[index]}/releases?perPage=100`);
-      expect(releases.body.data.map((release: { version: string }) => release.version).sort()).toEqual(
-        ['1.0.0', '1.0.10', '1.0.2', '1.0.4', '1.0.6', '1.0.8'],
-      );
+      expect(releases.body.data.map((release: { version: string }) => release.version).sort()).toEqual([
+        '1.0.0',
+        '1.0.10',
+        '1.0.2',
+        '1.0.4',
+        '1.0.6',
+        '1.0.8',
+      ]);
       const listed = await api.get('/api/products');
       expect(listed.body.data.map((product: { id: string }) => product.id)).toEqual([products[index]]);
     }
   });
 
-  it('answers 404, never another team\'s data, when a team names another team\'s product', async () => {
+  it("answers 404, never another team's data, when a team names another team's product", async () => {
     const [owner, other] = await Promise.all([createTeamWithKey(), createTeamWithKey()]);
     const created = await owner.api.post('/api/products', { name: 'Widget', slug: uniqueSlug() });
 

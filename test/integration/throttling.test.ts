@@ -18,9 +18,14 @@ import { startServerProcess } from '../support/server-process';
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 
-async function admin(...args: string[]): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any -- CLI JSON
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON
+async function admin(...args: string[]): Promise<Record<string, any>> {
   const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
-  const { stdout } = await run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args], { cwd: root, env });
+  const { stdout } = await run(
+    process.execPath,
+    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
+    { cwd: root, env },
+  );
   return JSON.parse(stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- CLI JSON
 }
 
@@ -31,11 +36,14 @@ async function sequence<T>(count: number, call: () => Promise<T>): Promise<T[]> 
   return results;
 }
 
-function expectThrottledAnswer(response: HttpResponse<any>, retryAfter: string): void { // eslint-disable-line @typescript-eslint/no-explicit-any -- arbitrary JSON
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- arbitrary JSON
+function expectThrottledAnswer(response: HttpResponse<any>, retryAfter: string): void {
   expect(response.status).toBe(429);
   expect(response.headers.get('retry-after')).toBe(retryAfter);
   expect(response.headers.get('content-type')).toBe('application/json');
-  expect(response.body).toEqual({ error: { code: 'throttled', message: 'Too many requests', requestId: response.headers.get('x-amzn-requestid') } });
+  expect(response.body).toEqual({
+    error: { code: 'throttled', message: 'Too many requests', requestId: response.headers.get('x-amzn-requestid') },
+  });
 }
 
 describe('per-team quota', () => {
@@ -69,10 +77,16 @@ describe('per-team quota', () => {
 
     expect(settings.body.data.throttle).toEqual({ rateLimit: 50, burstLimit: 100, source: 'default' });
     expect(shown.throttle).toEqual({ rateLimit: 20, burstLimit: 40, source: 'team' });
-    expect(audit.map((entry) => entry.changes)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ rateLimit: { from: 50, to: 20 }, burstLimit: { from: 100, to: 40 }, source: { from: 'default', to: 'team' } }),
-      expect.objectContaining({ rateLimit: { from: 20, to: 50 }, source: { from: 'team', to: 'default' } }),
-    ]));
+    expect(audit.map((entry) => entry.changes)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          rateLimit: { from: 50, to: 20 },
+          burstLimit: { from: 100, to: 40 },
+          source: { from: 'default', to: 'team' },
+        }),
+        expect.objectContaining({ rateLimit: { from: 20, to: 50 }, source: { from: 'team', to: 'default' } }),
+      ]),
+    );
   }, 60_000);
 
   it('refuses a quota API Gateway would not take, changing nothing', async () => {
@@ -88,7 +102,9 @@ describe('per-team quota', () => {
 describe('per-client limit of the anonymous routes', () => {
   it('answers 429 with Retry-After to a client over the limit on the disclosure routes only', async () => {
     // A server of its own: the shared one serves every test file from the same loopback address.
-    const server = await startServerProcess(mkdtempSync(join(tmpdir(), 'vexdesk-waf-')), { VEXDESK_PUBLIC_CLIENT_LIMIT: '10' });
+    const server = await startServerProcess(mkdtempSync(join(tmpdir(), 'vexdesk-waf-')), {
+      VEXDESK_PUBLIC_CLIENT_LIMIT: '10',
+    });
     try {
       const get = async (path: string) => {
         const response = await fetch(`${server.baseUrl}${path}`);

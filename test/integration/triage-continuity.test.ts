@@ -17,26 +17,50 @@ import { cycloneDxSbom } from '../support/seed';
 import type { client } from '../support/http-client';
 
 type Api = ReturnType<typeof client>;
-interface Row { id: string; component_name: string; component_version: string; disposition?: { id: string; status: string; decision_state: string; review_required: boolean; expires_at: string | null; carried_from: { release_id: string; release_version: string; disposition_id: string } | null } }
+interface Row {
+  id: string;
+  component_name: string;
+  component_version: string;
+  disposition?: {
+    id: string;
+    status: string;
+    decision_state: string;
+    review_required: boolean;
+    expires_at: string | null;
+    carried_from: { release_id: string; release_version: string; disposition_id: string } | null;
+  };
+}
 
 /** `count` packages, each with one advisory affecting every version below 2.0.0. */
 async function seedAdvisories(count: number) {
   const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
   const base = randomInt(1_000_000, 9_000_000);
   const names = Array.from({ length: count }, (_, index) => `carry-${suffix}-lib${index}`);
-  await importAdvisories(names.map((name, index) => ({
-    source: 'seed',
-    advisory: parseOsvAdvisory({
-      id: `GHSA-carry-${suffix}-${index}`, modified: new Date().toISOString(), aliases: [`CVE-2091-${base + index}`], summary: `Carry ${index}`, details: 'Seeded',
-      severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' }],
-      affected: [{ package: { ecosystem: 'npm', name }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }],
-    }),
-  })));
+  await importAdvisories(
+    names.map((name, index) => ({
+      source: 'seed',
+      advisory: parseOsvAdvisory({
+        id: `GHSA-carry-${suffix}-${index}`,
+        modified: new Date().toISOString(),
+        aliases: [`CVE-2091-${base + index}`],
+        summary: `Carry ${index}`,
+        details: 'Seeded',
+        severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' }],
+        affected: [
+          {
+            package: { ecosystem: 'npm', name },
+            ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
+          },
+        ],
+      }),
+    })),
+  );
   return names;
 }
 
 async function product(api: Api) {
-  return (await api.post<{ data: { id: string } }>('/api/products', { name: 'Carry', slug: uniqueSlug('carry') })).body.data;
+  return (await api.post<{ data: { id: string } }>('/api/products', { name: 'Carry', slug: uniqueSlug('carry') })).body
+    .data;
 }
 
 async function release(api: Api, productId: string, version: string) {
@@ -47,8 +71,14 @@ async function release(api: Api, productId: string, version: string) {
 
 /** Uploads and scans an SBOM of `packages` (name → version); returns its vulnerability rows by package name. */
 async function upload(api: Api, releaseId: string, packages: Record<string, string>) {
-  const content = cycloneDxSbom(Object.entries(packages).map(([name, version]) => ({ name, version, purl: `pkg:npm/${name}@${version}` })));
-  const uploaded = await api.post<{ data: { id: string } }>('/api/sboms/upload', { releaseId, content, fileName: 'bom.json' });
+  const content = cycloneDxSbom(
+    Object.entries(packages).map(([name, version]) => ({ name, version, purl: `pkg:npm/${name}@${version}` })),
+  );
+  const uploaded = await api.post<{ data: { id: string } }>('/api/sboms/upload', {
+    releaseId,
+    content,
+    fileName: 'bom.json',
+  });
   expect(uploaded.status).toBe(201);
   const sbomId = uploaded.body.data.id;
   expect((await api.post('/api/cve-scan', { sbomId })).status).toBe(202);
@@ -56,7 +86,10 @@ async function upload(api: Api, releaseId: string, packages: Record<string, stri
 }
 
 async function rows(api: Api, sbomId: string) {
-  const listed = await api.get<{ data: Row[]; summary: { total: number; withoutDisposition: number; notAffected: number } }>(`/api/sboms/${sbomId}/vulnerabilities`);
+  const listed = await api.get<{
+    data: Row[];
+    summary: { total: number; withoutDisposition: number; notAffected: number };
+  }>(`/api/sboms/${sbomId}/vulnerabilities`);
   expect(listed.status).toBe(200);
   return { byName: new Map(listed.body.data.map((row) => [row.component_name, row])), summary: listed.body.summary };
 }
@@ -76,26 +109,47 @@ describe('triage continuity', () => {
     const { id: productId } = await product(api);
     const { id: releaseId } = await release(api, productId, '1.0.0');
     const first = await upload(api, releaseId, { [names[0]!]: '1.0.0', [names[1]!]: '1.0.0' });
-    const decided = await api.post('/api/dispositions', { vulnerabilityId: row(first.rows, names[0]!).id, ...NOT_AFFECTED });
+    const decided = await api.post('/api/dispositions', {
+      vulnerabilityId: row(first.rows, names[0]!).id,
+      ...NOT_AFFECTED,
+    });
     expect(decided.status).toBe(201);
-    const batch = await api.post('/api/dispositions/batch', { vulnerabilityIds: [row(first.rows, names[1]!).id], status: 'fixed' });
+    const batch = await api.post('/api/dispositions/batch', {
+      vulnerabilityIds: [row(first.rows, names[1]!).id],
+      status: 'fixed',
+    });
     expect(batch.status).toBe(200);
 
     // The next CI build: the same packages plus a new one.
     const second = await upload(api, releaseId, { [names[0]!]: '1.0.0', [names[1]!]: '1.0.0', [names[2]!]: '1.0.0' });
-    expect(row(second.rows, names[0]!).disposition).toMatchObject({ id: decided.body.data.id, status: 'not_affected', decision_state: 'decided' });
+    expect(row(second.rows, names[0]!).disposition).toMatchObject({
+      id: decided.body.data.id,
+      status: 'not_affected',
+      decision_state: 'decided',
+    });
     expect(row(second.rows, names[1]!).disposition).toMatchObject({ status: 'fixed' });
     expect(row(second.rows, names[2]!).disposition).toBeUndefined();
     expect(second.rows.summary).toMatchObject({ total: 3, withoutDisposition: 1 });
 
     // A decision made on the second SBOM's finding is the first SBOM's decision too (one per package and advisory).
-    const again = await api.post('/api/dispositions', { vulnerabilityId: row(second.rows, names[0]!).id, status: 'affected', response: 'update' });
+    const again = await api.post('/api/dispositions', {
+      vulnerabilityId: row(second.rows, names[0]!).id,
+      status: 'affected',
+      response: 'update',
+    });
     expect(again.status).toBe(200);
     expect(again.body.data.id).toBe(decided.body.data.id);
     expect(again.body.data.vulnerabilityId).toBe(row(first.rows, names[0]!).id);
-    expect(row(await rows(api, first.sbomId), names[0]!).disposition).toMatchObject({ id: decided.body.data.id, status: 'affected' });
+    expect(row(await rows(api, first.sbomId), names[0]!).disposition).toMatchObject({
+      id: decided.body.data.id,
+      status: 'affected',
+    });
     // A batch naming both SBOMs' findings of one decision writes it once.
-    const both = await api.post('/api/dispositions/batch', { vulnerabilityIds: [row(first.rows, names[1]!).id, row(second.rows, names[1]!).id], status: 'not_affected', justification: 'component_not_present' });
+    const both = await api.post('/api/dispositions/batch', {
+      vulnerabilityIds: [row(first.rows, names[1]!).id, row(second.rows, names[1]!).id],
+      status: 'not_affected',
+      justification: 'component_not_present',
+    });
     expect(both.status).toBe(200);
     const history = await api.get(`/api/dispositions/${row(second.rows, names[1]!).disposition!.id}`);
     expect(history.body.data.history).toHaveLength(2);
@@ -115,19 +169,34 @@ describe('triage continuity', () => {
     // The state a crash after the dispositions' transaction leaves: the bracket open under the SBOM's id, no side items.
     const ref = { teamId, productId, releaseId: r2 };
     await transactWrite([dispositionBulk.start(ref, next.sbomId, new Date(Date.now() + 60_000).toISOString())]);
-    const history = (await queryAll({ ...keys.releaseChildrenPrefix(teamId, productId, r2) })).filter((item) => item.entity === 'DispositionChange');
-    const audit = (await readAuditLog(teamId)).filter((entry) => entry.action === 'carry' && entry.entityId === carried.id);
+    const history = (await queryAll({ ...keys.releaseChildrenPrefix(teamId, productId, r2) })).filter(
+      (item) => item.entity === 'DispositionChange',
+    );
+    const audit = (await readAuditLog(teamId)).filter(
+      (entry) => entry.action === 'carry' && entry.entityId === carried.id,
+    );
     expect(history).toHaveLength(1);
     expect(audit).toHaveLength(1);
-    await batchWrite([], [keys.idPointer(teamId, carried.id), ...[...history, ...audit].map((item) => ({ pk: String(item.pk), sk: String(item.sk) }))]);
+    await batchWrite(
+      [],
+      [
+        keys.idPointer(teamId, carried.id),
+        ...[...history, ...audit].map((item) => ({ pk: String(item.pk), sk: String(item.sk) })),
+      ],
+    );
     expect((await api.get(`/api/dispositions/${carried.id}`)).status).toBe(404);
 
     expect((await api.post('/api/cve-scan', { sbomId: next.sbomId })).status).toBe(202);
     const view = await api.get(`/api/dispositions/${carried.id}`);
     expect(view.status).toBe(200);
     expect(view.body.data.history).toHaveLength(1);
-    expect((await readAuditLog(teamId)).filter((entry) => entry.action === 'carry' && entry.entityId === carried.id)).toHaveLength(1);
-    expect(row(await rows(api, next.sbomId), names[0]!).disposition).toMatchObject({ id: carried.id, decision_state: 'carried' });
+    expect(
+      (await readAuditLog(teamId)).filter((entry) => entry.action === 'carry' && entry.entityId === carried.id),
+    ).toHaveLength(1);
+    expect(row(await rows(api, next.sbomId), names[0]!).disposition).toMatchObject({
+      id: carried.id,
+      decision_state: 'carried',
+    });
   });
 
   it('carries same-version decisions to a new release, flags other versions for review under any_version, and a confirm clears the flag', async () => {
@@ -136,19 +205,31 @@ describe('triage continuity', () => {
     const { id: productId } = await product(api);
     const { id: r1 } = await release(api, productId, '1.0.0');
     const old = await upload(api, r1, { [names[0]!]: '1.0.0', [names[1]!]: '1.0.0', [names[2]!]: '1.0.0' });
-    const source = await api.post('/api/dispositions', { vulnerabilityId: row(old.rows, names[0]!).id, ...NOT_AFFECTED });
+    const source = await api.post('/api/dispositions', {
+      vulnerabilityId: row(old.rows, names[0]!).id,
+      ...NOT_AFFECTED,
+    });
     await api.post('/api/dispositions', { vulnerabilityId: row(old.rows, names[1]!).id, ...NOT_AFFECTED });
 
     // Default setting (same_version): lib0 at the same version is carried, lib1 moved to 1.1.0 is not.
     const { id: r2 } = await release(api, productId, '2.0.0');
     const next = await upload(api, r2, { [names[0]!]: '1.0.0', [names[1]!]: '1.1.0', [names[2]!]: '1.0.0' });
     const carried = row(next.rows, names[0]!).disposition!;
-    expect(carried).toMatchObject({ status: 'not_affected', decision_state: 'carried', review_required: false, carried_from: { release_id: r1, release_version: '1.0.0', disposition_id: source.body.data.id } });
+    expect(carried).toMatchObject({
+      status: 'not_affected',
+      decision_state: 'carried',
+      review_required: false,
+      carried_from: { release_id: r1, release_version: '1.0.0', disposition_id: source.body.data.id },
+    });
     expect(carried.id).not.toBe(source.body.data.id);
     expect(row(next.rows, names[1]!).disposition).toBeUndefined();
     expect(next.rows.summary).toMatchObject({ notAffected: 1, withoutDisposition: 2 });
     const view = await api.get(`/api/dispositions/${carried.id}`);
-    expect(view.body.data).toMatchObject({ detail: 'Not reachable.', carried_from: { release_id: r1, decided_by: { name: expect.any(String) } }, review_required: false });
+    expect(view.body.data).toMatchObject({
+      detail: 'Not reachable.',
+      carried_from: { release_id: r1, decided_by: { name: expect.any(String) } },
+      review_required: false,
+    });
     expect(view.body.data.history[0].changes.carriedFrom.to.dispositionId).toBe(source.body.data.id);
     const audit = await readAuditLog(teamId);
     expect(audit.some((entry) => entry.action === 'carry' && entry.entityId === carried.id)).toBe(true);
@@ -158,17 +239,31 @@ describe('triage continuity', () => {
     const { id: r3 } = await release(api, productId, '3.0.0');
     const third = await upload(api, r3, { [names[0]!]: '1.0.0', [names[1]!]: '1.1.0' });
     const flagged = row(third.rows, names[1]!).disposition!;
-    expect(flagged).toMatchObject({ status: 'not_affected', decision_state: 'review_required', review_required: true, carried_from: { release_id: r1 } });
-    expect(row(third.rows, names[0]!).disposition).toMatchObject({ decision_state: 'carried', carried_from: { release_id: r2, disposition_id: carried.id } });
+    expect(flagged).toMatchObject({
+      status: 'not_affected',
+      decision_state: 'review_required',
+      review_required: true,
+      carried_from: { release_id: r1 },
+    });
+    expect(row(third.rows, names[0]!).disposition).toMatchObject({
+      decision_state: 'carried',
+      carried_from: { release_id: r2, disposition_id: carried.id },
+    });
     expect(third.rows.summary).toMatchObject({ notAffected: 1, withoutDisposition: 1 });
     const undisposed = await api.get<{ data: Row[] }>(`/api/sboms/${third.sbomId}/vulnerabilities?status=undisposed`);
     expect(undisposed.body.data.map((entry) => entry.component_name)).toEqual([names[1]]);
 
     const confirmed = await api.post(`/api/dispositions/${flagged.id}/confirm`, {});
     expect(confirmed.status).toBe(200);
-    expect(confirmed.body.data).toMatchObject({ review_required: false, decision_state: 'carried', status: 'not_affected' });
+    expect(confirmed.body.data).toMatchObject({
+      review_required: false,
+      decision_state: 'carried',
+      status: 'not_affected',
+    });
     expect((await rows(api, third.sbomId)).summary).toMatchObject({ notAffected: 2, withoutDisposition: 0 });
-    expect((await readAuditLog(teamId)).some((entry) => entry.action === 'confirm' && entry.entityId === flagged.id)).toBe(true);
+    expect(
+      (await readAuditLog(teamId)).some((entry) => entry.action === 'confirm' && entry.entityId === flagged.id),
+    ).toBe(true);
 
     // An update by a member settles the review too; off carries nothing.
     const { id: r4 } = await release(api, productId, '4.0.0');
@@ -189,17 +284,26 @@ describe('triage continuity', () => {
     const { id: productId } = await product(api);
     const { id: r1 } = await release(api, productId, '1.0.0');
     const decided = await upload(api, r1, { [names[0]!]: '1.0.0' });
-    expect((await api.post('/api/dispositions', { vulnerabilityId: row(decided.rows, names[0]!).id, ...NOT_AFFECTED })).status).toBe(201);
+    expect(
+      (await api.post('/api/dispositions', { vulnerabilityId: row(decided.rows, names[0]!).id, ...NOT_AFFECTED }))
+        .status,
+    ).toBe(201);
 
     const { id: sibling } = await product(api);
     const { id: siblingRelease } = await release(api, sibling, '1.0.0');
-    expect(row((await upload(api, siblingRelease, { [names[0]!]: '1.0.0' })).rows, names[0]!).disposition).toBeUndefined();
+    expect(
+      row((await upload(api, siblingRelease, { [names[0]!]: '1.0.0' })).rows, names[0]!).disposition,
+    ).toBeUndefined();
     const { id: foreign } = await product(other.api);
     const { id: foreignRelease } = await release(other.api, foreign, '1.0.0');
-    expect(row((await upload(other.api, foreignRelease, { [names[0]!]: '1.0.0' })).rows, names[0]!).disposition).toBeUndefined();
+    expect(
+      row((await upload(other.api, foreignRelease, { [names[0]!]: '1.0.0' })).rows, names[0]!).disposition,
+    ).toBeUndefined();
     // The same product's next release does carry it (the test above is not vacuous).
     const { id: r2 } = await release(api, productId, '2.0.0');
-    expect(row((await upload(api, r2, { [names[0]!]: '1.0.0' })).rows, names[0]!).disposition).toMatchObject({ decision_state: 'carried' });
+    expect(row((await upload(api, r2, { [names[0]!]: '1.0.0' })).rows, names[0]!).disposition).toMatchObject({
+      decision_state: 'carried',
+    });
   });
 
   it('refuses an expiry in the past and counts an expired decision as undecided, saying why', async () => {
@@ -208,13 +312,29 @@ describe('triage continuity', () => {
     const { id: productId } = await product(api);
     const { id: releaseId } = await release(api, productId, '1.0.0');
     const { sbomId, rows: listed } = await upload(api, releaseId, { [names[0]!]: '1.0.0', [names[1]!]: '1.0.0' });
-    const past = await api.post('/api/dispositions', { vulnerabilityId: row(listed, names[0]!).id, ...NOT_AFFECTED, expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const past = await api.post('/api/dispositions', {
+      vulnerabilityId: row(listed, names[0]!).id,
+      ...NOT_AFFECTED,
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    });
     expect(past.status).toBe(422);
     expect(past.body.error.details[0].path).toBe('expiresAt');
-    expect((await api.post('/api/dispositions', { vulnerabilityId: row(listed, names[0]!).id, ...NOT_AFFECTED, expiresAt: 'next tuesday' })).status).toBe(422);
+    expect(
+      (
+        await api.post('/api/dispositions', {
+          vulnerabilityId: row(listed, names[0]!).id,
+          ...NOT_AFFECTED,
+          expiresAt: 'next tuesday',
+        })
+      ).status,
+    ).toBe(422);
 
     const expiresAt = new Date(Date.now() + 3000).toISOString();
-    const accepted = await api.post('/api/dispositions', { vulnerabilityId: row(listed, names[0]!).id, ...NOT_AFFECTED, expiresAt });
+    const accepted = await api.post('/api/dispositions', {
+      vulnerabilityId: row(listed, names[0]!).id,
+      ...NOT_AFFECTED,
+      expiresAt,
+    });
     expect(accepted.status).toBe(201);
     expect(accepted.body.data.expires_at).toBe(expiresAt);
     await api.post('/api/dispositions', { vulnerabilityId: row(listed, names[1]!).id, ...NOT_AFFECTED });
@@ -223,7 +343,11 @@ describe('triage continuity', () => {
     await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 200));
     const after = await rows(api, sbomId);
     expect(after.summary).toMatchObject({ notAffected: 1, withoutDisposition: 1 });
-    expect(row(after, names[0]!).disposition).toMatchObject({ status: 'not_affected', decision_state: 'expired', expires_at: expiresAt });
+    expect(row(after, names[0]!).disposition).toMatchObject({
+      status: 'not_affected',
+      decision_state: 'expired',
+      expires_at: expiresAt,
+    });
     const undisposed = await api.get<{ data: Row[] }>(`/api/sboms/${sbomId}/vulnerabilities?status=undisposed`);
     expect(undisposed.body.data.map((entry) => entry.component_name)).toEqual([names[0]]);
     expect((await api.get(`/api/dispositions/${accepted.body.data.id}`)).body.data.decision_state).toBe('expired');

@@ -28,24 +28,41 @@ import {
 
 const FIXTURES = new URL('../fixtures/sboms/', import.meta.url);
 type Api = Awaited<ReturnType<typeof createTeamWithKey>>['api'];
-interface Row { id: string; cve_id: string; component_name: string; component_purl: string | null; component_version: string | null }
+interface Row {
+  id: string;
+  cve_id: string;
+  component_name: string;
+  component_purl: string | null;
+  component_version: string | null;
+}
 
 /** Synthetic advisories (unique CVE ids) for the given maven purls, so the real scan finds exactly them among the fixture's components. */
 async function advisoriesFor(purls: string[]): Promise<Map<string, string>> {
   const base = randomInt(1_000_000, 9_000_000);
   const cveByPurl = new Map<string, string>();
-  await importAdvisories(purls.map((purl, index) => {
-    const p = PackageURL.fromString(purl);
-    const cve = `CVE-2091-${base + index}`;
-    cveByPurl.set(purl, cve);
-    return {
-      source: 'seed',
-      advisory: parseOsvAdvisory({
-        id: cve, modified: new Date().toISOString(), summary: `Interop issue ${index}`, details: 'Interop',
-        affected: [{ package: { ecosystem: 'Maven', name: `${p.namespace}:${p.name}` }, versions: [p.version], ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '999.0.0' }] }] }],
-      }),
-    };
-  }));
+  await importAdvisories(
+    purls.map((purl, index) => {
+      const p = PackageURL.fromString(purl);
+      const cve = `CVE-2091-${base + index}`;
+      cveByPurl.set(purl, cve);
+      return {
+        source: 'seed',
+        advisory: parseOsvAdvisory({
+          id: cve,
+          modified: new Date().toISOString(),
+          summary: `Interop issue ${index}`,
+          details: 'Interop',
+          affected: [
+            {
+              package: { ecosystem: 'Maven', name: `${p.namespace}:${p.name}` },
+              versions: [p.version],
+              ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '999.0.0' }] }],
+            },
+          ],
+        }),
+      };
+    }),
+  );
   return cveByPurl;
 }
 
@@ -54,11 +71,16 @@ async function triagedFixture(fixture: string, pick: (purls: string[]) => string
   const team = await createTeamWithKey();
   const api: Api = team.api;
   const content = readFileSync(new URL(fixture, FIXTURES), 'utf8');
-  const purls = [...content.matchAll(/pkg:maven\/[^"\s]+/g)].map((m) => m[0]).filter((v, i, all) => all.indexOf(v) === i);
+  const purls = [...content.matchAll(/pkg:maven\/[^"\s]+/g)]
+    .map((m) => m[0])
+    .filter((v, i, all) => all.indexOf(v) === i);
   const [notAffected, fixed, affected] = pick(purls) as [string, string, string];
   const cves = await advisoriesFor([notAffected, fixed, affected]);
-  const product = (await api.post('/api/products', { name: 'Interop', slug: uniqueSlug('interop'), vendor: 'ACME Corp' })).body.data;
-  const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0', purl: releasePurl })).body.data;
+  const product = (
+    await api.post('/api/products', { name: 'Interop', slug: uniqueSlug('interop'), vendor: 'ACME Corp' })
+  ).body.data;
+  const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0', purl: releasePurl })).body
+    .data;
   const upload = await api.post('/api/sboms/upload', { releaseId: release.id, content, fileName: fixture });
   expect(upload.status).toBe(201);
   const sbom = upload.body.data;
@@ -69,9 +91,22 @@ async function triagedFixture(fixture: string, pick: (purls: string[]) => string
     if (!found) throw new Error(`no finding for ${purl}`);
     return found;
   };
-  expect((await api.post('/api/dispositions', { vulnerabilityId: row(notAffected).id, status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path' })).status).toBeLessThan(300);
-  expect((await api.post('/api/dispositions', { vulnerabilityId: row(fixed).id, status: 'fixed' })).status).toBeLessThan(300);
-  expect((await api.post('/api/dispositions', { vulnerabilityId: row(affected).id, status: 'affected', response: 'update' })).status).toBeLessThan(300);
+  expect(
+    (
+      await api.post('/api/dispositions', {
+        vulnerabilityId: row(notAffected).id,
+        status: 'not_affected',
+        justification: 'vulnerable_code_not_in_execute_path',
+      })
+    ).status,
+  ).toBeLessThan(300);
+  expect(
+    (await api.post('/api/dispositions', { vulnerabilityId: row(fixed).id, status: 'fixed' })).status,
+  ).toBeLessThan(300);
+  expect(
+    (await api.post('/api/dispositions', { vulnerabilityId: row(affected).id, status: 'affected', response: 'update' }))
+      .status,
+  ).toBeLessThan(300);
   const generate = async (format: string) => {
     const response = await api.post(`/api/releases/${release.id}/vex`, { format, sbomId: sbom.id });
     expect(response.status).toBe(201);
@@ -81,7 +116,9 @@ async function triagedFixture(fixture: string, pick: (purls: string[]) => string
   };
   /** Every detected finding with whether the vendor's VEX must hide it (not_affected / fixed) or not. */
   const detected = rows.map((r): Detected & { hidden: boolean } => ({
-    vulnerabilityId: r.cve_id, purl: r.component_purl ?? '', bomRef: r.component_purl ?? '',
+    vulnerabilityId: r.cve_id,
+    purl: r.component_purl ?? '',
+    bomRef: r.component_purl ?? '',
     hidden: r.cve_id === cves.get(notAffected) || r.cve_id === cves.get(fixed),
   }));
   return { api, release, sbom, content, generate, detected, cves, notAffected, fixed, affected };
@@ -89,28 +126,47 @@ async function triagedFixture(fixture: string, pick: (purls: string[]) => string
 
 const hiddenBy = (rule: (d: Detected) => string | null, detected: Array<Detected & { hidden: boolean }>) =>
   detected.map((d) => [d.vulnerabilityId, d.purl, rule(d) !== null]);
-const expected = (detected: Array<Detected & { hidden: boolean }>) => detected.map((d) => [d.vulnerabilityId, d.purl, d.hidden]);
+const expected = (detected: Array<Detected & { hidden: boolean }>) =>
+  detected.map((d) => [d.vulnerabilityId, d.purl, d.hidden]);
 
 describe('VEX that consumers apply (fixture SBOMs through the server)', () => {
   it('CycloneDX SBOM with a serialNumber: Trivy, Dependency-Track (CycloneDX VEX), Trivy (OpenVEX) and Trivy/Grype (CSAF) hide exactly the not_affected and fixed findings', async () => {
     const fixture = 'cyclonedx-1.5_maven_cdxgen_vuln-spring.json';
-    const bom = JSON.parse(readFileSync(new URL(fixture, FIXTURES), 'utf8')) as { serialNumber: string; version: number; metadata: { component: { purl: string } } };
+    const bom = JSON.parse(readFileSync(new URL(fixture, FIXTURES), 'utf8')) as {
+      serialNumber: string;
+      version: number;
+      metadata: { component: { purl: string } };
+    };
     // The release is the artifact the SBOM describes: `trivy sbom` uses its root component's purl as the product.
     const root = bom.metadata.component.purl;
     const ctx = await triagedFixture(fixture, (purls) => purls.filter((p) => p !== root).slice(0, 3), root);
     expect(ctx.detected.filter((d) => d.hidden)).toHaveLength(2);
 
-    const cdx = (await ctx.generate('cyclonedx_vex')) as { vulnerabilities: Array<{ id: string; affects: Array<{ ref: string }> }> };
+    const cdx = (await ctx.generate('cyclonedx_vex')) as {
+      vulnerabilities: Array<{ id: string; affects: Array<{ ref: string }> }>;
+    };
     // BOM-Links name the uploaded SBOM: its serial number and version, carried at upload.
-    for (const v of cdx.vulnerabilities) for (const a of v.affects) expect(parseBomLink(a.ref)).toMatchObject({ serialNumber: bom.serialNumber, version: bom.version });
-    expect(hiddenBy((d) => trivyCycloneDx(cdx, { serialNumber: bom.serialNumber, version: bom.version }, d), ctx.detected)).toEqual(expected(ctx.detected));
+    for (const v of cdx.vulnerabilities)
+      for (const a of v.affects)
+        expect(parseBomLink(a.ref)).toMatchObject({ serialNumber: bom.serialNumber, version: bom.version });
+    expect(
+      hiddenBy((d) => trivyCycloneDx(cdx, { serialNumber: bom.serialNumber, version: bom.version }, d), ctx.detected),
+    ).toEqual(expected(ctx.detected));
 
-    const applied = dependencyTrackApplyVex(cdx, ctx.detected.map((d) => ({ source: 'NVD', vulnId: d.vulnerabilityId, component: { purl: d.purl, name: '', version: '' } })));
+    const applied = dependencyTrackApplyVex(
+      cdx,
+      ctx.detected.map((d) => ({
+        source: 'NVD',
+        vulnId: d.vulnerabilityId,
+        component: { purl: d.purl, name: '', version: '' },
+      })),
+    );
     expect(applied.get(`${ctx.cves.get(ctx.notAffected)!} ${ctx.notAffected}`)).toBe('not_affected');
     expect(applied.get(`${ctx.cves.get(ctx.fixed)!} ${ctx.fixed}`)).toBe('resolved');
     expect(applied.get(`${ctx.cves.get(ctx.affected)!} ${ctx.affected}`)).toBe('exploitable');
     // Each analysis lands on the component it names only.
-    for (const key of applied.keys()) expect(ctx.detected.some((d) => key === `${d.vulnerabilityId} ${d.purl}`)).toBe(true);
+    for (const key of applied.keys())
+      expect(ctx.detected.some((d) => key === `${d.vulnerabilityId} ${d.purl}`)).toBe(true);
 
     const openvex = await ctx.generate('openvex');
     expect(hiddenBy((d) => trivyOpenVex(openvex, root, d), ctx.detected)).toEqual(expected(ctx.detected));
@@ -118,20 +174,37 @@ describe('VEX that consumers apply (fixture SBOMs through the server)', () => {
     const csaf = await ctx.generate('csaf');
     expect(gocsafLoadAdvisory(csaf)).toEqual([]);
     expect(hiddenBy((d) => trivyCsaf(csaf, root, d), ctx.detected)).toEqual(expected(ctx.detected));
-    expect(hiddenBy((d) => (/^(known_not_affected|fixed)$/.test(grypeCsaf(csaf, d) ?? '') ? 'hidden' : null), ctx.detected)).toEqual(expected(ctx.detected));
+    expect(
+      hiddenBy((d) => (/^(known_not_affected|fixed)$/.test(grypeCsaf(csaf, d) ?? '') ? 'hidden' : null), ctx.detected),
+    ).toEqual(expected(ctx.detected));
   });
 
   it('SPDX SBOM of an image: Grype (OpenVEX by the image identifiers, CSAF) and Trivy (OpenVEX, CSAF) hide exactly the not_affected and fixed findings', async () => {
     const digest = `sha256:${'5e'.repeat(32)}`;
     const releasePurl = `pkg:oci/log-service@${encodeURIComponent(digest)}?repository_url=ghcr.io/acme/log-service`;
-    const ctx = await triagedFixture('handmade_spdx-2.3_flat-describes-log4j.json', (purls) => purls.slice(0, 3), releasePurl);
+    const ctx = await triagedFixture(
+      'handmade_spdx-2.3_flat-describes-log4j.json',
+      (purls) => purls.slice(0, 3),
+      releasePurl,
+    );
 
-    const cdx = (await ctx.generate('cyclonedx_vex')) as { vulnerabilities: Array<{ affects: Array<{ ref: string }> }> };
+    const cdx = (await ctx.generate('cyclonedx_vex')) as {
+      vulnerabilities: Array<{ affects: Array<{ ref: string }> }>;
+    };
     // SPDX has no serial number: plain SPDXIDs, no BOM-Link (Trivy applies CycloneDX VEX to CycloneDX SBOMs only).
-    expect(cdx.vulnerabilities.flatMap((v) => v.affects.map((a) => a.ref)).every((ref) => ref.startsWith('SPDXRef-'))).toBe(true);
+    expect(
+      cdx.vulnerabilities.flatMap((v) => v.affects.map((a) => a.ref)).every((ref) => ref.startsWith('SPDXRef-')),
+    ).toBe(true);
 
     const openvex = await ctx.generate('openvex');
-    const grypeProducts = grypeImageIdentifiers({ registry: 'index.docker.io', repository: 'acme/log-service', digest, tag: '1.0.0', os: 'linux', arch: 'amd64' });
+    const grypeProducts = grypeImageIdentifiers({
+      registry: 'index.docker.io',
+      repository: 'acme/log-service',
+      digest,
+      tag: '1.0.0',
+      os: 'linux',
+      arch: 'amd64',
+    });
     expect(hiddenBy((d) => grypeOpenVex(openvex, grypeProducts, d), ctx.detected)).toEqual(expected(ctx.detected));
     const trivyRoot = `pkg:oci/log-service@${encodeURIComponent(digest)}?arch=amd64&repository_url=index.docker.io%2Facme%2Flog-service`;
     expect(hiddenBy((d) => trivyOpenVex(openvex, trivyRoot, d), ctx.detected)).toEqual(expected(ctx.detected));
@@ -139,14 +212,19 @@ describe('VEX that consumers apply (fixture SBOMs through the server)', () => {
     const csaf = await ctx.generate('csaf');
     expect(gocsafLoadAdvisory(csaf)).toEqual([]);
     expect(hiddenBy((d) => trivyCsaf(csaf, trivyRoot, d), ctx.detected)).toEqual(expected(ctx.detected));
-    expect(hiddenBy((d) => (/^(known_not_affected|fixed)$/.test(grypeCsaf(csaf, d) ?? '') ? 'hidden' : null), ctx.detected)).toEqual(expected(ctx.detected));
+    expect(
+      hiddenBy((d) => (/^(known_not_affected|fixed)$/.test(grypeCsaf(csaf, d) ?? '') ? 'hidden' : null), ctx.detected),
+    ).toEqual(expected(ctx.detected));
   });
 
   it('refuses an sbomId that is not an SBOM of the release with 422', async () => {
     const team = await createTeamWithKey();
     const seeded = await seedReleaseWithFindings(team.api, team.teamId, 1);
     const other = await seedReleaseWithFindings(team.api, team.teamId, 1);
-    const response = await team.api.post(`/api/releases/${seeded.release.id}/vex`, { format: 'openvex', sbomId: other.sbom.id });
+    const response = await team.api.post(`/api/releases/${seeded.release.id}/vex`, {
+      format: 'openvex',
+      sbomId: other.sbom.id,
+    });
     expect(response.status).toBe(422);
     expect(response.body.error.details).toEqual([expect.objectContaining({ path: 'sbomId' })]);
   });
@@ -165,7 +243,11 @@ describe('Several formats per release (the lock freezes decisions, not the forma
     const team = await createTeamWithKey();
     const { api } = team;
     const seeded = await seedReleaseWithFindings(api, team.teamId, 3);
-    await api.post('/api/dispositions', { vulnerabilityId: seeded.findings[0]!.id, status: 'not_affected', justification: 'component_not_present' });
+    await api.post('/api/dispositions', {
+      vulnerabilityId: seeded.findings[0]!.id,
+      status: 'not_affected',
+      justification: 'component_not_present',
+    });
     // Generated before the lock: may state older decisions.
     const early = (await api.post(`/api/releases/${seeded.release.id}/vex`, { format: 'openvex' })).body.data;
     const cdx = (await api.post(`/api/releases/${seeded.release.id}/vex`, { format: 'cyclonedx_vex' })).body.data;
@@ -189,7 +271,10 @@ describe('Several formats per release (the lock freezes decisions, not the forma
     const write = await api.post('/api/dispositions', { vulnerabilityId: seeded.findings[1]!.id, status: 'fixed' });
     expect(write.status).toBe(409);
     expect(write.body.error.code).toBe('release_locked');
-    const batch = await api.post('/api/dispositions/batch', { vulnerabilityIds: [seeded.findings[2]!.id], status: 'fixed' });
+    const batch = await api.post('/api/dispositions/batch', {
+      vulnerabilityIds: [seeded.findings[2]!.id],
+      status: 'fixed',
+    });
     expect(batch.status).toBe(409);
     expect((await api.put(`/api/releases/${seeded.release.id}`, { name: 'late' })).status).toBe(409);
     const disclosures = [first, second, third].map((p) => p.disclosure.public_slug);
@@ -206,12 +291,19 @@ describe('Several formats per release (the lock freezes decisions, not the forma
     expect((await api.post(`/api/vex/${joined.id}/submit`, {})).status).toBe(200);
 
     expect((await api.post(`/api/vex/${holder.id}/reject`, { comment: 'fix the author' })).status).toBe(200);
-    expect((await api.get(`/api/releases/${seeded.release.id}`)).body.data).toMatchObject({ is_locked: true, locked_by_vex_id: joined.id });
-    expect((await api.post('/api/dispositions', { vulnerabilityId: seeded.findings[0]!.id, status: 'fixed' })).status).toBe(409);
+    expect((await api.get(`/api/releases/${seeded.release.id}`)).body.data).toMatchObject({
+      is_locked: true,
+      locked_by_vex_id: joined.id,
+    });
+    expect(
+      (await api.post('/api/dispositions', { vulnerabilityId: seeded.findings[0]!.id, status: 'fixed' })).status,
+    ).toBe(409);
 
     expect((await api.post(`/api/vex/${joined.id}/reject`, { comment: 'again' })).status).toBe(200);
     expect((await api.get(`/api/releases/${seeded.release.id}`)).body.data.is_locked).toBe(false);
-    expect((await api.post('/api/dispositions', { vulnerabilityId: seeded.findings[0]!.id, status: 'fixed' })).status).toBeLessThan(300);
+    expect(
+      (await api.post('/api/dispositions', { vulnerabilityId: seeded.findings[0]!.id, status: 'fixed' })).status,
+    ).toBeLessThan(300);
   });
 
   it('unlock returns every submitted or approved document of the lock to draft', async () => {
@@ -224,8 +316,11 @@ describe('Several formats per release (the lock freezes decisions, not the forma
     expect((await api.post(`/api/vex/${joined.id}/submit`, {})).status).toBe(200);
     expect((await api.post(`/api/vex/${joined.id}/approve`, {})).status).toBe(200);
     expect((await api.post(`/api/releases/${seeded.release.id}/unlock`, { comment: 'hotfix' })).status).toBe(200);
-    for (const id of [holder.id, joined.id]) expect((await api.get(`/api/vex/${id}`)).body.data.workflow_status).toBe('draft');
-    const actions = (await api.get(`/api/vex/${joined.id}/approvals`)).body.data.map((a: { action: string }) => a.action);
+    for (const id of [holder.id, joined.id])
+      expect((await api.get(`/api/vex/${id}`)).body.data.workflow_status).toBe('draft');
+    const actions = (await api.get(`/api/vex/${joined.id}/approvals`)).body.data.map(
+      (a: { action: string }) => a.action,
+    );
     expect(actions).toEqual(['submit', 'approve', 'unlock']);
   });
 });

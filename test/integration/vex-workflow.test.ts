@@ -21,8 +21,18 @@ async function triagedRelease() {
   const team = await createTeamWithKey();
   const seeded = await seedReleaseWithFindings(team.api, team.teamId, 5);
   const [affected, notAffected, fixed, investigating] = seeded.findings;
-  await team.api.post('/api/dispositions', { vulnerabilityId: affected!.id, status: 'affected', response: 'update', actionStatement: 'Upgrade to 2.0.0' });
-  await team.api.post('/api/dispositions', { vulnerabilityId: notAffected!.id, status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', impactStatement: 'Never called' });
+  await team.api.post('/api/dispositions', {
+    vulnerabilityId: affected!.id,
+    status: 'affected',
+    response: 'update',
+    actionStatement: 'Upgrade to 2.0.0',
+  });
+  await team.api.post('/api/dispositions', {
+    vulnerabilityId: notAffected!.id,
+    status: 'not_affected',
+    justification: 'vulnerable_code_not_in_execute_path',
+    impactStatement: 'Never called',
+  });
   await team.api.post('/api/dispositions', { vulnerabilityId: fixed!.id, status: 'fixed' });
   await team.api.post('/api/dispositions', { vulnerabilityId: investigating!.id, status: 'under_investigation' });
   return { ...team, ...seeded };
@@ -30,42 +40,58 @@ async function triagedRelease() {
 
 async function approvedDocument(format = 'openvex') {
   const context = await triagedRelease();
-  const document = (await context.api.post(`/api/releases/${context.release.id}/vex`, { format, author: 'PSIRT' })).body.data;
+  const document = (await context.api.post(`/api/releases/${context.release.id}/vex`, { format, author: 'PSIRT' })).body
+    .data;
   expect((await context.api.post(`/api/vex/${document.id}/submit`, { comment: 'ready' })).status).toBe(200);
   expect((await context.api.post(`/api/vex/${document.id}/approve`, {})).status).toBe(200);
   return { ...context, document };
 }
 
 describe('VEX documents', () => {
-  it.each(['cyclonedx_vex', 'openvex', 'csaf'] as const)('generates a schema-valid %s draft from findings in all four statuses', async (format) => {
-    const { api, release } = await triagedRelease();
-    const response = await api.post(`/api/releases/${release.id}/vex`, { format, author: 'PSIRT' });
-    expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ workflow_status: 'draft', format, version: 1, author: 'PSIRT', finding_count: 5 });
-    const validation = vexSchemaValidator().validate(format, response.body.data.content);
-    expect(validation.errors).toEqual([]);
-    if (format === 'csaf') {
-      const report = await runCsafMandatoryTests(response.body.data.content);
-      expect(report.failures).toEqual([]);
-    }
-    const read = await api.get(`/api/vex/${response.body.data.id}`);
-    expect(read.body.data.content).toEqual(response.body.data.content);
-    const list = await api.get(`/api/releases/${release.id}/vex`);
-    expect(list.body.data.map((document: { id: string }) => document.id)).toContain(response.body.data.id);
-  });
+  it.each(['cyclonedx_vex', 'openvex', 'csaf'] as const)(
+    'generates a schema-valid %s draft from findings in all four statuses',
+    async (format) => {
+      const { api, release } = await triagedRelease();
+      const response = await api.post(`/api/releases/${release.id}/vex`, { format, author: 'PSIRT' });
+      expect(response.status).toBe(201);
+      expect(response.body.data).toMatchObject({
+        workflow_status: 'draft',
+        format,
+        version: 1,
+        author: 'PSIRT',
+        finding_count: 5,
+      });
+      const validation = vexSchemaValidator().validate(format, response.body.data.content);
+      expect(validation.errors).toEqual([]);
+      if (format === 'csaf') {
+        const report = await runCsafMandatoryTests(response.body.data.content);
+        expect(report.failures).toEqual([]);
+      }
+      const read = await api.get(`/api/vex/${response.body.data.id}`);
+      expect(read.body.data.content).toEqual(response.body.data.content);
+      const list = await api.get(`/api/releases/${release.id}/vex`);
+      expect(list.body.data.map((document: { id: string }) => document.id)).toContain(response.body.data.id);
+    },
+  );
 
   it('names the release by its artifact purl, so scanners can apply the statements', async () => {
     const { api, release } = await triagedRelease();
     const purl = 'pkg:oci/seeded-app@sha256%3A0123abcd?repository_url=ghcr.io/acme/seeded-app';
     expect((await api.put(`/api/releases/${release.id}`, { purl })).status).toBe(200);
     const openvex = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data.content;
-    expect(openvex.statements.every((statement: { products: { '@id': string }[] }) => statement.products.some((product) => product['@id'] === purl))).toBe(true);
+    expect(
+      openvex.statements.every((statement: { products: { '@id': string }[] }) =>
+        statement.products.some((product) => product['@id'] === purl),
+      ),
+    ).toBe(true);
   });
 
   it('rejects an unknown format and an over-long author with 422', async () => {
     const { api, release } = await triagedRelease();
     expect((await api.post(`/api/releases/${release.id}/vex`, { format: 'spdx' })).status).toBe(422);
-    expect((await api.post(`/api/releases/${release.id}/vex`, { format: 'csaf', author: 'a'.repeat(256) })).status).toBe(422);
+    expect(
+      (await api.post(`/api/releases/${release.id}/vex`, { format: 'csaf', author: 'a'.repeat(256) })).status,
+    ).toBe(422);
   });
 
   it('regenerates a draft with version + 1 and deletes a draft', async () => {
@@ -92,7 +118,10 @@ describe('VEX documents', () => {
     const regenerate = await api.post(`/api/vex/${document.id}/regenerate`);
     expect(regenerate.status).toBe(409);
     expect(regenerate.body.error.message).toContain('"approved"');
-    const upload = await api.post('/api/sboms/upload', { releaseId: release.id, content: '{"bomFormat":"CycloneDX","specVersion":"1.5","components":[]}' });
+    const upload = await api.post('/api/sboms/upload', {
+      releaseId: release.id,
+      content: '{"bomFormat":"CycloneDX","specVersion":"1.5","components":[]}',
+    });
     expect(upload.status).toBe(409);
   });
 
@@ -119,10 +148,14 @@ describe('VEX documents', () => {
     expect((await api.get(`/api/releases/${release.id}`)).body.data.is_locked).toBe(false);
     const approvals = (await api.get(`/api/vex/${document.id}/approvals`)).body.data;
     expect(approvals.map((record: { action: string }) => record.action)).toEqual(['submit', 'reject']);
-    expect(approvals[1]).toMatchObject({ comment: 'Missing triage for lib3', actor_id: expect.any(String), created_at: expect.any(String) });
+    expect(approvals[1]).toMatchObject({
+      comment: 'Missing triage for lib3',
+      actor_id: expect.any(String),
+      created_at: expect.any(String),
+    });
   });
 
-  it('refuses a second document\'s submit while the release is locked, leaving no partial state', async () => {
+  it("refuses a second document's submit while the release is locked, leaving no partial state", async () => {
     const { api, release, teamId } = await triagedRelease();
     const first = (await api.post(`/api/releases/${release.id}/vex`, { format: 'csaf' })).body.data;
     const second = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data;
@@ -173,7 +206,8 @@ describe('VEX documents of another team', () => {
     expect((await intruder.api.get(`/api/vex/${document.id}`)).status).toBe(404);
     expect((await intruder.api.get(`/api/vex/${document.id}/approvals`)).status).toBe(404);
     expect((await intruder.api.delete(`/api/vex/${document.id}`)).status).toBe(404);
-    for (const step of ['regenerate', 'submit', 'approve', 'publish']) expect((await intruder.api.post(`/api/vex/${document.id}/${step}`, {})).status).toBe(404);
+    for (const step of ['regenerate', 'submit', 'approve', 'publish'])
+      expect((await intruder.api.post(`/api/vex/${document.id}/${step}`, {})).status).toBe(404);
     expect((await intruder.api.post(`/api/vex/${document.id}/reject`, { comment: 'x' })).status).toBe(404);
     expect((await api.get(`/api/vex/${document.id}`)).body.data.workflow_status).toBe('draft');
   });
@@ -182,7 +216,9 @@ describe('VEX documents of another team', () => {
 describe('publish and public disclosures', () => {
   it('publishes once: 20 parallel publishes of one approved document give one disclosure', async () => {
     const { api, document } = await approvedDocument('csaf');
-    const results = await Promise.all(Array.from({ length: 20 }, () => api.post(`/api/vex/${document.id}/publish`, { comment: 'go' })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api.post(`/api/vex/${document.id}/publish`, { comment: 'go' })),
+    );
     const succeeded = results.filter((result) => result.status === 200);
     expect(succeeded).toHaveLength(1);
     expect(results.filter((result) => result.status === 409)).toHaveLength(19);
@@ -199,7 +235,15 @@ describe('publish and public disclosures', () => {
     const { api, product, release, document } = await approvedDocument('openvex');
     // What a crash (or another writer) between the snapshot write and the publish transaction leaves behind, with other bytes.
     const slug = disclosureSlug(product.slug, release.version, 'openvex', document.id, document.version);
-    await (await s3Client()).send(new PutObjectCommand({ Bucket: config().disclosureBucket, Key: keys.disclosureObject(slug), Body: '{"not":"this document"}' }));
+    await (
+      await s3Client()
+    ).send(
+      new PutObjectCommand({
+        Bucket: config().disclosureBucket,
+        Key: keys.disclosureObject(slug),
+        Body: '{"not":"this document"}',
+      }),
+    );
 
     const publish = await api.post(`/api/vex/${document.id}/publish`, {});
 
@@ -223,17 +267,31 @@ describe('publish and public disclosures', () => {
     const hash = createHash('sha256').update(bytes).digest('hex');
     expect(raw.headers.get('x-content-hash')).toBe(hash);
     expect(disclosure.content_hash).toBe(`sha256:${hash}`);
-    expect(raw.headers.get('x-content-signature')).toBe(createHmac('sha256', TEST_SIGNING_KEY).update(bytes).digest('hex'));
+    expect(raw.headers.get('x-content-signature')).toBe(
+      createHmac('sha256', TEST_SIGNING_KEY).update(bytes).digest('hex'),
+    );
     expect(vexSchemaValidator().validate('cyclonedx_vex', JSON.parse(raw.text)).errors).toEqual([]);
 
     const json = await request('GET', `/api/disclosures/${slug}`);
     expect(json.status).toBe(200);
-    expect(json.body.data).toMatchObject({ public_slug: slug, format: 'cyclonedx_vex', version: document.version, document_id: document.id, product: { name: 'Seeded <App>', vendor: 'ACME Corp' }, release: { version: '1.0.0' } });
+    expect(json.body.data).toMatchObject({
+      public_slug: slug,
+      format: 'cyclonedx_vex',
+      version: document.version,
+      document_id: document.id,
+      product: { name: 'Seeded <App>', vendor: 'ACME Corp' },
+      release: { version: '1.0.0' },
+    });
     expect(json.body.data.snapshots).toHaveLength(1);
     expect(json.body.data.content).toEqual(JSON.parse(raw.text));
 
     const verify = await request('GET', `/api/disclosures/${slug}/verify`);
-    expect(verify.body).toMatchObject({ public_slug: slug, content_hash: `sha256:${hash}`, signed: true, signature_valid: true });
+    expect(verify.body).toMatchObject({
+      public_slug: slug,
+      content_hash: `sha256:${hash}`,
+      signed: true,
+      signature_valid: true,
+    });
     expect((await request('GET', '/api/disclosures/no-such-slug')).status).toBe(404);
   });
 
@@ -241,7 +299,14 @@ describe('publish and public disclosures', () => {
     const { api, document } = await approvedDocument('openvex');
     const { disclosure } = (await api.post(`/api/vex/${document.id}/publish`, {})).body;
     const dataDir = process.env.VEXDESK_TEST_DATA_DIR!;
-    const objectFile = join(dataDir, 's3', bucketDefinitions.disclosure.localBucketName, 'disclosures', disclosure.public_slug, 'content._S3rver_object');
+    const objectFile = join(
+      dataDir,
+      's3',
+      bucketDefinitions.disclosure.localBucketName,
+      'disclosures',
+      disclosure.public_slug,
+      'content._S3rver_object',
+    );
     const original = readFileSync(objectFile, 'utf8');
     writeFileSync(objectFile, original.replace('"under_investigation"', '"not_affected"'));
     const verify = await request('GET', `/api/disclosures/${disclosure.public_slug}/verify`);
@@ -278,7 +343,14 @@ describe('disposition writes racing a submit', () => {
     const { api, release, findings, teamId } = await triagedRelease();
     const document = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data;
     const target = findings[4]!.id;
-    const writes = Array.from({ length: 30 }, (_, index) => api.post('/api/dispositions', { vulnerabilityId: target, status: 'affected', response: 'update', detail: `write ${index}` }));
+    const writes = Array.from({ length: 30 }, (_, index) =>
+      api.post('/api/dispositions', {
+        vulnerabilityId: target,
+        status: 'affected',
+        response: 'update',
+        detail: `write ${index}`,
+      }),
+    );
     const submit = api.post(`/api/vex/${document.id}/submit`);
     const [submitted, ...results] = await Promise.all([submit, ...writes]);
     expect(submitted.status).toBe(200);
@@ -287,8 +359,14 @@ describe('disposition writes racing a submit', () => {
     const lockedAt = (await api.get(`/api/releases/${release.id}`)).body.data.updated_at;
     expect(lockedAt).toBeTruthy();
     // Every accepted write left exactly one history entry, and all of them precede the lock.
-    const disposition = (await queryAll(keys.dispositionPrefix(teamId, release.productId, release.id))).find((item) => item.vulnerabilityId === target);
-    const history = disposition ? await queryAll(keys.dispositionHistoryPrefix(teamId, release.productId, release.id, String(disposition.decisionKey))) : [];
+    const disposition = (await queryAll(keys.dispositionPrefix(teamId, release.productId, release.id))).find(
+      (item) => item.vulnerabilityId === target,
+    );
+    const history = disposition
+      ? await queryAll(
+          keys.dispositionHistoryPrefix(teamId, release.productId, release.id, String(disposition.decisionKey)),
+        )
+      : [];
     expect(history).toHaveLength(accepted);
     const after = await api.post('/api/dispositions', { vulnerabilityId: target, status: 'fixed' });
     expect(after.status).toBe(409);

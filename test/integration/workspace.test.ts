@@ -20,7 +20,11 @@ const email = (label: string) => `${label}-${randomUUID().slice(0, 8)}@example.t
 describe('self-service API keys', () => {
   it('creates a key whose value is answered once and works at once, lists it without the value, and revokes it', async () => {
     const team = await createTeamWithKey();
-    const created = await team.api.post('/api/keys', { name: 'ci-upload', scopes: ['products:read'], expiresInDays: 90 });
+    const created = await team.api.post('/api/keys', {
+      name: 'ci-upload',
+      scopes: ['products:read'],
+      expiresInDays: 90,
+    });
     expect(created.status).toBe(201);
     const { key, id } = created.body.data;
     expect(key).toMatch(/^vxd_[0-9a-f]{64}$/);
@@ -53,7 +57,11 @@ describe('self-service API keys', () => {
     expect((await reader.api.post('/api/keys', { name: 'nope', scopes: ['products:read'] })).status).toBe(403);
     expect((await reader.api.get('/api/keys')).status).toBe(200);
 
-    const other = await Members.add(team.teamId, { email: email('other'), name: 'Other', permissions: ['settings.manage'] }, OPERATOR_ACTOR);
+    const other = await Members.add(
+      team.teamId,
+      { email: email('other'), name: 'Other', permissions: ['settings.manage'] },
+      OPERATOR_ACTOR,
+    );
     const delegated = await addKey(team.teamId, other.id, SCOPES);
     expect((await delegated.api.get('/api/keys')).status).toBe(200);
     await Members.update(team.teamId, other.id, { permissions: [] }, OPERATOR_ACTOR);
@@ -95,11 +103,20 @@ describe('self-service members', () => {
     const invited = await team.api.post('/api/members', { email: address, permissions: ['content.write'] });
     expect(invited.status).toBe(201);
     const member = invited.body.data;
-    expect(member).toMatchObject({ email: address.toLowerCase(), name: address.slice(0, address.indexOf('@')).toLowerCase(), permissions: ['content.write'] });
+    expect(member).toMatchObject({
+      email: address.toLowerCase(),
+      name: address.slice(0, address.indexOf('@')).toLowerCase(),
+      permissions: ['content.write'],
+    });
     expect((await team.api.post('/api/members', { email: address.toUpperCase() })).status).toBe(409);
-    expect(await Members.loginOf(address, team.teamId)).toMatchObject({ memberId: member.id, permissions: ['content.write'] });
+    expect(await Members.loginOf(address, team.teamId)).toMatchObject({
+      memberId: member.id,
+      permissions: ['content.write'],
+    });
 
-    const updated = await team.api.put(`/api/members/${member.id}`, { permissions: ['content.write', 'settings.manage'] });
+    const updated = await team.api.put(`/api/members/${member.id}`, {
+      permissions: ['content.write', 'settings.manage'],
+    });
     expect(updated.status).toBe(200);
     expect((await Members.loginOf(address, team.teamId))?.permissions).toEqual(['content.write', 'settings.manage']);
 
@@ -110,7 +127,10 @@ describe('self-service members', () => {
     expect(await Members.loginOf(address, team.teamId)).toBeUndefined();
     expect((await team.api.delete(`/api/members/${member.id}`)).status).toBe(404);
 
-    const actions = (await readAuditLog(team.teamId)).map(toAuditEntry).filter((entry) => entry.entityId === member.id).map((entry) => entry.action);
+    const actions = (await readAuditLog(team.teamId))
+      .map(toAuditEntry)
+      .filter((entry) => entry.entityId === member.id)
+      .map((entry) => entry.action);
     expect(actions.sort()).toEqual(['create', 'delete', 'update']);
   });
 
@@ -125,27 +145,53 @@ describe('self-service members', () => {
   it('keeps a manager when the last two are removed at the same time: exactly one removal succeeds, the other is 409', async () => {
     for (let round = 0; round < 3; round += 1) {
       const team = await createTeamWithKey();
-      const second = await Members.add(team.teamId, { email: email('manager'), name: 'Second', permissions: ['settings.manage'] }, OPERATOR_ACTOR);
+      const second = await Members.add(
+        team.teamId,
+        { email: email('manager'), name: 'Second', permissions: ['settings.manage'] },
+        OPERATOR_ACTOR,
+      );
       // The operator's key: its authority does not hang on either manager, so both removals pass authorization.
-      const operatorKey = await ApiKeys.create(team.teamId, { name: `operator-${round}`, scopes: [...SCOPES] }, { operator: OPERATOR_ACTOR });
+      const operatorKey = await ApiKeys.create(
+        team.teamId,
+        { name: `operator-${round}`, scopes: [...SCOPES] },
+        { operator: OPERATOR_ACTOR },
+      );
       const api = client(operatorKey.key);
-      const answers = await Promise.all([api.delete(`/api/members/${team.memberId}`), api.delete(`/api/members/${second.id}`)]);
+      const answers = await Promise.all([
+        api.delete(`/api/members/${team.memberId}`),
+        api.delete(`/api/members/${second.id}`),
+      ]);
       expect(answers.map((answer) => answer.status).sort()).toEqual([204, 409]);
       expect(answers.find((answer) => answer.status === 409)?.body.error.code).toBe('last_manager');
-      const managers = (await Members.list(team.teamId)).filter((member) => member.permissions.includes('settings.manage'));
+      const managers = (await Members.list(team.teamId)).filter((member) =>
+        member.permissions.includes('settings.manage'),
+      );
       expect(managers).toHaveLength(1);
     }
   });
 
   it('keeps a manager when one is removed while the other is demoted at the same time', async () => {
     const team = await createTeamWithKey();
-    const second = await Members.add(team.teamId, { email: email('manager'), name: 'Second', permissions: ['settings.manage'] }, OPERATOR_ACTOR);
-    const api = client((await ApiKeys.create(team.teamId, { name: 'operator', scopes: [...SCOPES] }, { operator: OPERATOR_ACTOR })).key);
-    const answers = await Promise.all([api.put(`/api/members/${team.memberId}`, { permissions: ['content.write'] }), api.delete(`/api/members/${second.id}`)]);
+    const second = await Members.add(
+      team.teamId,
+      { email: email('manager'), name: 'Second', permissions: ['settings.manage'] },
+      OPERATOR_ACTOR,
+    );
+    const api = client(
+      (await ApiKeys.create(team.teamId, { name: 'operator', scopes: [...SCOPES] }, { operator: OPERATOR_ACTOR })).key,
+    );
+    const answers = await Promise.all([
+      api.put(`/api/members/${team.memberId}`, { permissions: ['content.write'] }),
+      api.delete(`/api/members/${second.id}`),
+    ]);
     // Whichever commits first wins (the demotion answers 200, the removal 204); the other is refused.
-    expect(answers.filter((answer) => answer.status === 409).map((answer): unknown => answer.body.error.code)).toEqual(['last_manager']);
+    expect(answers.filter((answer) => answer.status === 409).map((answer): unknown => answer.body.error.code)).toEqual([
+      'last_manager',
+    ]);
     expect(answers.filter((answer) => answer.status === 200 || answer.status === 204)).toHaveLength(1);
-    expect((await Members.list(team.teamId)).filter((member) => member.permissions.includes('settings.manage'))).toHaveLength(1);
+    expect(
+      (await Members.list(team.teamId)).filter((member) => member.permissions.includes('settings.manage')),
+    ).toHaveLength(1);
   });
 
   it('refuses member management without settings:write and answers 422 for a bad email', async () => {

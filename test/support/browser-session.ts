@@ -30,7 +30,9 @@ export class CookieJar {
 
   header(url: string): string | undefined {
     const { origin, pathname } = new URL(url);
-    const cookies = [...(this.byOrigin.get(origin) ?? new Map<string, StoredCookie>()).entries()].filter(([, cookie]) => pathname.startsWith(cookie.path));
+    const cookies = [...(this.byOrigin.get(origin) ?? new Map<string, StoredCookie>()).entries()].filter(([, cookie]) =>
+      pathname.startsWith(cookie.path),
+    );
     return cookies.length ? cookies.map(([name, cookie]) => `${name}=${cookie.value}`).join('; ') : undefined;
   }
 
@@ -51,7 +53,11 @@ export interface BrowserResponse {
 }
 
 /** One request with the jar's cookies; the answer's cookies go into the jar. */
-export async function browserFetch(jar: CookieJar, url: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<BrowserResponse> {
+export async function browserFetch(
+  jar: CookieJar,
+  url: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<BrowserResponse> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   const cookie = jar.header(url);
   if (cookie) headers.Cookie = cookie;
@@ -62,10 +68,13 @@ export async function browserFetch(jar: CookieJar, url: string, init: { method?:
 
 /** Follows redirects (GET) until an answer that is not one, or one `until` accepts; returns every hop. */
 export async function follow(
-  jar: CookieJar, url: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}, until: (hop: BrowserResponse) => boolean = () => false,
+  jar: CookieJar,
+  url: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+  until: (hop: BrowserResponse) => boolean = () => false,
 ): Promise<BrowserResponse[]> {
   const hops = [await browserFetch(jar, url, init)];
-  for (let hop = hops[0]!; hop.status >= 300 && hop.status < 400 && hop.headers.get('location') && !until(hop); ) {
+  for (let hop = hops[0]!; hop.status >= 300 && hop.status < 400 && hop.headers.get('location') && !until(hop);) {
     if (hops.length > 20) throw new Error('too many redirects');
     hop = await browserFetch(jar, new URL(hop.headers.get('location')!, hop.url).href);
     hops.push(hop);
@@ -79,7 +88,9 @@ export const SESSION_COOKIE = 'vxd_session';
 export async function demoLogin(): Promise<{ email: string; password: string; teamId: string; memberId: string }> {
   const { readFile } = await import('node:fs/promises');
   const { join } = await import('node:path');
-  const record = JSON.parse(await readFile(join(process.env.VEXDESK_TEST_DATA_DIR ?? '', 'bootstrap.json'), 'utf8')) as { teamId: string; memberId: string; login: { email: string; password: string } };
+  const record = JSON.parse(
+    await readFile(join(process.env.VEXDESK_TEST_DATA_DIR ?? '', 'bootstrap.json'), 'utf8'),
+  ) as { teamId: string; memberId: string; login: { email: string; password: string } };
   return { ...record.login, teamId: record.teamId, memberId: record.memberId };
 }
 
@@ -89,8 +100,15 @@ export async function devAccount(label: string): Promise<{ email: string; name: 
   const { join } = await import('node:path');
   const { randomUUID } = await import('node:crypto');
   const file = join(process.env.VEXDESK_TEST_DATA_DIR ?? '', 'dev-accounts.json');
-  const existing = await readFile(file, 'utf8').then((text) => JSON.parse(text) as unknown[], () => []);
-  const account = { email: `${label}-${randomUUID().slice(0, 8)}@example.test`, name: `${label} <b>&</b>`, password: randomUUID() };
+  const existing = await readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as unknown[],
+    () => [],
+  );
+  const account = {
+    email: `${label}-${randomUUID().slice(0, 8)}@example.test`,
+    name: `${label} <b>&</b>`,
+    password: randomUUID(),
+  };
   await writeFile(file, JSON.stringify([...existing, account]));
   return account;
 }
@@ -100,19 +118,32 @@ export async function devAccount(label: string): Promise<{ email: string; name: 
  * form, back to the callback. Returns the hops (the last is the callback's answer, or the form again
  * when the password is wrong) and the jar.
  */
-export async function browserSignIn(credentials: { email: string; password: string }, options: { jar?: CookieJar; returnTo?: string; stopBeforeCallback?: boolean } = {}) {
+export async function browserSignIn(
+  credentials: { email: string; password: string },
+  options: { jar?: CookieJar; returnTo?: string; stopBeforeCallback?: boolean } = {},
+) {
   const jar = options.jar ?? new CookieJar();
   const start = `${baseUrl()}/api/auth/login${options.returnTo ? `?returnTo=${encodeURIComponent(options.returnTo)}` : ''}`;
   const toForm = await follow(jar, start);
   const form = toForm[toForm.length - 1]!;
-  if (form.status !== 200 || !form.text.includes('<form')) throw new Error(`expected the provider's login form, got ${form.status} ${form.text.slice(0, 200)}`);
+  if (form.status !== 200 || !form.text.includes('<form'))
+    throw new Error(`expected the provider's login form, got ${form.status} ${form.text.slice(0, 200)}`);
   const action = /action="([^"]+)"/.exec(form.text)?.[1];
   if (!action) throw new Error('login form without action');
   // Stops at the callback's answer: where it sends the browser next is the console's business.
-  const hops = await follow(jar, new URL(action, form.url).href, {
-    method: 'POST', body: new URLSearchParams(credentials).toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-  }, (hop) => hop.url.startsWith(`${baseUrl()}/api/auth/callback`)
-    || (options.stopBeforeCallback === true && (hop.headers.get('location') ?? '').startsWith(`${baseUrl()}/api/auth/callback`)));
+  const hops = await follow(
+    jar,
+    new URL(action, form.url).href,
+    {
+      method: 'POST',
+      body: new URLSearchParams(credentials).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    },
+    (hop) =>
+      hop.url.startsWith(`${baseUrl()}/api/auth/callback`) ||
+      (options.stopBeforeCallback === true &&
+        (hop.headers.get('location') ?? '').startsWith(`${baseUrl()}/api/auth/callback`)),
+  );
   const last = hops[hops.length - 1]!;
   return { jar, hops, last, session: jar.get(baseUrl(), SESSION_COOKIE) };
 }

@@ -24,11 +24,16 @@ export function dispositionInvariantViolations({ dispositions, history, audit }:
       .sort((a, b) => Number(a.revision ?? 0) - Number(b.revision ?? 0) || String(a.sk).localeCompare(String(b.sk)));
     const audits = audit.filter((entry) => entry.entityType === 'disposition' && entry.entityId === disposition.id);
     if (entries.length !== disposition.revision || audits.length !== disposition.revision) {
-      problems.push(`${label}: revision ${String(disposition.revision)}, history ${entries.length}, audit ${audits.length}`);
+      problems.push(
+        `${label}: revision ${String(disposition.revision)}, history ${entries.length}, audit ${audits.length}`,
+      );
       continue;
     }
     const sortedAudits = [...audits].sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
-    problems.push(...replayViolations(`${label} history`, entries, disposition), ...replayViolations(`${label} audit`, sortedAudits, disposition));
+    problems.push(
+      ...replayViolations(`${label} history`, entries, disposition),
+      ...replayViolations(`${label} audit`, sortedAudits, disposition),
+    );
   }
   return problems;
 }
@@ -45,14 +50,18 @@ function replayViolations(label: string, entries: Item[], disposition: Item): st
     for (const [field, change] of Object.entries(entry.changes as Record<string, unknown>)) {
       if (!isChange(change)) continue;
       if (JSON.stringify(state[field] ?? null) !== JSON.stringify(change.from ?? null)) {
-        problems.push(`${label}: ${field} changed from ${JSON.stringify(change.from)} but it was ${JSON.stringify(state[field] ?? null)}`);
+        problems.push(
+          `${label}: ${field} changed from ${JSON.stringify(change.from)} but it was ${JSON.stringify(state[field] ?? null)}`,
+        );
       }
       state[field] = change.to;
     }
   }
   for (const field of DISPOSITION_FIELDS) {
     if (JSON.stringify(state[field] ?? null) !== JSON.stringify(disposition[field] ?? null)) {
-      problems.push(`${label}: replays ${field} = ${JSON.stringify(state[field] ?? null)}, stored ${JSON.stringify(disposition[field] ?? null)}`);
+      problems.push(
+        `${label}: replays ${field} = ${JSON.stringify(state[field] ?? null)}, stored ${JSON.stringify(disposition[field] ?? null)}`,
+      );
     }
   }
   return problems;

@@ -13,7 +13,10 @@ interface SubDb {
 }
 interface Store {
   db: { close(): Promise<void> };
-  getTable(name: string, callback: Callback<{ GlobalSecondaryIndexes?: { IndexName: string; KeySchema: unknown[] }[] }>): void;
+  getTable(
+    name: string,
+    callback: Callback<{ GlobalSecondaryIndexes?: { IndexName: string; KeySchema: unknown[] }[] }>,
+  ): void;
   getIndexDb(type: 'global' | 'local', tableName: string, indexName: string): SubDb;
 }
 interface DbModule {
@@ -24,7 +27,12 @@ interface DbModule {
 const dynaliteDb = createRequire(import.meta.url)('dynalite/db') as DbModule;
 
 /** Writes the global-index entry `item` would have, and not the item: the torn half of a PutItem. */
-export async function writeIndexEntryOnly(levelPath: string, tableName: string, indexName: string, item: AttributeMap): Promise<void> {
+export async function writeIndexEntryOnly(
+  levelPath: string,
+  tableName: string,
+  indexName: string,
+  item: AttributeMap,
+): Promise<void> {
   const store = dynaliteDb.create({ path: levelPath });
   try {
     const table = await promisify(store.getTable.bind(store))(tableName);

@@ -26,10 +26,14 @@ export async function startEngineChild(dataDir: string, env: Record<string, stri
   const exited = new Promise<NodeJS.Signals | null>((done) => child.once('exit', (_code, signal) => done(signal)));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`engine process ended early (${child.exitCode ?? child.signalCode})`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`engine process ended early (${child.exitCode ?? child.signalCode})`);
     if (Date.now() > deadline) throw new Error('engine process did not start within 60 s');
     const file = await readFile(join(dataDir, 'engines.json'), 'utf8').catch(() => undefined);
-    const published = file === undefined ? undefined : (JSON.parse(file) as { pid: number; dynamoEndpoint: string; s3Endpoint: string });
+    const published =
+      file === undefined
+        ? undefined
+        : (JSON.parse(file) as { pid: number; dynamoEndpoint: string; s3Endpoint: string });
     const credentials = await readEngineCredentials(dataDir);
     if (published && published.pid === child.pid && credentials) {
       return {

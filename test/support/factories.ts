@@ -6,15 +6,30 @@ import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
 import { SCOPES, type Scope } from '../../shared/service/http/scopes';
 import { client } from './http-client';
 
-export async function createTeamWithKey(scopes: readonly Scope[] = SCOPES, options: { expiresInDays?: 30 | 90 | 180 | 365 } = {}) {
+export async function createTeamWithKey(
+  scopes: readonly Scope[] = SCOPES,
+  options: { expiresInDays?: 30 | 90 | 180 | 365 } = {},
+) {
   const team = await Teams.create(`Team ${randomUUID().slice(0, 8)}`, OPERATOR_ACTOR);
-  const member = await Members.add(team.id, { email: `admin-${randomUUID().slice(0, 8)}@example.test`, name: 'Admin', permissions: ['settings.manage'] }, OPERATOR_ACTOR);
-  const key = await ApiKeys.create(team.id, { name: `key-${randomUUID().slice(0, 8)}`, scopes: [...scopes], ...options }, { byMemberId: member.id, operator: OPERATOR_ACTOR });
+  const member = await Members.add(
+    team.id,
+    { email: `admin-${randomUUID().slice(0, 8)}@example.test`, name: 'Admin', permissions: ['settings.manage'] },
+    OPERATOR_ACTOR,
+  );
+  const key = await ApiKeys.create(
+    team.id,
+    { name: `key-${randomUUID().slice(0, 8)}`, scopes: [...scopes], ...options },
+    { byMemberId: member.id, operator: OPERATOR_ACTOR },
+  );
   return { teamId: team.id, memberId: member.id, key: key.key, keyId: key.id, keyName: key.name, api: client(key.key) };
 }
 
 export async function addKey(teamId: string, memberId: string, scopes: readonly Scope[]) {
-  const key = await ApiKeys.create(teamId, { name: `key-${randomUUID().slice(0, 8)}`, scopes: [...scopes] }, { byMemberId: memberId, operator: OPERATOR_ACTOR });
+  const key = await ApiKeys.create(
+    teamId,
+    { name: `key-${randomUUID().slice(0, 8)}`, scopes: [...scopes] },
+    { byMemberId: memberId, operator: OPERATOR_ACTOR },
+  );
   return { key: key.key, keyId: key.id, api: client(key.key) };
 }
 

@@ -16,7 +16,10 @@ export default async function globalSetup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-it-'));
   // The OIDC tests serve their stand-in issuer on loopback over HTTP (docs/oidc.md); workers inherit it for in-process services.
   process.env.VEXDESK_ALLOW_LOOPBACK_ISSUERS = '1';
-  const server = await startServerProcess(dataDir, { DISCLOSURE_SIGNING_KEY: TEST_SIGNING_KEY, VEXDESK_ALLOW_LOOPBACK_ISSUERS: '1' });
+  const server = await startServerProcess(dataDir, {
+    DISCLOSURE_SIGNING_KEY: TEST_SIGNING_KEY,
+    VEXDESK_ALLOW_LOOPBACK_ISSUERS: '1',
+  });
   process.env.VEXDESK_TEST_DATA_DIR = dataDir;
   process.env.VEXDESK_TEST_BASE_URL = server.baseUrl;
   (globalThis as { vexdeskServer?: typeof server }).vexdeskServer = server;

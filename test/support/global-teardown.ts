@@ -18,6 +18,12 @@ export default async function globalTeardown(globalConfig: RunSelection): Promis
   await (globalThis as { vexdeskServer?: ServerProcess }).vexdeskServer?.stop();
   const logDir = process.env.VEXDESK_AWS_CALL_LOG_DIR;
   if (!logDir) return;
-  const partialRun = globalConfig.testPathPatterns.isSet() || Boolean(globalConfig.testNamePattern) || Boolean(globalConfig.shard) || globalConfig.onlyChanged;
-  process.stderr.write(`${settleAwsCallManifest(logDir, { update: process.env.UPDATE_AWS_CALLS === '1', partialRun })}\n`);
+  const partialRun =
+    globalConfig.testPathPatterns.isSet() ||
+    Boolean(globalConfig.testNamePattern) ||
+    Boolean(globalConfig.shard) ||
+    globalConfig.onlyChanged;
+  process.stderr.write(
+    `${settleAwsCallManifest(logDir, { update: process.env.UPDATE_AWS_CALLS === '1', partialRun })}\n`,
+  );
 }

@@ -9,11 +9,18 @@ import { applyLocalEnvironment } from '../../shared/local/local-environment';
 
 const dataDir = process.env.VEXDESK_TEST_DATA_DIR;
 if (!dataDir) throw new Error('integration tests need the global setup (VEXDESK_TEST_DATA_DIR unset)');
-const engines = JSON.parse(readFileSync(join(dataDir, 'engines.json'), 'utf8')) as { dynamoEndpoint: string; s3Endpoint: string };
+const engines = JSON.parse(readFileSync(join(dataDir, 'engines.json'), 'utf8')) as {
+  dynamoEndpoint: string;
+  s3Endpoint: string;
+};
 // The engines accept only the data directory's own key pair.
-const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as { accessKeyId: string; secretAccessKey: string };
+const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as {
+  accessKeyId: string;
+  secretAccessKey: string;
+};
 for (const endpoint of [engines.dynamoEndpoint, engines.s3Endpoint, process.env.VEXDESK_TEST_BASE_URL ?? '']) {
-  if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+/.test(endpoint)) throw new Error(`refusing to run integration tests against ${endpoint}`);
+  if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+/.test(endpoint))
+    throw new Error(`refusing to run integration tests against ${endpoint}`);
 }
 // Documents generated in-process name the test server, as the server's own do.
 applyLocalEnvironment({ ...engines, credentials, dataDir }, process.env.VEXDESK_TEST_BASE_URL);

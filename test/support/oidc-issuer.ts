@@ -39,11 +39,49 @@ export async function startTestIssuer(): Promise<TestIssuer> {
   const server: Server = createServer((request, response) => {
     if (request.url === '/.well-known/openid-configuration') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({
-        issuer, jwks_uri: `${issuer}/.well-known/jwks`, subject_types_supported: ['public', 'pairwise'],
-        response_types_supported: ['id_token'], id_token_signing_alg_values_supported: ['RS256'], scopes_supported: ['openid'],
-        claims_supported: ['sub', 'aud', 'exp', 'iat', 'iss', 'jti', 'nbf', 'ref', 'repository', 'repository_id', 'repository_owner', 'repository_owner_id', 'run_id', 'run_number', 'run_attempt', 'actor', 'actor_id', 'workflow', 'workflow_ref', 'workflow_sha', 'head_ref', 'base_ref', 'event_name', 'ref_type', 'ref_protected', 'environment', 'environment_node_id', 'job_workflow_ref', 'job_workflow_sha', 'repository_visibility', 'runner_environment'],
-      }));
+      response.end(
+        JSON.stringify({
+          issuer,
+          jwks_uri: `${issuer}/.well-known/jwks`,
+          subject_types_supported: ['public', 'pairwise'],
+          response_types_supported: ['id_token'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          scopes_supported: ['openid'],
+          claims_supported: [
+            'sub',
+            'aud',
+            'exp',
+            'iat',
+            'iss',
+            'jti',
+            'nbf',
+            'ref',
+            'repository',
+            'repository_id',
+            'repository_owner',
+            'repository_owner_id',
+            'run_id',
+            'run_number',
+            'run_attempt',
+            'actor',
+            'actor_id',
+            'workflow',
+            'workflow_ref',
+            'workflow_sha',
+            'head_ref',
+            'base_ref',
+            'event_name',
+            'ref_type',
+            'ref_protected',
+            'environment',
+            'environment_node_id',
+            'job_workflow_ref',
+            'job_workflow_sha',
+            'repository_visibility',
+            'runner_environment',
+          ],
+        }),
+      );
     } else if (request.url === '/.well-known/jwks') {
       fetches += 1;
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -98,7 +136,9 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     issuer,
     claims,
     async mint(overrides = {}, options = {}) {
-      return new SignJWT(claims(overrides)).setProtectedHeader({ alg: options.alg ?? 'RS256', typ: 'JWT', kid: options.kid ?? kid }).sign(options.key ?? privateKey);
+      return new SignJWT(claims(overrides))
+        .setProtectedHeader({ alg: options.alg ?? 'RS256', typ: 'JWT', kid: options.kid ?? kid })
+        .sign(options.key ?? privateKey);
     },
     async foreignKey() {
       return (await generateKeyPair('RS256')).privateKey;

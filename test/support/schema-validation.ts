@@ -52,7 +52,8 @@ function addMissingFormats(ajv: Ajv): void {
 function result(validate: ValidateFunction, doc: unknown): SchemaValidationResult {
   const valid = validate(doc);
   const errors = (validate.errors ?? []).map(
-    (e: ErrorObject) => `${e.instancePath === '' ? '/' : e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+    (e: ErrorObject) =>
+      `${e.instancePath === '' ? '/' : e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
   );
   return { valid, errors: valid ? [] : errors };
 }
@@ -184,7 +185,10 @@ export interface CsafMandatoryReport {
 
 type DocumentTest = (doc: unknown) => unknown;
 interface CsafLib {
-  validateStrict: (tests: DocumentTest[], doc: unknown) => Promise<{
+  validateStrict: (
+    tests: DocumentTest[],
+    doc: unknown,
+  ) => Promise<{
     isValid: boolean;
     tests: Array<{ name: string; isValid: boolean; errors: CsafTestMessage[] }>;
   }>;
@@ -233,7 +237,10 @@ export interface CsafOptionalReport {
 
 /** Runs every CSAF 2.0 optional test (6.2.x) of @secvisogram/csaf-validator-lib; they report warnings, not errors. */
 export async function runCsafOptionalTests(doc: unknown): Promise<CsafOptionalReport> {
-  const optional = (await import(`${'@secvisogram/csaf-validator-lib'}/optionalTests.js`)) as Record<string, (d: unknown) => unknown>;
+  const optional = (await import(`${'@secvisogram/csaf-validator-lib'}/optionalTests.js`)) as Record<
+    string,
+    (d: unknown) => unknown
+  >;
   const warnings: CsafOptionalReport['warnings'] = [];
   for (const [test, run] of Object.entries(optional)) {
     if (typeof run !== 'function') continue;

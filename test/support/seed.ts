@@ -13,11 +13,27 @@ import type { client } from './http-client';
 type Api = ReturnType<typeof client>;
 
 export function cycloneDxSbom(components: { name: string; version: string; purl: string }[]): string {
-  return JSON.stringify({
-    bomFormat: 'CycloneDX', specVersion: '1.5', version: 1, serialNumber: `urn:uuid:${randomUUID()}`,
-    metadata: { component: { type: 'application', name: 'app', version: '1.0.0' }, tools: { components: [{ type: 'application', name: 'test-tool', version: '1' }] } },
-    components: components.map((component) => ({ type: 'library', 'bom-ref': component.purl, name: component.name, version: component.version, purl: component.purl })),
-  }, null, 2);
+  return JSON.stringify(
+    {
+      bomFormat: 'CycloneDX',
+      specVersion: '1.5',
+      version: 1,
+      serialNumber: `urn:uuid:${randomUUID()}`,
+      metadata: {
+        component: { type: 'application', name: 'app', version: '1.0.0' },
+        tools: { components: [{ type: 'application', name: 'test-tool', version: '1' }] },
+      },
+      components: components.map((component) => ({
+        type: 'library',
+        'bom-ref': component.purl,
+        name: component.name,
+        version: component.version,
+        purl: component.purl,
+      })),
+    },
+    null,
+    2,
+  );
 }
 
 /** CVSS 3.1 vectors scoring critical (9.8), high (7.5), medium (5.3) and low (3.1). */
@@ -50,29 +66,70 @@ export async function seedReleaseWithFindings(api: Api, _teamId: string, count =
   const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
   const base = randomInt(1_000_000, 9_000_000);
   const packages = Array.from({ length: count }, (_, index) => ({
-    name: `seed-${suffix}-lib${index}`, version: `1.${index}.0`, cve: `CVE-2090-${base + index}`,
+    name: `seed-${suffix}-lib${index}`,
+    version: `1.${index}.0`,
+    cve: `CVE-2090-${base + index}`,
   }));
-  await importAdvisories(packages.map((pkg, index) => ({
-    source: 'seed',
-    advisory: parseOsvAdvisory({
-      id: `GHSA-seed-${suffix}-${index}`, modified: new Date().toISOString(), aliases: [pkg.cve], summary: `Seeded <b>issue</b> ${index}`, details: 'Seeded',
-      severity: [{ type: 'CVSS_V3', score: VECTORS[index % VECTORS.length] }], database_specific: { cwe_ids: ['CWE-79'] },
-      affected: [{ package: { ecosystem: 'npm', name: pkg.name }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }],
-    }),
-  })));
+  await importAdvisories(
+    packages.map((pkg, index) => ({
+      source: 'seed',
+      advisory: parseOsvAdvisory({
+        id: `GHSA-seed-${suffix}-${index}`,
+        modified: new Date().toISOString(),
+        aliases: [pkg.cve],
+        summary: `Seeded <b>issue</b> ${index}`,
+        details: 'Seeded',
+        severity: [{ type: 'CVSS_V3', score: VECTORS[index % VECTORS.length] }],
+        database_specific: { cwe_ids: ['CWE-79'] },
+        affected: [
+          {
+            package: { ecosystem: 'npm', name: pkg.name },
+            ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
+          },
+        ],
+      }),
+    })),
+  );
   await importKev({
-    catalogVersion: 'seed', dateReleased: new Date().toISOString(), skipped: 0,
-    entries: new Map([[packages[0]!.cve, { cveID: packages[0]!.cve, vendorProject: 'seed', product: 'seed', vulnerabilityName: 'seed', dateAdded: '2026-01-01', shortDescription: '', requiredAction: '', dueDate: '2026-01-22', knownRansomwareCampaignUse: 'Unknown', notes: '', cwes: [] }]]),
+    catalogVersion: 'seed',
+    dateReleased: new Date().toISOString(),
+    skipped: 0,
+    entries: new Map([
+      [
+        packages[0]!.cve,
+        {
+          cveID: packages[0]!.cve,
+          vendorProject: 'seed',
+          product: 'seed',
+          vulnerabilityName: 'seed',
+          dateAdded: '2026-01-01',
+          shortDescription: '',
+          requiredAction: '',
+          dueDate: '2026-01-22',
+          knownRansomwareCampaignUse: 'Unknown',
+          notes: '',
+          cwes: [],
+        },
+      ],
+    ]),
   });
-  const product = (await api.post('/api/products', { name: 'Seeded <App>', slug: uniqueSlug('seeded'), vendor: 'ACME Corp' })).body.data;
+  const product = (
+    await api.post('/api/products', { name: 'Seeded <App>', slug: uniqueSlug('seeded'), vendor: 'ACME Corp' })
+  ).body.data;
   const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
-  const content = cycloneDxSbom(packages.map((pkg) => ({ name: pkg.name, version: pkg.version, purl: `pkg:npm/${pkg.name}@${pkg.version}` })));
+  const content = cycloneDxSbom(
+    packages.map((pkg) => ({ name: pkg.name, version: pkg.version, purl: `pkg:npm/${pkg.name}@${pkg.version}` })),
+  );
   const upload = await api.post('/api/sboms/upload', { releaseId: release.id, content, fileName: 'bom.json' });
   if (upload.status !== 201) throw new Error(`seed upload failed: ${upload.status} ${upload.text}`);
   const sbom = upload.body.data;
   const scan = await api.post('/api/cve-scan', { sbomId: sbom.id });
-  if (scan.status !== 202 || scan.body.data.findingCount !== count) throw new Error(`seed scan found ${String(scan.body.data?.findingCount)} of ${count}`);
-  const vulnerabilities = await listAll<{ id: string; cve_id: string; component_name: string }>(api, `/api/sboms/${sbom.id}/vulnerabilities`);
+  if (scan.status !== 202 || scan.body.data.findingCount !== count)
+    throw new Error(`seed scan found ${String(scan.body.data?.findingCount)} of ${count}`);
+  const vulnerabilities = await listAll<{ id: string; cve_id: string; component_name: string }>(
+    api,
+    `/api/sboms/${sbom.id}/vulnerabilities`,
+  );
   // In package order, so callers can rely on index i ↔ lib<i> ↔ severity VECTORS[i % 4].
   const findings: SeededFinding[] = packages.map((pkg) => {
     const match = vulnerabilities.find((entry) => entry.component_name === pkg.name);

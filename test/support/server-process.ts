@@ -18,7 +18,11 @@ export function awsCallLog(): Record<string, string> {
 }
 
 /** `onStdoutLine`: the server's log lines (benches read its structured logs); ignored otherwise. */
-export async function startServerProcess(dataDir: string, env: Record<string, string | undefined>, options: { onStdoutLine?: (line: string) => void } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  dataDir: string,
+  env: Record<string, string | undefined>,
+  options: { onStdoutLine?: (line: string) => void } = {},
+): Promise<ServerProcess> {
   const root = resolve(import.meta.dirname, '../..');
   const serverFile = join(dataDir, 'server.json');
   rmSync(serverFile, { force: true });
@@ -50,7 +54,12 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
       const exited = new Promise((done) => child.once('exit', done));
       child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((done) => { timer = setTimeout(done, 15_000); })]);
+      await Promise.race([
+        exited,
+        new Promise((done) => {
+          timer = setTimeout(done, 15_000);
+        }),
+      ]);
       clearTimeout(timer);
       if (child.exitCode === null) child.kill('SIGKILL');
     },

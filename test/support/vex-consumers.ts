@@ -37,7 +37,10 @@ export interface Detected {
 
 /** cyclonedx-go `ParseBOMLink`: its regex (lower-case UUID), then `url.QueryUnescape` of the ref. */
 export function parseBomLink(s: string): { serialNumber: string; version: number; reference: string } | null {
-  const m = /^urn:cdx:([\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12})\/([1-9]\d*)(?:#([\da-zA-Z\-._~%!$&'()*+,;=:@/?]+))?$/.exec(s);
+  const m =
+    /^urn:cdx:([\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12})\/([1-9]\d*)(?:#([\da-zA-Z\-._~%!$&'()*+,;=:@/?]+))?$/.exec(
+      s,
+    );
   if (m === null) return null;
   let reference = '';
   if (m[3] !== undefined) {
@@ -81,8 +84,14 @@ function cdxStatus(state: string | undefined): string {
  * the scanned SBOM's, and name the package; not_affected / fixed hide the finding.
  * Returns the status that hid it, or null when the finding stays.
  */
-export function trivyCycloneDx(vex: unknown, sbom: { serialNumber: string; version: number }, pkg: Detected): string | null {
-  const statement = arr(obj(vex).vulnerabilities).map(obj).find((v) => v.id === pkg.vulnerabilityId);
+export function trivyCycloneDx(
+  vex: unknown,
+  sbom: { serialNumber: string; version: number },
+  pkg: Detected,
+): string | null {
+  const statement = arr(obj(vex).vulnerabilities)
+    .map(obj)
+    .find((v) => v.id === pkg.vulnerabilityId);
   if (statement === undefined) return null;
   const status = cdxStatus(str(obj(statement.analysis).state));
   for (const affect of arr(statement.affects).map(obj)) {
@@ -120,7 +129,8 @@ export function componentMatches(component: unknown, identifier: string): boolea
   if (id.startsWith('pkg:') && purlMatches(id, identifier)) return true;
   for (const [type, value] of Object.entries(obj(c.identifiers))) {
     if (value === identifier) return true;
-    if (type === 'purl' && identifier.startsWith('pkg:') && typeof value === 'string' && purlMatches(value, identifier)) return true;
+    if (type === 'purl' && identifier.startsWith('pkg:') && typeof value === 'string' && purlMatches(value, identifier))
+      return true;
   }
   return Object.values(obj(c.hashes)).some((hash) => hash === identifier);
 }
@@ -130,7 +140,8 @@ function statementMatches(statement: Json, vuln: string, product: string, subcom
   const v = obj(statement.vulnerability);
   if (v.name !== vuln && !arr(v.aliases).includes(vuln)) return false;
   for (const p of arr(statement.products).map(obj)) {
-    const productMatches = (sub: string): boolean => componentMatches(p, product) && (sub === '' || arr(p.subcomponents).some((s) => componentMatches(s, sub)));
+    const productMatches = (sub: string): boolean =>
+      componentMatches(p, product) && (sub === '' || arr(p.subcomponents).some((s) => componentMatches(s, sub)));
     if (subcomponents.length === 0 ? productMatches('') : subcomponents.some(productMatches)) return true;
   }
   return false;
@@ -138,7 +149,9 @@ function statementMatches(statement: Json, vuln: string, product: string, subcom
 
 /** go-vex `VEX.Matches`: matching statements, oldest first (SortStatements by timestamp; callers take the last). */
 export function openVexMatches(vex: unknown, vuln: string, product: string, subcomponents: string[]): Json[] {
-  const matches = arr(obj(vex).statements).map(obj).filter((s) => statementMatches(s, vuln, product, subcomponents));
+  const matches = arr(obj(vex).statements)
+    .map(obj)
+    .filter((s) => statementMatches(s, vuln, product, subcomponents));
   return matches.sort((a, b) => Date.parse(str(a.timestamp) ?? '') - Date.parse(str(b.timestamp) ?? ''));
 }
 
@@ -149,7 +162,10 @@ export function openVexMatches(vex: unknown, vuln: string, product: string, subc
  * matching statement decides; not_affected / fixed hide the finding.
  */
 export function trivyOpenVex(vex: unknown, rootPurl: string, pkg: Detected): string | null {
-  for (const [product, sub] of [[pkg.purl, ''], [rootPurl, pkg.purl]] as const) {
+  for (const [product, sub] of [
+    [pkg.purl, ''],
+    [rootPurl, pkg.purl],
+  ] as const) {
     const statements = openVexMatches(vex, pkg.vulnerabilityId, product, [sub]);
     const last = statements.at(-1);
     if (last !== undefined && (last.status === 'not_affected' || last.status === 'fixed')) return String(last.status);
@@ -163,12 +179,24 @@ export function trivyOpenVex(vex: unknown, rootPurl: string, pkg: Detected): str
  * builds it (registry + repository path with the image name cut out + image name), one plain and
  * one with tag/os/arch qualifiers. Grype's product identifiers for `grype <image>`.
  */
-export function grypeImageIdentifiers(reference: { registry: string; repository: string; digest: string; tag?: string; os?: string; arch?: string }): string[] {
+export function grypeImageIdentifiers(reference: {
+  registry: string;
+  repository: string;
+  digest: string;
+  tag?: string;
+  os?: string;
+  arch?: string;
+}): string[] {
   const parts = reference.repository.split('/');
   const imageName = parts[parts.length - 1]!;
   const registryPath = `${reference.registry}/${reference.repository.split(imageName).join('')}`;
   const base: Record<string, string> = { repository_url: registryPath + imageName };
-  const full: Record<string, string> = { ...base, ...(reference.tag ? { tag: reference.tag } : {}), ...(reference.os ? { os: reference.os } : {}), ...(reference.arch ? { arch: reference.arch } : {}) };
+  const full: Record<string, string> = {
+    ...base,
+    ...(reference.tag ? { tag: reference.tag } : {}),
+    ...(reference.os ? { os: reference.os } : {}),
+    ...(reference.arch ? { arch: reference.arch } : {}),
+  };
   return [
     new PackageURL('oci', null, imageName, reference.digest, base, null).toString(),
     new PackageURL('oci', null, imageName, reference.digest, full, null).toString(),
@@ -185,7 +213,8 @@ export function grypeOpenVex(vex: unknown, productIdentifiers: string[], pkg: De
   for (const product of productIdentifiers) {
     const statements = openVexMatches(vex, pkg.vulnerabilityId, product, [pkg.purl]);
     const first = statements[0];
-    if (first !== undefined) return first.status === 'not_affected' || first.status === 'fixed' ? String(first.status) : null;
+    if (first !== undefined)
+      return first.status === 'not_affected' || first.status === 'fixed' ? String(first.status) : null;
   }
   return null;
 }
@@ -237,14 +266,20 @@ const CSAF_RELATIONS = new Set(['default_component_of', 'installed_on', 'install
 export function trivyCsaf(doc: unknown, rootPurl: string, pkg: Detected): string | null {
   const vulnerabilities = arr(obj(doc).vulnerabilities).map(obj);
   const found = vulnerabilities.find((v) => {
-    if (typeof v.cve !== 'string') throw new Error('panic: runtime error: invalid memory address or nil pointer dereference (csaf.Vulnerability.CVE)');
+    if (typeof v.cve !== 'string')
+      throw new Error(
+        'panic: runtime error: invalid memory address or nil pointer dereference (csaf.Vulnerability.CVE)',
+      );
     return v.cve === pkg.vulnerabilityId;
   });
   if (found === undefined) return null;
   const status = obj(found.product_status);
   const tree = obj(obj(doc).product_tree);
   const match = (product: string, subProduct: string | null): string | null => {
-    for (const [label, list] of [['not_affected', status.known_not_affected], ['fixed', status.fixed]] as const) {
+    for (const [label, list] of [
+      ['not_affected', status.known_not_affected],
+      ['fixed', status.fixed],
+    ] as const) {
       for (const productId of arr(list).map(String)) {
         if (helperPurls(doc, productId).some((p) => trivyPurlMatch(p, product))) return label;
         if (subProduct === null) continue; // newer Trivy returns early when there is no sub-product
@@ -252,7 +287,8 @@ export function trivyCsaf(doc: unknown, rootPurl: string, pkg: Detected): string
           if (obj(r.full_product_name).product_id !== productId || !CSAF_RELATIONS.has(String(r.category))) continue;
           const products = helperPurls(doc, String(r.relates_to_product_reference));
           const subs = helperPurls(doc, String(r.product_reference));
-          if (products.some((p) => trivyPurlMatch(p, product)) && subs.some((s) => trivyPurlMatch(s, subProduct))) return label;
+          if (products.some((p) => trivyPurlMatch(p, product)) && subs.some((s) => trivyPurlMatch(s, subProduct)))
+            return label;
         }
       }
     }
@@ -280,11 +316,33 @@ export function grypeCsaf(doc: unknown, pkg: Detected): string | null {
 // the required fields each Validate() checks, and the UnmarshalText patterns/alternatives.
 const FIELDS: Record<string, string[]> = {
   advisory: ['document', 'product_tree', 'vulnerabilities'],
-  document: ['acknowledgements', 'aggregate_severity', 'category', 'csaf_version', 'distribution', 'lang', 'notes', 'publisher', 'references', 'source_lang', 'title', 'tracking'],
+  document: [
+    'acknowledgements',
+    'aggregate_severity',
+    'category',
+    'csaf_version',
+    'distribution',
+    'lang',
+    'notes',
+    'publisher',
+    'references',
+    'source_lang',
+    'title',
+    'tracking',
+  ],
   distribution: ['text', 'tlp'],
   tlp: ['label', 'url'],
   publisher: ['category', 'contact_details', 'issuing_authority', 'name', 'namespace'],
-  tracking: ['aliases', 'current_release_date', 'generator', 'id', 'initial_release_date', 'revision_history', 'status', 'version'],
+  tracking: [
+    'aliases',
+    'current_release_date',
+    'generator',
+    'id',
+    'initial_release_date',
+    'revision_history',
+    'status',
+    'version',
+  ],
   generator: ['date', 'engine'],
   engine: ['name', 'version'],
   revision: ['date', 'legacy_version', 'number', 'summary'],
@@ -295,15 +353,91 @@ const FIELDS: Record<string, string[]> = {
   full_product_name: ['name', 'product_id', 'product_identification_helper'],
   helper: ['cpe', 'hashes', 'model_numbers', 'purl', 'sbom_urls', 'serial_numbers', 'skus', 'x_generic_uris'],
   relationship: ['category', 'full_product_name', 'product_reference', 'relates_to_product_reference'],
-  vulnerability: ['acknowledgements', 'cve', 'cwe', 'discovery_date', 'flags', 'ids', 'involvements', 'notes', 'product_status', 'references', 'release_date', 'remediations', 'scores', 'threats', 'title'],
+  vulnerability: [
+    'acknowledgements',
+    'cve',
+    'cwe',
+    'discovery_date',
+    'flags',
+    'ids',
+    'involvements',
+    'notes',
+    'product_status',
+    'references',
+    'release_date',
+    'remediations',
+    'scores',
+    'threats',
+    'title',
+  ],
   cwe: ['id', 'name'],
   flag: ['date', 'group_ids', 'label', 'product_ids'],
   id: ['system_name', 'text'],
-  product_status: ['first_affected', 'first_fixed', 'fixed', 'known_affected', 'known_not_affected', 'last_affected', 'recommended', 'under_investigation'],
+  product_status: [
+    'first_affected',
+    'first_fixed',
+    'fixed',
+    'known_affected',
+    'known_not_affected',
+    'last_affected',
+    'recommended',
+    'under_investigation',
+  ],
   remediation: ['category', 'date', 'details', 'entitlements', 'group_ids', 'product_ids', 'restart_required', 'url'],
   score: ['cvss_v2', 'cvss_v3', 'products'],
-  cvss_v2: ['version', 'vectorString', 'accessVector', 'accessComplexity', 'authentication', 'confidentialityImpact', 'integrityImpact', 'availabilityImpact', 'baseScore', 'exploitability', 'remediationLevel', 'reportConfidence', 'temporalScore', 'collateralDamagePotential', 'targetDistribution', 'confidentialityRequirement', 'integrityRequirement', 'availabilityRequirement', 'environmentalScore'],
-  cvss_v3: ['version', 'vectorString', 'attackVector', 'attackComplexity', 'privilegesRequired', 'userInteraction', 'scope', 'confidentialityImpact', 'integrityImpact', 'availabilityImpact', 'baseScore', 'baseSeverity', 'exploitCodeMaturity', 'remediationLevel', 'reportConfidence', 'temporalScore', 'temporalSeverity', 'confidentialityRequirement', 'integrityRequirement', 'availabilityRequirement', 'modifiedAttackVector', 'modifiedAttackComplexity', 'modifiedPrivilegesRequired', 'modifiedUserInteraction', 'modifiedScope', 'modifiedConfidentialityImpact', 'modifiedIntegrityImpact', 'modifiedAvailabilityImpact', 'environmentalScore', 'environmentalSeverity'],
+  cvss_v2: [
+    'version',
+    'vectorString',
+    'accessVector',
+    'accessComplexity',
+    'authentication',
+    'confidentialityImpact',
+    'integrityImpact',
+    'availabilityImpact',
+    'baseScore',
+    'exploitability',
+    'remediationLevel',
+    'reportConfidence',
+    'temporalScore',
+    'collateralDamagePotential',
+    'targetDistribution',
+    'confidentialityRequirement',
+    'integrityRequirement',
+    'availabilityRequirement',
+    'environmentalScore',
+  ],
+  cvss_v3: [
+    'version',
+    'vectorString',
+    'attackVector',
+    'attackComplexity',
+    'privilegesRequired',
+    'userInteraction',
+    'scope',
+    'confidentialityImpact',
+    'integrityImpact',
+    'availabilityImpact',
+    'baseScore',
+    'baseSeverity',
+    'exploitCodeMaturity',
+    'remediationLevel',
+    'reportConfidence',
+    'temporalScore',
+    'temporalSeverity',
+    'confidentialityRequirement',
+    'integrityRequirement',
+    'availabilityRequirement',
+    'modifiedAttackVector',
+    'modifiedAttackComplexity',
+    'modifiedPrivilegesRequired',
+    'modifiedUserInteraction',
+    'modifiedScope',
+    'modifiedConfidentialityImpact',
+    'modifiedIntegrityImpact',
+    'modifiedAvailabilityImpact',
+    'environmentalScore',
+    'environmentalSeverity',
+  ],
   threat: ['category', 'date', 'details', 'group_ids', 'product_ids'],
 };
 const REQUIRED: Record<string, string[]> = {
@@ -332,24 +466,34 @@ const PATTERNS: Record<string, RegExp> = {
   'cwe.id': /^CWE-[1-9]\d{0,5}$/,
   'helper.purl': /^pkg:[A-Za-z.\-+][A-Za-z0-9.\-+]*\/.+/,
   'tracking.id': /^[\S](.*[\S])?$/,
-  'tracking.version': /^(0|[1-9][0-9]*)$|^((0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?)$/,
+  'tracking.version':
+    /^(0|[1-9][0-9]*)$|^((0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?)$/,
   'revision.number': /^(0|[1-9][0-9]*)$|^((0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*))/,
   'document.csaf_version': /^2\.0$/,
   'tracking.status': /^(draft|final|interim)$/,
   'note.category': /^(description|details|faq|general|legal_disclaimer|other|summary)$/,
   'reference.category': /^(external|self)$/,
-  'relationship.category': /^(default_component_of|external_component_of|installed_on|installed_with|optional_component_of)$/,
-  'flag.label': /^(component_not_present|inline_mitigations_already_exist|vulnerable_code_cannot_be_controlled_by_adversary|vulnerable_code_not_in_execute_path|vulnerable_code_not_present)$/,
+  'relationship.category':
+    /^(default_component_of|external_component_of|installed_on|installed_with|optional_component_of)$/,
+  'flag.label':
+    /^(component_not_present|inline_mitigations_already_exist|vulnerable_code_cannot_be_controlled_by_adversary|vulnerable_code_not_in_execute_path|vulnerable_code_not_present)$/,
   'remediation.category': /^(mitigation|no_fix_planned|none_available|vendor_fix|workaround)$/,
   'threat.category': /^(exploit_status|impact|target_set)$/,
   'cvss_v3.version': /^3\.[01]$/,
   'cvss_v2.version': /^2\.0$/,
-  'cvss_v3.vectorString': /^CVSS:3[.][01]\/((AV:[NALP]|AC:[LH]|PR:[NLH]|UI:[NR]|S:[UC]|[CIA]:[NLH]|E:[XUPFH]|RL:[XOTWU]|RC:[XURC]|[CIA]R:[XLMH]|MAV:[XNALP]|MAC:[XLH]|MPR:[XNLH]|MUI:[XNR]|MS:[XUC]|M[CIA]:[XNLH])\/)*(AV:[NALP]|AC:[LH]|PR:[NLH]|UI:[NR]|S:[UC]|[CIA]:[NLH]|E:[XUPFH]|RL:[XOTWU]|RC:[XURC]|[CIA]R:[XLMH]|MAV:[XNALP]|MAC:[XLH]|MPR:[XNLH]|MUI:[XNR]|MS:[XUC]|M[CIA]:[XNLH])$/,
+  'cvss_v3.vectorString':
+    /^CVSS:3[.][01]\/((AV:[NALP]|AC:[LH]|PR:[NLH]|UI:[NR]|S:[UC]|[CIA]:[NLH]|E:[XUPFH]|RL:[XOTWU]|RC:[XURC]|[CIA]R:[XLMH]|MAV:[XNALP]|MAC:[XLH]|MPR:[XNLH]|MUI:[XNR]|MS:[XUC]|M[CIA]:[XNLH])\/)*(AV:[NALP]|AC:[LH]|PR:[NLH]|UI:[NR]|S:[UC]|[CIA]:[NLH]|E:[XUPFH]|RL:[XOTWU]|RC:[XURC]|[CIA]R:[XLMH]|MAV:[XNALP]|MAC:[XLH]|MPR:[XNLH]|MUI:[XNR]|MS:[XUC]|M[CIA]:[XNLH])$/,
 };
 /** Which schema object each child field holds (arrays: their elements). */
 const CHILDREN: Record<string, Record<string, string>> = {
   advisory: { document: 'document', product_tree: 'product_tree', vulnerabilities: 'vulnerability' },
-  document: { distribution: 'distribution', notes: 'note', publisher: 'publisher', references: 'reference', tracking: 'tracking' },
+  document: {
+    distribution: 'distribution',
+    notes: 'note',
+    publisher: 'publisher',
+    references: 'reference',
+    tracking: 'tracking',
+  },
   distribution: { tlp: 'tlp' },
   tracking: { generator: 'generator', revision_history: 'revision' },
   generator: { engine: 'engine' },
@@ -357,7 +501,17 @@ const CHILDREN: Record<string, Record<string, string>> = {
   branch: { branches: 'branch', product: 'full_product_name' },
   full_product_name: { product_identification_helper: 'helper' },
   relationship: { full_product_name: 'full_product_name' },
-  vulnerability: { cwe: 'cwe', flags: 'flag', ids: 'id', notes: 'note', product_status: 'product_status', references: 'reference', remediations: 'remediation', scores: 'score', threats: 'threat' },
+  vulnerability: {
+    cwe: 'cwe',
+    flags: 'flag',
+    ids: 'id',
+    notes: 'note',
+    product_status: 'product_status',
+    references: 'reference',
+    remediations: 'remediation',
+    scores: 'score',
+    threats: 'threat',
+  },
   score: { cvss_v2: 'cvss_v2', cvss_v3: 'cvss_v3' },
 };
 
@@ -375,11 +529,14 @@ export function gocsafLoadAdvisory(doc: unknown): string[] {
     }
     const o = obj(value);
     const known = FIELDS[type];
-    if (known) for (const key of Object.keys(o)) if (!known.includes(key)) errors.push(`${path}: json: unknown field "${key}"`);
-    for (const key of REQUIRED[type] ?? []) if (o[key] === undefined || o[key] === null) errors.push(`${path}: '${key}' is missing`);
+    if (known)
+      for (const key of Object.keys(o)) if (!known.includes(key)) errors.push(`${path}: json: unknown field "${key}"`);
+    for (const key of REQUIRED[type] ?? [])
+      if (o[key] === undefined || o[key] === null) errors.push(`${path}: '${key}' is missing`);
     for (const [key, v] of Object.entries(o)) {
       const pattern = PATTERNS[`${type}.${key}`];
-      if (pattern && (typeof v !== 'string' || !pattern.test(v))) errors.push(`${path}.${key}: does not match ${String(pattern)}`);
+      if (pattern && (typeof v !== 'string' || !pattern.test(v)))
+        errors.push(`${path}.${key}: does not match ${String(pattern)}`);
       const child = CHILDREN[type]?.[key];
       if (child) check(v, child, `${path}.${key}`);
     }
@@ -429,7 +586,8 @@ export function dependencyTrackApplyVex(vex: unknown, project: DtProjectFinding[
   };
   for (const v of arr(bom.vulnerabilities).map(obj)) {
     const source = str(obj(v.source).name);
-    if (!str(v.id) || !source || !DT_SOURCES.has(source) || arr(v.affects).length === 0 || v.analysis === undefined) continue;
+    if (!str(v.id) || !source || !DT_SOURCES.has(source) || arr(v.affects).length === 0 || v.analysis === undefined)
+      continue;
     const findings = project.filter((f) => f.source === source && f.vulnId === v.id);
     if (findings.length === 0) continue; // "the project is not affected by it"
     const state = String(obj(v.analysis).state);

@@ -3,19 +3,45 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import type { Advisory } from '../../shared/service/corpus/parse/advisory';
 import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
-import { aliasIdentifiers, applyAliasChanges, resolveSeverity, scoresOf, touchedIdentifiers, type AliasChange, type AliasEntries, type RecordScores } from '../../shared/service/corpus/alias-severity';
+import {
+  aliasIdentifiers,
+  applyAliasChanges,
+  resolveSeverity,
+  scoresOf,
+  touchedIdentifiers,
+  type AliasChange,
+  type AliasEntries,
+  type RecordScores,
+} from '../../shared/service/corpus/alias-severity';
 
-const fixture = (id: string): Advisory => parseOsvAdvisory(JSON.parse(readFileSync(fileURLToPath(new URL(`../fixtures/corpus/osv/${id}.json`, import.meta.url)), 'utf8')));
+const fixture = (id: string): Advisory =>
+  parseOsvAdvisory(
+    JSON.parse(readFileSync(fileURLToPath(new URL(`../fixtures/corpus/osv/${id}.json`, import.meta.url)), 'utf8')),
+  );
 
 /** GO-2021-0066 (no CVSS) lists CVE-2020-8564 and GHSA-8mjg-8c8g-6h85, which carries CVSS 3.1 (4.7, MEDIUM). */
 const GO = fixture('GO-2021-0066');
 const GHSA = fixture('GHSA-8mjg-8c8g-6h85');
 
 function synthetic(id: string, aliases: string[], extra: Partial<Advisory> = {}): Advisory {
-  return { ...GO, id, aliases, cveId: aliases.find((alias) => alias.startsWith('CVE-')) ?? id, cvssV2: null, cvssV3: null, cvssV4: null, databaseSeverity: null, ...extra };
+  return {
+    ...GO,
+    id,
+    aliases,
+    cveId: aliases.find((alias) => alias.startsWith('CVE-')) ?? id,
+    cvssV2: null,
+    cvssV3: null,
+    cvssV4: null,
+    databaseSeverity: null,
+    ...extra,
+  };
 }
 const V3_HIGH = { vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N', score: 7.5, severity: 'HIGH' as const };
-const V4_LOW = { vector: 'CVSS:4.0/AV:N/AC:H/AT:P/PR:H/UI:A/VC:L/VI:N/VA:N/SC:N/SI:N/SA:N', score: 1.0, severity: 'LOW' as const };
+const V4_LOW = {
+  vector: 'CVSS:4.0/AV:N/AC:H/AT:P/PR:H/UI:A/VC:L/VI:N/VA:N/SC:N/SI:N/SA:N',
+  score: 1.0,
+  severity: 'LOW' as const,
+};
 
 /**
  * The alias index as the import keeps it (shared/service/corpus/import.ts importChunk): per chunk, the
@@ -28,10 +54,18 @@ class IndexModel {
 
   importChunk(records: Advisory[], withdrawn: string[] = []): void {
     const changes: AliasChange[] = [
-      ...records.map((record) => ({ advisoryId: record.id, before: this.indexedUnder.get(record.id) ?? [], after: { identifiers: aliasIdentifiers(record), scores: scoresOf(record) } })),
+      ...records.map((record) => ({
+        advisoryId: record.id,
+        before: this.indexedUnder.get(record.id) ?? [],
+        after: { identifiers: aliasIdentifiers(record), scores: scoresOf(record) },
+      })),
       ...withdrawn.map((id) => ({ advisoryId: id, before: this.indexedUnder.get(id) ?? [], after: null })),
     ];
-    const current = new Map(touchedIdentifiers(changes).flatMap((id) => (this.items.has(id) ? [[id, this.items.get(id) as AliasEntries] as const] : [])));
+    const current = new Map(
+      touchedIdentifiers(changes).flatMap((id) =>
+        this.items.has(id) ? [[id, this.items.get(id) as AliasEntries] as const] : [],
+      ),
+    );
     for (const [identifier, entries] of applyAliasChanges(current, changes)) {
       if (Object.keys(entries).length > 0) this.items.set(identifier, entries);
       else this.items.delete(identifier);
@@ -43,26 +77,40 @@ class IndexModel {
   /** What the scan does for a finding whose primary advisory is `advisory` (shared/service/corpus/alias-severity.ts severityResolver). */
   severityOf(advisory: Advisory) {
     const aliased = new Map<string, RecordScores>();
-    for (const identifier of [...aliasIdentifiers(advisory), advisory.cveId]) for (const [id, scores] of Object.entries(this.items.get(identifier) ?? {})) aliased.set(id, scores);
+    for (const identifier of [...aliasIdentifiers(advisory), advisory.cveId])
+      for (const [id, scores] of Object.entries(this.items.get(identifier) ?? {})) aliased.set(id, scores);
     return resolveSeverity(advisory, advisory.cveId, aliased);
   }
 }
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
-  return items.flatMap((item, index) => permutations([...items.slice(0, index), ...items.slice(index + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, index) =>
+    permutations([...items.slice(0, index), ...items.slice(index + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 describe('severity from aliased records', () => {
-  it('takes a Go record\'s severity and CVSS from the GHSA record it lists', () => {
+  it("takes a Go record's severity and CVSS from the GHSA record it lists", () => {
     expect(GO.cvssV3).toBeNull();
     expect(GO.databaseSeverity).toBeNull();
     const model = new IndexModel();
     model.importChunk([GO]);
-    expect(model.severityOf(GO)).toEqual({ severity: 'NONE', source: null, sourceId: null, cvssV2: null, cvssV3: null, cvssV4: null });
+    expect(model.severityOf(GO)).toEqual({
+      severity: 'NONE',
+      source: null,
+      sourceId: null,
+      cvssV2: null,
+      cvssV3: null,
+      cvssV4: null,
+    });
     model.importChunk([GHSA]);
     expect(model.severityOf(GO)).toEqual({
-      severity: 'MEDIUM', source: 'cvss_v3', sourceId: 'GHSA-8mjg-8c8g-6h85', cvssV2: null, cvssV4: null,
+      severity: 'MEDIUM',
+      source: 'cvss_v3',
+      sourceId: 'GHSA-8mjg-8c8g-6h85',
+      cvssV2: null,
+      cvssV4: null,
       cvssV3: { vector: 'CVSS:3.1/AV:L/AC:H/PR:L/UI:N/S:U/C:H/I:N/A:N', score: 4.7, severity: 'MEDIUM' },
     });
     // A record with CVSS of its own keeps it.
@@ -81,18 +129,29 @@ describe('severity from aliased records', () => {
   });
 
   it('gives the same index and the same severity whatever order and chunks the records come in', () => {
-    const nvd = synthetic('CVE-2020-8564', [], { cvssV3: { vector: 'CVSS:3.1/AV:L/AC:H/PR:L/UI:N/S:U/C:H/I:N/A:N', score: 4.7, severity: 'MEDIUM' }, cvssV2: { vector: 'AV:L/AC:L/Au:N/C:P/I:N/A:N', score: 2.1, severity: 'LOW' } });
+    const nvd = synthetic('CVE-2020-8564', [], {
+      cvssV3: { vector: 'CVSS:3.1/AV:L/AC:H/PR:L/UI:N/S:U/C:H/I:N/A:N', score: 4.7, severity: 'MEDIUM' },
+      cvssV2: { vector: 'AV:L/AC:L/Au:N/C:P/I:N/A:N', score: 2.1, severity: 'LOW' },
+    });
     const rated = synthetic('PYSEC-2099-1', ['GO-2021-0066'], { databaseSeverity: 'HIGH' });
     const records = [GO, GHSA, nvd, rated];
-    const results = permutations(records).flatMap((order) => [1, 2, 4].map((chunk) => {
-      const model = new IndexModel();
-      for (let offset = 0; offset < order.length; offset += chunk) model.importChunk(order.slice(offset, offset + chunk));
-      return { items: [...model.items].sort(([a], [b]) => a.localeCompare(b)), severity: model.severityOf(GO) };
-    }));
+    const results = permutations(records).flatMap((order) =>
+      [1, 2, 4].map((chunk) => {
+        const model = new IndexModel();
+        for (let offset = 0; offset < order.length; offset += chunk)
+          model.importChunk(order.slice(offset, offset + chunk));
+        return { items: [...model.items].sort(([a], [b]) => a.localeCompare(b)), severity: model.severityOf(GO) };
+      }),
+    );
     expect(results).toHaveLength(24 * 3);
     for (const result of results) expect(result).toEqual(results[0]);
     // Two v3 scores of 4.7 tie: the smaller id decides, never the import order.
-    expect(results[0]?.severity).toMatchObject({ source: 'cvss_v3', sourceId: 'CVE-2020-8564', severity: 'MEDIUM', cvssV2: { score: 2.1 } });
+    expect(results[0]?.severity).toMatchObject({
+      source: 'cvss_v3',
+      sourceId: 'CVE-2020-8564',
+      severity: 'MEDIUM',
+      cvssV2: { score: 2.1 },
+    });
   });
 
   it('follows a refresh: a GHSA added later upgrades the Go advisory, a better one replaces it, a withdrawal or a dropped alias undoes it', () => {
@@ -118,15 +177,27 @@ describe('severity from aliased records', () => {
   it('never borrows from a record of another CVE, and falls back to database ratings after CVSS', () => {
     const finding = synthetic('PYSEC-2021-88', ['CVE-2021-0001', 'GHSA-5pr9-v234-jw36']);
     const otherCve = synthetic('GHSA-5pr9-v234-jw36', ['CVE-2021-0002'], { cvssV3: V3_HIGH });
-    expect(resolveSeverity(finding, finding.cveId, [[otherCve.id, scoresOf(otherCve) as RecordScores]])).toMatchObject({ severity: 'NONE', sourceId: null });
+    expect(resolveSeverity(finding, finding.cveId, [[otherCve.id, scoresOf(otherCve) as RecordScores]])).toMatchObject({
+      severity: 'NONE',
+      sourceId: null,
+    });
 
     const ratedOwn = { ...finding, databaseSeverity: 'LOW' as const };
-    const scoredAlias = synthetic('GHSA-zzzz-zzzz-zzzz', ['CVE-2021-0001'], { cvssV3: V3_HIGH, databaseSeverity: 'MEDIUM' });
+    const scoredAlias = synthetic('GHSA-zzzz-zzzz-zzzz', ['CVE-2021-0001'], {
+      cvssV3: V3_HIGH,
+      databaseSeverity: 'MEDIUM',
+    });
     const ratedAlias = synthetic('GHSA-yyyy-yyyy-yyyy', ['CVE-2021-0001'], { databaseSeverity: 'CRITICAL' });
     // CVSS from an alias outranks the advisory's own rating.
-    expect(resolveSeverity(ratedOwn, finding.cveId, [[scoredAlias.id, scoresOf(scoredAlias) as RecordScores]])).toMatchObject({ severity: 'HIGH', source: 'cvss_v3', sourceId: scoredAlias.id });
+    expect(
+      resolveSeverity(ratedOwn, finding.cveId, [[scoredAlias.id, scoresOf(scoredAlias) as RecordScores]]),
+    ).toMatchObject({ severity: 'HIGH', source: 'cvss_v3', sourceId: scoredAlias.id });
     // Without any CVSS, the advisory's own rating comes before an alias's.
-    expect(resolveSeverity(ratedOwn, finding.cveId, [[ratedAlias.id, scoresOf(ratedAlias) as RecordScores]])).toMatchObject({ severity: 'LOW', source: 'advisory', sourceId: finding.id });
-    expect(resolveSeverity(finding, finding.cveId, [[ratedAlias.id, scoresOf(ratedAlias) as RecordScores]])).toMatchObject({ severity: 'CRITICAL', source: 'advisory', sourceId: ratedAlias.id, cvssV3: null });
+    expect(
+      resolveSeverity(ratedOwn, finding.cveId, [[ratedAlias.id, scoresOf(ratedAlias) as RecordScores]]),
+    ).toMatchObject({ severity: 'LOW', source: 'advisory', sourceId: finding.id });
+    expect(
+      resolveSeverity(finding, finding.cveId, [[ratedAlias.id, scoresOf(ratedAlias) as RecordScores]]),
+    ).toMatchObject({ severity: 'CRITICAL', source: 'advisory', sourceId: ratedAlias.id, cvssV3: null });
   });
 });

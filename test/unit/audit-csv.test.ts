@@ -37,8 +37,19 @@ async function collect(chunks: AsyncIterable<string>): Promise<string> {
 
 describe('audit CSV', () => {
   it('writes the header row in the spec order, even with no entries', () => {
-    expect(auditEntriesToCsv([])).toBe('timestamp,action,entity_type,entity_id,entity_name,actor_email,actor_name,changes\r\n');
-    expect(AUDIT_CSV_COLUMNS).toEqual(['timestamp', 'action', 'entity_type', 'entity_id', 'entity_name', 'actor_email', 'actor_name', 'changes']);
+    expect(auditEntriesToCsv([])).toBe(
+      'timestamp,action,entity_type,entity_id,entity_name,actor_email,actor_name,changes\r\n',
+    );
+    expect(AUDIT_CSV_COLUMNS).toEqual([
+      'timestamp',
+      'action',
+      'entity_type',
+      'entity_id',
+      'entity_name',
+      'actor_email',
+      'actor_name',
+      'changes',
+    ]);
   });
 
   it('maps each entry to the columns, with changes as JSON and the actor id left out', () => {
@@ -73,7 +84,12 @@ describe('audit CSV', () => {
       ' leading and trailing spaces ',
     ];
     const entries = tricky.map((text, i) =>
-      entry({ action: `act${i}`, entityName: text, actorName: text, changes: { note: text, nested: { list: [text, 1, true, null] } } }),
+      entry({
+        action: `act${i}`,
+        entityName: text,
+        actorName: text,
+        changes: { note: text, nested: { list: [text, 1, true, null] } },
+      }),
     );
     const rows = parseCsv(auditEntriesToCsv(entries)).slice(1);
     expect(rows).toHaveLength(tricky.length);
@@ -92,13 +108,25 @@ describe('audit CSV', () => {
     expect(csv).toContain(',jane@acme.example,Jane Doe,');
   });
 
-  it.each(['=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠'])('prefixes a cell starting with %j with a single quote', (first) => {
-    const value = `${first}HYPERLINK("https://evil.example","click")`;
-    const [, row] = parseCsv(
-      auditEntriesToCsv([entry({ action: value, entityType: value, entityId: value, entityName: value, actorEmail: value, actorName: value })]),
-    );
-    for (const cell of row!.slice(1, 7)) expect(cell).toBe(`'${value}`);
-  });
+  it.each(['=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠'])(
+    'prefixes a cell starting with %j with a single quote',
+    (first) => {
+      const value = `${first}HYPERLINK("https://evil.example","click")`;
+      const [, row] = parseCsv(
+        auditEntriesToCsv([
+          entry({
+            action: value,
+            entityType: value,
+            entityId: value,
+            entityName: value,
+            actorEmail: value,
+            actorName: value,
+          }),
+        ]),
+      );
+      for (const cell of row!.slice(1, 7)) expect(cell).toBe(`'${value}`);
+    },
+  );
 
   it('leaves cells that only contain a dangerous character later on unchanged', () => {
     const [, row] = parseCsv(auditEntriesToCsv([entry({ entityName: 'a=b+c-d@e' })]));

@@ -27,7 +27,14 @@ let logDir: string;
 beforeAll(() => {
   logDir = mkdtempSync(join(tmpdir(), 'vexdesk-call-log-'));
   // Configuration is read on first use, after this.
-  Object.assign(process.env, { TABLE_NAME: TABLE, SBOM_BUCKET, DISCLOSURE_BUCKET: 'unit-disclosures', AWS_REGION: 'eu-west-1', PUBLIC_BASE_URL: 'https://vex.unit.test', VEXDESK_AWS_CALL_LOG: join(logDir, 'calls.jsonl') });
+  Object.assign(process.env, {
+    TABLE_NAME: TABLE,
+    SBOM_BUCKET,
+    DISCLOSURE_BUCKET: 'unit-disclosures',
+    AWS_REGION: 'eu-west-1',
+    PUBLIC_BASE_URL: 'https://vex.unit.test',
+    VEXDESK_AWS_CALL_LOG: join(logDir, 'calls.jsonl'),
+  });
 });
 
 afterAll(() => {
@@ -36,15 +43,23 @@ afterAll(() => {
 });
 
 /** Stops every request after the recorder has seen it, as if the service answered `error`. */
-function stopBeforeSending<T extends { middlewareStack: DynamoDBClient['middlewareStack'] | S3Client['middlewareStack'] }>(client: T, error: Error): T {
-  (client.middlewareStack as DynamoDBClient['middlewareStack']).add(() => () => Promise.reject(error), { step: 'build', name: 'unitStop' });
+function stopBeforeSending<
+  T extends { middlewareStack: DynamoDBClient['middlewareStack'] | S3Client['middlewareStack'] },
+>(client: T, error: Error): T {
+  (client.middlewareStack as DynamoDBClient['middlewareStack']).add(() => () => Promise.reject(error), {
+    step: 'build',
+    name: 'unitStop',
+  });
   return client;
 }
 
 const credentials = { accessKeyId: 'unit', secretAccessKey: 'unit' };
 
 function recorded(): unknown[] {
-  return readFileSync(join(logDir, 'calls.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+  return readFileSync(join(logDir, 'calls.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
 }
 
 describe('permissionsOf', () => {
@@ -66,27 +81,55 @@ describe('permissionsOf', () => {
     ]);
   });
 
-  it('reads TransactGetItems as GetItem, and a GSI query as Query on the index with the index key\'s prefix', () => {
-    expect(recorder.permissionsOf('dynamodb', 'TransactGetItemsCommand', { TransactItems: [{ Get: { TableName: TABLE, Key: keys.team(T) } }] })).toEqual([
-      { action: 'dynamodb:GetItem', resource: TABLE_ARN, leadingKey: 'TEAM#' },
-    ]);
+  it("reads TransactGetItems as GetItem, and a GSI query as Query on the index with the index key's prefix", () => {
+    expect(
+      recorder.permissionsOf('dynamodb', 'TransactGetItemsCommand', {
+        TransactItems: [{ Get: { TableName: TABLE, Key: keys.team(T) } }],
+      }),
+    ).toEqual([{ action: 'dynamodb:GetItem', resource: TABLE_ARN, leadingKey: 'TEAM#' }]);
     expect(
       recorder.permissionsOf('dynamodb', 'QueryCommand', {
-        TableName: TABLE, IndexName: 'gsi2', KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :p)',
-        ExpressionAttributeNames: { '#pk': 'gsi2pk', '#sk': 'gsi2sk' }, ExpressionAttributeValues: { ':pk': keys.auditByAction(T, 'publish', 0).gsi2pk, ':p': '2026' },
+        TableName: TABLE,
+        IndexName: 'gsi2',
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :p)',
+        ExpressionAttributeNames: { '#pk': 'gsi2pk', '#sk': 'gsi2sk' },
+        ExpressionAttributeValues: { ':pk': keys.auditByAction(T, 'publish', 0).gsi2pk, ':p': '2026' },
       }),
     ).toEqual([{ action: 'dynamodb:Query', resource: `${TABLE_ARN}/index/gsi2`, leadingKey: 'TEAM#' }]);
   });
 
   it('maps HeadObject to s3:GetObject, DeleteObjects to one s3:DeleteObject per key and ListObjectsV2 to s3:ListBucket on the bucket with the listed prefix', () => {
-    expect(recorder.permissionsOf('s3', 'HeadObjectCommand', { Bucket: SBOM_BUCKET, Key: keys.sbomObject(T, P, R, ID) })).toEqual([
-      { action: 's3:GetObject', resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/sboms/{id}' },
+    expect(
+      recorder.permissionsOf('s3', 'HeadObjectCommand', { Bucket: SBOM_BUCKET, Key: keys.sbomObject(T, P, R, ID) }),
+    ).toEqual([
+      {
+        action: 's3:GetObject',
+        resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/sboms/{id}',
+      },
     ]);
-    expect(recorder.permissionsOf('s3', 'DeleteObjectsCommand', { Bucket: SBOM_BUCKET, Delete: { Objects: [{ Key: keys.sbomInventoryObject(T, P, R, ID) }, { Key: keys.vexInputObject(T, P, R, ID, 3) }] } })).toEqual([
-      { action: 's3:DeleteObject', resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/sboms/{id}.components.json.gz' },
-      { action: 's3:DeleteObject', resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/vex/{id}/v{id}.input.json' },
+    expect(
+      recorder.permissionsOf('s3', 'DeleteObjectsCommand', {
+        Bucket: SBOM_BUCKET,
+        Delete: {
+          Objects: [{ Key: keys.sbomInventoryObject(T, P, R, ID) }, { Key: keys.vexInputObject(T, P, R, ID, 3) }],
+        },
+      }),
+    ).toEqual([
+      {
+        action: 's3:DeleteObject',
+        resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/sboms/{id}.components.json.gz',
+      },
+      {
+        action: 's3:DeleteObject',
+        resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/vex/{id}/v{id}.input.json',
+      },
     ]);
-    expect(recorder.permissionsOf('s3', 'ListObjectsV2Command', { Bucket: SBOM_BUCKET, Prefix: keys.productObjectsPrefix(T, P) })).toEqual([
+    expect(
+      recorder.permissionsOf('s3', 'ListObjectsV2Command', {
+        Bucket: SBOM_BUCKET,
+        Prefix: keys.productObjectsPrefix(T, P),
+      }),
+    ).toEqual([
       { action: 's3:ListBucket', resource: 'arn:aws:s3:::{sbomBucket}', prefix: 'teams/{id}/products/{id}/' },
     ]);
   });
@@ -103,38 +146,86 @@ describe('recordAwsCalls', () => {
     const base = stopBeforeSending(new DynamoDBClient({ region: 'eu-west-1', credentials }), new Error('not sent'));
     recorder.recordAwsCalls(base, 'dynamodb');
     const documents = DynamoDBDocumentClient.from(base);
-    const query = () => documents.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': 'pk' }, ExpressionAttributeValues: { ':pk': 'CORPUS#META' } }));
+    const query = () =>
+      documents.send(
+        new QueryCommand({
+          TableName: TABLE,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': 'pk' },
+          ExpressionAttributeValues: { ':pk': 'CORPUS#META' },
+        }),
+      );
 
     await expect(query()).rejects.toThrow('not sent');
     await expect(recorder.runAsFunction('scans', query)).rejects.toThrow('not sent');
     await expect(recorder.runAsFunction('scans', query)).rejects.toThrow('not sent');
     await expect(
-      recorder.runAsFunction('vex', () => documents.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: TABLE, Item: { ...keys.disclosureCounter('all'), count: 1 } } }] }))),
+      recorder.runAsFunction('vex', () =>
+        documents.send(
+          new TransactWriteCommand({
+            TransactItems: [{ Put: { TableName: TABLE, Item: { ...keys.disclosureCounter('all'), count: 1 } } }],
+          }),
+        ),
+      ),
     ).rejects.toThrow('not sent');
 
     expect(recorded()).toEqual([
       { function: 'scans', command: 'Query', action: 'dynamodb:Query', resource: TABLE_ARN, leadingKey: 'CORPUS#' },
-      { function: 'vex', command: 'TransactWriteItems', action: 'dynamodb:PutItem', resource: TABLE_ARN, leadingKey: 'DISCLOSURE_COUNTER' },
+      {
+        function: 'vex',
+        command: 'TransactWriteItems',
+        action: 'dynamodb:PutItem',
+        resource: TABLE_ARN,
+        leadingKey: 'DISCLOSURE_COUNTER',
+      },
     ]);
   });
 
   it('records a pre-signed upload URL as the s3:PutObject it grants, and s3:ListBucket when a read relies on a missing key answering 404', async () => {
-    const missing = Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey', $metadata: { httpStatusCode: 404 } });
+    const missing = Object.assign(new Error('The specified key does not exist.'), {
+      name: 'NoSuchKey',
+      $metadata: { httpStatusCode: 404 },
+    });
     // Signing a URL sends nothing, so only the reading client needs stopping.
     const signer = new S3Client({ region: 'eu-west-1', credentials });
     const s3 = stopBeforeSending(new S3Client({ region: 'eu-west-1', credentials }), missing);
     recorder.recordAwsCalls(signer, 's3');
     recorder.recordAwsCalls(s3, 's3');
 
-    const url = await recorder.runAsFunction('sboms', () => getSignedUrl(signer, new PutObjectCommand({ Bucket: SBOM_BUCKET, Key: keys.sbomUploadObject(T, ID) }), { expiresIn: 60 }));
-    await expect(recorder.runAsFunction('compliance', () => s3.send(new GetObjectCommand({ Bucket: SBOM_BUCKET, Key: keys.sbomObject(T, P, R, ID) })))).rejects.toThrow('does not exist');
+    const url = await recorder.runAsFunction('sboms', () =>
+      getSignedUrl(signer, new PutObjectCommand({ Bucket: SBOM_BUCKET, Key: keys.sbomUploadObject(T, ID) }), {
+        expiresIn: 60,
+      }),
+    );
+    await expect(
+      recorder.runAsFunction('compliance', () =>
+        s3.send(new GetObjectCommand({ Bucket: SBOM_BUCKET, Key: keys.sbomObject(T, P, R, ID) })),
+      ),
+    ).rejects.toThrow('does not exist');
 
     expect(url).toContain('X-Amz-Signature=');
-    expect(recorded()).toEqual(expect.arrayContaining([
-      { function: 'sboms', command: 'PutObject', action: 's3:PutObject', resource: 'arn:aws:s3:::{sbomBucket}/uploads/{id}/{id}' },
-      { function: 'compliance', command: 'GetObject', action: 's3:GetObject', resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/sboms/{id}' },
-      { function: 'compliance', command: 'GetObject', action: 's3:ListBucket', resource: 'arn:aws:s3:::{sbomBucket}' },
-    ]));
+    expect(recorded()).toEqual(
+      expect.arrayContaining([
+        {
+          function: 'sboms',
+          command: 'PutObject',
+          action: 's3:PutObject',
+          resource: 'arn:aws:s3:::{sbomBucket}/uploads/{id}/{id}',
+        },
+        {
+          function: 'compliance',
+          command: 'GetObject',
+          action: 's3:GetObject',
+          resource: 'arn:aws:s3:::{sbomBucket}/teams/{id}/products/{id}/releases/{id}/sboms/{id}',
+        },
+        {
+          function: 'compliance',
+          command: 'GetObject',
+          action: 's3:ListBucket',
+          resource: 'arn:aws:s3:::{sbomBucket}',
+        },
+      ]),
+    );
   });
 
   it('adds no middleware at all when VEXDESK_AWS_CALL_LOG is unset', () => {
@@ -155,16 +246,25 @@ describe('recordAwsCalls', () => {
 /** Whether the source constructs a client class it imports from an AWS SDK package (the client CLI's own ApiClient is not one). */
 function buildsSdkClient(source: string): boolean {
   const imported = [...source.matchAll(/import\s*\{([^}]*)\}\s*from\s*'@aws-sdk\/[^']+'/g)]
-    .flatMap((match) => (match[1] ?? '').split(',').map((name) => name.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop() ?? ''))
+    .flatMap((match) =>
+      (match[1] ?? '').split(',').map(
+        (name) =>
+          name
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)
+            .pop() ?? '',
+      ),
+    )
     .filter((name) => name.endsWith('Client'));
   return imported.some((name) => source.includes(`new ${name}(`));
 }
 
 describe('where SDK clients are built', () => {
-  it('builds every AWS SDK client of the functions\' code in shared/service/aws-clients.ts, so each call is recorded', () => {
+  it("builds every AWS SDK client of the functions' code in shared/service/aws-clients.ts, so each call is recorded", () => {
     const root = resolve(import.meta.dirname, '../..');
     const sources = ['shared', 'functions'].flatMap((dir) =>
-      (readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }))
+      readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
         .filter((file) => file.endsWith('.ts'))
         .map((file) => join(root, dir, file)),
     );

@@ -9,7 +9,13 @@ import { s3Client } from '../../shared/service/aws-s3';
 
 beforeAll(() => {
   // Configuration is read on first use, after this.
-  Object.assign(process.env, { TABLE_NAME: 'vexdesk-unit', SBOM_BUCKET: 'unit-sboms', DISCLOSURE_BUCKET: 'unit-disclosures', AWS_REGION: 'eu-west-1', PUBLIC_BASE_URL: 'https://vexdesk.test' });
+  Object.assign(process.env, {
+    TABLE_NAME: 'vexdesk-unit',
+    SBOM_BUCKET: 'unit-sboms',
+    DISCLOSURE_BUCKET: 'unit-disclosures',
+    AWS_REGION: 'eu-west-1',
+    PUBLIC_BASE_URL: 'https://vexdesk.test',
+  });
 });
 
 afterAll(() => {
@@ -18,12 +24,23 @@ afterAll(() => {
 
 describe('SDK clients', () => {
   it('carry no SDK logger middleware, and keep the call recorder', async () => {
-    const stacks = { dynamodb: dynamo().middlewareStack.identify(), s3: (await s3Client()).middlewareStack.identify(), sqs: (await sqs()).client.middlewareStack.identify(), secretsmanager: (await secretsManager()).client.middlewareStack.identify() };
+    const stacks = {
+      dynamodb: dynamo().middlewareStack.identify(),
+      s3: (await s3Client()).middlewareStack.identify(),
+      sqs: (await sqs()).client.middlewareStack.identify(),
+      secretsmanager: (await secretsManager()).client.middlewareStack.identify(),
+    };
 
     for (const [client, names] of Object.entries(stacks)) {
-      expect({ client, logger: names.filter((name) => name.startsWith('loggerMiddleware')) }).toEqual({ client, logger: [] });
+      expect({ client, logger: names.filter((name) => name.startsWith('loggerMiddleware')) }).toEqual({
+        client,
+        logger: [],
+      });
       // Sanity check that identify() lists the stack: the SDK's own retry middleware is there.
-      expect({ client, retry: names.some((name) => name.startsWith('retryMiddleware')) }).toEqual({ client, retry: true });
+      expect({ client, retry: names.some((name) => name.startsWith('retryMiddleware')) }).toEqual({
+        client,
+        retry: true,
+      });
     }
   });
 });

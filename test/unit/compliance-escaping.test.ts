@@ -3,7 +3,8 @@ import type { ComplianceReportInput } from '../../shared/service/compliance/mode
 import { renderComplianceReport } from '../../shared/service/compliance/report';
 
 const ATTACK = `<script>alert(1)</script>"><img src=x onerror=alert(1)>{{ 7*7 }}'`;
-const ESCAPED_ATTACK = '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;{{ 7*7 }}&#39;';
+const ESCAPED_ATTACK =
+  '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;{{ 7*7 }}&#39;';
 
 /** Each user-typed field carries its own name and the attack, so a leak is traceable to the field. */
 const evil = (field: string) => `[${field}]${ATTACK}`;
@@ -37,7 +38,12 @@ function hostileInput(): ComplianceReportInput {
       },
     ],
     components: [
-      { name: evil('component.name'), version: evil('component.version'), purl: evil('component.purl'), licenses: [evil('component.license')] },
+      {
+        name: evil('component.name'),
+        version: evil('component.version'),
+        purl: evil('component.purl'),
+        licenses: [evil('component.license')],
+      },
       { name: 'zz-second', version: '1.0.0', purl: null, licenses: [] },
     ],
     findings: [
@@ -49,7 +55,12 @@ function hostileInput(): ComplianceReportInput {
         severity: 'critical',
         isKev: true,
         firstDetectedAt: DETECTED,
-        disposition: { status: 'not_affected', justification: 'component_not_present', updatedAt: DETECTED, detail: evil('disposition.detail') },
+        disposition: {
+          status: 'not_affected',
+          justification: 'component_not_present',
+          updatedAt: DETECTED,
+          detail: evil('disposition.detail'),
+        },
       },
     ],
     vexDocuments: [
@@ -59,7 +70,14 @@ function hostileInput(): ComplianceReportInput {
         workflowStatus: 'published',
         version: 1,
         author: evil('vex.author'),
-        approvals: [{ action: evil('approval.action'), actorName: evil('approval.actorName'), comment: evil('approval.comment'), createdAt: DETECTED }],
+        approvals: [
+          {
+            action: evil('approval.action'),
+            actorName: evil('approval.actorName'),
+            comment: evil('approval.comment'),
+            createdAt: DETECTED,
+          },
+        ],
         disclosure: {
           publicSlug: evil('disclosure.publicSlug'),
           url: evil('disclosure.url'),
@@ -110,10 +128,51 @@ const DISPLAYED_FIELDS = [
 ];
 
 const ALLOWED_TAGS = new Set([
-  '!doctype', 'html', 'head', 'meta', 'title', 'style', 'body', 'header', 'main', 'footer', 'section', 'div', 'span', 'strong',
-  'h1', 'h2', 'h3', 'h4', 'p', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'ul', 'li', 'a', 'br',
+  '!doctype',
+  'html',
+  'head',
+  'meta',
+  'title',
+  'style',
+  'body',
+  'header',
+  'main',
+  'footer',
+  'section',
+  'div',
+  'span',
+  'strong',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'p',
+  'dl',
+  'dt',
+  'dd',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'ul',
+  'li',
+  'a',
+  'br',
 ]);
-const ALLOWED_ATTRIBUTES = new Set(['lang', 'charset', 'http-equiv', 'content', 'name', 'class', 'id', 'href', 'style']);
+const ALLOWED_ATTRIBUTES = new Set([
+  'lang',
+  'charset',
+  'http-equiv',
+  'content',
+  'name',
+  'class',
+  'id',
+  'href',
+  'style',
+]);
 
 function renderBoth(): string[] {
   const input = hostileInput();
@@ -140,10 +199,13 @@ describe('compliance report escaping', () => {
     const tags = new Set<string>();
     const attributeNames = new Set<string>();
     // Attribute values are quoted and cannot contain `"` (escaped), so this tokenizer is exact for our output.
-    for (const [, tag, attributes] of withoutStyle.matchAll(/<(!?[a-zA-Z0-9-]+)((?:\s+[a-zA-Z-]+(?:="[^"]*")?)*)\s*>/g)) {
+    for (const [, tag, attributes] of withoutStyle.matchAll(
+      /<(!?[a-zA-Z0-9-]+)((?:\s+[a-zA-Z-]+(?:="[^"]*")?)*)\s*>/g,
+    )) {
       tags.add(tag!.toLowerCase());
       if (tag === '!DOCTYPE') continue;
-      for (const [, attribute] of attributes!.matchAll(/\s+([a-zA-Z-]+)(?:="[^"]*")?/g)) attributeNames.add(attribute!.toLowerCase());
+      for (const [, attribute] of attributes!.matchAll(/\s+([a-zA-Z-]+)(?:="[^"]*")?/g))
+        attributeNames.add(attribute!.toLowerCase());
     }
     expect([...tags].filter((tag) => !ALLOWED_TAGS.has(tag))).toEqual([]);
     expect([...attributeNames].filter((name) => !ALLOWED_ATTRIBUTES.has(name))).toEqual([]);
@@ -161,7 +223,9 @@ describe('compliance report escaping', () => {
 
   it('shows the SBOM id and base URL escaped in the truncation note', () => {
     // The id is a path segment, so it is percent-encoded (then escaped) rather than shown raw.
-    expect(truncated).toContain(`/api/sboms/${encodeURIComponent(`[sbom.id]${ATTACK}`).replaceAll("'", '&#39;')}/download`);
+    expect(truncated).toContain(
+      `/api/sboms/${encodeURIComponent(`[sbom.id]${ATTACK}`).replaceAll("'", '&#39;')}/download`,
+    );
     expect(truncated).toContain(`https://vexdesk.example.com/${ESCAPED_ATTACK}`);
   });
 

@@ -20,7 +20,6 @@ function statusOf(html: string, ref: string): string | undefined {
   return /badge st-([a-z_]+)/.exec(row.slice(row.lastIndexOf('<td>')))?.[1];
 }
 
-
 describe('compliance report: product and release', () => {
   it('shows product, vendor, links, release, dates, status and lock state', () => {
     const { html } = render();
@@ -39,7 +38,10 @@ describe('compliance report: product and release', () => {
 
   it('does not link a product URL that is not http(s)', () => {
     const input = buildSampleReportInput();
-    const { html } = renderComplianceReport({ ...input, product: { ...input.product, websiteUrl: 'javascript:alert(1)' } });
+    const { html } = renderComplianceReport({
+      ...input,
+      product: { ...input.product, websiteUrl: 'javascript:alert(1)' },
+    });
     expect(html).not.toContain('href="javascript:');
     expect(html).toContain('not an http(s) URL; not linked');
   });
@@ -61,7 +63,9 @@ describe('compliance report: SBOM and inventory', () => {
     expect(sbom).toContain('SHA-256 a3f1c2d4e5b6a7980f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978');
     expect(sbom).toContain('acme-edge-router-4.2.0.cdx.json');
     expect(sbom).toContain('2025-06-28 12:00 UTC');
-    expect(sbom).toContain('25 components recorded; 100 % with a version, 100 % with a package URL, 100 % with a licence.');
+    expect(sbom).toContain(
+      '25 components recorded; 100 % with a version, 100 % with a package URL, 100 % with a licence.',
+    );
   });
 
   it('says there is no SBOM and marks SBOM-based items not evidenced', () => {
@@ -94,7 +98,12 @@ describe('compliance report: SBOM and inventory', () => {
   });
 
   it('sorts the inventory by name', () => {
-    const { html } = render({ components: [{ name: 'zlib', version: '1.3' }, { name: 'abseil', version: '2024' }] });
+    const { html } = render({
+      components: [
+        { name: 'zlib', version: '1.3' },
+        { name: 'abseil', version: '2024' },
+      ],
+    });
     const inventory = section(html, 'inventory');
     expect(inventory.indexOf('abseil')).toBeLessThan(inventory.indexOf('zlib'));
   });
@@ -106,16 +115,22 @@ describe('compliance report: vulnerabilities and dispositions', () => {
     const vulns = section(html, 'vulnerabilities');
     expect(vulns).toContain('12 findings; last scan 2025-06-28 12:00 UTC.');
     // Sample: 5 critical findings: 1 not affected, 2 fixed, 1 under investigation, 1 without disposition.
-    expect(vulns).toContain('<span class="badge sev-critical">critical</span></td><td class="num">0</td><td class="num">1</td><td class="num">2</td><td class="num">1</td><td class="num">1</td><td class="num"><strong>5</strong>');
+    expect(vulns).toContain(
+      '<span class="badge sev-critical">critical</span></td><td class="num">0</td><td class="num">1</td><td class="num">2</td><td class="num">1</td><td class="num">1</td><td class="num"><strong>5</strong>',
+    );
   });
 
   it('lists known-exploited findings first, then by severity and EPSS', () => {
     const { html } = render();
     const findings = section(html, 'findings');
-    const order = ['CVE-2021-44228', 'CVE-2023-4863', 'CVE-2022-22965', 'CVE-2020-8908'].map((cve) => findings.indexOf(cve));
+    const order = ['CVE-2021-44228', 'CVE-2023-4863', 'CVE-2022-22965', 'CVE-2020-8908'].map((cve) =>
+      findings.indexOf(cve),
+    );
     expect(order.every((position) => position > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
-    expect(section(html, 'vulnerabilities')).toContain('<span class="kev-flag">KEV</span> <span class="small">CISA due 2021-12-24</span>');
+    expect(section(html, 'vulnerabilities')).toContain(
+      '<span class="kev-flag">KEV</span> <span class="small">CISA due 2021-12-24</span>',
+    );
   });
 
   it('shows CVSS, EPSS with percentile, the decision and its detail', () => {
@@ -128,7 +143,10 @@ describe('compliance report: vulnerabilities and dispositions', () => {
   it('cuts long disposition details visibly and says where the full text is', () => {
     const input = buildSampleReportInput();
     const [first, ...rest] = input.findings ?? [];
-    const long = { ...first!, disposition: { status: 'fixed' as const, updatedAt: first!.firstDetectedAt, detail: 'x'.repeat(400) } };
+    const long = {
+      ...first!,
+      disposition: { status: 'fixed' as const, updatedAt: first!.firstDetectedAt, detail: 'x'.repeat(400) },
+    };
     const { html } = renderComplianceReport({ ...input, findings: [long, ...rest] }, { maxDetailChars: 300 });
     expect(html).toContain(`${'x'.repeat(300)} […]`);
     expect(html).not.toContain('x'.repeat(301));
@@ -144,7 +162,11 @@ describe('compliance report: vulnerabilities and dispositions', () => {
     expect(statusOf(scannedClean, 'Annex I Part I (2)(a)')).toBe('met');
     expect(section(scannedClean, 'sla')).toContain('No findings, so no SLA clock is running.');
 
-    const neverScanned = renderComplianceReport({ ...input, findings: [], sboms: input.sboms?.map((s) => ({ ...s, scannedAt: null })) }).html;
+    const neverScanned = renderComplianceReport({
+      ...input,
+      findings: [],
+      sboms: input.sboms?.map((s) => ({ ...s, scannedAt: null })),
+    }).html;
     expect(section(neverScanned, 'vulnerabilities')).toContain('No vulnerability scan is recorded for this release.');
     expect(statusOf(neverScanned, 'Annex I Part II (1)')).toBe('partial');
     expect(statusOf(neverScanned, 'Annex I Part II (2)')).toBe('not_evidenced');
@@ -160,7 +182,9 @@ describe('compliance report: VEX documents', () => {
     expect(vex).toContain('<td>approve</td><td>Max Mustermann</td>');
     expect(vex).toContain('Published by CI');
     expect(vex).toContain('<a href="https://vexdesk.example.com/api/disclosures/acme-edge-router-4-2-0-openvex-v3">');
-    expect(vex).toContain('<a href="https://vexdesk.example.com/api/disclosures/acme-edge-router-4-2-0-openvex-v3/verify">');
+    expect(vex).toContain(
+      '<a href="https://vexdesk.example.com/api/disclosures/acme-edge-router-4-2-0-openvex-v3/verify">',
+    );
     expect(vex).toContain('HMAC-SHA256 signed');
     expect(vex).toContain('not published');
   });
@@ -213,7 +237,10 @@ describe('compliance report: frameworks', () => {
 
   it('marks Part II (2) met when every finding was decided within the SLA', () => {
     const input = buildSampleReportInput();
-    const findings = (input.findings ?? []).map((f) => ({ ...f, disposition: { status: 'fixed' as const, updatedAt: f.firstDetectedAt } }));
+    const findings = (input.findings ?? []).map((f) => ({
+      ...f,
+      disposition: { status: 'fixed' as const, updatedAt: f.firstDetectedAt },
+    }));
     const { html } = renderComplianceReport({ ...input, findings });
     expect(statusOf(html, 'Annex I Part II (2)')).toBe('met');
     expect(statusOf(html, 'Annex I Part I (2)(a)')).toBe('met');
@@ -228,7 +255,20 @@ describe('compliance report: frameworks', () => {
 
   it('keeps design-only Part I items and the EO development attestation as manual attestations', () => {
     const { html } = render();
-    for (const ref of ['(1)', '(2)(b)', '(2)(d)', '(2)(e)', '(2)(f)', '(2)(g)', '(2)(h)', '(2)(i)', '(2)(j)', '(2)(k)', '(2)(l)', '(2)(m)']) {
+    for (const ref of [
+      '(1)',
+      '(2)(b)',
+      '(2)(d)',
+      '(2)(e)',
+      '(2)(f)',
+      '(2)(g)',
+      '(2)(h)',
+      '(2)(i)',
+      '(2)(j)',
+      '(2)(k)',
+      '(2)(l)',
+      '(2)(m)',
+    ]) {
       expect(statusOf(html, `Annex I Part I ${ref}`)).toBe('manual');
     }
     expect(statusOf(html, 'EO 14028 §4(e)(ix); EO 14144 §2')).toBe('manual');
@@ -239,7 +279,12 @@ describe('compliance report: frameworks', () => {
 
   it('lists every SSDF practice group and task, evidencing only those backed by data', () => {
     const ssdf = section(render().html, 'ssdf');
-    for (const group of ['PO: Prepare the Organization', 'PS: Protect the Software', 'PW: Produce Well-Secured Software', 'RV: Respond to Vulnerabilities']) {
+    for (const group of [
+      'PO: Prepare the Organization',
+      'PS: Protect the Software',
+      'PW: Produce Well-Secured Software',
+      'RV: Respond to Vulnerabilities',
+    ]) {
       expect(ssdf).toContain(group);
     }
     const tasks = [...ssdf.matchAll(/<strong>((?:PO|PS|PW|RV)\.\d\.\d)<\/strong>/g)].map((m) => m[1]);
@@ -256,7 +301,11 @@ describe('compliance report: frameworks', () => {
 
   it('puts a sign-off line under every manual or partial item and none under met items', () => {
     const { html } = render();
-    const row = (ref: string) => html.slice(html.indexOf(`<strong>${ref}</strong>`), html.indexOf('</tr>', html.indexOf(`<strong>${ref}</strong>`)));
+    const row = (ref: string) =>
+      html.slice(
+        html.indexOf(`<strong>${ref}</strong>`),
+        html.indexOf('</tr>', html.indexOf(`<strong>${ref}</strong>`)),
+      );
     expect(row('PO.1.1')).toContain('Attested by');
     expect(row('Annex I Part II (3)')).toContain('Attested by');
     expect(row('PS.3.2')).not.toContain('Attested by');

@@ -14,7 +14,14 @@ const at = (days: number) => new Date(Date.parse(DETECTED) + days * DAY);
 const iso = (days: number) => at(days).toISOString();
 
 function finding(overrides: Partial<SlaFinding> = {}): SlaFinding {
-  return { severity: 'critical', isKev: false, kevDueDate: null, firstDetectedAt: DETECTED, disposition: null, ...overrides };
+  return {
+    severity: 'critical',
+    isKev: false,
+    kevDueDate: null,
+    firstDetectedAt: DETECTED,
+    disposition: null,
+    ...overrides,
+  };
 }
 
 type Disposition = NonNullable<SlaFinding['disposition']>;
@@ -29,7 +36,11 @@ describe('SLA policy', () => {
   });
 
   it('fills a partial team policy from the defaults', () => {
-    expect(resolveSlaPolicy({ critical: 3, atRiskRatio: 0.5 })).toEqual({ ...DEFAULT_SLA_POLICY, critical: 3, atRiskRatio: 0.5 });
+    expect(resolveSlaPolicy({ critical: 3, atRiskRatio: 0.5 })).toEqual({
+      ...DEFAULT_SLA_POLICY,
+      critical: 3,
+      atRiskRatio: 0.5,
+    });
     expect(resolveSlaPolicy(null)).toEqual(DEFAULT_SLA_POLICY);
   });
 });
@@ -52,7 +63,14 @@ describe('final dispositions', () => {
 describe('evaluateFindingSla', () => {
   it('is open within the window before the at-risk share has elapsed', () => {
     const sla = evaluateFindingSla(finding(), DEFAULT_SLA_POLICY, at(3));
-    expect(sla).toMatchObject({ state: 'open_within', windowDays: 7, elapsedDays: 3, remainingDays: 4, closedAt: null, final: false });
+    expect(sla).toMatchObject({
+      state: 'open_within',
+      windowDays: 7,
+      elapsedDays: 3,
+      remainingDays: 4,
+      closedAt: null,
+      final: false,
+    });
     expect(sla.dueAt).toBe(iso(7));
   });
 
@@ -62,7 +80,11 @@ describe('evaluateFindingSla', () => {
   });
 
   it('is breached (overdue) when still open after the due date', () => {
-    const sla = evaluateFindingSla(finding({ disposition: decided('under_investigation', 1) }), DEFAULT_SLA_POLICY, at(8));
+    const sla = evaluateFindingSla(
+      finding({ disposition: decided('under_investigation', 1) }),
+      DEFAULT_SLA_POLICY,
+      at(8),
+    );
     expect(sla).toMatchObject({ state: 'breached', elapsedDays: 8, remainingDays: null, closedAt: null });
   });
 
@@ -72,7 +94,9 @@ describe('evaluateFindingSla', () => {
   });
 
   it('is met when the decision lands exactly on the due date', () => {
-    expect(evaluateFindingSla(finding({ disposition: decided('fixed', 7) }), DEFAULT_SLA_POLICY, at(10)).state).toBe('met');
+    expect(evaluateFindingSla(finding({ disposition: decided('fixed', 7) }), DEFAULT_SLA_POLICY, at(10)).state).toBe(
+      'met',
+    );
   });
 
   it('is breached (closed late) when the final disposition came after the due date', () => {
@@ -100,22 +124,35 @@ describe('evaluateFindingSla', () => {
 
   it('keeps the severity window when it is shorter than the KEV window', () => {
     const policy = resolveSlaPolicy({ critical: 3, kev: 7 });
-    expect(evaluateFindingSla(finding({ isKev: true }), policy, at(1))).toMatchObject({ windowDays: 3, windowSource: 'severity' });
+    expect(evaluateFindingSla(finding({ isKev: true }), policy, at(1))).toMatchObject({
+      windowDays: 3,
+      windowSource: 'severity',
+    });
   });
 
   it('uses the KEV due date (end of that day, UTC) when it is sooner than the KEV window', () => {
-    const sla = evaluateFindingSla(finding({ severity: 'high', isKev: true, kevDueDate: '2025-01-04' }), DEFAULT_SLA_POLICY, at(1));
+    const sla = evaluateFindingSla(
+      finding({ severity: 'high', isKev: true, kevDueDate: '2025-01-04' }),
+      DEFAULT_SLA_POLICY,
+      at(1),
+    );
     expect(sla.windowSource).toBe('kev_due_date');
     expect(sla.dueAt).toBe('2025-01-04T23:59:59.999Z');
   });
 
   it('ignores a KEV due date that had passed before the finding was detected', () => {
-    const sla = evaluateFindingSla(finding({ severity: 'high', isKev: true, kevDueDate: '2024-06-01' }), DEFAULT_SLA_POLICY, at(1));
+    const sla = evaluateFindingSla(
+      finding({ severity: 'high', isKev: true, kevDueDate: '2024-06-01' }),
+      DEFAULT_SLA_POLICY,
+      at(1),
+    );
     expect(sla).toMatchObject({ windowSource: 'kev', state: 'open_within' });
   });
 
   it('rejects an unparseable detection time', () => {
-    expect(() => evaluateFindingSla(finding({ firstDetectedAt: 'yesterday' }), DEFAULT_SLA_POLICY, at(1))).toThrow(RangeError);
+    expect(() => evaluateFindingSla(finding({ firstDetectedAt: 'yesterday' }), DEFAULT_SLA_POLICY, at(1))).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -130,8 +167,23 @@ describe('evaluateSla', () => {
       finding({ severity: 'medium', firstDetectedAt: iso(-50) }), // 70/90 days: at risk
     ];
     const { results, summary } = evaluateSla(findings, DEFAULT_SLA_POLICY, at(20));
-    expect(results.map((r) => r.sla.state)).toEqual(['met', 'breached', 'breached', 'open_within', 'breached', 'at_risk']);
+    expect(results.map((r) => r.sla.state)).toEqual([
+      'met',
+      'breached',
+      'breached',
+      'open_within',
+      'breached',
+      'at_risk',
+    ]);
     expect(results[0]?.finding).toBe(findings[0]);
-    expect(summary).toEqual({ total: 6, met: 1, breached: 3, breachedOpen: 2, breachedClosedLate: 1, atRisk: 1, openWithin: 1 });
+    expect(summary).toEqual({
+      total: 6,
+      met: 1,
+      breached: 3,
+      breachedOpen: 2,
+      breachedClosedLate: 1,
+      atRisk: 1,
+      openWithin: 1,
+    });
   });
 });

@@ -16,17 +16,26 @@ describe('disclosure statements for the console', () => {
   });
 
   it('reads CycloneDX analysis states and affected refs', () => {
-    const document = read('cyclonedx', 'bom-examples_CISA-Case-2_vex.json') as { vulnerabilities: Array<{ id: string; analysis?: { state?: string } }> };
+    const document = read('cyclonedx', 'bom-examples_CISA-Case-2_vex.json') as {
+      vulnerabilities: Array<{ id: string; analysis?: { state?: string } }>;
+    };
     const rows = statementsOf('cyclonedx_vex', document);
-    expect(rows.map((row) => [row.vulnerability, row.status])).toEqual(document.vulnerabilities.map((vulnerability) => [vulnerability.id, vulnerability.analysis?.state ?? '']));
+    expect(rows.map((row) => [row.vulnerability, row.status])).toEqual(
+      document.vulnerabilities.map((vulnerability) => [vulnerability.id, vulnerability.analysis?.state ?? '']),
+    );
     expect(rows.every((row) => row.products.length > 0)).toBe(true);
   });
 
   it('reads CSAF product status groups, one row per vulnerability and status', () => {
     for (const file of readdirSync(join(EXAMPLES, 'csaf'))) {
       const document = read('csaf', file) as { vulnerabilities?: Array<{ product_status?: Record<string, string[]> }> };
-      const expected = (document.vulnerabilities ?? []).flatMap((vulnerability) => Object.entries(vulnerability.product_status ?? {}).map(([status, products]) => [status, products.length]));
-      expect({ file, rows: statementsOf('csaf', document).map((row) => [row.status, row.products.length]) }).toEqual({ file, rows: expected });
+      const expected = (document.vulnerabilities ?? []).flatMap((vulnerability) =>
+        Object.entries(vulnerability.product_status ?? {}).map(([status, products]) => [status, products.length]),
+      );
+      expect({ file, rows: statementsOf('csaf', document).map((row) => [row.status, row.products.length]) }).toEqual({
+        file,
+        rows: expected,
+      });
     }
   });
 

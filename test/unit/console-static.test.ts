@@ -20,10 +20,12 @@ beforeAll(async () => {
   writeFileSync(join(root, 'assets/index-abc123.css'), 'body{}');
   writeFileSync(join(parent, 'secret.txt'), 'outside the build');
   // The API's listener answers whatever reaches it: the console's requests must not.
-  server = createServer(siteFirst(consoleSite(root), (_request, response) => {
-    response.writeHead(418, { 'Content-Type': 'text/plain' });
-    response.end('api');
-  }));
+  server = createServer(
+    siteFirst(consoleSite(root), (_request, response) => {
+      response.writeHead(418, { 'Content-Type': 'text/plain' });
+      response.end('api');
+    }),
+  );
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -47,8 +49,12 @@ describe('console hosting beside the API', () => {
   it('serves index.html for console routes, revalidated, with the CSP', async () => {
     for (const path of ['/', '/releases/0b6f', '/d/acme-1-0-0-openvex-v1', '/settings?tab=keys']) {
       const response = await fetch(`${base}${path}`);
-      expect({ path, status: response.status, type: response.headers.get('content-type'), cache: response.headers.get('cache-control') })
-        .toEqual({ path, status: 200, type: 'text/html; charset=utf-8', cache: 'no-cache' });
+      expect({
+        path,
+        status: response.status,
+        type: response.headers.get('content-type'),
+        cache: response.headers.get('cache-control'),
+      }).toEqual({ path, status: 200, type: 'text/html; charset=utf-8', cache: 'no-cache' });
       expect(await response.text()).toContain('<title>Vexdesk</title>');
       expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
@@ -57,16 +63,36 @@ describe('console hosting beside the API', () => {
 
   it('serves hashed assets with their type and a year of immutable caching; a missing one is 404, not the app', async () => {
     const script = await fetch(`${base}/assets/index-abc123.js`);
-    expect([script.status, script.headers.get('content-type'), script.headers.get('cache-control')]).toEqual([200, 'text/javascript; charset=utf-8', 'public, max-age=31536000, immutable']);
+    expect([script.status, script.headers.get('content-type'), script.headers.get('cache-control')]).toEqual([
+      200,
+      'text/javascript; charset=utf-8',
+      'public, max-age=31536000, immutable',
+    ]);
     const style = await fetch(`${base}/assets/index-abc123.css`, { method: 'HEAD' });
-    expect([style.status, style.headers.get('content-type'), style.headers.get('content-length'), await style.text()]).toEqual([200, 'text/css; charset=utf-8', '6', '']);
+    expect([
+      style.status,
+      style.headers.get('content-type'),
+      style.headers.get('content-length'),
+      await style.text(),
+    ]).toEqual([200, 'text/css; charset=utf-8', '6', '']);
     expect((await fetch(`${base}/assets/index-old999.js`)).status).toBe(404);
   });
 
   it('never serves a file outside the build directory', async () => {
-    for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/%2e%2e%5csecret.txt', '/assets/%00.js', '/%E0%A4%A.txt']) {
+    for (const path of [
+      '/../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+      '/%2e%2e%5csecret.txt',
+      '/assets/%00.js',
+      '/%E0%A4%A.txt',
+    ]) {
       const response = await fetch(`${base}${path}`);
-      expect({ path, status: response.status, body: (await response.text()).includes('outside the build') }).toEqual({ path, status: 404, body: false });
+      expect({ path, status: response.status, body: (await response.text()).includes('outside the build') }).toEqual({
+        path,
+        status: 404,
+        body: false,
+      });
     }
     expect(consoleFilePath(root, '/../secret.txt')).toBeUndefined();
     expect(consoleFilePath(root, '/.env')).toBeUndefined();

@@ -5,7 +5,9 @@ import { gzipSync, strToU8 } from 'fflate';
 import { EpssFileError, parseEpssCsv } from '../../shared/service/corpus/parse/epss';
 import { KevCatalogError, parseKevCatalog } from '../../shared/service/corpus/parse/kev';
 
-const kevPath = fileURLToPath(new URL('../../shared/service/corpus/sample/kev/known_exploited_vulnerabilities.json', import.meta.url));
+const kevPath = fileURLToPath(
+  new URL('../../shared/service/corpus/sample/kev/known_exploited_vulnerabilities.json', import.meta.url),
+);
 
 describe('parseKevCatalog', () => {
   it('reads the shipped CISA catalog (2025.08.25, 1404 entries) into a map by CVE', () => {
@@ -29,11 +31,20 @@ describe('parseKevCatalog', () => {
   it('accepts text or parsed JSON and skips entries without a CVE id or dateAdded', () => {
     const catalog = parseKevCatalog({
       catalogVersion: 'x',
-      vulnerabilities: [{ cveID: 'CVE-2024-0001', dateAdded: '2024-01-02' }, { cveID: 'not-a-cve', dateAdded: '2024-01-02' }, { cveID: 'CVE-2024-0002' }, null],
+      vulnerabilities: [
+        { cveID: 'CVE-2024-0001', dateAdded: '2024-01-02' },
+        { cveID: 'not-a-cve', dateAdded: '2024-01-02' },
+        { cveID: 'CVE-2024-0002' },
+        null,
+      ],
     });
 
     expect([...catalog.entries.keys()]).toEqual(['CVE-2024-0001']);
-    expect(catalog.entries.get('CVE-2024-0001')).toMatchObject({ knownRansomwareCampaignUse: 'Unknown', dueDate: null, cwes: [] });
+    expect(catalog.entries.get('CVE-2024-0001')).toMatchObject({
+      knownRansomwareCampaignUse: 'Unknown',
+      dueDate: null,
+      cwes: [],
+    });
     expect(catalog.skipped).toBe(3);
     expect(parseKevCatalog('{"vulnerabilities": []}').entries.size).toBe(0);
   });

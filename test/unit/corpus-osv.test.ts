@@ -26,8 +26,27 @@ describe('parseOsvAdvisory', () => {
       cvssV2: null,
       // Scores from the FIRST calculators for these vectors.
       cvssV3: { vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H', score: 7.5, severity: 'HIGH' },
-      cvssV4: { vector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:N/VI:N/VA:H/SC:N/SI:N/SA:N', score: 8.7, severity: 'HIGH' },
-      affected: [{ ecosystem: 'npm', name: 'body-parser', versions: [], ranges: [{ type: 'ECOSYSTEM', events: [{ kind: 'introduced', version: '0' }, { kind: 'fixed', version: '1.20.3' }] }] }],
+      cvssV4: {
+        vector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:N/VI:N/VA:H/SC:N/SI:N/SA:N',
+        score: 8.7,
+        severity: 'HIGH',
+      },
+      affected: [
+        {
+          ecosystem: 'npm',
+          name: 'body-parser',
+          versions: [],
+          ranges: [
+            {
+              type: 'ECOSYSTEM',
+              events: [
+                { kind: 'introduced', version: '0' },
+                { kind: 'fixed', version: '1.20.3' },
+              ],
+            },
+          ],
+        },
+      ],
     });
     expect(advisory.summary).toMatch(/body-parser/);
     expect(advisory.references.length).toBeGreaterThan(0);
@@ -38,7 +57,11 @@ describe('parseOsvAdvisory', () => {
     const advisory = parse('GHSA-22f2-v57c-j9cx');
 
     expect(advisory.databaseSeverity).toBe('MEDIUM');
-    expect(advisory.cvssV3).toEqual({ vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:L', score: 5.3, severity: 'MEDIUM' });
+    expect(advisory.cvssV3).toEqual({
+      vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:L',
+      score: 5.3,
+      severity: 'MEDIUM',
+    });
     expect(advisory.affected.map((a) => a.ranges[0]?.events.map((e) => `${e.kind}:${e.version}`))).toEqual([
       ['introduced:3.0.0', 'fixed:3.0.9.1'],
       ['introduced:0.4', 'fixed:2.2.8.1'],
@@ -80,11 +103,22 @@ describe('parseOsvAdvisory', () => {
   });
 
   it('scores a CVSS 3.0 vector and flags RustSec informational notices', () => {
-    expect(parse('RUSTSEC-2016-0001').cvssV3).toEqual({ vector: 'CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:H/A:H', score: 8.1, severity: 'HIGH' });
+    expect(parse('RUSTSEC-2016-0001').cvssV3).toEqual({
+      vector: 'CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:H/A:H',
+      score: 8.1,
+      severity: 'HIGH',
+    });
     expect(parse('RUSTSEC-2018-0017').informational).toBe('unmaintained');
-    const smallvec = parseOsvAdvisory(JSON.parse(readFileSync(`${samplePath}/crates.io/RUSTSEC-2018-0018.json`, 'utf8')));
+    const smallvec = parseOsvAdvisory(
+      JSON.parse(readFileSync(`${samplePath}/crates.io/RUSTSEC-2018-0018.json`, 'utf8')),
+    );
     expect(smallvec).toMatchObject({ informational: 'unsound', cveId: 'CVE-2018-25023' });
-    const topLevel = parseOsvAdvisory({ id: 'RUSTSEC-0000-0002', modified: '2024-01-01T00:00:00Z', database_specific: { informational: 'unmaintained' }, affected: [] });
+    const topLevel = parseOsvAdvisory({
+      id: 'RUSTSEC-0000-0002',
+      modified: '2024-01-01T00:00:00Z',
+      database_specific: { informational: 'unmaintained' },
+      affected: [],
+    });
     expect(topLevel.informational).toBe('unmaintained');
   });
 
@@ -120,7 +154,10 @@ describe('parseOsvAdvisory', () => {
       modified: '2099-01-01T00:00:00Z',
       aliases: null,
       upstream: ['CVE-2099-0001'],
-      severity: [{ type: 'CVSS_V2', score: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' }, { type: 'CVSS_V3', score: 'not a vector' }],
+      severity: [
+        { type: 'CVSS_V2', score: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' },
+        { type: 'CVSS_V3', score: 'not a vector' },
+      ],
       database_specific: { cwes: [{ cweId: 'CWE-79' }, 'cwe-89', 'nonsense'] },
       affected: [
         { package: { ecosystem: 'npm' } },
@@ -140,7 +177,20 @@ describe('parseOsvAdvisory', () => {
     expect(advisory.cvssV3).toBeNull();
     expect(advisory.cwes).toEqual(['CWE-79', 'CWE-89']);
     expect(advisory.affected).toEqual([
-      { ecosystem: 'OSS-Fuzz', name: 'libfoo', versions: ['1.0', '1.1'], ranges: [{ type: 'ECOSYSTEM', events: [{ kind: 'introduced', version: '1.0' }, { kind: 'limit', version: '3.0' }] }] },
+      {
+        ecosystem: 'OSS-Fuzz',
+        name: 'libfoo',
+        versions: ['1.0', '1.1'],
+        ranges: [
+          {
+            type: 'ECOSYSTEM',
+            events: [
+              { kind: 'introduced', version: '1.0' },
+              { kind: 'limit', version: '3.0' },
+            ],
+          },
+        ],
+      },
     ]);
   });
 
@@ -164,9 +214,12 @@ describe('scoreCvss', () => {
     expect(scoreCvss(vector)).toEqual({ version, score: expect.objectContaining({ score, severity }) });
   });
 
-  it.each(['', 'CVSS:3.1/AV:N', 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:L/XX:Y', 'CVSS:5.0/AV:N', 'garbage'])('returns null for %j', (vector) => {
-    expect(scoreCvss(vector)).toBeNull();
-  });
+  it.each(['', 'CVSS:3.1/AV:N', 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:L/XX:Y', 'CVSS:5.0/AV:N', 'garbage'])(
+    'returns null for %j',
+    (vector) => {
+      expect(scoreCvss(vector)).toBeNull();
+    },
+  );
 });
 
 describe('OSV archives', () => {
@@ -187,7 +240,9 @@ describe('OSV archives', () => {
     const results = [...readOsvZip(zip, 2)];
 
     expect(advisoryIds(results)).toEqual(ids);
-    expect(results.filter((r) => 'error' in r)).toEqual([{ source: 'broken.json', error: expect.stringMatching(/JSON/) }]);
+    expect(results.filter((r) => 'error' in r)).toEqual([
+      { source: 'broken.json', error: expect.stringMatching(/JSON/) },
+    ]);
   });
 
   it('reads an empty archive', () => {
@@ -209,7 +264,12 @@ describe('OSV archives', () => {
 
     expect(results.filter((r) => 'error' in r)).toEqual([]);
     expect(advisories).toHaveLength(892);
-    expect(advisories.filter(isWithdrawn).map((a) => a.id).sort()).toEqual(['GO-2022-0617', 'PYSEC-2022-43059', 'PYSEC-2023-73']);
+    expect(
+      advisories
+        .filter(isWithdrawn)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual(['GO-2022-0617', 'PYSEC-2022-43059', 'PYSEC-2023-73']);
     for (const advisory of advisories) advisorySchema.parse(advisory);
   });
 });

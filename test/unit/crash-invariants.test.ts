@@ -17,31 +17,86 @@ const SBOM = id(21);
 const sbomKey = `teams/${TEAM}/products/${id(31)}/releases/${id(32)}/sboms/${SBOM}`;
 
 const base = { cycle: 1, client: 'c', startedAt: 0, endedAt: 1 };
-const upsert: SingleOp = { ...base, seq: 1, kind: 'upsert', vulnerabilityId: V1, token: 'tok-1', outcome: 'acked', status: 201, dispositionId: D1 };
-const batch: BatchOp = { ...base, seq: 2, kind: 'batch', vulnerabilityIds: [V1, V2], token: 'tok-2', outcome: 'acked', status: 200 };
-const upload: UploadOp = { ...base, seq: 3, kind: 'upload', releaseId: id(32), fixture: 'f.json', sbomId: SBOM, outcome: 'acked', status: 201 };
+const upsert: SingleOp = {
+  ...base,
+  seq: 1,
+  kind: 'upsert',
+  vulnerabilityId: V1,
+  token: 'tok-1',
+  outcome: 'acked',
+  status: 201,
+  dispositionId: D1,
+};
+const batch: BatchOp = {
+  ...base,
+  seq: 2,
+  kind: 'batch',
+  vulnerabilityIds: [V1, V2],
+  token: 'tok-2',
+  outcome: 'acked',
+  status: 200,
+};
+const upload: UploadOp = {
+  ...base,
+  seq: 3,
+  kind: 'upload',
+  releaseId: id(32),
+  fixture: 'f.json',
+  sbomId: SBOM,
+  outcome: 'acked',
+  status: 201,
+};
 
 /** V1: upsert then batch (revision 2); V2: created by the batch (revision 1); one scanned SBOM with 2 findings. */
 function consistent(): Snapshot {
   return {
     products: new Set([id(31)]),
     releases: new Set([id(32)]),
-    sboms: new Map([[SBOM, { id: SBOM, productId: id(31), releaseId: id(32), objectKey: sbomKey, inventoryKey: `${sbomKey}.components.json.gz`, fileSize: 10, scanStatus: 'completed', findingCount: 2 }]]),
+    sboms: new Map([
+      [
+        SBOM,
+        {
+          id: SBOM,
+          productId: id(31),
+          releaseId: id(32),
+          objectKey: sbomKey,
+          inventoryKey: `${sbomKey}.components.json.gz`,
+          fileSize: 10,
+          scanStatus: 'completed',
+          findingCount: 2,
+        },
+      ],
+    ]),
     findingsBySbom: new Map([[SBOM, 2]]),
     dispositions: new Map([
       [V1, { id: D1, vulnerabilityId: V1, revision: 2, detail: 'tok-2', updatedAt: '2026-01-01T00:00:02.000Z' }],
       [V2, { id: D2, vulnerabilityId: V2, revision: 1, detail: 'tok-2', updatedAt: '2026-01-01T00:00:02.000Z' }],
     ]),
     history: new Map([
-      [V1, [{ at: '2026-01-01T00:00:01.000Z', changeId: 'h1', detailTo: 'tok-1' }, { at: '2026-01-01T00:00:02.000Z', changeId: 'h2', detailTo: 'tok-2' }]],
+      [
+        V1,
+        [
+          { at: '2026-01-01T00:00:01.000Z', changeId: 'h1', detailTo: 'tok-1' },
+          { at: '2026-01-01T00:00:02.000Z', changeId: 'h2', detailTo: 'tok-2' },
+        ],
+      ],
       [V2, [{ at: '2026-01-01T00:00:02.000Z', changeId: 'h3', detailTo: 'tok-2' }]],
     ]),
     audit: new Map([
-      [D1, [{ action: 'create', vulnerabilityId: V1, timestamp: '2026-01-01T00:00:01.000Z', detailTo: 'tok-1' }, { action: 'update', vulnerabilityId: V1, timestamp: '2026-01-01T00:00:02.000Z', detailTo: 'tok-2' }]],
+      [
+        D1,
+        [
+          { action: 'create', vulnerabilityId: V1, timestamp: '2026-01-01T00:00:01.000Z', detailTo: 'tok-1' },
+          { action: 'update', vulnerabilityId: V1, timestamp: '2026-01-01T00:00:02.000Z', detailTo: 'tok-2' },
+        ],
+      ],
       [D2, [{ action: 'create', vulnerabilityId: V2, timestamp: '2026-01-01T00:00:02.000Z', detailTo: 'tok-2' }]],
     ]),
     pointers: new Set([D1, D2, SBOM]),
-    objects: new Map([[sbomKey, 10], [`${sbomKey}.components.json.gz`, 5]]),
+    objects: new Map([
+      [sbomKey, 10],
+      [`${sbomKey}.components.json.gz`, 5],
+    ]),
   };
 }
 
@@ -57,7 +112,11 @@ describe('crash test invariants', () => {
 
   it('1: an acknowledged write undone by an older state (an unconditional rollback)', () => {
     const snapshot = consistent();
-    snapshot.dispositions.set(V1, { ...snapshot.dispositions.get(V1)!, detail: 'tok-0', updatedAt: '2026-01-01T00:00:00.500Z' });
+    snapshot.dispositions.set(V1, {
+      ...snapshot.dispositions.get(V1)!,
+      detail: 'tok-0',
+      updatedAt: '2026-01-01T00:00:00.500Z',
+    });
     expect(failing(snapshot)).toContain(1);
   });
 

@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { csafFileBase, csafYear, isConformingCsafFileName, newTrackingId } from '../../shared/service/csaf-provider/naming';
+import {
+  csafFileBase,
+  csafYear,
+  isConformingCsafFileName,
+  newTrackingId,
+} from '../../shared/service/csaf-provider/naming';
 import { checksumFile } from '../../shared/service/disclosures/disclosure-files';
 import { generateCsaf } from '../../shared/service/vex/formats';
 import { baseVexInput, vexDisposition, vexFinding } from '../bench/vex-generation';
@@ -36,30 +41,58 @@ describe('CSAF file names (CSAF 2.0 section 5.1)', () => {
 describe('hash files (requirement 18)', () => {
   it('writes the digest first, then two spaces and the file name, as sha256sum -c reads it', () => {
     const bytes = Buffer.from('{"a":1}\n');
-    expect(checksumFile('sha512', bytes, 'x.json')).toBe(`${createHash('sha512').update(bytes).digest('hex')}  x.json\n`);
+    expect(checksumFile('sha512', bytes, 'x.json')).toBe(
+      `${createHash('sha512').update(bytes).digest('hex')}  x.json\n`,
+    );
   });
 });
 
-describe('CSAF generation with the provider\'s tracking', () => {
+describe("CSAF generation with the provider's tracking", () => {
   const input = baseVexInput({
-    components: [{ ref: 'pkg:npm/minimist@1.2.5', name: 'minimist', version: '1.2.5', purl: 'pkg:npm/minimist@1.2.5', cpes: [] }],
-    findings: [vexFinding({ id: 'f1', componentRef: 'pkg:npm/minimist@1.2.5', cveId: 'CVE-2021-44906', advisoryId: 'GHSA-xvch-5gv4-984h', disposition: vexDisposition({ status: 'fixed' }) })],
+    components: [
+      { ref: 'pkg:npm/minimist@1.2.5', name: 'minimist', version: '1.2.5', purl: 'pkg:npm/minimist@1.2.5', cpes: [] },
+    ],
+    findings: [
+      vexFinding({
+        id: 'f1',
+        componentRef: 'pkg:npm/minimist@1.2.5',
+        cveId: 'CVE-2021-44906',
+        advisoryId: 'GHSA-xvch-5gv4-984h',
+        disposition: vexDisposition({ status: 'fixed' }),
+      }),
+    ],
   });
-  const publisher = { category: 'coordinator' as const, name: 'ACME PSIRT', namespace: 'https://psirt.acme.example', contact_details: 'psirt@acme.example' };
+  const publisher = {
+    category: 'coordinator' as const,
+    name: 'ACME PSIRT',
+    namespace: 'https://psirt.acme.example',
+    contact_details: 'psirt@acme.example',
+  };
 
-  it('uses the release\'s tracking id, publication number, earlier revisions and the team publisher; stays valid', async () => {
+  it("uses the release's tracking id, publication number, earlier revisions and the team publisher; stays valid", async () => {
     const document = generateCsaf({
       ...input,
       document: {
-        ...input.document, status: 'final', generatedAt: '2026-03-01T12:00:00.000Z', createdAt: '2026-02-20T00:00:00.000Z',
-        csafTracking: { id: 'edge-gateway-2.4.1-3f9a1c2b', version: 2, publisher, revisions: [
-          { version: 1, date: '2026-01-10T08:00:00.000Z', summary: 'Initial publication.' },
-          { version: 2, date: '2026-03-01T12:00:00.000Z', summary: 'Republished.' },
-        ] },
+        ...input.document,
+        status: 'final',
+        generatedAt: '2026-03-01T12:00:00.000Z',
+        createdAt: '2026-02-20T00:00:00.000Z',
+        csafTracking: {
+          id: 'edge-gateway-2.4.1-3f9a1c2b',
+          version: 2,
+          publisher,
+          revisions: [
+            { version: 1, date: '2026-01-10T08:00:00.000Z', summary: 'Initial publication.' },
+            { version: 2, date: '2026-03-01T12:00:00.000Z', summary: 'Republished.' },
+          ],
+        },
       },
     });
     expect(document.document.tracking).toMatchObject({
-      id: 'edge-gateway-2.4.1-3f9a1c2b', version: '2', initial_release_date: '2026-01-10T08:00:00.000Z', current_release_date: '2026-03-01T12:00:00.000Z',
+      id: 'edge-gateway-2.4.1-3f9a1c2b',
+      version: '2',
+      initial_release_date: '2026-01-10T08:00:00.000Z',
+      current_release_date: '2026-03-01T12:00:00.000Z',
       revision_history: [
         { number: '1', date: '2026-01-10T08:00:00.000Z', summary: 'Initial publication.' },
         { number: '2', date: '2026-03-01T12:00:00.000Z', summary: 'Republished.' },
@@ -70,10 +103,14 @@ describe('CSAF generation with the provider\'s tracking', () => {
     expect((await runCsafMandatoryTests(document)).failures).toEqual([]);
   });
 
-  it('keeps the VEX document\'s own tracking without it (drafts)', () => {
+  it("keeps the VEX document's own tracking without it (drafts)", () => {
     const document = generateCsaf(input);
     expect(document.document.tracking.id).toBe(input.document.id);
     expect(document.document.tracking.version).toBe(String(input.document.version));
-    expect(document.document.publisher).toEqual({ category: 'vendor', name: input.document.publisherName, namespace: input.document.publisherNamespace });
+    expect(document.document.publisher).toEqual({
+      category: 'vendor',
+      name: input.document.publisherName,
+      namespace: input.document.publisherNamespace,
+    });
   });
 });

@@ -7,20 +7,32 @@ import { checksumFile } from '../../shared/service/disclosures/disclosure-files'
 import { dssePae } from '../../shared/service/disclosures/publisher-keys';
 
 const DIGEST = 'a3ed95caeb02ffe68cdd9fd84406680ae93d633cb16422d00e8a7c22955b46d4';
-const openVex = (products: unknown[]) => Buffer.from(JSON.stringify({ '@context': 'https://openvex.dev/ns/v0.2.0', statements: [{ products }, { products }] }));
+const openVex = (products: unknown[]) =>
+  Buffer.from(
+    JSON.stringify({ '@context': 'https://openvex.dev/ns/v0.2.0', statements: [{ products }, { products }] }),
+  );
 
 describe('in-toto statement of an OpenVEX disclosure', () => {
-  it('takes each product with a digest once: an OCI purl\'s digest (encoded or not) and OpenVEX hashes', () => {
+  it("takes each product with a digest once: an OCI purl's digest (encoded or not) and OpenVEX hashes", () => {
     const oci = `pkg:oci/app@sha256%3A${DIGEST}?repository_url=ghcr.io/acme/app`;
-    const statement = JSON.parse(inTotoStatementOf(openVex([
-      { '@id': oci }, { '@id': `pkg:oci/other@sha256:${DIGEST}` }, { '@id': 'pkg:generic/tool@1.0', hashes: { 'sha-512': 'AB'.repeat(64), 'sha-256': 'CD'.repeat(32) } },
-    ]))!.toString('utf8'));
+    const statement = JSON.parse(
+      inTotoStatementOf(
+        openVex([
+          { '@id': oci },
+          { '@id': `pkg:oci/other@sha256:${DIGEST}` },
+          { '@id': 'pkg:generic/tool@1.0', hashes: { 'sha-512': 'AB'.repeat(64), 'sha-256': 'CD'.repeat(32) } },
+        ]),
+      )!.toString('utf8'),
+    );
     expect(statement.subject).toEqual([
       { name: oci, digest: { sha256: DIGEST } },
       { name: `pkg:oci/other@sha256:${DIGEST}`, digest: { sha256: DIGEST } },
       { name: 'pkg:generic/tool@1.0', digest: { sha512: 'ab'.repeat(64), sha256: 'cd'.repeat(32) } },
     ]);
-    expect(statement).toMatchObject({ _type: 'https://in-toto.io/Statement/v1', predicateType: 'https://openvex.dev/ns/v0.2.0' });
+    expect(statement).toMatchObject({
+      _type: 'https://in-toto.io/Statement/v1',
+      predicateType: 'https://openvex.dev/ns/v0.2.0',
+    });
   });
 
   it('has no statement when no product names a digest (in-toto requires one per subject)', () => {
@@ -34,14 +46,22 @@ describe('DSSE PAE and checksum lines', () => {
   });
 
   it('writes the sha256sum text form: hex, two spaces, the file name', () => {
-    expect(checksumFile('sha256', Buffer.from('abc'), 'x.json')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  x.json\n');
+    expect(checksumFile('sha256', Buffer.from('abc'), 'x.json')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  x.json\n',
+    );
   });
 });
 
 describe('local key vault', () => {
   it('seals with a 0600 key file, opens only with the same context, never returns the plaintext in the sealed form', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'vexdesk-vault-')), 'seal.key');
-    Object.assign(process.env, { TABLE_NAME: 't', SBOM_BUCKET: 's', DISCLOSURE_BUCKET: 'd', PUBLIC_BASE_URL: 'https://vex.example.com', PUBLISHER_KEY_SEAL_FILE: file });
+    Object.assign(process.env, {
+      TABLE_NAME: 't',
+      SBOM_BUCKET: 's',
+      DISCLOSURE_BUCKET: 'd',
+      PUBLIC_BASE_URL: 'https://vex.example.com',
+      PUBLISHER_KEY_SEAL_FILE: file,
+    });
     const { keyVault } = await import('../../shared/service/disclosures/key-vault');
     const vault = keyVault();
     const secret = Buffer.from('-----BEGIN PGP PRIVATE KEY BLOCK-----');

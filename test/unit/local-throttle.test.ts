@@ -72,14 +72,24 @@ describe('usage-plan throttle', () => {
   it('reuses a looked-up quota within the cache time and picks up a change after it', async () => {
     let quota: ThrottleQuota = { rateLimit: 1, burstLimit: 1 };
     let lookups = 0;
-    const throttle = new UsagePlanThrottle({ quotaOf: () => { lookups += 1; return Promise.resolve(quota); }, cacheMs: 1000 });
+    const throttle = new UsagePlanThrottle({
+      quotaOf: () => {
+        lookups += 1;
+        return Promise.resolve(quota);
+      },
+      cacheMs: 1000,
+    });
 
     await throttle.admit('team', 0);
     const throttledWithin = await throttle.admit('team', 500);
     quota = { rateLimit: 1000, burstLimit: 1000 };
     await throttle.admit('team', 1500);
     // 10 ms at the new rate refill 10 tokens; the old rate (1 per second) would refill none.
-    const afterChange = await Promise.all([throttle.admit('team', 1510), throttle.admit('team', 1510), throttle.admit('team', 1510)]);
+    const afterChange = await Promise.all([
+      throttle.admit('team', 1510),
+      throttle.admit('team', 1510),
+      throttle.admit('team', 1510),
+    ]);
 
     expect(throttledWithin).toBe('throttled');
     expect(afterChange).toEqual(['allowed', 'allowed', 'allowed']);
@@ -107,7 +117,8 @@ describe('per-client limit (WAF rate-based rule)', () => {
 
   it('counts blocked requests too, as WAF does, so a client that keeps hammering stays blocked', () => {
     const limit = new ClientRateLimit(10, 60);
-    for (let second = 0; second < 120; second += 1) for (let index = 0; index < 5; index += 1) limit.admit('198.51.100.1', second * 1000);
+    for (let second = 0; second < 120; second += 1)
+      for (let index = 0; index < 5; index += 1) limit.admit('198.51.100.1', second * 1000);
 
     expect(limit.admit('198.51.100.1', 120_000)).toBe(false);
   });
@@ -122,7 +133,12 @@ describe('usage identifier', () => {
     expect(teamIdOfUsageIdentifier(identifier)).toBe(teamId);
   });
 
-  it.each([['vxdteam'], ['vxdteam0f8fad5b'], ['other0f8fad5bd9cb469fa16570867728950e'], ['vxdteam0F8FAD5BD9CB469FA16570867728950E']])('names no team for %s', (identifier) => {
+  it.each([
+    ['vxdteam'],
+    ['vxdteam0f8fad5b'],
+    ['other0f8fad5bd9cb469fa16570867728950e'],
+    ['vxdteam0F8FAD5BD9CB469FA16570867728950E'],
+  ])('names no team for %s', (identifier) => {
     expect(teamIdOfUsageIdentifier(identifier)).toBeUndefined();
   });
 });

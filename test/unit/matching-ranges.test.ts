@@ -11,7 +11,9 @@ const cache = new Map<string, Advisory>();
 function advisory(id: string): Advisory {
   let found = cache.get(id);
   if (!found) {
-    found = parseOsvAdvisory(JSON.parse(readFileSync(fileURLToPath(new URL(`../fixtures/corpus/osv/${id}.json`, import.meta.url)), 'utf8')));
+    found = parseOsvAdvisory(
+      JSON.parse(readFileSync(fileURLToPath(new URL(`../fixtures/corpus/osv/${id}.json`, import.meta.url)), 'utf8')),
+    );
     cache.set(id, found);
   }
   return found;
@@ -20,7 +22,9 @@ function advisory(id: string): Advisory {
 /** IsVulnerable(pkg, v, osv) of the OSV schema, over every affected entry of the package. */
 function evaluate(ecosystem: Ecosystem, name: string, version: string, id: string) {
   const entries = advisory(id).affected.filter(
-    (a) => splitEcosystem(a.ecosystem)?.ecosystem === ecosystem && normalisePackageName(ecosystem, a.name) === normalisePackageName(ecosystem, name),
+    (a) =>
+      splitEcosystem(a.ecosystem)?.ecosystem === ecosystem &&
+      normalisePackageName(ecosystem, a.name) === normalisePackageName(ecosystem, name),
   );
   if (entries.length === 0) throw new Error(`${id} has no ${ecosystem} ${name}`);
   const results = entries.map((entry) => evaluateAffected(version, entry, ecosystem));
@@ -88,30 +92,114 @@ const cases: Case[] = [
   // GHSA-jfh8-c2jp-5v3q log4j-core (Log4Shell): [0, 2.3.1), [2.4, 2.12.2), [2.13.0, 2.15.0)
   ['Maven', 'org.apache.logging.log4j:log4j-core', '2.14.1', 'GHSA-jfh8-c2jp-5v3q', true, 'the famous one'],
   ['Maven', 'org.apache.logging.log4j:log4j-core', '2.15.0', 'GHSA-jfh8-c2jp-5v3q', false, 'fix'],
-  ['Maven', 'org.apache.logging.log4j:log4j-core', '2.15.0-rc1', 'GHSA-jfh8-c2jp-5v3q', true, 'Maven rc sorts before the release'],
-  ['Maven', 'org.apache.logging.log4j:log4j-core', '2.0-beta9', 'GHSA-jfh8-c2jp-5v3q', true, 'beta qualifier below 2.3.1'],
+  [
+    'Maven',
+    'org.apache.logging.log4j:log4j-core',
+    '2.15.0-rc1',
+    'GHSA-jfh8-c2jp-5v3q',
+    true,
+    'Maven rc sorts before the release',
+  ],
+  [
+    'Maven',
+    'org.apache.logging.log4j:log4j-core',
+    '2.0-beta9',
+    'GHSA-jfh8-c2jp-5v3q',
+    true,
+    'beta qualifier below 2.3.1',
+  ],
   ['Maven', 'org.apache.logging.log4j:log4j-core', '2.3.1', 'GHSA-jfh8-c2jp-5v3q', false, 'Java 6 backport fix'],
   ['Maven', 'org.apache.logging.log4j:log4j-core', '2.3.2', 'GHSA-jfh8-c2jp-5v3q', false, 'between the pairs'],
-  ['Maven', 'org.apache.logging.log4j:log4j-core', '2.4', 'GHSA-jfh8-c2jp-5v3q', true, 'introduced written with two parts'],
+  [
+    'Maven',
+    'org.apache.logging.log4j:log4j-core',
+    '2.4',
+    'GHSA-jfh8-c2jp-5v3q',
+    true,
+    'introduced written with two parts',
+  ],
   ['Maven', 'org.apache.logging.log4j:log4j-core', '2.12.2', 'GHSA-jfh8-c2jp-5v3q', false, 'Java 7 backport fix'],
   ['Maven', 'org.apache.logging.log4j:log4j-core', '2.13.0', 'GHSA-jfh8-c2jp-5v3q', true, 'third introduced'],
   // GHSA-36p3-wjmg-h94x Spring4Shell spring-beans: [0, 5.2.20.RELEASE), [5.3.0, 5.3.18)
-  ['Maven', 'org.springframework:spring-beans', '5.2.5.RELEASE', 'GHSA-36p3-wjmg-h94x', true, 'vuln-spring fixture version'],
+  [
+    'Maven',
+    'org.springframework:spring-beans',
+    '5.2.5.RELEASE',
+    'GHSA-36p3-wjmg-h94x',
+    true,
+    'vuln-spring fixture version',
+  ],
   ['Maven', 'org.springframework:spring-beans', '5.2.20.RELEASE', 'GHSA-36p3-wjmg-h94x', false, 'fix'],
-  ['Maven', 'org.springframework:spring-beans', '5.2.20', 'GHSA-36p3-wjmg-h94x', false, 'RELEASE qualifier equals no qualifier'],
-  ['Maven', 'org.springframework:spring-beans', '5.3.0-RC1', 'GHSA-36p3-wjmg-h94x', false, 'rc of 5.3.0 is above 5.2.20 and below 5.3.0'],
+  [
+    'Maven',
+    'org.springframework:spring-beans',
+    '5.2.20',
+    'GHSA-36p3-wjmg-h94x',
+    false,
+    'RELEASE qualifier equals no qualifier',
+  ],
+  [
+    'Maven',
+    'org.springframework:spring-beans',
+    '5.3.0-RC1',
+    'GHSA-36p3-wjmg-h94x',
+    false,
+    'rc of 5.3.0 is above 5.2.20 and below 5.3.0',
+  ],
   ['Maven', 'org.springframework:spring-beans', '5.3.17', 'GHSA-36p3-wjmg-h94x', true, 'below the second fix'],
   ['Maven', 'org.springframework:spring-beans', '5.3.18', 'GHSA-36p3-wjmg-h94x', false, 'second fix'],
-  ['Maven', 'org.springframework.boot:spring-boot-starter-web', '2.2.6.RELEASE', 'GHSA-36p3-wjmg-h94x', true, 'below 2.5.12'],
+  [
+    'Maven',
+    'org.springframework.boot:spring-boot-starter-web',
+    '2.2.6.RELEASE',
+    'GHSA-36p3-wjmg-h94x',
+    true,
+    'below 2.5.12',
+  ],
   // GHSA-jjjh-jjxp-wpff jackson-databind: [2.4.0-rc1, 2.12.7.1), [2.13.0, 2.13.4.1)
-  ['Maven', 'com.fasterxml.jackson.core:jackson-databind', '2.3.5', 'GHSA-jjjh-jjxp-wpff', false, 'below the rc introduced'],
+  [
+    'Maven',
+    'com.fasterxml.jackson.core:jackson-databind',
+    '2.3.5',
+    'GHSA-jjjh-jjxp-wpff',
+    false,
+    'below the rc introduced',
+  ],
   ['Maven', 'com.fasterxml.jackson.core:jackson-databind', '2.4.0-rc1', 'GHSA-jjjh-jjxp-wpff', true, 'introduced rc'],
-  ['Maven', 'com.fasterxml.jackson.core:jackson-databind', '2.10.3', 'GHSA-jjjh-jjxp-wpff', true, 'vuln-spring fixture version'],
-  ['Maven', 'com.fasterxml.jackson.core:jackson-databind', '2.12.7', 'GHSA-jjjh-jjxp-wpff', true, 'below the four-part fix'],
+  [
+    'Maven',
+    'com.fasterxml.jackson.core:jackson-databind',
+    '2.10.3',
+    'GHSA-jjjh-jjxp-wpff',
+    true,
+    'vuln-spring fixture version',
+  ],
+  [
+    'Maven',
+    'com.fasterxml.jackson.core:jackson-databind',
+    '2.12.7',
+    'GHSA-jjjh-jjxp-wpff',
+    true,
+    'below the four-part fix',
+  ],
   ['Maven', 'com.fasterxml.jackson.core:jackson-databind', '2.12.7.1', 'GHSA-jjjh-jjxp-wpff', false, 'four-part fix'],
-  ['Maven', 'com.fasterxml.jackson.core:jackson-databind', '2.13.4.1', 'GHSA-jjjh-jjxp-wpff', false, 'second four-part fix'],
+  [
+    'Maven',
+    'com.fasterxml.jackson.core:jackson-databind',
+    '2.13.4.1',
+    'GHSA-jjjh-jjxp-wpff',
+    false,
+    'second four-part fix',
+  ],
   ['Maven', 'com.fasterxml.jackson.core:jackson-databind', '2.13.4', 'GHSA-jjjh-jjxp-wpff', true, '2.13.4 < 2.13.4.1'],
-  ['Maven', 'com.fasterxml.jackson.core:jackson-databind', '2.14.0-rc1', 'GHSA-jjjh-jjxp-wpff', false, 'after both pairs'],
+  [
+    'Maven',
+    'com.fasterxml.jackson.core:jackson-databind',
+    '2.14.0-rc1',
+    'GHSA-jjjh-jjxp-wpff',
+    false,
+    'after both pairs',
+  ],
   // GHSA-mjmj-j48q-9wg2 snakeyaml: [0, 2.0)
   ['Maven', 'org.yaml:snakeyaml', '1.33', 'GHSA-mjmj-j48q-9wg2', true, 'below 2.0'],
   ['Maven', 'org.yaml:snakeyaml', '2.0', 'GHSA-mjmj-j48q-9wg2', false, 'fix'],
@@ -150,7 +238,14 @@ const cases: Case[] = [
   ['Go', 'github.com/docker/distribution', 'v2.7.1+incompatible', 'GO-2022-0379', true, '+incompatible below the fix'],
   ['Go', 'github.com/docker/distribution', 'v2.8.0+incompatible', 'GO-2022-0379', false, 'fix'],
   ['Go', 'github.com/docker/distribution', '2.8.0', 'GO-2022-0379', false, '+incompatible is build metadata'],
-  ['Go', 'github.com/docker/distribution', 'v0.0.0-20191216044856-a8371794149d', 'GO-2022-0379', true, 'pseudo-version'],
+  [
+    'Go',
+    'github.com/docker/distribution',
+    'v0.0.0-20191216044856-a8371794149d',
+    'GO-2022-0379',
+    true,
+    'pseudo-version',
+  ],
   // GO-2021-0072 docker/distribution: [0, 2.7.0-rc.0+incompatible)
   ['Go', 'github.com/docker/distribution', 'v2.7.0-beta.1+incompatible', 'GO-2021-0072', true, 'beta < rc.0'],
   ['Go', 'github.com/docker/distribution', 'v2.7.0-rc.0+incompatible', 'GO-2021-0072', false, 'pre-release fix'],
@@ -159,7 +254,14 @@ const cases: Case[] = [
   ['Go', 'github.com/evanphx/json-patch', 'v0.5.1', 'GO-2021-0076', true, 'below the first fix'],
   ['Go', 'github.com/evanphx/json-patch', 'v2.0.0+incompatible', 'GO-2021-0076', false, 'between the pairs'],
   ['Go', 'github.com/evanphx/json-patch', 'v3.0.0+incompatible', 'GO-2021-0076', true, 'introduced +incompatible'],
-  ['Go', 'github.com/evanphx/json-patch', 'v3.0.1-0.20180525145409-4c9aadca8f89+incompatible', 'GO-2021-0076', false, 'pseudo-version fix'],
+  [
+    'Go',
+    'github.com/evanphx/json-patch',
+    'v3.0.1-0.20180525145409-4c9aadca8f89+incompatible',
+    'GO-2021-0076',
+    false,
+    'pseudo-version fix',
+  ],
   ['Go', 'github.com/evanphx/json-patch', 'v4.0.0+incompatible', 'GO-2021-0076', false, 'after the fix'],
   // GO-2020-0012 golang.org/x/crypto: [0, 0.0.0-20200220183623-bac4c82f6975)
   ['Go', 'golang.org/x/crypto', 'v0.0.0-20200219234226-1ad67e1f0ef4', 'GO-2020-0012', true, 'earlier pseudo-version'],
@@ -230,17 +332,30 @@ describe('OSV evaluation algorithm details', () => {
     if (!entry) throw new Error('fixture');
     const shuffled = { ...entry, ranges: entry.ranges.map((r) => ({ ...r, events: [...r.events].reverse() })) };
 
-    for (const [version, expected] of [['1.13.11', 'affected'], ['1.13.12', 'not_affected'], ['1.16.1', 'affected'], ['1.17.0', 'not_affected']] as const) {
+    for (const [version, expected] of [
+      ['1.13.11', 'affected'],
+      ['1.13.12', 'not_affected'],
+      ['1.16.1', 'affected'],
+      ['1.17.0', 'not_affected'],
+    ] as const) {
       expect(evaluateAffected(version, shuffled, 'Go')).toBe(expected);
     }
   });
 
   it('applies limit events: only versions below some limit can be affected; "*" is infinity', () => {
-    const range = { type: 'SEMVER' as const, events: [{ kind: 'introduced' as const, version: '1.0.0' }, { kind: 'limit' as const, version: '2.0.0' }] };
+    const range = {
+      type: 'SEMVER' as const,
+      events: [
+        { kind: 'introduced' as const, version: '1.0.0' },
+        { kind: 'limit' as const, version: '2.0.0' },
+      ],
+    };
 
     expect(evaluateRange('1.5.0', range, 'npm')).toBe('affected');
     expect(evaluateRange('2.0.0', range, 'npm')).toBe('not_affected');
-    expect(evaluateRange('3.0.0', { ...range, events: [...range.events, { kind: 'limit', version: '*' }] }, 'npm')).toBe('affected');
+    expect(
+      evaluateRange('3.0.0', { ...range, events: [...range.events, { kind: 'limit', version: '*' }] }, 'npm'),
+    ).toBe('affected');
   });
 
   it('treats introduced "0" as below every version, even unparsable ones', () => {

@@ -6,7 +6,11 @@ import type { VersionComparator } from '../../shared/service/matching/versions/c
 import { dpkgComparator } from '../../shared/service/matching/versions/dpkg';
 import { mavenComparator, tokenizeMavenVersion } from '../../shared/service/matching/versions/maven';
 import { nugetComparator } from '../../shared/service/matching/versions/nuget';
-import { normalizeComposerVersion, packagistComparator, phpVersionCompare } from '../../shared/service/matching/versions/packagist';
+import {
+  normalizeComposerVersion,
+  packagistComparator,
+  phpVersionCompare,
+} from '../../shared/service/matching/versions/packagist';
 import { pypiComparator } from '../../shared/service/matching/versions/pypi';
 import { rubyGemsComparator } from '../../shared/service/matching/versions/rubygems';
 import { goComparator, pubComparator, semverComparator } from '../../shared/service/matching/versions/semver-scheme';
@@ -23,14 +27,22 @@ function expectAscending(comparator: VersionComparator, versions: string[]) {
 }
 
 function expectEqual(comparator: VersionComparator, versions: string[]) {
-  for (const v of versions) expect([versions[0], v, comparator.compare(versions[0] as string, v)]).toEqual([versions[0], v, 0]);
+  for (const v of versions)
+    expect([versions[0], v, comparator.compare(versions[0] as string, v)]).toEqual([versions[0], v, 0]);
 }
 
 describe('SemVer 2.0 (semver.org §11)', () => {
   it('orders the specification examples', () => {
     expectAscending(semverComparator, ['1.0.0', '2.0.0', '2.1.0', '2.1.1']);
     expectAscending(semverComparator, [
-      '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0',
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
     ]);
   });
 
@@ -52,7 +64,9 @@ describe('Go module versions', () => {
 
   it('orders pseudo-versions before the release they precede (Go modules reference)', () => {
     expectAscending(goComparator, [
-      'v0.0.0-20200219234226-1ad67e1f0ef4', 'v0.0.0-20200220183623-bac4c82f6975', 'v0.1.0',
+      'v0.0.0-20200219234226-1ad67e1f0ef4',
+      'v0.0.0-20200220183623-bac4c82f6975',
+      'v0.1.0',
     ]);
   });
 
@@ -70,9 +84,26 @@ describe('pub (pub_semver)', () => {
 describe('PyPI (PEP 440)', () => {
   it('orders the PEP 440 "summary of permitted suffixes and relative ordering" example', () => {
     expectAscending(pypiComparator, [
-      '1.dev0', '1.0.dev456', '1.0a1', '1.0a2.dev456', '1.0a12.dev456', '1.0a12', '1.0b1.dev456', '1.0b2', '1.0b2.post345.dev456',
-      '1.0b2.post345', '1.0rc1.dev456', '1.0rc1', '1.0', '1.0+abc.5', '1.0+abc.7', '1.0+5', '1.0.post456.dev34', '1.0.post456',
-      '1.0.15', '1.1.dev1',
+      '1.dev0',
+      '1.0.dev456',
+      '1.0a1',
+      '1.0a2.dev456',
+      '1.0a12.dev456',
+      '1.0a12',
+      '1.0b1.dev456',
+      '1.0b2',
+      '1.0b2.post345.dev456',
+      '1.0b2.post345',
+      '1.0rc1.dev456',
+      '1.0rc1',
+      '1.0',
+      '1.0+abc.5',
+      '1.0+abc.7',
+      '1.0+5',
+      '1.0.post456.dev34',
+      '1.0.post456',
+      '1.0.15',
+      '1.1.dev1',
     ]);
   });
 
@@ -93,13 +124,18 @@ describe('PyPI (PEP 440)', () => {
 
 describe('Maven (POM reference "Version Order Specification")', () => {
   it('splits and replaces tokens as the specification example shows', () => {
-    const rendered = tokenizeMavenVersion('1-1.foo-bar1baz-.1').map((t) => `${t.prefix}${t.value}`).join('');
+    const rendered = tokenizeMavenVersion('1-1.foo-bar1baz-.1')
+      .map((t) => `${t.prefix}${t.value}`)
+      .join('');
     // 1-1.foo-bar-1-baz-0.1, with qualifiers always in a hyphen group.
     expect(rendered).toBe('.1-1-foo-bar-1-baz-0.1');
   });
 
   it('trims trailing null values as the specification examples show', () => {
-    const canonical = (v: string) => tokenizeMavenVersion(v).map((t) => `${t.prefix}${t.value}`).join('');
+    const canonical = (v: string) =>
+      tokenizeMavenVersion(v)
+        .map((t) => `${t.prefix}${t.value}`)
+        .join('');
     expect(canonical('1.0.0')).toBe('.1');
     expect(canonical('1.ga')).toBe('.1');
     expect(canonical('1.final')).toBe('.1');
@@ -129,7 +165,15 @@ describe('Maven (POM reference "Version Order Specification")', () => {
   });
 
   it('orders the well-known qualifiers alpha < beta < milestone < rc = cr < snapshot < "" = ga = final = release < sp', () => {
-    expectAscending(mavenComparator, ['1.0-alpha', '1.0-beta', '1.0-milestone', '1.0-rc', '1.0-snapshot', '1.0', '1.0-sp']);
+    expectAscending(mavenComparator, [
+      '1.0-alpha',
+      '1.0-beta',
+      '1.0-milestone',
+      '1.0-rc',
+      '1.0-snapshot',
+      '1.0',
+      '1.0-sp',
+    ]);
     expectEqual(mavenComparator, ['1.0-rc1', '1.0-cr1', '1.0.RC1']);
     expectEqual(mavenComparator, ['5.2.20', '5.2.20.RELEASE', '5.2.20.Final', '5.2.20-GA']);
     expectAscending(mavenComparator, ['1.0-b2', '1.0-m1', '1.0-sp', '1.0-abc', '1.0-def']);
@@ -137,12 +181,54 @@ describe('Maven (POM reference "Version Order Specification")', () => {
 
   it('orders the ComparableVersion qualifier and number sequences', () => {
     expectAscending(mavenComparator, [
-      '1-alpha2snapshot', '1-alpha2', '1-alpha-123', '1-beta-2', '1-beta123', '1-m2', '1-m11', '1-rc', '1-cr2', '1-rc123',
-      '1-SNAPSHOT', '1', '1-sp', '1-sp2', '1-sp123', '1-abc', '1-def', '1-pom-1', '1-1-snapshot', '1-1', '1-2', '1-123',
+      '1-alpha2snapshot',
+      '1-alpha2',
+      '1-alpha-123',
+      '1-beta-2',
+      '1-beta123',
+      '1-m2',
+      '1-m11',
+      '1-rc',
+      '1-cr2',
+      '1-rc123',
+      '1-SNAPSHOT',
+      '1',
+      '1-sp',
+      '1-sp2',
+      '1-sp123',
+      '1-abc',
+      '1-def',
+      '1-pom-1',
+      '1-1-snapshot',
+      '1-1',
+      '1-2',
+      '1-123',
     ]);
     expectAscending(mavenComparator, [
-      '2.0', '2.0.a', '2-1', '2.0.2', '2.0.123', '2.1.0', '2.1-a', '2.1b', '2.1-c', '2.1-1', '2.1.0.1', '2.2', '2.123', '11.a2',
-      '11.a11', '11.b2', '11.b11', '11.m2', '11.m11', '11', '11.a', '11b', '11c', '11m',
+      '2.0',
+      '2.0.a',
+      '2-1',
+      '2.0.2',
+      '2.0.123',
+      '2.1.0',
+      '2.1-a',
+      '2.1b',
+      '2.1-c',
+      '2.1-1',
+      '2.1.0.1',
+      '2.2',
+      '2.123',
+      '11.a2',
+      '11.a11',
+      '11.b2',
+      '11.b11',
+      '11.m2',
+      '11.m11',
+      '11',
+      '11.a',
+      '11b',
+      '11c',
+      '11m',
     ]);
   });
 
@@ -181,7 +267,16 @@ describe('NuGet (NuGetVersion)', () => {
   it('orders four-part versions and pre-release labels case-insensitively', () => {
     expectAscending(nugetComparator, ['1.0.0-beta', '1.0.0', '1.0.0.1', '1.0.1']);
     expectEqual(nugetComparator, ['1.0.0-Beta', '1.0.0-beta', '1.0.0-BETA']);
-    expectAscending(nugetComparator, ['1.0.1-aaa', '1.0.1-alpha10', '1.0.1-alpha2', '1.0.1-beta', '1.0.1-open', '1.0.1-rc', '1.0.1-zzz', '1.0.1']);
+    expectAscending(nugetComparator, [
+      '1.0.1-aaa',
+      '1.0.1-alpha10',
+      '1.0.1-alpha2',
+      '1.0.1-beta',
+      '1.0.1-open',
+      '1.0.1-rc',
+      '1.0.1-zzz',
+      '1.0.1',
+    ]);
     expectAscending(nugetComparator, ['1.0.0-rc.1', '1.0.0-rc.2', '1.0.0-rc.10']);
   });
 });
@@ -219,7 +314,15 @@ describe('Packagist (Composer normalisation + PHP version_compare)', () => {
   });
 
   it('orders stabilities dev < alpha < beta < RC < stable < patch, with 1.2 = 1.2.0', () => {
-    expectAscending(packagistComparator, ['1.0.0-dev', '1.0.0-alpha1', '1.0.0-beta2', '1.0.0-RC1', '1.0.0', '1.0.0-patch1', '1.0.1']);
+    expectAscending(packagistComparator, [
+      '1.0.0-dev',
+      '1.0.0-alpha1',
+      '1.0.0-beta2',
+      '1.0.0-RC1',
+      '1.0.0',
+      '1.0.0-patch1',
+      '1.0.1',
+    ]);
     expectEqual(packagistComparator, ['5.2', '5.2.0', 'v5.2.0.0']);
   });
 });
@@ -240,7 +343,16 @@ describe('Debian (dpkg, Debian Policy 5.6.12)', () => {
 
 describe('Alpine (apk)', () => {
   it('orders suffixes, letters and revisions as apk-tools does (letter before suffix before revision)', () => {
-    expectAscending(apkComparator, ['1.0_alpha1', '1.0_beta', '1.0_pre1', '1.0_rc1', '1.0', '1.0-r1', '1.0_p1', '1.0a']);
+    expectAscending(apkComparator, [
+      '1.0_alpha1',
+      '1.0_beta',
+      '1.0_pre1',
+      '1.0_rc1',
+      '1.0',
+      '1.0-r1',
+      '1.0_p1',
+      '1.0a',
+    ]);
     expectAscending(apkComparator, ['1.2', '1.2.1', '1.10']);
     expectAscending(apkComparator, ['1.36.1-r2', '1.36.1-r15']);
   });
@@ -248,8 +360,19 @@ describe('Alpine (apk)', () => {
 
 describe('comparator selection', () => {
   it.each<[Ecosystem, string]>([
-    ['npm', 'semver'], ['crates.io', 'semver'], ['Hex', 'semver'], ['Go', 'go'], ['Pub', 'pub'], ['PyPI', 'pep440'], ['Maven', 'maven'],
-    ['RubyGems', 'rubygems'], ['NuGet', 'nuget'], ['Packagist', 'composer'], ['Debian', 'dpkg'], ['Ubuntu', 'dpkg'], ['Alpine', 'apk'],
+    ['npm', 'semver'],
+    ['crates.io', 'semver'],
+    ['Hex', 'semver'],
+    ['Go', 'go'],
+    ['Pub', 'pub'],
+    ['PyPI', 'pep440'],
+    ['Maven', 'maven'],
+    ['RubyGems', 'rubygems'],
+    ['NuGet', 'nuget'],
+    ['Packagist', 'composer'],
+    ['Debian', 'dpkg'],
+    ['Ubuntu', 'dpkg'],
+    ['Alpine', 'apk'],
   ])('uses the %s ordering %s', (ecosystem, scheme) => {
     expect(comparatorFor(ecosystem).scheme).toBe(scheme);
   });

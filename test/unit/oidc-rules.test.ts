@@ -48,11 +48,22 @@ describe('issuer URLs', () => {
 });
 
 describe('claim matching', () => {
-  const claims = { repository_owner_id: '65', repository_id: '74', sub: 'repo:octo-org/octo-repo:environment:prod', ref: 'refs/heads/main', environment: 'prod' };
+  const claims = {
+    repository_owner_id: '65',
+    repository_id: '74',
+    sub: 'repo:octo-org/octo-repo:environment:prod',
+    ref: 'refs/heads/main',
+    environment: 'prod',
+  };
 
   it('needs every exact id and every pattern to hold', () => {
     expect(claimsMatch({ repository_owner_id: '65' }, claims)).toBe(true);
-    expect(claimsMatch({ repository_owner_id: '65', repository_id: '74', sub: 'repo:octo-org/octo-repo:*', environment: 'prod' }, claims)).toBe(true);
+    expect(
+      claimsMatch(
+        { repository_owner_id: '65', repository_id: '74', sub: 'repo:octo-org/octo-repo:*', environment: 'prod' },
+        claims,
+      ),
+    ).toBe(true);
     expect(claimsMatch({ repository_owner_id: '66' }, claims)).toBe(false);
     expect(claimsMatch({ repository_owner_id: '65', environment: 'staging' }, claims)).toBe(false);
   });
@@ -64,7 +75,7 @@ describe('claim matching', () => {
 });
 
 describe('scopes a policy may grant', () => {
-  it('are the spec\'s scopes, without settings', () => {
+  it("are the spec's scopes, without settings", () => {
     expect(WORKLOAD_SCOPES).toHaveLength(15);
     expect(WORKLOAD_SCOPES.some((scope) => scope.startsWith('settings:'))).toBe(false);
   });

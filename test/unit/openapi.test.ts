@@ -6,7 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { hasCorsPreflight, methodsOfPath, routePaths, routes, type RouteDefinition } from '../../shared/service/http/routes';
+import {
+  hasCorsPreflight,
+  methodsOfPath,
+  routePaths,
+  routes,
+  type RouteDefinition,
+} from '../../shared/service/http/routes';
 import { buildOpenApiDocument, openApiJson } from '../../shared/service/openapi/document';
 
 interface Operation {
@@ -21,7 +27,11 @@ interface OpenApiDocument {
   openapi: string;
   security?: unknown;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas?: Record<string, unknown>; responses?: Record<string, unknown>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
+  components: {
+    schemas?: Record<string, unknown>;
+    responses?: Record<string, unknown>;
+    securitySchemes?: Record<string, { type: string; scheme?: string }>;
+  };
 }
 
 const COMMITTED_PATH = new URL('../../docs/openapi.json', import.meta.url);
@@ -42,7 +52,9 @@ function operationOf(route: RouteDefinition): Operation | undefined {
 function refsIn(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(refsIn);
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, inner]) => (key === '$ref' && typeof inner === 'string' ? [inner] : refsIn(inner)));
+  return Object.entries(value).flatMap(([key, inner]) =>
+    key === '$ref' && typeof inner === 'string' ? [inner] : refsIn(inner),
+  );
 }
 
 describe('docs/openapi.json', () => {
@@ -62,17 +74,23 @@ describe('generated document', () => {
     expect(doc.components.securitySchemes?.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it.each(allRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))('describes %s with its operationId and security', (_name, route) => {
-    const operation = operationOf(route);
+  it.each(allRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    'describes %s with its operationId and security',
+    (_name, route) => {
+      const operation = operationOf(route);
 
-    expect(operation).toBeDefined();
-    expect(operation?.operationId).toBe(route.operationId);
-    expect(operation?.tags).toEqual([route.group]);
-    // Public routes override any default with an empty list: no credentials at all.
-    expect(operation?.security).toEqual(route.scope === null ? [] : [{ apiKey: [] }]);
-    const scopeNote = route.scope === 'authenticated' ? 'Any valid credential; no scope required' : `Required scope: \`${route.scope}\``;
-    expect(operation?.description).toBe(route.scope === null ? undefined : scopeNote);
-  });
+      expect(operation).toBeDefined();
+      expect(operation?.operationId).toBe(route.operationId);
+      expect(operation?.tags).toEqual([route.group]);
+      // Public routes override any default with an empty list: no credentials at all.
+      expect(operation?.security).toEqual(route.scope === null ? [] : [{ apiKey: [] }]);
+      const scopeNote =
+        route.scope === 'authenticated'
+          ? 'Any valid credential; no scope required'
+          : `Required scope: \`${route.scope}\``;
+      expect(operation?.description).toBe(route.scope === null ? undefined : scopeNote);
+    },
+  );
 
   it('has no operation with an operationId that is not in the route table, and unique operationIds', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
@@ -80,35 +98,59 @@ describe('generated document', () => {
         .filter(([key, operation]) => HTTP_METHODS.has(key) && operation.operationId !== undefined)
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
-    const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.operationId ?? []));
+    const operationIds = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).flatMap((operation) => operation.operationId ?? []),
+    );
 
     expect(documented.sort()).toEqual(allRoutes.map((route) => `${route.method} ${route.path}`).sort());
     expect(new Set(operationIds).size).toBe(operationIds.length);
   });
 
-  it('describes the 405 of every method a path does not serve, naming the path\'s methods, and nothing else for it', () => {
+  it("describes the 405 of every method a path does not serve, naming the path's methods, and nothing else for it", () => {
     const gatewayMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
     for (const path of routePaths()) {
       const allow = methodsOfPath(path);
       const item = doc.paths[path] ?? {};
-      const notAllowed = gatewayMethods.filter((method) => !allow.includes(method.toUpperCase()) && !(method === 'options' && hasCorsPreflight(path)));
+      const notAllowed = gatewayMethods.filter(
+        (method) => !allow.includes(method.toUpperCase()) && !(method === 'options' && hasCorsPreflight(path)),
+      );
 
       expect(notAllowed.length).toBeGreaterThan(0);
       for (const method of notAllowed) {
         const operation = item[method];
-        expect({ path, method, operationId: operation?.operationId, security: operation?.security, responses: operation?.responses })
-          .toEqual({ path, method, operationId: undefined, security: [], responses: { 405: { $ref: '#/components/responses/MethodNotAllowed' } } });
+        expect({
+          path,
+          method,
+          operationId: operation?.operationId,
+          security: operation?.security,
+          responses: operation?.responses,
+        }).toEqual({
+          path,
+          method,
+          operationId: undefined,
+          security: [],
+          responses: { 405: { $ref: '#/components/responses/MethodNotAllowed' } },
+        });
         expect(operation?.description).toContain(`Allow: ${allow.join(', ')}`);
       }
-      expect(Object.keys(item).filter((key) => HTTP_METHODS.has(key)).sort()).toEqual([...allow.map((method) => method.toLowerCase()), ...notAllowed].sort());
+      expect(
+        Object.keys(item)
+          .filter((key) => HTTP_METHODS.has(key))
+          .sort(),
+      ).toEqual([...allow.map((method) => method.toLowerCase()), ...notAllowed].sort());
     }
-    expect(doc.components.responses?.MethodNotAllowed).toMatchObject({ headers: { Allow: { schema: { type: 'string' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+    expect(doc.components.responses?.MethodNotAllowed).toMatchObject({
+      headers: { Allow: { schema: { type: 'string' } } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    });
   });
 
   it('resolves every $ref to a component the document defines', () => {
     const refs = [...new Set(refsIn(doc))];
     const defined = new Set(
-      Object.entries(doc.components).flatMap(([kind, entries]) => Object.keys(entries ?? {}).map((name) => `#/components/${kind}/${name}`)),
+      Object.entries(doc.components).flatMap(([kind, entries]) =>
+        Object.keys(entries ?? {}).map((name) => `#/components/${kind}/${name}`),
+      ),
     );
 
     expect(refs.length).toBeGreaterThan(0);
@@ -116,6 +158,8 @@ describe('generated document', () => {
   });
 
   it('names the shared schemas as components (product, release, SBOM, error body, page metadata)', () => {
-    expect(Object.keys(doc.components.schemas ?? {})).toEqual(expect.arrayContaining(['Product', 'ProductList', 'Release', 'ReleaseList', 'Sbom', 'Error', 'PageMeta']));
+    expect(Object.keys(doc.components.schemas ?? {})).toEqual(
+      expect.arrayContaining(['Product', 'ProductList', 'Release', 'ReleaseList', 'Sbom', 'Error', 'PageMeta']),
+    );
   });
 });

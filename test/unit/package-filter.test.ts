@@ -20,7 +20,9 @@ describe('corpus package filter', () => {
     const filter = new PackageFilter();
     for (let index = 0; index < 50_000; index += 1) filter.add(packageKey('PyPI', `present-${index}`));
 
-    const falsePositives = Array.from({ length: 20_000 }, (_, index) => packageKey('PyPI', `absent-${index}`)).filter((key) => filter.mightContain(key));
+    const falsePositives = Array.from({ length: 20_000 }, (_, index) => packageKey('PyPI', `absent-${index}`)).filter(
+      (key) => filter.mightContain(key),
+    );
 
     expect(falsePositives.length).toBeLessThan(20);
   });

@@ -31,13 +31,16 @@ describe('productListCache', () => {
   it('does not keep a failed load', async () => {
     const teamId = randomUUID();
     const query = { page: 1, perPage: 25, needle: undefined };
-    await expect(productListCache.page(teamId, 1, query, () => Promise.reject(new Error('read failed')))).rejects.toThrow('read failed');
+    await expect(
+      productListCache.page(teamId, 1, query, () => Promise.reject(new Error('read failed'))),
+    ).rejects.toThrow('read failed');
     expect((await productListCache.page(teamId, 1, query, () => Promise.resolve(page(3)))).total).toBe(3);
   });
 });
 
 describe('productListCache.products', () => {
-  const product = (id: string, name: string) => ({ id, name, slug: id, description: null, vendor: null }) as unknown as Product;
+  const product = (id: string, name: string) =>
+    ({ id, name, slug: id, description: null, vendor: null }) as unknown as Product;
 
   it('loads only the products it does not hold at this version, keeps the order given, and loads all again at a new version', async () => {
     const teamId = randomUUID();
@@ -62,7 +65,11 @@ describe('productListCache.products', () => {
 });
 
 describe('searchPage', () => {
-  const entries = { ids: ['e', 'd', 'c', 'b', 'a'], names: ['lamp', 'desk lamp', 'chair', 'lamp shade', 'table'], slugs: ['e', 'd', 'c-lamp', 'b', 'a'] };
+  const entries = {
+    ids: ['e', 'd', 'c', 'b', 'a'],
+    names: ['lamp', 'desk lamp', 'chair', 'lamp shade', 'table'],
+    slugs: ['e', 'd', 'c-lamp', 'b', 'a'],
+  };
 
   it('counts every match in list order and returns one page of ids', () => {
     expect(searchPage(entries, 'lamp', 0, 2)).toEqual({ total: 4, ids: ['e', 'd'] });

@@ -1,6 +1,12 @@
 /** Rules of browser sessions (docs/sign-in.md): the scope table, cookies, CSRF tokens, timeouts, return paths. */
 import { describe, expect, it } from '@jest/globals';
-import { cookiePolicy, isUnsafeMethod, originMatches, parseCookies, sessionCookieHeader } from '../../shared/service/http/cookies';
+import {
+  cookiePolicy,
+  isUnsafeMethod,
+  originMatches,
+  parseCookies,
+  sessionCookieHeader,
+} from '../../shared/service/http/cookies';
 import { SCOPES } from '../../shared/service/http/scopes';
 import { MEMBER_BASE_SCOPES, scopesOfPermissions } from '../../shared/service/identity/member-scopes';
 import { csrfTokenMatches, csrfTokenOf, sessionExpiry } from '../../shared/service/identity/sessions';
@@ -14,7 +20,9 @@ describe('session scopes from member permissions', () => {
   });
 
   it('adds the day-to-day writes for content.write and settings:write only for settings.manage', () => {
-    expect(scopesOfPermissions(['content.write'])).toEqual(expect.arrayContaining(['products:write', 'sboms:write', 'cve:trigger', 'dispositions:write', 'vex:write']));
+    expect(scopesOfPermissions(['content.write'])).toEqual(
+      expect.arrayContaining(['products:write', 'sboms:write', 'cve:trigger', 'dispositions:write', 'vex:write']),
+    );
     expect(scopesOfPermissions(['content.write'])).not.toContain('settings:write');
     expect(scopesOfPermissions(['settings.manage'])).toContain('settings:write');
     expect(scopesOfPermissions(['settings.manage'])).not.toContain('products:write');
@@ -28,7 +36,9 @@ describe('session scopes from member permissions', () => {
 describe('session cookies', () => {
   it('uses the __Host- name with Secure on HTTPS and a plain name without Secure on plain-HTTP loopback', () => {
     const https = cookiePolicy('https://vex.example.com');
-    expect(sessionCookieHeader(https, 'id', 60)).toBe('__Host-vxd_session=id; Path=/; HttpOnly; SameSite=Lax; Secure; Max-Age=60');
+    expect(sessionCookieHeader(https, 'id', 60)).toBe(
+      '__Host-vxd_session=id; Path=/; HttpOnly; SameSite=Lax; Secure; Max-Age=60',
+    );
     const loopback = cookiePolicy('http://127.0.0.1:3000');
     expect(sessionCookieHeader(loopback, 'id', 60)).toBe('vxd_session=id; Path=/; HttpOnly; SameSite=Lax; Max-Age=60');
   });
@@ -79,14 +89,14 @@ describe('session timeouts', () => {
     expect(sessionExpiry(session(10, 0), defaults, now)).toBe('absolute');
   });
 
-  it('applies the team\'s current, shorter timeouts to a running session', () => {
+  it("applies the team's current, shorter timeouts to a running session", () => {
     expect(sessionExpiry(session(31 * 60, 86_400), { ...defaults, idleMinutes: 30 }, now)).toBe('idle');
     expect(sessionExpiry(session(29 * 60, 86_400), { ...defaults, idleMinutes: 30 }, now)).toBeUndefined();
     // Signed in two hours ago with a 7-day expiry; the team now allows one hour.
     expect(sessionExpiry(session(10, 86_400, 2 * 3600), { ...defaults, absoluteMinutes: 60 }, now)).toBe('absolute');
   });
 
-  it('keeps a session\'s own expiry when the team lengthens the absolute timeout (its TTL was set at sign-in)', () => {
+  it("keeps a session's own expiry when the team lengthens the absolute timeout (its TTL was set at sign-in)", () => {
     expect(sessionExpiry(session(10, 0, 3600), { ...defaults, absoluteMinutes: 30 * 24 * 60 }, now)).toBe('absolute');
   });
 });
@@ -105,7 +115,11 @@ describe('sign-in return paths and pages', () => {
 
   it('escapes what the refusal page shows', () => {
     expect(escapeHtml('<script>"\'&')).toBe('&lt;script&gt;&quot;&#39;&amp;');
-    const page = signInRefusalPage({ kind: 'refused', reason: 'not_invited', email: '"><script>alert(1)</script>@x.test' });
+    const page = signInRefusalPage({
+      kind: 'refused',
+      reason: 'not_invited',
+      email: '"><script>alert(1)</script>@x.test',
+    });
     expect(page).not.toContain('<script>');
     expect(page).toContain('&lt;script&gt;');
   });

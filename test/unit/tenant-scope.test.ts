@@ -27,7 +27,10 @@ const ID = '44444444-4444-4444-8444-444444444444';
 const ROLE = 'arn:aws:iam::123456789012:role/vexdesk-tenant-products';
 
 class NotSentError extends Error {
-  constructor(readonly authorization: string, readonly securityToken: string | undefined) {
+  constructor(
+    readonly authorization: string,
+    readonly securityToken: string | undefined,
+  ) {
     super('not sent');
   }
 }
@@ -42,7 +45,9 @@ function stopAfterSigning<C extends { middlewareStack: object }>(client: C): C {
   stopped.add(client.middlewareStack);
   (client.middlewareStack as Stack).add(
     () => (args: { request: { headers: Record<string, string> } }) =>
-      Promise.reject(new NotSentError(args.request.headers.authorization ?? '', args.request.headers['x-amz-security-token'])),
+      Promise.reject(
+        new NotSentError(args.request.headers.authorization ?? '', args.request.headers['x-amz-security-token']),
+      ),
     { step: 'finalizeRequest', name: 'unitStopAfterSigning', priority: 'low' },
   );
   return client;
@@ -61,12 +66,14 @@ beforeAll(async () => {
       const team = params.get('Tags.member.1.Value') ?? 'none';
       // Teams named `short…` get credentials with 16 minutes left.
       const expiration = new Date(Date.now() + (team.startsWith('short') ? 16 * 60_000 : 3600_000)).toISOString();
-      response.writeHead(200, { 'content-type': 'text/xml' }).end(
-        `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials>` +
-          `<AccessKeyId>ASIA${team.slice(0, 8)}</AccessKeyId><SecretAccessKey>secret</SecretAccessKey><SessionToken>token-${team}</SessionToken>` +
-          `<Expiration>${expiration}</Expiration></Credentials><AssumedRoleUser><AssumedRoleId>AROA:x</AssumedRoleId><Arn>${ROLE}/x</Arn></AssumedRoleUser>` +
-          `</AssumeRoleResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></AssumeRoleResponse>`,
-      );
+      response
+        .writeHead(200, { 'content-type': 'text/xml' })
+        .end(
+          `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials>` +
+            `<AccessKeyId>ASIA${team.slice(0, 8)}</AccessKeyId><SecretAccessKey>secret</SecretAccessKey><SessionToken>token-${team}</SessionToken>` +
+            `<Expiration>${expiration}</Expiration></Credentials><AssumedRoleUser><AssumedRoleId>AROA:x</AssumedRoleId><Arn>${ROLE}/x</Arn></AssumedRoleUser>` +
+            `</AssumeRoleResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></AssumeRoleResponse>`,
+        );
     });
   });
   await new Promise<void>((resolve) => sts.listen(0, '127.0.0.1', resolve));
@@ -108,21 +115,58 @@ describe('the tenant guard', () => {
       item: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.product(B, P) })),
       // Id pointers and audit shards are partitions of their own under the team's prefix.
       pointer: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.idPointer(B, ID) })),
-      auditShard: () => db().send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.auditPartitions(B)[7]!.pk } })),
-      productCollection: () => db().send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.productCollection(B, P).pk } })),
-      auditIndex: () => db().send(new QueryCommand({ TableName: TABLE, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': keys.auditByEntityType(B, 'product', 0).gsi1pk } })),
+      auditShard: () =>
+        db().send(
+          new QueryCommand({
+            TableName: TABLE,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.auditPartitions(B)[7]!.pk },
+          }),
+        ),
+      productCollection: () =>
+        db().send(
+          new QueryCommand({
+            TableName: TABLE,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.productCollection(B, P).pk },
+          }),
+        ),
+      auditIndex: () =>
+        db().send(
+          new QueryCommand({
+            TableName: TABLE,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.auditByEntityType(B, 'product', 0).gsi1pk },
+          }),
+        ),
       // One foreign item among own and global ones taints the whole transaction.
-      transaction: () => db().send(new TransactWriteCommand({ TransactItems: [
-        { Put: { TableName: TABLE, Item: { ...keys.audit(A, '2026-01-01T00:00:00Z', ID) } } },
-        { Put: { TableName: TABLE, Item: { ...keys.disclosure('slug') } } },
-        { ConditionCheck: { TableName: TABLE, Key: keys.release(B, P, R), ConditionExpression: 'attribute_exists(pk)' } },
-      ] })),
+      transaction: () =>
+        db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: TABLE, Item: { ...keys.audit(A, '2026-01-01T00:00:00Z', ID) } } },
+              { Put: { TableName: TABLE, Item: { ...keys.disclosure('slug') } } },
+              {
+                ConditionCheck: {
+                  TableName: TABLE,
+                  Key: keys.release(B, P, R),
+                  ConditionExpression: 'attribute_exists(pk)',
+                },
+              },
+            ],
+          }),
+        ),
       object: () => objects().send(new GetObjectCommand({ Bucket: BUCKET, Key: keys.sbomObject(B, P, R, ID) })),
-      upload: () => objects().send(new PutObjectCommand({ Bucket: BUCKET, Key: keys.sbomUploadObject(B, ID), Body: 'x' })),
-      listing: () => objects().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: keys.productObjectsPrefix(B, P) })),
+      upload: () =>
+        objects().send(new PutObjectCommand({ Bucket: BUCKET, Key: keys.sbomUploadObject(B, ID), Body: 'x' })),
+      listing: () =>
+        objects().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: keys.productObjectsPrefix(B, P) })),
       allTeams: () => objects().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'teams/' })),
     };
-    const outcomes = Object.fromEntries(await Promise.all(Object.entries(foreign).map(async ([name, call]) => [name, await outcome(call, A)])));
+    const outcomes = Object.fromEntries(
+      await Promise.all(Object.entries(foreign).map(async ([name, call]) => [name, await outcome(call, A)])),
+    );
     expect(outcomes).toEqual(Object.fromEntries(Object.keys(foreign).map((name) => [name, 'refused'])));
   });
 
@@ -130,19 +174,36 @@ describe('the tenant guard', () => {
     const allowed = {
       team: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.team(A) })),
       pointer: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.idPointer(A, ID) })),
-      auditShard: () => db().send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.auditPartitions(A)[7]!.pk } })),
+      auditShard: () =>
+        db().send(
+          new QueryCommand({
+            TableName: TABLE,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.auditPartitions(A)[7]!.pk },
+          }),
+        ),
       product: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.release(A, P, R) })),
-      publish: () => db().send(new TransactWriteCommand({ TransactItems: [
-        { Put: { TableName: TABLE, Item: { ...keys.vexDocument(A, P, R, ID) } } },
-        { Put: { TableName: TABLE, Item: { ...keys.disclosure('slug') } } },
-        { Put: { TableName: TABLE, Item: { ...keys.disclosureCounter('all') } } },
-      ] })),
+      publish: () =>
+        db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: TABLE, Item: { ...keys.vexDocument(A, P, R, ID) } } },
+              { Put: { TableName: TABLE, Item: { ...keys.disclosure('slug') } } },
+              { Put: { TableName: TABLE, Item: { ...keys.disclosureCounter('all') } } },
+            ],
+          }),
+        ),
       corpus: () => db().send(new GetCommand({ TableName: TABLE, Key: keys.corpusKev('CVE-2024-0001') })),
-      object: () => objects().send(new GetObjectCommand({ Bucket: BUCKET, Key: keys.sbomInventoryObject(A, P, R, ID) })),
-      upload: () => objects().send(new PutObjectCommand({ Bucket: BUCKET, Key: keys.sbomUploadObject(A, ID), Body: 'x' })),
-      spill: () => objects().send(new GetObjectCommand({ Bucket: BUCKET, Key: keys.corpusSpillObject('package', 'npm/x') })),
+      object: () =>
+        objects().send(new GetObjectCommand({ Bucket: BUCKET, Key: keys.sbomInventoryObject(A, P, R, ID) })),
+      upload: () =>
+        objects().send(new PutObjectCommand({ Bucket: BUCKET, Key: keys.sbomUploadObject(A, ID), Body: 'x' })),
+      spill: () =>
+        objects().send(new GetObjectCommand({ Bucket: BUCKET, Key: keys.corpusSpillObject('package', 'npm/x') })),
     };
-    const outcomes = Object.fromEntries(await Promise.all(Object.entries(allowed).map(async ([name, call]) => [name, await outcome(call, A)])));
+    const outcomes = Object.fromEntries(
+      await Promise.all(Object.entries(allowed).map(async ([name, call]) => [name, await outcome(call, A)])),
+    );
     expect(outcomes).toEqual(Object.fromEntries(Object.keys(allowed).map((name) => [name, 'sent'])));
     // No team in context (bootstrap, admin CLI, the public functions): nothing to scope to.
     expect(await outcome(() => db().send(new GetCommand({ TableName: TABLE, Key: keys.product(B, P) })))).toBe('sent');
@@ -150,8 +211,15 @@ describe('the tenant guard', () => {
 
   it('does not take a team prefix of another team for its own (TEAM#<a>X is not under TEAM#<a>)', async () => {
     const lookalike = `${A}0`;
-    expect(await outcome(() => db().send(new GetCommand({ TableName: TABLE, Key: keys.team(lookalike) })), A)).toBe('refused');
-    expect(await outcome(() => objects().send(new GetObjectCommand({ Bucket: BUCKET, Key: keys.sbomObject(lookalike, P, R, ID) })), A)).toBe('refused');
+    expect(await outcome(() => db().send(new GetCommand({ TableName: TABLE, Key: keys.team(lookalike) })), A)).toBe(
+      'refused',
+    );
+    expect(
+      await outcome(
+        () => objects().send(new GetObjectCommand({ Bucket: BUCKET, Key: keys.sbomObject(lookalike, P, R, ID) })),
+        A,
+      ),
+    ).toBe('refused');
   });
 });
 
@@ -169,9 +237,14 @@ describe('tenant-scoped credentials', () => {
     expect(signed.authorization).toContain(`Credential=ASIA${A.slice(0, 8)}/`);
     expect(signed.securityToken).toBe(`token-${A}`);
     const request = assumeRoleRequests.find((params) => params.get('Tags.member.1.Value') === A);
-    expect(Object.fromEntries(request ?? [])).toEqual(expect.objectContaining({
-      Action: 'AssumeRole', RoleArn: ROLE, 'Tags.member.1.Key': 'teamId', 'Tags.member.1.Value': A,
-    }));
+    expect(Object.fromEntries(request ?? [])).toEqual(
+      expect.objectContaining({
+        Action: 'AssumeRole',
+        RoleArn: ROLE,
+        'Tags.member.1.Key': 'teamId',
+        'Tags.member.1.Value': A,
+      }),
+    );
   });
 
   it('assumes the role once per team per container and reuses the client and credentials', async () => {

@@ -37,14 +37,41 @@ const RELEASE_PURL = `pkg:oci/widget@${encodeURIComponent(DIGEST)}?repository_ur
 
 /** Components as an SBOM names them: bom-refs with characters BOM-Links must escape, purls with qualifiers. */
 const COMPONENTS: VexComponent[] = [
-  { ref: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.1?type=jar', name: 'log4j-core', version: '2.12.1', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.1?type=jar', cpes: [], sbomId: SBOM_ID },
-  { ref: 'ref with space+plus%25', name: 'openssl', version: '3.0.8-r0', purl: 'pkg:apk/alpine/openssl@3.0.8-r0?arch=x86_64&distro=3.17.3', cpes: [], sbomId: SBOM_ID },
+  {
+    ref: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.1?type=jar',
+    name: 'log4j-core',
+    version: '2.12.1',
+    purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.1?type=jar',
+    cpes: [],
+    sbomId: SBOM_ID,
+  },
+  {
+    ref: 'ref with space+plus%25',
+    name: 'openssl',
+    version: '3.0.8-r0',
+    purl: 'pkg:apk/alpine/openssl@3.0.8-r0?arch=x86_64&distro=3.17.3',
+    cpes: [],
+    sbomId: SBOM_ID,
+  },
   { ref: 'c3', name: 'minimist', version: '1.2.5', purl: 'pkg:npm/minimist@1.2.5', cpes: [], sbomId: SBOM_ID },
 ];
 const [LOG4J, OPENSSL, MINIMIST] = COMPONENTS as [VexComponent, VexComponent, VexComponent];
 
-function finding(id: string, component: VexComponent, cve: string | null, advisory: string | null, disposition: VexFinding['disposition']): VexFinding {
-  return vexFinding({ id, componentRef: component.ref, cveId: cve, advisoryId: advisory, aliases: advisory && cve ? [advisory] : [], disposition });
+function finding(
+  id: string,
+  component: VexComponent,
+  cve: string | null,
+  advisory: string | null,
+  disposition: VexFinding['disposition'],
+): VexFinding {
+  return vexFinding({
+    id,
+    componentRef: component.ref,
+    cveId: cve,
+    advisoryId: advisory,
+    aliases: advisory && cve ? [advisory] : [],
+    disposition,
+  });
 }
 
 /** not_affected on log4j and openssl for one CVE (same assertion), affected on minimist for it; fixed; untriaged; a non-CVE advisory. */
@@ -52,7 +79,16 @@ function input(overrides: Partial<VexGenerationInput['release']> = {}): VexGener
   const notAffected = vexDisposition({ status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path' });
   return baseVexInput({
     release: { id: '9c8b7a6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d', version: '2.4.1', purl: RELEASE_PURL, ...overrides },
-    sboms: [{ id: SBOM_ID, format: 'CycloneDX', specVersion: '1.5', fileHash: 'ab'.repeat(32), serialNumber: SERIAL, bomVersion: 2 }],
+    sboms: [
+      {
+        id: SBOM_ID,
+        format: 'CycloneDX',
+        specVersion: '1.5',
+        fileHash: 'ab'.repeat(32),
+        serialNumber: SERIAL,
+        bomVersion: 2,
+      },
+    ],
     components: COMPONENTS,
     findings: [
       finding('f1', LOG4J, 'CVE-2021-44228', 'GHSA-jfh8-c2jp-5v3q', notAffected),
@@ -60,7 +96,13 @@ function input(overrides: Partial<VexGenerationInput['release']> = {}): VexGener
       finding('f3', MINIMIST, 'CVE-2021-44228', null, vexDisposition({ status: 'affected', response: 'update' })),
       finding('f4', MINIMIST, 'CVE-2021-44906', null, vexDisposition({ status: 'fixed' })),
       finding('f5', OPENSSL, 'CVE-2023-0286', null, null),
-      finding('f6', LOG4J, null, 'GHSA-7rjr-3q55-vv33', vexDisposition({ status: 'not_affected', justification: 'component_not_present' })),
+      finding(
+        'f6',
+        LOG4J,
+        null,
+        'GHSA-7rjr-3q55-vv33',
+        vexDisposition({ status: 'not_affected', justification: 'component_not_present' }),
+      ),
     ],
   });
 }
@@ -77,7 +119,8 @@ const DETECTED: Array<Detected & { hidden: boolean }> = [
 describe('Trivy applies the CycloneDX VEX (pkg/vex/cyclonedx.go)', () => {
   it('affects[].ref are BOM-Links to the uploaded SBOM (serial + version), resolved to the bom-refs, even with characters a link must escape', () => {
     const doc = generateCycloneDxVex(input());
-    for (const v of doc.vulnerabilities) for (const a of v.affects) expect(parseBomLink(a.ref)).toMatchObject({ serialNumber: SERIAL, version: 2 });
+    for (const v of doc.vulnerabilities)
+      for (const a of v.affects) expect(parseBomLink(a.ref)).toMatchObject({ serialNumber: SERIAL, version: 2 });
     const refs = doc.vulnerabilities.flatMap((v) => v.affects.map((a) => parseBomLink(a.ref)?.reference));
     expect(new Set(refs)).toEqual(new Set(COMPONENTS.map((c) => c.ref)));
   });
@@ -87,14 +130,20 @@ describe('Trivy applies the CycloneDX VEX (pkg/vex/cyclonedx.go)', () => {
     // CVE-2021-44228 has mixed assertions (two components not_affected, one affected); CycloneDX holds one analysis
     // per entry and Trivy reads one entry per id, so the entry states "exploitable" and hides none of them.
     const hiddenInCycloneDx = (d: Detected & { hidden: boolean }) => d.hidden && d.vulnerabilityId !== 'CVE-2021-44228';
-    for (const d of DETECTED) expect([d.vulnerabilityId, d.purl, trivyCycloneDx(doc, { serialNumber: SERIAL, version: 2 }, d) !== null]).toEqual([d.vulnerabilityId, d.purl, hiddenInCycloneDx(d)]);
+    for (const d of DETECTED)
+      expect([
+        d.vulnerabilityId,
+        d.purl,
+        trivyCycloneDx(doc, { serialNumber: SERIAL, version: 2 }, d) !== null,
+      ]).toEqual([d.vulnerabilityId, d.purl, hiddenInCycloneDx(d)]);
   });
 
   it('a vulnerability whose components all share one assertion hides all of them', () => {
     const uniform = input();
     uniform.findings = uniform.findings.filter((f) => f.id !== 'f3'); // drop the affected minimist
     const doc = generateCycloneDxVex(uniform);
-    for (const d of DETECTED.slice(0, 2)) expect(trivyCycloneDx(doc, { serialNumber: SERIAL, version: 2 }, d)).toBe('not_affected');
+    for (const d of DETECTED.slice(0, 2))
+      expect(trivyCycloneDx(doc, { serialNumber: SERIAL, version: 2 }, d)).toBe('not_affected');
   });
 
   it('one entry per vulnerability id: the entry Trivy finds first lists every component of the id', () => {
@@ -113,19 +162,27 @@ describe('Trivy applies the CycloneDX VEX (pkg/vex/cyclonedx.go)', () => {
     const d = DETECTED[3]!;
     expect(trivyCycloneDx(doc, { serialNumber: SERIAL, version: 2 }, d)).toBe('fixed');
     expect(trivyCycloneDx(doc, { serialNumber: SERIAL, version: 3 }, d)).toBeNull();
-    expect(trivyCycloneDx(doc, { serialNumber: 'urn:uuid:00000000-0000-4000-8000-000000000000', version: 2 }, d)).toBeNull();
+    expect(
+      trivyCycloneDx(doc, { serialNumber: 'urn:uuid:00000000-0000-4000-8000-000000000000', version: 2 }, d),
+    ).toBeNull();
   });
 
   it('without a serial number in the SBOM the refs stay plain bom-refs (no BOM-Link can be made)', () => {
     const plain = input();
     plain.sboms = [{ ...plain.sboms[0]!, serialNumber: null, bomVersion: null }];
     const doc = generateCycloneDxVex(plain);
-    expect(doc.vulnerabilities.flatMap((v) => v.affects.map((a) => a.ref)).every((ref) => parseBomLink(ref) === null)).toBe(true);
+    expect(
+      doc.vulnerabilities.flatMap((v) => v.affects.map((a) => a.ref)).every((ref) => parseBomLink(ref) === null),
+    ).toBe(true);
   });
 });
 
 describe('Dependency-Track applies the CycloneDX VEX (CycloneDXVexImporter.java)', () => {
-  const project = DETECTED.map((d) => ({ source: 'NVD', vulnId: d.vulnerabilityId, component: { purl: d.purl, name: '', version: '' } }));
+  const project = DETECTED.map((d) => ({
+    source: 'NVD',
+    vulnId: d.vulnerabilityId,
+    component: { purl: d.purl, name: '', version: '' },
+  }));
 
   it('every affects ref is located inside the VEX (embedded component with that exact bom-ref), never applied to the whole project', () => {
     const doc = generateCycloneDxVex(input());
@@ -135,11 +192,16 @@ describe('Dependency-Track applies the CycloneDX VEX (CycloneDXVexImporter.java)
 
   it('writes the analysis of each entry to exactly the components it names, with Dependency-Track source names', () => {
     const doc = generateCycloneDxVex(input());
-    const applied = dependencyTrackApplyVex(doc, [...project, { source: 'GITHUB', vulnId: 'GHSA-7rjr-3q55-vv33', component: { purl: LOG4J.purl!, name: '', version: '' } }]);
+    const applied = dependencyTrackApplyVex(doc, [
+      ...project,
+      { source: 'GITHUB', vulnId: 'GHSA-7rjr-3q55-vv33', component: { purl: LOG4J.purl!, name: '', version: '' } },
+    ]);
     expect(applied.get(`CVE-2021-44906 ${MINIMIST.purl!}`)).toBe('resolved');
     expect(applied.get(`GHSA-7rjr-3q55-vv33 ${LOG4J.purl!}`)).toBe('not_affected');
     // A component the entry does not name gets nothing (an unresolved BOM-Link would have hit all of them).
-    const other = dependencyTrackApplyVex(doc, [{ source: 'NVD', vulnId: 'CVE-2021-44906', component: { purl: 'pkg:npm/other@1.0.0', name: '', version: '' } }]);
+    const other = dependencyTrackApplyVex(doc, [
+      { source: 'NVD', vulnId: 'CVE-2021-44906', component: { purl: 'pkg:npm/other@1.0.0', name: '', version: '' } },
+    ]);
     expect(other.size).toBe(0);
   });
 });
@@ -151,15 +213,31 @@ describe('OpenVEX identifiers match Trivy and Grype (go-vex Component.Matches / 
     for (const d of DETECTED) {
       // Trivy's own purls for the packages carry other qualifiers than the SBOM (e.g. no `type=jar`, an added `distro`).
       const scanned = { ...d, purl: d.purl.split('?')[0]! };
-      expect([d.vulnerabilityId, d.purl, trivyOpenVex(doc, trivyRoot, scanned) !== null]).toEqual([d.vulnerabilityId, d.purl, d.hidden]);
+      expect([d.vulnerabilityId, d.purl, trivyOpenVex(doc, trivyRoot, scanned) !== null]).toEqual([
+        d.vulnerabilityId,
+        d.purl,
+        d.hidden,
+      ]);
     }
   });
 
   it('Grype (image identifiers from openvex/discovery: repository_url=index.docker.io/<org>/<name>, bare digest) hides the same', () => {
     const doc = generateOpenVex(input());
-    const identifiers = grypeImageIdentifiers({ registry: 'index.docker.io', repository: 'acme/widget', digest: DIGEST, tag: '2.4.1', os: 'linux', arch: 'amd64' });
+    const identifiers = grypeImageIdentifiers({
+      registry: 'index.docker.io',
+      repository: 'acme/widget',
+      digest: DIGEST,
+      tag: '2.4.1',
+      os: 'linux',
+      arch: 'amd64',
+    });
     expect(identifiers[0]).toContain('repository_url=index.docker.io%2Facme%2Fwidget');
-    for (const d of DETECTED) expect([d.vulnerabilityId, d.purl, grypeOpenVex(doc, identifiers, d) !== null]).toEqual([d.vulnerabilityId, d.purl, d.hidden]);
+    for (const d of DETECTED)
+      expect([d.vulnerabilityId, d.purl, grypeOpenVex(doc, identifiers, d) !== null]).toEqual([
+        d.vulnerabilityId,
+        d.purl,
+        d.hidden,
+      ]);
   });
 
   it('Grype matches an image only by digest when the purl names another repository', () => {
@@ -183,13 +261,23 @@ describe('CSAF: Trivy, Grype and the strict parse (pkg/vex/csaf.go, grype/vex/cs
   it('every vulnerability has a cve (Trivy dereferences it for every entry): Trivy does not crash, and hides the right findings', () => {
     const doc = generateCsaf(input());
     expect(doc.vulnerabilities.every((v) => typeof v.cve === 'string')).toBe(true);
-    for (const d of DETECTED) expect([d.vulnerabilityId, d.purl, trivyCsaf(doc, RELEASE_PURL, d) !== null]).toEqual([d.vulnerabilityId, d.purl, d.hidden]);
+    for (const d of DETECTED)
+      expect([d.vulnerabilityId, d.purl, trivyCsaf(doc, RELEASE_PURL, d) !== null]).toEqual([
+        d.vulnerabilityId,
+        d.purl,
+        d.hidden,
+      ]);
   });
 
   it('Trivy panics on a vulnerability without cve (the rule the generator avoids)', () => {
     const doc = generateCsaf(input());
-    const broken = { ...doc, vulnerabilities: [...doc.vulnerabilities, { ...doc.vulnerabilities[0]!, cve: undefined }] };
-    expect(() => trivyCsaf(broken, RELEASE_PURL, { vulnerabilityId: 'CVE-1999-0001', purl: 'pkg:npm/x@1' })).toThrow(/nil pointer/);
+    const broken = {
+      ...doc,
+      vulnerabilities: [...doc.vulnerabilities, { ...doc.vulnerabilities[0]!, cve: undefined }],
+    };
+    expect(() => trivyCsaf(broken, RELEASE_PURL, { vulnerabilityId: 'CVE-1999-0001', purl: 'pkg:npm/x@1' })).toThrow(
+      /nil pointer/,
+    );
   });
 
   it('Grype resolves the status list product ids to the package purl (exact string) and finds each statement', () => {
@@ -197,19 +285,28 @@ describe('CSAF: Trivy, Grype and the strict parse (pkg/vex/csaf.go, grype/vex/cs
     for (const d of DETECTED) {
       const status = grypeCsaf(doc, d);
       expect(status).not.toBeNull();
-      expect(d.hidden ? /^(known_not_affected|fixed)$/.test(status!) : /^(known_affected|under_investigation)$/.test(status!)).toBe(true);
+      expect(
+        d.hidden
+          ? /^(known_not_affected|fixed)$/.test(status!)
+          : /^(known_affected|under_investigation)$/.test(status!),
+      ).toBe(true);
     }
   });
 
   it('the relationship model stays: statuses name "component as part of the release" products', () => {
     const doc = generateCsaf(input());
     const relationshipIds = new Set(doc.product_tree.relationships!.map((r) => r.full_product_name.product_id));
-    for (const v of doc.vulnerabilities) for (const ids of Object.values(v.product_status)) for (const id of ids ?? []) expect(relationshipIds.has(id)).toBe(true);
+    for (const v of doc.vulnerabilities)
+      for (const ids of Object.values(v.product_status))
+        for (const id of ids ?? []) expect(relationshipIds.has(id)).toBe(true);
   });
 
   it('passes the schema, every mandatory test, and optional test 6.2.11 (canonical self URL) when a canonical URL is given', async () => {
     const withUrl = input();
-    withUrl.document = { ...withUrl.document, canonicalUrl: `https://vexdesk.example/csaf/team/white/2026/${withUrl.document.id.toLowerCase()}.json` };
+    withUrl.document = {
+      ...withUrl.document,
+      canonicalUrl: `https://vexdesk.example/csaf/team/white/2026/${withUrl.document.id.toLowerCase()}.json`,
+    };
     const doc = generateCsaf(withUrl);
     expect(vexSchemaValidator().csaf(doc).errors).toEqual([]);
     expect((await runCsafMandatoryTests(doc)).failures).toEqual([]);
@@ -237,14 +334,22 @@ describe('the BOM-Link target is carried at upload (parseSbom → SBOM item)', (
   const fixture = (name: string) => readFileSync(new URL(`../fixtures/sboms/${name}`, import.meta.url));
 
   it.each([
-    ['cyclonedx-1.5_maven_cdxgen_vuln-spring.json', { serialNumber: 'urn:uuid:a24f1514-4392-4a5b-93a7-90468b3a4db8', version: 1 }],
-    ['cyclonedx-1.4_maven_cyclonedx-maven-plugin-2.7.10_hadoop-aliyun-3.4.1.xml', { serialNumber: 'urn:uuid:ac0cd9c0-3333-4921-9d21-c5a6ccdce0c1', version: 1 }],
+    [
+      'cyclonedx-1.5_maven_cdxgen_vuln-spring.json',
+      { serialNumber: 'urn:uuid:a24f1514-4392-4a5b-93a7-90468b3a4db8', version: 1 },
+    ],
+    [
+      'cyclonedx-1.4_maven_cyclonedx-maven-plugin-2.7.10_hadoop-aliyun-3.4.1.xml',
+      { serialNumber: 'urn:uuid:ac0cd9c0-3333-4921-9d21-c5a6ccdce0c1', version: 1 },
+    ],
   ])('%s: serialNumber and version', (name, identity) => {
     expect(parseSbom(fixture(name), name).bomIdentity).toEqual(identity);
   });
 
   it('SPDX and CycloneDX without a serial number carry none', () => {
     expect(parseSbom(fixture('handmade_spdx-2.3_flat-describes-log4j.json'), 'x.json').bomIdentity ?? null).toBeNull();
-    expect(parseSbom(fixture('cyclonedx-1.6_npm_cyclonedx-npm_demo-bundled-deps.json'), 'x.json').bomIdentity ?? null).toBeNull();
+    expect(
+      parseSbom(fixture('cyclonedx-1.6_npm_cyclonedx-npm_demo-bundled-deps.json'), 'x.json').bomIdentity ?? null,
+    ).toBeNull();
   });
 });

@@ -99,7 +99,9 @@ describe('VEX generation: sample release in all three formats', () => {
       new Set(['exploitable', 'not_affected', 'resolved', 'in_triage']),
     );
     const openvex = generateOpenVex(input);
-    expect(new Set(openvex.statements.map((s) => s.status))).toEqual(new Set(['affected', 'not_affected', 'fixed', 'under_investigation']));
+    expect(new Set(openvex.statements.map((s) => s.status))).toEqual(
+      new Set(['affected', 'not_affected', 'fixed', 'under_investigation']),
+    );
     const csaf = generateCsaf(input);
     const groups = new Set(csaf.vulnerabilities.flatMap((v) => Object.keys(v.product_status)));
     expect(groups).toEqual(new Set(['known_affected', 'known_not_affected', 'fixed', 'under_investigation']));
@@ -113,7 +115,9 @@ describe('VEX generation: sample release in all three formats', () => {
 
 describe('determinism', () => {
   it.each(FORMATS)('%s: the same input gives byte-identical output', (format) => {
-    expect(serializeVex(generateVex(format, buildSampleVexInput()))).toBe(serializeVex(generateVex(format, buildSampleVexInput())));
+    expect(serializeVex(generateVex(format, buildSampleVexInput()))).toBe(
+      serializeVex(generateVex(format, buildSampleVexInput())),
+    );
   });
 
   it.each(FORMATS)('%s: the order of findings, components, aliases and SBOMs does not matter', (format) => {
@@ -121,7 +125,9 @@ describe('determinism', () => {
     const shuffled: VexGenerationInput = {
       ...input,
       components: [...input.components].reverse(),
-      findings: [...input.findings].reverse().map((f) => ({ ...f, aliases: [...f.aliases].reverse(), cwes: [...f.cwes].reverse() })),
+      findings: [...input.findings]
+        .reverse()
+        .map((f) => ({ ...f, aliases: [...f.aliases].reverse(), cwes: [...f.cwes].reverse() })),
       sboms: [...input.sboms].reverse(),
     };
     expect(serializeVex(generateVex(format, shuffled))).toBe(serializeVex(generateVex(format, input)));
@@ -129,7 +135,10 @@ describe('determinism', () => {
 
   it.each(FORMATS)('%s: a regeneration changes only version and time fields', (format) => {
     const v3 = buildSampleVexInput();
-    const v4: VexGenerationInput = { ...v3, document: { ...v3.document, version: 4, generatedAt: '2026-03-05T08:00:00.000Z' } };
+    const v4: VexGenerationInput = {
+      ...v3,
+      document: { ...v3.document, version: 4, generatedAt: '2026-03-05T08:00:00.000Z' },
+    };
     const changed = diffPaths(generateVex(format, v3), generateVex(format, v4));
     const allowed: Record<VexFormat, RegExp> = {
       cyclonedx_vex: /^\/(version|metadata\/timestamp)$/,
@@ -145,7 +154,9 @@ describe('determinism', () => {
     const v4: VexGenerationInput = { ...v3, document: { ...v3.document, version: 4 } };
     expect(generateCycloneDxVex(v4).serialNumber).toBe(generateCycloneDxVex(v3).serialNumber);
     expect(generateCycloneDxVex(v3).serialNumber).toBe(cyclonedxSerialNumber(v3.document.id));
-    expect(generateCycloneDxVex(v3).serialNumber).toMatch(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(generateCycloneDxVex(v3).serialNumber).toMatch(
+      /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(generateOpenVex(v4)['@id']).toBe(generateOpenVex(v3)['@id']);
     expect(generateOpenVex(v3)['@id']).toBe(
       'https://vexdesk.example/teams/0b5d3c9e-7f60-4d4b-9a1e-5d7c2b1f0a11/vex/vex-2f6c1a8e-acme-widget-2-4-1',
@@ -159,7 +170,9 @@ describe('determinism', () => {
 describe('serializeVex and media types', () => {
   it('writes sorted keys, 2-space indentation and a trailing newline', () => {
     const text = serializeVex({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } });
-    expect(text).toBe('{\n  "a": {\n    "d": [\n      3,\n      {\n        "y": 2,\n        "z": 1\n      }\n    ]\n  },\n  "b": 1\n}\n');
+    expect(text).toBe(
+      '{\n  "a": {\n    "d": [\n      3,\n      {\n        "y": 2,\n        "z": 1\n      }\n    ]\n  },\n  "b": 1\n}\n',
+    );
     expect(() => serializeVex({ score: Number.NaN })).toThrow(TypeError);
   });
 
@@ -168,7 +181,11 @@ describe('serializeVex and media types', () => {
     const reversed = (value: unknown): unknown => {
       if (Array.isArray(value)) return value.map(reversed);
       if (value !== null && typeof value === 'object') {
-        return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)]));
+        return Object.fromEntries(
+          Object.entries(value)
+            .reverse()
+            .map(([k, v]) => [k, reversed(v)]),
+        );
       }
       return value;
     };
@@ -215,7 +232,10 @@ describe('input that cannot become a document', () => {
 
   it('rejects invalid input with the failing paths', () => {
     const input = buildSampleVexInput();
-    const bad = { ...input, document: { ...input.document, generatedAt: 'yesterday', publisherNamespace: 'not a url' } };
+    const bad = {
+      ...input,
+      document: { ...input.document, generatedAt: 'yesterday', publisherNamespace: 'not a url' },
+    };
     let error: unknown;
     try {
       generateVex('csaf', bad);
@@ -224,7 +244,9 @@ describe('input that cannot become a document', () => {
     }
     expect(error).toBeInstanceOf(VexGenerationError);
     const details = (error as VexGenerationError).details ?? [];
-    expect(details.map((d) => d.path)).toEqual(expect.arrayContaining(['document.generatedAt', 'document.publisherNamespace']));
+    expect(details.map((d) => d.path)).toEqual(
+      expect.arrayContaining(['document.generatedAt', 'document.publisherNamespace']),
+    );
   });
 
   it('rejects a finding without any vulnerability id', () => {
@@ -287,7 +309,9 @@ describe('structure compared with real publishers (test/fixtures/vex-examples)',
     expect(Object.keys(doc)).toEqual(expect.arrayContaining(commonKeys(exDocs)));
     const document = doc.document as JsonObject;
     expect(Object.keys(document)).toEqual(expect.arrayContaining(commonKeys(exDocs.map((d) => d.document))));
-    expect(keysOf(document.tracking)).toEqual(expect.arrayContaining(commonKeys(exDocs.map((d) => (d.document as JsonObject).tracking))));
+    expect(keysOf(document.tracking)).toEqual(
+      expect.arrayContaining(commonKeys(exDocs.map((d) => (d.document as JsonObject).tracking))),
+    );
     expect(keysOf(doc.product_tree)).toEqual(expect.arrayContaining(commonKeys(exDocs.map((d) => d.product_tree))));
     expect(exDocs.every((d) => (d.document as JsonObject).category === 'csaf_vex')).toBe(true);
     expect(document.category).toBe('csaf_vex');

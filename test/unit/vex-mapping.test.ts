@@ -15,7 +15,12 @@ import {
   type CycloneDxVexDocument,
   type OpenVexDocument,
 } from '../../shared/service/vex/formats';
-import type { DispositionResponse, VexDisposition, VexFinding, VexGenerationInput } from '../../shared/service/vex/model';
+import type {
+  DispositionResponse,
+  VexDisposition,
+  VexFinding,
+  VexGenerationInput,
+} from '../../shared/service/vex/model';
 import { baseVexInput, vexDisposition, vexFinding } from '../bench/vex-generation';
 import { runCsafMandatoryTests, vexSchemaValidator } from '../support/schema-validation';
 
@@ -86,32 +91,35 @@ describe('status', () => {
     ['not_affected', 'not_affected', 'unaffected', 'not_affected', 'known_not_affected'],
     ['fixed', 'resolved', 'unaffected', 'fixed', 'fixed'],
     ['under_investigation', 'in_triage', 'unknown', 'under_investigation', 'under_investigation'],
-  ] as const)('%s -> CycloneDX %s (component version %s), OpenVEX %s, CSAF %s', async (status, cdxState, versionStatus, ovStatus, csafGroup) => {
-    const r = await render(
-      single(
-        vexDisposition({
-          status,
-          response: status === 'affected' ? 'update' : null,
-          justification: status === 'not_affected' ? 'vulnerable_code_not_present' : null,
-        }),
-      ),
-    );
-    expect(cdxVuln(r).analysis.state).toBe(cdxState);
-    expect(cdxVuln(r).affects).toEqual([
-      {
-        ref: COMPONENT.ref,
-        versions: [
-          { version: '1.2.5', status: versionStatus },
-          { version: '1.2.6', status: 'unaffected' },
-        ],
-      },
-    ]);
-    expect(property(r, 'vexdesk:status')).toEqual([status]);
-    expect(property(r, 'vexdesk:triaged')).toEqual([]);
-    expect(statement(r).status).toBe(ovStatus);
-    const productId = r.csaf.product_tree.relationships?.[0]?.full_product_name.product_id;
-    expect(csafVuln(r).product_status).toEqual({ [csafGroup]: [productId] });
-  });
+  ] as const)(
+    '%s -> CycloneDX %s (component version %s), OpenVEX %s, CSAF %s',
+    async (status, cdxState, versionStatus, ovStatus, csafGroup) => {
+      const r = await render(
+        single(
+          vexDisposition({
+            status,
+            response: status === 'affected' ? 'update' : null,
+            justification: status === 'not_affected' ? 'vulnerable_code_not_present' : null,
+          }),
+        ),
+      );
+      expect(cdxVuln(r).analysis.state).toBe(cdxState);
+      expect(cdxVuln(r).affects).toEqual([
+        {
+          ref: COMPONENT.ref,
+          versions: [
+            { version: '1.2.5', status: versionStatus },
+            { version: '1.2.6', status: 'unaffected' },
+          ],
+        },
+      ]);
+      expect(property(r, 'vexdesk:status')).toEqual([status]);
+      expect(property(r, 'vexdesk:triaged')).toEqual([]);
+      expect(statement(r).status).toBe(ovStatus);
+      const productId = r.csaf.product_tree.relationships?.[0]?.full_product_name.product_id;
+      expect(csafVuln(r).product_status).toEqual({ [csafGroup]: [productId] });
+    },
+  );
 
   it('untriaged (no disposition) is published as under investigation everywhere, and says so', async () => {
     const r = await render(single(null));
@@ -150,11 +158,23 @@ describe('justification (not_affected)', () => {
 
   it('impact statement is carried by all three formats', async () => {
     const impact = 'minimist only parses our own fixed argv.';
-    const r = await render(single(vexDisposition({ status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', impactStatement: impact })));
+    const r = await render(
+      single(
+        vexDisposition({
+          status: 'not_affected',
+          justification: 'vulnerable_code_not_in_execute_path',
+          impactStatement: impact,
+        }),
+      ),
+    );
     expect(cdxVuln(r).analysis.detail).toBe(impact);
     expect(statement(r).impact_statement).toBe(impact);
     expect(csafVuln(r).threats).toEqual([
-      { category: 'impact', details: impact, product_ids: [r.csaf.product_tree.relationships?.[0]?.full_product_name.product_id] },
+      {
+        category: 'impact',
+        details: impact,
+        product_ids: [r.csaf.product_tree.relationships?.[0]?.full_product_name.product_id],
+      },
     ]);
   });
 
@@ -185,11 +205,27 @@ describe('justification (not_affected)', () => {
 describe('response (affected)', () => {
   it.each([
     // [ours = CycloneDX response, CSAF remediation category, default action text]
-    ['update', 'vendor_fix', 'Update to a release of Acme Widget Server that includes a fixed version of minimist (fixed in 1.2.6).'],
-    ['rollback', 'vendor_fix', 'Roll back to an earlier release of Acme Widget Server that does not include the vulnerable minimist 1.2.5.'],
-    ['workaround_available', 'workaround', 'A workaround is available for Acme Widget Server 2.4.1; contact Acme Corp PSIRT for instructions.'],
+    [
+      'update',
+      'vendor_fix',
+      'Update to a release of Acme Widget Server that includes a fixed version of minimist (fixed in 1.2.6).',
+    ],
+    [
+      'rollback',
+      'vendor_fix',
+      'Roll back to an earlier release of Acme Widget Server that does not include the vulnerable minimist 1.2.5.',
+    ],
+    [
+      'workaround_available',
+      'workaround',
+      'A workaround is available for Acme Widget Server 2.4.1; contact Acme Corp PSIRT for instructions.',
+    ],
     ['will_not_fix', 'no_fix_planned', 'Acme Corp PSIRT will not fix this vulnerability in Acme Widget Server 2.4.1.'],
-    ['can_not_fix', 'none_available', 'Acme Corp PSIRT cannot fix this vulnerability in Acme Widget Server 2.4.1; no fix is available.'],
+    [
+      'can_not_fix',
+      'none_available',
+      'Acme Corp PSIRT cannot fix this vulnerability in Acme Widget Server 2.4.1; no fix is available.',
+    ],
   ] as const)('%s -> CSAF %s', async (response: DispositionResponse, category, defaultText) => {
     expect(CSAF_REMEDIATION[response]).toBe(category);
     const r = await render(single(vexDisposition({ status: 'affected', response })));
@@ -218,12 +254,23 @@ describe('response (affected)', () => {
 
   it('detail and impact statement of an affected finding', async () => {
     const r = await render(
-      single(vexDisposition({ status: 'affected', response: 'update', detail: 'Reachable via CLI flags.', impactStatement: 'Local DoS.' })),
+      single(
+        vexDisposition({
+          status: 'affected',
+          response: 'update',
+          detail: 'Reachable via CLI flags.',
+          impactStatement: 'Local DoS.',
+        }),
+      ),
     );
     expect(cdxVuln(r).analysis.detail).toBe('Reachable via CLI flags.');
     expect(statement(r).status_notes).toBe('Reachable via CLI flags.\n\nLocal DoS.');
     expect(csafVuln(r).threats?.[0]).toMatchObject({ category: 'impact', details: 'Local DoS.' });
-    expect(csafVuln(r).notes).toContainEqual({ category: 'details', title: 'Analysis: minimist 1.2.5', text: 'Reachable via CLI flags.' });
+    expect(csafVuln(r).notes).toContainEqual({
+      category: 'details',
+      title: 'Analysis: minimist 1.2.5',
+      text: 'Reachable via CLI flags.',
+    });
   });
 });
 
@@ -235,16 +282,30 @@ describe('scores, EPSS, KEV, CWE', () => {
       scored({
         cvssV2: { vector: '(AV:N/AC:L/Au:N/C:P/I:P/A:P)', score: 7.5, severity: 'HIGH' },
         cvssV3: { vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:U/C:H/I:H/A:H', score: 8.8, severity: 'HIGH' },
-        cvssV4: { vector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N', score: 9.3, severity: 'CRITICAL' },
+        cvssV4: {
+          vector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N',
+          score: 9.3,
+          severity: 'CRITICAL',
+        },
       }),
     );
     expect(cdxVuln(r).ratings).toEqual([
-      { method: 'CVSSv4', score: 9.3, severity: 'critical', vector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N' },
+      {
+        method: 'CVSSv4',
+        score: 9.3,
+        severity: 'critical',
+        vector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N',
+      },
       { method: 'CVSSv3', score: 8.8, severity: 'high', vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:U/C:H/I:H/A:H' },
       { method: 'CVSSv2', score: 7.5, severity: 'high', vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' },
     ]);
     const scores = csafVuln(r).scores?.[0];
-    expect(scores?.cvss_v3).toEqual({ version: '3.0', vectorString: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:U/C:H/I:H/A:H', baseScore: 8.8, baseSeverity: 'HIGH' });
+    expect(scores?.cvss_v3).toEqual({
+      version: '3.0',
+      vectorString: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:U/C:H/I:H/A:H',
+      baseScore: 8.8,
+      baseSeverity: 'HIGH',
+    });
     expect(scores?.cvss_v2).toEqual({ version: '2.0', vectorString: 'AV:N/AC:L/Au:N/C:P/I:P/A:P', baseScore: 7.5 });
     expect(csafVuln(r).notes).toContainEqual({
       category: 'other',
@@ -295,9 +356,15 @@ describe('scores, EPSS, KEV, CWE', () => {
 
   it('an unparsable vector is kept in CycloneDX as stored but only as a note in CSAF', async () => {
     const r = await render(scored({ cvssV3: { vector: 'CVSS:3.1/AV:X/garbage', score: 7.1, severity: 'HIGH' } }));
-    expect(cdxVuln(r).ratings).toEqual([{ method: 'CVSSv31', score: 7.1, severity: 'high', vector: 'CVSS:3.1/AV:X/garbage' }]);
+    expect(cdxVuln(r).ratings).toEqual([
+      { method: 'CVSSv31', score: 7.1, severity: 'high', vector: 'CVSS:3.1/AV:X/garbage' },
+    ]);
     expect(csafVuln(r).scores).toBeUndefined();
-    expect(csafVuln(r).notes).toContainEqual({ category: 'other', title: 'CVSS v3.1', text: 'CVSS:3.1/AV:X/garbage (base score 7.1, high)' });
+    expect(csafVuln(r).notes).toContainEqual({
+      category: 'other',
+      title: 'CVSS v3.1',
+      text: 'CVSS:3.1/AV:X/garbage (base score 7.1, high)',
+    });
   });
 
   it('EPSS is not a rating: CycloneDX properties, CSAF note, absent from OpenVEX', async () => {
@@ -305,7 +372,11 @@ describe('scores, EPSS, KEV, CWE', () => {
     expect(cdxVuln(r).ratings?.map((x) => x.method)).toEqual(['CVSSv31']);
     expect(property(r, 'vexdesk:epss:score')).toEqual(['0.00521']);
     expect(property(r, 'vexdesk:epss:percentile')).toEqual(['0.7712']);
-    expect(csafVuln(r).notes).toContainEqual({ category: 'other', title: 'EPSS', text: 'EPSS probability 0.00521 (percentile 0.7712).' });
+    expect(csafVuln(r).notes).toContainEqual({
+      category: 'other',
+      title: 'EPSS',
+      text: 'EPSS probability 0.00521 (percentile 0.7712).',
+    });
     expect(JSON.stringify(r.openvex)).not.toContain('0.00521');
   });
 
@@ -343,7 +414,10 @@ describe('identifiers', () => {
     expect(cdxVuln(r).source).toEqual({ name: 'NVD', url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-44906' });
     expect(cdxVuln(r).references).toEqual([
       // Dependency-Track's Vulnerability.Source enum name (its VEX import looks vulnerabilities up by source name and id).
-      { id: 'GHSA-xvch-5gv4-984h', source: { name: 'GITHUB', url: 'https://github.com/advisories/GHSA-xvch-5gv4-984h' } },
+      {
+        id: 'GHSA-xvch-5gv4-984h',
+        source: { name: 'GITHUB', url: 'https://github.com/advisories/GHSA-xvch-5gv4-984h' },
+      },
     ]);
   });
 
@@ -360,7 +434,16 @@ describe('identifiers', () => {
 
   it('CSAF lists advisories without a CVE id in a document note, not as vulnerabilities (Trivy dereferences `cve`)', async () => {
     const input = single(null);
-    input.findings.push(vexFinding({ id: 'aaaaaaaa-0000-4000-8000-000000000002', componentRef: COMPONENT.ref, cveId: null, advisoryId: 'PYSEC-2024-60', aliases: [], disposition: vexDisposition({ status: 'not_affected', justification: 'vulnerable_code_not_present' }) }));
+    input.findings.push(
+      vexFinding({
+        id: 'aaaaaaaa-0000-4000-8000-000000000002',
+        componentRef: COMPONENT.ref,
+        cveId: null,
+        advisoryId: 'PYSEC-2024-60',
+        aliases: [],
+        disposition: vexDisposition({ status: 'not_affected', justification: 'vulnerable_code_not_present' }),
+      }),
+    );
     const r = await render(input);
     expect(r.csaf.vulnerabilities.map((v) => v.cve)).toEqual(['CVE-2021-44906']);
     expect(r.csaf.vulnerabilities.every((v) => typeof v.cve === 'string')).toBe(true);
@@ -370,7 +453,9 @@ describe('identifiers', () => {
   });
 
   it('a finding with cveId null but exactly one CVE alias is published under that CVE', async () => {
-    const r = await render(single(null, { cveId: null, advisoryId: 'GHSA-xvch-5gv4-984h', aliases: ['CVE-2021-44906'] }));
+    const r = await render(
+      single(null, { cveId: null, advisoryId: 'GHSA-xvch-5gv4-984h', aliases: ['CVE-2021-44906'] }),
+    );
     expect(csafVuln(r).cve).toBe('CVE-2021-44906');
     expect(statement(r).vulnerability.name).toBe('CVE-2021-44906');
   });
@@ -379,12 +464,23 @@ describe('identifiers', () => {
     const input = baseVexInput({
       components: [
         { ref: 'c-purl', name: 'minimist', version: '1.2.5', purl: 'pkg:npm/minimist@1.2.5', cpes: [] },
-        { ref: 'c-cpe23', name: 'openssl', version: '3.0.8', purl: null, cpes: ['cpe:2.3:a:openssl:openssl:3.0.8:*:*:*:*:*:*:*'] },
+        {
+          ref: 'c-cpe23',
+          name: 'openssl',
+          version: '3.0.8',
+          purl: null,
+          cpes: ['cpe:2.3:a:openssl:openssl:3.0.8:*:*:*:*:*:*:*'],
+        },
         { ref: 'c-cpe22', name: 'busybox', version: '1.36.1', purl: null, cpes: ['cpe:/a:busybox:busybox:1.36.1'] },
         { ref: 'c-none', name: 'in house', version: null, purl: 'not a purl', cpes: [] },
       ],
       findings: ['c-purl', 'c-cpe23', 'c-cpe22', 'c-none'].map((ref, i) =>
-        vexFinding({ id: `f-${i}`, componentRef: ref, cveId: 'CVE-2023-0001', disposition: vexDisposition({ status: 'fixed' }) }),
+        vexFinding({
+          id: `f-${i}`,
+          componentRef: ref,
+          cveId: 'CVE-2023-0001',
+          disposition: vexDisposition({ status: 'fixed' }),
+        }),
       ),
     });
     const r = await render(input);
@@ -392,7 +488,10 @@ describe('identifiers', () => {
       { '@id': 'cpe:/a:busybox:busybox:1.36.1', identifiers: { cpe22: 'cpe:/a:busybox:busybox:1.36.1' } },
       { '@id': 'pkg:generic/in%20house', identifiers: { purl: 'pkg:generic/in%20house' } },
       { '@id': 'pkg:npm/minimist@1.2.5', identifiers: { purl: 'pkg:npm/minimist@1.2.5' } },
-      { '@id': 'cpe:2.3:a:openssl:openssl:3.0.8:*:*:*:*:*:*:*', identifiers: { cpe23: 'cpe:2.3:a:openssl:openssl:3.0.8:*:*:*:*:*:*:*' } },
+      {
+        '@id': 'cpe:2.3:a:openssl:openssl:3.0.8:*:*:*:*:*:*:*',
+        identifiers: { cpe23: 'cpe:2.3:a:openssl:openssl:3.0.8:*:*:*:*:*:*:*' },
+      },
     ]);
     expect(statement(r).products[0]?.['@id']).toBe('pkg:generic/acme-widget-server@2.4.1');
     const names = r.csaf.product_tree.full_product_names ?? [];
@@ -406,7 +505,14 @@ describe('identifiers', () => {
   });
 
   it('the release purl, when known, identifies the product', async () => {
-    const input = { ...single(null), release: { id: 'rel-1', version: '2.4.1', purl: 'pkg:oci/widget-server@sha256%3Aabc?repository_url=ghcr.io/acme' } };
+    const input = {
+      ...single(null),
+      release: {
+        id: 'rel-1',
+        version: '2.4.1',
+        purl: 'pkg:oci/widget-server@sha256%3Aabc?repository_url=ghcr.io/acme',
+      },
+    };
     const r = await render(input);
     expect(statement(r).products[0]?.['@id']).toBe('pkg:oci/widget-server@sha256%3Aabc?repository_url=ghcr.io/acme');
     expect(r.cdx.metadata.component.purl).toBe('pkg:oci/widget-server@sha256%3Aabc?repository_url=ghcr.io/acme');
@@ -416,7 +522,10 @@ describe('identifiers', () => {
 describe('grouping and duplicates', () => {
   const two = (a: VexDisposition | null, b: VexDisposition | null, sameComponent: boolean): VexGenerationInput =>
     baseVexInput({
-      components: [COMPONENT, { ...COMPONENT, ref: 'pkg:npm/minimist@1.2.0', version: '1.2.0', purl: 'pkg:npm/minimist@1.2.0' }],
+      components: [
+        COMPONENT,
+        { ...COMPONENT, ref: 'pkg:npm/minimist@1.2.0', version: '1.2.0', purl: 'pkg:npm/minimist@1.2.0' },
+      ],
       findings: [
         vexFinding({ id: 'f-a', componentRef: COMPONENT.ref, cveId: 'CVE-2021-44906', disposition: a }),
         vexFinding({
@@ -439,7 +548,9 @@ describe('grouping and duplicates', () => {
   });
 
   it('different assertions stay separate OpenVEX statements, one CycloneDX entry (least reassuring analysis) and one CSAF vulnerability', async () => {
-    const r = await render(two(vexDisposition({ status: 'fixed' }), vexDisposition({ status: 'affected', response: 'update' }), false));
+    const r = await render(
+      two(vexDisposition({ status: 'fixed' }), vexDisposition({ status: 'affected', response: 'update' }), false),
+    );
     expect(r.openvex.statements.map((s) => s.status).sort()).toEqual(['affected', 'fixed']);
     // Trivy reads the first entry of an id only (pkg/vex/cyclonedx.go lo.Find): one entry per id with every component.
     const entry = cdxVuln(r);
@@ -451,18 +562,39 @@ describe('grouping and duplicates', () => {
   });
 
   it.each([
-    ['affected beats not_affected', vexDisposition({ status: 'not_affected', justification: 'component_not_present' }), vexDisposition({ status: 'affected', response: 'update' }), 'affected'],
+    [
+      'affected beats not_affected',
+      vexDisposition({ status: 'not_affected', justification: 'component_not_present' }),
+      vexDisposition({ status: 'affected', response: 'update' }),
+      'affected',
+    ],
     ['untriaged beats fixed', vexDisposition({ status: 'fixed' }), null, 'under_investigation'],
-    ['fixed beats not_affected', vexDisposition({ status: 'not_affected', justification: 'component_not_present' }), vexDisposition({ status: 'fixed' }), 'fixed'],
-  ] as const)('duplicate findings of one component merge, least reassuring status wins: %s', async (_label, a, b, expected) => {
-    const r = await render(two(a, b, true));
-    expect(statement(r).status).toBe(expected);
-    expect(property(r, 'vexdesk:finding')).toEqual(['f-a', 'f-b']);
-  });
+    [
+      'fixed beats not_affected',
+      vexDisposition({ status: 'not_affected', justification: 'component_not_present' }),
+      vexDisposition({ status: 'fixed' }),
+      'fixed',
+    ],
+  ] as const)(
+    'duplicate findings of one component merge, least reassuring status wins: %s',
+    async (_label, a, b, expected) => {
+      const r = await render(two(a, b, true));
+      expect(statement(r).status).toBe(expected);
+      expect(property(r, 'vexdesk:finding')).toEqual(['f-a', 'f-b']);
+    },
+  );
 
   it('among equal statuses the most recently updated disposition wins', async () => {
-    const older = vexDisposition({ status: 'not_affected', justification: 'component_not_present', updatedAt: '2026-01-01T00:00:00Z' });
-    const newer = vexDisposition({ status: 'not_affected', justification: 'inline_mitigations_already_exist', updatedAt: '2026-02-01T00:00:00Z' });
+    const older = vexDisposition({
+      status: 'not_affected',
+      justification: 'component_not_present',
+      updatedAt: '2026-01-01T00:00:00Z',
+    });
+    const newer = vexDisposition({
+      status: 'not_affected',
+      justification: 'inline_mitigations_already_exist',
+      updatedAt: '2026-02-01T00:00:00Z',
+    });
     const r = await render(two(older, newer, true));
     expect(statement(r).justification).toBe('inline_mitigations_already_exist');
   });
@@ -484,9 +616,17 @@ describe('CSAF document tracking', () => {
     });
     expect(r.csaf.document.tracking.revision_history).toEqual([
       { number: '1', date: '2026-02-01T09:00:00.000Z', summary: 'First publication.' },
-      { number: '2', date: '2026-02-01T09:00:00.000Z', summary: 'Regenerated from the current dispositions (version 2).' },
+      {
+        number: '2',
+        date: '2026-02-01T09:00:00.000Z',
+        summary: 'Regenerated from the current dispositions (version 2).',
+      },
       { number: '3', date: '2026-02-01T09:00:00.000Z', summary: 'Out-of-order date.' },
-      { number: '4', date: '2026-03-01T12:00:00.000Z', summary: 'Regenerated from the current dispositions (version 4).' },
+      {
+        number: '4',
+        date: '2026-03-01T12:00:00.000Z',
+        summary: 'Regenerated from the current dispositions (version 4).',
+      },
     ]);
     expect(r.csaf.document.tracking.version).toBe('4');
     expect(r.csaf.document.tracking.initial_release_date).toBe('2026-02-01T09:00:00.000Z');

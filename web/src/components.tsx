@@ -2,24 +2,50 @@ import type { ComponentChildren } from 'preact';
 import type { Schemas } from './api/client';
 
 export function ErrorMessage({ message }: { message: string | undefined }) {
-  return message ? <p class="error" role="alert">{message}</p> : null;
+  return message ? (
+    <p class="error" role="alert">
+      {message}
+    </p>
+  ) : null;
 }
 
 export function Notice({ message }: { message: string | undefined }) {
-  return <p class="notice" role="status" aria-live="polite">{message ?? ''}</p>;
+  return (
+    <p class="notice" role="status" aria-live="polite">
+      {message ?? ''}
+    </p>
+  );
 }
 
 export function Loading({ when }: { when: boolean }) {
-  return when ? <p class="muted" aria-live="polite">Loading…</p> : null;
+  return when ? (
+    <p class="muted" aria-live="polite">
+      Loading…
+    </p>
+  ) : null;
 }
 
-export function Pager({ meta, onPage, label }: { meta: Schemas['PageMeta'] | undefined; onPage: (page: number) => void; label: string }) {
+export function Pager({
+  meta,
+  onPage,
+  label,
+}: {
+  meta: Schemas['PageMeta'] | undefined;
+  onPage: (page: number) => void;
+  label: string;
+}) {
   if (!meta) return null;
   return (
     <nav class="pager" aria-label={`${label} pages`}>
-      <button type="button" disabled={!meta.hasPrevPage} onClick={() => onPage(meta.page - 1)}>Previous</button>
-      <span>Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} total</span>
-      <button type="button" disabled={!meta.hasNextPage} onClick={() => onPage(meta.page + 1)}>Next</button>
+      <button type="button" disabled={!meta.hasPrevPage} onClick={() => onPage(meta.page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} total
+      </span>
+      <button type="button" disabled={!meta.hasNextPage} onClick={() => onPage(meta.page + 1)}>
+        Next
+      </button>
     </nav>
   );
 }

@@ -12,7 +12,9 @@ export interface Loaded<T> {
 
 /** Runs `load` when `deps` change (and on reload); a newer run's answer wins over an older one's. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: string; errorCode?: string; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<{ data?: T; error?: string; errorCode?: string; loading: boolean }>({
+    loading: true,
+  });
   const [generation, setGeneration] = useState(0);
   const latest = useRef(0);
   useEffect(() => {
@@ -20,7 +22,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
       (data) => run === latest.current && setState({ data, loading: false }),
-      (error: unknown) => run === latest.current && setState({ error: errorText(error), errorCode: errorCodeOf(error), loading: false }),
+      (error: unknown) =>
+        run === latest.current && setState({ error: errorText(error), errorCode: errorCodeOf(error), loading: false }),
     );
   }, [...deps, generation]);
   const reload = useCallback(() => setGeneration((value) => value + 1), []);
@@ -28,7 +31,10 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
 }
 
 function errorCodeOf(error: unknown): string | undefined {
-  const inner = error && typeof error === 'object' && 'error' in error ? (error as { error?: { code?: unknown } }).error : undefined;
+  const inner =
+    error && typeof error === 'object' && 'error' in error
+      ? (error as { error?: { code?: unknown } }).error
+      : undefined;
   return typeof inner?.code === 'string' ? inner.code : undefined;
 }
 

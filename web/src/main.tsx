@@ -25,19 +25,35 @@ function SignedInShell() {
       const here = window.location.pathname + window.location.search;
       location.route(`/sign-in?${expired ? 'expired=1&' : ''}returnTo=${encodeURIComponent(here)}`, true);
     };
-    api.GET('/api/me').then(({ data, response }) => {
-      if (data) {
-        setCsrfToken(data.data.session?.csrfToken);
-        setMe(data.data);
-        // From now on a 401 means the session ended while the console was open.
-        whenSessionEnds(() => toSignIn(true));
-      } else if (response.status === 401) toSignIn(false);
-      else setFailure(`The API answered ${response.status}.`);
-    }, () => setFailure('The API is not reachable.'));
+    api.GET('/api/me').then(
+      ({ data, response }) => {
+        if (data) {
+          setCsrfToken(data.data.session?.csrfToken);
+          setMe(data.data);
+          // From now on a 401 means the session ended while the console was open.
+          whenSessionEnds(() => toSignIn(true));
+        } else if (response.status === 401) toSignIn(false);
+        else setFailure(`The API answered ${response.status}.`);
+      },
+      () => setFailure('The API is not reachable.'),
+    );
   }, []);
 
-  if (failure) return <main id="main" class="page"><h1>Vexdesk</h1><p role="alert">{failure}</p></main>;
-  if (!me) return <main id="main" class="page"><p class="muted" aria-live="polite">Loading…</p></main>;
+  if (failure)
+    return (
+      <main id="main" class="page">
+        <h1>Vexdesk</h1>
+        <p role="alert">{failure}</p>
+      </main>
+    );
+  if (!me)
+    return (
+      <main id="main" class="page">
+        <p class="muted" aria-live="polite">
+          Loading…
+        </p>
+      </main>
+    );
   return (
     <MeContext.Provider value={me}>
       <Header me={me} />
@@ -57,7 +73,14 @@ function SignedInShell() {
 
 function Header({ me }: { me: Me }) {
   const { path } = useLocation();
-  const current = (prefix: string) => (prefix === '/' ? path === '/' || path.startsWith('/products') || path.startsWith('/releases') : path.startsWith(prefix)) ? 'page' : undefined;
+  const current = (prefix: string) =>
+    (
+      prefix === '/'
+        ? path === '/' || path.startsWith('/products') || path.startsWith('/releases')
+        : path.startsWith(prefix)
+    )
+      ? 'page'
+      : undefined;
   const signOut = async () => {
     await api.POST('/api/auth/logout');
     setCsrfToken(undefined);
@@ -65,15 +88,31 @@ function Header({ me }: { me: Me }) {
   };
   return (
     <header class="topbar">
-      <a class="skip" href="#main">Skip to content</a>
-      <a class="brand" href="/">Vexdesk</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <a class="brand" href="/">
+        Vexdesk
+      </a>
       <nav aria-label="Main">
-        <a href="/" aria-current={current('/')}>Products</a>
-        <a href="/audit" aria-current={current('/audit')}>Audit</a>
-        <a href="/settings" aria-current={current('/settings')}>Settings</a>
+        <a href="/" aria-current={current('/')}>
+          Products
+        </a>
+        <a href="/audit" aria-current={current('/audit')}>
+          Audit
+        </a>
+        <a href="/settings" aria-current={current('/settings')}>
+          Settings
+        </a>
       </nav>
-      <span class="who">{me.team.name} · {me.session?.email ?? me.caller.name}</span>
-      {me.session ? <button type="button" class="link" onClick={() => void signOut()}>Sign out</button> : null}
+      <span class="who">
+        {me.team.name} · {me.session?.email ?? me.caller.name}
+      </span>
+      {me.session ? (
+        <button type="button" class="link" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      ) : null}
     </header>
   );
 }

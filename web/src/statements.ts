@@ -13,7 +13,8 @@ export interface Statement {
 }
 
 type Json = Record<string, unknown>;
-const object = (value: unknown): Json => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
+const object = (value: unknown): Json =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -28,8 +29,17 @@ export function statementsOf(format: string, content: unknown): Statement[] {
         return subcomponents.length ? subcomponents : [text(object(product)['@id'])];
       });
       return {
-        vulnerability: text(object(statement.vulnerability).name), products, status: text(statement.status),
-        detail: [label(text(statement.justification)), text(statement.impact_statement), text(statement.action_statement), text(statement.status_notes)].filter(Boolean).join(' · '),
+        vulnerability: text(object(statement.vulnerability).name),
+        products,
+        status: text(statement.status),
+        detail: [
+          label(text(statement.justification)),
+          text(statement.impact_statement),
+          text(statement.action_statement),
+          text(statement.status_notes),
+        ]
+          .filter(Boolean)
+          .join(' · '),
       };
     });
   }
@@ -38,18 +48,33 @@ export function statementsOf(format: string, content: unknown): Statement[] {
       const vulnerability = object(entry);
       const analysis = object(vulnerability.analysis);
       return {
-        vulnerability: text(vulnerability.id), products: list(vulnerability.affects).map((affect) => text(object(affect).ref)),
-        status: text(analysis.state), detail: [label(text(analysis.justification)), list(analysis.response).map((value) => label(text(value))).join(', '), text(analysis.detail)].filter(Boolean).join(' · '),
+        vulnerability: text(vulnerability.id),
+        products: list(vulnerability.affects).map((affect) => text(object(affect).ref)),
+        status: text(analysis.state),
+        detail: [
+          label(text(analysis.justification)),
+          list(analysis.response)
+            .map((value) => label(text(value)))
+            .join(', '),
+          text(analysis.detail),
+        ]
+          .filter(Boolean)
+          .join(' · '),
       };
     });
   }
   if (format === 'csaf') {
     return list(document.vulnerabilities).flatMap((entry) => {
       const vulnerability = object(entry);
-      const flags = list(vulnerability.flags).map((flag) => text(object(flag).label)).filter(Boolean).join(', ');
+      const flags = list(vulnerability.flags)
+        .map((flag) => text(object(flag).label))
+        .filter(Boolean)
+        .join(', ');
       return Object.entries(object(vulnerability.product_status)).map(([status, products]) => ({
-        vulnerability: text(vulnerability.cve) || text(object(list(vulnerability.ids)[0]).text), products: list(products).map(text),
-        status, detail: flags,
+        vulnerability: text(vulnerability.cve) || text(object(list(vulnerability.ids)[0]).text),
+        products: list(products).map(text),
+        status,
+        detail: flags,
       }));
     });
   }

@@ -25,10 +25,22 @@ async function gzip(file: Blob): Promise<Blob> {
   return new Response(stream).blob();
 }
 
-export async function uploadSbom(releaseId: string, file: File, onProgress: (fraction: number, phase: 'compressing' | 'uploading') => void): Promise<UploadResult> {
+export async function uploadSbom(
+  releaseId: string,
+  file: File,
+  onProgress: (fraction: number, phase: 'compressing' | 'uploading') => void,
+): Promise<UploadResult> {
   // The service refuses more (413) after the whole file has travelled: say so before sending it.
   if (file.size > MAX_SBOM_BYTES) {
-    return { status: 413, body: { error: { code: 'payload_too_large', message: `The file is ${megabytes(file.size)} MB; the service accepts SBOMs up to ${megabytes(MAX_SBOM_BYTES)} MB (${MAX_SBOM_BYTES.toLocaleString('en')} bytes).` } } };
+    return {
+      status: 413,
+      body: {
+        error: {
+          code: 'payload_too_large',
+          message: `The file is ${megabytes(file.size)} MB; the service accepts SBOMs up to ${megabytes(MAX_SBOM_BYTES)} MB (${MAX_SBOM_BYTES.toLocaleString('en')} bytes).`,
+        },
+      },
+    };
   }
   let body: Blob = new Blob([file]); // no type: the server detects the format from the content
   const headers: Record<string, string> = { ...csrfHeaders() };
@@ -39,7 +51,15 @@ export async function uploadSbom(releaseId: string, file: File, onProgress: (fra
   }
   if (body.size > MAX_REQUEST_BYTES) {
     // Only a file that barely compresses gets here (the 10 MB limit compresses far below one request).
-    return { status: 413, body: { error: { code: 'payload_too_large', message: `The file is ${megabytes(file.size)} MB and still ${megabytes(body.size)} MB compressed; one request carries up to ${megabytes(MAX_REQUEST_BYTES)} MB. Use the CLI's pre-signed upload (vexdesk upload --presigned).` } } };
+    return {
+      status: 413,
+      body: {
+        error: {
+          code: 'payload_too_large',
+          message: `The file is ${megabytes(file.size)} MB and still ${megabytes(body.size)} MB compressed; one request carries up to ${megabytes(MAX_REQUEST_BYTES)} MB. Use the CLI's pre-signed upload (vexdesk upload --presigned).`,
+        },
+      },
+    };
   }
   const url = `/api/sboms/upload?releaseId=${encodeURIComponent(releaseId)}&fileName=${encodeURIComponent(file.name.slice(0, 255))}`;
   return new Promise((resolve, reject) => {

@@ -21,7 +21,9 @@ function toolVersion(): string {
 
 export async function sarifLog(api: ApiClient, target: Target, sbomPath: string, options: WaitOptions): Promise<Log> {
   const schema = 'sbomId' in target ? sbomVulnerabilitySchema : releaseVulnerabilitySchema;
-  const findings: Finding[] = (await loadFindings(api, target, options)).map((item) => parseListItem<Finding>(schema, item));
+  const findings: Finding[] = (await loadFindings(api, target, options)).map((item) =>
+    parseListItem<Finding>(schema, item),
+  );
   return toSarif({ findings, sbomPath, serviceUrl: api.baseUrl, toolVersion: toolVersion() });
 }
 
@@ -30,7 +32,13 @@ export function writeSarif(log: Log, file: string): void {
   writeFileSync(file, `${JSON.stringify(log, null, 2)}\n`);
 }
 
-export async function sarif(api: ApiClient, target: Target, input: { sbomPath: string; output?: string }, options: WaitOptions, out: Output): Promise<void> {
+export async function sarif(
+  api: ApiClient,
+  target: Target,
+  input: { sbomPath: string; output?: string },
+  options: WaitOptions,
+  out: Output,
+): Promise<void> {
   const log = await sarifLog(api, target, input.sbomPath, options);
   const results = log.runs[0]?.results?.length ?? 0;
   if (input.output === undefined) {

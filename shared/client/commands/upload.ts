@@ -37,19 +37,36 @@ export async function upload(api: ApiClient, input: UploadInput, out: Output): P
   if (bytes.length === 0) throw new UsageError(`${input.file} is empty`);
   const product = await findOrCreateProduct(api, input.product, input.create);
   const release = await findOrCreateRelease(api, product.id, input.release, input.create);
-  out.progress(`${product.created ? 'created' : 'found'} product ${input.product}, ${release.created ? 'created' : 'found'} release ${input.release}`);
+  out.progress(
+    `${product.created ? 'created' : 'found'} product ${input.product}, ${release.created ? 'created' : 'found'} release ${input.release}`,
+  );
   out.progress(`uploading ${basename(input.file)} (${bytes.length} bytes)…`);
   const sent = await sendSbom(api, { releaseId: release.id, fileName: basename(input.file), bytes }, input.route);
-  out.progress(sent.created ? `uploaded SBOM ${sent.sbom.id} (${sent.route})` : `the release already holds these bytes: SBOM ${sent.sbom.id}`);
+  out.progress(
+    sent.created
+      ? `uploaded SBOM ${sent.sbom.id} (${sent.route})`
+      : `the release already holds these bytes: SBOM ${sent.sbom.id}`,
+  );
   const scanned = await waitForScan(api, sent.sbom.id, { timeoutMs: input.timeoutMs, progress: out.progress });
   const counts = await fetchCounts(api, { sbomId: scanned.id }, { timeoutMs: input.timeoutMs, progress: out.progress });
-  return { productId: product.id, releaseId: release.id, sbomId: scanned.id, componentCount: scanned.component_count, findings: findingTotals(counts), counts };
+  return {
+    productId: product.id,
+    releaseId: release.id,
+    sbomId: scanned.id,
+    componentCount: scanned.component_count,
+    findings: findingTotals(counts),
+    counts,
+  };
 }
 
 export function printUpload(result: UploadResult, out: Output): void {
   const { productId, releaseId, sbomId, componentCount, findings } = result;
   const human = [
-    pairs([['product', productId], ['release', releaseId], ['sbom', sbomId]]),
+    pairs([
+      ['product', productId],
+      ['release', releaseId],
+      ['sbom', sbomId],
+    ]),
     '',
     `${componentCount} components, ${findings.total} findings: ${findings.critical} critical, ${findings.high} high, ${findings.medium} medium, ${findings.low} low, ${findings.none} unrated; ${findings.kev} known exploited; ${findings.untriaged} untriaged`,
   ].join('\n');

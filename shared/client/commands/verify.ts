@@ -17,7 +17,10 @@ const SLUG = /^[a-z0-9-]{1,200}$/;
 /** A slug needs the service URL; a disclosure URL (`…/api/disclosures/<slug>[/verify][?format=raw]`) names both. */
 export function parseDisclosureRef(ref: string, baseUrl: string | undefined): { api: ApiClient; slug: string } {
   if (SLUG.test(ref)) {
-    if (!baseUrl) throw new UsageError('a disclosure slug needs the service URL: pass --url or set VEXDESK_URL, or give the disclosure\'s URL');
+    if (!baseUrl)
+      throw new UsageError(
+        "a disclosure slug needs the service URL: pass --url or set VEXDESK_URL, or give the disclosure's URL",
+      );
     return { api: new ApiClient(baseUrl, undefined), slug: ref };
   }
   let url: URL;
@@ -53,12 +56,20 @@ export interface VerifyOptions {
 
 type SignatureCheck =
   | { checked: false; reason: string }
-  | { checked: true; valid: boolean; key_fingerprint: string | null; key_source: 'file' | 'service'; fingerprint_pinned: string | null; fingerprint_matches: boolean | null };
+  | {
+      checked: true;
+      valid: boolean;
+      key_fingerprint: string | null;
+      key_source: 'file' | 'service';
+      fingerprint_pinned: string | null;
+      fingerprint_matches: boolean | null;
+    };
 
 /** `--fingerprint` as gpg prints it (`AAAA BBBB …`) or as one hex string. */
 export function normalizeFingerprint(raw: string): string {
   const fingerprint = raw.replace(/\s+/g, '').toUpperCase();
-  if (!/^[0-9A-F]{40}$|^[0-9A-F]{64}$/.test(fingerprint)) throw new UsageError(`--fingerprint must be an OpenPGP fingerprint (40 or 64 hex digits), got "${raw}"`);
+  if (!/^[0-9A-F]{40}$|^[0-9A-F]{64}$/.test(fingerprint))
+    throw new UsageError(`--fingerprint must be an OpenPGP fingerprint (40 or 64 hex digits), got "${raw}"`);
   return fingerprint;
 }
 
@@ -68,15 +79,26 @@ async function text(api: ApiClient, path: string): Promise<string> {
   return response.text();
 }
 
-async function checkSignature(api: ApiClient, meta: DisclosureJson, bytes: Buffer, options: VerifyOptions): Promise<SignatureCheck> {
+async function checkSignature(
+  api: ApiClient,
+  meta: DisclosureJson,
+  bytes: Buffer,
+  options: VerifyOptions,
+): Promise<SignatureCheck> {
   const signaturePath = meta.links.signature;
-  if (!signaturePath) return { checked: false, reason: 'the disclosure has no public-key signature (published before the service signed disclosures)' };
+  if (!signaturePath)
+    return {
+      checked: false,
+      reason: 'the disclosure has no public-key signature (published before the service signed disclosures)',
+    };
   let armoredKeys: string;
   if (options.keyFile) {
     try {
       armoredKeys = await readFile(options.keyFile, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read --key ${options.keyFile}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(
+        `cannot read --key ${options.keyFile}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   } else {
     if (!meta.links.public_keys) throw new ServiceError('the disclosure is signed but links no public_keys');
@@ -88,21 +110,32 @@ async function checkSignature(api: ApiClient, meta: DisclosureJson, bytes: Buffe
     result = await verifyDetachedSignature(new Uint8Array(bytes), armoredSignature, [armoredKeys]);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    if (options.keyFile) throw new UsageError(`cannot verify with --key ${options.keyFile} (an armored OpenPGP public key is expected): ${reason}`);
+    if (options.keyFile)
+      throw new UsageError(
+        `cannot verify with --key ${options.keyFile} (an armored OpenPGP public key is expected): ${reason}`,
+      );
     throw new ServiceError(`the service's signature or key list is not OpenPGP: ${reason}`);
   }
   const pinned = options.fingerprint ? normalizeFingerprint(options.fingerprint) : null;
   return {
-    checked: true, valid: result.valid, key_fingerprint: result.fingerprint, key_source: options.keyFile ? 'file' : 'service',
-    fingerprint_pinned: pinned, fingerprint_matches: pinned === null ? null : pinned === result.fingerprint,
+    checked: true,
+    valid: result.valid,
+    key_fingerprint: result.fingerprint,
+    key_source: options.keyFile ? 'file' : 'service',
+    fingerprint_pinned: pinned,
+    fingerprint_matches: pinned === null ? null : pinned === result.fingerprint,
   };
 }
 
 function describeSignature(check: SignatureCheck): string {
   if (!check.checked) return `not checked: ${check.reason}`;
-  const source = check.key_source === 'file' ? 'your key file' : 'the publisher\'s key list on the service';
-  if (!check.valid) return check.key_fingerprint ? `INVALID: does not verify with key ${check.key_fingerprint} (${source})` : `INVALID: made by a key ${source} does not hold`;
-  if (check.fingerprint_matches === false) return `valid, but by key ${check.key_fingerprint ?? '?'}, NOT the pinned ${check.fingerprint_pinned ?? ''}`;
+  const source = check.key_source === 'file' ? 'your key file' : "the publisher's key list on the service";
+  if (!check.valid)
+    return check.key_fingerprint
+      ? `INVALID: does not verify with key ${check.key_fingerprint} (${source})`
+      : `INVALID: made by a key ${source} does not hold`;
+  if (check.fingerprint_matches === false)
+    return `valid, but by key ${check.key_fingerprint ?? '?'}, NOT the pinned ${check.fingerprint_pinned ?? ''}`;
   return `valid: key ${check.key_fingerprint ?? '?'} (${source}${check.fingerprint_matches ? ', matches --fingerprint' : ''})`;
 }
 
@@ -120,7 +153,12 @@ function signatureOk(check: SignatureCheck, options: VerifyOptions): boolean {
   return check.valid && check.fingerprint_matches !== false;
 }
 
-export async function verify(ref: string, baseUrl: string | undefined, out: Output, options: VerifyOptions = {}): Promise<number> {
+export async function verify(
+  ref: string,
+  baseUrl: string | undefined,
+  out: Output,
+  options: VerifyOptions = {},
+): Promise<number> {
   if (options.fingerprint) normalizeFingerprint(options.fingerprint);
   const { api, slug } = parseDisclosureRef(ref, baseUrl);
   const path = `/api/disclosures/${slug}`;
@@ -128,7 +166,9 @@ export async function verify(ref: string, baseUrl: string | undefined, out: Outp
   const { body: meta } = await api.get<{ data: DisclosureJson }>(path, { anonymous: true });
   const [raw, { body: service }] = await Promise.all([
     api.raw('GET', path, { anonymous: true, query: { format: 'raw' }, headers: { accept: '*/*' } }),
-    api.get<{ signature_valid: boolean | null; signature_algorithm: string | null }>(`${path}/verify`, { anonymous: true }),
+    api.get<{ signature_valid: boolean | null; signature_algorithm: string | null }>(`${path}/verify`, {
+      anonymous: true,
+    }),
   ]);
   if (!raw.ok) throw new ServiceError(`GET ${path}?format=raw → ${raw.status}`, raw.status);
   const bytes = Buffer.from(await raw.arrayBuffer());
@@ -136,22 +176,43 @@ export async function verify(ref: string, baseUrl: string | undefined, out: Outp
   const stated = meta.data.content_hash;
   const hashValid = computed === stated;
   const signature = await checkSignature(api, meta.data, bytes, options);
-  const serviceSignature = service.signature_valid === null ? 'not checked by the service (unsigned or older key)' : service.signature_valid ? 'valid (checked by the service)' : 'INVALID (checked by the service)';
+  const serviceSignature =
+    service.signature_valid === null
+      ? 'not checked by the service (unsigned or older key)'
+      : service.signature_valid
+        ? 'valid (checked by the service)'
+        : 'INVALID (checked by the service)';
   const machine = {
-    slug, format: meta.data.format, published_at: meta.data.published_at, bytes: bytes.length,
-    content_hash: stated, computed_hash: computed, content_hash_valid: hashValid,
-    hmac_signature: { signed: meta.data.signed, algorithm: service.signature_algorithm, valid: service.signature_valid, checked_by: 'service' },
+    slug,
+    format: meta.data.format,
+    published_at: meta.data.published_at,
+    bytes: bytes.length,
+    content_hash: stated,
+    computed_hash: computed,
+    content_hash_valid: hashValid,
+    hmac_signature: {
+      signed: meta.data.signed,
+      algorithm: service.signature_algorithm,
+      valid: service.signature_valid,
+      checked_by: 'service',
+    },
     public_key_signature: signature,
   };
-  out.result([
-    pairs([
-      ['disclosure', `${slug} (${meta.data.format}, published ${meta.data.published_at})`],
-      ['content hash', `${hashValid ? 'OK' : 'MISMATCH'}: stated ${stated}, computed ${computed} over ${bytes.length} bytes`],
-      ['OpenPGP signature', describeSignature(signature)],
-      ['HMAC signature', meta.data.signed ? serviceSignature : 'none'],
-    ]),
-    '',
-    trustNote(signature),
-  ].join('\n'), machine);
+  out.result(
+    [
+      pairs([
+        ['disclosure', `${slug} (${meta.data.format}, published ${meta.data.published_at})`],
+        [
+          'content hash',
+          `${hashValid ? 'OK' : 'MISMATCH'}: stated ${stated}, computed ${computed} over ${bytes.length} bytes`,
+        ],
+        ['OpenPGP signature', describeSignature(signature)],
+        ['HMAC signature', meta.data.signed ? serviceSignature : 'none'],
+      ]),
+      '',
+      trustNote(signature),
+    ].join('\n'),
+    machine,
+  );
   return hashValid && signatureOk(signature, options) ? EXIT_CODES.pass : EXIT_CODES.gateFailed;
 }

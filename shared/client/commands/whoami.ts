@@ -12,11 +12,14 @@ interface Me {
 export async function whoami(api: ApiClient, out: Output): Promise<void> {
   const { body } = await api.get<{ data: Me }>('/api/me');
   const me = body.data;
-  out.result(pairs([
-    ['team', `${me.team.name} (${me.team.id})`],
-    ['caller', `${me.caller.name} (${me.caller.type} ${me.caller.id})`],
-    ['credential', `${me.key.name} (${me.key.id})`],
-    ['expires', me.key.expiresAt ?? 'never'],
-    ['scopes', me.scopes.join(', ')],
-  ]), me);
+  out.result(
+    pairs([
+      ['team', `${me.team.name} (${me.team.id})`],
+      ['caller', `${me.caller.name} (${me.caller.type} ${me.caller.id})`],
+      ['credential', `${me.key.name} (${me.key.id})`],
+      ['expires', me.key.expiresAt ?? 'never'],
+      ['scopes', me.scopes.join(', ')],
+    ]),
+    me,
+  );
 }

@@ -42,7 +42,8 @@ export const AuditExports = {
   /** The CSV export of `teamId`'s audit log; `filter.accountId` must be that team. */
   async csv(teamId: string, filter: AuditExportFilter): Promise<AuditExport> {
     // A uuid names the same account in either case.
-    if (filter.accountId.toLowerCase() !== teamId.toLowerCase()) throw new ForbiddenError('accountId must be the account of the API key');
+    if (filter.accountId.toLowerCase() !== teamId.toLowerCase())
+      throw new ForbiddenError('accountId must be the account of the API key');
     assertDateRange(filter);
     const { entityType, action, startDate, endDate } = filter;
     const state = { rows: 0, truncated: false };

@@ -29,11 +29,15 @@ export interface AuditEntry extends AuditEvent {
 }
 
 /** The table and GSI keys of an entry; every one carries the entry's shard. */
-export function auditKeys(teamId: string, entry: { id: string; timestamp: string; entityType: string; action: string }): Item {
+export function auditKeys(
+  teamId: string,
+  entry: { id: string; timestamp: string; entityType: string; action: string },
+): Item {
   const shard = auditShardOf(entry.id);
   const { pk, sk } = keys.audit(teamId, entry.timestamp, entry.id);
   return {
-    pk, sk,
+    pk,
+    sk,
     ...keys.auditByEntityType(teamId, entry.entityType, shard),
     gsi1sk: sk,
     ...keys.auditByAction(teamId, entry.action, shard),
@@ -87,7 +91,10 @@ export function toAuditEntry(item: Item): AuditEntry {
 }
 
 /** `{ field: { from, to } }` for the fields whose values differ. */
-export function diffChanges(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, { from: unknown; to: unknown }> {
+export function diffChanges(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Record<string, { from: unknown; to: unknown }> {
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
     const from = before[field] ?? null;

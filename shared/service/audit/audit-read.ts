@@ -52,7 +52,8 @@ export function auditQueryPlan(teamId: string, filter: AuditFilter): PrefixQuery
   if (filter.startDate !== undefined || filter.endDate !== undefined) {
     // Sort keys are `<ISO timestamp>#<id>`: '' sorts before and the ceiling after every one of them.
     const from = filter.startDate !== undefined ? sortKeyBound(filter.startDate, 'start') : '';
-    const to = filter.endDate !== undefined ? `${sortKeyBound(filter.endDate, 'end')}#${SORT_KEY_CEILING}` : SORT_KEY_CEILING;
+    const to =
+      filter.endDate !== undefined ? `${sortKeyBound(filter.endDate, 'end')}#${SORT_KEY_CEILING}` : SORT_KEY_CEILING;
     range = [from, to];
   }
   return keys.auditPartitions(teamId).map(({ pk }, shard) => {
@@ -101,7 +102,8 @@ export async function* mergeSorted(queries: PrefixQuery[]): AsyncGenerator<Item>
     const pages = queryPages<Item>(query);
     return { pages, page: [], index: 0, next: pages.next() };
   });
-  const sortKeyOf = (cursor: ShardCursor) => String(cursor.page[cursor.index]?.[queries[0]?.skAttribute ?? tableDefinition.sortKey]);
+  const sortKeyOf = (cursor: ShardCursor) =>
+    String(cursor.page[cursor.index]?.[queries[0]?.skAttribute ?? tableDefinition.sortKey]);
   try {
     const loaded = await Promise.all(cursors.map(loadPage));
     const live = cursors.filter((_cursor, position) => loaded[position]);
@@ -117,10 +119,12 @@ export async function* mergeSorted(queries: PrefixQuery[]): AsyncGenerator<Item>
     }
   } finally {
     // A reader that stopped early: settle the prefetches and end every shard's Query.
-    await Promise.all(cursors.map(async (cursor) => {
-      await cursor.next.catch(() => undefined);
-      await cursor.pages.return(undefined);
-    }));
+    await Promise.all(
+      cursors.map(async (cursor) => {
+        await cursor.next.catch(() => undefined);
+        await cursor.pages.return(undefined);
+      }),
+    );
   }
 }
 

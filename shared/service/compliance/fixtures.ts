@@ -56,7 +56,13 @@ export function buildSampleFindings(count: number, generatedAt: string, seed = 1
     const roll = random();
     const decidedAt = isoDaysBefore(generatedAt, Math.floor(detectedDaysAgo * random()));
     let disposition: FindingInput['disposition'] = null;
-    if (roll < 0.3) disposition = { status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', updatedAt: decidedAt, detail: 'Code path unreachable in our build.' };
+    if (roll < 0.3)
+      disposition = {
+        status: 'not_affected',
+        justification: 'vulnerable_code_not_in_execute_path',
+        updatedAt: decidedAt,
+        detail: 'Code path unreachable in our build.',
+      };
     else if (roll < 0.55) disposition = { status: 'fixed', updatedAt: decidedAt };
     else if (roll < 0.7) disposition = { status: 'affected', response: 'update', updatedAt: decidedAt };
     else if (roll < 0.8) disposition = { status: 'under_investigation', updatedAt: decidedAt };
@@ -134,10 +140,22 @@ export function buildSampleReportInput(options: SampleOptions = {}): ComplianceR
       epssScore: 0.0012,
       epssPercentile: 0.45,
       firstDetectedAt: isoDaysBefore(generatedAt, 100),
-      disposition: { status: 'affected', response: 'will_not_fix', updatedAt: isoDaysBefore(generatedAt, 90), detail: 'Temp-dir API unused on server.' },
+      disposition: {
+        status: 'affected',
+        response: 'will_not_fix',
+        updatedAt: isoDaysBefore(generatedAt, 90),
+        detail: 'Temp-dir API unused on server.',
+      },
     },
   ];
-  const findings = [...handPicked, ...buildSampleFindings(Math.max(0, (options.findings ?? 12) - handPicked.length), generatedAt, (options.seed ?? 7) + 4)];
+  const findings = [
+    ...handPicked,
+    ...buildSampleFindings(
+      Math.max(0, (options.findings ?? 12) - handPicked.length),
+      generatedAt,
+      (options.seed ?? 7) + 4,
+    ),
+  ];
   const publishedAt = isoDaysBefore(generatedAt, 1);
 
   return {
@@ -181,7 +199,12 @@ export function buildSampleReportInput(options: SampleOptions = {}): ComplianceR
         version: 3,
         author: 'Jane Doe',
         approvals: [
-          { action: 'submit', actorName: 'Jane Doe', comment: 'Ready for review', createdAt: isoDaysBefore(generatedAt, 3) },
+          {
+            action: 'submit',
+            actorName: 'Jane Doe',
+            comment: 'Ready for review',
+            createdAt: isoDaysBefore(generatedAt, 3),
+          },
           { action: 'approve', actorName: 'Max Mustermann', comment: null, createdAt: isoDaysBefore(generatedAt, 2) },
           { action: 'publish', actorName: 'api_release-bot', comment: 'Published by CI', createdAt: publishedAt },
         ],
@@ -194,7 +217,15 @@ export function buildSampleReportInput(options: SampleOptions = {}): ComplianceR
           signed: true,
         },
       },
-      { id: 'vex-9a2e', format: 'csaf', workflowStatus: 'draft', version: 1, author: null, approvals: [], disclosure: null },
+      {
+        id: 'vex-9a2e',
+        format: 'csaf',
+        workflowStatus: 'draft',
+        version: 1,
+        author: null,
+        approvals: [],
+        disclosure: null,
+      },
     ],
     slaPolicy: null,
     generatedAt,

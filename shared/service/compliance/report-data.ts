@@ -36,9 +36,15 @@ async function releaseComponents(sboms: Sbom[]): Promise<ReportComponentInput[]>
   const inventories = await Promise.all(sboms.map((sbom) => sbomStore.readInventory(sbom)));
   const byIdentity = new Map<string, ReportComponentInput>();
   for (const component of inventories.flat()) {
-    const identity = component.purl ?? `${component.group ?? ''}\u0000${component.name}\u0000${component.version ?? ''}`;
+    const identity =
+      component.purl ?? `${component.group ?? ''}\u0000${component.name}\u0000${component.version ?? ''}`;
     if (byIdentity.has(identity)) continue;
-    byIdentity.set(identity, { name: component.name, version: component.version ?? null, purl: component.purl ?? null, licenses: component.licenses });
+    byIdentity.set(identity, {
+      name: component.name,
+      version: component.version ?? null,
+      purl: component.purl ?? null,
+      licenses: component.licenses,
+    });
   }
   return [...byIdentity.values()];
 }
@@ -60,14 +66,14 @@ function toReportFinding(finding: Finding, disposition: Disposition | undefined)
     firstDetectedAt: finding.firstDetectedAt,
     disposition: disposition
       ? {
-        status: disposition.status,
-        // The store types these as text; the write path only ever stores the schema's values.
-        justification: justificationValue.nullable().parse(disposition.justification),
-        response: responseValue.nullable().parse(disposition.response),
-        detail: disposition.detail,
-        updatedAt: disposition.updatedAt,
-        decidedAt: disposition.decidedAt,
-      }
+          status: disposition.status,
+          // The store types these as text; the write path only ever stores the schema's values.
+          justification: justificationValue.nullable().parse(disposition.justification),
+          response: responseValue.nullable().parse(disposition.response),
+          detail: disposition.detail,
+          updatedAt: disposition.updatedAt,
+          decidedAt: disposition.decidedAt,
+        }
       : null,
   };
 }
@@ -92,18 +98,21 @@ async function toReportVexDocument(document: VexDocumentRecord): Promise<ReportV
     version: document.version,
     author: document.author,
     approvals: approvals.map((approval) => ({
-      action: approval.action, actorName: approval.actorName, comment: approval.comment || null, createdAt: approval.createdAt,
+      action: approval.action,
+      actorName: approval.actorName,
+      comment: approval.comment || null,
+      createdAt: approval.createdAt,
     })),
     disclosure: disclosure
       ? {
-        publicSlug: disclosure.slug,
-        // Relative, like the API's own `links`; the renderer resolves them against baseUrl.
-        url: `/api/disclosures/${disclosure.slug}`,
-        verifyUrl: `/api/disclosures/${disclosure.slug}/verify`,
-        contentHash: `sha256:${disclosure.contentHash}`,
-        publishedAt: disclosure.publishedAt,
-        signed: disclosure.signature !== null,
-      }
+          publicSlug: disclosure.slug,
+          // Relative, like the API's own `links`; the renderer resolves them against baseUrl.
+          url: `/api/disclosures/${disclosure.slug}`,
+          verifyUrl: `/api/disclosures/${disclosure.slug}/verify`,
+          contentHash: `sha256:${disclosure.contentHash}`,
+          publishedAt: disclosure.publishedAt,
+          signed: disclosure.signature !== null,
+        }
       : null,
   };
 }
@@ -125,31 +134,56 @@ export const ComplianceReports = {
       dispositionStore.listByRelease(teamId, product.id, release.id),
       vexStore.listByRelease(teamId, product.id, release.id),
     ]);
-    const [components, vexDocuments] = await Promise.all([releaseComponents(sboms), Promise.all(documents.map(toReportVexDocument))]);
+    const [components, vexDocuments] = await Promise.all([
+      releaseComponents(sboms),
+      Promise.all(documents.map(toReportVexDocument)),
+    ]);
     const decisionOf = decisionIndex(dispositions);
     // An expired decision, or one carried from another version and not yet confirmed, counts as undecided.
     const now = (options.now ?? new Date()).toISOString();
     const policy = settings.slaPolicy;
-    const customised = (Object.keys(DEFAULT_SLA_POLICY) as (keyof typeof DEFAULT_SLA_POLICY)[]).some((field) => policy[field] !== DEFAULT_SLA_POLICY[field]);
+    const customised = (Object.keys(DEFAULT_SLA_POLICY) as (keyof typeof DEFAULT_SLA_POLICY)[]).some(
+      (field) => policy[field] !== DEFAULT_SLA_POLICY[field],
+    );
 
     return {
       team: { id: team.id, name: team.name },
       product: {
-        id: product.id, name: product.name, slug: product.slug, vendor: product.vendor, description: product.description,
-        websiteUrl: product.websiteUrl, repositoryUrl: product.repositoryUrl,
+        id: product.id,
+        name: product.name,
+        slug: product.slug,
+        vendor: product.vendor,
+        description: product.description,
+        websiteUrl: product.websiteUrl,
+        repositoryUrl: product.repositoryUrl,
       },
       release: {
-        id: release.id, version: release.version, name: release.name, releaseDate: release.releaseDate, endOfLifeDate: release.endOfLifeDate,
-        status: release.status, isLocked: release.lockedBy !== null,
+        id: release.id,
+        version: release.version,
+        name: release.name,
+        releaseDate: release.releaseDate,
+        endOfLifeDate: release.endOfLifeDate,
+        status: release.status,
+        isLocked: release.lockedBy !== null,
       },
       sboms: sboms.map((sbom) => ({
-        id: sbom.id, format: sbom.format, specVersion: sbom.specVersion, toolName: sbom.toolName, fileHash: sbom.fileHash, uploadedAt: sbom.createdAt,
-        fileName: sbom.fileName, componentCount: sbom.componentCount, scannedAt: sbom.scan.scannedAt,
+        id: sbom.id,
+        format: sbom.format,
+        specVersion: sbom.specVersion,
+        toolName: sbom.toolName,
+        fileHash: sbom.fileHash,
+        uploadedAt: sbom.createdAt,
+        fileName: sbom.fileName,
+        componentCount: sbom.componentCount,
+        scannedAt: sbom.scan.scannedAt,
       })),
       components,
       // Findings a later scan no longer matched are history, not current exposure (as in VEX generation);
       // informational notices the team hides are left out as in its vulnerability lists.
-      findings: findings.filter((finding) => !finding.noLongerDetected).filter(shownTo(settings)).map((finding) => toReportFinding(finding, countedDecision(decisionOf(finding), now))),
+      findings: findings
+        .filter((finding) => !finding.noLongerDetected)
+        .filter(shownTo(settings))
+        .map((finding) => toReportFinding(finding, countedDecision(decisionOf(finding), now))),
       vexDocuments,
       // null means "service defaults" in the report; a team policy equal to them reads the same.
       slaPolicy: customised ? policy : null,

@@ -9,7 +9,12 @@
  */
 import { createHash } from 'node:crypto';
 import nunjucks from 'nunjucks';
-import { complianceReportInputSchema, renderOptionsSchema, type ComplianceReportInput, type RenderOptions } from './model';
+import {
+  complianceReportInputSchema,
+  renderOptionsSchema,
+  type ComplianceReportInput,
+  type RenderOptions,
+} from './model';
 import { MACROS_TEMPLATE, REPORT_TEMPLATE } from './templates/layout';
 import { SECTION_TEMPLATES } from './templates/sections';
 import { buildViewModel } from './view-model';
@@ -75,7 +80,11 @@ export function renderComplianceReport(input: ComplianceReportInput, options: Re
  * Recomputes the fingerprint of a rendered report: reads it from the `report-sha256`
  * meta tag, removes every occurrence and hashes what remains.
  */
-export function verifyReportFingerprint(html: string): { claimed: string | null; computed: string | null; valid: boolean } {
+export function verifyReportFingerprint(html: string): {
+  claimed: string | null;
+  computed: string | null;
+  valid: boolean;
+} {
   const match = /<meta name="report-sha256" content="([0-9a-f]{64})">/.exec(html);
   const claimed = match?.[1] ?? null;
   if (claimed === null) return { claimed: null, computed: null, valid: false };

@@ -129,7 +129,8 @@ export function evaluateFindingSla(finding: SlaFinding, policy: SlaPolicy, now: 
   const windowMs = dueMs - detectedMs;
 
   const final = isFinalDisposition(finding.disposition);
-  const closedAt = final && finding.disposition ? (finding.disposition.decidedAt ?? finding.disposition.updatedAt) : null;
+  const closedAt =
+    final && finding.disposition ? (finding.disposition.decidedAt ?? finding.disposition.updatedAt) : null;
   const closedMs = closedAt === null ? null : Math.max(detectedMs, parseTime(closedAt, 'disposition time'));
   const endMs = closedMs ?? Math.max(detectedMs, nowMs);
   const elapsedMs = endMs - detectedMs;
@@ -154,8 +155,20 @@ export function evaluateFindingSla(finding: SlaFinding, policy: SlaPolicy, now: 
 }
 
 /** Evaluates every finding against the policy at `now` and counts the outcomes. */
-export function evaluateSla<T extends SlaFinding>(findings: readonly T[], policy: SlaPolicy, now: Date): SlaEvaluation<T> {
-  const summary: SlaSummary = { total: 0, met: 0, breached: 0, breachedOpen: 0, breachedClosedLate: 0, atRisk: 0, openWithin: 0 };
+export function evaluateSla<T extends SlaFinding>(
+  findings: readonly T[],
+  policy: SlaPolicy,
+  now: Date,
+): SlaEvaluation<T> {
+  const summary: SlaSummary = {
+    total: 0,
+    met: 0,
+    breached: 0,
+    breachedOpen: 0,
+    breachedClosedLate: 0,
+    atRisk: 0,
+    openWithin: 0,
+  };
   const results = findings.map((finding) => {
     const sla = evaluateFindingSla(finding, policy, now);
     summary.total += 1;

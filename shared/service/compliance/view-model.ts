@@ -3,7 +3,14 @@
  * framework assessments and display strings. Templates only loop and print, so the
  * rules live here where they are typed and unit-testable, and rendering stays fast.
  */
-import { assessFrameworks, collectFacts, type Assessment, type EvidenceStatus, type FrameworkAssessments, type ReportFacts } from './assessments';
+import {
+  assessFrameworks,
+  collectFacts,
+  type Assessment,
+  type EvidenceStatus,
+  type FrameworkAssessments,
+  type ReportFacts,
+} from './assessments';
 import { formatCount, formatDate, formatDateTime, formatScore, humanize, percent, plural } from './format';
 import type { ComplianceReportData, ReportFinding, ResolvedRenderOptions, Severity } from './model';
 import { evaluateSla, resolveSlaPolicy, type SlaPolicy, type SlaResult, type SlaState, type SlaSummary } from './sla';
@@ -112,7 +119,11 @@ function statusCounts(items: Assessment[]): { status: EvidenceStatus; label: str
   }));
 }
 
-function buildFindingRows(findings: ReportFinding[], slaByFinding: Map<ReportFinding, SlaResult>, options: ResolvedRenderOptions) {
+function buildFindingRows(
+  findings: ReportFinding[],
+  slaByFinding: Map<ReportFinding, SlaResult>,
+  options: ResolvedRenderOptions,
+) {
   return findings.map((finding) => {
     const sla = slaByFinding.get(finding);
     const disposition = finding.disposition;
@@ -120,14 +131,17 @@ function buildFindingRows(findings: ReportFinding[], slaByFinding: Map<ReportFin
     const decision = disposition ? (disposition.justification ?? disposition.response) : null;
     return {
       cveId: finding.cveId,
-      component: finding.componentVersion ? `${finding.componentName}@${finding.componentVersion}` : finding.componentName,
+      component: finding.componentVersion
+        ? `${finding.componentName}@${finding.componentVersion}`
+        : finding.componentName,
       severity: finding.severity,
       severityLabel: finding.severity,
       cvssV3: formatScore(finding.cvssV3Score),
       cvssV4: formatScore(finding.cvssV4Score),
       cvssV2: formatScore(finding.cvssV2Score),
       epss: finding.epssScore === null ? '—' : `${(finding.epssScore * 100).toFixed(1)} %`,
-      epssPercentile: finding.epssPercentile === null ? null : `pct ${(Math.floor(finding.epssPercentile * 1000) / 10).toFixed(1)}`,
+      epssPercentile:
+        finding.epssPercentile === null ? null : `pct ${(Math.floor(finding.epssPercentile * 1000) / 10).toFixed(1)}`,
       isKev: finding.isKev,
       kevDueDate: finding.kevDueDate ? formatDate(finding.kevDueDate) : null,
       status: dispositionColumn(finding),
@@ -245,7 +259,10 @@ export interface ReportViewModel {
   baseUrl: string;
 }
 
-export function buildViewModel(data: ComplianceReportData, options: ResolvedRenderOptions): {
+export function buildViewModel(
+  data: ComplianceReportData,
+  options: ResolvedRenderOptions,
+): {
   view: ReportViewModel;
   facts: ReportFacts;
   frameworks: FrameworkAssessments;
@@ -285,7 +302,10 @@ export function buildViewModel(data: ComplianceReportData, options: ResolvedRend
 
   const baseUrl = data.baseUrl.endsWith('/') ? data.baseUrl.slice(0, -1) : data.baseUrl;
   const components = [...data.components].sort(
-    (a, b) => compareText(a.name, b.name) || compareText(a.version ?? '', b.version ?? '') || compareText(a.purl ?? '', b.purl ?? ''),
+    (a, b) =>
+      compareText(a.name, b.name) ||
+      compareText(a.version ?? '', b.version ?? '') ||
+      compareText(a.purl ?? '', b.purl ?? ''),
   );
   const shownComponents = components.slice(0, options.maxComponentRows);
 
@@ -401,7 +421,9 @@ export function buildViewModel(data: ComplianceReportData, options: ResolvedRend
     },
     sla: {
       policy,
-      policySource: facts.policyCustomised ? 'team policy (missing values from the service defaults)' : 'service defaults',
+      policySource: facts.policyCustomised
+        ? 'team policy (missing values from the service defaults)'
+        : 'service defaults',
       summary: evaluation.summary,
       exceptions,
       acceptedRisk: facts.affectedAcceptedRisk,
@@ -420,7 +442,10 @@ export function buildViewModel(data: ComplianceReportData, options: ResolvedRend
       eoCounts: statusCounts(frameworks.executiveOrders),
       ssdfCounts: statusCounts(frameworks.ssdf.flatMap((g) => g.practices.flatMap((p) => p.tasks))),
     },
-    statusLegend: (Object.keys(STATUS_LABELS) as EvidenceStatus[]).map((status) => ({ status, label: STATUS_LABELS[status] })),
+    statusLegend: (Object.keys(STATUS_LABELS) as EvidenceStatus[]).map((status) => ({
+      status,
+      label: STATUS_LABELS[status],
+    })),
     baseUrl,
   };
   return { view, facts, frameworks };

@@ -60,7 +60,9 @@ export function hasCvss(scores: Pick<RecordScores, 'cvssV2' | 'cvssV3' | 'cvssV4
 }
 
 /** The record's best CVSS: the highest version it has (v4, then v3, then v2). */
-function topCvss(scores: RecordScores): { source: 'cvss_v4' | 'cvss_v3' | 'cvss_v2'; rank: number; cvss: CvssScore } | null {
+function topCvss(
+  scores: RecordScores,
+): { source: 'cvss_v4' | 'cvss_v3' | 'cvss_v2'; rank: number; cvss: CvssScore } | null {
   if (scores.cvssV4) return { source: 'cvss_v4', rank: 3, cvss: scores.cvssV4 };
   if (scores.cvssV3) return { source: 'cvss_v3', rank: 2, cvss: scores.cvssV3 };
   if (scores.cvssV2) return { source: 'cvss_v2', rank: 1, cvss: scores.cvssV2 };
@@ -73,11 +75,20 @@ function fromRecord(id: string, scores: RecordScores): SeverityResolution {
     severity: top ? top.cvss.severity : (scores.databaseSeverity ?? 'NONE'),
     source: top ? top.source : scores.databaseSeverity ? 'advisory' : null,
     sourceId: top || scores.databaseSeverity ? id : null,
-    cvssV2: scores.cvssV2, cvssV3: scores.cvssV3, cvssV4: scores.cvssV4,
+    cvssV2: scores.cvssV2,
+    cvssV3: scores.cvssV3,
+    cvssV4: scores.cvssV4,
   };
 }
 
-const NO_SEVERITY: SeverityResolution = { severity: 'NONE', source: null, sourceId: null, cvssV2: null, cvssV3: null, cvssV4: null };
+const NO_SEVERITY: SeverityResolution = {
+  severity: 'NONE',
+  source: null,
+  sourceId: null,
+  cvssV2: null,
+  cvssV3: null,
+  cvssV4: null,
+};
 
 /**
  * The finding's severity. Its own advisory's CVSS when it has any (the spec's
@@ -88,14 +99,25 @@ const NO_SEVERITY: SeverityResolution = { severity: 'NONE', source: null, source
  * records of two CVEs can share an alias (PYSEC-2021-88 and PYSEC-2021-104 both
  * list GHSA-5pr9-v234-jw36).
  */
-export function resolveSeverity(own: { id: string } & RecordScores | undefined, findingCveId: string, aliased: Iterable<[string, RecordScores]>): SeverityResolution {
+export function resolveSeverity(
+  own: ({ id: string } & RecordScores) | undefined,
+  findingCveId: string,
+  aliased: Iterable<[string, RecordScores]>,
+): SeverityResolution {
   if (own && hasCvss(own)) return fromRecord(own.id, own);
-  const candidates = [...aliased].filter(([id, scores]) => id !== own?.id && !(CVE_ID.test(findingCveId) && CVE_ID.test(scores.cveId) && scores.cveId !== findingCveId));
+  const candidates = [...aliased].filter(
+    ([id, scores]) =>
+      id !== own?.id && !(CVE_ID.test(findingCveId) && CVE_ID.test(scores.cveId) && scores.cveId !== findingCveId),
+  );
   let best: { id: string; scores: RecordScores; rank: number; score: number } | undefined;
   for (const [id, scores] of candidates) {
     const top = topCvss(scores);
     if (!top) continue;
-    if (!best || top.rank > best.rank || (top.rank === best.rank && (top.cvss.score > best.score || (top.cvss.score === best.score && id < best.id)))) {
+    if (
+      !best ||
+      top.rank > best.rank ||
+      (top.rank === best.rank && (top.cvss.score > best.score || (top.cvss.score === best.score && id < best.id)))
+    ) {
       best = { id, scores, rank: top.rank, score: top.cvss.score };
     }
   }
@@ -104,7 +126,8 @@ export function resolveSeverity(own: { id: string } & RecordScores | undefined, 
   let rated: { id: string; scores: RecordScores; level: SeverityLevel } | undefined;
   for (const [id, scores] of candidates) {
     const level = scores.databaseSeverity;
-    if (level && (!rated || LEVEL_RANK[level] > LEVEL_RANK[rated.level] || (level === rated.level && id < rated.id))) rated = { id, scores, level };
+    if (level && (!rated || LEVEL_RANK[level] > LEVEL_RANK[rated.level] || (level === rated.level && id < rated.id)))
+      rated = { id, scores, level };
   }
   return rated ? fromRecord(rated.id, { ...rated.scores, cvssV2: null, cvssV3: null, cvssV4: null }) : NO_SEVERITY;
 }
@@ -132,7 +155,10 @@ export function touchedIdentifiers(changes: readonly AliasChange[]): string[] {
  * it was in and joins the items of its new identifiers when it has scores.
  * Returns the new entries per identifier; an empty object means delete the item.
  */
-export function applyAliasChanges(current: ReadonlyMap<string, AliasEntries>, changes: readonly AliasChange[]): Map<string, AliasEntries> {
+export function applyAliasChanges(
+  current: ReadonlyMap<string, AliasEntries>,
+  changes: readonly AliasChange[],
+): Map<string, AliasEntries> {
   const result = new Map<string, AliasEntries>();
   for (const identifier of touchedIdentifiers(changes)) result.set(identifier, { ...(current.get(identifier) ?? {}) });
   // A record's entry can only be in the items it was indexed under (or, after a cut-off run, its new ones).
@@ -163,7 +189,10 @@ function entriesOf(item: Item): AliasEntries {
 }
 
 async function readEntries(identifiers: Iterable<string>): Promise<Map<string, AliasEntries>> {
-  const items = await batchGet([...new Set(identifiers)].map((identifier) => keys.corpusAlias(identifier)), { concurrency: READ_CONCURRENCY });
+  const items = await batchGet(
+    [...new Set(identifiers)].map((identifier) => keys.corpusAlias(identifier)),
+    { concurrency: READ_CONCURRENCY },
+  );
   return new Map(items.map((item) => [String(item.identifier), entriesOf(item)]));
 }
 
@@ -192,9 +221,15 @@ export interface FindingRef {
  * Resolves the severity of a scan's findings: one batched read of the alias items
  * of the findings whose own advisory has no CVSS (none at all when every one has).
  */
-export async function severityResolver(findings: readonly FindingRef[], advisoryOf: (id: string) => Advisory | undefined): Promise<(finding: FindingRef) => SeverityResolution> {
-  const identifiersOf = (finding: FindingRef, advisory: Advisory | undefined) =>
-    [...(advisory ? aliasIdentifiers(advisory) : [finding.advisoryId]), ...finding.relatedAdvisoryIds, finding.cveId];
+export async function severityResolver(
+  findings: readonly FindingRef[],
+  advisoryOf: (id: string) => Advisory | undefined,
+): Promise<(finding: FindingRef) => SeverityResolution> {
+  const identifiersOf = (finding: FindingRef, advisory: Advisory | undefined) => [
+    ...(advisory ? aliasIdentifiers(advisory) : [finding.advisoryId]),
+    ...finding.relatedAdvisoryIds,
+    finding.cveId,
+  ];
   const wanted = new Set<string>();
   for (const finding of findings) {
     const advisory = advisoryOf(finding.advisoryId);

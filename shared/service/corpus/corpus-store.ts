@@ -38,7 +38,12 @@ export function toMatchData(advisory: Advisory): MatchData {
 
 export async function spillToS3(kind: 'package' | 'advisory', id: string, value: unknown): Promise<string> {
   const objectKey = keys.corpusSpillObject(kind, id);
-  await putObject({ Bucket: config().sbomBucket, Key: objectKey, Body: JSON.stringify(value), ContentType: 'application/json' });
+  await putObject({
+    Bucket: config().sbomBucket,
+    Key: objectKey,
+    Body: JSON.stringify(value),
+    ContentType: 'application/json',
+  });
   return objectKey;
 }
 
@@ -72,13 +77,26 @@ export const corpusStore = {
 
   async scores(cveIds: Iterable<string>): Promise<Map<string, CveScores>> {
     const ids = [...new Set(cveIds)];
-    const items = await batchGet(ids.flatMap((id) => [keys.corpusKev(id), keys.corpusEpss(id)]), { concurrency: READ_CONCURRENCY });
+    const items = await batchGet(
+      ids.flatMap((id) => [keys.corpusKev(id), keys.corpusEpss(id)]),
+      { concurrency: READ_CONCURRENCY },
+    );
     const result = new Map<string, CveScores>(ids.map((id) => [id, { kev: null, epss: null }]));
     for (const item of items) {
       const scores = result.get(String(item.cveId));
       if (!scores) continue;
-      if (item.entity === 'CorpusKev') scores.kev = { dateAdded: String(item.dateAdded), dueDate: (item.dueDate as string | null) ?? null, knownRansomwareCampaignUse: (item.knownRansomwareCampaignUse as string | null) ?? null };
-      else scores.epss = { score: Number(item.epss), percentile: Number(item.percentile), date: (item.scoreDate as string | null) ?? null };
+      if (item.entity === 'CorpusKev')
+        scores.kev = {
+          dateAdded: String(item.dateAdded),
+          dueDate: (item.dueDate as string | null) ?? null,
+          knownRansomwareCampaignUse: (item.knownRansomwareCampaignUse as string | null) ?? null,
+        };
+      else
+        scores.epss = {
+          score: Number(item.epss),
+          percentile: Number(item.percentile),
+          date: (item.scoreDate as string | null) ?? null,
+        };
     }
     return result;
   },

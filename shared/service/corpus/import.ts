@@ -19,7 +19,14 @@ import { parseEpssCsv, type EpssScores } from './parse/epss';
 import { parseKevCatalog, type KevCatalog } from './parse/kev';
 import { readOsvDirectory, readOsvZip, type OsvReadResult } from './parse/osv-archive';
 import { PackageFilter, packageFilterStore } from './package-filter';
-import { MAX_INLINE_BYTES, packageEntries, packageItemKey, spillToS3, toMatchData, type MatchData } from './corpus-store';
+import {
+  MAX_INLINE_BYTES,
+  packageEntries,
+  packageItemKey,
+  spillToS3,
+  toMatchData,
+  type MatchData,
+} from './corpus-store';
 
 export interface AdvisoryImportSummary {
   read: number;
@@ -48,10 +55,13 @@ function packageKeysOf(advisory: Advisory): string[] {
 /** The advisory restricted to the affected entries of one package. */
 function matchDataFor(advisory: Advisory, key: string): MatchData {
   const data = toMatchData(advisory);
-  return { ...data, affected: data.affected.filter((affected) => {
-    const split = splitEcosystem(affected.ecosystem);
-    return split !== null && packageKey(split.ecosystem, affected.name) === key;
-  }) };
+  return {
+    ...data,
+    affected: data.affected.filter((affected) => {
+      const split = splitEcosystem(affected.ecosystem);
+      return split !== null && packageKey(split.ecosystem, affected.name) === key;
+    }),
+  };
 }
 
 async function packageItem(key: string, entries: MatchData[]): Promise<Item> {
@@ -64,7 +74,12 @@ async function packageItem(key: string, entries: MatchData[]): Promise<Item> {
 }
 
 async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummary): Promise<void> {
-  const existing = new Map((await batchGet(advisories.map((advisory) => keys.corpusAdvisory(advisory.id)))).map((item) => [String(item.advisoryId), item]));
+  const existing = new Map(
+    (await batchGet(advisories.map((advisory) => keys.corpusAdvisory(advisory.id)))).map((item) => [
+      String(item.advisoryId),
+      item,
+    ]),
+  );
   const changed: Advisory[] = [];
   const removed: Item[] = [];
   for (const advisory of advisories) {
@@ -81,9 +96,15 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
   }
   if (changed.length === 0 && removed.length === 0) return;
 
-  const dropIds = new Set([...changed.map((advisory) => advisory.id), ...removed.map((item) => String(item.advisoryId))]);
+  const dropIds = new Set([
+    ...changed.map((advisory) => advisory.id),
+    ...removed.map((item) => String(item.advisoryId)),
+  ]);
   const touched = new Set<string>();
-  for (const item of [...removed, ...changed.map((advisory) => existing.get(advisory.id)).filter((item): item is Item => item !== undefined)]) {
+  for (const item of [
+    ...removed,
+    ...changed.map((advisory) => existing.get(advisory.id)).filter((item): item is Item => item !== undefined),
+  ]) {
     for (const key of (item.packageKeys as string[] | undefined) ?? []) touched.add(key);
   }
   const additions = new Map<string, MatchData[]>();
@@ -94,7 +115,8 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
     }
   }
   const current = new Map<string, MatchData[]>();
-  for (const item of await batchGet([...touched].map(packageItemKey))) current.set(String(item.packageKey), await packageEntries(item));
+  for (const item of await batchGet([...touched].map(packageItemKey)))
+    current.set(String(item.packageKey), await packageEntries(item));
 
   const puts: Item[] = [];
   const deletes = [];
@@ -102,7 +124,9 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
   for (const key of touched) {
     const before = current.get(key);
     if (!before) newPackages.push(key);
-    const entries = [...(before ?? []).filter((entry) => !dropIds.has(entry.id)), ...(additions.get(key) ?? [])].sort((a, b) => a.id.localeCompare(b.id));
+    const entries = [...(before ?? []).filter((entry) => !dropIds.has(entry.id)), ...(additions.get(key) ?? [])].sort(
+      (a, b) => a.id.localeCompare(b.id),
+    );
     if (entries.length > 0) puts.push(await packageItem(key, entries));
     else if (before) deletes.push(packageItemKey(key));
   }
@@ -114,26 +138,66 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
     const short = shortName(key.slice(key.indexOf('\u0000') + 1));
     byShortName.set(short, [...(byShortName.get(short) ?? []), key]);
   }
-  const shortItems = new Map((await batchGet([...byShortName.keys()].map((short) => keys.corpusShortName(short)))).map((item) => [String(item.shortName), item]));
+  const shortItems = new Map(
+    (await batchGet([...byShortName.keys()].map((short) => keys.corpusShortName(short)))).map((item) => [
+      String(item.shortName),
+      item,
+    ]),
+  );
   for (const [short, added] of byShortName) {
     const known = (shortItems.get(short)?.packageKeys as string[] | undefined) ?? [];
-    puts.push({ ...keys.corpusShortName(short), entity: 'CorpusShortName', shortName: short, packageKeys: [...new Set([...known, ...added])].sort() });
+    puts.push({
+      ...keys.corpusShortName(short),
+      entity: 'CorpusShortName',
+      shortName: short,
+      packageKeys: [...new Set([...known, ...added])].sort(),
+    });
   }
 
   const advisoryPuts: Item[] = [];
   for (const advisory of changed) {
     const hash = contentHash(advisory);
-    const record = { ...keys.corpusAdvisory(advisory.id), entity: 'CorpusAdvisory', advisoryId: advisory.id, cveId: advisory.cveId, modified: advisory.modified, contentHash: hash, packageKeys: packageKeysOf(advisory), aliasIds: aliasIdentifiers(advisory) };
+    const record = {
+      ...keys.corpusAdvisory(advisory.id),
+      entity: 'CorpusAdvisory',
+      advisoryId: advisory.id,
+      cveId: advisory.cveId,
+      modified: advisory.modified,
+      contentHash: hash,
+      packageKeys: packageKeysOf(advisory),
+      aliasIds: aliasIdentifiers(advisory),
+    };
     const full = JSON.stringify(advisory);
-    advisoryPuts.push(Buffer.byteLength(full) <= MAX_INLINE_BYTES ? { ...record, advisory } : { ...record, spillKey: await spillToS3('advisory', advisory.id, advisory) });
+    advisoryPuts.push(
+      Buffer.byteLength(full) <= MAX_INLINE_BYTES
+        ? { ...record, advisory }
+        : { ...record, spillKey: await spillToS3('advisory', advisory.id, advisory) },
+    );
   }
   // Items written before the alias index existed have no `aliasIds`: they were never in it. A withdrawn
   // record still lists its aliases: those items are cleaned too, in case an earlier run was cut off
   // after writing them but before its advisory item.
-  const withdrawnIds = new Map(advisories.filter((advisory) => advisory.withdrawn !== null).map((advisory) => [advisory.id, aliasIdentifiers(advisory)]));
+  const withdrawnIds = new Map(
+    advisories
+      .filter((advisory) => advisory.withdrawn !== null)
+      .map((advisory) => [advisory.id, aliasIdentifiers(advisory)]),
+  );
   const aliasChanges: AliasChange[] = [
-    ...changed.map((advisory) => ({ advisoryId: advisory.id, before: (existing.get(advisory.id)?.aliasIds as string[] | undefined) ?? [], after: { identifiers: aliasIdentifiers(advisory), scores: scoresOf(advisory) } })),
-    ...removed.map((item) => ({ advisoryId: String(item.advisoryId), before: [...new Set([...((item.aliasIds as string[] | undefined) ?? []), ...(withdrawnIds.get(String(item.advisoryId)) ?? [])])], after: null })),
+    ...changed.map((advisory) => ({
+      advisoryId: advisory.id,
+      before: (existing.get(advisory.id)?.aliasIds as string[] | undefined) ?? [],
+      after: { identifiers: aliasIdentifiers(advisory), scores: scoresOf(advisory) },
+    })),
+    ...removed.map((item) => ({
+      advisoryId: String(item.advisoryId),
+      before: [
+        ...new Set([
+          ...((item.aliasIds as string[] | undefined) ?? []),
+          ...(withdrawnIds.get(String(item.advisoryId)) ?? []),
+        ]),
+      ],
+      after: null,
+    })),
   ];
   const aliasWrites = await aliasIndexWrites(aliasChanges);
   puts.push(...aliasWrites.puts);
@@ -141,17 +205,28 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
   // The advisory items go last: their content hash marks the work done, so an import cut off before
   // them redoes the package and alias items on the next run instead of skipping them as unchanged.
   await batchWrite(puts, deletes);
-  await batchWrite(advisoryPuts, removed.map((item) => keys.corpusAdvisory(String(item.advisoryId))));
+  await batchWrite(
+    advisoryPuts,
+    removed.map((item) => keys.corpusAdvisory(String(item.advisoryId))),
+  );
   summary.written += changed.length;
 }
 
 export async function importAdvisories(source: Iterable<OsvReadResult>): Promise<AdvisoryImportSummary> {
-  const summary: AdvisoryImportSummary = { read: 0, written: 0, unchanged: 0, withdrawn: 0, errors: 0, packagesWritten: 0 };
+  const summary: AdvisoryImportSummary = {
+    read: 0,
+    written: 0,
+    unchanged: 0,
+    withdrawn: 0,
+    errors: 0,
+    packagesWritten: 0,
+  };
   let chunk: Advisory[] = [];
   const seen = new Set<string>();
   // Every package this import names, unchanged ones included. A corpus that had OSV data before the
   // filter existed gets none: this import alone cannot list the packages earlier imports wrote.
-  const filter = (await packageFilterStore.exists()) || !(await completedSources()).has('osv') ? new PackageFilter() : undefined;
+  const filter =
+    (await packageFilterStore.exists()) || !(await completedSources()).has('osv') ? new PackageFilter() : undefined;
   for (const result of source) {
     if ('error' in result) {
       summary.errors += 1;
@@ -178,12 +253,29 @@ export async function importAdvisories(source: Iterable<OsvReadResult>): Promise
 
 export async function importKev(catalog: KevCatalog): Promise<{ entries: number; written: number; unchanged: number }> {
   const entries = [...catalog.entries.values()];
-  const existing = new Map((await batchGet(entries.map((entry) => keys.corpusKev(entry.cveID)))).map((item) => [String(item.cveId), item]));
+  const existing = new Map(
+    (await batchGet(entries.map((entry) => keys.corpusKev(entry.cveID)))).map((item) => [String(item.cveId), item]),
+  );
   const puts = entries
-    .map((entry) => ({ ...keys.corpusKev(entry.cveID), entity: 'CorpusKev', cveId: entry.cveID, dateAdded: entry.dateAdded, dueDate: entry.dueDate, knownRansomwareCampaignUse: entry.knownRansomwareCampaignUse, vendorProject: entry.vendorProject, product: entry.product, catalogVersion: catalog.catalogVersion }))
+    .map((entry) => ({
+      ...keys.corpusKev(entry.cveID),
+      entity: 'CorpusKev',
+      cveId: entry.cveID,
+      dateAdded: entry.dateAdded,
+      dueDate: entry.dueDate,
+      knownRansomwareCampaignUse: entry.knownRansomwareCampaignUse,
+      vendorProject: entry.vendorProject,
+      product: entry.product,
+      catalogVersion: catalog.catalogVersion,
+    }))
     .filter((item) => {
       const previous = existing.get(item.cveId);
-      return !previous || previous.dateAdded !== item.dateAdded || previous.dueDate !== item.dueDate || previous.knownRansomwareCampaignUse !== item.knownRansomwareCampaignUse;
+      return (
+        !previous ||
+        previous.dateAdded !== item.dateAdded ||
+        previous.dueDate !== item.dueDate ||
+        previous.knownRansomwareCampaignUse !== item.knownRansomwareCampaignUse
+      );
     });
   await batchWrite(puts);
   await recordImport('kev', { catalogVersion: catalog.catalogVersion, importedAt: new Date().toISOString() });
@@ -196,9 +288,21 @@ export async function importEpss(scores: EpssScores): Promise<{ rows: number; wr
   if (scores.scoreDate && previous?.scoreDate === scores.scoreDate && previous?.modelVersion === scores.modelVersion) {
     return { rows: scores.scores.size, written: 0, skipped: true };
   }
-  const puts = [...scores.scores].map(([cveId, score]) => ({ ...keys.corpusEpss(cveId), entity: 'CorpusEpss', cveId, epss: score.epss, percentile: score.percentile, scoreDate: scores.scoreDate, modelVersion: scores.modelVersion }));
+  const puts = [...scores.scores].map(([cveId, score]) => ({
+    ...keys.corpusEpss(cveId),
+    entity: 'CorpusEpss',
+    cveId,
+    epss: score.epss,
+    percentile: score.percentile,
+    scoreDate: scores.scoreDate,
+    modelVersion: scores.modelVersion,
+  }));
   await batchWrite(puts);
-  await recordImport('epss', { scoreDate: scores.scoreDate, modelVersion: scores.modelVersion, importedAt: new Date().toISOString() });
+  await recordImport('epss', {
+    scoreDate: scores.scoreDate,
+    modelVersion: scores.modelVersion,
+    importedAt: new Date().toISOString(),
+  });
   return { rows: scores.scores.size, written: puts.length, skipped: false };
 }
 
@@ -239,7 +343,8 @@ export function detectCorpusFile(path: string): CorpusFileKind {
   if (name.endsWith('.csv') || name.endsWith('.csv.gz')) return 'epss';
   if (name.endsWith('.json')) {
     const head = readFileSync(path, 'utf8').slice(0, 4096);
-    if (head.includes('"catalogVersion"') || head.includes('"vulnerabilities"') && head.includes('"cveID"')) return 'kev';
+    if (head.includes('"catalogVersion"') || (head.includes('"vulnerabilities"') && head.includes('"cveID"')))
+      return 'kev';
     return 'osv-file';
   }
   throw new Error(`${path}: not a recognised corpus file (OSV .zip or directory, KEV .json, EPSS .csv or .csv.gz)`);

@@ -33,16 +33,19 @@ export class PackageFilter {
   }
 
   add(key: string): void {
-    for (const position of this.positions(key)) this.bits[position >> 3] = (this.bits[position >> 3] ?? 0) | (1 << (position & 7));
+    for (const position of this.positions(key))
+      this.bits[position >> 3] = (this.bits[position >> 3] ?? 0) | (1 << (position & 7));
   }
 
   mightContain(key: string): boolean {
-    for (const position of this.positions(key)) if (((this.bits[position >> 3] ?? 0) & (1 << (position & 7))) === 0) return false;
+    for (const position of this.positions(key))
+      if (((this.bits[position >> 3] ?? 0) & (1 << (position & 7))) === 0) return false;
     return true;
   }
 
   merge(other: PackageFilter): void {
-    for (let index = 0; index < this.bits.length; index += 1) this.bits[index] = (this.bits[index] ?? 0) | (other.bits[index] ?? 0);
+    for (let index = 0; index < this.bits.length; index += 1)
+      this.bits[index] = (this.bits[index] ?? 0) | (other.bits[index] ?? 0);
   }
 }
 
@@ -55,7 +58,9 @@ async function readHead(): Promise<string | undefined> {
 }
 
 async function readVersion(version: string): Promise<PackageFilter | undefined> {
-  const items = await batchGet(Array.from({ length: CHUNKS }, (_, chunk) => keys.corpusPackageFilterChunk(version, chunk)));
+  const items = await batchGet(
+    Array.from({ length: CHUNKS }, (_, chunk) => keys.corpusPackageFilterChunk(version, chunk)),
+  );
   // A version replaced and deleted between reading the head and its chunks: no filter this time.
   if (items.length !== CHUNKS) return undefined;
   const filter = new PackageFilter();
@@ -89,20 +94,44 @@ export const packageFilterStore = {
         if (base) next.merge(base);
       }
       const version = randomUUID();
-      await batchWrite(Array.from({ length: CHUNKS }, (_, chunk) => ({
-        ...keys.corpusPackageFilterChunk(version, chunk), entity: 'CorpusPackageFilterChunk', version, chunk, bits: next.bits.slice(chunk * CHUNK_BYTES, (chunk + 1) * CHUNK_BYTES),
-      })));
+      await batchWrite(
+        Array.from({ length: CHUNKS }, (_, chunk) => ({
+          ...keys.corpusPackageFilterChunk(version, chunk),
+          entity: 'CorpusPackageFilterChunk',
+          version,
+          chunk,
+          bits: next.bits.slice(chunk * CHUNK_BYTES, (chunk + 1) * CHUNK_BYTES),
+        })),
+      );
       try {
-        await transactWrite([tx.put({ ...keys.corpusPackageFilterHead(), entity: 'CorpusPackageFilterHead', version, updatedAt: new Date().toISOString() },
-          previous === undefined ? 'attribute_not_exists(pk)' : '#version = :previous', previous === undefined ? undefined : { '#version': 'version' }, previous === undefined ? undefined : { ':previous': previous })]);
+        await transactWrite([
+          tx.put(
+            {
+              ...keys.corpusPackageFilterHead(),
+              entity: 'CorpusPackageFilterHead',
+              version,
+              updatedAt: new Date().toISOString(),
+            },
+            previous === undefined ? 'attribute_not_exists(pk)' : '#version = :previous',
+            previous === undefined ? undefined : { '#version': 'version' },
+            previous === undefined ? undefined : { ':previous': previous },
+          ),
+        ]);
       } catch (error) {
         if (!(error instanceof TransactionFailedError)) throw error;
         // Another import moved the head meanwhile: drop this version and merge into theirs.
-        await batchWrite([], Array.from({ length: CHUNKS }, (_, chunk) => keys.corpusPackageFilterChunk(version, chunk)));
+        await batchWrite(
+          [],
+          Array.from({ length: CHUNKS }, (_, chunk) => keys.corpusPackageFilterChunk(version, chunk)),
+        );
         continue;
       }
       // Scans that read the old head a moment ago find its chunks gone and read without a filter once.
-      if (previous !== undefined) await batchWrite([], Array.from({ length: CHUNKS }, (_, chunk) => keys.corpusPackageFilterChunk(previous, chunk)));
+      if (previous !== undefined)
+        await batchWrite(
+          [],
+          Array.from({ length: CHUNKS }, (_, chunk) => keys.corpusPackageFilterChunk(previous, chunk)),
+        );
       return;
     }
   },

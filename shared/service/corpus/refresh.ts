@@ -71,10 +71,14 @@ async function download(url: string, file: string): Promise<void> {
   try {
     await pipeline(Readable.fromWeb(response.body), count, createWriteStream(file, { mode: 0o600 }));
   } catch (error) {
-    throw new FeedDownloadError(url, `download broken off after ${received} bytes: ${(error as Error).message}`, { cause: error });
+    throw new FeedDownloadError(url, `download broken off after ${received} bytes: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
-  if (expected !== null && Number(expected) !== received) throw new FeedDownloadError(url, `received ${received} of ${expected} bytes`);
-  if (md5 !== undefined && hash.digest('base64') !== md5) throw new FeedDownloadError(url, 'content does not match its x-goog-hash md5');
+  if (expected !== null && Number(expected) !== received)
+    throw new FeedDownloadError(url, `received ${received} of ${expected} bytes`);
+  if (md5 !== undefined && hash.digest('base64') !== md5)
+    throw new FeedDownloadError(url, 'content does not match its x-goog-hash md5');
 }
 
 /** A downloaded feed, checked whole and ready to import. */
@@ -141,7 +145,10 @@ export async function refreshCorpus(feeds: CorpusFeeds): Promise<Record<string, 
     for (const feed of checked) {
       switch (feed.source) {
         case 'osv':
-          results[feed.url] = { entries: feed.entries, ...(await importAdvisories(readOsvZip(await readFile(feed.file)))) };
+          results[feed.url] = {
+            entries: feed.entries,
+            ...(await importAdvisories(readOsvZip(await readFile(feed.file)))),
+          };
           break;
         case 'kev':
           results.kev = await importKev(feed.catalog);

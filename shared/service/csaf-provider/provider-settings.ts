@@ -27,7 +27,9 @@ export interface CsafProviderView {
 
 function view(settings: Pick<CsafProviderSettings, 'directory' | 'publisher'>): CsafProviderView {
   return {
-    directory: settings.directory, publisher: settings.publisher, providerMetadataUrl: `${providerBaseUrl(settings.directory)}/provider-metadata.json`,
+    directory: settings.directory,
+    publisher: settings.publisher,
+    providerMetadataUrl: `${providerBaseUrl(settings.directory)}/provider-metadata.json`,
     wellKnown: config().csafDefaultProvider === settings.directory,
   };
 }
@@ -38,8 +40,17 @@ export const CsafProviderSettingsService = {
     return {
       view: current ? view(current) : null,
       change(input: CsafProviderSettingInput | null) {
-        const unchanged = input !== null && current !== undefined && JSON.stringify([input.directory, input.publisher]) === JSON.stringify([current.directory, current.publisher]);
-        const next = input ? { directory: input.directory, publisher: input.publisher, updatedAt: unchanged ? current.updatedAt : new Date().toISOString() } : null;
+        const unchanged =
+          input !== null &&
+          current !== undefined &&
+          JSON.stringify([input.directory, input.publisher]) === JSON.stringify([current.directory, current.publisher]);
+        const next = input
+          ? {
+              directory: input.directory,
+              publisher: input.publisher,
+              updatedAt: unchanged ? current.updatedAt : new Date().toISOString(),
+            }
+          : null;
         const { items, claimIndex } = csafProviderStore.settingsItems(teamId, current, next);
         return {
           view: next ? view(next) : null,
@@ -49,7 +60,10 @@ export const CsafProviderSettingsService = {
               await transactWrite([...items, ...other]);
             } catch (error) {
               if (error instanceof TransactionFailedError && claimIndex !== null && error.failedAt(claimIndex)) {
-                throw new ConflictError(`The CSAF directory name "${input?.directory ?? ''}" is taken by another team`, 'csaf_directory_taken');
+                throw new ConflictError(
+                  `The CSAF directory name "${input?.directory ?? ''}" is taken by another team`,
+                  'csaf_directory_taken',
+                );
               }
               throw error;
             }

@@ -79,20 +79,44 @@ export const csafProviderStore = {
    * (created only if free or already the team's; the old one released). Index 0 of the
    * returned items is the new claim when there is one, so a failed transaction names it.
    */
-  settingsItems(teamId: string, current: CsafProviderSettings | undefined, next: Omit<CsafProviderSettings, 'teamId'> | null): { items: TransactItem[]; claimIndex: number | null } {
+  settingsItems(
+    teamId: string,
+    current: CsafProviderSettings | undefined,
+    next: Omit<CsafProviderSettings, 'teamId'> | null,
+  ): { items: TransactItem[]; claimIndex: number | null } {
     const items: TransactItem[] = [];
     let claimIndex: number | null = null;
     if (next && next.directory !== current?.directory) {
       claimIndex = items.length;
-      items.push(tx.put({ ...keys.csafDirectoryClaim(next.directory), entity: 'CsafDirectoryClaim', teamId, directory: next.directory },
-        'attribute_not_exists(pk) OR #teamId = :teamId', { '#teamId': 'teamId' }, { ':teamId': teamId }));
+      items.push(
+        tx.put(
+          {
+            ...keys.csafDirectoryClaim(next.directory),
+            entity: 'CsafDirectoryClaim',
+            teamId,
+            directory: next.directory,
+          },
+          'attribute_not_exists(pk) OR #teamId = :teamId',
+          { '#teamId': 'teamId' },
+          { ':teamId': teamId },
+        ),
+      );
     }
     if (current && current.directory !== next?.directory) {
-      items.push(tx.delete(keys.csafDirectoryClaim(current.directory), '#teamId = :teamId', { '#teamId': 'teamId' }, { ':teamId': teamId }));
+      items.push(
+        tx.delete(
+          keys.csafDirectoryClaim(current.directory),
+          '#teamId = :teamId',
+          { '#teamId': 'teamId' },
+          { ':teamId': teamId },
+        ),
+      );
     }
-    items.push(next
-      ? tx.put({ ...keys.csafProvider(teamId), entity: 'CsafProvider', teamId, ...next })
-      : tx.delete(keys.csafProvider(teamId)));
+    items.push(
+      next
+        ? tx.put({ ...keys.csafProvider(teamId), entity: 'CsafProvider', teamId, ...next })
+        : tx.delete(keys.csafProvider(teamId)),
+    );
     return { items, claimIndex };
   },
 
@@ -106,7 +130,11 @@ export const csafProviderStore = {
     if (previousVersion === null) {
       return [
         tx.create(item),
-        tx.create({ ...keys.csafReleaseDocument(entry.teamId, entry.releaseId), entity: 'CsafReleaseDocument', fileBase: entry.fileBase }),
+        tx.create({
+          ...keys.csafReleaseDocument(entry.teamId, entry.releaseId),
+          entity: 'CsafReleaseDocument',
+          fileBase: entry.fileBase,
+        }),
       ];
     }
     return [tx.put(item, '#version = :previous', { '#version': 'version' }, { ':previous': previousVersion })];

@@ -40,7 +40,9 @@ function json(value: unknown): ProviderFile {
 
 /** Newest publication first; ties by path, so every listing has one order. */
 function newestFirst(entries: CsafDocumentEntry[]): CsafDocumentEntry[] {
-  return [...entries].sort((a, b) => b.currentReleaseDate.localeCompare(a.currentReleaseDate) || pathOf(a).localeCompare(pathOf(b)));
+  return [...entries].sort(
+    (a, b) => b.currentReleaseDate.localeCompare(a.currentReleaseDate) || pathOf(a).localeCompare(pathOf(b)),
+  );
 }
 
 function pathOf(entry: CsafDocumentEntry): string {
@@ -53,7 +55,9 @@ function escapeHtml(text: string): string {
 
 /** Requirement 14: a server-side listing with one link per entry (absolute URLs, whatever the trailing slash). */
 function listing(title: string, links: { href: string; label: string }[]): ProviderFile {
-  const items = links.map((link) => `<li><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></li>`).join('\n');
+  const items = links
+    .map((link) => `<li><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></li>`)
+    .join('\n');
   return {
     body: `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>\n<body><h1>${escapeHtml(title)}</h1>\n<ul>\n${items}\n</ul></body></html>\n`,
     contentType: 'text/html; charset=utf-8',
@@ -69,19 +73,30 @@ async function metadata(settings: CsafProviderSettings): Promise<ProviderFile> {
   const keys = await providerKeys(settings.teamId);
   return json({
     canonical_url: `${base}/provider-metadata.json`,
-    distributions: [{
-      directory_url: `${whiteDirectoryUrl(settings.directory)}/`,
-      rolie: {
-        categories: [`${whiteDirectoryUrl(settings.directory)}/${CATEGORY_FILE}`],
-        feeds: [{ summary: `All TLP:WHITE CSAF documents of ${settings.publisher.name}.`, tlp_label: 'WHITE', url: feedUrl(settings.directory) }],
-        services: [`${base}/service.json`],
+    distributions: [
+      {
+        directory_url: `${whiteDirectoryUrl(settings.directory)}/`,
+        rolie: {
+          categories: [`${whiteDirectoryUrl(settings.directory)}/${CATEGORY_FILE}`],
+          feeds: [
+            {
+              summary: `All TLP:WHITE CSAF documents of ${settings.publisher.name}.`,
+              tlp_label: 'WHITE',
+              url: feedUrl(settings.directory),
+            },
+          ],
+          services: [`${base}/service.json`],
+        },
       },
-    }],
+    ],
     last_updated: settings.updatedAt,
     list_on_CSAF_aggregators: true,
     metadata_version: '2.0',
     mirror_on_CSAF_aggregators: true,
-    public_openpgp_keys: keys.map((key) => ({ fingerprint: key.fingerprint, url: `${base}/openpgp/${key.fingerprint}.asc` })),
+    public_openpgp_keys: keys.map((key) => ({
+      fingerprint: key.fingerprint,
+      url: `${base}/openpgp/${key.fingerprint}.asc`,
+    })),
     publisher: settings.publisher,
     role: 'csaf_trusted_provider',
   });
@@ -110,10 +125,18 @@ export const CsafProvider = {
     const settings = await provider(directory);
     return json({
       service: {
-        workspace: [{
-          title: `${settings.publisher.name} CSAF documents`,
-          collection: [{ title: `${settings.publisher.name} CSAF feed (TLP:WHITE)`, href: feedUrl(directory), categories: { category: [ROLIE_CSAF_CATEGORY] } }],
-        }],
+        workspace: [
+          {
+            title: `${settings.publisher.name} CSAF documents`,
+            collection: [
+              {
+                title: `${settings.publisher.name} CSAF feed (TLP:WHITE)`,
+                href: feedUrl(directory),
+                categories: { category: [ROLIE_CSAF_CATEGORY] },
+              },
+            ],
+          },
+        ],
       },
     });
   },
@@ -155,8 +178,14 @@ export const CsafProvider = {
   /** Requirement 17: document category, language and the products the documents cover. */
   async category(directory: string): Promise<ProviderFile> {
     const settings = await provider(directory);
-    const products = [...new Set((await csafProviderStore.documents(settings.teamId)).map((entry) => entry.productName))].sort();
-    return json({ categories: { category: [ROLIE_CSAF_CATEGORY, { term: 'csaf_vex' }, { term: 'en' }, ...products.map((term) => ({ term }))] } });
+    const products = [
+      ...new Set((await csafProviderStore.documents(settings.teamId)).map((entry) => entry.productName)),
+    ].sort();
+    return json({
+      categories: {
+        category: [ROLIE_CSAF_CATEGORY, { term: 'csaf_vex' }, { term: 'en' }, ...products.map((term) => ({ term }))],
+      },
+    });
   },
 
   /** Requirement 12: every document's path below the directory, one a line. */
@@ -170,16 +199,24 @@ export const CsafProvider = {
   async changes(directory: string): Promise<ProviderFile> {
     const settings = await provider(directory);
     const entries = newestFirst(await csafProviderStore.documents(settings.teamId));
-    return { body: entries.map((entry) => `"${pathOf(entry)}","${entry.currentReleaseDate}"\n`).join(''), contentType: 'text/csv; charset=utf-8' };
+    return {
+      body: entries.map((entry) => `"${pathOf(entry)}","${entry.currentReleaseDate}"\n`).join(''),
+      contentType: 'text/csv; charset=utf-8',
+    };
   },
 
   async directoryListing(directory: string): Promise<ProviderFile> {
     const settings = await provider(directory);
     const white = whiteDirectoryUrl(directory);
-    const years = [...new Set((await csafProviderStore.documents(settings.teamId)).map((entry) => entry.year))].sort().reverse();
+    const years = [...new Set((await csafProviderStore.documents(settings.teamId)).map((entry) => entry.year))]
+      .sort()
+      .reverse();
     return listing(`${settings.publisher.name}: TLP:WHITE CSAF documents`, [
       ...years.map((year) => ({ href: `${white}/${year}/`, label: `${year}/` })),
-      ...['index.txt', 'changes.csv', FEED_FILE, CATEGORY_FILE].map((name) => ({ href: `${white}/${name}`, label: name })),
+      ...['index.txt', 'changes.csv', FEED_FILE, CATEGORY_FILE].map((name) => ({
+        href: `${white}/${name}`,
+        label: name,
+      })),
     ]);
   },
 
@@ -188,9 +225,14 @@ export const CsafProvider = {
     const entries = (await csafProviderStore.documents(settings.teamId)).filter((entry) => entry.year === year);
     if (entries.length === 0) throw new NotFoundError('CSAF year folder');
     const signed = publishesSignatures();
-    const names = entries.map((entry) => `${entry.fileBase}.json`).sort()
+    const names = entries
+      .map((entry) => `${entry.fileBase}.json`)
+      .sort()
       .flatMap((name) => [name, `${name}.sha256`, `${name}.sha512`, ...(signed ? [`${name}.asc`] : [])]);
-    return listing(`${settings.publisher.name}: TLP:WHITE CSAF documents of ${year}`, names.map((name) => ({ href: `${whiteDirectoryUrl(directory)}/${year}/${name}`, label: name })));
+    return listing(
+      `${settings.publisher.name}: TLP:WHITE CSAF documents of ${year}`,
+      names.map((name) => ({ href: `${whiteDirectoryUrl(directory)}/${year}/${name}`, label: name })),
+    );
   },
 
   /** `<file base>.json` (the current revision's exact bytes), `.sha256`, `.sha512` or `.asc`. */
@@ -207,7 +249,10 @@ export const CsafProvider = {
       if (signature === null) throw new NotFoundError('Signature');
       return { body: signature, contentType: 'application/pgp-signature' };
     }
-    return { body: checksumFile(suffix === '.sha256' ? 'sha256' : 'sha512', bytes, `${entry.fileBase}.json`), contentType: 'text/plain; charset=utf-8' };
+    return {
+      body: checksumFile(suffix === '.sha256' ? 'sha256' : 'sha512', bytes, `${entry.fileBase}.json`),
+      contentType: 'text/plain; charset=utf-8',
+    };
   },
 
   /** Requirement 20: the team's public OpenPGP keys beside provider-metadata.json. */

@@ -27,8 +27,15 @@ export interface CsafPublication {
   transactItems(rendered: CsafVexDocument, disclosure: { slug: string; publishedAt: string }): TransactItem[];
 }
 
-export async function prepareCsafPublication(teamId: string, product: { slug: string; name: string }, release: { id: string; version: string }): Promise<CsafPublication> {
-  const [previous, settings] = await Promise.all([csafProviderStore.documentOfRelease(teamId, release.id), csafProviderStore.settings(teamId)]);
+export async function prepareCsafPublication(
+  teamId: string,
+  product: { slug: string; name: string },
+  release: { id: string; version: string },
+): Promise<CsafPublication> {
+  const [previous, settings] = await Promise.all([
+    csafProviderStore.documentOfRelease(teamId, release.id),
+    csafProviderStore.settings(teamId),
+  ]);
   const trackingId = previous?.trackingId ?? newTrackingId(product.slug, release.version, release.id);
   const version = (previous?.version ?? 0) + 1;
   const publication: CsafPublication = {
@@ -36,16 +43,23 @@ export async function prepareCsafPublication(teamId: string, product: { slug: st
       const tracking = publication.tracking(generatedAt, documentId, documentVersion);
       if (!settings) return { csafTracking: tracking };
       const initialReleaseDate = tracking.revisions[0]?.date ?? generatedAt;
-      return { csafTracking: tracking, canonicalUrl: csafDocumentUrl(settings.directory, csafYear(initialReleaseDate), csafFileBase(tracking.id)) };
+      return {
+        csafTracking: tracking,
+        canonicalUrl: csafDocumentUrl(settings.directory, csafYear(initialReleaseDate), csafFileBase(tracking.id)),
+      };
     },
     tracking(generatedAt, documentId, documentVersion) {
-      const summary = version === 1
-        ? `Initial publication (VEX document ${documentId}, version ${documentVersion}).`
-        : `Republished from the release's current dispositions (VEX document ${documentId}, version ${documentVersion}).`;
+      const summary =
+        version === 1
+          ? `Initial publication (VEX document ${documentId}, version ${documentVersion}).`
+          : `Republished from the release's current dispositions (VEX document ${documentId}, version ${documentVersion}).`;
       return {
         id: trackingId,
         version,
-        revisions: [...(previous?.revisions ?? []).map((r) => ({ version: r.number, date: r.date, summary: r.summary })), { version, date: generatedAt, summary }],
+        revisions: [
+          ...(previous?.revisions ?? []).map((r) => ({ version: r.number, date: r.date, summary: r.summary })),
+          { version, date: generatedAt, summary },
+        ],
         ...(settings ? { publisher: settings.publisher } : {}),
       };
     },
@@ -53,13 +67,25 @@ export async function prepareCsafPublication(teamId: string, product: { slug: st
       const { tracking, title } = rendered.document;
       const history = tracking.revision_history;
       const entry: CsafDocumentEntry = {
-        teamId, releaseId: release.id, trackingId: tracking.id, fileBase: csafFileBase(tracking.id), year: csafYear(tracking.initial_release_date), title, productName: product.name,
-        initialReleaseDate: tracking.initial_release_date, currentReleaseDate: tracking.current_release_date, version: Number(tracking.version),
+        teamId,
+        releaseId: release.id,
+        trackingId: tracking.id,
+        fileBase: csafFileBase(tracking.id),
+        year: csafYear(tracking.initial_release_date),
+        title,
+        productName: product.name,
+        initialReleaseDate: tracking.initial_release_date,
+        currentReleaseDate: tracking.current_release_date,
+        version: Number(tracking.version),
         revisions: history.map((revision, index) => ({
-          number: Number(revision.number), date: revision.date, summary: revision.summary,
+          number: Number(revision.number),
+          date: revision.date,
+          summary: revision.summary,
           slug: index === history.length - 1 ? disclosure.slug : (previous?.revisions[index]?.slug ?? disclosure.slug),
         })),
-        currentSlug: disclosure.slug, publishedAt: disclosure.publishedAt, firstPublishedAt: previous?.firstPublishedAt ?? disclosure.publishedAt,
+        currentSlug: disclosure.slug,
+        publishedAt: disclosure.publishedAt,
+        firstPublishedAt: previous?.firstPublishedAt ?? disclosure.publishedAt,
       };
       return csafProviderStore.publicationItems(entry, previous ? previous.version : null);
     },

@@ -17,7 +17,10 @@ export interface ProviderKey {
 
 /** The team's public OpenPGP keys, current and retired (old signatures stay verifiable). */
 export async function providerKeys(teamId: string): Promise<ProviderKey[]> {
-  return (await PublisherKeys.publicKeys(teamId)).map((key) => ({ fingerprint: key.fingerprint, armored: key.armored }));
+  return (await PublisherKeys.publicKeys(teamId)).map((key) => ({
+    fingerprint: key.fingerprint,
+    armored: key.armored,
+  }));
 }
 
 /** Every publication gets a detached signature: the feed lists `rel: signature`. */

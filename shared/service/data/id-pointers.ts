@@ -26,7 +26,11 @@ export function pointerPut(teamId: string, entityId: string, pointer: IdPointer)
   return tx.create(pointerItem(teamId, entityId, pointer));
 }
 
-export async function resolvePointer(teamId: string, entityId: string, entityType: PointerEntity): Promise<IdPointer | undefined> {
+export async function resolvePointer(
+  teamId: string,
+  entityId: string,
+  entityType: PointerEntity,
+): Promise<IdPointer | undefined> {
   const item = await getItem(keys.idPointer(teamId, entityId));
   if (!item || item.entityType !== entityType) return undefined;
   return item as unknown as IdPointer; // written only by pointerItem above
@@ -37,12 +41,20 @@ export async function resolvePointer(teamId: string, entityId: string, entityTyp
  * first: once they are gone no id in the range resolves, even if the walk stops midway. Returns how
  * many items it removed. (The cascading deletes of releases and SBOMs; a product delete does the same.)
  */
-export async function deleteRangeWithPointers(teamId: string, range: { pk: string; skPrefix?: string }): Promise<number> {
+export async function deleteRangeWithPointers(
+  teamId: string,
+  range: { pk: string; skPrefix?: string },
+): Promise<number> {
   let removed = 0;
   for await (const page of queryPages<Item>({ ...range, projection: ['pk', 'sk', 'id'] })) {
-    const pointerKeys = page.filter((item) => typeof item.id === 'string').map((item) => keys.idPointer(teamId, String(item.id)));
+    const pointerKeys = page
+      .filter((item) => typeof item.id === 'string')
+      .map((item) => keys.idPointer(teamId, String(item.id)));
     await batchWrite([], pointerKeys);
-    await batchWrite([], page.map((item) => ({ pk: String(item.pk), sk: String(item.sk) })));
+    await batchWrite(
+      [],
+      page.map((item) => ({ pk: String(item.pk), sk: String(item.sk) })),
+    );
     removed += page.length;
   }
   return removed;

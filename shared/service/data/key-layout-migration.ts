@@ -39,7 +39,8 @@ function legacyOwner(item: Item): { teamId: string; kind: 'pointer' | 'audit' } 
   const { pk, sk } = item;
   if (typeof pk !== 'string' || typeof sk !== 'string' || !pk.startsWith(TEAM_PREFIX)) return undefined;
   const rest = pk.slice(TEAM_PREFIX.length);
-  if (item.entity === 'IdPointer' && !rest.includes('#') && sk.startsWith(LEGACY_POINTER_SK_PREFIX)) return { teamId: rest, kind: 'pointer' };
+  if (item.entity === 'IdPointer' && !rest.includes('#') && sk.startsWith(LEGACY_POINTER_SK_PREFIX))
+    return { teamId: rest, kind: 'pointer' };
   if (item.entity === 'AuditEntry') {
     const teamId = rest.slice(0, rest.indexOf('#'));
     if (teamId && pk === keys.legacyAuditPartition(teamId).pk) return { teamId, kind: 'audit' };
@@ -55,7 +56,10 @@ function moved(item: Item, owner: { teamId: string; kind: 'pointer' | 'audit' })
   }
   // The sort key is `<timestamp>#<id>` under both layouts, so the time order is kept.
   const [timestamp, id] = [String(item.timestamp), String(item.id)];
-  return { ...item, ...auditKeys(owner.teamId, { id, timestamp, entityType: String(item.entityType), action: String(item.action) }) };
+  return {
+    ...item,
+    ...auditKeys(owner.teamId, { id, timestamp, entityType: String(item.entityType), action: String(item.action) }),
+  };
 }
 
 /**
@@ -68,14 +72,16 @@ export async function migrateKeyLayout(options: { maxItems?: number } = {}): Pro
   const limit = options.maxItems ?? Number.POSITIVE_INFINITY;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await dynamo().send(new ScanCommand({
-      TableName: tableName(),
-      // Only the two entities that moved; the key test (legacyOwner) picks the old-layout ones.
-      FilterExpression: '#entity IN (:pointer, :audit)',
-      ExpressionAttributeNames: { '#entity': 'entity' },
-      ExpressionAttributeValues: { ':pointer': 'IdPointer', ':audit': 'AuditEntry' },
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    }));
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        // Only the two entities that moved; the key test (legacyOwner) picks the old-layout ones.
+        FilterExpression: '#entity IN (:pointer, :audit)',
+        ExpressionAttributeNames: { '#entity': 'entity' },
+        ExpressionAttributeValues: { ':pointer': 'IdPointer', ':audit': 'AuditEntry' },
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
     const puts: Item[] = [];
     const deletes: Key[] = [];
     for (const item of page.Items ?? []) {

@@ -49,8 +49,14 @@ export const keys = {
   team: (teamId: string): Key => ({ pk: teamPk(teamId), sk: 'TEAM' }),
   member: (teamId: string, memberId: string): Key => ({ pk: teamPk(teamId), sk: `MEMBER#${memberId}` }),
   memberPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'MEMBER#' }),
-  memberEmailClaim: (teamId: string, email: string): Key => ({ pk: teamPk(teamId), sk: `MEMBER_EMAIL#${email.toLowerCase()}` }),
-  serviceAccount: (teamId: string, serviceAccountId: string): Key => ({ pk: teamPk(teamId), sk: `SERVICE_ACCOUNT#${serviceAccountId}` }),
+  memberEmailClaim: (teamId: string, email: string): Key => ({
+    pk: teamPk(teamId),
+    sk: `MEMBER_EMAIL#${email.toLowerCase()}`,
+  }),
+  serviceAccount: (teamId: string, serviceAccountId: string): Key => ({
+    pk: teamPk(teamId),
+    sk: `SERVICE_ACCOUNT#${serviceAccountId}`,
+  }),
   apiKey: (teamId: string, keyId: string): Key => ({ pk: teamPk(teamId), sk: `APIKEY#${keyId}` }),
   apiKeyPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'APIKEY#' }),
   apiKeyNameClaim: (teamId: string, name: string): Key => ({ pk: teamPk(teamId), sk: `APIKEY_NAME#${name}` }),
@@ -60,7 +66,10 @@ export const keys = {
    * the authorizer reads it for each cookie request, so a removed member's or changed permission's
    * sessions end on the next request. Its own partition family, so the authorizer's grant stays off team data.
    */
-  memberLogin: (email: string, teamId: string): Key => ({ pk: `MEMBER_LOGIN#${email.toLowerCase()}`, sk: `TEAM#${teamId}` }),
+  memberLogin: (email: string, teamId: string): Key => ({
+    pk: `MEMBER_LOGIN#${email.toLowerCase()}`,
+    sk: `TEAM#${teamId}`,
+  }),
   memberLoginPrefix: (email: string) => ({ pk: `MEMBER_LOGIN#${email.toLowerCase()}`, skPrefix: 'TEAM#' }),
   /** A browser session, by SHA-256 of its id (the id itself is only in the cookie); TTL removes it. */
   session: (sha256Hex: string): Key => ({ pk: `SESSION#${sha256Hex}`, sk: 'SESSION' }),
@@ -74,7 +83,10 @@ export const keys = {
    * token exchange and the authorizer may read them (`TEAM#*#TRUST_POLICIES`) without a grant on
    * the rest of any team's data, and isolation stays in the key.
    */
-  trustPolicy: (teamId: string, policyId: string): Key => ({ pk: `${teamPk(teamId)}#TRUST_POLICIES`, sk: `POLICY#${policyId}` }),
+  trustPolicy: (teamId: string, policyId: string): Key => ({
+    pk: `${teamPk(teamId)}#TRUST_POLICIES`,
+    sk: `POLICY#${policyId}`,
+  }),
   /** The team's session timeouts (shared/service/identity/session-timeouts.ts): beside trust policies, readable by the authorizer alone. */
   sessionTimeouts: (teamId: string): Key => ({ pk: `${teamPk(teamId)}#SESSION_TIMEOUTS`, sk: 'SESSION_TIMEOUTS' }),
   trustPolicyPrefix: (teamId: string) => ({ pk: `${teamPk(teamId)}#TRUST_POLICIES`, skPrefix: 'POLICY#' }),
@@ -95,7 +107,10 @@ export const keys = {
    */
   productCount: (teamId: string): Key => ({ pk: productListPk(teamId), sk: '~COUNT' }),
   /** The list's ordered index: one small entry per live product, sorted by creation time (the list reads it newest first). */
-  productListEntry: (teamId: string, createdAt: string, productId: string): Key => ({ pk: productListPk(teamId), sk: `${createdAt}#${productId}` }),
+  productListEntry: (teamId: string, createdAt: string, productId: string): Key => ({
+    pk: productListPk(teamId),
+    sk: `${createdAt}#${productId}`,
+  }),
   productListPartition: (teamId: string) => ({ pk: productListPk(teamId) }),
   /** The product id an index entry's sort key names. */
   productIdOfListEntry: (sk: string): string => sk.slice(sk.lastIndexOf('#') + 1),
@@ -106,42 +121,113 @@ export const keys = {
    */
   idPointer: (teamId: string, entityId: string): Key => ({ pk: `${teamPk(teamId)}#ID#${entityId}`, sk: 'ID' }),
 
-  release: (teamId: string, productId: string, releaseId: string): Key => ({ pk: productPk(teamId, productId), sk: `RELEASE#${releaseId}` }),
+  release: (teamId: string, productId: string, releaseId: string): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `RELEASE#${releaseId}`,
+  }),
   releasePrefix: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId), skPrefix: 'RELEASE#' }),
-  releaseVersionClaim: (teamId: string, productId: string, version: string): Key => ({ pk: productPk(teamId, productId), sk: `RELEASE_VERSION#${version}` }),
+  releaseVersionClaim: (teamId: string, productId: string, version: string): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `RELEASE_VERSION#${version}`,
+  }),
   /** Everything that belongs to one release (SBOMs, findings, dispositions, VEX documents). */
-  releaseChildrenPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: releasePrefix(releaseId) }),
+  releaseChildrenPrefix: (teamId: string, productId: string, releaseId: string) => ({
+    pk: productPk(teamId, productId),
+    skPrefix: releasePrefix(releaseId),
+  }),
 
-  sbom: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SBOM#${sbomId}` }),
-  sbomPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}SBOM#` }),
+  sbom: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `${releasePrefix(releaseId)}SBOM#${sbomId}`,
+  }),
+  sbomPrefix: (teamId: string, productId: string, releaseId: string) => ({
+    pk: productPk(teamId, productId),
+    skPrefix: `${releasePrefix(releaseId)}SBOM#`,
+  }),
   /**
    * One SBOM per file content in a release (docs/api.md "Duplicate uploads"): created in the SBOM's own
    * transaction, so two identical uploads racing cannot both commit.
    */
-  sbomContentClaim: (teamId: string, productId: string, releaseId: string, fileHash: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SBOM_HASH#${fileHash}` }),
+  sbomContentClaim: (teamId: string, productId: string, releaseId: string, fileHash: string): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `${releasePrefix(releaseId)}SBOM_HASH#${fileHash}`,
+  }),
   /** The one-scan-at-a-time lease of an SBOM (shared/service/scans/scan-lease.ts); beside the SBOM so a product delete takes it along. */
-  scanLease: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}SCAN_LEASE#${sbomId}` }),
-  finding: (teamId: string, productId: string, releaseId: string, sbomId: string, findingId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}FINDING#${sbomId}#${findingId}` }),
-  findingPrefix: (teamId: string, productId: string, releaseId: string, sbomId?: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}FINDING#${sbomId ? `${sbomId}#` : ''}` }),
+  scanLease: (teamId: string, productId: string, releaseId: string, sbomId: string): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `${releasePrefix(releaseId)}SCAN_LEASE#${sbomId}`,
+  }),
+  finding: (teamId: string, productId: string, releaseId: string, sbomId: string, findingId: string): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `${releasePrefix(releaseId)}FINDING#${sbomId}#${findingId}`,
+  }),
+  findingPrefix: (teamId: string, productId: string, releaseId: string, sbomId?: string) => ({
+    pk: productPk(teamId, productId),
+    skPrefix: `${releasePrefix(releaseId)}FINDING#${sbomId ? `${sbomId}#` : ''}`,
+  }),
   /**
    * One decision per (release, package at version, advisory): `decisionKey` is
    * shared/service/dispositions/decision-identity.ts's key, so every SBOM of the release meets it.
    */
-  disposition: (teamId: string, productId: string, releaseId: string, decisionKey: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION#${decisionKey}` }),
-  dispositionPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}DISPOSITION#` }),
-  dispositionHistory: (teamId: string, productId: string, releaseId: string, decisionKey: string, at: string, changeId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${decisionKey}#${at}#${changeId}` }),
-  dispositionHistoryPrefix: (teamId: string, productId: string, releaseId: string, decisionKey: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${decisionKey}#` }),
+  disposition: (teamId: string, productId: string, releaseId: string, decisionKey: string): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `${releasePrefix(releaseId)}DISPOSITION#${decisionKey}`,
+  }),
+  dispositionPrefix: (teamId: string, productId: string, releaseId: string) => ({
+    pk: productPk(teamId, productId),
+    skPrefix: `${releasePrefix(releaseId)}DISPOSITION#`,
+  }),
+  dispositionHistory: (
+    teamId: string,
+    productId: string,
+    releaseId: string,
+    decisionKey: string,
+    at: string,
+    changeId: string,
+  ): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${decisionKey}#${at}#${changeId}`,
+  }),
+  dispositionHistoryPrefix: (teamId: string, productId: string, releaseId: string, decisionKey: string) => ({
+    pk: productPk(teamId, productId),
+    skPrefix: `${releasePrefix(releaseId)}DISPOSITION_HISTORY#${decisionKey}#`,
+  }),
   /**
    * The product's carry-over index: the latest counted decision on each (package at version, advisory)
    * in any release of the product, written in the same transaction as the decision. A scan reads this
    * one prefix instead of every earlier release (docs/triage-continuity.md).
    */
-  decisionCarry: (teamId: string, productId: string, decisionKey: string): Key => ({ pk: productPk(teamId, productId), sk: `CARRY#${decisionKey}` }),
-  decisionCarryPrefix: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId), skPrefix: 'CARRY#' }),
-  vexDocument: (teamId: string, productId: string, releaseId: string, vexId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}VEX#${vexId}` }),
-  vexDocumentPrefix: (teamId: string, productId: string, releaseId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}VEX#` }),
-  approval: (teamId: string, productId: string, releaseId: string, vexId: string, at: string, approvalId: string): Key => ({ pk: productPk(teamId, productId), sk: `${releasePrefix(releaseId)}APPROVAL#${vexId}#${at}#${approvalId}` }),
-  approvalPrefix: (teamId: string, productId: string, releaseId: string, vexId: string) => ({ pk: productPk(teamId, productId), skPrefix: `${releasePrefix(releaseId)}APPROVAL#${vexId}#` }),
+  decisionCarry: (teamId: string, productId: string, decisionKey: string): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `CARRY#${decisionKey}`,
+  }),
+  decisionCarryPrefix: (teamId: string, productId: string) => ({
+    pk: productPk(teamId, productId),
+    skPrefix: 'CARRY#',
+  }),
+  vexDocument: (teamId: string, productId: string, releaseId: string, vexId: string): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `${releasePrefix(releaseId)}VEX#${vexId}`,
+  }),
+  vexDocumentPrefix: (teamId: string, productId: string, releaseId: string) => ({
+    pk: productPk(teamId, productId),
+    skPrefix: `${releasePrefix(releaseId)}VEX#`,
+  }),
+  approval: (
+    teamId: string,
+    productId: string,
+    releaseId: string,
+    vexId: string,
+    at: string,
+    approvalId: string,
+  ): Key => ({
+    pk: productPk(teamId, productId),
+    sk: `${releasePrefix(releaseId)}APPROVAL#${vexId}#${at}#${approvalId}`,
+  }),
+  approvalPrefix: (teamId: string, productId: string, releaseId: string, vexId: string) => ({
+    pk: productPk(teamId, productId),
+    skPrefix: `${releasePrefix(releaseId)}APPROVAL#${vexId}#`,
+  }),
   sbomUpload: (teamId: string, uploadId: string): Key => ({ pk: teamPk(teamId), sk: `SBOM_UPLOAD#${uploadId}` }),
   /**
    * Recovery indexes on gsi1 (sparse: only items with something left to do carry them), each sorted
@@ -153,31 +239,57 @@ export const keys = {
   pendingScanIndex: (since: string, sbomId: string) => ({ gsi1pk: 'RECOVERY#SCAN', gsi1sk: `${since}#${sbomId}` }),
   pendingScanPartition: () => ({ gsi1pk: 'RECOVERY#SCAN' }),
   sbomStaging: (teamId: string, sbomId: string): Key => ({ pk: teamPk(teamId), sk: `SBOM_STAGING#${sbomId}` }),
-  sbomStagingIndex: (since: string, sbomId: string) => ({ gsi1pk: 'RECOVERY#SBOM_STAGING', gsi1sk: `${since}#${sbomId}` }),
+  sbomStagingIndex: (since: string, sbomId: string) => ({
+    gsi1pk: 'RECOVERY#SBOM_STAGING',
+    gsi1sk: `${since}#${sbomId}`,
+  }),
   sbomStagingPartition: () => ({ gsi1pk: 'RECOVERY#SBOM_STAGING' }),
-  sbomUploadIndex: (expiresAt: string, uploadId: string) => ({ gsi1pk: 'RECOVERY#SBOM_UPLOAD', gsi1sk: `${expiresAt}#${uploadId}` }),
+  sbomUploadIndex: (expiresAt: string, uploadId: string) => ({
+    gsi1pk: 'RECOVERY#SBOM_UPLOAD',
+    gsi1sk: `${expiresAt}#${uploadId}`,
+  }),
   sbomUploadPartition: () => ({ gsi1pk: 'RECOVERY#SBOM_UPLOAD' }),
 
   /**
    * A disposition batch's intent while it is being applied or rolled back (team partition,
    * spans releases). Deleted when the batch ends, so the pending ones are one cheap prefix query.
    */
-  dispositionBatchPending: (teamId: string, batchId: string): Key => ({ pk: teamPk(teamId), sk: `DISPOSITION_BATCH_PENDING#${batchId}` }),
+  dispositionBatchPending: (teamId: string, batchId: string): Key => ({
+    pk: teamPk(teamId),
+    sk: `DISPOSITION_BATCH_PENDING#${batchId}`,
+  }),
   dispositionBatchPendingPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'DISPOSITION_BATCH_PENDING#' }),
   /** Sparse gsi1 entry on a pending intent: the recovery sweep finds every team's pending batches without a Scan. */
-  dispositionBatchPendingIndex: (teamId: string, batchId: string, createdAt: string) => ({ gsi1pk: 'DISPOSITION_BATCH_PENDING', gsi1sk: `${createdAt}#${teamId}#${batchId}` }),
-  dispositionBatchPendingIndexPartition: () => ({ pk: 'DISPOSITION_BATCH_PENDING', indexName: 'gsi1' as const, pkAttribute: 'gsi1pk', skAttribute: 'gsi1sk' }),
+  dispositionBatchPendingIndex: (teamId: string, batchId: string, createdAt: string) => ({
+    gsi1pk: 'DISPOSITION_BATCH_PENDING',
+    gsi1sk: `${createdAt}#${teamId}#${batchId}`,
+  }),
+  dispositionBatchPendingIndexPartition: () => ({
+    pk: 'DISPOSITION_BATCH_PENDING',
+    indexName: 'gsi1' as const,
+    pkAttribute: 'gsi1pk',
+    skAttribute: 'gsi1sk',
+  }),
   /** How a finished batch ended (committed or failed), kept for a while after its intent is gone. */
-  dispositionBatchOutcome: (teamId: string, batchId: string): Key => ({ pk: teamPk(teamId), sk: `DISPOSITION_BATCH#${batchId}` }),
+  dispositionBatchOutcome: (teamId: string, batchId: string): Key => ({
+    pk: teamPk(teamId),
+    sk: `DISPOSITION_BATCH#${batchId}`,
+  }),
 
   /** Public disclosures: global (they outlive the team's product), one item per published snapshot. */
   disclosure: (slug: string): Key => ({ pk: `DISCLOSURE#${slug}`, sk: 'DISCLOSURE' }),
   /** Snapshots of one VEX document, by version, so a disclosure lists its siblings. */
-  disclosureOfDocument: (vexId: string, version: number): Key => ({ pk: `DISCLOSED_DOC#${vexId}`, sk: `V#${String(version).padStart(6, '0')}` }),
+  disclosureOfDocument: (vexId: string, version: number): Key => ({
+    pk: `DISCLOSED_DOC#${vexId}`,
+    sk: `V#${String(version).padStart(6, '0')}`,
+  }),
   disclosureOfDocumentPrefix: (vexId: string) => ({ pk: `DISCLOSED_DOC#${vexId}`, skPrefix: 'V#' }),
   /** Publication counters and sequence-numbered index items: page N of the list is one range query. */
   disclosureCounter: (format: string): Key => ({ pk: 'DISCLOSURE_COUNTER', sk: format }),
-  disclosureIndexEntry: (format: string, sequence: number): Key => ({ pk: `DISCLOSURE_INDEX#${format}`, sk: String(sequence).padStart(12, '0') }),
+  disclosureIndexEntry: (format: string, sequence: number): Key => ({
+    pk: `DISCLOSURE_INDEX#${format}`,
+    sk: String(sequence).padStart(12, '0'),
+  }),
   disclosureIndexPartition: (format: string) => ({ pk: `DISCLOSURE_INDEX#${format}` }),
   disclosureSequenceKey: (sequence: number) => String(sequence).padStart(12, '0'),
   disclosureObject: (slug: string) => `disclosures/${slug}/content`,
@@ -191,7 +303,10 @@ export const keys = {
   csafProvider: (teamId: string): Key => ({ pk: `CSAF_PROVIDER#${teamId}`, sk: 'PROVIDER' }),
   csafDocument: (teamId: string, fileBase: string): Key => ({ pk: `CSAF_PROVIDER#${teamId}`, sk: `DOC#${fileBase}` }),
   csafDocumentPrefix: (teamId: string) => ({ pk: `CSAF_PROVIDER#${teamId}`, skPrefix: 'DOC#' }),
-  csafReleaseDocument: (teamId: string, releaseId: string): Key => ({ pk: `CSAF_PROVIDER#${teamId}`, sk: `RELEASE#${releaseId}` }),
+  csafReleaseDocument: (teamId: string, releaseId: string): Key => ({
+    pk: `CSAF_PROVIDER#${teamId}`,
+    sk: `RELEASE#${releaseId}`,
+  }),
   /** Public directory name → team; unique across the deployment. */
   csafDirectoryClaim: (directory: string): Key => ({ pk: `CSAF_DIRECTORY#${directory}`, sk: 'CSAF_DIRECTORY' }),
   /** Files published beside a snapshot (signature, checksums, DSSE attestation); names in shared/service/disclosures/disclosure-files.ts. */
@@ -201,22 +316,42 @@ export const keys = {
    * sequence number: OpenPGP creation times have one-second resolution); the head names the current key.
    */
   publisherKeyPrefix: (teamId: string) => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, skPrefix: 'KEY#' }),
-  publisherKey: (teamId: string, sequence: number): Key => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, sk: `KEY#${String(sequence).padStart(6, '0')}` }),
+  publisherKey: (teamId: string, sequence: number): Key => ({
+    pk: `${teamPk(teamId)}#PUBLISHER_KEYS`,
+    sk: `KEY#${String(sequence).padStart(6, '0')}`,
+  }),
   publisherKeyHead: (teamId: string): Key => ({ pk: `${teamPk(teamId)}#PUBLISHER_KEYS`, sk: 'HEAD' }),
   /** The sealed private key (KMS ciphertext on AWS), never in the partition the public function reads. */
-  publisherPrivateKey: (teamId: string, fingerprint: string): Key => ({ pk: teamPk(teamId), sk: `PUBLISHER_PRIVATE_KEY#${fingerprint}` }),
-  vexContentObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.json`,
-  vexInputObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) => `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.input.json`,
+  publisherPrivateKey: (teamId: string, fingerprint: string): Key => ({
+    pk: teamPk(teamId),
+    sk: `PUBLISHER_PRIVATE_KEY#${fingerprint}`,
+  }),
+  vexContentObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) =>
+    `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.json`,
+  vexInputObject: (teamId: string, productId: string, releaseId: string, vexId: string, version: number) =>
+    `teams/${teamId}/products/${productId}/releases/${releaseId}/vex/${vexId}/v${version}.input.json`,
 
-  audit: (teamId: string, at: string, auditId: string): Key => ({ pk: auditPk(teamId, auditShardOf(auditId)), sk: `${at}#${auditId}` }),
+  audit: (teamId: string, at: string, auditId: string): Key => ({
+    pk: auditPk(teamId, auditShardOf(auditId)),
+    sk: `${at}#${auditId}`,
+  }),
   /** Every shard of the team's audit log (a reader merges them in sort-key order). */
   auditPartitions: (teamId: string) => auditShards.map((shard) => ({ pk: auditPk(teamId, shard) })),
-  auditByEntityType: (teamId: string, entityType: string, shard: number) => ({ gsi1pk: `${auditPk(teamId, shard)}#ENTITY#${entityType}` }),
-  auditByAction: (teamId: string, action: string, shard: number) => ({ gsi2pk: `${auditPk(teamId, shard)}#ACTION#${action}` }),
-  auditByEntityTypeAndAction: (teamId: string, entityType: string, action: string, shard: number) => ({ gsi3pk: `${auditPk(teamId, shard)}#ENTITY#${entityType}#ACTION#${action}` }),
+  auditByEntityType: (teamId: string, entityType: string, shard: number) => ({
+    gsi1pk: `${auditPk(teamId, shard)}#ENTITY#${entityType}`,
+  }),
+  auditByAction: (teamId: string, action: string, shard: number) => ({
+    gsi2pk: `${auditPk(teamId, shard)}#ACTION#${action}`,
+  }),
+  auditByEntityTypeAndAction: (teamId: string, entityType: string, action: string, shard: number) => ({
+    gsi3pk: `${auditPk(teamId, shard)}#ENTITY#${entityType}#ACTION#${action}`,
+  }),
 
   /** Vulnerability corpus (global, not team data): match data per package, import bookkeeping per advisory, scores per CVE. */
-  corpusPackage: (ecosystem: string, normalizedName: string): Key => ({ pk: `CORPUS#PKG#${ecosystem}#${normalizedName}`, sk: 'PKG' }),
+  corpusPackage: (ecosystem: string, normalizedName: string): Key => ({
+    pk: `CORPUS#PKG#${ecosystem}#${normalizedName}`,
+    sk: 'PKG',
+  }),
   corpusAdvisory: (advisoryId: string): Key => ({ pk: `CORPUS#ADV#${advisoryId}`, sk: 'ADV' }),
   /** Package keys sharing a short name (CPE product, bare component name) → the corpus packages to fetch. */
   corpusShortName: (shortName: string): Key => ({ pk: `CORPUS#SHORT#${shortName}`, sk: 'SHORT' }),
@@ -226,19 +361,26 @@ export const keys = {
   corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
   /** The corpus package filter (shared/service/corpus/package-filter.ts): a head naming the current version, and that version's chunks. */
   corpusPackageFilterHead: (): Key => ({ pk: 'CORPUS#FILTER', sk: 'HEAD' }),
-  corpusPackageFilterChunk: (version: string, chunk: number): Key => ({ pk: 'CORPUS#FILTER', sk: `V#${version}#${chunk}` }),
+  corpusPackageFilterChunk: (version: string, chunk: number): Key => ({
+    pk: 'CORPUS#FILTER',
+    sk: `V#${version}#${chunk}`,
+  }),
   /** One completion record per corpus source (osv, kev, epss), written only when that source's import finished. */
   corpusSourceImport: (source: string): Key => ({ pk: 'CORPUS#META', sk: `SOURCE#${source}` }),
   corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
 
   /** S3 object keys. Team-prefixed like table keys, so a product's files share one prefix. */
-  sbomObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}`,
+  sbomObject: (teamId: string, productId: string, releaseId: string, sbomId: string) =>
+    `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}`,
   /** The parsed component inventory, kept next to the original so scans and reports need not re-parse. */
-  sbomInventoryObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}.components.json.gz`,
+  sbomInventoryObject: (teamId: string, productId: string, releaseId: string, sbomId: string) =>
+    `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}.components.json.gz`,
   /** The findings of an SBOM's last completed scan, written with it (shared/service/scans/findings-digest.ts); one per SBOM, overwritten by each scan. */
-  sbomFindingsObject: (teamId: string, productId: string, releaseId: string, sbomId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}.findings.json.gz`,
+  sbomFindingsObject: (teamId: string, productId: string, releaseId: string, sbomId: string) =>
+    `teams/${teamId}/products/${productId}/releases/${releaseId}/sboms/${sbomId}.findings.json.gz`,
   productObjectsPrefix: (teamId: string, productId: string) => `teams/${teamId}/products/${productId}/`,
-  releaseObjectsPrefix: (teamId: string, productId: string, releaseId: string) => `teams/${teamId}/products/${productId}/releases/${releaseId}/`,
+  releaseObjectsPrefix: (teamId: string, productId: string, releaseId: string) =>
+    `teams/${teamId}/products/${productId}/releases/${releaseId}/`,
   sbomUploadObject: (teamId: string, uploadId: string) => `uploads/${teamId}/${uploadId}`,
 
   /**

@@ -141,7 +141,13 @@ export const tx = {
   create(item: Item): TransactItem {
     return tx.put(item, 'attribute_not_exists(pk)');
   },
-  update(key: Key, update: string, names: Record<string, string>, values: Record<string, unknown> | undefined, condition?: string): TransactItem {
+  update(
+    key: Key,
+    update: string,
+    names: Record<string, string>,
+    values: Record<string, unknown> | undefined,
+    condition?: string,
+  ): TransactItem {
     return {
       Update: {
         TableName: tableName(),
@@ -184,13 +190,18 @@ const BATCH_LIMIT = 25;
  * unprocessed items with backoff. Callers never put and delete the same key
  * in one call, so batch order does not matter.
  */
-export async function batchWrite(puts: Item[], deletes: Key[] = [], options: { concurrency?: number } = {}): Promise<void> {
+export async function batchWrite(
+  puts: Item[],
+  deletes: Key[] = [],
+  options: { concurrency?: number } = {},
+): Promise<void> {
   const requests = [
     ...puts.map((item) => ({ PutRequest: { Item: item } })),
     ...deletes.map((key) => ({ DeleteRequest: { Key: key } })),
   ];
   const chunks: (typeof requests)[] = [];
-  for (let offset = 0; offset < requests.length; offset += BATCH_LIMIT) chunks.push(requests.slice(offset, offset + BATCH_LIMIT));
+  for (let offset = 0; offset < requests.length; offset += BATCH_LIMIT)
+    chunks.push(requests.slice(offset, offset + BATCH_LIMIT));
   let next = 0;
   async function worker(): Promise<void> {
     while (next < chunks.length) {
@@ -210,7 +221,11 @@ export async function batchWrite(puts: Item[], deletes: Key[] = [], options: { c
  * Builds a SET/REMOVE update expression from a patch: `undefined` leaves a
  * field alone, `null` removes it, anything else sets it.
  */
-export function patchExpression(patch: Record<string, unknown>): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+export function patchExpression(patch: Record<string, unknown>): {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
   const sets: string[] = [];
   const removes: string[] = [];
   const names: Record<string, string> = {};
@@ -225,7 +240,10 @@ export function patchExpression(patch: Record<string, unknown>): { expression: s
       sets.push(`#f${index} = :v${index}`);
     }
   });
-  const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean);
+  const parts = [
+    sets.length ? `SET ${sets.join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.join(', ')}` : '',
+  ].filter(Boolean);
   return { expression: parts.join(' '), names, values };
 }
 
@@ -237,7 +255,8 @@ const BATCH_GET_LIMIT = 100;
  */
 export async function batchGet<T extends Item>(itemKeys: Key[], options: { concurrency?: number } = {}): Promise<T[]> {
   const chunks: Key[][] = [];
-  for (let offset = 0; offset < itemKeys.length; offset += BATCH_GET_LIMIT) chunks.push(itemKeys.slice(offset, offset + BATCH_GET_LIMIT));
+  for (let offset = 0; offset < itemKeys.length; offset += BATCH_GET_LIMIT)
+    chunks.push(itemKeys.slice(offset, offset + BATCH_GET_LIMIT));
   const results: T[] = [];
   let next = 0;
   async function worker(): Promise<void> {
@@ -246,7 +265,9 @@ export async function batchGet<T extends Item>(itemKeys: Key[], options: { concu
       for (let attempt = 0; pending.length > 0; attempt += 1) {
         if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
-        const response = await dynamo().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+        const response = await dynamo().send(
+          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
+        );
         results.push(...((response.Responses?.[tableName()] ?? []) as T[]));
         pending = (response.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Record<string, unknown>[];
       }

@@ -36,7 +36,11 @@ export async function retryLostRaces<T>(attempt: () => Promise<T | typeof RETRY>
  * Condition that each attribute still holds the value that was read (`null` = absent or NULL), so
  * an audit entry's "from" values are true; other attributes may change freely meanwhile.
  */
-export function unchangedCondition(read: Record<string, unknown>): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+export function unchangedCondition(read: Record<string, unknown>): {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
   const parts: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -58,7 +62,11 @@ export function unchangedCondition(read: Record<string, unknown>): { expression:
  * The supplied fields whose value differs from what was read (`patch`), and the values they
  * had (`previous`, for `unchangedCondition`): an update writes only these.
  */
-export function changedFields<T, F extends keyof T & string>(current: T, input: { [K in F]?: T[K] | undefined }, fields: readonly F[]): { patch: Partial<Pick<T, F>>; previous: Record<string, unknown> } {
+export function changedFields<T, F extends keyof T & string>(
+  current: T,
+  input: { [K in F]?: T[K] | undefined },
+  fields: readonly F[],
+): { patch: Partial<Pick<T, F>>; previous: Record<string, unknown> } {
   const patch: Partial<Pick<T, F>> = {};
   const previous: Record<string, unknown> = {};
   for (const field of fields) {

@@ -18,9 +18,19 @@ interface Subject {
 
 /** OpenVEX hash names (spec "Hash") → in-toto digest names. */
 const DIGEST_NAMES: Record<string, string> = {
-  md5: 'md5', sha1: 'sha1', 'sha-256': 'sha256', 'sha-384': 'sha384', 'sha-512': 'sha512',
-  'sha3-224': 'sha3_224', 'sha3-256': 'sha3_256', 'sha3-384': 'sha3_384', 'sha3-512': 'sha3_512',
-  'blake2s-256': 'blake2s256', 'blake2b-256': 'blake2b256', 'blake2b-512': 'blake2b512', blake3: 'blake3',
+  md5: 'md5',
+  sha1: 'sha1',
+  'sha-256': 'sha256',
+  'sha-384': 'sha384',
+  'sha-512': 'sha512',
+  'sha3-224': 'sha3_224',
+  'sha3-256': 'sha3_256',
+  'sha3-384': 'sha3_384',
+  'sha3-512': 'sha3_512',
+  'blake2s-256': 'blake2s256',
+  'blake2b-256': 'blake2b256',
+  'blake2b-512': 'blake2b512',
+  blake3: 'blake3',
 };
 
 const OCI_DIGEST = /^pkg:oci\/[^@?#]+@(sha256|sha512)(?::|%3A)([0-9a-f]{64,128})(?:[?#]|$)/i;
@@ -53,7 +63,13 @@ export function inTotoStatementOf(openVexBytes: Buffer): Buffer | null {
     }
   }
   if (subjects.size === 0) return null;
-  return Buffer.from(JSON.stringify({
-    _type: IN_TOTO_STATEMENT_TYPE, subject: [...subjects.values()], predicateType: OPENVEX_PREDICATE_TYPE, predicate: document,
-  }), 'utf8');
+  return Buffer.from(
+    JSON.stringify({
+      _type: IN_TOTO_STATEMENT_TYPE,
+      subject: [...subjects.values()],
+      predicateType: OPENVEX_PREDICATE_TYPE,
+      predicate: document,
+    }),
+    'utf8',
+  );
 }

@@ -15,7 +15,16 @@ import { ConflictError, NotFoundError } from '../errors';
 import type { VexFormat } from '../schemas/vex';
 import { trimChar } from '../text';
 import { currentSigningKey, hmacSha256Hex, sha256Hex, signatureMatches } from './signing';
-import { checksumFile, DISCLOSURE_FILES, disclosureFileName, disclosureFileObjectKey, disclosureFilePath, publicKeysPath, rawFileName, type DisclosureFileKind } from './disclosure-files';
+import {
+  checksumFile,
+  DISCLOSURE_FILES,
+  disclosureFileName,
+  disclosureFileObjectKey,
+  disclosureFilePath,
+  publicKeysPath,
+  rawFileName,
+  type DisclosureFileKind,
+} from './disclosure-files';
 import { inTotoStatementOf, IN_TOTO_PAYLOAD_TYPE } from './attestation';
 import { PublisherKeys, PUBLISHER_KEY_ALGORITHM } from './publisher-keys';
 
@@ -60,10 +69,13 @@ export function toDisclosureView(disclosure: Disclosure) {
 /** Relative paths, like the spec's `self` and `raw`: a client finds every file from the disclosure. */
 function disclosureLinks(disclosure: Disclosure): Record<string, string> {
   const links: Record<string, string> = {
-    self: `/api/disclosures/${disclosure.slug}`, raw: `/api/disclosures/${disclosure.slug}?format=raw`, verify: `/api/disclosures/${disclosure.slug}/verify`,
+    self: `/api/disclosures/${disclosure.slug}`,
+    raw: `/api/disclosures/${disclosure.slug}?format=raw`,
+    verify: `/api/disclosures/${disclosure.slug}/verify`,
   };
   for (const kind of disclosure.files ?? []) links[kind] = disclosureFilePath(disclosure.slug, kind);
-  if (disclosure.teamId && disclosure.files?.includes('signature')) links.public_keys = publicKeysPath(disclosure.teamId, 'asc');
+  if (disclosure.teamId && disclosure.files?.includes('signature'))
+    links.public_keys = publicKeysPath(disclosure.teamId, 'asc');
   return links;
 }
 
@@ -72,7 +84,13 @@ function slugPart(value: string): string {
 }
 
 /** Stable and unique: one slug per (document, version); the document id keeps it unique across teams. */
-export function disclosureSlug(productSlug: string, releaseVersion: string, format: VexFormat, documentId: string, version: number): string {
+export function disclosureSlug(
+  productSlug: string,
+  releaseVersion: string,
+  format: VexFormat,
+  documentId: string,
+  version: number,
+): string {
   return `${slugPart(productSlug)}-${slugPart(releaseVersion)}-${format.replace('_', '-')}-${documentId.replace(/-/g, '').slice(0, 12)}-v${version}`;
 }
 
@@ -95,7 +113,8 @@ async function writeSnapshotOnce(objectKey: string, bytes: Buffer, contentType: 
     if (status !== 412 && status !== 409) throw error;
     const existing = await getObject({ Bucket: bucket, Key: objectKey });
     const stored = Buffer.from(await existing.Body!.transformToByteArray()); // GetObject always has a Body on success
-    if (!stored.equals(bytes)) throw new ConflictError('A different snapshot is already stored for this document version', 'snapshot_exists');
+    if (!stored.equals(bytes))
+      throw new ConflictError('A different snapshot is already stored for this document version', 'snapshot_exists');
   }
 }
 
@@ -122,19 +141,31 @@ async function writeFileOnce(objectKey: string, bytes: Buffer, contentType: stri
  * `.sha512`, and for OpenVEX the DSSE attestation, all stored beside the
  * snapshot before the transaction that makes the disclosure visible.
  */
-async function writeSignedFiles(teamId: string, slug: string, format: VexFormat, bytes: Buffer): Promise<{ fingerprint: string; files: DisclosureFileKind[] }> {
+async function writeSignedFiles(
+  teamId: string,
+  slug: string,
+  format: VexFormat,
+  bytes: Buffer,
+): Promise<{ fingerprint: string; files: DisclosureFileKind[] }> {
   const fileName = rawFileName(slug);
-  const put = (kind: DisclosureFileKind, content: Buffer) => writeFileOnce(disclosureFileObjectKey(slug, kind), content, DISCLOSURE_FILES[kind].contentType);
+  const put = (kind: DisclosureFileKind, content: Buffer) =>
+    writeFileOnce(disclosureFileObjectKey(slug, kind), content, DISCLOSURE_FILES[kind].contentType);
   const { armoredSignature, fingerprint } = await PublisherKeys.signDetached(teamId, bytes);
   const stored = await put('signature', Buffer.from(armoredSignature, 'utf8'));
   // A retry keeps the first attempt's signature: name the key that made that one.
-  const storedBy = stored.toString('utf8') === armoredSignature ? fingerprint : (await PublisherKeys.verifyDetached(teamId, bytes, stored.toString('utf8'))).fingerprint ?? fingerprint;
+  const storedBy =
+    stored.toString('utf8') === armoredSignature
+      ? fingerprint
+      : ((await PublisherKeys.verifyDetached(teamId, bytes, stored.toString('utf8'))).fingerprint ?? fingerprint);
   await put('sha256', Buffer.from(checksumFile('sha256', bytes, fileName), 'utf8'));
   await put('sha512', Buffer.from(checksumFile('sha512', bytes, fileName), 'utf8'));
   const files: DisclosureFileKind[] = ['signature', 'sha256', 'sha512'];
   const statement = format === 'openvex' ? inTotoStatementOf(bytes) : null;
   if (statement) {
-    await put('attestation', Buffer.from(JSON.stringify(await PublisherKeys.signDsse(teamId, IN_TOTO_PAYLOAD_TYPE, statement)), 'utf8'));
+    await put(
+      'attestation',
+      Buffer.from(JSON.stringify(await PublisherKeys.signDsse(teamId, IN_TOTO_PAYLOAD_TYPE, statement)), 'utf8'),
+    );
     files.push('attestation');
   }
   return { fingerprint: storedBy, files };
@@ -161,32 +192,71 @@ export const Disclosures = {
    * it visible; the caller commits them with the document's state change.
    */
   async prepare(input: {
-    documentId: string; version: number; format: VexFormat; bytes: Buffer; contentType: string; publishedAt: string;
-    productSlug: string; product: { name: string; vendor: string | null }; release: { version: string }; teamId: string;
+    documentId: string;
+    version: number;
+    format: VexFormat;
+    bytes: Buffer;
+    contentType: string;
+    publishedAt: string;
+    productSlug: string;
+    product: { name: string; vendor: string | null };
+    release: { version: string };
+    teamId: string;
   }): Promise<PreparedDisclosure> {
-    const slug = disclosureSlug(input.productSlug, input.release.version, input.format, input.documentId, input.version);
+    const slug = disclosureSlug(
+      input.productSlug,
+      input.release.version,
+      input.format,
+      input.documentId,
+      input.version,
+    );
     const objectKey = keys.disclosureObject(slug);
     await writeSnapshotOnce(objectKey, input.bytes, input.contentType);
     const signed = await writeSignedFiles(input.teamId, slug, input.format, input.bytes);
     const signingKey = await currentSigningKey();
     const disclosure: Disclosure = {
-      id: randomUUID(), slug, documentId: input.documentId, version: input.version, format: input.format,
-      contentHash: sha256Hex(input.bytes), signature: signingKey ? hmacSha256Hex(input.bytes, signingKey) : null,
-      signingKeyId: signingKey?.keyId ?? null, publishedAt: input.publishedAt, product: input.product, release: input.release,
-      objectKey, contentType: input.contentType, teamId: input.teamId, publicKeyFingerprint: signed.fingerprint, files: signed.files,
+      id: randomUUID(),
+      slug,
+      documentId: input.documentId,
+      version: input.version,
+      format: input.format,
+      contentHash: sha256Hex(input.bytes),
+      signature: signingKey ? hmacSha256Hex(input.bytes, signingKey) : null,
+      signingKeyId: signingKey?.keyId ?? null,
+      publishedAt: input.publishedAt,
+      product: input.product,
+      release: input.release,
+      objectKey,
+      contentType: input.contentType,
+      teamId: input.teamId,
+      publicKeyFingerprint: signed.fingerprint,
+      files: signed.files,
     };
-    const counters = await Promise.all((['all', input.format] as const).map(async (scope) => {
-      const counter = await getItem(keys.disclosureCounter(scope));
-      return { scope, current: Number(counter?.count ?? 0) };
-    }));
+    const counters = await Promise.all(
+      (['all', input.format] as const).map(async (scope) => {
+        const counter = await getItem(keys.disclosureCounter(scope));
+        return { scope, current: Number(counter?.count ?? 0) };
+      }),
+    );
     const summary = toDisclosureView(disclosure);
     const transactItems: TransactItem[] = [
       tx.create({ ...keys.disclosure(slug), entity: 'Disclosure', ...disclosure }),
-      tx.create({ ...keys.disclosureOfDocument(input.documentId, input.version), entity: 'DisclosureOfDocument', slug, version: input.version, publishedAt: input.publishedAt, contentHash: disclosure.contentHash }),
+      tx.create({
+        ...keys.disclosureOfDocument(input.documentId, input.version),
+        entity: 'DisclosureOfDocument',
+        slug,
+        version: input.version,
+        publishedAt: input.publishedAt,
+        contentHash: disclosure.contentHash,
+      }),
       ...counters.flatMap(({ scope, current }) => [
         // Optimistic: the counter must still hold the value read, so two publications never share a number.
-        tx.put({ ...keys.disclosureCounter(scope), entity: 'DisclosureCounter', count: current + 1 },
-          current === 0 ? 'attribute_not_exists(pk) OR #count = :current' : '#count = :current', { '#count': 'count' }, { ':current': current }),
+        tx.put(
+          { ...keys.disclosureCounter(scope), entity: 'DisclosureCounter', count: current + 1 },
+          current === 0 ? 'attribute_not_exists(pk) OR #count = :current' : '#count = :current',
+          { '#count': 'count' },
+          { ':current': current },
+        ),
         tx.create({ ...keys.disclosureIndexEntry(scope, current + 1), entity: 'DisclosureIndexEntry', summary }),
       ]),
     ];
@@ -200,14 +270,34 @@ export const Disclosures = {
     // Newest first: page 1 holds sequence numbers total … total-limit+1.
     const high = total - (query.page - 1) * query.limit;
     const low = Math.max(1, high - query.limit + 1);
-    const data = high < 1 ? [] : (await queryAll({
-      ...keys.disclosureIndexPartition(scope), skBetween: [keys.disclosureSequenceKey(low), keys.disclosureSequenceKey(high)], descending: true,
-    })).map((item) => item.summary);
-    const link = (page: number) => `/api/disclosures?page=${page}&limit=${query.limit}${query.format ? `&format=${query.format}` : ''}`;
+    const data =
+      high < 1
+        ? []
+        : (
+            await queryAll({
+              ...keys.disclosureIndexPartition(scope),
+              skBetween: [keys.disclosureSequenceKey(low), keys.disclosureSequenceKey(high)],
+              descending: true,
+            })
+          ).map((item) => item.summary);
+    const link = (page: number) =>
+      `/api/disclosures?page=${page}&limit=${query.limit}${query.format ? `&format=${query.format}` : ''}`;
     return {
       data,
-      meta: { page: query.page, limit: query.limit, total, totalPages, hasNextPage: query.page < totalPages, hasPrevPage: query.page > 1 },
-      links: { self: link(query.page), first: link(1), last: link(totalPages), next: query.page < totalPages ? link(query.page + 1) : null },
+      meta: {
+        page: query.page,
+        limit: query.limit,
+        total,
+        totalPages,
+        hasNextPage: query.page < totalPages,
+        hasPrevPage: query.page > 1,
+      },
+      links: {
+        self: link(query.page),
+        first: link(1),
+        last: link(totalPages),
+        next: query.page < totalPages ? link(query.page + 1) : null,
+      },
     };
   },
 
@@ -237,17 +327,29 @@ export const Disclosures = {
   /** A disclosure for the public read: metadata, sibling snapshots and the stored bytes. */
   async read(slug: string): Promise<{ disclosure: Disclosure; bytes: Buffer; snapshots: DisclosureSnapshot[] }> {
     const disclosure = await Disclosures.get(slug);
-    const [bytes, snapshots] = await Promise.all([Disclosures.readBytes(disclosure), Disclosures.snapshots(disclosure)]);
+    const [bytes, snapshots] = await Promise.all([
+      Disclosures.readBytes(disclosure),
+      Disclosures.snapshots(disclosure),
+    ]);
     return { disclosure, bytes, snapshots };
   },
 
   /** A file stored beside the snapshot, with the name it is downloaded as; 404 when this disclosure has none. */
-  async readFile(slug: string, kind: DisclosureFileKind): Promise<{ disclosure: Disclosure; bytes: Buffer; fileName: string; contentType: string }> {
+  async readFile(
+    slug: string,
+    kind: DisclosureFileKind,
+  ): Promise<{ disclosure: Disclosure; bytes: Buffer; fileName: string; contentType: string }> {
     const disclosure = await Disclosures.get(slug);
-    if (!disclosure.files?.includes(kind)) throw new NotFoundError(kind === 'attestation' ? 'Attestation' : 'Signature file');
+    if (!disclosure.files?.includes(kind))
+      throw new NotFoundError(kind === 'attestation' ? 'Attestation' : 'Signature file');
     const object = await getObject({ Bucket: config().disclosureBucket, Key: disclosureFileObjectKey(slug, kind) });
     const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
-    return { disclosure, bytes, fileName: disclosureFileName(slug, kind), contentType: DISCLOSURE_FILES[kind].contentType };
+    return {
+      disclosure,
+      bytes,
+      fileName: disclosureFileName(slug, kind),
+      contentType: DISCLOSURE_FILES[kind].contentType,
+    };
   },
 
   /**
@@ -261,7 +363,8 @@ export const Disclosures = {
     const recomputedHash = sha256Hex(bytes);
     const key = await currentSigningKey();
     let signatureValid: boolean | null = null;
-    if (disclosure.signature && key && key.keyId === disclosure.signingKeyId) signatureValid = signatureMatches(bytes, disclosure.signature, key);
+    if (disclosure.signature && key && key.keyId === disclosure.signingKeyId)
+      signatureValid = signatureMatches(bytes, disclosure.signature, key);
     return {
       public_slug: disclosure.slug,
       content_hash: `sha256:${disclosure.contentHash}`,

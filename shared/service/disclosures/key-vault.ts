@@ -37,14 +37,22 @@ function kmsVault(keyId: string): KeyVault {
     kind: 'kms',
     async seal(plaintext, context) {
       const { sdk, client } = await kms();
-      const { CiphertextBlob } = await client.send(new sdk.EncryptCommand({ KeyId: keyId, Plaintext: plaintext, EncryptionContext: context }));
+      const { CiphertextBlob } = await client.send(
+        new sdk.EncryptCommand({ KeyId: keyId, Plaintext: plaintext, EncryptionContext: context }),
+      );
       if (!CiphertextBlob) throw new Error('KMS Encrypt returned no ciphertext');
       return Buffer.from(CiphertextBlob).toString('base64');
     },
     async open(sealed, context) {
       // KeyId pins the key: a ciphertext made under any other key is refused by KMS.
       const { sdk, client } = await kms();
-      const { Plaintext } = await client.send(new sdk.DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(sealed, 'base64'), EncryptionContext: context }));
+      const { Plaintext } = await client.send(
+        new sdk.DecryptCommand({
+          KeyId: keyId,
+          CiphertextBlob: Buffer.from(sealed, 'base64'),
+          EncryptionContext: context,
+        }),
+      );
       if (!Plaintext) throw new Error('KMS Decrypt returned no plaintext');
       return Buffer.from(Plaintext);
     },
@@ -53,7 +61,14 @@ function kmsVault(keyId: string): KeyVault {
 
 /** Context as canonical bytes (sorted keys), the GCM additional data. */
 function contextBytes(context: SealContext): Buffer {
-  return Buffer.from(JSON.stringify(Object.keys(context).sort().map((name) => [name, context[name]])), 'utf8');
+  return Buffer.from(
+    JSON.stringify(
+      Object.keys(context)
+        .sort()
+        .map((name) => [name, context[name]]),
+    ),
+    'utf8',
+  );
 }
 
 async function localSealKey(file: string): Promise<Buffer> {
@@ -101,7 +116,9 @@ function localVault(file: string): KeyVault {
     },
     async open(sealed, context) {
       const bytes = Buffer.from(sealed, 'base64');
-      const decipher = createDecipheriv('aes-256-gcm', await sealKey(), bytes.subarray(0, 12)).setAAD(contextBytes(context));
+      const decipher = createDecipheriv('aes-256-gcm', await sealKey(), bytes.subarray(0, 12)).setAAD(
+        contextBytes(context),
+      );
       decipher.setAuthTag(bytes.subarray(12, 28));
       return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
     },

@@ -14,11 +14,17 @@ export interface DetachedVerification {
 }
 
 /** Throws only for a signature or key that is not OpenPGP at all; a wrong signature is `valid: false`. */
-export async function verifyDetachedSignature(bytes: Uint8Array, armoredSignature: string, armoredKeys: readonly string[]): Promise<DetachedVerification> {
+export async function verifyDetachedSignature(
+  bytes: Uint8Array,
+  armoredSignature: string,
+  armoredKeys: readonly string[],
+): Promise<DetachedVerification> {
   const openpgp = await import('openpgp');
   const signature = await openpgp.readSignature({ armoredSignature });
   // One armored block may hold several keys (the team's key file lists every key it ever used).
-  const verificationKeys = (await Promise.all(armoredKeys.map((armored) => openpgp.readKeys({ armoredKeys: armored })))).flat();
+  const verificationKeys = (
+    await Promise.all(armoredKeys.map((armored) => openpgp.readKeys({ armoredKeys: armored })))
+  ).flat();
   const issuerKeyId = signature.getSigningKeyIDs()[0]?.toHex().toUpperCase() ?? null;
   const signer = verificationKeys.find((key) => key.getKeyID().toHex().toUpperCase() === issuerKeyId);
   const fingerprint = signer ? signer.getFingerprint().toUpperCase() : null;

@@ -13,13 +13,20 @@ import { PublisherKeys, type PublisherPublicKey } from './publisher-keys';
 /** What the API and the CLI show of a key: the public half only. */
 export function toPublisherKeyView(key: PublisherPublicKey) {
   return {
-    fingerprint: key.fingerprint, key_id: key.keyId, algorithm: key.algorithm, created_at: key.createdAt,
-    expires_at: key.expiresAt, revoked_at: key.revokedAt, armored: key.armored, jwk: key.jwk,
+    fingerprint: key.fingerprint,
+    key_id: key.keyId,
+    algorithm: key.algorithm,
+    created_at: key.createdAt,
+    expires_at: key.expiresAt,
+    revoked_at: key.revokedAt,
+    armored: key.armored,
+    jwk: key.jwk,
   };
 }
 
 async function authorize(teamId: string, actor: Actor): Promise<void> {
-  if (actor.kind === 'workload') throw new ForbiddenError('A token issued through a trust policy cannot rotate the publisher key');
+  if (actor.kind === 'workload')
+    throw new ForbiddenError('A token issued through a trust policy cannot rotate the publisher key');
   if (actor.kind === 'member') {
     const member = await Members.find(teamId, actor.id);
     if (!member?.permissions.includes('settings.manage')) {
@@ -34,7 +41,10 @@ export const PublisherKeyRotation = {
     await authorize(teamId, actor);
     const key = await PublisherKeys.rotate(teamId, (fresh, previous) => [
       auditPut(teamId, actor, {
-        action: 'rotate', entityType: 'publisher_key', entityId: fresh.fingerprint, entityName: 'publisher key',
+        action: 'rotate',
+        entityType: 'publisher_key',
+        entityId: fresh.fingerprint,
+        entityName: 'publisher key',
         changes: { fingerprint: { from: previous, to: fresh.fingerprint } },
       }),
     ]);

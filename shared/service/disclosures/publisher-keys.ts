@@ -18,7 +18,15 @@
 import { createPrivateKey, createPublicKey, sign as signRaw, type KeyObject } from 'node:crypto';
 import type { PrivateKey } from 'openpgp';
 import { keys } from '../data/keys';
-import { getItem, queryAll, transactWrite, tx, TransactionFailedError, type Item, type TransactItem } from '../data/table-client';
+import {
+  getItem,
+  queryAll,
+  transactWrite,
+  tx,
+  TransactionFailedError,
+  type Item,
+  type TransactItem,
+} from '../data/table-client';
 import { keyVault } from './key-vault';
 import { verifyDetachedSignature } from './openpgp-verify';
 
@@ -69,10 +77,15 @@ function ed25519Of(key: PrivateKey): KeyObject {
   const params = key.keyPacket as unknown as { privateParams?: { seed?: Uint8Array }; publicParams: { Q: Uint8Array } };
   const seed = params.privateParams?.seed;
   if (!seed || seed.length !== 32) throw new Error('publisher key has no Ed25519 seed');
-  const keyObject = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(seed)]), format: 'der', type: 'pkcs8' });
+  const keyObject = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(seed)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   // The OpenPGP public point is 0x40 || the raw Ed25519 key: both views must be one key.
   const x = createPublicKey(keyObject).export({ format: 'jwk' }).x;
-  if (x !== Buffer.from(params.publicParams.Q.subarray(1)).toString('base64url')) throw new Error('publisher key halves disagree');
+  if (x !== Buffer.from(params.publicParams.Q.subarray(1)).toString('base64url'))
+    throw new Error('publisher key halves disagree');
   return keyObject;
 }
 
@@ -83,40 +96,74 @@ function jwkOf(fingerprint: string, ed25519: KeyObject): Ed25519Jwk {
 
 function toPublicKey(item: Item): PublisherPublicKey {
   return {
-    fingerprint: String(item.fingerprint), keyId: String(item.keyId), algorithm: String(item.algorithm), armored: String(item.armored),
-    jwk: item.jwk as Ed25519Jwk, createdAt: String(item.createdAt),
-    expiresAt: typeof item.expiresAt === 'string' ? item.expiresAt : null, revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : null,
+    fingerprint: String(item.fingerprint),
+    keyId: String(item.keyId),
+    algorithm: String(item.algorithm),
+    armored: String(item.armored),
+    jwk: item.jwk as Ed25519Jwk,
+    createdAt: String(item.createdAt),
+    expiresAt: typeof item.expiresAt === 'string' ? item.expiresAt : null,
+    revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : null,
   };
 }
 
-const sealContext = (teamId: string, fingerprint: string) => ({ purpose: 'vexdesk-publisher-key', teamId, fingerprint });
+const sealContext = (teamId: string, fingerprint: string) => ({
+  purpose: 'vexdesk-publisher-key',
+  teamId,
+  fingerprint,
+});
 
 /** A new key, the `sequence`-th of the team, and the items that store it (not yet written). */
-async function generate(teamId: string, sequence: number): Promise<{ material: SigningMaterial; items: TransactItem[]; publicKey: PublisherPublicKey }> {
+async function generate(
+  teamId: string,
+  sequence: number,
+): Promise<{ material: SigningMaterial; items: TransactItem[]; publicKey: PublisherPublicKey }> {
   const openpgp = await openpgpModule();
   const { privateKey } = await openpgp.generateKey({
-    type: 'ecc', curve: 'ed25519Legacy', userIDs: [{ name: `Vexdesk publisher ${teamId}` }],
+    type: 'ecc',
+    curve: 'ed25519Legacy',
+    userIDs: [{ name: `Vexdesk publisher ${teamId}` }],
     // A signing key only: no encryption subkey, nothing is ever encrypted to it.
-    subkeys: [], format: 'object',
+    subkeys: [],
+    format: 'object',
   });
   const fingerprint = privateKey.getFingerprint().toUpperCase();
   const ed25519 = ed25519Of(privateKey);
   const createdAt = privateKey.getCreationTime().toISOString();
   const publicKey: PublisherPublicKey = {
-    fingerprint, keyId: privateKey.getKeyID().toHex().toUpperCase(), algorithm: PUBLISHER_KEY_ALGORITHM,
-    armored: privateKey.toPublic().armor(), jwk: jwkOf(fingerprint, ed25519), createdAt, expiresAt: null, revokedAt: null,
+    fingerprint,
+    keyId: privateKey.getKeyID().toHex().toUpperCase(),
+    algorithm: PUBLISHER_KEY_ALGORITHM,
+    armored: privateKey.toPublic().armor(),
+    jwk: jwkOf(fingerprint, ed25519),
+    createdAt,
+    expiresAt: null,
+    revokedAt: null,
   };
   const vault = keyVault();
   const sealed = await vault.seal(Buffer.from(privateKey.armor(), 'utf8'), sealContext(teamId, fingerprint));
   const items = [
-    tx.create({ ...keys.publisherPrivateKey(teamId, fingerprint), entity: 'PublisherPrivateKey', fingerprint, vault: vault.kind, sealed, createdAt }),
+    tx.create({
+      ...keys.publisherPrivateKey(teamId, fingerprint),
+      entity: 'PublisherPrivateKey',
+      fingerprint,
+      vault: vault.kind,
+      sealed,
+      createdAt,
+    }),
     tx.create({ ...keys.publisherKey(teamId, sequence), entity: 'PublisherKey', sequence, ...publicKey }),
   ];
   return { material: { fingerprint, openpgpKey: privateKey, ed25519 }, items, publicKey };
 }
 
 function headItem(teamId: string, key: PublisherPublicKey, sequence: number): Item {
-  return { ...keys.publisherKeyHead(teamId), entity: 'PublisherKeyHead', fingerprint: key.fingerprint, createdAt: key.createdAt, sequence };
+  return {
+    ...keys.publisherKeyHead(teamId),
+    entity: 'PublisherKeyHead',
+    fingerprint: key.fingerprint,
+    createdAt: key.createdAt,
+    sequence,
+  };
 }
 
 /** Opened keys by fingerprint: a key never changes once written, only which one is current. */
@@ -132,7 +179,8 @@ async function openKey(teamId: string, fingerprint: string): Promise<SigningMate
       const armored = (await keyVault().open(String(item.sealed), sealContext(teamId, fingerprint))).toString('utf8');
       const openpgp = await openpgpModule();
       const openpgpKey = await openpgp.readPrivateKey({ armoredKey: armored });
-      if (openpgpKey.getFingerprint().toUpperCase() !== fingerprint) throw new Error('sealed publisher key does not match its fingerprint');
+      if (openpgpKey.getFingerprint().toUpperCase() !== fingerprint)
+        throw new Error('sealed publisher key does not match its fingerprint');
       return { fingerprint, openpgpKey, ed25519: ed25519Of(openpgpKey) };
     })();
     material.catch(() => opened.delete(cacheKey));
@@ -160,7 +208,7 @@ async function currentKey(teamId: string): Promise<SigningMaterial> {
       if (!(error instanceof TransactionFailedError)) throw error;
     }
   }
-  throw new Error('could not settle the team\'s first publisher key');
+  throw new Error("could not settle the team's first publisher key");
 }
 
 export interface DetachedSignature {
@@ -175,7 +223,12 @@ export const PublisherKeys = {
     const openpgp = await openpgpModule();
     const message = await openpgp.createMessage({ binary: new Uint8Array(bytes) });
     // openpgp types the result as a possible stream (its stream types do not resolve here); a binary message signs to a string.
-    const armoredSignature: unknown = await openpgp.sign({ message, signingKeys: key.openpgpKey, detached: true, format: 'armored' });
+    const armoredSignature: unknown = await openpgp.sign({
+      message,
+      signingKeys: key.openpgpKey,
+      detached: true,
+      format: 'armored',
+    });
     if (typeof armoredSignature !== 'string') throw new Error('openpgp returned no armored signature');
     return { armoredSignature, fingerprint: key.fingerprint };
   },
@@ -184,7 +237,11 @@ export const PublisherKeys = {
   async signDsse(teamId: string, payloadType: string, payload: Buffer): Promise<DsseEnvelope> {
     const key = await currentKey(teamId);
     const sig = signRaw(null, dssePae(payloadType, payload), key.ed25519);
-    return { payloadType, payload: payload.toString('base64'), signatures: [{ keyid: key.fingerprint, sig: sig.toString('base64') }] };
+    return {
+      payloadType,
+      payload: payload.toString('base64'),
+      signatures: [{ keyid: key.fingerprint, sig: sig.toString('base64') }],
+    };
   },
 
   /** Every key the team has had, oldest first: rotation never removes one. */
@@ -197,7 +254,9 @@ export const PublisherKeys = {
     const list = await PublisherKeys.publicKeys(teamId);
     if (list.length === 0) return null;
     const openpgp = await openpgpModule();
-    const packets = await Promise.all(list.map(async (key) => (await openpgp.readKey({ armoredKey: key.armored })).write()));
+    const packets = await Promise.all(
+      list.map(async (key) => (await openpgp.readKey({ armoredKey: key.armored })).write()),
+    );
     return openpgp.armor(openpgp.enums.armor.publicKey, Buffer.concat(packets.map((bytes) => Buffer.from(bytes))));
   },
 
@@ -210,9 +269,17 @@ export const PublisherKeys = {
    * `valid: false` for a signature that does not verify, or by a key the team
    * does not list.
    */
-  async verifyDetached(teamId: string, bytes: Buffer, armoredSignature: string): Promise<{ valid: boolean; fingerprint: string | null }> {
+  async verifyDetached(
+    teamId: string,
+    bytes: Buffer,
+    armoredSignature: string,
+  ): Promise<{ valid: boolean; fingerprint: string | null }> {
     const list = await PublisherKeys.publicKeys(teamId);
-    const { valid, fingerprint } = await verifyDetachedSignature(new Uint8Array(bytes), armoredSignature, list.map((key) => key.armored));
+    const { valid, fingerprint } = await verifyDetachedSignature(
+      new Uint8Array(bytes),
+      armoredSignature,
+      list.map((key) => key.armored),
+    );
     return { valid, fingerprint };
   },
 
@@ -220,16 +287,28 @@ export const PublisherKeys = {
    * Adds a new current key; the old ones stay listed (and keep verifying what
    * they signed). `alongside(key)` adds items (the audit entry) to the same transaction.
    */
-  async rotate(teamId: string, alongside: (key: PublisherPublicKey, previous: string | null) => TransactItem[] = () => []): Promise<PublisherPublicKey> {
+  async rotate(
+    teamId: string,
+    alongside: (key: PublisherPublicKey, previous: string | null) => TransactItem[] = () => [],
+  ): Promise<PublisherPublicKey> {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const head = await getItem(keys.publisherKeyHead(teamId));
       const sequence = head ? Number(head.sequence) + 1 : 1;
       const fresh = await generate(teamId, sequence);
       const headWrite = head
-        ? tx.put(headItem(teamId, fresh.publicKey, sequence), '#fingerprint = :previous', { '#fingerprint': 'fingerprint' }, { ':previous': head.fingerprint })
+        ? tx.put(
+            headItem(teamId, fresh.publicKey, sequence),
+            '#fingerprint = :previous',
+            { '#fingerprint': 'fingerprint' },
+            { ':previous': head.fingerprint },
+          )
         : tx.create(headItem(teamId, fresh.publicKey, sequence));
       try {
-        await transactWrite([...fresh.items, headWrite, ...alongside(fresh.publicKey, head ? String(head.fingerprint) : null)]);
+        await transactWrite([
+          ...fresh.items,
+          headWrite,
+          ...alongside(fresh.publicKey, head ? String(head.fingerprint) : null),
+        ]);
         return fresh.publicKey;
       } catch (error) {
         if (!(error instanceof TransactionFailedError)) throw error;

@@ -26,7 +26,10 @@ async function loadSigningKey(): Promise<SigningKey | undefined> {
   }
   if (signingKey) {
     // The id is derived from the key, so changing the variable is a rotation.
-    return { keyId: `local-${createHash('sha256').update(signingKey).digest('hex').slice(0, 16)}`, key: Buffer.from(signingKey, 'utf8') };
+    return {
+      keyId: `local-${createHash('sha256').update(signingKey).digest('hex').slice(0, 16)}`,
+      key: Buffer.from(signingKey, 'utf8'),
+    };
   }
   return undefined;
 }

@@ -11,7 +11,16 @@ import { queryAll, tx, type Item, type TransactItem } from '../data/table-client
 import type { Disposition, DISPOSITION_FIELDS } from './disposition-store';
 
 /** The decision as the index keeps it: what a carried copy needs, and where it came from. */
-export type CarryEntry = Pick<Disposition, 'decisionKey' | 'advisoryId' | 'packageIdentity' | 'packageWithoutVersion' | 'releaseId' | (typeof DISPOSITION_FIELDS)[number] | 'expiresAt'> & {
+export type CarryEntry = Pick<
+  Disposition,
+  | 'decisionKey'
+  | 'advisoryId'
+  | 'packageIdentity'
+  | 'packageWithoutVersion'
+  | 'releaseId'
+  | (typeof DISPOSITION_FIELDS)[number]
+  | 'expiresAt'
+> & {
   dispositionId: string;
   /** Who made the decision and when; for a carried decision, the original decider. */
   decidedBy: { id: string; name: string };
@@ -20,10 +29,20 @@ export type CarryEntry = Pick<Disposition, 'decisionKey' | 'advisoryId' | 'packa
 
 function entryOf(disposition: Disposition): CarryEntry {
   return {
-    decisionKey: disposition.decisionKey, advisoryId: disposition.advisoryId, packageIdentity: disposition.packageIdentity, packageWithoutVersion: disposition.packageWithoutVersion,
-    releaseId: disposition.releaseId, dispositionId: disposition.id,
-    status: disposition.status, justification: disposition.justification, response: disposition.response, detail: disposition.detail,
-    actionStatement: disposition.actionStatement, impactStatement: disposition.impactStatement, assignedTo: disposition.assignedTo, expiresAt: disposition.expiresAt,
+    decisionKey: disposition.decisionKey,
+    advisoryId: disposition.advisoryId,
+    packageIdentity: disposition.packageIdentity,
+    packageWithoutVersion: disposition.packageWithoutVersion,
+    releaseId: disposition.releaseId,
+    dispositionId: disposition.id,
+    status: disposition.status,
+    justification: disposition.justification,
+    response: disposition.response,
+    detail: disposition.detail,
+    actionStatement: disposition.actionStatement,
+    impactStatement: disposition.impactStatement,
+    assignedTo: disposition.assignedTo,
+    expiresAt: disposition.expiresAt,
     decidedBy: disposition.carriedFrom?.decidedBy ?? disposition.updatedBy,
     decidedAt: disposition.carriedFrom?.decidedAt ?? disposition.updatedAt,
   };
@@ -35,7 +54,11 @@ export function carryIndexPut(disposition: Disposition): TransactItem {
 }
 
 export function carryIndexItem(disposition: Disposition): Item {
-  return { ...keys.decisionCarry(disposition.teamId, disposition.productId, disposition.decisionKey), entity: 'DecisionCarry', entry: entryOf(disposition) };
+  return {
+    ...keys.decisionCarry(disposition.teamId, disposition.productId, disposition.decisionKey),
+    entity: 'DecisionCarry',
+    entry: entryOf(disposition),
+  };
 }
 
 export function carryIndexDelete(disposition: Pick<Disposition, 'teamId' | 'productId' | 'decisionKey'>): TransactItem {

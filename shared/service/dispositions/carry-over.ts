@@ -22,9 +22,22 @@ import { releaseStore } from '../releases/release-store';
 import type { Finding } from '../scans/finding-store';
 import { carryIndex, carryIndexItem, type CarryEntry } from './carry-index';
 import { decisionKey } from './decision-identity';
-import { dispositionBulk, dispositionStore, DispositionTransaction, type Disposition, type ReleaseRef } from './disposition-store';
+import {
+  dispositionBulk,
+  dispositionStore,
+  DispositionTransaction,
+  type Disposition,
+  type ReleaseRef,
+} from './disposition-store';
 import { isFinalDecision } from './rules';
-import { dispositionPointer, fieldsOf, historyItem, newDisposition, targetOfFinding, type PlannedWrite } from './disposition-writes';
+import {
+  dispositionPointer,
+  fieldsOf,
+  historyItem,
+  newDisposition,
+  targetOfFinding,
+  type PlannedWrite,
+} from './disposition-writes';
 
 import type { CarryOverSetting } from './carry-over-setting';
 import type { ScanLaps } from '../scans/scan-laps';
@@ -52,14 +65,21 @@ export interface CarryOverResult {
 
 /** The candidate for a pair: the same version first; else (any_version) the latest decision on another version. */
 function pickSource(
-  finding: Finding, key: string, byKey: Map<string, CarryEntry>, byPackage: Map<string, CarryEntry[]>, setting: CarryOverSetting,
+  finding: Finding,
+  key: string,
+  byKey: Map<string, CarryEntry>,
+  byPackage: Map<string, CarryEntry[]>,
+  setting: CarryOverSetting,
 ): { entry: CarryEntry; reviewRequired: boolean } | undefined {
   const same = byKey.get(key);
   if (same) return { entry: same, reviewRequired: false };
   if (setting !== 'any_version') return undefined;
   const target = targetOfFinding(finding).identity;
   const others = byPackage.get(`${target.packageWithoutVersion}\u0000${finding.advisoryId}`) ?? [];
-  const latest = others.reduce<CarryEntry | undefined>((best, entry) => (!best || entry.decidedAt > best.decidedAt ? entry : best), undefined);
+  const latest = others.reduce<CarryEntry | undefined>(
+    (best, entry) => (!best || entry.decidedAt > best.decidedAt ? entry : best),
+    undefined,
+  );
   return latest ? { entry: latest, reviewRequired: true } : undefined;
 }
 
@@ -69,16 +89,38 @@ function derivedId(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-function planCarry(finding: Finding, source: { entry: CarryEntry; reviewRequired: boolean }, from: Release, actor: Actor, at: string): PlannedWrite {
+function planCarry(
+  finding: Finding,
+  source: { entry: CarryEntry; reviewRequired: boolean },
+  from: Release,
+  actor: Actor,
+  at: string,
+): PlannedWrite {
   const target = targetOfFinding(finding);
   const { entry } = source;
-  const id = derivedId(`carry\u0000${target.teamId}\u0000${target.releaseId}\u0000${target.identity.decisionKey}\u0000${entry.dispositionId}`);
+  const id = derivedId(
+    `carry\u0000${target.teamId}\u0000${target.releaseId}\u0000${target.identity.decisionKey}\u0000${entry.dispositionId}`,
+  );
   const after: Disposition = {
-    ...newDisposition(target, actor, at), id,
-    status: entry.status, justification: entry.justification, response: entry.response, detail: entry.detail,
-    actionStatement: entry.actionStatement, impactStatement: entry.impactStatement, assignedTo: entry.assignedTo, expiresAt: entry.expiresAt,
-    revision: 1, reviewRequired: source.reviewRequired,
-    carriedFrom: { releaseId: from.id, releaseVersion: from.version, dispositionId: entry.dispositionId, decidedBy: entry.decidedBy, decidedAt: entry.decidedAt },
+    ...newDisposition(target, actor, at),
+    id,
+    status: entry.status,
+    justification: entry.justification,
+    response: entry.response,
+    detail: entry.detail,
+    actionStatement: entry.actionStatement,
+    impactStatement: entry.impactStatement,
+    assignedTo: entry.assignedTo,
+    expiresAt: entry.expiresAt,
+    revision: 1,
+    reviewRequired: source.reviewRequired,
+    carriedFrom: {
+      releaseId: from.id,
+      releaseVersion: from.version,
+      dispositionId: entry.dispositionId,
+      decidedBy: entry.decidedBy,
+      decidedAt: entry.decidedAt,
+    },
   };
   // In this release the SLA clock stops when the decision arrives here.
   after.decidedAt = isFinalDecision(after) ? at : null;
@@ -92,15 +134,30 @@ function planCarry(finding: Finding, source: { entry: CarryEntry; reviewRequired
  */
 function sideItems(disposition: Disposition, actor: Actor, label: string, options: { index: boolean }): Item[] {
   const at = disposition.createdAt;
-  const changes: Record<string, unknown> = { ...diffChanges({}, fieldsOf(disposition)), carriedFrom: { from: null, to: disposition.carriedFrom } };
+  const changes: Record<string, unknown> = {
+    ...diffChanges({}, fieldsOf(disposition)),
+    carriedFrom: { from: null, to: disposition.carriedFrom },
+  };
   const auditId = derivedId(`${disposition.id}\u0000audit`);
-  const audit = auditItem(disposition.teamId, actor, {
-    action: 'carry', entityType: 'disposition', entityId: disposition.id, entityName: label,
-    changes: { vulnerabilityId: disposition.vulnerabilityId, decisionKey: disposition.decisionKey, ...changes },
-  }, at);
+  const audit = auditItem(
+    disposition.teamId,
+    actor,
+    {
+      action: 'carry',
+      entityType: 'disposition',
+      entityId: disposition.id,
+      entityName: label,
+      changes: { vulnerabilityId: disposition.vulnerabilityId, decisionKey: disposition.decisionKey, ...changes },
+    },
+    at,
+  );
   return [
     historyItem(disposition, actor, at, derivedId(`${disposition.id}\u0000change`), changes),
-    { ...audit, ...auditKeys(disposition.teamId, { id: auditId, timestamp: at, entityType: 'disposition', action: 'carry' }), id: auditId },
+    {
+      ...audit,
+      ...auditKeys(disposition.teamId, { id: auditId, timestamp: at, entityType: 'disposition', action: 'carry' }),
+      id: auditId,
+    },
     pointerItem(disposition.teamId, disposition.id, dispositionPointer(disposition)),
     ...(options.index && !disposition.reviewRequired ? [carryIndexItem(disposition)] : []),
   ];
@@ -110,7 +167,11 @@ function sideItems(disposition: Disposition, actor: Actor, label: string, option
  * Creates a chunk's dispositions in one transaction, conditioned on the release being unlocked
  * (and the bracket open) and on each pair having no decision yet: a member who decided meanwhile wins.
  */
-async function commitChunk(release: ReleaseRef, writerId: string, writes: PlannedWrite[]): Promise<{ written: PlannedWrite[]; locked: boolean }> {
+async function commitChunk(
+  release: ReleaseRef,
+  writerId: string,
+  writes: PlannedWrite[],
+): Promise<{ written: PlannedWrite[]; locked: boolean }> {
   let pending = writes;
   for (let attempt = 1; pending.length > 0; attempt += 1) {
     const transaction = new DispositionTransaction();
@@ -122,7 +183,10 @@ async function commitChunk(release: ReleaseRef, writerId: string, writes: Planne
     } catch (error) {
       if (!(error instanceof TransactionFailedError)) throw error;
       if (error.failedAt(check)) return { written: [], locked: true };
-      if (attempt >= MAX_CHUNK_ATTEMPTS) throw new Error(`carry-over into release ${release.releaseId} kept meeting concurrent decisions`, { cause: error });
+      if (attempt >= MAX_CHUNK_ATTEMPTS)
+        throw new Error(`carry-over into release ${release.releaseId} kept meeting concurrent decisions`, {
+          cause: error,
+        });
       // Decided meanwhile (their condition failed), or a retry of a carry that had committed this pair: leave those.
       pending = pending.filter((_write, index) => !error.failedAt(check + 1 + index));
     }
@@ -137,8 +201,17 @@ async function commitChunk(release: ReleaseRef, writerId: string, writes: Planne
  */
 async function repair(release: ReleaseRef, findings: ReadonlyMap<string, Finding>, actor: Actor): Promise<void> {
   const dispositions = await dispositionStore.listByRelease(release.teamId, release.productId, release.releaseId);
-  const carried = dispositions.filter((disposition) => disposition.carriedFrom !== null && disposition.revision === 1 && findings.has(disposition.vulnerabilityId));
-  await batchWrite(carried.flatMap((disposition) => sideItems(disposition, actor, labelOf(findings.get(disposition.vulnerabilityId)!), { index: false })), [], { concurrency: SIDE_WRITE_CONCURRENCY });
+  const carried = dispositions.filter(
+    (disposition) =>
+      disposition.carriedFrom !== null && disposition.revision === 1 && findings.has(disposition.vulnerabilityId),
+  );
+  await batchWrite(
+    carried.flatMap((disposition) =>
+      sideItems(disposition, actor, labelOf(findings.get(disposition.vulnerabilityId)!), { index: false }),
+    ),
+    [],
+    { concurrency: SIDE_WRITE_CONCURRENCY },
+  );
 }
 
 const labelOf = (finding: Finding) => `${finding.cveId} in ${finding.componentName}`;
@@ -149,7 +222,12 @@ export const CarryOver = {
    * `decided` is the release's decision join as the scan read it.
    */
   async apply(input: {
-    release: Release; findings: Iterable<Finding>; decided: (finding: Finding) => Disposition | undefined; setting: CarryOverSetting; actor: Actor; now: string;
+    release: Release;
+    findings: Iterable<Finding>;
+    decided: (finding: Finding) => Disposition | undefined;
+    setting: CarryOverSetting;
+    actor: Actor;
+    now: string;
     /** The scan's SBOM: one carry-over per SBOM at a time (its scan lease), so a bracket of this id left open is a dead run's. */
     writerId: string;
     /** The scan's stage timer. */
@@ -157,9 +235,15 @@ export const CarryOver = {
   }): Promise<CarryOverResult> {
     const result: CarryOverResult = { carried: 0, reviewRequired: 0, locked: false };
     const lookup = input.laps?.span('carryLookup');
-    const ref: ReleaseRef = { teamId: input.release.teamId, productId: input.release.productId, releaseId: input.release.id };
+    const ref: ReleaseRef = {
+      teamId: input.release.teamId,
+      productId: input.release.productId,
+      releaseId: input.release.id,
+    };
     const findings = new Map([...input.findings].map((finding) => [finding.id, finding]));
-    if (dispositionBulk.leftOpen(await getItem(keys.release(ref.teamId, ref.productId, ref.releaseId)), input.writerId)) {
+    if (
+      dispositionBulk.leftOpen(await getItem(keys.release(ref.teamId, ref.productId, ref.releaseId)), input.writerId)
+    ) {
       await repair(ref, findings, input.actor);
       await transactWrite([dispositionBulk.end(ref, input.writerId)]);
     }
@@ -173,10 +257,19 @@ export const CarryOver = {
     if (undecided.size === 0) return result;
 
     const { release } = input;
-    const [entries, releases] = await Promise.all([carryIndex.listByProduct(release.teamId, release.productId), releaseStore.listByProduct(release.teamId, release.productId)]);
+    const [entries, releases] = await Promise.all([
+      carryIndex.listByProduct(release.teamId, release.productId),
+      releaseStore.listByProduct(release.teamId, release.productId),
+    ]);
     // Only earlier releases that still exist; an expired decision has nothing left to carry.
-    const earlier = new Map(releases.filter((other) => other.id !== release.id && other.createdAt < release.createdAt).map((other) => [other.id, other]));
-    const usable = entries.filter((entry) => earlier.has(entry.releaseId) && (entry.expiresAt === null || entry.expiresAt > input.now));
+    const earlier = new Map(
+      releases
+        .filter((other) => other.id !== release.id && other.createdAt < release.createdAt)
+        .map((other) => [other.id, other]),
+    );
+    const usable = entries.filter(
+      (entry) => earlier.has(entry.releaseId) && (entry.expiresAt === null || entry.expiresAt > input.now),
+    );
     if (usable.length === 0) return result;
     const byKey = new Map(usable.map((entry) => [entry.decisionKey, entry]));
     const byPackage = new Map<string, CarryEntry[]>();
@@ -204,14 +297,23 @@ export const CarryOver = {
  * parallel transactions of 99 conditional creates, each followed at once by its side items in
  * batches, and the bracket closes with another version move.
  */
-async function carry(ref: ReleaseRef, writerId: string, writes: PlannedWrite[], actor: Actor, result: CarryOverResult, laps?: ScanLaps): Promise<CarryOverResult> {
+async function carry(
+  ref: ReleaseRef,
+  writerId: string,
+  writes: PlannedWrite[],
+  actor: Actor,
+  result: CarryOverResult,
+  laps?: ScanLaps,
+): Promise<CarryOverResult> {
   try {
     await transactWrite([dispositionBulk.start(ref, writerId, new Date(Date.now() + BULK_WINDOW_MS).toISOString())]);
   } catch (error) {
     if (error instanceof TransactionFailedError && error.failedAt(0)) return { ...result, locked: true };
     throw error;
   }
-  const chunks: PlannedWrite[][] = Array.from({ length: Math.ceil(writes.length / CHUNK_SIZE) }, (_, index) => writes.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE));
+  const chunks: PlannedWrite[][] = Array.from({ length: Math.ceil(writes.length / CHUNK_SIZE) }, (_, index) =>
+    writes.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE),
+  );
   const written: PlannedWrite[] = [];
   const worker = async () => {
     for (let chunk = chunks.shift(); chunk && !result.locked; chunk = chunks.shift()) {
@@ -224,12 +326,18 @@ async function carry(ref: ReleaseRef, writerId: string, writes: PlannedWrite[], 
       // or DynamoDB's partitions, stay busy). One pair's index entry per product: each write here
       // is a distinct pair of one release.
       const side = laps?.span('carrySideItems');
-      await batchWrite(outcome.written.flatMap((write) => sideItems(write.after, actor, write.target.label, { index: true })), [], { concurrency: SIDE_WRITE_CONCURRENCY });
+      await batchWrite(
+        outcome.written.flatMap((write) => sideItems(write.after, actor, write.target.label, { index: true })),
+        [],
+        { concurrency: SIDE_WRITE_CONCURRENCY },
+      );
       side?.();
     }
   };
   // Every worker ends before this returns or throws: nothing of the carry-over writes after it.
-  for (const outcome of await Promise.allSettled(Array.from({ length: Math.min(CONCURRENCY, chunks.length) }, worker))) {
+  for (const outcome of await Promise.allSettled(
+    Array.from({ length: Math.min(CONCURRENCY, chunks.length) }, worker),
+  )) {
     if (outcome.status === 'rejected') throw outcome.reason;
   }
   await transactWrite([dispositionBulk.end(ref, writerId)]);

@@ -40,7 +40,11 @@ export function packageIdentity(subject: Omit<DecisionSubject, 'advisoryId'>): s
 
 /** The package without its version: what "any version" carry-over matches on. */
 export function packageIdentityWithoutVersion(subject: Omit<DecisionSubject, 'advisoryId'>): string {
-  return packageIdentity({ ...subject, componentVersion: null, componentPurl: subject.componentPurl?.replace(/@[^@?#]*(?=[?#]|$)/, '') ?? null });
+  return packageIdentity({
+    ...subject,
+    componentVersion: null,
+    componentPurl: subject.componentPurl?.replace(/@[^@?#]*(?=[?#]|$)/, '') ?? null,
+  });
 }
 
 /** A short stable key of (package at version, advisory): equal for every SBOM finding the same pair. */
@@ -48,7 +52,10 @@ export function decisionKey(subject: DecisionSubject): string {
   // Lists join every row of a release per request (20,000 purl parses and hashes cost ~1 s); findings are never mutated.
   let key = computedKeys.get(subject);
   if (key === undefined) {
-    key = createHash('sha256').update(`${packageIdentity(subject)}\u0000${subject.advisoryId}`).digest('hex').slice(0, 32);
+    key = createHash('sha256')
+      .update(`${packageIdentity(subject)}\u0000${subject.advisoryId}`)
+      .digest('hex')
+      .slice(0, 32);
     computedKeys.set(subject, key);
   }
   return key;
@@ -77,7 +84,9 @@ export function decisionIdentity(subject: DecisionSubject): DecisionIdentity {
  * Finds each finding's decision among a release's dispositions: the one on the
  * finding's (package at version, advisory), whichever SBOM the finding is in.
  */
-export function decisionIndex(dispositions: readonly Disposition[]): (finding: DecisionSubject & { id: string }) => Disposition | undefined {
+export function decisionIndex(
+  dispositions: readonly Disposition[],
+): (finding: DecisionSubject & { id: string }) => Disposition | undefined {
   const byKey = new Map(dispositions.map((disposition) => [disposition.decisionKey, disposition]));
   return (finding) => byKey.get(decisionKey(finding));
 }

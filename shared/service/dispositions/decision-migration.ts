@@ -25,7 +25,15 @@ import { auditPut, diffChanges } from '../audit/audit-log';
 import { resolvePointer } from '../data/id-pointers';
 import { pointerItem } from '../data/id-pointers';
 import { keys } from '../data/keys';
-import { batchWrite, getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
+import {
+  batchWrite,
+  getItem,
+  queryAll,
+  transactWrite,
+  TransactionFailedError,
+  tx,
+  type Item,
+} from '../data/table-client';
 import type { Actor } from '../identity/actor';
 import { toFinding } from '../scans/finding-store';
 import { carryIndexItem } from './carry-index';
@@ -47,21 +55,33 @@ export interface DecisionKeyMigration {
   complete: boolean;
 }
 
-interface ReleaseRef { teamId: string; productId: string; releaseId: string }
+interface ReleaseRef {
+  teamId: string;
+  productId: string;
+  releaseId: string;
+}
 
 /** Releases holding at least one disposition without a decision key. */
 async function releasesToMigrate(): Promise<ReleaseRef[]> {
   const found = new Map<string, ReleaseRef>();
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await dynamo().send(new ScanCommand({
-      TableName: tableName(),
-      FilterExpression: '#entity = :disposition AND attribute_not_exists(#decisionKey)',
-      ExpressionAttributeNames: { '#entity': 'entity', '#decisionKey': 'decisionKey', '#teamId': 'teamId', '#productId': 'productId', '#releaseId': 'releaseId' },
-      ExpressionAttributeValues: { ':disposition': 'Disposition' },
-      ProjectionExpression: '#teamId, #productId, #releaseId',
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    }));
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#entity = :disposition AND attribute_not_exists(#decisionKey)',
+        ExpressionAttributeNames: {
+          '#entity': 'entity',
+          '#decisionKey': 'decisionKey',
+          '#teamId': 'teamId',
+          '#productId': 'productId',
+          '#releaseId': 'releaseId',
+        },
+        ExpressionAttributeValues: { ':disposition': 'Disposition' },
+        ProjectionExpression: '#teamId, #productId, #releaseId',
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
     for (const item of page.Items ?? []) {
       const ref = { teamId: String(item.teamId), productId: String(item.productId), releaseId: String(item.releaseId) };
       found.set(`${ref.teamId}#${ref.releaseId}`, ref);
@@ -81,15 +101,37 @@ async function identityOfLegacy(disposition: Disposition): Promise<DecisionIdent
 async function moveHistory(ref: ReleaseRef, fromSegment: string, decisionKey: string): Promise<void> {
   const entries = await queryAll(keys.dispositionHistoryPrefix(ref.teamId, ref.productId, ref.releaseId, fromSegment));
   if (entries.length === 0) return;
-  await batchWrite(entries.map((entry) => ({ ...entry, ...keys.dispositionHistory(ref.teamId, ref.productId, ref.releaseId, decisionKey, String(entry.at), String(entry.changeId)) })));
-  await batchWrite([], entries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })));
+  await batchWrite(
+    entries.map((entry) => ({
+      ...entry,
+      ...keys.dispositionHistory(
+        ref.teamId,
+        ref.productId,
+        ref.releaseId,
+        decisionKey,
+        String(entry.at),
+        String(entry.changeId),
+      ),
+    })),
+  );
+  await batchWrite(
+    [],
+    entries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })),
+  );
 }
 
 /** The carry-over index keeps the latest decision of the product on each pair. */
 async function indexLatest(disposition: Disposition): Promise<void> {
   if (disposition.reviewRequired) return;
   try {
-    await transactWrite([tx.put(carryIndexItem(disposition), 'attribute_not_exists(pk) OR #entry.#decidedAt < :decidedAt', { '#entry': 'entry', '#decidedAt': 'decidedAt' }, { ':decidedAt': disposition.carriedFrom?.decidedAt ?? disposition.updatedAt })]);
+    await transactWrite([
+      tx.put(
+        carryIndexItem(disposition),
+        'attribute_not_exists(pk) OR #entry.#decidedAt < :decidedAt',
+        { '#entry': 'entry', '#decidedAt': 'decidedAt' },
+        { ':decidedAt': disposition.carriedFrom?.decidedAt ?? disposition.updatedAt },
+      ),
+    ]);
   } catch (error) {
     if (!(error instanceof TransactionFailedError)) throw error; // a later decision is indexed already
   }
@@ -97,11 +139,21 @@ async function indexLatest(disposition: Disposition): Promise<void> {
 
 async function migrateRelease(ref: ReleaseRef, result: DecisionKeyMigration): Promise<void> {
   const items = await dispositionStore.itemsByRelease(ref);
-  const groups = new Map<string, { identity: DecisionIdentity; members: { disposition: Disposition; item: Item; legacy: boolean }[] }>();
+  const groups = new Map<
+    string,
+    { identity: DecisionIdentity; members: { disposition: Disposition; item: Item; legacy: boolean }[] }
+  >();
   for (const item of items) {
     const disposition = toDisposition(item);
     const legacy = typeof item.decisionKey !== 'string';
-    const identity = legacy ? await identityOfLegacy(disposition) : { decisionKey: disposition.decisionKey, advisoryId: disposition.advisoryId, packageIdentity: disposition.packageIdentity, packageWithoutVersion: disposition.packageWithoutVersion };
+    const identity = legacy
+      ? await identityOfLegacy(disposition)
+      : {
+          decisionKey: disposition.decisionKey,
+          advisoryId: disposition.advisoryId,
+          packageIdentity: disposition.packageIdentity,
+          packageWithoutVersion: disposition.packageWithoutVersion,
+        };
     if (!identity) {
       result.orphans += 1;
       continue;
@@ -113,7 +165,9 @@ async function migrateRelease(ref: ReleaseRef, result: DecisionKeyMigration): Pr
   for (const { identity, members } of groups.values()) {
     if (!members.some((member) => member.legacy)) continue;
     // The most recently updated decision stands; on a tie the one already moved.
-    const [kept, ...dropped] = [...members].sort((a, b) => b.disposition.updatedAt.localeCompare(a.disposition.updatedAt) || Number(a.legacy) - Number(b.legacy));
+    const [kept, ...dropped] = [...members].sort(
+      (a, b) => b.disposition.updatedAt.localeCompare(a.disposition.updatedAt) || Number(a.legacy) - Number(b.legacy),
+    );
     if (!kept) continue;
     const survivor = kept.disposition;
     if (kept.legacy) {
@@ -137,8 +191,15 @@ async function migrateRelease(ref: ReleaseRef, result: DecisionKeyMigration): Pr
       transaction.add(
         tx.put(pointerItem(ref.teamId, other.disposition.id, dispositionPointer(survivor))),
         auditPut(ref.teamId, MIGRATION_ACTOR, {
-          action: 'merge', entityType: 'disposition', entityId: other.disposition.id, entityName: `${identity.advisoryId} in ${identity.packageIdentity}`,
-          changes: { mergedInto: { from: null, to: survivor.id }, vulnerabilityId: other.disposition.vulnerabilityId, ...diffChanges(fieldsOf(other.disposition), {}) },
+          action: 'merge',
+          entityType: 'disposition',
+          entityId: other.disposition.id,
+          entityName: `${identity.advisoryId} in ${identity.packageIdentity}`,
+          changes: {
+            mergedInto: { from: null, to: survivor.id },
+            vulnerabilityId: other.disposition.vulnerabilityId,
+            ...diffChanges(fieldsOf(other.disposition), {}),
+          },
         }),
       );
       transaction.delete(ref, { pk: String(other.item.pk), sk: String(other.item.sk) });

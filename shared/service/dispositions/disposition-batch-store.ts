@@ -84,13 +84,22 @@ function groupTargets(targets: BatchTarget[]): TargetGroup[] {
   const groups: TargetGroup[] = [];
   for (const target of targets) {
     const last = groups.at(-1);
-    if (last && last.productId === target.productId && last.releaseId === target.releaseId && last.sbomId === target.sbomId) {
+    if (
+      last &&
+      last.productId === target.productId &&
+      last.releaseId === target.releaseId &&
+      last.sbomId === target.sbomId
+    ) {
       last.vulnerabilityIds.push(target.vulnerabilityId);
       last.decisionKeys?.push(target.decisionKey ?? '');
       if (target.patch !== undefined) (last.patches ??= []).push(target.patch);
     } else {
       groups.push({
-        productId: target.productId, releaseId: target.releaseId, sbomId: target.sbomId, vulnerabilityIds: [target.vulnerabilityId], decisionKeys: [target.decisionKey ?? ''],
+        productId: target.productId,
+        releaseId: target.releaseId,
+        sbomId: target.sbomId,
+        vulnerabilityIds: [target.vulnerabilityId],
+        decisionKeys: [target.decisionKey ?? ''],
         ...(target.patch !== undefined ? { patches: [target.patch] } : {}),
       });
     }
@@ -99,12 +108,18 @@ function groupTargets(targets: BatchTarget[]): TargetGroup[] {
 }
 
 function toIntent(item: Item): BatchIntent {
-  const targets = (item.targetGroups as TargetGroup[]).flatMap(({ vulnerabilityIds, decisionKeys, patches, ...group }) =>
-    vulnerabilityIds.map((vulnerabilityId, index): BatchTarget => ({
-      ...group, vulnerabilityId, decisionKey: decisionKeys?.[index] || undefined, ...(patches?.[index] !== undefined ? { patch: patches[index] } : {}),
-    })));
+  const targets = (item.targetGroups as TargetGroup[]).flatMap(
+    ({ vulnerabilityIds, decisionKeys, patches, ...group }) =>
+      vulnerabilityIds.map((vulnerabilityId, index): BatchTarget => ({
+        ...group,
+        vulnerabilityId,
+        decisionKey: decisionKeys?.[index] || undefined,
+        ...(patches?.[index] !== undefined ? { patch: patches[index] } : {}),
+      })),
+  );
   const count = Math.ceil(targets.length / Number(item.chunkSize));
-  const marked = (mark: (chunk: number) => string) => new Set(Array.from({ length: count }, (_, chunk) => chunk).filter((chunk) => item[mark(chunk)] !== undefined));
+  const marked = (mark: (chunk: number) => string) =>
+    new Set(Array.from({ length: count }, (_, chunk) => chunk).filter((chunk) => item[mark(chunk)] !== undefined));
   return {
     id: String(item.id),
     teamId: String(item.teamId),
@@ -130,8 +145,15 @@ export const dispositionBatchStore = {
       ...keys.dispositionBatchPending(intent.teamId, intent.id),
       ...keys.dispositionBatchPendingIndex(intent.teamId, intent.id, intent.createdAt),
       entity: 'DispositionBatch',
-      id: intent.id, teamId: intent.teamId, actor: intent.actor, createdAt: intent.createdAt, patch: intent.patch,
-      targetGroups: groupTargets(intent.targets), releaseIds: intent.releaseIds, chunkSize: intent.chunkSize, state: 'applying' satisfies BatchState,
+      id: intent.id,
+      teamId: intent.teamId,
+      actor: intent.actor,
+      createdAt: intent.createdAt,
+      patch: intent.patch,
+      targetGroups: groupTargets(intent.targets),
+      releaseIds: intent.releaseIds,
+      chunkSize: intent.chunkSize,
+      state: 'applying' satisfies BatchState,
       ...(intent.patchTable.length > 0 ? { patchTable: intent.patchTable } : {}),
       ...(intent.importedFrom ? { importedFrom: intent.importedFrom } : {}),
       ...(intent.completionAudit ? { completionAudit: intent.completionAudit } : {}),
@@ -146,7 +168,9 @@ export const dispositionBatchStore = {
   async outcome(teamId: string, batchId: string): Promise<BatchOutcome | undefined> {
     const item = await getItem(keys.dispositionBatchOutcome(teamId, batchId));
     if (!item) return undefined;
-    return item.state === 'committed' ? { state: 'committed', updated: Number(item.updated) } : { state: 'failed', reason: item.reason as BatchFailure };
+    return item.state === 'committed'
+      ? { state: 'committed', updated: Number(item.updated) }
+      : { state: 'failed', reason: item.reason as BatchFailure };
   },
 
   /** Pending batches of one team (strongly consistent: a read right after a crash sees them). */
@@ -165,7 +189,10 @@ export const dispositionBatchStore = {
   /** Marks a chunk applied; fails unless the batch is still applying and the chunk is not yet applied. */
   appliedMarkItem(intent: BatchIntent, chunk: number, at: string): TransactItem {
     return tx.update(
-      keys.dispositionBatchPending(intent.teamId, intent.id), 'SET #mark = :at', { '#mark': appliedMark(chunk), '#state': 'state' }, { ':at': at, ':applying': 'applying' },
+      keys.dispositionBatchPending(intent.teamId, intent.id),
+      'SET #mark = :at',
+      { '#mark': appliedMark(chunk), '#state': 'state' },
+      { ':at': at, ':applying': 'applying' },
       'attribute_exists(pk) AND #state = :applying AND attribute_not_exists(#mark)',
     );
   },
@@ -173,7 +200,10 @@ export const dispositionBatchStore = {
   /** Marks an applied chunk rolled back; fails unless the batch is rolling back and the chunk not yet undone. */
   rolledBackMarkItem(intent: BatchIntent, chunk: number, at: string): TransactItem {
     return tx.update(
-      keys.dispositionBatchPending(intent.teamId, intent.id), 'SET #mark = :at', { '#mark': rolledBackMark(chunk), '#state': 'state' }, { ':at': at, ':rollingBack': 'rolling_back' },
+      keys.dispositionBatchPending(intent.teamId, intent.id),
+      'SET #mark = :at',
+      { '#mark': rolledBackMark(chunk), '#state': 'state' },
+      { ':at': at, ':rollingBack': 'rolling_back' },
       'attribute_exists(pk) AND #state = :rollingBack AND attribute_not_exists(#mark)',
     );
   },
@@ -181,8 +211,11 @@ export const dispositionBatchStore = {
   /** applying → rolling_back; from then on no chunk can be applied (each apply checks the state). */
   rollBackItem(intent: BatchIntent, reason: BatchFailure): TransactItem {
     return tx.update(
-      keys.dispositionBatchPending(intent.teamId, intent.id), 'SET #state = :rollingBack, #reason = :reason', { '#state': 'state', '#reason': 'reason' },
-      { ':rollingBack': 'rolling_back', ':reason': reason, ':applying': 'applying' }, 'attribute_exists(pk) AND #state = :applying',
+      keys.dispositionBatchPending(intent.teamId, intent.id),
+      'SET #state = :rollingBack, #reason = :reason',
+      { '#state': 'state', '#reason': 'reason' },
+      { ':rollingBack': 'rolling_back', ':reason': reason, ':applying': 'applying' },
+      'attribute_exists(pk) AND #state = :applying',
     );
   },
 
@@ -190,12 +223,25 @@ export const dispositionBatchStore = {
   finishItems(intent: BatchIntent, outcome: BatchOutcome, at: string): TransactItem[] {
     const expected = outcome.state === 'committed' ? 'applying' : 'rolling_back';
     return [
-      tx.delete(keys.dispositionBatchPending(intent.teamId, intent.id), 'attribute_exists(pk) AND #state = :expected', { '#state': 'state' }, { ':expected': expected }),
+      tx.delete(
+        keys.dispositionBatchPending(intent.teamId, intent.id),
+        'attribute_exists(pk) AND #state = :expected',
+        { '#state': 'state' },
+        { ':expected': expected },
+      ),
       tx.create({
-        ...keys.dispositionBatchOutcome(intent.teamId, intent.id), entity: 'DispositionBatchOutcome', id: intent.id, teamId: intent.teamId,
-        ...outcome, createdAt: intent.createdAt, finishedAt: at, expiresAtEpoch: Math.floor(Date.parse(at) / 1000) + OUTCOME_RETENTION_SECONDS,
+        ...keys.dispositionBatchOutcome(intent.teamId, intent.id),
+        entity: 'DispositionBatchOutcome',
+        id: intent.id,
+        teamId: intent.teamId,
+        ...outcome,
+        createdAt: intent.createdAt,
+        finishedAt: at,
+        expiresAtEpoch: Math.floor(Date.parse(at) / 1000) + OUTCOME_RETENTION_SECONDS,
       }),
-      ...(outcome.state === 'committed' && intent.completionAudit ? [auditPut(intent.teamId, intent.actor, intent.completionAudit, at)] : []),
+      ...(outcome.state === 'committed' && intent.completionAudit
+        ? [auditPut(intent.teamId, intent.actor, intent.completionAudit, at)]
+        : []),
     ];
   },
 };

@@ -19,10 +19,27 @@ import { getItems, transactWrite, TransactionFailedError, tx, type Item } from '
 import type { Actor } from '../identity/actor';
 import { toFinding, type Finding } from '../scans/finding-store';
 import { DispositionTransaction, dispositionKey, toDisposition } from './disposition-store';
-import { batchMarkerOf, compensationItems, firstIndexWrite, plan, writeItems, type DispositionPatch, type PlannedWrite } from './disposition-writes';
+import {
+  batchMarkerOf,
+  compensationItems,
+  firstIndexWrite,
+  plan,
+  writeItems,
+  type DispositionPatch,
+  type PlannedWrite,
+} from './disposition-writes';
 import type { AuditEvent } from '../audit/audit-log';
 import type { ImportedFrom } from './disposition-store';
-import { chunkCount, chunkTargets, dispositionBatchStore, patchOf, type BatchFailure, type BatchIntent, type BatchOutcome, type BatchTarget } from './disposition-batch-store';
+import {
+  chunkCount,
+  chunkTargets,
+  dispositionBatchStore,
+  patchOf,
+  type BatchFailure,
+  type BatchIntent,
+  type BatchOutcome,
+  type BatchTarget,
+} from './disposition-batch-store';
 import { decisionKey } from './decision-identity';
 
 /** 1 intent mark + at most 16 release checks + 16 × 5 items (with the carry-over index entry) = 97, under DynamoDB's 100 per transaction. */
@@ -45,9 +62,17 @@ function pick(chunks: number[], driver: Driver): number | undefined {
 type KnownFindings = ReadonlyMap<string, Finding>;
 
 /** The chunk's findings (a finding removed since the request, its product deleted, has nothing left to triage). */
-async function findingsOf(intent: BatchIntent, targets: BatchTarget[], known: KnownFindings): Promise<Map<string, Finding>> {
+async function findingsOf(
+  intent: BatchIntent,
+  targets: BatchTarget[],
+  known: KnownFindings,
+): Promise<Map<string, Finding>> {
   const unknown = targets.filter((target) => !known.has(target.vulnerabilityId));
-  const read = await getItems(unknown.map((target) => keys.finding(intent.teamId, target.productId, target.releaseId, target.sbomId, target.vulnerabilityId)));
+  const read = await getItems(
+    unknown.map((target) =>
+      keys.finding(intent.teamId, target.productId, target.releaseId, target.sbomId, target.vulnerabilityId),
+    ),
+  );
   const found = new Map<string, Finding>();
   for (const target of targets) {
     const finding = known.get(target.vulnerabilityId);
@@ -67,7 +92,14 @@ function decisionKeyOf(target: BatchTarget, finding: Finding | undefined): strin
 
 async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindings): Promise<ChunkResult> {
   const targets = chunkTargets(intent, chunk);
-  const releases = [...new Map(targets.map((target) => [target.releaseId, { teamId: intent.teamId, productId: target.productId, releaseId: target.releaseId }])).values()];
+  const releases = [
+    ...new Map(
+      targets.map((target) => [
+        target.releaseId,
+        { teamId: intent.teamId, productId: target.productId, releaseId: target.releaseId },
+      ]),
+    ).values(),
+  ];
   const findings = await findingsOf(intent, targets, known);
   // Findings of one decision (the same package and advisory in two SBOMs of a release) are one write.
   // The first target of a decision names its patch (a VEX import has already picked one statement per decision).
@@ -75,7 +107,8 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
   for (const target of targets) {
     const finding = findings.get(target.vulnerabilityId);
     const key = decisionKeyOf(target, finding);
-    if (finding && key && !decisions.has(`${finding.releaseId}#${key}`)) decisions.set(`${finding.releaseId}#${key}`, { finding, target });
+    if (finding && key && !decisions.has(`${finding.releaseId}#${key}`))
+      decisions.set(`${finding.releaseId}#${key}`, { finding, target });
   }
   const planned = [...decisions.values()];
   for (let attempt = 1; ; attempt += 1) {
@@ -87,12 +120,22 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
       const existing = stored[index];
       // Written by this batch already (an earlier chunk held another finding of the same decision, or a driver's retry).
       if (existing && batchMarkerOf(existing)?.batchId === intent.id) return;
-      writes.push(plan(finding, existing ? toDisposition(existing) : undefined, patchOf(intent, target), intent.actor, at, intent.importedFrom ?? undefined));
+      writes.push(
+        plan(
+          finding,
+          existing ? toDisposition(existing) : undefined,
+          patchOf(intent, target),
+          intent.actor,
+          at,
+          intent.importedFrom ?? undefined,
+        ),
+      );
     });
     // Each release's unlock condition rides on its dispositions version move.
     const transaction = new DispositionTransaction().add(dispositionBatchStore.appliedMarkItem(intent, chunk, at));
     const releaseItems = releases.map((release) => transaction.moveVersion(release, { unlocked: true }));
-    for (const write of writes) writeItems(transaction, write, intent.actor, at, intent.id, { index: firstIndex(write.after) });
+    for (const write of writes)
+      writeItems(transaction, write, intent.actor, at, intent.id, { index: firstIndex(write.after) });
     try {
       await transactWrite(transaction.items());
       return 'done';
@@ -107,12 +150,35 @@ async function applyChunk(intent: BatchIntent, chunk: number, known: KnownFindin
 
 async function rollBackChunk(intent: BatchIntent, chunk: number): Promise<ChunkResult> {
   const targets = chunkTargets(intent, chunk);
-  const findings = targets.some((target) => !target.decisionKey) ? await findingsOf(intent, targets, new Map()) : new Map<string, Finding>();
-  const dispositionKeys = [...new Map(targets.flatMap((target) => {
-    const key = decisionKeyOf(target, findings.get(target.vulnerabilityId));
-    return key ? [[`${target.releaseId}#${key}`, dispositionKey({ teamId: intent.teamId, productId: target.productId, releaseId: target.releaseId }, key)] as const] : [];
-  })).values()];
-  const releases = [...new Map(targets.map((target) => [target.releaseId, { teamId: intent.teamId, productId: target.productId, releaseId: target.releaseId }])).values()];
+  const findings = targets.some((target) => !target.decisionKey)
+    ? await findingsOf(intent, targets, new Map())
+    : new Map<string, Finding>();
+  const dispositionKeys = [
+    ...new Map(
+      targets.flatMap((target) => {
+        const key = decisionKeyOf(target, findings.get(target.vulnerabilityId));
+        return key
+          ? [
+              [
+                `${target.releaseId}#${key}`,
+                dispositionKey(
+                  { teamId: intent.teamId, productId: target.productId, releaseId: target.releaseId },
+                  key,
+                ),
+              ] as const,
+            ]
+          : [];
+      }),
+    ).values(),
+  ];
+  const releases = [
+    ...new Map(
+      targets.map((target) => [
+        target.releaseId,
+        { teamId: intent.teamId, productId: target.productId, releaseId: target.releaseId },
+      ]),
+    ).values(),
+  ];
   for (let attempt = 1; ; attempt += 1) {
     const stored = await getItems(dispositionKeys);
     const at = now();
@@ -120,12 +186,18 @@ async function rollBackChunk(intent: BatchIntent, chunk: number): Promise<ChunkR
     const transaction = new DispositionTransaction().add(dispositionBatchStore.rolledBackMarkItem(intent, chunk, at));
     // A rollback runs whatever the lock (it undoes what the lock stopped): the version moves unconditioned,
     // for the releases that still exist (a deleted release has no readers left).
-    const live = await getItems(releases.map((release) => keys.release(release.teamId, release.productId, release.releaseId)));
-    const liveIds = new Set(releases.filter((_release, index) => live[index] !== undefined).map((release) => release.releaseId));
-    for (const release of releases) if (liveIds.has(release.releaseId)) transaction.moveVersion(release, { unlocked: false });
+    const live = await getItems(
+      releases.map((release) => keys.release(release.teamId, release.productId, release.releaseId)),
+    );
+    const liveIds = new Set(
+      releases.filter((_release, index) => live[index] !== undefined).map((release) => release.releaseId),
+    );
+    for (const release of releases)
+      if (liveIds.has(release.releaseId)) transaction.moveVersion(release, { unlocked: false });
     stored.forEach((item: Item | undefined) => {
       const marker = item ? batchMarkerOf(item) : undefined;
-      if (item && marker?.batchId === intent.id && liveIds.has(String(item.releaseId))) compensationItems(transaction, item, marker, intent.actor, at, { index: firstIndex(toDisposition(item)) });
+      if (item && marker?.batchId === intent.id && liveIds.has(String(item.releaseId)))
+        compensationItems(transaction, item, marker, intent.actor, at, { index: firstIndex(toDisposition(item)) });
     });
     try {
       await transactWrite(transaction.items());
@@ -134,7 +206,8 @@ async function rollBackChunk(intent: BatchIntent, chunk: number): Promise<ChunkR
       if (!(error instanceof TransactionFailedError)) throw error;
       if (error.failedAt(0)) return 'stale';
       // A disposition changed since it was read: it is no longer ours to undo; read again and leave it out.
-      if (attempt >= MAX_CHUNK_ATTEMPTS) throw new Error(`batch ${intent.id}: chunk ${chunk} kept changing during its rollback`, { cause: error });
+      if (attempt >= MAX_CHUNK_ATTEMPTS)
+        throw new Error(`batch ${intent.id}: chunk ${chunk} kept changing during its rollback`, { cause: error });
     }
   }
 }
@@ -151,13 +224,21 @@ async function tryTransact(items: Parameters<typeof transactWrite>[0]): Promise<
 }
 
 /** Drives one batch to its end from whatever state it is in; returns how it ended. */
-async function drive(teamId: string, batchId: string, driver: Driver, known: KnownFindings = new Map()): Promise<BatchOutcome> {
+async function drive(
+  teamId: string,
+  batchId: string,
+  driver: Driver,
+  known: KnownFindings = new Map(),
+): Promise<BatchOutcome> {
   let intent = await dispositionBatchStore.find(teamId, batchId);
   while (intent) {
     const current: BatchIntent = intent;
     let stale = false;
     if (current.state === 'applying') {
-      const chunk = pick(Array.from({ length: chunkCount(current) }, (_, index) => index).filter((index) => !current.applied.has(index)), driver);
+      const chunk = pick(
+        Array.from({ length: chunkCount(current) }, (_, index) => index).filter((index) => !current.applied.has(index)),
+        driver,
+      );
       if (chunk === undefined) {
         const outcome: BatchOutcome = { state: 'committed', updated: current.targets.length };
         if (await tryTransact(dispositionBatchStore.finishItems(current, outcome, now()))) return outcome;
@@ -168,12 +249,16 @@ async function drive(teamId: string, batchId: string, driver: Driver, known: Kno
         else if (result === 'stale') stale = true;
         else {
           const reason: BatchFailure = result === 'locked' ? 'release_locked' : 'concurrent_modification';
-          if (await tryTransact([dispositionBatchStore.rollBackItem(current, reason)])) Object.assign(current, { state: 'rolling_back', reason });
+          if (await tryTransact([dispositionBatchStore.rollBackItem(current, reason)]))
+            Object.assign(current, { state: 'rolling_back', reason });
           else stale = true;
         }
       }
     } else {
-      const chunk = pick([...current.applied].filter((index) => !current.rolledBack.has(index)).sort((a, b) => a - b), driver);
+      const chunk = pick(
+        [...current.applied].filter((index) => !current.rolledBack.has(index)).sort((a, b) => a - b),
+        driver,
+      );
       if (chunk === undefined) {
         const outcome: BatchOutcome = { state: 'failed', reason: current.reason ?? 'release_locked' };
         if (await tryTransact(dispositionBatchStore.finishItems(current, outcome, now()))) return outcome;
@@ -195,7 +280,13 @@ export interface PlannedBatch {
   completionAudit: AuditEvent | null;
 }
 
-async function recordIntent(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch, planned?: PlannedBatch): Promise<string> {
+async function recordIntent(
+  teamId: string,
+  actor: Actor,
+  findings: Finding[],
+  patch: DispositionPatch,
+  planned?: PlannedBatch,
+): Promise<string> {
   const id = randomUUID();
   // Equal patches are stored once: an import of many statements has few distinct decisions.
   const patchTable: DispositionPatch[] = [];
@@ -209,13 +300,25 @@ async function recordIntent(teamId: string, actor: Actor, findings: Finding[], p
   const targets = findings.map((finding, index) => {
     const own = planned?.writes[index]?.patch;
     return {
-      vulnerabilityId: finding.id, productId: finding.productId, releaseId: finding.releaseId, sbomId: finding.sbomId, decisionKey: decisionKey(finding),
+      vulnerabilityId: finding.id,
+      productId: finding.productId,
+      releaseId: finding.releaseId,
+      sbomId: finding.sbomId,
+      decisionKey: decisionKey(finding),
       ...(own ? { patch: patchIndex(own) } : {}),
     };
   });
   const item = dispositionBatchStore.intentItem({
-    id, teamId, actor, createdAt: now(), patch, chunkSize: CHUNK_SIZE, targets, patchTable,
-    importedFrom: planned?.importedFrom ?? null, completionAudit: planned?.completionAudit ?? null,
+    id,
+    teamId,
+    actor,
+    createdAt: now(),
+    patch,
+    chunkSize: CHUNK_SIZE,
+    targets,
+    patchTable,
+    importedFrom: planned?.importedFrom ?? null,
+    completionAudit: planned?.completionAudit ?? null,
     releaseIds: [...new Set(findings.map((finding) => finding.releaseId))],
   });
   await transactWrite([tx.create(item)]);
@@ -225,7 +328,12 @@ async function recordIntent(teamId: string, actor: Actor, findings: Finding[], p
 export const DispositionBatches = {
   /** Records the intent, then applies it; the answer is the outcome as stored. */
   async run(teamId: string, actor: Actor, findings: Finding[], patch: DispositionPatch): Promise<BatchOutcome> {
-    return drive(teamId, await DispositionBatches.record(teamId, actor, findings, patch), 'owner', new Map(findings.map((finding) => [finding.id, finding])));
+    return drive(
+      teamId,
+      await DispositionBatches.record(teamId, actor, findings, patch),
+      'owner',
+      new Map(findings.map((finding) => [finding.id, finding])),
+    );
   },
 
   /** The same all-or-nothing path with a patch per finding; the completion audit entry commits with the outcome. */
@@ -242,7 +350,9 @@ export const DispositionBatches = {
 
   /** Before a release's dispositions are read: finish any batch of the team still pending on that release. */
   async settleRelease(teamId: string, releaseId: string): Promise<void> {
-    const pending = (await dispositionBatchStore.pendingOfTeam(teamId)).filter((batch) => batch.releaseIds.includes(releaseId));
+    const pending = (await dispositionBatchStore.pendingOfTeam(teamId)).filter((batch) =>
+      batch.releaseIds.includes(releaseId),
+    );
     for (const batch of pending) await drive(teamId, batch.id, 'helper');
   },
 
@@ -255,7 +365,8 @@ export const DispositionBatches = {
     const recovered: { teamId: string; id: string; outcome: BatchOutcome }[] = [];
     for (const { teamId, id } of await dispositionBatchStore.pendingOfAllTeams()) {
       // The index may name an intent that is no longer there (it lags on AWS): only a recorded batch is driven.
-      if (!(await dispositionBatchStore.find(teamId, id)) && !(await dispositionBatchStore.outcome(teamId, id))) continue;
+      if (!(await dispositionBatchStore.find(teamId, id)) && !(await dispositionBatchStore.outcome(teamId, id)))
+        continue;
       recovered.push({ teamId, id, outcome: await drive(teamId, id, 'owner') });
     }
     return { recovered };

@@ -36,7 +36,8 @@ const sets = new LRUCache<string, CachedDispositions, Loader>({
   maxEntrySize: MAX_BYTES,
   sizeCalculation: (set) => Math.max(1, set.length * DISPOSITION_BYTES),
   // Frozen: every reader of the version shares the one set.
-  fetchMethod: async (_key, _stale, { context }) => Object.freeze((await context()).map((disposition) => Object.freeze(disposition))),
+  fetchMethod: async (_key, _stale, { context }) =>
+    Object.freeze((await context()).map((disposition) => Object.freeze(disposition))),
 });
 
 export const dispositionCache = {

@@ -12,7 +12,16 @@ import { dispositionCache, type CachedDispositions } from './disposition-cache';
 export type DispositionStatus = 'affected' | 'not_affected' | 'fixed' | 'under_investigation';
 
 /** The fields a member writes (and history and audit diff); `expiresAt` included. */
-export const DISPOSITION_FIELDS = ['status', 'justification', 'response', 'detail', 'actionStatement', 'impactStatement', 'assignedTo', 'expiresAt'] as const;
+export const DISPOSITION_FIELDS = [
+  'status',
+  'justification',
+  'response',
+  'detail',
+  'actionStatement',
+  'impactStatement',
+  'assignedTo',
+  'expiresAt',
+] as const;
 export type DispositionField = (typeof DISPOSITION_FIELDS)[number];
 
 export interface Disposition {
@@ -75,7 +84,10 @@ export interface DispositionChange {
 
 /** Not exported: a disposition item is written only through `DispositionTransaction`, which moves its release's dispositions version. */
 function dispositionItem(disposition: Disposition): Item {
-  const item: Item = { ...keys.disposition(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey), entity: 'Disposition' };
+  const item: Item = {
+    ...keys.disposition(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey),
+    entity: 'Disposition',
+  };
   for (const [field, value] of Object.entries(disposition)) if (value !== null) item[field] = value;
   return item;
 }
@@ -135,7 +147,13 @@ export function toDispositionView(disposition: Disposition, now = new Date().toI
     expires_at: disposition.expiresAt,
     review_required: disposition.reviewRequired,
     carried_from: carried
-      ? { release_id: carried.releaseId, release_version: carried.releaseVersion, disposition_id: carried.dispositionId, decided_by: carried.decidedBy, decided_at: carried.decidedAt }
+      ? {
+          release_id: carried.releaseId,
+          release_version: carried.releaseVersion,
+          disposition_id: carried.dispositionId,
+          decided_by: carried.decidedBy,
+          decided_at: carried.decidedAt,
+        }
       : null,
     imported_from: importedFromView(disposition.importedFrom),
     /** Whether it counts: `expired` and `review_required` count as undecided. */
@@ -149,15 +167,33 @@ export function toDispositionView(disposition: Disposition, now = new Date().toI
  */
 export function toFindingDecisionView(disposition: Disposition, now = new Date().toISOString()) {
   return {
-    id: disposition.id, status: disposition.status, response: disposition.response, justification: disposition.justification,
-    decision_state: decisionState(disposition, now), expires_at: disposition.expiresAt, review_required: disposition.reviewRequired,
-    carried_from: disposition.carriedFrom ? { release_id: disposition.carriedFrom.releaseId, release_version: disposition.carriedFrom.releaseVersion, disposition_id: disposition.carriedFrom.dispositionId } : null,
+    id: disposition.id,
+    status: disposition.status,
+    response: disposition.response,
+    justification: disposition.justification,
+    decision_state: decisionState(disposition, now),
+    expires_at: disposition.expiresAt,
+    review_required: disposition.reviewRequired,
+    carried_from: disposition.carriedFrom
+      ? {
+          release_id: disposition.carriedFrom.releaseId,
+          release_version: disposition.carriedFrom.releaseVersion,
+          disposition_id: disposition.carriedFrom.dispositionId,
+        }
+      : null,
     imported_from: importedFromView(disposition.importedFrom),
   };
 }
 
 function importedFromView(imported: ImportedFrom | null) {
-  return imported ? { document_sha256: imported.documentSha256, author: imported.author, format: imported.format, imported_at: imported.importedAt } : null;
+  return imported
+    ? {
+        document_sha256: imported.documentSha256,
+        author: imported.author,
+        format: imported.format,
+        imported_at: imported.importedAt,
+      }
+    : null;
 }
 
 export interface ReleaseRef {
@@ -198,12 +234,18 @@ export class DispositionTransaction {
    * rollback, a migration) it only requires the release to exist. Returns the item's index.
    */
   moveVersion(ref: ReleaseRef, options: { unlocked: boolean }): number {
-    if (this.moved.has(refKey(ref))) throw new Error(`release ${ref.releaseId}: its dispositions version is already moved in this transaction`);
+    if (this.moved.has(refKey(ref)))
+      throw new Error(`release ${ref.releaseId}: its dispositions version is already moved in this transaction`);
     this.moved.add(refKey(ref));
-    this.list.push(tx.update(
-      keys.release(ref.teamId, ref.productId, ref.releaseId), 'ADD #version :one', { '#version': VERSION_ATTRIBUTE, ...(options.unlocked ? { '#lockedBy': 'lockedBy' } : {}) }, { ':one': 1 },
-      options.unlocked ? RELEASE_UNLOCKED_CONDITION : 'attribute_exists(pk)',
-    ));
+    this.list.push(
+      tx.update(
+        keys.release(ref.teamId, ref.productId, ref.releaseId),
+        'ADD #version :one',
+        { '#version': VERSION_ATTRIBUTE, ...(options.unlocked ? { '#lockedBy': 'lockedBy' } : {}) },
+        { ':one': 1 },
+        options.unlocked ? RELEASE_UNLOCKED_CONDITION : 'attribute_exists(pk)',
+      ),
+    );
     return this.list.length - 1;
   }
 
@@ -215,17 +257,26 @@ export class DispositionTransaction {
   underBulk(ref: ReleaseRef, writerId: string): number {
     if (this.moved.has(refKey(ref))) throw new Error(`release ${ref.releaseId}: already covered in this transaction`);
     this.moved.add(refKey(ref));
-    this.list.push(tx.check(
-      keys.release(ref.teamId, ref.productId, ref.releaseId), `${RELEASE_UNLOCKED_CONDITION} AND attribute_exists(#bulk)`,
-      { '#lockedBy': 'lockedBy', '#bulk': `${BULK_PREFIX}${writerId}` },
-    ));
+    this.list.push(
+      tx.check(
+        keys.release(ref.teamId, ref.productId, ref.releaseId),
+        `${RELEASE_UNLOCKED_CONDITION} AND attribute_exists(#bulk)`,
+        { '#lockedBy': 'lockedBy', '#bulk': `${BULK_PREFIX}${writerId}` },
+      ),
+    );
     return this.list.length - 1;
   }
 
   /** Writes the whole disposition, optionally conditioned. */
-  put(disposition: Disposition, extra: Item = {}, condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> }): number {
+  put(
+    disposition: Disposition,
+    extra: Item = {},
+    condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> },
+  ): number {
     this.written.add(refKey(disposition));
-    this.list.push(tx.put({ ...dispositionItem(disposition), ...extra }, condition?.expression, condition?.names, condition?.values));
+    this.list.push(
+      tx.put({ ...dispositionItem(disposition), ...extra }, condition?.expression, condition?.names, condition?.values),
+    );
     return this.list.length - 1;
   }
 
@@ -241,7 +292,11 @@ export class DispositionTransaction {
     return this.list.length - 1;
   }
 
-  delete(ref: ReleaseRef, key: Key, condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> }): number {
+  delete(
+    ref: ReleaseRef,
+    key: Key,
+    condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> },
+  ): number {
     this.written.add(refKey(ref));
     this.list.push(tx.delete(key, condition?.expression, condition?.names, condition?.values));
     return this.list.length - 1;
@@ -255,7 +310,8 @@ export class DispositionTransaction {
 
   items(): TransactItem[] {
     const unmoved = [...this.written].filter((release) => !this.moved.has(release));
-    if (unmoved.length > 0) throw new Error(`disposition write without its release's dispositions version move (${unmoved.join(', ')})`);
+    if (unmoved.length > 0)
+      throw new Error(`disposition write without its release's dispositions version move (${unmoved.join(', ')})`);
     return this.list;
   }
 }
@@ -278,14 +334,20 @@ export const dispositionBulk = {
   },
   start(ref: ReleaseRef, writerId: string, until: string): TransactItem {
     return tx.update(
-      keys.release(ref.teamId, ref.productId, ref.releaseId), 'ADD #version :one SET #bulk = :until',
-      { '#version': VERSION_ATTRIBUTE, '#bulk': `${BULK_PREFIX}${writerId}`, '#lockedBy': 'lockedBy' }, { ':one': 1, ':until': until }, RELEASE_UNLOCKED_CONDITION,
+      keys.release(ref.teamId, ref.productId, ref.releaseId),
+      'ADD #version :one SET #bulk = :until',
+      { '#version': VERSION_ATTRIBUTE, '#bulk': `${BULK_PREFIX}${writerId}`, '#lockedBy': 'lockedBy' },
+      { ':one': 1, ':until': until },
+      RELEASE_UNLOCKED_CONDITION,
     );
   },
   end(ref: ReleaseRef, writerId: string): TransactItem {
     return tx.update(
-      keys.release(ref.teamId, ref.productId, ref.releaseId), 'ADD #version :one REMOVE #bulk',
-      { '#version': VERSION_ATTRIBUTE, '#bulk': `${BULK_PREFIX}${writerId}` }, { ':one': 1 }, 'attribute_exists(pk)',
+      keys.release(ref.teamId, ref.productId, ref.releaseId),
+      'ADD #version :one REMOVE #bulk',
+      { '#version': VERSION_ATTRIBUTE, '#bulk': `${BULK_PREFIX}${writerId}` },
+      { ':one': 1 },
+      'attribute_exists(pk)',
     );
   },
 };
@@ -305,7 +367,12 @@ async function readByRelease(ref: ReleaseRef): Promise<Disposition[]> {
 }
 
 export const dispositionStore = {
-  async findByDecision(teamId: string, productId: string, releaseId: string, decisionKey: string): Promise<Disposition | undefined> {
+  async findByDecision(
+    teamId: string,
+    productId: string,
+    releaseId: string,
+    decisionKey: string,
+  ): Promise<Disposition | undefined> {
     const item = await getItem(dispositionKey({ teamId, productId, releaseId }, decisionKey));
     return item ? toDisposition(item) : undefined;
   },
@@ -335,7 +402,12 @@ export const dispositionStore = {
   },
 
   async history(disposition: Disposition): Promise<DispositionChange[]> {
-    const { pk, skPrefix } = keys.dispositionHistoryPrefix(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey);
+    const { pk, skPrefix } = keys.dispositionHistoryPrefix(
+      disposition.teamId,
+      disposition.productId,
+      disposition.releaseId,
+      disposition.decisionKey,
+    );
     return (await queryAll({ pk, skPrefix })).map((item) => ({
       changeId: String(item.changeId),
       at: String(item.at),

@@ -14,7 +14,14 @@ import { auditPut, diffChanges } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import type { Finding } from '../scans/finding-store';
 import { isFinalDecision } from './rules';
-import { DISPOSITION_FIELDS, dispositionKey, toDisposition, type Disposition, type DispositionTransaction, type ImportedFrom } from './disposition-store';
+import {
+  DISPOSITION_FIELDS,
+  dispositionKey,
+  toDisposition,
+  type Disposition,
+  type DispositionTransaction,
+  type ImportedFrom,
+} from './disposition-store';
 import { decisionIdentity, type DecisionIdentity } from './decision-identity';
 import { carryIndexDelete, carryIndexPut } from './carry-index';
 
@@ -34,8 +41,12 @@ export interface DecisionTarget {
 
 export function targetOfFinding(finding: Finding): DecisionTarget {
   return {
-    teamId: finding.teamId, productId: finding.productId, releaseId: finding.releaseId, vulnerabilityId: finding.id,
-    identity: decisionIdentity(finding), label: `${finding.cveId} in ${finding.componentName}`,
+    teamId: finding.teamId,
+    productId: finding.productId,
+    releaseId: finding.releaseId,
+    vulnerabilityId: finding.id,
+    identity: decisionIdentity(finding),
+    label: `${finding.cveId} in ${finding.componentName}`,
   };
 }
 
@@ -43,8 +54,12 @@ export function targetOfFinding(finding: Finding): DecisionTarget {
 export function targetOfDisposition(disposition: Disposition): DecisionTarget {
   const { decisionKey, advisoryId, packageIdentity, packageWithoutVersion } = disposition;
   return {
-    teamId: disposition.teamId, productId: disposition.productId, releaseId: disposition.releaseId, vulnerabilityId: disposition.vulnerabilityId,
-    identity: { decisionKey, advisoryId, packageIdentity, packageWithoutVersion }, label: `${advisoryId} in ${packageIdentity}`,
+    teamId: disposition.teamId,
+    productId: disposition.productId,
+    releaseId: disposition.releaseId,
+    vulnerabilityId: disposition.vulnerabilityId,
+    identity: { decisionKey, advisoryId, packageIdentity, packageWithoutVersion },
+    label: `${advisoryId} in ${packageIdentity}`,
   };
 }
 
@@ -68,17 +83,40 @@ export interface BatchWriteMarker {
 }
 
 /** The fields history and audit diff: what a member writes, and whether a carried decision waits for review. */
-export function fieldsOf(disposition: Pick<Disposition, (typeof DISPOSITION_FIELDS)[number] | 'reviewRequired'>): Record<string, unknown> {
-  return { ...Object.fromEntries(DISPOSITION_FIELDS.map((field) => [field, disposition[field]])), reviewRequired: disposition.reviewRequired };
+export function fieldsOf(
+  disposition: Pick<Disposition, (typeof DISPOSITION_FIELDS)[number] | 'reviewRequired'>,
+): Record<string, unknown> {
+  return {
+    ...Object.fromEntries(DISPOSITION_FIELDS.map((field) => [field, disposition[field]])),
+    reviewRequired: disposition.reviewRequired,
+  };
 }
 
 /** A new disposition on the target, before any field is applied. */
 export function newDisposition(target: DecisionTarget, actor: Pick<Actor, 'id' | 'name'>, at: string): Disposition {
   return {
-    id: randomUUID(), teamId: target.teamId, productId: target.productId, releaseId: target.releaseId, vulnerabilityId: target.vulnerabilityId, ...target.identity,
-    status: 'under_investigation', justification: null, response: null, detail: null, actionStatement: null, impactStatement: null, assignedTo: null, decidedAt: null,
-    createdAt: at, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: 0,
-    expiresAt: null, reviewRequired: false, carriedFrom: null, importedFrom: null,
+    id: randomUUID(),
+    teamId: target.teamId,
+    productId: target.productId,
+    releaseId: target.releaseId,
+    vulnerabilityId: target.vulnerabilityId,
+    ...target.identity,
+    status: 'under_investigation',
+    justification: null,
+    response: null,
+    detail: null,
+    actionStatement: null,
+    impactStatement: null,
+    assignedTo: null,
+    decidedAt: null,
+    createdAt: at,
+    updatedAt: at,
+    updatedBy: { id: actor.id, name: actor.name },
+    revision: 0,
+    expiresAt: null,
+    reviewRequired: false,
+    carriedFrom: null,
+    importedFrom: null,
   };
 }
 
@@ -89,10 +127,23 @@ const DECISION_FIELDS = ['status', 'justification', 'response'] as const;
  * A member's write (or a VEX import's, with `importedFrom`): applies the patch; any such write
  * also settles a carried decision's review.
  */
-export function plan(subject: Finding | DecisionTarget, existing: Disposition | undefined, patch: DispositionPatch, actor: Actor, at: string, importedFrom?: ImportedFrom): PlannedWrite {
+export function plan(
+  subject: Finding | DecisionTarget,
+  existing: Disposition | undefined,
+  patch: DispositionPatch,
+  actor: Actor,
+  at: string,
+  importedFrom?: ImportedFrom,
+): PlannedWrite {
   const target = 'identity' in subject ? subject : targetOfFinding(subject);
   const base: Disposition = existing ?? newDisposition(target, actor, at);
-  const after: Disposition = { ...base, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: base.revision + 1, reviewRequired: false };
+  const after: Disposition = {
+    ...base,
+    updatedAt: at,
+    updatedBy: { id: actor.id, name: actor.name },
+    revision: base.revision + 1,
+    reviewRequired: false,
+  };
   for (const field of DISPOSITION_FIELDS) {
     const value = patch[field];
     if (value !== undefined) (after as unknown as Record<string, unknown>)[field] = value;
@@ -100,15 +151,37 @@ export function plan(subject: Finding | DecisionTarget, existing: Disposition | 
   if (importedFrom) after.importedFrom = importedFrom;
   else if (DECISION_FIELDS.some((field) => after[field] !== base[field])) after.importedFrom = null;
   // The SLA measures detection → the first final decision; later edits of a final decision do not move it.
-  after.decidedAt = isFinalDecision(after) ? (existing && isFinalDecision(existing) ? existing.decidedAt ?? at : at) : null;
+  after.decidedAt = isFinalDecision(after)
+    ? existing && isFinalDecision(existing)
+      ? (existing.decidedAt ?? at)
+      : at
+    : null;
   return { target, before: existing, after, changeId: randomUUID() };
 }
 
-export function historyItem(disposition: Disposition, actor: Actor, at: string, changeId: string, changes: Record<string, unknown>): Item {
+export function historyItem(
+  disposition: Disposition,
+  actor: Actor,
+  at: string,
+  changeId: string,
+  changes: Record<string, unknown>,
+): Item {
   return {
-    ...keys.dispositionHistory(disposition.teamId, disposition.productId, disposition.releaseId, disposition.decisionKey, at, changeId), entity: 'DispositionChange',
+    ...keys.dispositionHistory(
+      disposition.teamId,
+      disposition.productId,
+      disposition.releaseId,
+      disposition.decisionKey,
+      at,
+      changeId,
+    ),
+    entity: 'DispositionChange',
     // The revision it produced: history, revision and audit count the same writes.
-    changeId, at, revision: disposition.revision, actor: { id: actor.id, name: actor.name, email: actor.email }, changes,
+    changeId,
+    at,
+    revision: disposition.revision,
+    actor: { id: actor.id, name: actor.name, email: actor.email },
+    changes,
   };
 }
 
@@ -119,23 +192,47 @@ export function historyItem(disposition: Disposition, actor: Actor, at: string, 
  * The transaction must move the release's dispositions version (DispositionTransaction checks it).
  * Returns the index of the disposition item.
  */
-export function writeItems(transaction: DispositionTransaction, write: PlannedWrite, actor: Actor, at: string, batchId?: string, options: { index?: boolean } = {}): number {
+export function writeItems(
+  transaction: DispositionTransaction,
+  write: PlannedWrite,
+  actor: Actor,
+  at: string,
+  batchId?: string,
+  options: { index?: boolean } = {},
+): number {
   const { after, before, target, changeId } = write;
   const changes: Record<string, unknown> = diffChanges(before ? fieldsOf(before) : {}, fieldsOf(after));
   if (write.action === 'carry') changes.carriedFrom = { from: null, to: after.carriedFrom };
   // Provenance of an imported decision in its history and audit entries: the document's SHA-256.
-  const importedFrom = { from: before?.importedFrom?.documentSha256 ?? null, to: after.importedFrom?.documentSha256 ?? null };
+  const importedFrom = {
+    from: before?.importedFrom?.documentSha256 ?? null,
+    to: after.importedFrom?.documentSha256 ?? null,
+  };
   if (importedFrom.from !== importedFrom.to) changes.importedFrom = importedFrom;
-  const marker = batchId ? { batchWrite: { batchId, at, changeId, before: before ?? null } satisfies BatchWriteMarker } : {};
+  const marker = batchId
+    ? { batchWrite: { batchId, at, changeId, before: before ?? null } satisfies BatchWriteMarker }
+    : {};
   const index = before
-    ? transaction.put(after, marker, { expression: '#revision = :expected', names: { '#revision': 'revision' }, values: { ':expected': before.revision } })
+    ? transaction.put(after, marker, {
+        expression: '#revision = :expected',
+        names: { '#revision': 'revision' },
+        values: { ':expected': before.revision },
+      })
     : transaction.put(after, marker, { expression: 'attribute_not_exists(pk)' });
   transaction.add(
     tx.create(historyItem(after, actor, at, changeId, changes)),
-    auditPut(after.teamId, actor, {
-      action: write.action ?? (before ? 'update' : 'create'), entityType: 'disposition', entityId: after.id, entityName: target.label,
-      changes: { vulnerabilityId: after.vulnerabilityId, decisionKey: after.decisionKey, ...changes },
-    }, at),
+    auditPut(
+      after.teamId,
+      actor,
+      {
+        action: write.action ?? (before ? 'update' : 'create'),
+        entityType: 'disposition',
+        entityId: after.id,
+        entityName: target.label,
+        changes: { vulnerabilityId: after.vulnerabilityId, decisionKey: after.decisionKey, ...changes },
+      },
+      at,
+    ),
   );
   // `index: false` when another write of the same transaction holds the product's entry (one pair, two releases).
   if (!after.reviewRequired && options.index !== false) transaction.add(carryIndexPut(after));
@@ -146,13 +243,17 @@ export function writeItems(transaction: DispositionTransaction, write: PlannedWr
 /** True the first time a (product, decision key) is seen: a transaction may touch the product's carry-over entry once. */
 export function firstIndexWrite(): (disposition: Pick<Disposition, 'productId' | 'decisionKey'>) => boolean {
   const seen = new Set<string>();
-  return ({ productId, decisionKey }) => !seen.has(`${productId}#${decisionKey}`) && Boolean(seen.add(`${productId}#${decisionKey}`));
+  return ({ productId, decisionKey }) =>
+    !seen.has(`${productId}#${decisionKey}`) && Boolean(seen.add(`${productId}#${decisionKey}`));
 }
 
 export function dispositionPointer(disposition: Disposition) {
   return {
-    entityType: 'disposition' as const, target: dispositionKey(disposition, disposition.decisionKey),
-    productId: disposition.productId, releaseId: disposition.releaseId, vulnerabilityId: disposition.vulnerabilityId,
+    entityType: 'disposition' as const,
+    target: dispositionKey(disposition, disposition.decisionKey),
+    productId: disposition.productId,
+    releaseId: disposition.releaseId,
+    vulnerabilityId: disposition.vulnerabilityId,
   };
 }
 
@@ -168,30 +269,77 @@ export function batchMarkerOf(item: Item): BatchWriteMarker | undefined {
  * An update is reverted by a new revision (history and audit say so); a creation
  * is removed with its pointer and its one history entry.
  */
-export function compensationItems(transaction: DispositionTransaction, stored: Item, marker: BatchWriteMarker, actor: Actor, at: string, options: { index?: boolean } = {}): void {
+export function compensationItems(
+  transaction: DispositionTransaction,
+  stored: Item,
+  marker: BatchWriteMarker,
+  actor: Actor,
+  at: string,
+  options: { index?: boolean } = {},
+): void {
   const current = toDisposition(stored);
-  const unchanged = { expression: '#revision = :revision AND #marker.#batchId = :batchId', names: { '#revision': 'revision', '#marker': 'batchWrite', '#batchId': 'batchId' }, values: { ':revision': current.revision, ':batchId': marker.batchId } };
+  const unchanged = {
+    expression: '#revision = :revision AND #marker.#batchId = :batchId',
+    names: { '#revision': 'revision', '#marker': 'batchWrite', '#batchId': 'batchId' },
+    values: { ':revision': current.revision, ':batchId': marker.batchId },
+  };
   const entityName = current.vulnerabilityId;
   if (!marker.before) {
     transaction.delete(current, dispositionKey(current, current.decisionKey), unchanged);
     transaction.add(
       tx.delete(keys.idPointer(current.teamId, current.id)),
-      tx.delete(keys.dispositionHistory(current.teamId, current.productId, current.releaseId, current.decisionKey, marker.at, marker.changeId)),
+      tx.delete(
+        keys.dispositionHistory(
+          current.teamId,
+          current.productId,
+          current.releaseId,
+          current.decisionKey,
+          marker.at,
+          marker.changeId,
+        ),
+      ),
       // A missed carry is safer than carrying a decision that was undone.
       ...(options.index === false ? [] : [carryIndexDelete(current)]),
-      auditPut(current.teamId, actor, { action: 'rollback', entityType: 'disposition', entityId: current.id, entityName, changes: { batchId: marker.batchId, ...diffChanges(fieldsOf(current), {}) } }, at),
+      auditPut(
+        current.teamId,
+        actor,
+        {
+          action: 'rollback',
+          entityType: 'disposition',
+          entityId: current.id,
+          entityName,
+          changes: { batchId: marker.batchId, ...diffChanges(fieldsOf(current), {}) },
+        },
+        at,
+      ),
     );
     return;
   }
   const restored: Disposition = {
-    ...marker.before, updatedAt: at, updatedBy: { id: actor.id, name: actor.name }, revision: current.revision + 1,
+    ...marker.before,
+    updatedAt: at,
+    updatedBy: { id: actor.id, name: actor.name },
+    revision: current.revision + 1,
   };
   const changes = diffChanges(fieldsOf(current), fieldsOf(restored));
   const changeId = randomUUID();
   transaction.put(restored, {}, unchanged);
   transaction.add(
     tx.create(historyItem(restored, actor, at, changeId, { ...changes })),
-    auditPut(current.teamId, actor, { action: 'rollback', entityType: 'disposition', entityId: current.id, entityName, changes: { batchId: marker.batchId, ...changes } }, at),
-    ...(options.index === false ? [] : [restored.reviewRequired ? carryIndexDelete(restored) : carryIndexPut(restored)]),
+    auditPut(
+      current.teamId,
+      actor,
+      {
+        action: 'rollback',
+        entityType: 'disposition',
+        entityId: current.id,
+        entityName,
+        changes: { batchId: marker.batchId, ...changes },
+      },
+      at,
+    ),
+    ...(options.index === false
+      ? []
+      : [restored.reviewRequired ? carryIndexDelete(restored) : carryIndexPut(restored)]),
   );
 }

@@ -4,5 +4,9 @@
  * affected with a response (will/can not fix included, as accepted risk).
  */
 export function isFinalDecision(disposition: { status: string; response: string | null }): boolean {
-  return disposition.status === 'not_affected' || disposition.status === 'fixed' || (disposition.status === 'affected' && disposition.response !== null);
+  return (
+    disposition.status === 'not_affected' ||
+    disposition.status === 'fixed' ||
+    (disposition.status === 'affected' && disposition.response !== null)
+  );
 }

@@ -75,7 +75,12 @@ export function callerFromAuthorizer(context: Record<string, unknown> | null | u
   return {
     teamId: context.teamId,
     keyId: String(context.keyId),
-    actor: { id: context.serviceAccountId, name: String(context.actorName), email: typeof context.actorEmail === 'string' ? context.actorEmail : null, kind: actorKind(context.principalKind) },
+    actor: {
+      id: context.serviceAccountId,
+      name: String(context.actorName),
+      email: typeof context.actorEmail === 'string' ? context.actorEmail : null,
+      kind: actorKind(context.principalKind),
+    },
     scopes: typeof context.scopes === 'string' ? context.scopes.split(' ').filter(Boolean) : [],
     ...(typeof context.credentialExpiresAt === 'string' ? { credentialExpiresAt: context.credentialExpiresAt } : {}),
     ...(typeof context.csrfToken === 'string' ? { csrfToken: context.csrfToken } : {}),

@@ -22,7 +22,9 @@ export const CONSOLE_CSP_DIRECTIVES: ReadonlyArray<readonly [string, string]> = 
   ['upgrade-insecure-requests', ''],
 ];
 
-export const CONSOLE_CONTENT_SECURITY_POLICY = CONSOLE_CSP_DIRECTIVES.map(([name, value]) => (value ? `${name} ${value}` : name)).join('; ');
+export const CONSOLE_CONTENT_SECURITY_POLICY = CONSOLE_CSP_DIRECTIVES.map(([name, value]) =>
+  value ? `${name} ${value}` : name,
+).join('; ');
 
 /** Two years, the value HSTS preload lists ask for; subdomains included. */
 export const HSTS_MAX_AGE_SECONDS = 63_072_000;
@@ -44,6 +46,8 @@ export const CONSOLE_SECURITY_HEADERS = {
  */
 export function plainHttpConsoleHeaders(): Record<string, string> {
   const { 'Strict-Transport-Security': _hsts, ...rest } = CONSOLE_SECURITY_HEADERS;
-  const csp = CONSOLE_CSP_DIRECTIVES.filter(([name]) => name !== 'upgrade-insecure-requests').map(([name, value]) => (value ? `${name} ${value}` : name)).join('; ');
+  const csp = CONSOLE_CSP_DIRECTIVES.filter(([name]) => name !== 'upgrade-insecure-requests')
+    .map(([name, value]) => (value ? `${name} ${value}` : name))
+    .join('; ');
   return { 'Content-Security-Policy': csp, ...rest };
 }

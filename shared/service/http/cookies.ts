@@ -32,7 +32,11 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return cookies;
 }
 
-export function serializeCookie(name: string, value: string, options: { secure: boolean; path: string; maxAgeSeconds?: number }): string {
+export function serializeCookie(
+  name: string,
+  value: string,
+  options: { secure: boolean; path: string; maxAgeSeconds?: number },
+): string {
   const parts = [`${name}=${value}`, `Path=${options.path}`, 'HttpOnly', 'SameSite=Lax'];
   if (options.secure) parts.push('Secure');
   if (options.maxAgeSeconds !== undefined) parts.push(`Max-Age=${options.maxAgeSeconds}`);
@@ -48,7 +52,11 @@ export function clearSessionCookieHeader(policy: CookiePolicy): string {
 }
 
 export function flowCookieHeader(policy: CookiePolicy, flowId: string): string {
-  return serializeCookie(policy.flowCookie, flowId, { secure: policy.secure, path: SIGN_IN_CALLBACK_PATH, maxAgeSeconds: FLOW_TTL_SECONDS });
+  return serializeCookie(policy.flowCookie, flowId, {
+    secure: policy.secure,
+    path: SIGN_IN_CALLBACK_PATH,
+    maxAgeSeconds: FLOW_TTL_SECONDS,
+  });
 }
 
 /** Methods that change state: a cookie-authenticated request with one needs the CSRF token and the console's Origin. */

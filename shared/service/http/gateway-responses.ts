@@ -12,7 +12,8 @@ export const gatewayResponses = {
   UNAUTHORIZED: {
     statusCode: 401,
     code: 'unauthorized',
-    message: 'A valid API key is required: send "Authorization: Bearer vxd_<64 hex>". Missing, malformed, expired and revoked keys are rejected.',
+    message:
+      'A valid API key is required: send "Authorization: Bearer vxd_<64 hex>". Missing, malformed, expired and revoked keys are rejected.',
   },
   /** The authorizer denied the request. */
   ACCESS_DENIED: { statusCode: 403, code: 'forbidden', message: 'Access denied' },
@@ -39,13 +40,19 @@ export function gatewayResponseTemplate(type: GatewayResponseType): string {
   return JSON.stringify({ error: { code, message, requestId: '$context.requestId' } });
 }
 
-export function renderGatewayResponse(type: GatewayResponseType, requestId: string): { statusCode: number; body: string } {
+export function renderGatewayResponse(
+  type: GatewayResponseType,
+  requestId: string,
+): { statusCode: number; body: string } {
   const { statusCode, code, message } = gatewayResponses[type];
   return { statusCode, body: JSON.stringify({ error: { code, message, requestId } }) };
 }
 
 /** The headers every handler response carries (shared/service/http/response.ts) apply to API Gateway's own answers too. */
-export const GATEWAY_RESPONSE_HEADERS = { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff' } as const;
+export const GATEWAY_RESPONSE_HEADERS = {
+  'Content-Type': 'application/json',
+  'X-Content-Type-Options': 'nosniff',
+} as const;
 
 /** Largest request payload API Gateway REST APIs accept (10 MB). */
 export const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -78,13 +85,26 @@ function methodNotAllowedMessage(method: string, path: string, allow: readonly s
 }
 
 export function methodNotAllowedTemplate(path: string, allow: readonly string[]): string {
-  return JSON.stringify({ error: { code: METHOD_NOT_ALLOWED.code, message: methodNotAllowedMessage('$context.httpMethod', path, allow), requestId: '$context.requestId' } });
+  return JSON.stringify({
+    error: {
+      code: METHOD_NOT_ALLOWED.code,
+      message: methodNotAllowedMessage('$context.httpMethod', path, allow),
+      requestId: '$context.requestId',
+    },
+  });
 }
 
-export function renderMethodNotAllowed(method: string, path: string, allow: readonly string[], requestId: string): { statusCode: number; headers: Record<string, string>; body: string } {
+export function renderMethodNotAllowed(
+  method: string,
+  path: string,
+  allow: readonly string[],
+  requestId: string,
+): { statusCode: number; headers: Record<string, string>; body: string } {
   return {
     statusCode: METHOD_NOT_ALLOWED.statusCode,
     headers: { ...GATEWAY_RESPONSE_HEADERS, Allow: allow.join(', ') },
-    body: JSON.stringify({ error: { code: METHOD_NOT_ALLOWED.code, message: methodNotAllowedMessage(method, path, allow), requestId } }),
+    body: JSON.stringify({
+      error: { code: METHOD_NOT_ALLOWED.code, message: methodNotAllowedMessage(method, path, allow), requestId },
+    }),
   };
 }

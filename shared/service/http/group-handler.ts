@@ -12,18 +12,36 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { ForbiddenError, NotFoundError, NotImplementedError, ServiceUnavailableError, UnauthorizedError } from '../errors';
+import {
+  ForbiddenError,
+  NotFoundError,
+  NotImplementedError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+} from '../errors';
 import type { Caller } from '../identity/actor';
 import { logger } from '../logger';
 import { runAsTeam } from '../request-context';
 import { callerFromAuthorizer } from './authorizer-context';
 import { scopeAllows } from './scopes';
-import { DEFAULT_MAX_BODY_BYTES, decodeBody, lowerCaseHeaders, parseJsonBody, parsePathParameters, parseQuery, strictQuerySchema } from './request';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  decodeBody,
+  lowerCaseHeaders,
+  parseJsonBody,
+  parsePathParameters,
+  parseQuery,
+  strictQuerySchema,
+} from './request';
 import { errorToProxyResult, toProxyResult, type OperationResult } from './response';
 import type { RouteDefinition } from './route-definition';
 
 type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
-type RequestPart<R, K extends string> = R extends { request: infer Q } ? (Q extends Record<K, infer S> ? Parsed<S> : undefined) : undefined;
+type RequestPart<R, K extends string> = R extends { request: infer Q }
+  ? Q extends Record<K, infer S>
+    ? Parsed<S>
+    : undefined
+  : undefined;
 
 export interface OperationRequest<R extends RouteDefinition> {
   params: RequestPart<R, 'params'>;
@@ -53,7 +71,16 @@ const MAX_BODY_BYTES: Partial<Record<string, number>> = {
 };
 
 const PARAM_ENTITY: Record<string, string> = {
-  productId: 'Product', releaseId: 'Release', id: 'SBOM', dispositionId: 'Disposition', vexId: 'VEX document', uploadId: 'Upload', slug: 'Disclosure', policyId: 'Trust policy', memberId: 'Member', keyId: 'API key',
+  productId: 'Product',
+  releaseId: 'Release',
+  id: 'SBOM',
+  dispositionId: 'Disposition',
+  vexId: 'VEX document',
+  uploadId: 'Upload',
+  slug: 'Disclosure',
+  policyId: 'Trust policy',
+  memberId: 'Member',
+  keyId: 'API key',
 };
 
 function entityOfParams(route: RouteDefinition): string {
@@ -65,12 +92,16 @@ function entityOfParams(route: RouteDefinition): string {
  * The Lambda handler of one endpoint group: `groupRoutes` is the group's list from
  * shared/service/http/route-groups/ (not the whole table, whose other schemas the function never needs).
  */
-export function createGroupHandler<const Routes extends readonly RouteDefinition[]>(groupRoutes: Routes, operations: GroupOperations<Routes>) {
+export function createGroupHandler<const Routes extends readonly RouteDefinition[]>(
+  groupRoutes: Routes,
+  operations: GroupOperations<Routes>,
+) {
   // Looked up per request by method and resource; the first route of a pair wins, as a linear search would.
   const routeTable = new Map<string, { route: RouteDefinition; entity: string; query: z.ZodObject }>();
   for (const route of groupRoutes) {
     const key = `${route.method} ${route.path}`;
-    if (!routeTable.has(key)) routeTable.set(key, { route, entity: entityOfParams(route), query: strictQuerySchema(route.request?.query) });
+    if (!routeTable.has(key))
+      routeTable.set(key, { route, entity: entityOfParams(route), query: strictQuerySchema(route.request?.query) });
   }
   const operationTable = operations as Record<string, Operation<RouteDefinition> | undefined>;
 
@@ -83,7 +114,10 @@ export function createGroupHandler<const Routes extends readonly RouteDefinition
     if (caller) logger.appendKeys({ teamId: caller.teamId });
     if (route.scope !== null) {
       if (!caller) throw new UnauthorizedError();
-      if (!scopeAllows(route.scope, caller.scopes)) throw new ForbiddenError(`This API key lacks the "${route.scope}" scope required by ${route.method} ${route.path}`);
+      if (!scopeAllows(route.scope, caller.scopes))
+        throw new ForbiddenError(
+          `This API key lacks the "${route.scope}" scope required by ${route.method} ${route.path}`,
+        );
     }
     const operation = operationTable[route.operationId];
     if (!operation) {
@@ -97,14 +131,31 @@ export function createGroupHandler<const Routes extends readonly RouteDefinition
     const rawBody = decodeBody(event, headers, MAX_BODY_BYTES[route.operationId] ?? DEFAULT_MAX_BODY_BYTES);
     const body = route.request?.body ? parseJsonBody(rawBody, route.request.body) : undefined;
     const deadline = Date.now() + context.getRemainingTimeInMillis();
-    const run = () => operation({ params, query, body, caller, headers, requestId, rawBody, deadline } as OperationRequest<RouteDefinition>);
+    const run = () =>
+      operation({
+        params,
+        query,
+        body,
+        caller,
+        headers,
+        requestId,
+        rawBody,
+        deadline,
+      } as OperationRequest<RouteDefinition>);
     // A caller's request acts for its team only: its DynamoDB and S3 calls use team-scoped clients.
-    const teamId = caller?.teamId ?? (route.teamFromBody ? (body as { teamId?: string } | undefined)?.teamId : undefined);
+    const teamId =
+      caller?.teamId ?? (route.teamFromBody ? (body as { teamId?: string } | undefined)?.teamId : undefined);
     const result = await (teamId ? runAsTeam(teamId, run) : run());
     return toProxyResult(result, requestId);
   }
 
-  const requestLogging: middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, { startedAt: number }> = {
+  const requestLogging: middy.MiddlewareObj<
+    APIGatewayProxyEvent,
+    APIGatewayProxyResult,
+    Error,
+    Context,
+    { startedAt: number }
+  > = {
     before: (request) => {
       const { event } = request;
       logger.appendKeys({ requestId: event.requestContext.requestId, route: `${event.httpMethod} ${event.resource}` });
@@ -121,7 +172,10 @@ export function createGroupHandler<const Routes extends readonly RouteDefinition
     // middy stops waiting for the operation just before the function's timeout; its own TimeoutError
     // would map to a 500. Operations that can tell more answer before it (POST /api/cve-scan: 409 scan_pending).
     timeoutEarlyResponse: () => {
-      throw new ServiceUnavailableError('timeout', 'The request ran out of time before it could answer; it may still complete. Check the resource, then retry if needed.');
+      throw new ServiceUnavailableError(
+        'timeout',
+        'The request ran out of time before it could answer; it may still complete. Check the resource, then retry if needed.',
+      );
     },
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))

@@ -14,11 +14,16 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export function lowerCaseHeaders(event: APIGatewayProxyEvent): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(event.headers ?? {}))
+    if (value !== undefined) headers[name.toLowerCase()] = value;
   return headers;
 }
 
-export function decodeBody(event: APIGatewayProxyEvent, headers: Record<string, string>, maxBytes: number): Buffer | undefined {
+export function decodeBody(
+  event: APIGatewayProxyEvent,
+  headers: Record<string, string>,
+  maxBytes: number,
+): Buffer | undefined {
   if (event.body === null || event.body === undefined || event.body === '') return undefined;
   let bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
   const encoding = headers['content-encoding']?.trim().toLowerCase();
@@ -57,7 +62,13 @@ export function toErrorDetails(issues: z.core.$ZodIssue[]): ErrorDetail[] {
 /** The headline names the first problems, so a client that shows only `message` still says what to fix. */
 function validationFailed(what: string, issues: z.core.$ZodIssue[]): ValidationError {
   const details = toErrorDetails(issues);
-  const shown = details.slice(0, 3).map((detail) => (detail.path === '' || detail.message.startsWith(detail.path) ? detail.message : `${detail.path}: ${detail.message}`));
+  const shown = details
+    .slice(0, 3)
+    .map((detail) =>
+      detail.path === '' || detail.message.startsWith(detail.path)
+        ? detail.message
+        : `${detail.path}: ${detail.message}`,
+    );
   const more = details.length > shown.length ? ` (and ${details.length - shown.length} more)` : '';
   return new ValidationError(`${what}: ${shown.join('; ')}${more}`, details);
 }
@@ -91,11 +102,16 @@ export function parseQuery(event: APIGatewayProxyEvent, schema: z.ZodObject): un
   const parsed = schema.safeParse(event.queryStringParameters ?? {}, { error: requestErrorMap });
   if (!parsed.success) {
     const accepted = Object.keys(schema.shape);
-    const unknown = accepted.length > 0 ? `unknown query parameter (accepted: ${accepted.join(', ')})` : 'unknown query parameter (this route takes none)';
+    const unknown =
+      accepted.length > 0
+        ? `unknown query parameter (accepted: ${accepted.join(', ')})`
+        : 'unknown query parameter (this route takes none)';
     // One issue per unknown name, with the name as its path, so `details` points at each like at a bad value.
-    const issues = parsed.error.issues.flatMap((issue): z.core.$ZodIssue[] => (issue.code === 'unrecognized_keys'
-      ? issue.keys.map((name) => ({ ...issue, path: [name], message: unknown }))
-      : [issue]));
+    const issues = parsed.error.issues.flatMap((issue): z.core.$ZodIssue[] =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((name) => ({ ...issue, path: [name], message: unknown }))
+        : [issue],
+    );
     throw validationFailed('Query parameters failed validation', issues);
   }
   return parsed.data;

@@ -21,7 +21,12 @@ export type OperationResult = JsonResult | RawResult;
 const BASE_HEADERS = { 'X-Content-Type-Options': 'nosniff' };
 
 export function toProxyResult(result: OperationResult, requestId: string): APIGatewayProxyResult {
-  const headers: Record<string, string> = { ...BASE_HEADERS, 'Cache-Control': 'no-store', 'X-Request-Id': requestId, ...(result.headers ?? {}) };
+  const headers: Record<string, string> = {
+    ...BASE_HEADERS,
+    'Cache-Control': 'no-store',
+    'X-Request-Id': requestId,
+    ...(result.headers ?? {}),
+  };
   if ('raw' in result) {
     headers['Content-Type'] = result.contentType;
     if (Buffer.isBuffer(result.raw)) {
@@ -39,14 +44,31 @@ export function errorToProxyResult(error: unknown, requestId: string): APIGatewa
   if (error instanceof AppError && error.status < 500) {
     logger.info('request rejected', { status: error.status, code: error.code });
     return toProxyResult(
-      { status: error.status, body: { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), requestId } } },
+      {
+        status: error.status,
+        body: {
+          error: {
+            code: error.code,
+            message: error.message,
+            ...(error.details ? { details: error.details } : {}),
+            requestId,
+          },
+        },
+      },
       requestId,
     );
   }
   if (error instanceof AppError && (error.status === 501 || error.status === 503)) {
-    if (error.status === 503) logger.warn('service unavailable', { code: error.code, cause: (error.cause as Error | undefined)?.message });
-    return toProxyResult({ status: error.status, body: { error: { code: error.code, message: error.message, requestId } } }, requestId);
+    if (error.status === 503)
+      logger.warn('service unavailable', { code: error.code, cause: (error.cause as Error | undefined)?.message });
+    return toProxyResult(
+      { status: error.status, body: { error: { code: error.code, message: error.message, requestId } } },
+      requestId,
+    );
   }
   logger.error('request failed', error as Error);
-  return toProxyResult({ status: 500, body: { error: { code: 'internal_error', message: 'Internal error', requestId } } }, requestId);
+  return toProxyResult(
+    { status: 500, body: { error: { code: 'internal_error', message: 'Internal error', requestId } } },
+    requestId,
+  );
 }

@@ -79,6 +79,9 @@ export function defineGroup<const G extends EndpointGroup, const R extends reado
 }
 
 export const noContent = { 204: { description: 'Done; no body' } };
-export const anyJson = (description: string): RouteResponse => ({ description, schema: z.record(z.string(), z.unknown()) });
+export const anyJson = (description: string): RouteResponse => ({
+  description,
+  schema: z.record(z.string(), z.unknown()),
+});
 /** CSAF distribution files are served as exactly `application/json` (csaf_downloader warns on anything else). */
 export const csafJson = (description: string): RouteResponse => ({ description, contentType: 'application/json' });

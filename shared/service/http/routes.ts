@@ -24,7 +24,13 @@ import { authRoutes } from './route-groups/auth';
 import { signInRoutes } from './route-groups/signin';
 import { openApiRoutes } from './route-groups/openapi';
 
-export { ENDPOINT_GROUPS, type EndpointGroup, type HttpMethod, type RouteDefinition, type RouteResponse } from './route-definition';
+export {
+  ENDPOINT_GROUPS,
+  type EndpointGroup,
+  type HttpMethod,
+  type RouteDefinition,
+  type RouteResponse,
+} from './route-definition';
 
 export const routes = [
   ...productRoutes,
@@ -42,7 +48,6 @@ export const routes = [
   ...openApiRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
-
 export type OperationId = (typeof routes)[number]['operationId'];
 
 export const errorResponseSchema = errorBodySchema;
@@ -56,7 +61,13 @@ export function routesOfGroup(group: EndpointGroup): RouteDefinition[] {
  * 405 (RFC 9110 §15.5.6) from the API Gateway stack and the local emulator alike.
  */
 export function methodsOfPath(resourcePath: string): string[] {
-  return [...new Set((routes as readonly RouteDefinition[]).filter((route) => route.path === resourcePath).map((route) => route.method))].sort();
+  return [
+    ...new Set(
+      (routes as readonly RouteDefinition[])
+        .filter((route) => route.path === resourcePath)
+        .map((route) => route.method),
+    ),
+  ].sort();
 }
 
 /** The public disclosure routes: read by browsers on other origins, so their resources answer a CORS preflight. */
@@ -66,7 +77,9 @@ export function isPublicDisclosureRoute(route: RouteDefinition): boolean {
 
 /** True when OPTIONS on the resource path is a CORS preflight (204) rather than a 405, in the stack and the local server. */
 export function hasCorsPreflight(resourcePath: string): boolean {
-  return (routes as readonly RouteDefinition[]).some((route) => route.path === resourcePath && isPublicDisclosureRoute(route));
+  return (routes as readonly RouteDefinition[]).some(
+    (route) => route.path === resourcePath && isPublicDisclosureRoute(route),
+  );
 }
 
 /** Every resource path of the route table, once each. */

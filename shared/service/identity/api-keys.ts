@@ -20,9 +20,23 @@ export { EXPIRY_CHOICES_DAYS };
 export const API_KEY_PATTERN = /^vxd_[0-9a-f]{64}$/;
 
 export const createApiKeyInput = z.object({
-  name: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, underscore and hyphen only'),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, underscore and hyphen only'),
   scopes: z.array(z.enum(SCOPES)).min(1),
-  expiresInDays: z.union(EXPIRY_CHOICES_DAYS.map((days) => z.literal(days)) as [z.ZodLiteral<30>, z.ZodLiteral<90>, z.ZodLiteral<180>, z.ZodLiteral<365>]).optional(),
+  expiresInDays: z
+    .union(
+      EXPIRY_CHOICES_DAYS.map((days) => z.literal(days)) as [
+        z.ZodLiteral<30>,
+        z.ZodLiteral<90>,
+        z.ZodLiteral<180>,
+        z.ZodLiteral<365>,
+      ],
+    )
+    .optional(),
 });
 export type CreateApiKeyInput = z.infer<typeof createApiKeyInput>;
 
@@ -68,7 +82,8 @@ function toRecord(item: Item): ApiKeyRecord {
  * Who creates or revokes a key: the admin CLI (the operator, or `--by` a member), or an API caller the
  * self-service layer already checked (shared/service/identity/workspace.ts), whose new keys may not exceed its own scopes.
  */
-export type KeyManagement = { byMemberId?: string | undefined; operator: Actor } | { authorized: Actor; heldScopes: readonly string[] };
+export type KeyManagement =
+  { byMemberId?: string | undefined; operator: Actor } | { authorized: Actor; heldScopes: readonly string[] };
 
 /** Spec "Authentication" rule 7: only members holding `settings.manage` create or revoke keys. */
 async function authorizeKeyManagement(teamId: string, options: KeyManagement): Promise<Actor> {
@@ -88,7 +103,10 @@ export const ApiKeys = {
   async create(teamId: string, rawInput: unknown, options: KeyManagement): Promise<ApiKeyRecord & { key: string }> {
     const parsed = createApiKeyInput.safeParse(rawInput);
     if (!parsed.success) {
-      throw new ValidationError('Invalid API key request', parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
+      throw new ValidationError(
+        'Invalid API key request',
+        parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+      );
     }
     const input = parsed.data;
     await Teams.get(teamId);
@@ -96,7 +114,8 @@ export const ApiKeys = {
     if ('heldScopes' in options) {
       // A caller cannot mint a key stronger than itself (as for trust policies, docs/oidc.md).
       const beyond = input.scopes.filter((scope) => !options.heldScopes.includes(scope));
-      if (beyond.length > 0) throw new ForbiddenError(`A key may only grant scopes the caller holds; not held: ${beyond.join(', ')}`);
+      if (beyond.length > 0)
+        throw new ForbiddenError(`A key may only grant scopes the caller holds; not held: ${beyond.join(', ')}`);
     }
     const rawKey = `vxd_${randomBytes(32).toString('hex')}`;
     const keyHash = hashApiKey(rawKey);
@@ -119,21 +138,42 @@ export const ApiKeys = {
       await transactWrite([
         tx.create({ ...keys.apiKey(teamId, record.id), entity: 'ApiKey', ...storedRecord, keyHash }),
         tx.create({
-          ...keys.apiKeyHash(keyHash), entity: 'ApiKeyHash', keyHash, teamId, keyId: record.id,
-          serviceAccountId: record.serviceAccountId, name: record.name, scopes: record.scopes, expiresAt: record.expiresAt,
+          ...keys.apiKeyHash(keyHash),
+          entity: 'ApiKeyHash',
+          keyHash,
+          teamId,
+          keyId: record.id,
+          serviceAccountId: record.serviceAccountId,
+          name: record.name,
+          scopes: record.scopes,
+          expiresAt: record.expiresAt,
         }),
         tx.create({ ...keys.apiKeyNameClaim(teamId, record.name), entity: 'ApiKeyNameClaim', keyId: record.id }),
         tx.create({
-          ...keys.serviceAccount(teamId, record.serviceAccountId), entity: 'ServiceAccount',
-          id: record.serviceAccountId, teamId, name: accountName, keyId: record.id, createdAt: record.createdAt,
+          ...keys.serviceAccount(teamId, record.serviceAccountId),
+          entity: 'ServiceAccount',
+          id: record.serviceAccountId,
+          teamId,
+          name: accountName,
+          keyId: record.id,
+          createdAt: record.createdAt,
         }),
         auditPut(teamId, actor, {
-          action: 'create', entityType: 'api_key', entityId: record.id, entityName: record.name,
-          changes: { name: record.name, scopes: record.scopes, expiresAt: record.expiresAt, serviceAccount: accountName },
+          action: 'create',
+          entityType: 'api_key',
+          entityId: record.id,
+          entityName: record.name,
+          changes: {
+            name: record.name,
+            scopes: record.scopes,
+            expiresAt: record.expiresAt,
+            serviceAccount: accountName,
+          },
         }),
       ]);
     } catch (error) {
-      if (error instanceof TransactionFailedError && error.failedAt(2)) throw new ConflictError(`An active API key named "${record.name}" already exists`);
+      if (error instanceof TransactionFailedError && error.failedAt(2))
+        throw new ConflictError(`An active API key named "${record.name}" already exists`);
       throw error;
     }
     return { ...record, key: rawKey };
@@ -160,17 +200,33 @@ export const ApiKeys = {
     const keyHash = String(item.keyHash);
     try {
       await transactWrite([
-        tx.update(keys.apiKey(teamId, keyId), 'SET #revokedAt = :at', { '#revokedAt': 'revokedAt' }, { ':at': revokedAt }, 'attribute_exists(pk) AND attribute_not_exists(#revokedAt)'),
-        tx.update(keys.apiKeyHash(keyHash), 'SET #revokedAt = :at', { '#revokedAt': 'revokedAt' }, { ':at': revokedAt }, 'attribute_exists(pk)'),
+        tx.update(
+          keys.apiKey(teamId, keyId),
+          'SET #revokedAt = :at',
+          { '#revokedAt': 'revokedAt' },
+          { ':at': revokedAt },
+          'attribute_exists(pk) AND attribute_not_exists(#revokedAt)',
+        ),
+        tx.update(
+          keys.apiKeyHash(keyHash),
+          'SET #revokedAt = :at',
+          { '#revokedAt': 'revokedAt' },
+          { ':at': revokedAt },
+          'attribute_exists(pk)',
+        ),
         tx.delete(keys.apiKeyNameClaim(teamId, record.name)),
         tx.delete(keys.serviceAccount(teamId, record.serviceAccountId)),
         auditPut(teamId, actor, {
-          action: 'revoke', entityType: 'api_key', entityId: keyId, entityName: record.name,
+          action: 'revoke',
+          entityType: 'api_key',
+          entityId: keyId,
+          entityName: record.name,
           changes: { revokedAt, serviceAccount: serviceAccountName(record.name) },
         }),
       ]);
     } catch (error) {
-      if (error instanceof TransactionFailedError && error.failedAt(0)) throw new ConflictError('The API key is already revoked');
+      if (error instanceof TransactionFailedError && error.failedAt(0))
+        throw new ConflictError('The API key is already revoked');
       throw error;
     }
     return { ...record, revokedAt };

@@ -14,9 +14,13 @@ export function issuerUrlProblem(url: string, allowLoopback: boolean): string | 
   } catch {
     return 'must be an absolute URL';
   }
-  if (parsed.username || parsed.password || parsed.search || parsed.hash) return 'must not carry credentials, a query or a fragment';
+  if (parsed.username || parsed.password || parsed.search || parsed.hash)
+    return 'must not carry credentials, a query or a fragment';
   const loopback = LOOPBACK_HOSTS.has(parsed.hostname);
-  if (loopback) return allowLoopback ? undefined : 'loopback issuers are accepted only when the server runs with VEXDESK_ALLOW_LOOPBACK_ISSUERS=1 (tests)';
+  if (loopback)
+    return allowLoopback
+      ? undefined
+      : 'loopback issuers are accepted only when the server runs with VEXDESK_ALLOW_LOOPBACK_ISSUERS=1 (tests)';
   if (parsed.protocol !== 'https:') return 'must use https';
   return undefined;
 }

@@ -9,13 +9,28 @@ import type { Permission } from './permission-names';
 
 /** Every member reads everything of their team. */
 export const MEMBER_BASE_SCOPES: readonly Scope[] = [
-  'products:read', 'releases:read', 'sboms:read', 'vulnerabilities:read', 'dispositions:read',
-  'vex:read', 'disclosures:read', 'compliance:read', 'audit:read', 'settings:read',
+  'products:read',
+  'releases:read',
+  'sboms:read',
+  'vulnerabilities:read',
+  'dispositions:read',
+  'vex:read',
+  'disclosures:read',
+  'compliance:read',
+  'audit:read',
+  'settings:read',
 ];
 
 export const PERMISSION_SCOPES: Record<Permission, readonly Scope[]> = {
   /** The day-to-day work: products, releases, SBOM uploads and scans, triage, the VEX workflow. */
-  'content.write': ['products:write', 'releases:write', 'sboms:write', 'cve:trigger', 'dispositions:write', 'vex:write'],
+  'content.write': [
+    'products:write',
+    'releases:write',
+    'sboms:write',
+    'cve:trigger',
+    'dispositions:write',
+    'vex:write',
+  ],
   /** Spec "Authentication" rule 7: keys, members, trust policies and team settings. */
   'settings.manage': ['settings:write'],
 };

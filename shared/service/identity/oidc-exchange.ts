@@ -24,18 +24,33 @@ import { workloadActor, WORKLOAD_TOKEN_PREFIX, hashWorkloadToken } from './workl
 import { JtiReplayedError, WorkloadTokenStore, type WorkloadTokenRecord } from './workload-token-store';
 
 /** Asymmetric algorithms only: never `none`, never HS* (a shared secret would be the public JWKS). */
-export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const ALLOWED_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 const CLOCK_SKEW_SECONDS = 60;
 /** GitHub's tokens live 5 minutes; an older `iat` is refused even if `exp` says otherwise. */
 const MAX_TOKEN_AGE_SECONDS = 15 * 60;
 
 /** The refusal codes a client sees, and what each tells the workflow's author to fix. */
 export const OIDC_REFUSALS = {
-  invalid_token: 'The OIDC token is not a JWT signed by its issuer with an allowed algorithm; send the token exactly as the CI provider issued it.',
-  untrusted_issuer: 'No trust policy of this team trusts the token\'s issuer.',
-  token_expired: 'The OIDC token is expired, not yet valid, or too old; request a fresh token right before the exchange.',
-  invalid_audience: 'The token\'s audience is not the audience of a trust policy of this team; request the token with the policy\'s audience.',
-  no_matching_policy: 'The token\'s claims (repository, ref, workflow, environment) satisfy no trust policy of this team, or the named policy does not exist.',
+  invalid_token:
+    'The OIDC token is not a JWT signed by its issuer with an allowed algorithm; send the token exactly as the CI provider issued it.',
+  untrusted_issuer: "No trust policy of this team trusts the token's issuer.",
+  token_expired:
+    'The OIDC token is expired, not yet valid, or too old; request a fresh token right before the exchange.',
+  invalid_audience:
+    "The token's audience is not the audience of a trust policy of this team; request the token with the policy's audience.",
+  no_matching_policy:
+    "The token's claims (repository, ref, workflow, environment) satisfy no trust policy of this team, or the named policy does not exist.",
   token_replayed: 'This OIDC token was already exchanged; request a new token for each exchange.',
 } as const;
 export type OidcRefusalCode = keyof typeof OIDC_REFUSALS;
@@ -95,10 +110,14 @@ async function verify(token: string, issuer: string): Promise<JWTPayload> {
     return payload;
   } catch (error) {
     if (error instanceof IssuerUnavailableError) {
-      throw new ServiceUnavailableError('issuer_unavailable', 'The OIDC issuer\'s discovery document or key set could not be read; try again later.');
+      throw new ServiceUnavailableError(
+        'issuer_unavailable',
+        "The OIDC issuer's discovery document or key set could not be read; try again later.",
+      );
     }
     if (error instanceof errors.JWTExpired) return refuse('token_expired', error.message);
-    if (error instanceof errors.JWTClaimValidationFailed && ['nbf', 'iat'].includes(error.claim)) return refuse('token_expired', error.message);
+    if (error instanceof errors.JWTClaimValidationFailed && ['nbf', 'iat'].includes(error.claim))
+      return refuse('token_expired', error.message);
     if (error instanceof errors.JOSEError) return refuse('invalid_token', `${error.code}: ${error.message}`);
     throw error;
   }
@@ -107,7 +126,8 @@ async function verify(token: string, issuer: string): Promise<JWTPayload> {
 export const OidcExchange = {
   async exchange(request: ExchangeRequest, now = new Date()): Promise<IssuedWorkloadToken> {
     const { alg, iss } = unverifiedParts(request.token);
-    if (typeof alg !== 'string' || !ALLOWED_ALGORITHMS.includes(alg)) refuse('invalid_token', `algorithm ${String(alg)} not allowed`);
+    if (typeof alg !== 'string' || !ALLOWED_ALGORITHMS.includes(alg))
+      refuse('invalid_token', `algorithm ${String(alg)} not allowed`);
     if (typeof iss !== 'string') refuse('invalid_token', 'no iss claim');
     let policies: TrustPolicy[];
     if (request.policyId) {
@@ -148,14 +168,31 @@ export const OidcExchange = {
     };
     // The jti stays claimed until the CI token itself can no longer pass `exp` (with the skew).
     const jti = {
-      hash: createHash('sha256').update(`${iss}\n${String(payload.jti)}`).digest('hex'),
+      hash: createHash('sha256')
+        .update(`${iss}\n${String(payload.jti)}`)
+        .digest('hex'),
       expiresAtEpoch: Number(payload.exp) + CLOCK_SKEW_SECONDS,
     };
     try {
-      await WorkloadTokenStore.issue(record, jti, auditPut(request.teamId, workloadActor(record), {
-        action: 'exchange', entityType: 'workload_token', entityId: record.id, entityName: policy.name,
-        changes: { policyId: policy.id, scopes: record.scopes, expiresAt: record.expiresAt, sub: payload.sub, repository: record.repository, ref: record.ref, runId: record.runId },
-      }));
+      await WorkloadTokenStore.issue(
+        record,
+        jti,
+        auditPut(request.teamId, workloadActor(record), {
+          action: 'exchange',
+          entityType: 'workload_token',
+          entityId: record.id,
+          entityName: policy.name,
+          changes: {
+            policyId: policy.id,
+            scopes: record.scopes,
+            expiresAt: record.expiresAt,
+            sub: payload.sub,
+            repository: record.repository,
+            ref: record.ref,
+            runId: record.runId,
+          },
+        }),
+      );
     } catch (error) {
       if (error instanceof JtiReplayedError) refuse('token_replayed', 'jti already used');
       throw error;

@@ -35,7 +35,11 @@ async function discover(issuer: string, allowLoopback: boolean): Promise<CachedI
   const location = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
   let body: unknown;
   try {
-    const response = await fetch(location, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'error', headers: { accept: 'application/json' } });
+    const response = await fetch(location, {
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      redirect: 'error',
+      headers: { accept: 'application/json' },
+    });
     if (!response.ok) throw new Error(`discovery answered ${response.status}`);
     body = await response.json();
   } catch (error) {
@@ -43,7 +47,8 @@ async function discover(issuer: string, allowLoopback: boolean): Promise<CachedI
   }
   const parsed = discoverySchema.safeParse(body);
   // Discovery §4.3: the document's issuer must be exactly the one it was fetched for.
-  if (!parsed.success || parsed.data.issuer !== issuer) throw new IssuerUnavailableError(issuer, 'discovery document names another issuer or no jwks_uri');
+  if (!parsed.success || parsed.data.issuer !== issuer)
+    throw new IssuerUnavailableError(issuer, 'discovery document names another issuer or no jwks_uri');
   const problem = issuerUrlProblem(parsed.data.jwks_uri, allowLoopback);
   if (problem) throw new IssuerUnavailableError(issuer, `jwks_uri ${problem}`);
   const remote = createRemoteJWKSet(new URL(parsed.data.jwks_uri), { timeoutDuration: FETCH_TIMEOUT_MS });
@@ -52,7 +57,12 @@ async function discover(issuer: string, allowLoopback: boolean): Promise<CachedI
     try {
       return await remote(header, token);
     } catch (error) {
-      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported) throw error;
+      if (
+        error instanceof errors.JWKSNoMatchingKey ||
+        error instanceof errors.JWKSMultipleMatchingKeys ||
+        error instanceof errors.JOSENotSupported
+      )
+        throw error;
       throw new IssuerUnavailableError(issuer, 'key set not readable', { cause: error });
     }
   };

@@ -15,7 +15,8 @@ export { DEFAULT_SESSION_TIMEOUTS, type SessionTimeouts };
 function resolve(item: Record<string, unknown> | undefined): SessionTimeouts {
   return {
     idleMinutes: typeof item?.idleMinutes === 'number' ? item.idleMinutes : DEFAULT_SESSION_TIMEOUTS.idleMinutes,
-    absoluteMinutes: typeof item?.absoluteMinutes === 'number' ? item.absoluteMinutes : DEFAULT_SESSION_TIMEOUTS.absoluteMinutes,
+    absoluteMinutes:
+      typeof item?.absoluteMinutes === 'number' ? item.absoluteMinutes : DEFAULT_SESSION_TIMEOUTS.absoluteMinutes,
   };
 }
 
@@ -29,7 +30,10 @@ export const SessionTimeoutSettings = {
     const next = { ...current, ...patch };
     if (next.idleMinutes > next.absoluteMinutes) {
       throw new ValidationError('Invalid session timeouts: the idle timeout cannot exceed the absolute timeout', [
-        { path: 'sessionTimeouts.idleMinutes', message: `The idle timeout (${next.idleMinutes} min) cannot exceed the absolute timeout (${next.absoluteMinutes} min)` },
+        {
+          path: 'sessionTimeouts.idleMinutes',
+          message: `The idle timeout (${next.idleMinutes} min) cannot exceed the absolute timeout (${next.absoluteMinutes} min)`,
+        },
       ]);
     }
     return next;

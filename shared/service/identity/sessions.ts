@@ -63,16 +63,29 @@ export function csrfTokenMatches(sessionId: string, presented: string | undefine
 
 function toRecord(item: Item): SessionRecord {
   return {
-    id: String(item.id), teamId: String(item.teamId), memberId: String(item.memberId), email: String(item.email), name: String(item.name),
-    createdAt: String(item.createdAt), lastSeenAt: String(item.lastSeenAt), absoluteExpiresAt: String(item.absoluteExpiresAt),
+    id: String(item.id),
+    teamId: String(item.teamId),
+    memberId: String(item.memberId),
+    email: String(item.email),
+    name: String(item.name),
+    createdAt: String(item.createdAt),
+    lastSeenAt: String(item.lastSeenAt),
+    absoluteExpiresAt: String(item.absoluteExpiresAt),
   };
 }
 
 const MINUTE_MS = 60_000;
 
 /** Why a session is no longer valid at `now` under its team's current timeouts, or undefined while it is. */
-export function sessionExpiry(session: Pick<SessionRecord, 'createdAt' | 'lastSeenAt' | 'absoluteExpiresAt'>, timeouts: SessionTimeouts, now: Date): 'absolute' | 'idle' | undefined {
-  const absoluteEnd = Math.min(Date.parse(session.absoluteExpiresAt), Date.parse(session.createdAt) + timeouts.absoluteMinutes * MINUTE_MS);
+export function sessionExpiry(
+  session: Pick<SessionRecord, 'createdAt' | 'lastSeenAt' | 'absoluteExpiresAt'>,
+  timeouts: SessionTimeouts,
+  now: Date,
+): 'absolute' | 'idle' | undefined {
+  const absoluteEnd = Math.min(
+    Date.parse(session.absoluteExpiresAt),
+    Date.parse(session.createdAt) + timeouts.absoluteMinutes * MINUTE_MS,
+  );
   if (absoluteEnd <= now.getTime()) return 'absolute';
   if (Date.parse(session.lastSeenAt) + timeouts.idleMinutes * MINUTE_MS <= now.getTime()) return 'idle';
   return undefined;
@@ -83,15 +96,30 @@ export const Sessions = {
    * A new session for a member who just signed in: always a fresh id (no fixation), stored as its hash,
    * with the audit entry in the same transaction.
    */
-  async create(login: MemberLogin, audit: (session: SessionRecord, timeouts: SessionTimeouts) => TransactItem, now = new Date()): Promise<{ sessionId: string; session: SessionRecord }> {
+  async create(
+    login: MemberLogin,
+    audit: (session: SessionRecord, timeouts: SessionTimeouts) => TransactItem,
+    now = new Date(),
+  ): Promise<{ sessionId: string; session: SessionRecord }> {
     const sessionId = randomBytes(32).toString('base64url');
     const timeouts = await SessionTimeoutSettings.get(login.teamId);
     const session: SessionRecord = {
-      id: randomUUID(), teamId: login.teamId, memberId: login.memberId, email: login.email, name: login.name,
-      createdAt: now.toISOString(), lastSeenAt: now.toISOString(), absoluteExpiresAt: new Date(now.getTime() + timeouts.absoluteMinutes * MINUTE_MS).toISOString(),
+      id: randomUUID(),
+      teamId: login.teamId,
+      memberId: login.memberId,
+      email: login.email,
+      name: login.name,
+      createdAt: now.toISOString(),
+      lastSeenAt: now.toISOString(),
+      absoluteExpiresAt: new Date(now.getTime() + timeouts.absoluteMinutes * MINUTE_MS).toISOString(),
     };
     await transactWrite([
-      tx.create({ ...keys.session(hashSessionId(sessionId)), entity: 'Session', ...session, [TTL]: Math.ceil(Date.parse(session.absoluteExpiresAt) / 1000) }),
+      tx.create({
+        ...keys.session(hashSessionId(sessionId)),
+        entity: 'Session',
+        ...session,
+        [TTL]: Math.ceil(Date.parse(session.absoluteExpiresAt) / 1000),
+      }),
       audit(session, timeouts),
     ]);
     return { sessionId, session };
@@ -105,13 +133,24 @@ export const Sessions = {
     if (!item) return undefined;
     const session = toRecord(item);
     // Both at once: the member's current entry and the team's current timeouts.
-    const [login, timeouts] = await Promise.all([Members.loginOf(session.email, session.teamId), SessionTimeoutSettings.get(session.teamId)]);
+    const [login, timeouts] = await Promise.all([
+      Members.loginOf(session.email, session.teamId),
+      SessionTimeoutSettings.get(session.teamId),
+    ]);
     if (sessionExpiry(session, timeouts, now)) return undefined;
     // The member's entry gone (removed) or re-invited under a new id means the session is over.
     if (!login || login.memberId !== session.memberId) return undefined;
     if (now.getTime() - Date.parse(session.lastSeenAt) >= TOUCH_INTERVAL_MS) {
       try {
-        await transactWrite([tx.update(sessionKey, 'SET #lastSeenAt = :now', { '#lastSeenAt': 'lastSeenAt' }, { ':now': now.toISOString() }, 'attribute_exists(pk)')]);
+        await transactWrite([
+          tx.update(
+            sessionKey,
+            'SET #lastSeenAt = :now',
+            { '#lastSeenAt': 'lastSeenAt' },
+            { ':now': now.toISOString() },
+            'attribute_exists(pk)',
+          ),
+        ]);
       } catch (error) {
         // Signed out in between: this request still had a valid session when it was read.
         if (!(error instanceof TransactionFailedError)) throw error;

@@ -10,26 +10,34 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
 }
 
-const EXPLANATIONS: Record<Extract<SignInOutcome, { kind: 'refused' }>['reason'], { title: string; text: (email: string) => string }> = {
+const EXPLANATIONS: Record<
+  Extract<SignInOutcome, { kind: 'refused' }>['reason'],
+  { title: string; text: (email: string) => string }
+> = {
   not_invited: {
     title: 'You have not been invited yet',
-    text: (email) => `Your identity provider signed you in as ${email}, but no Vexdesk team has invited this address. Ask an administrator of your team to invite it under Settings → Members, then sign in again.`,
+    text: (email) =>
+      `Your identity provider signed you in as ${email}, but no Vexdesk team has invited this address. Ask an administrator of your team to invite it under Settings → Members, then sign in again.`,
   },
   email_unverified: {
     title: 'Your email address is not verified',
-    text: (email) => `Your identity provider did not confirm that ${email || 'your email address'} is verified, so it cannot be matched to an invitation. Verify the address with your provider, or ask its administrator to assert email_verified.`,
+    text: (email) =>
+      `Your identity provider did not confirm that ${email || 'your email address'} is verified, so it cannot be matched to an invitation. Verify the address with your provider, or ask its administrator to assert email_verified.`,
   },
   flow_unknown: {
     title: 'This sign-in has expired',
-    text: () => 'The sign-in took longer than 10 minutes, was already completed, or was started in another browser. Start again.',
+    text: () =>
+      'The sign-in took longer than 10 minutes, was already completed, or was started in another browser. Start again.',
   },
   provider_error: {
     title: 'Sign-in was cancelled',
-    text: () => 'Your identity provider did not sign you in. Start again, or ask your administrator if this keeps happening.',
+    text: () =>
+      'Your identity provider did not sign you in. Start again, or ask your administrator if this keeps happening.',
   },
   invalid_response: {
     title: 'Sign-in failed',
-    text: () => 'The answer of your identity provider could not be verified. Start again; if this keeps happening, the sign-in configuration needs checking.',
+    text: () =>
+      'The answer of your identity provider could not be verified. Start again; if this keeps happening, the sign-in configuration needs checking.',
   },
 };
 

@@ -43,7 +43,8 @@ let discovered: Promise<oidc.Configuration> | undefined;
 
 function settings() {
   const signIn = config().signIn;
-  if (!signIn) throw new NotImplementedError('Sign-in is not configured on this server (SIGN_IN_ISSUER, SIGN_IN_CLIENT_ID)');
+  if (!signIn)
+    throw new NotImplementedError('Sign-in is not configured on this server (SIGN_IN_ISSUER, SIGN_IN_CLIENT_ID)');
   return signIn;
 }
 
@@ -53,7 +54,13 @@ function configuration(): Promise<oidc.Configuration> {
   // Plain HTTP only to a provider on this machine (the embedded one of `npm start`); anything else must be HTTPS.
   const loopback = LOOPBACK_HOSTS.has(new URL(issuer).hostname);
   discovered ??= oidc
-    .discovery(new URL(issuer), clientId, undefined, clientSecret ? oidc.ClientSecretPost(clientSecret) : oidc.None(), loopback ? { execute: [oidc.allowInsecureRequests] } : undefined)
+    .discovery(
+      new URL(issuer),
+      clientId,
+      undefined,
+      clientSecret ? oidc.ClientSecretPost(clientSecret) : oidc.None(),
+      loopback ? { execute: [oidc.allowInsecureRequests] } : undefined,
+    )
     .catch((error: unknown) => {
       discovered = undefined;
       throw error;
@@ -71,7 +78,8 @@ function hash(value: string): string {
 
 /** A return path on this origin only: an open redirect would hand the fresh session's user to another site. */
 export function safeReturnPath(candidate: string | undefined, fallback: string): string {
-  if (candidate === undefined || !candidate.startsWith('/') || candidate.startsWith('//') || candidate.includes('\\')) return fallback;
+  if (candidate === undefined || !candidate.startsWith('/') || candidate.startsWith('//') || candidate.includes('\\'))
+    return fallback;
   return candidate;
 }
 
@@ -81,29 +89,47 @@ function memberActor(login: Pick<MemberLogin, 'memberId' | 'name' | 'email'>): A
 
 export const SignIn = {
   /** Starts a sign-in: the provider URL to send the browser to, and the flow id for its cookie. */
-  async start(input: { returnTo?: string | undefined; teamId?: string | undefined }): Promise<{ location: string; flowId: string }> {
+  async start(input: {
+    returnTo?: string | undefined;
+    teamId?: string | undefined;
+  }): Promise<{ location: string; flowId: string }> {
     const { returnPath } = settings();
     const client = await configuration();
     const flowId = randomBytes(32).toString('base64url');
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
-    await transactWrite([tx.create({
-      ...keys.signInFlow(hash(flowId)), entity: 'SignInFlow', state, nonce, codeVerifier,
-      returnTo: safeReturnPath(input.returnTo, returnPath), ...(input.teamId ? { teamId: input.teamId } : {}),
-      [TTL]: Math.ceil(Date.now() / 1000) + FLOW_TTL_SECONDS,
-    })]);
+    await transactWrite([
+      tx.create({
+        ...keys.signInFlow(hash(flowId)),
+        entity: 'SignInFlow',
+        state,
+        nonce,
+        codeVerifier,
+        returnTo: safeReturnPath(input.returnTo, returnPath),
+        ...(input.teamId ? { teamId: input.teamId } : {}),
+        [TTL]: Math.ceil(Date.now() / 1000) + FLOW_TTL_SECONDS,
+      }),
+    ]);
     const location = oidc.buildAuthorizationUrl(client, {
-      redirect_uri: redirectUri(), scope: 'openid email profile', state, nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: 'S256',
+      redirect_uri: redirectUri(),
+      scope: 'openid email profile',
+      state,
+      nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
     });
     return { location: location.href, flowId };
   },
 
   /** Completes a sign-in from the provider's redirect: the flow is consumed whatever the outcome. */
-  async finish(input: { flowId: string | undefined; query: Record<string, string | undefined> }): Promise<SignInOutcome> {
+  async finish(input: {
+    flowId: string | undefined;
+    query: Record<string, string | undefined>;
+  }): Promise<SignInOutcome> {
     const client = await configuration();
-    if (input.flowId === undefined || !FLOW_ID_PATTERN.test(input.flowId)) return { kind: 'refused', reason: 'flow_unknown' };
+    if (input.flowId === undefined || !FLOW_ID_PATTERN.test(input.flowId))
+      return { kind: 'refused', reason: 'flow_unknown' };
     const flowKey = keys.signInFlow(hash(input.flowId));
     const flow = await getItem(flowKey);
     if (!flow || Number(flow[TTL]) * 1000 <= Date.now()) return { kind: 'refused', reason: 'flow_unknown' };
@@ -111,7 +137,8 @@ export const SignIn = {
       await transactWrite([tx.delete(flowKey, 'attribute_exists(pk)')]);
     } catch (error) {
       // Another request consumed it first: single use.
-      if (error instanceof TransactionFailedError && error.failedAt(0)) return { kind: 'refused', reason: 'flow_unknown' };
+      if (error instanceof TransactionFailedError && error.failedAt(0))
+        return { kind: 'refused', reason: 'flow_unknown' };
       throw error;
     }
     if (input.query.error !== undefined) {
@@ -119,11 +146,15 @@ export const SignIn = {
       return { kind: 'refused', reason: 'provider_error' };
     }
     const callbackUrl = new URL(redirectUri());
-    for (const [name, value] of Object.entries(input.query)) if (value !== undefined) callbackUrl.searchParams.set(name, value);
+    for (const [name, value] of Object.entries(input.query))
+      if (value !== undefined) callbackUrl.searchParams.set(name, value);
     let claims: Record<string, unknown>;
     try {
       const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, {
-        pkceCodeVerifier: String(flow.codeVerifier), expectedState: String(flow.state), expectedNonce: String(flow.nonce), idTokenExpected: true,
+        pkceCodeVerifier: String(flow.codeVerifier),
+        expectedState: String(flow.state),
+        expectedNonce: String(flow.nonce),
+        idTokenExpected: true,
       });
       claims = { ...(tokens.claims() ?? {}) };
       // Some providers put the email only in the UserInfo answer (Cognito's ID token has it; others vary).
@@ -136,14 +167,20 @@ export const SignIn = {
     }
     const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : undefined;
     // Cognito's UserInfo says "true" as a string; the ID token a boolean.
-    if (!email || (claims.email_verified !== true && claims.email_verified !== 'true')) return { kind: 'refused', reason: 'email_unverified', ...(email ? { email } : {}) };
+    if (!email || (claims.email_verified !== true && claims.email_verified !== 'true'))
+      return { kind: 'refused', reason: 'email_unverified', ...(email ? { email } : {}) };
     const logins = await Members.loginsOf(email);
     const login = typeof flow.teamId === 'string' ? logins.find((entry) => entry.teamId === flow.teamId) : logins[0];
     if (!login) return { kind: 'refused', reason: 'not_invited', email };
-    const { sessionId, session } = await Sessions.create(login, (created, timeouts) => auditPut(login.teamId, memberActor(login), {
-      action: 'sign_in', entityType: 'session', entityId: created.id, entityName: login.email,
-      changes: { absoluteExpiresAt: created.absoluteExpiresAt, idleTimeoutMinutes: timeouts.idleMinutes },
-    }));
+    const { sessionId, session } = await Sessions.create(login, (created, timeouts) =>
+      auditPut(login.teamId, memberActor(login), {
+        action: 'sign_in',
+        entityType: 'session',
+        entityId: created.id,
+        entityName: login.email,
+        changes: { absoluteExpiresAt: created.absoluteExpiresAt, idleTimeoutMinutes: timeouts.idleMinutes },
+      }),
+    );
     return { kind: 'signed_in', sessionId, session, returnTo: String(flow.returnTo) };
   },
 
@@ -151,14 +188,26 @@ export const SignIn = {
    * Server-side sign-out; a cookie naming no session is already signed out. It is a cookie request
    * that changes state, so it needs the console's Origin and the session's CSRF token like any other.
    */
-  async signOut(input: { sessionId: string | undefined; csrfToken: string | undefined; origin: string | undefined }): Promise<void> {
+  async signOut(input: {
+    sessionId: string | undefined;
+    csrfToken: string | undefined;
+    origin: string | undefined;
+  }): Promise<void> {
     const { sessionId } = input;
     if (sessionId === undefined || !(await Sessions.find(sessionId))) return;
     if (!originMatches(input.origin, config().publicBaseUrl) || !csrfTokenMatches(sessionId, input.csrfToken)) {
-      throw new ForbiddenError('Signing out with a session cookie needs the X-CSRF-Token header of the session and the console\'s Origin');
+      throw new ForbiddenError(
+        "Signing out with a session cookie needs the X-CSRF-Token header of the session and the console's Origin",
+      );
     }
-    await Sessions.revoke(sessionId, (session) => auditPut(session.teamId, memberActor(session), {
-      action: 'sign_out', entityType: 'session', entityId: session.id, entityName: session.email, changes: {},
-    }));
+    await Sessions.revoke(sessionId, (session) =>
+      auditPut(session.teamId, memberActor(session), {
+        action: 'sign_out',
+        entityType: 'session',
+        entityId: session.id,
+        entityName: session.email,
+        changes: {},
+      }),
+    );
   },
 };

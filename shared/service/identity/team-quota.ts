@@ -90,10 +90,25 @@ export const TeamQuotas = {
     const after = resolveQuota(next);
     await transactWrite([
       next === null
-        ? tx.update(keys.team(teamId), 'REMOVE #throttle', { '#throttle': 'throttle' }, undefined, 'attribute_exists(pk)')
-        : tx.update(keys.team(teamId), 'SET #throttle = :throttle', { '#throttle': 'throttle' }, { ':throttle': next }, 'attribute_exists(pk)'),
+        ? tx.update(
+            keys.team(teamId),
+            'REMOVE #throttle',
+            { '#throttle': 'throttle' },
+            undefined,
+            'attribute_exists(pk)',
+          )
+        : tx.update(
+            keys.team(teamId),
+            'SET #throttle = :throttle',
+            { '#throttle': 'throttle' },
+            { ':throttle': next },
+            'attribute_exists(pk)',
+          ),
       auditPut(teamId, actor, {
-        action: 'update', entityType: 'team_quota', entityId: teamId, entityName: team.name,
+        action: 'update',
+        entityType: 'team_quota',
+        entityId: teamId,
+        entityName: team.name,
         changes: diffChanges({ ...before }, { ...after }),
       }),
     ]);

@@ -18,7 +18,11 @@ import { quotaOfTeam, type TeamQuota } from './team-quota';
 import { DEFAULT_CARRY_OVER, type CarryOverSetting } from '../dispositions/carry-over-setting';
 import { Teams } from './teams';
 import { SessionTimeoutSettings, type SessionTimeouts } from './session-timeouts';
-import { CsafProviderSettingsService, type CsafProviderSettingInput, type CsafProviderView } from '../csaf-provider/provider-settings';
+import {
+  CsafProviderSettingsService,
+  type CsafProviderSettingInput,
+  type CsafProviderView,
+} from '../csaf-provider/provider-settings';
 
 export interface TeamSettings {
   requireDistinctApprover: boolean;
@@ -35,7 +39,10 @@ export interface TeamSettings {
  * The settings as GET /api/settings shows them: plus the team's CSAF trusted provider (docs/csaf-provider.md),
  * or null, and the browser-session timeouts (their own item, which the authorizer reads).
  */
-export type TeamSettingsView = TeamSettings & { csafProvider: CsafProviderView | null; sessionTimeouts: SessionTimeouts };
+export type TeamSettingsView = TeamSettings & {
+  csafProvider: CsafProviderView | null;
+  sessionTimeouts: SessionTimeouts;
+};
 
 interface StoredSettings {
   requireDistinctApprover?: boolean;
@@ -46,7 +53,9 @@ interface StoredSettings {
 
 function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle'> {
   return {
-    requireDistinctApprover: stored.requireDistinctApprover === true, slaPolicy: resolveSlaPolicy(stored.slaPolicy), hideInformational: stored.hideInformational === true,
+    requireDistinctApprover: stored.requireDistinctApprover === true,
+    slaPolicy: resolveSlaPolicy(stored.slaPolicy),
+    hideInformational: stored.hideInformational === true,
     carryOver: stored.carryOver ?? DEFAULT_CARRY_OVER,
   };
 }
@@ -59,38 +68,92 @@ export const TeamSettingsService = {
   },
 
   async describe(teamId: string): Promise<TeamSettingsView> {
-    const [settings, csaf, sessionTimeouts] = await Promise.all([TeamSettingsService.get(teamId), CsafProviderSettingsService.get(teamId), SessionTimeoutSettings.get(teamId)]);
+    const [settings, csaf, sessionTimeouts] = await Promise.all([
+      TeamSettingsService.get(teamId),
+      CsafProviderSettingsService.get(teamId),
+      SessionTimeoutSettings.get(teamId),
+    ]);
     return { ...settings, csafProvider: csaf.view, sessionTimeouts };
   },
 
-  async update(teamId: string, actor: Actor, patch: { requireDistinctApprover?: boolean | undefined; hideInformational?: boolean | undefined; carryOver?: CarryOverSetting | undefined; slaPolicy?: Partial<SlaPolicy> | undefined; csafProvider?: CsafProviderSettingInput | null | undefined; sessionTimeouts?: Partial<SessionTimeouts> | undefined }): Promise<TeamSettingsView> {
-    const [team, csaf, sessionsBefore] = await Promise.all([Teams.get(teamId), CsafProviderSettingsService.get(teamId), SessionTimeoutSettings.get(teamId)]);
+  async update(
+    teamId: string,
+    actor: Actor,
+    patch: {
+      requireDistinctApprover?: boolean | undefined;
+      hideInformational?: boolean | undefined;
+      carryOver?: CarryOverSetting | undefined;
+      slaPolicy?: Partial<SlaPolicy> | undefined;
+      csafProvider?: CsafProviderSettingInput | null | undefined;
+      sessionTimeouts?: Partial<SessionTimeouts> | undefined;
+    },
+  ): Promise<TeamSettingsView> {
+    const [team, csaf, sessionsBefore] = await Promise.all([
+      Teams.get(teamId),
+      CsafProviderSettingsService.get(teamId),
+      SessionTimeoutSettings.get(teamId),
+    ]);
     const csafChange = patch.csafProvider !== undefined ? csaf.change(patch.csafProvider) : null;
     const sessionsAfter = SessionTimeoutSettings.merge(sessionsBefore, patch.sessionTimeouts);
-    const sessionTimeoutsChanged = sessionsAfter.idleMinutes !== sessionsBefore.idleMinutes || sessionsAfter.absoluteMinutes !== sessionsBefore.absoluteMinutes;
+    const sessionTimeoutsChanged =
+      sessionsAfter.idleMinutes !== sessionsBefore.idleMinutes ||
+      sessionsAfter.absoluteMinutes !== sessionsBefore.absoluteMinutes;
     const current = team.settings as StoredSettings;
     const next: StoredSettings = {
       ...current,
-      ...(patch.requireDistinctApprover !== undefined ? { requireDistinctApprover: patch.requireDistinctApprover } : {}),
+      ...(patch.requireDistinctApprover !== undefined
+        ? { requireDistinctApprover: patch.requireDistinctApprover }
+        : {}),
       ...(patch.hideInformational !== undefined ? { hideInformational: patch.hideInformational } : {}),
       ...(patch.carryOver !== undefined ? { carryOver: patch.carryOver } : {}),
       ...(patch.slaPolicy ? { slaPolicy: { ...(current.slaPolicy ?? {}), ...patch.slaPolicy } } : {}),
     };
     const before = resolve(current);
     const after = resolve(next);
-    const session = (timeouts: SessionTimeouts) => ({ sessionIdleMinutes: timeouts.idleMinutes, sessionAbsoluteMinutes: timeouts.absoluteMinutes });
+    const session = (timeouts: SessionTimeouts) => ({
+      sessionIdleMinutes: timeouts.idleMinutes,
+      sessionAbsoluteMinutes: timeouts.absoluteMinutes,
+    });
     const items = [
-      tx.update(keys.team(teamId), 'SET #settings = :settings', { '#settings': 'settings' }, { ':settings': next }, 'attribute_exists(pk)'),
+      tx.update(
+        keys.team(teamId),
+        'SET #settings = :settings',
+        { '#settings': 'settings' },
+        { ':settings': next },
+        'attribute_exists(pk)',
+      ),
       ...(sessionTimeoutsChanged ? [SessionTimeoutSettings.put(teamId, sessionsAfter)] : []),
       auditPut(teamId, actor, {
-        action: 'update', entityType: 'team_settings', entityId: teamId, entityName: team.name,
+        action: 'update',
+        entityType: 'team_settings',
+        entityId: teamId,
+        entityName: team.name,
         changes: diffChanges(
-          { requireDistinctApprover: before.requireDistinctApprover, hideInformational: before.hideInformational, carryOver: before.carryOver, ...before.slaPolicy, ...session(sessionsBefore), ...(csafChange ? { csafProvider: csaf.view } : {}) },
-          { requireDistinctApprover: after.requireDistinctApprover, hideInformational: after.hideInformational, carryOver: after.carryOver, ...after.slaPolicy, ...session(sessionsAfter), ...(csafChange ? { csafProvider: csafChange.view } : {}) },
+          {
+            requireDistinctApprover: before.requireDistinctApprover,
+            hideInformational: before.hideInformational,
+            carryOver: before.carryOver,
+            ...before.slaPolicy,
+            ...session(sessionsBefore),
+            ...(csafChange ? { csafProvider: csaf.view } : {}),
+          },
+          {
+            requireDistinctApprover: after.requireDistinctApprover,
+            hideInformational: after.hideInformational,
+            carryOver: after.carryOver,
+            ...after.slaPolicy,
+            ...session(sessionsAfter),
+            ...(csafChange ? { csafProvider: csafChange.view } : {}),
+          },
         ),
       }),
     ];
     await (csafChange ? csafChange.commit(items) : transactWrite(items));
-    return { ...after, throttle: quotaOfTeam(team), csafProvider: csafChange ? csafChange.view : csaf.view, sessionTimeouts: sessionsAfter };
+    return {
+      ...after,
+      throttle: quotaOfTeam(team),
+      csafProvider: csafChange ? csafChange.view : csaf.view,
+      sessionTimeouts: sessionsAfter,
+    };
   },
 };

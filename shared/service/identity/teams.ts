@@ -6,7 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { keys } from '../data/keys';
-import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
+import {
+  getItem,
+  queryAll,
+  transactWrite,
+  TransactionFailedError,
+  tx,
+  type Item,
+  type TransactItem,
+} from '../data/table-client';
 import { lostRace, retryLostRaces, RETRY } from '../data/write-races';
 import { auditPut } from '../audit/audit-log';
 import { ConflictError, NotFoundError } from '../errors';
@@ -45,14 +53,22 @@ export interface MemberLogin {
 
 function loginItem(member: Member): Item {
   return {
-    ...keys.memberLogin(member.email, member.teamId), entity: 'MemberLogin',
-    teamId: member.teamId, memberId: member.id, email: member.email.toLowerCase(), name: member.name, permissions: member.permissions,
+    ...keys.memberLogin(member.email, member.teamId),
+    entity: 'MemberLogin',
+    teamId: member.teamId,
+    memberId: member.id,
+    email: member.email.toLowerCase(),
+    name: member.name,
+    permissions: member.permissions,
   };
 }
 
 function toLogin(item: Item): MemberLogin {
   return {
-    teamId: String(item.teamId), memberId: String(item.memberId), email: String(item.email), name: String(item.name),
+    teamId: String(item.teamId),
+    memberId: String(item.memberId),
+    email: String(item.email),
+    name: String(item.name),
     permissions: (item.permissions as Permission[] | undefined) ?? [],
   };
 }
@@ -107,22 +123,46 @@ export const MANAGE: Permission = 'settings.manage';
  * loses it, another member who holds it now is condition-checked in the same transaction. Serializable
  * transactions then let at most one of two such changes commit; the loser re-reads and gets 409.
  */
-async function keepsManager(before: Member, keepsPermission: boolean): Promise<{ memberCondition: string; checks: TransactItem[] }> {
+async function keepsManager(
+  before: Member,
+  keepsPermission: boolean,
+): Promise<{ memberCondition: string; checks: TransactItem[] }> {
   const held = before.permissions.includes(MANAGE);
   const memberCondition = held ? 'contains(#permissions, :manage)' : 'NOT contains(#permissions, :manage)';
   if (!held || keepsPermission) return { memberCondition, checks: [] };
-  const witness = (await Members.list(before.teamId)).find((member) => member.id !== before.id && member.permissions.includes(MANAGE));
-  if (!witness) throw new ConflictError('The team must keep at least one member holding settings.manage', 'last_manager');
+  const witness = (await Members.list(before.teamId)).find(
+    (member) => member.id !== before.id && member.permissions.includes(MANAGE),
+  );
+  if (!witness)
+    throw new ConflictError('The team must keep at least one member holding settings.manage', 'last_manager');
   return {
     memberCondition,
-    checks: [tx.check(keys.member(before.teamId, witness.id), 'contains(#permissions, :manage)', { '#permissions': 'permissions' }, { ':manage': MANAGE })],
+    checks: [
+      tx.check(
+        keys.member(before.teamId, witness.id),
+        'contains(#permissions, :manage)',
+        { '#permissions': 'permissions' },
+        { ':manage': MANAGE },
+      ),
+    ],
   };
 }
 
 export const Members = {
-  async add(teamId: string, input: { email: string; name: string; permissions: Permission[] }, actor: Actor): Promise<Member> {
+  async add(
+    teamId: string,
+    input: { email: string; name: string; permissions: Permission[] },
+    actor: Actor,
+  ): Promise<Member> {
     await Teams.get(teamId);
-    const member: Member = { id: randomUUID(), teamId, email: input.email, name: input.name, permissions: input.permissions, createdAt: new Date().toISOString() };
+    const member: Member = {
+      id: randomUUID(),
+      teamId,
+      email: input.email,
+      name: input.name,
+      permissions: input.permissions,
+      createdAt: new Date().toISOString(),
+    };
     try {
       await transactWrite([
         tx.create({ ...keys.member(teamId, member.id), entity: 'Member', ...member }),
@@ -130,12 +170,16 @@ export const Members = {
         // A put, not a create: an entry a crash of an older remove left behind is replaced (the claim above is the uniqueness check).
         tx.put(loginItem(member)),
         auditPut(teamId, actor, {
-          action: 'create', entityType: 'member', entityId: member.id, entityName: member.name,
+          action: 'create',
+          entityType: 'member',
+          entityId: member.id,
+          entityName: member.name,
           changes: { email: member.email, name: member.name, permissions: member.permissions },
         }),
       ]);
     } catch (error) {
-      if (error instanceof TransactionFailedError && error.failedAt(1)) throw new ConflictError(`A member with email ${member.email} already exists`);
+      if (error instanceof TransactionFailedError && error.failedAt(1))
+        throw new ConflictError(`A member with email ${member.email} already exists`);
       throw error;
     }
     return member;
@@ -161,52 +205,87 @@ export const Members = {
    * Changes a member's name or permissions; their sessions see the new permissions on their next request.
    * Taking settings.manage from the last member holding it is refused (409 last_manager, `keepsManager`).
    */
-  async update(teamId: string, memberId: string, patch: { name?: string | undefined; permissions?: Permission[] | undefined }, actor: Actor): Promise<Member> {
-    return retryLostRaces(async () => {
-      const before = await Members.get(teamId, memberId);
-      const after: Member = { ...before, ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.permissions !== undefined ? { permissions: [...new Set(patch.permissions)] } : {}) };
-      const guard = await keepsManager(before, after.permissions.includes(MANAGE));
-      try {
-        await transactWrite([
-          tx.update(
-            keys.member(teamId, memberId), 'SET #name = :name, #permissions = :permissions',
-            { '#name': 'name', '#permissions': 'permissions' }, { ':name': after.name, ':permissions': after.permissions, ':manage': MANAGE }, `attribute_exists(pk) AND ${guard.memberCondition}`,
-          ),
-          tx.put(loginItem(after)),
-          auditPut(teamId, actor, {
-            action: 'update', entityType: 'member', entityId: memberId, entityName: after.name,
-            changes: { name: { from: before.name, to: after.name }, permissions: { from: before.permissions, to: after.permissions } },
-          }),
-          ...guard.checks,
-        ]);
-      } catch (error) {
-        // The member changed or went (the next read says 404), or the remaining manager did: plan again.
-        if (lostRace(error, [0, 3])) return RETRY;
-        throw error;
-      }
-      return after;
-    }, () => new ConflictError('The member kept changing; try again'));
+  async update(
+    teamId: string,
+    memberId: string,
+    patch: { name?: string | undefined; permissions?: Permission[] | undefined },
+    actor: Actor,
+  ): Promise<Member> {
+    return retryLostRaces(
+      async () => {
+        const before = await Members.get(teamId, memberId);
+        const after: Member = {
+          ...before,
+          ...(patch.name !== undefined ? { name: patch.name } : {}),
+          ...(patch.permissions !== undefined ? { permissions: [...new Set(patch.permissions)] } : {}),
+        };
+        const guard = await keepsManager(before, after.permissions.includes(MANAGE));
+        try {
+          await transactWrite([
+            tx.update(
+              keys.member(teamId, memberId),
+              'SET #name = :name, #permissions = :permissions',
+              { '#name': 'name', '#permissions': 'permissions' },
+              { ':name': after.name, ':permissions': after.permissions, ':manage': MANAGE },
+              `attribute_exists(pk) AND ${guard.memberCondition}`,
+            ),
+            tx.put(loginItem(after)),
+            auditPut(teamId, actor, {
+              action: 'update',
+              entityType: 'member',
+              entityId: memberId,
+              entityName: after.name,
+              changes: {
+                name: { from: before.name, to: after.name },
+                permissions: { from: before.permissions, to: after.permissions },
+              },
+            }),
+            ...guard.checks,
+          ]);
+        } catch (error) {
+          // The member changed or went (the next read says 404), or the remaining manager did: plan again.
+          if (lostRace(error, [0, 3])) return RETRY;
+          throw error;
+        }
+        return after;
+      },
+      () => new ConflictError('The member kept changing; try again'),
+    );
   },
 
   /** Removes a member: their login entry goes in the same transaction, so their sessions end on the next request. */
   async remove(teamId: string, memberId: string, actor: Actor): Promise<void> {
-    await retryLostRaces(async () => {
-      const member = await Members.get(teamId, memberId);
-      const guard = await keepsManager(member, false);
-      try {
-        await transactWrite([
-          tx.delete(keys.member(teamId, memberId), `attribute_exists(pk) AND ${guard.memberCondition}`, { '#permissions': 'permissions' }, { ':manage': MANAGE }),
-          tx.delete(keys.memberEmailClaim(teamId, member.email)),
-          tx.delete(keys.memberLogin(member.email, teamId)),
-          auditPut(teamId, actor, { action: 'delete', entityType: 'member', entityId: memberId, entityName: member.name, changes: { email: member.email, permissions: member.permissions } }),
-          ...guard.checks,
-        ]);
-      } catch (error) {
-        if (lostRace(error, [0, 4])) return RETRY;
-        throw error;
-      }
-      return true;
-    }, () => new ConflictError('The member kept changing; try again'));
+    await retryLostRaces(
+      async () => {
+        const member = await Members.get(teamId, memberId);
+        const guard = await keepsManager(member, false);
+        try {
+          await transactWrite([
+            tx.delete(
+              keys.member(teamId, memberId),
+              `attribute_exists(pk) AND ${guard.memberCondition}`,
+              { '#permissions': 'permissions' },
+              { ':manage': MANAGE },
+            ),
+            tx.delete(keys.memberEmailClaim(teamId, member.email)),
+            tx.delete(keys.memberLogin(member.email, teamId)),
+            auditPut(teamId, actor, {
+              action: 'delete',
+              entityType: 'member',
+              entityId: memberId,
+              entityName: member.name,
+              changes: { email: member.email, permissions: member.permissions },
+            }),
+            ...guard.checks,
+          ]);
+        } catch (error) {
+          if (lostRace(error, [0, 4])) return RETRY;
+          throw error;
+        }
+        return true;
+      },
+      () => new ConflictError('The member kept changing; try again'),
+    );
   },
 
   /** The teams a verified email is a member of (sign-in), in team id order. */

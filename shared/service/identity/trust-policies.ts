@@ -24,7 +24,11 @@ export interface PolicyManager {
 }
 
 /** The admin CLI's `--by MEMBER_ID`: acts as that member, who must hold `settings.manage`. */
-export async function managerOf(teamId: string, byMemberId: string | undefined, operator: Actor): Promise<PolicyManager> {
+export async function managerOf(
+  teamId: string,
+  byMemberId: string | undefined,
+  operator: Actor,
+): Promise<PolicyManager> {
   if (byMemberId === undefined) return { actor: operator };
   const member = await Members.find(teamId, byMemberId);
   if (!member) throw new NotFoundError('Member');
@@ -32,11 +36,14 @@ export async function managerOf(teamId: string, byMemberId: string | undefined, 
 }
 
 async function authorize(teamId: string, manager: PolicyManager): Promise<void> {
-  if (manager.actor.kind === 'workload') throw new ForbiddenError('A token issued through a trust policy cannot manage trust policies');
+  if (manager.actor.kind === 'workload')
+    throw new ForbiddenError('A token issued through a trust policy cannot manage trust policies');
   if (manager.actor.kind === 'member') {
     const member = await Members.find(teamId, manager.actor.id);
     if (!member?.permissions.includes('settings.manage')) {
-      throw new ForbiddenError('Only members holding the settings.manage permission can create or delete trust policies');
+      throw new ForbiddenError(
+        'Only members holding the settings.manage permission can create or delete trust policies',
+      );
     }
   }
 }
@@ -62,7 +69,10 @@ export const TrustPolicies = {
   async create(teamId: string, rawInput: unknown, manager: PolicyManager): Promise<TrustPolicy> {
     const parsed = createTrustPolicyBody.safeParse(rawInput);
     if (!parsed.success) {
-      throw new ValidationError('Invalid trust policy', parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
+      throw new ValidationError(
+        'Invalid trust policy',
+        parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+      );
     }
     const input = parsed.data;
     const issuerProblem = issuerUrlProblem(input.issuer, config().allowLoopbackIssuers);
@@ -72,7 +82,8 @@ export const TrustPolicies = {
     const scopes = [...new Set(input.scopes)];
     if (manager.heldScopes) {
       const missing = scopes.filter((scope) => !manager.heldScopes?.includes(scope));
-      if (missing.length > 0) throw new ForbiddenError(`A trust policy cannot grant scopes the caller does not hold: ${missing.join(', ')}`);
+      if (missing.length > 0)
+        throw new ForbiddenError(`A trust policy cannot grant scopes the caller does not hold: ${missing.join(', ')}`);
     }
     const policy: TrustPolicy = {
       id: randomUUID(),
@@ -85,10 +96,23 @@ export const TrustPolicies = {
       createdAt: new Date().toISOString(),
       createdBy: manager.actor.id,
     };
-    await TrustPolicyStore.create(teamId, policy, auditPut(teamId, manager.actor, {
-      action: 'create', entityType: 'trust_policy', entityId: policy.id, entityName: policy.name,
-      changes: { issuer: policy.issuer, audience: policy.audience, claims: policy.claims, scopes: policy.scopes, ttlMinutes: policy.ttlMinutes },
-    }));
+    await TrustPolicyStore.create(
+      teamId,
+      policy,
+      auditPut(teamId, manager.actor, {
+        action: 'create',
+        entityType: 'trust_policy',
+        entityId: policy.id,
+        entityName: policy.name,
+        changes: {
+          issuer: policy.issuer,
+          audience: policy.audience,
+          claims: policy.claims,
+          scopes: policy.scopes,
+          ttlMinutes: policy.ttlMinutes,
+        },
+      }),
+    );
     return policy;
   },
 
@@ -101,9 +125,17 @@ export const TrustPolicies = {
     const policy = await TrustPolicyStore.get(teamId, policyId);
     if (!policy) throw new NotFoundError('Trust policy');
     await authorize(teamId, manager);
-    const deleted = await TrustPolicyStore.delete(teamId, policyId, auditPut(teamId, manager.actor, {
-      action: 'delete', entityType: 'trust_policy', entityId: policy.id, entityName: policy.name, changes: { issuer: policy.issuer, scopes: policy.scopes },
-    }));
+    const deleted = await TrustPolicyStore.delete(
+      teamId,
+      policyId,
+      auditPut(teamId, manager.actor, {
+        action: 'delete',
+        entityType: 'trust_policy',
+        entityId: policy.id,
+        entityName: policy.name,
+        changes: { issuer: policy.issuer, scopes: policy.scopes },
+      }),
+    );
     if (!deleted) throw new NotFoundError('Trust policy');
   },
 };

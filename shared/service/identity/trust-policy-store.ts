@@ -3,7 +3,15 @@
  * their items (keys from shared/service/data/keys.ts).
  */
 import { keys } from '../data/keys';
-import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
+import {
+  getItem,
+  queryAll,
+  transactWrite,
+  TransactionFailedError,
+  tx,
+  type Item,
+  type TransactItem,
+} from '../data/table-client';
 import { trustPolicyClaimsSchema, type TrustPolicy } from '../schemas/trust-policies';
 
 function toPolicy(item: Item): TrustPolicy {
@@ -23,7 +31,10 @@ function toPolicy(item: Item): TrustPolicy {
 export const TrustPolicyStore = {
   /** Writes the policy with its audit entry, in one transaction. */
   async create(teamId: string, policy: TrustPolicy, audit: TransactItem): Promise<void> {
-    await transactWrite([tx.create({ ...keys.trustPolicy(teamId, policy.id), entity: 'TrustPolicy', teamId, ...policy }), audit]);
+    await transactWrite([
+      tx.create({ ...keys.trustPolicy(teamId, policy.id), entity: 'TrustPolicy', teamId, ...policy }),
+      audit,
+    ]);
   },
 
   async get(teamId: string, policyId: string): Promise<TrustPolicy | undefined> {
@@ -39,7 +50,9 @@ export const TrustPolicyStore = {
   /** Oldest first (ids are random, so by creation time). */
   async list(teamId: string): Promise<TrustPolicy[]> {
     const { pk, skPrefix } = keys.trustPolicyPrefix(teamId);
-    return (await queryAll({ pk, skPrefix })).map(toPolicy).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    return (await queryAll({ pk, skPrefix }))
+      .map(toPolicy)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   },
 
   /** Deletes the policy with its audit entry; false when it was already gone. */

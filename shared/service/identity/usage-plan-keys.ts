@@ -41,7 +41,9 @@ export function teamUsagePlanName(teamId: string): string {
 async function findApiKeyId(client: APIGatewayClient, name: string): Promise<string | undefined> {
   let position: string | undefined;
   do {
-    const page = await client.send(new GetApiKeysCommand({ nameQuery: name, includeValues: false, limit: 500, position }));
+    const page = await client.send(
+      new GetApiKeysCommand({ nameQuery: name, includeValues: false, limit: 500, position }),
+    );
     const match = page.items?.find((key) => key.name === name);
     if (match?.id) return match.id;
     position = page.position;
@@ -65,34 +67,50 @@ async function ensureApiKey(client: APIGatewayClient, teamId: string): Promise<s
   const name = teamApiKeyName(teamId);
   const existing = await findApiKeyId(client, name);
   if (existing) return existing;
-  const created = await client.send(new CreateApiKeyCommand({
-    name, value: usageIdentifierOf(teamId), enabled: true,
-    description: 'Vexdesk team usage-plan key: named by the Lambda authorizer (apiKeySource AUTHORIZER), never sent by clients.',
-  }));
+  const created = await client.send(
+    new CreateApiKeyCommand({
+      name,
+      value: usageIdentifierOf(teamId),
+      enabled: true,
+      description:
+        'Vexdesk team usage-plan key: named by the Lambda authorizer (apiKeySource AUTHORIZER), never sent by clients.',
+    }),
+  );
   if (!created.id) throw new Error(`API Gateway returned no id for API key ${name}`);
   return created.id;
 }
 
-async function ensureTeamPlan(client: APIGatewayClient, teamId: string, quota: ThrottleQuota, defaultPlan: UsagePlan, known: UsagePlan | undefined): Promise<string> {
+async function ensureTeamPlan(
+  client: APIGatewayClient,
+  teamId: string,
+  quota: ThrottleQuota,
+  defaultPlan: UsagePlan,
+  known: UsagePlan | undefined,
+): Promise<string> {
   const name = teamUsagePlanName(teamId);
   const plan = known ?? (await findUsagePlan(client, name));
   if (!plan?.id) {
-    const created = await client.send(new CreateUsagePlanCommand({
-      name, description: `Vexdesk request quota override of team ${teamId}`,
-      apiStages: (defaultPlan.apiStages ?? []).map(({ apiId, stage }) => ({ apiId, stage })),
-      throttle: { rateLimit: quota.rateLimit, burstLimit: quota.burstLimit },
-    }));
+    const created = await client.send(
+      new CreateUsagePlanCommand({
+        name,
+        description: `Vexdesk request quota override of team ${teamId}`,
+        apiStages: (defaultPlan.apiStages ?? []).map(({ apiId, stage }) => ({ apiId, stage })),
+        throttle: { rateLimit: quota.rateLimit, burstLimit: quota.burstLimit },
+      }),
+    );
     if (!created.id) throw new Error(`API Gateway returned no id for usage plan ${name}`);
     return created.id;
   }
   if (plan.throttle?.rateLimit !== quota.rateLimit || plan.throttle.burstLimit !== quota.burstLimit) {
-    await client.send(new UpdateUsagePlanCommand({
-      usagePlanId: plan.id,
-      patchOperations: [
-        { op: 'replace', path: '/throttle/rateLimit', value: String(quota.rateLimit) },
-        { op: 'replace', path: '/throttle/burstLimit', value: String(quota.burstLimit) },
-      ],
-    }));
+    await client.send(
+      new UpdateUsagePlanCommand({
+        usagePlanId: plan.id,
+        patchOperations: [
+          { op: 'replace', path: '/throttle/rateLimit', value: String(quota.rateLimit) },
+          { op: 'replace', path: '/throttle/burstLimit', value: String(quota.burstLimit) },
+        ],
+      }),
+    );
   }
   return plan.id;
 }
@@ -101,7 +119,12 @@ async function ensureTeamPlan(client: APIGatewayClient, teamId: string, quota: T
 async function deleteTeamPlan(client: APIGatewayClient, plan: UsagePlan): Promise<void> {
   if (!plan.id) return;
   for (const stage of plan.apiStages ?? []) {
-    await client.send(new UpdateUsagePlanCommand({ usagePlanId: plan.id, patchOperations: [{ op: 'remove', path: '/apiStages', value: `${stage.apiId}:${stage.stage}` }] }));
+    await client.send(
+      new UpdateUsagePlanCommand({
+        usagePlanId: plan.id,
+        patchOperations: [{ op: 'remove', path: '/apiStages', value: `${stage.apiId}:${stage.stage}` }],
+      }),
+    );
   }
   await client.send(new DeleteUsagePlanCommand({ usagePlanId: plan.id }));
 }
@@ -113,12 +136,25 @@ async function deleteTeamPlan(client: APIGatewayClient, plan: UsagePlan): Promis
  * A key may belong to only one plan per stage, so a move removes it from the
  * old plan first: for a moment (seconds) the team's requests get 403.
  */
-export async function applyTeamQuota(client: APIGatewayClient, defaultPlanId: string, teamId: string, override: ThrottleQuota | null): Promise<void> {
+export async function applyTeamQuota(
+  client: APIGatewayClient,
+  defaultPlanId: string,
+  teamId: string,
+  override: ThrottleQuota | null,
+): Promise<void> {
   const defaultPlan = await client.send(new GetUsagePlanCommand({ usagePlanId: defaultPlanId }));
   const keyId = await ensureApiKey(client, teamId);
   const holding = (await client.send(new GetUsagePlansCommand({ keyId }))).items ?? [];
   const ownName = teamUsagePlanName(teamId);
-  const target = override ? await ensureTeamPlan(client, teamId, override, defaultPlan, holding.find((plan) => plan.name === ownName)) : defaultPlanId;
+  const target = override
+    ? await ensureTeamPlan(
+        client,
+        teamId,
+        override,
+        defaultPlan,
+        holding.find((plan) => plan.name === ownName),
+      )
+    : defaultPlanId;
   for (const plan of holding) {
     if (!plan.id || plan.id === target) continue;
     try {

@@ -55,11 +55,26 @@ export const WorkloadTokenStore = {
    * Claims the CI token's id and stores the issued token, with the audit entry, in one
    * transaction: a replayed `jti` issues nothing, and no token exists without its claim.
    */
-  async issue(record: WorkloadTokenRecord, jti: { hash: string; expiresAtEpoch: number }, audit: TransactItem): Promise<void> {
+  async issue(
+    record: WorkloadTokenRecord,
+    jti: { hash: string; expiresAtEpoch: number },
+    audit: TransactItem,
+  ): Promise<void> {
     try {
       await transactWrite([
-        tx.create({ ...keys.oidcJti(jti.hash), entity: 'OidcJti', teamId: record.teamId, policyId: record.policyId, [TTL]: jti.expiresAtEpoch }),
-        tx.create({ ...keys.workloadTokenHash(record.tokenHash), entity: 'WorkloadToken', ...record, [TTL]: Math.ceil(Date.parse(record.expiresAt) / 1000) }),
+        tx.create({
+          ...keys.oidcJti(jti.hash),
+          entity: 'OidcJti',
+          teamId: record.teamId,
+          policyId: record.policyId,
+          [TTL]: jti.expiresAtEpoch,
+        }),
+        tx.create({
+          ...keys.workloadTokenHash(record.tokenHash),
+          entity: 'WorkloadToken',
+          ...record,
+          [TTL]: Math.ceil(Date.parse(record.expiresAt) / 1000),
+        }),
         audit,
       ]);
     } catch (error) {

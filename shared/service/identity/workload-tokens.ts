@@ -28,9 +28,16 @@ export function hashWorkloadToken(rawToken: string): string {
 }
 
 /** The audit actor of a token's actions: the policy, with the job that exchanged its CI token. */
-export function workloadActor(record: Pick<WorkloadTokenRecord, 'policyId' | 'policyName' | 'repository' | 'ref' | 'runId'>): Actor {
+export function workloadActor(
+  record: Pick<WorkloadTokenRecord, 'policyId' | 'policyName' | 'repository' | 'ref' | 'runId'>,
+): Actor {
   const job = [record.repository, record.ref, record.runId ? `run ${record.runId}` : null].filter(Boolean).join(' ');
-  return { id: record.policyId, name: `oidc_${record.policyName}${job ? ` (${job})` : ''}`, email: null, kind: 'workload' };
+  return {
+    id: record.policyId,
+    name: `oidc_${record.policyName}${job ? ` (${job})` : ''}`,
+    email: null,
+    kind: 'workload',
+  };
 }
 
 export const WorkloadTokens = {
@@ -44,6 +51,13 @@ export const WorkloadTokens = {
     // TTL deletion lags: the expiry is checked here, not left to DynamoDB.
     if (Date.parse(record.expiresAt) <= now.getTime()) return undefined;
     if (!(await TrustPolicyStore.exists(record.teamId, record.policyId))) return undefined;
-    return { teamId: record.teamId, tokenId: record.id, policyId: record.policyId, actor: workloadActor(record), scopes: record.scopes, expiresAt: record.expiresAt };
+    return {
+      teamId: record.teamId,
+      tokenId: record.id,
+      policyId: record.policyId,
+      actor: workloadActor(record),
+      scopes: record.scopes,
+      expiresAt: record.expiresAt,
+    };
   },
 };

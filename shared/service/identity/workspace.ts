@@ -24,18 +24,31 @@ export interface ApiKeyView {
 
 function keyView(record: ApiKeyRecord): ApiKeyView {
   return {
-    id: record.id, name: record.name, scopes: record.scopes, serviceAccount: serviceAccountName(record.name),
-    createdAt: record.createdAt, createdBy: record.createdBy, expiresAt: record.expiresAt, revokedAt: record.revokedAt,
+    id: record.id,
+    name: record.name,
+    scopes: record.scopes,
+    serviceAccount: serviceAccountName(record.name),
+    createdAt: record.createdAt,
+    createdBy: record.createdBy,
+    expiresAt: record.expiresAt,
+    revokedAt: record.revokedAt,
   };
 }
 
 function memberView(member: Member) {
-  return { id: member.id, email: member.email, name: member.name, permissions: member.permissions, createdAt: member.createdAt };
+  return {
+    id: member.id,
+    email: member.email,
+    name: member.name,
+    permissions: member.permissions,
+    createdAt: member.createdAt,
+  };
 }
 
 /** The caller's principal holds `settings.manage` (spec rule 7); returns the audit actor (rule 11: a key acts as its service account). */
 export async function authorizeManager(caller: Caller): Promise<Actor> {
-  const refuse = (why: string) => new ForbiddenError(`Only members holding the settings.manage permission manage members and API keys: ${why}`);
+  const refuse = (why: string) =>
+    new ForbiddenError(`Only members holding the settings.manage permission manage members and API keys: ${why}`);
   if (caller.actor.kind === 'member') {
     const member = await Members.find(caller.teamId, caller.actor.id);
     if (!member?.permissions.includes(MANAGE)) throw refuse('you do not hold it');
@@ -64,11 +77,17 @@ export const Workspace = {
     const actor = await authorizeManager(caller);
     const email = input.email.toLowerCase();
     const name = input.name ?? email.slice(0, email.indexOf('@'));
-    return memberView(await Members.add(caller.teamId, { email, name, permissions: [...new Set(input.permissions)] }, actor));
+    return memberView(
+      await Members.add(caller.teamId, { email, name, permissions: [...new Set(input.permissions)] }, actor),
+    );
   },
 
   /** Members.update and Members.remove keep the team's last holder of settings.manage (409 last_manager), atomically. */
-  async updateMember(caller: Caller, memberId: string, patch: { name?: string | undefined; permissions?: Permission[] | undefined }) {
+  async updateMember(
+    caller: Caller,
+    memberId: string,
+    patch: { name?: string | undefined; permissions?: Permission[] | undefined },
+  ) {
     const actor = await authorizeManager(caller);
     return memberView(await Members.update(caller.teamId, memberId, patch, actor));
   },

@@ -75,8 +75,13 @@ export function matchComponent(component: SbomComponent, index: AdvisoryIndex): 
   if (tooLong) {
     // Counted among the unmatched components, with the reason, rather than dropped or guessed at.
     return {
-      componentRef: component.ref, mapped: false, unmatchedReason: 'version_too_long',
-      ecosystem: tooLong.ecosystem, packageName: tooLong.name, findings: [], indeterminate: [],
+      componentRef: component.ref,
+      mapped: false,
+      unmatchedReason: 'version_too_long',
+      ecosystem: tooLong.ecosystem,
+      packageName: tooLong.name,
+      findings: [],
+      indeterminate: [],
     };
   }
   const matched: Matched[] = [];
@@ -91,7 +96,8 @@ export function matchComponent(component: SbomComponent, index: AdvisoryIndex): 
       }
       const version = candidate.version;
       const results = applicable.map((a) => evaluateAffected(version, a, candidate.ecosystem));
-      if (results.includes('affected')) matched.push({ finding: toFinding(component, candidate, version, advisory, applicable), advisory });
+      if (results.includes('affected'))
+        matched.push({ finding: toFinding(component, candidate, version, advisory, applicable), advisory });
       else if (results.includes('unknown')) indeterminate.add(advisory.id);
     }
   }
@@ -143,10 +149,18 @@ function appliesTo(osvEcosystem: string, candidate: Candidate): boolean {
   }
 }
 
-function toFinding(component: SbomComponent, candidate: Candidate, version: string, advisory: Advisory, affected: AffectedPackage[]): Finding {
+function toFinding(
+  component: SbomComponent,
+  candidate: Candidate,
+  version: string,
+  advisory: Advisory,
+  affected: AffectedPackage[],
+): Finding {
   // Every applicable record is release-specific but the SBOM did not say which release it describes.
-  const releaseUnknown = candidate.release === null && affected.every((a) => (splitEcosystem(a.ecosystem)?.suffix ?? null) !== null);
-  const confidence: MatchConfidence = candidate.confidence === 'exact' && releaseUnknown && isDistro(candidate) ? 'high' : candidate.confidence;
+  const releaseUnknown =
+    candidate.release === null && affected.every((a) => (splitEcosystem(a.ecosystem)?.suffix ?? null) !== null);
+  const confidence: MatchConfidence =
+    candidate.confidence === 'exact' && releaseUnknown && isDistro(candidate) ? 'high' : candidate.confidence;
   return {
     componentRef: component.ref,
     advisoryId: advisory.id,
@@ -227,7 +241,9 @@ function mergeAliases(matched: Matched[]): Finding[] {
       relatedAdvisoryIds: related,
       // A notice merged with a vulnerability record for the same CVE is a vulnerability.
       informational: sorted.every((m) => m.advisory.informational !== null) ? primary.informational : null,
-      fixedVersions: [...new Set(sorted.flatMap((m) => m.finding.fixedVersions))].sort((a, b) => comparator.compare(a, b) ?? 0),
+      fixedVersions: [...new Set(sorted.flatMap((m) => m.finding.fixedVersions))].sort(
+        (a, b) => comparator.compare(a, b) ?? 0,
+      ),
     };
   });
 }

@@ -41,21 +41,53 @@ export function splitPackageKey(key: string): { ecosystem: Ecosystem; name: stri
 
 const DISTROS: readonly Ecosystem[] = ['Debian', 'Ubuntu', 'Alpine', 'Wolfi'];
 /** Component types that name a platform or an artefact rather than a package. */
-const NOT_PACKAGES = new Set(['operating-system', 'file', 'container', 'device', 'firmware', 'data', 'platform', 'machine-learning-model']);
-const DEBIAN_CODENAMES: Record<string, string> = { jessie: '8', stretch: '9', buster: '10', bullseye: '11', bookworm: '12', trixie: '13', forky: '14' };
+const NOT_PACKAGES = new Set([
+  'operating-system',
+  'file',
+  'container',
+  'device',
+  'firmware',
+  'data',
+  'platform',
+  'machine-learning-model',
+]);
+const DEBIAN_CODENAMES: Record<string, string> = {
+  jessie: '8',
+  stretch: '9',
+  buster: '10',
+  bullseye: '11',
+  bookworm: '12',
+  trixie: '13',
+  forky: '14',
+};
 
 /** CPE target_sw values (NVD usage) that name a package ecosystem. */
 const TARGET_SW: Record<string, Ecosystem> = {
-  'node.js': 'npm', nodejs: 'npm', node: 'npm', npm: 'npm',
-  python: 'PyPI', pypi: 'PyPI',
-  ruby: 'RubyGems', rails: 'RubyGems', ruby_on_rails: 'RubyGems', rubygems: 'RubyGems',
-  rust: 'crates.io', cargo: 'crates.io',
-  go: 'Go', golang: 'Go',
-  '.net': 'NuGet', 'asp.net': 'NuGet', nuget: 'NuGet',
-  php: 'Packagist', composer: 'Packagist',
-  java: 'Maven', maven: 'Maven',
-  dart: 'Pub', flutter: 'Pub',
-  elixir: 'Hex', erlang: 'Hex',
+  'node.js': 'npm',
+  nodejs: 'npm',
+  node: 'npm',
+  npm: 'npm',
+  python: 'PyPI',
+  pypi: 'PyPI',
+  ruby: 'RubyGems',
+  rails: 'RubyGems',
+  ruby_on_rails: 'RubyGems',
+  rubygems: 'RubyGems',
+  rust: 'crates.io',
+  cargo: 'crates.io',
+  go: 'Go',
+  golang: 'Go',
+  '.net': 'NuGet',
+  'asp.net': 'NuGet',
+  nuget: 'NuGet',
+  php: 'Packagist',
+  composer: 'Packagist',
+  java: 'Maven',
+  maven: 'Maven',
+  dart: 'Pub',
+  flutter: 'Pub',
+  elixir: 'Hex',
+  erlang: 'Hex',
 };
 
 export type Identity = { mapped: boolean; candidates: Candidate[] };
@@ -143,7 +175,10 @@ function fromCpes(component: SbomComponent, lookup: PackageLookup): Candidate[] 
     const cpe = parseCpe(raw);
     if (!cpe || cpe.part !== 'a') continue;
     const pinned = cpe.targetSw === undefined ? undefined : TARGET_SW[cpe.targetSw];
-    const vendorWords = cpe.vendor.replace(/_project$/, '').split(/[^a-z0-9]+/).filter(Boolean);
+    const vendorWords = cpe.vendor
+      .replace(/_project$/, '')
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
     for (const product of new Set([cpe.product, cpe.product.replace(/_/g, '-')])) {
       for (const key of lookup.keysWithShortName(product)) {
         const { ecosystem, name } = splitPackageKey(key);
@@ -151,7 +186,8 @@ function fromCpes(component: SbomComponent, lookup: PackageLookup): Candidate[] 
         // Evidence rule: target_sw names the ecosystem, or the vendor appears in the package's namespace
         // (Maven group, Go module path, npm scope, Packagist vendor). A bare product name is not enough:
         // cpe:/a:openssl:openssl is the C library, not the Rust crate `openssl`.
-        const corroborated = pinned !== undefined ? pinned === ecosystem : namespaceWords(name).some((w) => vendorWords.includes(w));
+        const corroborated =
+          pinned !== undefined ? pinned === ecosystem : namespaceWords(name).some((w) => vendorWords.includes(w));
         if (!corroborated) continue;
         out.set(key, {
           ecosystem,
@@ -172,7 +208,10 @@ function fromCpes(component: SbomComponent, lookup: PackageLookup): Candidate[] 
 function fromName(component: SbomComponent, lookup: PackageLookup): Candidate[] {
   if (component.version === undefined || (component.type !== undefined && NOT_PACKAGES.has(component.type))) return [];
   const version = component.version;
-  const grouped = component.group === undefined ? [] : [`${component.group}:${component.name}`, `${component.group}/${component.name}`];
+  const grouped =
+    component.group === undefined
+      ? []
+      : [`${component.group}:${component.name}`, `${component.group}/${component.name}`];
   for (const names of [grouped, [component.name]]) {
     const hits: Candidate[] = [];
     for (const ecosystem of ECOSYSTEMS) {
@@ -180,7 +219,16 @@ function fromName(component: SbomComponent, lookup: PackageLookup): Candidate[] 
       for (const name of names) {
         const key = packageKey(ecosystem, name);
         if (lookup.hasPackage(key) && !hits.some((h) => h.key === key)) {
-          hits.push({ ecosystem, name, key, version, release: null, repository: null, confidence: 'low', evidence: { kind: 'name', value: `${name}@${version}` } });
+          hits.push({
+            ecosystem,
+            name,
+            key,
+            version,
+            release: null,
+            repository: null,
+            confidence: 'low',
+            evidence: { kind: 'name', value: `${name}@${version}` },
+          });
         }
       }
     }

@@ -22,7 +22,10 @@ export function parseCpe(raw: string): Cpe | null {
     const edition = fields[5];
     // 2.2 packs the 2.3 extended attributes into edition: ~sw_edition~target_sw~target_hw~other.
     const packed = edition?.startsWith('~') ? edition.split('~') : undefined;
-    return fromFields([...fields.slice(0, 5), packed ? '' : (edition ?? ''), fields[6] ?? '', packed?.[1] ?? '', packed?.[2] ?? ''], 8);
+    return fromFields(
+      [...fields.slice(0, 5), packed ? '' : (edition ?? ''), fields[6] ?? '', packed?.[1] ?? '', packed?.[2] ?? ''],
+      8,
+    );
   }
   return null;
 }

@@ -4,7 +4,20 @@
  */
 
 export const ECOSYSTEMS = [
-  'npm', 'PyPI', 'Maven', 'Go', 'crates.io', 'RubyGems', 'NuGet', 'Packagist', 'Pub', 'Hex', 'Debian', 'Ubuntu', 'Alpine', 'Wolfi',
+  'npm',
+  'PyPI',
+  'Maven',
+  'Go',
+  'crates.io',
+  'RubyGems',
+  'NuGet',
+  'Packagist',
+  'Pub',
+  'Hex',
+  'Debian',
+  'Ubuntu',
+  'Alpine',
+  'Wolfi',
 ] as const;
 export type Ecosystem = (typeof ECOSYSTEMS)[number];
 
@@ -30,7 +43,8 @@ export function ecosystemForPurl(type: string, namespace: string | undefined): E
   const ns = namespace?.toLowerCase();
   if (type === 'deb') return ns === 'ubuntu' ? 'Ubuntu' : ns === 'debian' || ns === undefined ? 'Debian' : null;
   // syft before 0.70 wrote `pkg:alpine/...`; `pkg:apk/wolfi/...` is Wolfi.
-  if (type === 'apk' || type === 'alpine') return ns === 'wolfi' ? 'Wolfi' : ns === 'alpine' || ns === undefined ? 'Alpine' : null;
+  if (type === 'apk' || type === 'alpine')
+    return ns === 'wolfi' ? 'Wolfi' : ns === 'alpine' || ns === undefined ? 'Alpine' : null;
   return null;
 }
 

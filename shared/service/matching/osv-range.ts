@@ -75,7 +75,8 @@ export function sortEvents(events: RangeEvent[], compare: (a: string, b: string)
   return relevant
     .map((event, index) => ({ event, index }))
     .sort((x, y) => {
-      if (isZero(x.event) || isZero(y.event)) return isZero(x.event) && isZero(y.event) ? x.index - y.index : isZero(x.event) ? -1 : 1;
+      if (isZero(x.event) || isZero(y.event))
+        return isZero(x.event) && isZero(y.event) ? x.index - y.index : isZero(x.event) ? -1 : 1;
       return compare(x.event.version, y.event.version) || x.index - y.index;
     })
     .map(({ event }) => event);
@@ -119,14 +120,19 @@ function describeRange(range: VersionRange, ecosystem: Ecosystem): string[] {
 }
 
 /** Fixed versions above the component's version (the upgrade targets), in ascending order. */
-export function fixedVersionsAbove(version: string | undefined, affected: AffectedPackage[], ecosystem: Ecosystem): string[] {
+export function fixedVersionsAbove(
+  version: string | undefined,
+  affected: AffectedPackage[],
+  ecosystem: Ecosystem,
+): string[] {
   const fixes = new Set<string>();
   const comparator = comparatorFor(ecosystem);
   for (const entry of affected) {
     for (const range of entry.ranges) {
       for (const event of range.events) {
         if (event.kind !== 'fixed') continue;
-        const c = version === undefined ? null : comparatorForRange(range.type, ecosystem).compare(event.version, version);
+        const c =
+          version === undefined ? null : comparatorForRange(range.type, ecosystem).compare(event.version, version);
         if (c === null || c > 0) fixes.add(event.version);
       }
     }

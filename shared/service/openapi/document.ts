@@ -25,7 +25,9 @@ const ERROR_RESPONSES: Record<number, string> = {
 };
 
 /** A raw body's media types: JSON ones an object (`application/json` the route's JSON schema when it names one), XML and text a string. */
-function rawBodyContent(rawBody: NonNullable<NonNullable<RouteDefinition['request']>['rawBody']>): Record<string, { schema: object }> {
+function rawBodyContent(
+  rawBody: NonNullable<NonNullable<RouteDefinition['request']>['rawBody']>,
+): Record<string, { schema: object }> {
   const schemaOf = (type: string): object => {
     if (type === 'application/json' && rawBody.json) return rawBody.json;
     return type === 'application/json' || type.endsWith('+json') ? { type: 'object' } : { type: 'string' };
@@ -44,12 +46,24 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     const responses: Record<string, { description: string; content?: Record<string, { schema: object }> }> = {};
     for (const [status, response] of Object.entries(route.responses)) {
       responses[status] = response.schema
-        ? { description: response.description, content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }
-        : { description: response.description, ...(response.contentType ? { content: { [response.contentType]: { schema: { type: 'string' } } } } : {}) };
+        ? {
+            description: response.description,
+            content: { [response.contentType ?? 'application/json']: { schema: response.schema } },
+          }
+        : {
+            description: response.description,
+            ...(response.contentType ? { content: { [response.contentType]: { schema: { type: 'string' } } } } : {}),
+          };
     }
-    const errorStatuses = route.scope === null ? [400, 404, 422] : [400, 401, 403, 404, 409, 413, ...(route.request?.rawBody ? [415] : []), 422];
+    const errorStatuses =
+      route.scope === null
+        ? [400, 404, 422]
+        : [400, 401, 403, 404, 409, 413, ...(route.request?.rawBody ? [415] : []), 422];
     for (const status of errorStatuses) {
-      responses[String(status)] ??= { description: ERROR_RESPONSES[status] ?? 'Error', content: { 'application/json': { schema: errorBodySchema } } };
+      responses[String(status)] ??= {
+        description: ERROR_RESPONSES[status] ?? 'Error',
+        content: { 'application/json': { schema: errorBodySchema } },
+      };
     }
     const body = route.request?.body;
     registry.registerPath({
@@ -58,13 +72,27 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.group],
-      ...(route.scope ? { security: [{ [bearer.name]: [] }], description: route.scope === ANY_CREDENTIAL ? 'Any valid credential; no scope required' : `Required scope: \`${route.scope}\`` } : { security: [] }),
+      ...(route.scope
+        ? {
+            security: [{ [bearer.name]: [] }],
+            description:
+              route.scope === ANY_CREDENTIAL
+                ? 'Any valid credential; no scope required'
+                : `Required scope: \`${route.scope}\``,
+          }
+        : { security: [] }),
       request: {
         ...(route.request?.params ? { params: route.request.params } : {}),
         ...(route.request?.query ? { query: route.request.query } : {}),
         ...(body ? { body: { content: { 'application/json': { schema: body } } } } : {}),
         ...(route.request?.rawBody
-          ? { body: { description: route.request.rawBody.description, required: true, content: rawBodyContent(route.request.rawBody) } }
+          ? {
+              body: {
+                description: route.request.rawBody.description,
+                required: true,
+                content: rawBodyContent(route.request.rawBody),
+              },
+            }
           : {}),
       },
       responses,
@@ -76,7 +104,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     info: {
       title: 'Vexdesk API',
       version: '0.1.0',
-      description: 'Supply-chain vulnerability disclosure: products, releases, SBOMs, CVE scanning, VEX workflow and signed public disclosures.',
+      description:
+        'Supply-chain vulnerability disclosure: products, releases, SBOMs, CVE scanning, VEX workflow and signed public disclosures.',
     },
     servers: [{ url: '/' }],
   }) as unknown as GeneratedDocument;

@@ -31,8 +31,16 @@ const PRODUCT_OVERHEAD = 200;
 const ENTRY_OVERHEAD = 100;
 
 function productSize(product: Product): number {
-  return PRODUCT_OVERHEAD + product.id.length + product.name.length + product.slug.length + (product.description?.length ?? 0)
-    + (product.vendor?.length ?? 0) + (product.websiteUrl?.length ?? 0) + (product.repositoryUrl?.length ?? 0);
+  return (
+    PRODUCT_OVERHEAD +
+    product.id.length +
+    product.name.length +
+    product.slug.length +
+    (product.description?.length ?? 0) +
+    (product.vendor?.length ?? 0) +
+    (product.websiteUrl?.length ?? 0) +
+    (product.repositoryUrl?.length ?? 0)
+  );
 }
 
 /**
@@ -58,13 +66,24 @@ function cacheOf<V extends object>(maxSize: number, sizeOf: (value: V) => number
  * page (each distinct needle is its own page) is assembled from products another page or search
  * already read: between writes, a search reads no product item.
  */
-const pages = cacheOf<ListPage>(16 * 1024 * 1024, (page) => page.products.reduce((sum, product) => sum + productSize(product), 64));
+const pages = cacheOf<ListPage>(16 * 1024 * 1024, (page) =>
+  page.products.reduce((sum, product) => sum + productSize(product), 64),
+);
 const searchEntries = cacheOf<SearchEntries>(16 * 1024 * 1024, (entries) =>
-  entries.ids.reduce((sum, id, index) => sum + ENTRY_OVERHEAD + id.length + (entries.names[index]?.length ?? 0) + (entries.slugs[index]?.length ?? 0), 64));
+  entries.ids.reduce(
+    (sum, id, index) =>
+      sum + ENTRY_OVERHEAD + id.length + (entries.names[index]?.length ?? 0) + (entries.slugs[index]?.length ?? 0),
+    64,
+  ),
+);
 
 const products = cacheOf<Product>(16 * 1024 * 1024, productSize);
 
-async function cached<V extends object>(cache: LRUCache<string, V, Loader<V>>, key: string, load: Loader<V>): Promise<V> {
+async function cached<V extends object>(
+  cache: LRUCache<string, V, Loader<V>>,
+  key: string,
+  load: Loader<V>,
+): Promise<V> {
   const value = await cache.fetch(key, { context: load });
   // fetch() resolves undefined only when the load was aborted (never here): load it plainly then.
   return value ?? load();
@@ -72,7 +91,12 @@ async function cached<V extends object>(cache: LRUCache<string, V, Loader<V>>, k
 
 export const productListCache = {
   /** A page (`needle` undefined) or a page of search matches, at `version` of the team's list. */
-  page(teamId: string, version: number, query: { page: number; perPage: number; needle: string | undefined }, load: Loader<ListPage>): Promise<ListPage> {
+  page(
+    teamId: string,
+    version: number,
+    query: { page: number; perPage: number; needle: string | undefined },
+    load: Loader<ListPage>,
+  ): Promise<ListPage> {
     return cached(pages, JSON.stringify([teamId, version, query.page, query.perPage, query.needle ?? null]), load);
   },
 
@@ -80,7 +104,12 @@ export const productListCache = {
    * Products by id at `version` of the team's list, in the order given: only those not cached are
    * loaded (`load` answers the live ones among the ids it is given; a missing one is not cached).
    */
-  async products(teamId: string, version: number, productIds: string[], load: (missing: string[]) => Promise<Product[]>): Promise<Product[]> {
+  async products(
+    teamId: string,
+    version: number,
+    productIds: string[],
+    load: (missing: string[]) => Promise<Product[]>,
+  ): Promise<Product[]> {
     const key = (id: string) => JSON.stringify([teamId, version, id]);
     const found = new Map<string, Product>();
     for (const id of productIds) {

@@ -1,7 +1,18 @@
 /** Product items: conversion and access patterns (keys come from shared/service/data/keys). */
 import type { ProductView } from '../schemas/products';
 import { keys } from '../data/keys';
-import { batchGet, batchWrite, getItem, queryAll, queryPages, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
+import {
+  batchGet,
+  batchWrite,
+  getItem,
+  queryAll,
+  queryPages,
+  transactWrite,
+  TransactionFailedError,
+  tx,
+  type Item,
+  type TransactItem,
+} from '../data/table-client';
 import { NotFoundError } from '../errors';
 import type { SearchEntries } from './product-list-cache';
 
@@ -61,11 +72,19 @@ export function toProductView(product: Product): ProductView {
 
 /** The list index entry of a product: its key orders the list, the two small attributes serve `search` (spec: "matches name or slug"). */
 export function productListEntryItem(product: Pick<Product, 'teamId' | 'id' | 'createdAt' | 'name' | 'slug'>): Item {
-  return { ...keys.productListEntry(product.teamId, product.createdAt, product.id), entity: 'ProductListEntry', nameSearch: product.name.toLowerCase(), slug: product.slug };
+  return {
+    ...keys.productListEntry(product.teamId, product.createdAt, product.id),
+    entity: 'ProductListEntry',
+    nameSearch: product.name.toLowerCase(),
+    slug: product.slug,
+  };
 }
 
 /** Keeps the index entry's search attributes in step with a rename or a slug change (same transaction as the product). */
-export function productListEntryUpdate(product: Pick<Product, 'teamId' | 'id' | 'createdAt'>, change: { name?: string; slug?: string }): TransactItem | undefined {
+export function productListEntryUpdate(
+  product: Pick<Product, 'teamId' | 'id' | 'createdAt'>,
+  change: { name?: string; slug?: string },
+): TransactItem | undefined {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -80,7 +99,12 @@ export function productListEntryUpdate(product: Pick<Product, 'teamId' | 'id' | 
     sets.push('#slug = :slug');
   }
   if (sets.length === 0) return undefined;
-  return tx.update(keys.productListEntry(product.teamId, product.createdAt, product.id), `SET ${sets.join(', ')}`, names, values);
+  return tx.update(
+    keys.productListEntry(product.teamId, product.createdAt, product.id),
+    `SET ${sets.join(', ')}`,
+    names,
+    values,
+  );
 }
 
 /**
@@ -90,12 +114,22 @@ export function productListEntryUpdate(product: Pick<Product, 'teamId' | 'id' | 
  * (product-list-cache.ts) can tell whether it still holds.
  */
 export function productCountChange(teamId: string, delta: 1 | -1): TransactItem {
-  return tx.update(keys.productCount(teamId), 'SET #entity = :entity ADD #count :delta, #changes :one', { '#entity': 'entity', '#count': 'productCount', '#changes': 'changes' }, { ':entity': 'ProductCount', ':delta': delta, ':one': 1 });
+  return tx.update(
+    keys.productCount(teamId),
+    'SET #entity = :entity ADD #count :delta, #changes :one',
+    { '#entity': 'entity', '#count': 'productCount', '#changes': 'changes' },
+    { ':entity': 'ProductCount', ':delta': delta, ':one': 1 },
+  );
 }
 
 /** The list version bump of a product update (a create or delete bumps it with the count). */
 export function productListVersionBump(teamId: string): TransactItem {
-  return tx.update(keys.productCount(teamId), 'SET #entity = :entity ADD #changes :one', { '#entity': 'entity', '#changes': 'changes' }, { ':entity': 'ProductCount', ':one': 1 });
+  return tx.update(
+    keys.productCount(teamId),
+    'SET #entity = :entity ADD #changes :one',
+    { '#entity': 'entity', '#changes': 'changes' },
+    { ':entity': 'ProductCount', ':one': 1 },
+  );
 }
 
 export interface ProductCount {
@@ -109,7 +143,11 @@ export interface ProductCount {
 export const listVersion = (count: ProductCount): number => count.changes ?? 0;
 
 function toCount(item: Item | undefined): ProductCount {
-  return { count: Number(item?.productCount ?? 0), indexed: item?.indexed === true, changes: item?.changes === undefined ? undefined : Number(item.changes) };
+  return {
+    count: Number(item?.productCount ?? 0),
+    indexed: item?.indexed === true,
+    changes: item?.changes === undefined ? undefined : Number(item.changes),
+  };
 }
 
 async function readCount(teamId: string): Promise<ProductCount> {
@@ -138,28 +176,46 @@ async function backfillStep(teamId: string): Promise<BackfillStep> {
   // Entries first, products second: a product created in between then has a product but maybe no
   // entry (put again, harmless), never an entry but no product here (its entry would be deleted while
   // a concurrent step, reading after the create, marks the index built without it).
-  const stored = (await queryAll({ ...keys.productListPartition(teamId), projection: ['pk', 'sk', 'nameSearch', 'slug'] })).filter((item) => !isCountItem(teamId, item));
+  const stored = (
+    await queryAll({ ...keys.productListPartition(teamId), projection: ['pk', 'sk', 'nameSearch', 'slug'] })
+  ).filter((item) => !isCountItem(teamId, item));
   const live = await productStore.listAll(teamId);
-  const wanted = new Map(live.map((product) => {
-    const item = productListEntryItem(product);
-    return [String(item.sk), item];
-  }));
+  const wanted = new Map(
+    live.map((product) => {
+      const item = productListEntryItem(product);
+      return [String(item.sk), item];
+    }),
+  );
   const storedBySk = new Map(stored.map((item) => [String(item.sk), item]));
   const puts = [...wanted.values()].filter((item) => {
     const existing = storedBySk.get(String(item.sk));
     return !existing || existing.nameSearch !== item.nameSearch || existing.slug !== item.slug;
   });
-  const deletes = stored.filter((item) => !wanted.has(String(item.sk))).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+  const deletes = stored
+    .filter((item) => !wanted.has(String(item.sk)))
+    .map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
   if (puts.length + deletes.length > BACKFILL_WRITES_PER_CALL) {
-    await batchWrite(puts.slice(0, BACKFILL_WRITES_PER_CALL), deletes.slice(0, Math.max(0, BACKFILL_WRITES_PER_CALL - puts.length)));
+    await batchWrite(
+      puts.slice(0, BACKFILL_WRITES_PER_CALL),
+      deletes.slice(0, Math.max(0, BACKFILL_WRITES_PER_CALL - puts.length)),
+    );
     return { done: false, live };
   }
   await batchWrite(puts, deletes);
   try {
     await transactWrite([
-      tx.update(keys.productCount(teamId), 'SET #entity = :entity, #count = :count, #indexed = :true', { '#entity': 'entity', '#count': 'productCount', '#indexed': 'indexed', '#changes': 'changes' },
-        { ':entity': 'ProductCount', ':count': live.length, ':true': true, ...(seen.changes === undefined ? {} : { ':seen': seen.changes }) },
-        seen.changes === undefined ? 'attribute_not_exists(#changes)' : '#changes = :seen'),
+      tx.update(
+        keys.productCount(teamId),
+        'SET #entity = :entity, #count = :count, #indexed = :true',
+        { '#entity': 'entity', '#count': 'productCount', '#indexed': 'indexed', '#changes': 'changes' },
+        {
+          ':entity': 'ProductCount',
+          ':count': live.length,
+          ':true': true,
+          ...(seen.changes === undefined ? {} : { ':seen': seen.changes }),
+        },
+        seen.changes === undefined ? 'attribute_not_exists(#changes)' : '#changes = :seen',
+      ),
     ]);
     return { done: true, count: { count: live.length, indexed: true, changes: seen.changes } };
   } catch (error) {
@@ -170,7 +226,12 @@ async function backfillStep(teamId: string): Promise<BackfillStep> {
 }
 
 /** A page from fully read products, in the index's order: only while a team's index is being built. */
-function pageOfLive(live: Product[], needle: string | undefined, offset: number, limit: number): { total: number; ids: string[] } {
+function pageOfLive(
+  live: Product[],
+  needle: string | undefined,
+  offset: number,
+  limit: number,
+): { total: number; ids: string[] } {
   const matching = live
     .filter((product) => !needle || product.name.toLowerCase().includes(needle) || product.slug.includes(needle))
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
@@ -178,7 +239,12 @@ function pageOfLive(live: Product[], needle: string | undefined, offset: number,
 }
 
 /** Matches of `needle` (lowercase) in the cached search attributes, in list order: the total and one page's ids. */
-export function searchPage(entries: SearchEntries, needle: string, offset: number, limit: number): { total: number; ids: string[] } {
+export function searchPage(
+  entries: SearchEntries,
+  needle: string,
+  offset: number,
+  limit: number,
+): { total: number; ids: string[] } {
   const ids: string[] = [];
   let total = 0;
   for (let index = 0; index < entries.ids.length; index += 1) {
@@ -226,7 +292,12 @@ export const productStore = {
   async page(teamId: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
     let head: Item | undefined;
     const sortKeys: string[] = [];
-    for await (const page of queryPages({ ...keys.productListPartition(teamId), projection: ['sk', 'productCount', 'indexed', 'changes'], descending: true, pageSize: offset + limit + 1 })) {
+    for await (const page of queryPages({
+      ...keys.productListPartition(teamId),
+      projection: ['sk', 'productCount', 'indexed', 'changes'],
+      descending: true,
+      pageSize: offset + limit + 1,
+    })) {
       for (const item of page) {
         if (isCountItem(teamId, item)) head = item;
         else sortKeys.push(String(item.sk));
@@ -246,7 +317,11 @@ export const productStore = {
   /** The search attributes of every index entry, newest first (callers cache them per list version). */
   async searchEntries(teamId: string): Promise<SearchEntries> {
     const entries: SearchEntries = { ids: [], names: [], slugs: [] };
-    for await (const page of queryPages({ ...keys.productListPartition(teamId), projection: ['sk', 'nameSearch', 'slug'], descending: true })) {
+    for await (const page of queryPages({
+      ...keys.productListPartition(teamId),
+      projection: ['sk', 'nameSearch', 'slug'],
+      descending: true,
+    })) {
       for (const item of page) {
         if (isCountItem(teamId, item)) continue;
         entries.ids.push(keys.productIdOfListEntry(String(item.sk)));
@@ -261,19 +336,38 @@ export const productStore = {
    * Matches of `needle` (lowercase) in name or slug, newest first, from index entries only: while
    * a team's index is being built (its list is not cached then), and once built, from a filtered Query.
    */
-  async search(teamId: string, needle: string, offset: number, limit: number): Promise<{ total: number; ids: string[] }> {
+  async search(
+    teamId: string,
+    needle: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ total: number; ids: string[] }> {
     const step = await backfillStep(teamId);
     if (!step.done) return pageOfLive(step.live, needle, offset, limit);
     const matches = await queryAll({
-      ...keys.productListPartition(teamId), projection: ['sk'], descending: true,
-      filter: { expression: 'contains(#nameSearch, :needle) OR contains(#slug, :needle)', names: { '#nameSearch': 'nameSearch', '#slug': 'slug' }, values: { ':needle': needle } },
+      ...keys.productListPartition(teamId),
+      projection: ['sk'],
+      descending: true,
+      filter: {
+        expression: 'contains(#nameSearch, :needle) OR contains(#slug, :needle)',
+        names: { '#nameSearch': 'nameSearch', '#slug': 'slug' },
+        values: { ':needle': needle },
+      },
     });
-    return { total: matches.length, ids: matches.slice(offset, offset + limit).map((item) => keys.productIdOfListEntry(String(item.sk))) };
+    return {
+      total: matches.length,
+      ids: matches.slice(offset, offset + limit).map((item) => keys.productIdOfListEntry(String(item.sk))),
+    };
   },
 
   /** Live products by id, in the order given (one batch read per 100). */
   async getMany(teamId: string, productIds: string[]): Promise<Product[]> {
-    const byId = new Map((await batchGet(productIds.map((id) => keys.product(teamId, id)))).map((item) => [String(item.id), toProduct(item)]));
+    const byId = new Map(
+      (await batchGet(productIds.map((id) => keys.product(teamId, id)))).map((item) => [
+        String(item.id),
+        toProduct(item),
+      ]),
+    );
     return productIds.flatMap((id) => {
       const product = byId.get(id);
       return product && !product.deletingAt ? [product] : [];

@@ -5,21 +5,45 @@
  */
 import { randomUUID } from 'node:crypto';
 import { keys } from '../data/keys';
-import { batchWrite, getItem, queryPages, transactWrite, TransactionFailedError, tx, patchExpression, type Item } from '../data/table-client';
+import {
+  batchWrite,
+  getItem,
+  queryPages,
+  transactWrite,
+  TransactionFailedError,
+  tx,
+  patchExpression,
+  type Item,
+} from '../data/table-client';
 import { pageMeta } from '../data/paging';
 import { changedFields, lostRace, retryLostRaces, RETRY, unchangedCondition } from '../data/write-races';
 import { auditPut, diffChanges } from '../audit/audit-log';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Actor } from '../identity/actor';
 import type { CreateProductInput, ProductListQuery, UpdateProductInput } from '../schemas/products';
-import { listVersion, PRODUCT_FIELDS, productCountChange, productItem, productListEntryItem, productListEntryUpdate, productListVersionBump, productStore, searchPage, type Product } from './product-store';
+import {
+  listVersion,
+  PRODUCT_FIELDS,
+  productCountChange,
+  productItem,
+  productListEntryItem,
+  productListEntryUpdate,
+  productListVersionBump,
+  productStore,
+  searchPage,
+  type Product,
+} from './product-store';
 import { productListCache, type ListPage } from './product-list-cache';
 
 /** Names the product holding the slug (`details[0]`: `{ path: "existing_id", message: <product id> }`), for CI's find-or-create. */
 async function slugTaken(teamId: string, slug: string): Promise<ConflictError> {
   const claim = await getItem(keys.productSlugClaim(teamId, slug));
   const existingId = typeof claim?.productId === 'string' ? claim.productId : undefined;
-  return new ConflictError(`A product with slug "${slug}" already exists in this team${existingId ? ` (product ${existingId})` : ''}`, 'slug_taken', existingId ? [{ path: 'existing_id', message: existingId }] : undefined);
+  return new ConflictError(
+    `A product with slug "${slug}" already exists in this team${existingId ? ` (product ${existingId})` : ''}`,
+    'slug_taken',
+    existingId ? [{ path: 'existing_id', message: existingId }] : undefined,
+  );
 }
 
 function auditableFields(product: Product): Record<string, unknown> {
@@ -45,22 +69,40 @@ export const Products = {
     };
     // The count item is shared by the team's creates: on AWS two transactions touching it at once
     // can be cancelled with TransactionConflict, which is retried here (the slug claim decides 409s).
-    await retryLostRaces(async () => {
-      try {
-        await transactWrite([
-          tx.create(productItem(product)),
-          tx.create({ ...keys.productSlugClaim(teamId, product.slug), entity: 'ProductSlugClaim', productId: product.id }),
-          auditPut(teamId, actor, { action: 'create', entityType: 'product', entityId: product.id, entityName: product.name, changes: auditableFields(product) }, now),
-          tx.put(productListEntryItem(product)),
-          productCountChange(teamId, 1),
-        ]);
-      } catch (error) {
-        if (error instanceof TransactionFailedError && error.failedAt(1)) throw await slugTaken(teamId, product.slug);
-        if (lostRace(error, [])) return RETRY;
-        throw error;
-      }
-      return product;
-    }, () => new ConflictError('Too many concurrent product writes in this team; retry', 'concurrent_modification'));
+    await retryLostRaces(
+      async () => {
+        try {
+          await transactWrite([
+            tx.create(productItem(product)),
+            tx.create({
+              ...keys.productSlugClaim(teamId, product.slug),
+              entity: 'ProductSlugClaim',
+              productId: product.id,
+            }),
+            auditPut(
+              teamId,
+              actor,
+              {
+                action: 'create',
+                entityType: 'product',
+                entityId: product.id,
+                entityName: product.name,
+                changes: auditableFields(product),
+              },
+              now,
+            ),
+            tx.put(productListEntryItem(product)),
+            productCountChange(teamId, 1),
+          ]);
+        } catch (error) {
+          if (error instanceof TransactionFailedError && error.failedAt(1)) throw await slugTaken(teamId, product.slug);
+          if (lostRace(error, [])) return RETRY;
+          throw error;
+        }
+        return product;
+      },
+      () => new ConflictError('Too many concurrent product writes in this team; retry', 'concurrent_modification'),
+    );
     return product;
   },
 
@@ -80,24 +122,45 @@ export const Products = {
     const needle = query.search?.toLowerCase();
     if (query.slug !== undefined) {
       const found = await productStore.findBySlug(teamId, query.slug);
-      const matches = found && (!needle || found.name.toLowerCase().includes(needle) || found.slug.includes(needle)) ? [found] : [];
-      return { data: matches.slice(offset, offset + query.perPage), meta: pageMeta(matches.length, query.page, query.perPage) };
+      const matches =
+        found && (!needle || found.name.toLowerCase().includes(needle) || found.slug.includes(needle)) ? [found] : [];
+      return {
+        data: matches.slice(offset, offset + query.perPage),
+        meta: pageMeta(matches.length, query.page, query.perPage),
+      };
     }
     const count = await productStore.count(teamId);
     let result: ListPage;
     if (!count.indexed) {
       // Not cached while the index is being built: the version does not cover the backfill's writes.
-      const { total, ids } = needle ? await productStore.search(teamId, needle, offset, query.perPage) : await productStore.page(teamId, offset, query.perPage);
+      const { total, ids } = needle
+        ? await productStore.search(teamId, needle, offset, query.perPage)
+        : await productStore.page(teamId, offset, query.perPage);
       result = { total, products: await productStore.getMany(teamId, ids) };
     } else {
       const version = listVersion(count);
-      result = await productListCache.page(teamId, version, { page: query.page, perPage: query.perPage, needle }, async () => {
-        const { total, ids } = needle
-          ? searchPage(await productListCache.searchEntries(teamId, version, () => productStore.searchEntries(teamId)), needle, offset, query.perPage)
-          : await productStore.page(teamId, offset, query.perPage);
-        // Tagged with the version read before these reads, like the page: never older than its tag.
-        return { total, products: await productListCache.products(teamId, version, ids, (missing) => productStore.getMany(teamId, missing)) };
-      });
+      result = await productListCache.page(
+        teamId,
+        version,
+        { page: query.page, perPage: query.perPage, needle },
+        async () => {
+          const { total, ids } = needle
+            ? searchPage(
+                await productListCache.searchEntries(teamId, version, () => productStore.searchEntries(teamId)),
+                needle,
+                offset,
+                query.perPage,
+              )
+            : await productStore.page(teamId, offset, query.perPage);
+          // Tagged with the version read before these reads, like the page: never older than its tag.
+          return {
+            total,
+            products: await productListCache.products(teamId, version, ids, (missing) =>
+              productStore.getMany(teamId, missing),
+            ),
+          };
+        },
+      );
     }
     return { data: result.products, meta: pageMeta(result.total, query.page, query.perPage) };
   },
@@ -110,7 +173,8 @@ export const Products = {
    * fresh read. Last writer wins.
    */
   async update(teamId: string, actor: Actor, productId: string, input: UpdateProductInput): Promise<Product> {
-    const concurrent = () => new ConflictError('The product kept changing under this update; retry', 'concurrent_modification');
+    const concurrent = () =>
+      new ConflictError('The product kept changing under this update; retry', 'concurrent_modification');
     return retryLostRaces(async () => {
       const current = await Products.get(teamId, productId);
       const { patch, previous } = changedFields(current, input, PRODUCT_FIELDS);
@@ -121,9 +185,20 @@ export const Products = {
       const update = patchExpression({ ...patch, updatedAt: next.updatedAt });
       const guard = unchangedCondition(previous);
       const items = [
-        tx.update(keys.product(teamId, productId), `${update.expression} ADD #revision :one`, { ...update.names, ...guard.names, '#revision': 'revision', '#deletingAt': 'deletingAt' },
-          { ...update.values, ...guard.values, ':one': 1 }, `attribute_exists(pk) AND attribute_not_exists(#deletingAt) AND ${guard.expression}`),
-        auditPut(teamId, actor, { action: 'update', entityType: 'product', entityId: productId, entityName: next.name, changes }),
+        tx.update(
+          keys.product(teamId, productId),
+          `${update.expression} ADD #revision :one`,
+          { ...update.names, ...guard.names, '#revision': 'revision', '#deletingAt': 'deletingAt' },
+          { ...update.values, ...guard.values, ':one': 1 },
+          `attribute_exists(pk) AND attribute_not_exists(#deletingAt) AND ${guard.expression}`,
+        ),
+        auditPut(teamId, actor, {
+          action: 'update',
+          entityType: 'product',
+          entityId: productId,
+          entityName: next.name,
+          changes,
+        }),
       ];
       const slugChanged = patch.slug !== undefined;
       if (slugChanged) {
@@ -132,7 +207,10 @@ export const Products = {
           tx.delete(keys.productSlugClaim(teamId, current.slug)),
         );
       }
-      const entryUpdate = productListEntryUpdate(current, { name: patch.name ?? undefined, slug: patch.slug ?? undefined });
+      const entryUpdate = productListEntryUpdate(current, {
+        name: patch.name ?? undefined,
+        slug: patch.slug ?? undefined,
+      });
       if (entryUpdate) items.push(entryUpdate);
       // Cached list pages hold this product's fields: none may outlive this write (last, so the indexes above stay).
       items.push(productListVersionBump(teamId));
@@ -141,7 +219,8 @@ export const Products = {
       } catch (error) {
         // The product first: if it changed meanwhile (say, another request already set this slug), a fresh read decides.
         if (lostRace(error, [0])) return RETRY;
-        if (slugChanged && error instanceof TransactionFailedError && error.failedAt(2)) throw await slugTaken(teamId, next.slug);
+        if (slugChanged && error instanceof TransactionFailedError && error.failedAt(2))
+          throw await slugTaken(teamId, next.slug);
         throw error;
       }
       // What is stored now, other requests' fields included.
@@ -161,34 +240,62 @@ export const Products = {
     const product = await productStore.find(teamId, productId);
     if (!product) throw new NotFoundError('Product');
     if (!product.deletingAt) {
-      await retryLostRaces(async () => {
-        const at = new Date().toISOString();
-        try {
-          await transactWrite([
-            tx.update(keys.product(teamId, productId), 'SET #deletingAt = :at', { '#deletingAt': 'deletingAt' }, { ':at': at }, 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)'),
-            auditPut(teamId, actor, { action: 'delete', entityType: 'product', entityId: productId, entityName: product.name, changes: auditableFields(product) }, at),
-            // Gone from the list and the count in the same step that hides it from readers.
-            tx.delete(keys.productListEntry(teamId, product.createdAt, productId)),
-            productCountChange(teamId, -1),
-          ]);
-        } catch (error) {
-          // Cancelled by a concurrent transaction: nothing was written, mark it again.
-          if (lostRace(error, [])) return RETRY;
-          if (!(error instanceof TransactionFailedError)) throw error;
-          // Another DELETE got there first; carry on and finish the cascade with it.
-        }
-        return undefined;
-      }, () => new ConflictError('The product kept changing under this delete; retry', 'concurrent_modification'));
+      await retryLostRaces(
+        async () => {
+          const at = new Date().toISOString();
+          try {
+            await transactWrite([
+              tx.update(
+                keys.product(teamId, productId),
+                'SET #deletingAt = :at',
+                { '#deletingAt': 'deletingAt' },
+                { ':at': at },
+                'attribute_exists(pk) AND attribute_not_exists(#deletingAt)',
+              ),
+              auditPut(
+                teamId,
+                actor,
+                {
+                  action: 'delete',
+                  entityType: 'product',
+                  entityId: productId,
+                  entityName: product.name,
+                  changes: auditableFields(product),
+                },
+                at,
+              ),
+              // Gone from the list and the count in the same step that hides it from readers.
+              tx.delete(keys.productListEntry(teamId, product.createdAt, productId)),
+              productCountChange(teamId, -1),
+            ]);
+          } catch (error) {
+            // Cancelled by a concurrent transaction: nothing was written, mark it again.
+            if (lostRace(error, [])) return RETRY;
+            if (!(error instanceof TransactionFailedError)) throw error;
+            // Another DELETE got there first; carry on and finish the cascade with it.
+          }
+          return undefined;
+        },
+        () => new ConflictError('The product kept changing under this delete; retry', 'concurrent_modification'),
+      );
     }
     await deleteProductObjects(teamId, productId);
-    for await (const page of queryPages<Item>({ ...keys.productCollection(teamId, productId), projection: ['pk', 'sk', 'id'] })) {
+    for await (const page of queryPages<Item>({
+      ...keys.productCollection(teamId, productId),
+      projection: ['pk', 'sk', 'id'],
+    })) {
       const itemKeys = page.map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
-      const pointerKeys = page.filter((item) => typeof item.id === 'string').map((item) => keys.idPointer(teamId, String(item.id)));
+      const pointerKeys = page
+        .filter((item) => typeof item.id === 'string')
+        .map((item) => keys.idPointer(teamId, String(item.id)));
       // Pointers first: once they are gone, no id under the product resolves.
       await batchWrite([], pointerKeys);
       await batchWrite([], itemKeys);
     }
-    await transactWrite([tx.delete(keys.product(teamId, productId)), tx.delete(keys.productSlugClaim(teamId, product.slug))]);
+    await transactWrite([
+      tx.delete(keys.product(teamId, productId)),
+      tx.delete(keys.productSlugClaim(teamId, product.slug)),
+    ]);
   },
 };
 

@@ -88,13 +88,21 @@ export const RELEASE_UNLOCKED_CONDITION = 'attribute_exists(pk) AND attribute_no
  * product in one consistent read. Undefined for another team's id, and for
  * anything under a product whose cascading delete has started.
  */
-export async function resolveUnderRelease(teamId: string, entityId: string, entityType: PointerEntity): Promise<(ResolvedRelease & { item: Item }) | undefined> {
+export async function resolveUnderRelease(
+  teamId: string,
+  entityId: string,
+  entityType: PointerEntity,
+): Promise<(ResolvedRelease & { item: Item }) | undefined> {
   const pointer = await resolvePointer(teamId, entityId, entityType);
   if (!pointer) return undefined;
   const releaseKey = keys.release(teamId, pointer.productId, pointer.releaseId);
   // A transactional read may name each item once: a release is its own target.
   const isRelease = entityType === 'release';
-  const found = await getItems(isRelease ? [releaseKey, keys.product(teamId, pointer.productId)] : [pointer.target, releaseKey, keys.product(teamId, pointer.productId)]);
+  const found = await getItems(
+    isRelease
+      ? [releaseKey, keys.product(teamId, pointer.productId)]
+      : [pointer.target, releaseKey, keys.product(teamId, pointer.productId)],
+  );
   const [item, releaseFound, productFound] = isRelease ? [found[0], found[0], found[1]] : found;
   if (!item || !releaseFound || !productFound) return undefined;
   const product = toProduct(productFound);
@@ -127,10 +135,16 @@ export const releaseStore = {
    * A release by id for its own delete: also while its delete is under way (a DELETE that was cut off
    * is finished by calling it again). `deleting` says whether the delete has started.
    */
-  async findForDelete(teamId: string, releaseId: string): Promise<(ResolvedRelease & { deleting: boolean }) | undefined> {
+  async findForDelete(
+    teamId: string,
+    releaseId: string,
+  ): Promise<(ResolvedRelease & { deleting: boolean }) | undefined> {
     const pointer = await resolvePointer(teamId, releaseId, 'release');
     if (!pointer) return undefined;
-    const [releaseFound, productFound] = await getItems([keys.release(teamId, pointer.productId, pointer.releaseId), keys.product(teamId, pointer.productId)]);
+    const [releaseFound, productFound] = await getItems([
+      keys.release(teamId, pointer.productId, pointer.releaseId),
+      keys.product(teamId, pointer.productId),
+    ]);
     if (!releaseFound || !productFound) return undefined;
     const product = toProduct(productFound);
     if (product.deletingAt) return undefined;
@@ -150,7 +164,9 @@ export const releaseStore = {
 
   /** ConditionCheck that keeps a write out of a locked release chain, in the same transaction as the write. */
   unlockedCheck(release: Pick<Release, 'teamId' | 'productId' | 'id'>): TransactItem {
-    return tx.check(keys.release(release.teamId, release.productId, release.id), RELEASE_UNLOCKED_CONDITION, { '#lockedBy': 'lockedBy' });
+    return tx.check(keys.release(release.teamId, release.productId, release.id), RELEASE_UNLOCKED_CONDITION, {
+      '#lockedBy': 'lockedBy',
+    });
   },
 
   /** Sets the lock (submit); fails when another document already holds it. */

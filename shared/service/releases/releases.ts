@@ -37,7 +37,9 @@ const PRODUCT_LIVE_CONDITION = 'attribute_exists(pk) AND attribute_not_exists(#d
 
 function assertPurl(purl: string | null | undefined): void {
   if (purl && canonicalPurl(purl) === undefined) {
-    throw new ValidationError('Request body failed validation', [{ path: 'purl', message: 'must be a valid package URL (pkg:type/namespace/name@version)', code: 'invalid_purl' }]);
+    throw new ValidationError('Request body failed validation', [
+      { path: 'purl', message: 'must be a valid package URL (pkg:type/namespace/name@version)', code: 'invalid_purl' },
+    ]);
   }
 }
 
@@ -75,11 +77,29 @@ export const Releases = {
       await transactWrite([
         tx.check(keys.product(teamId, productId), PRODUCT_LIVE_CONDITION, { '#deletingAt': 'deletingAt' }),
         tx.create(releaseItem(release)),
-        tx.create({ ...keys.releaseVersionClaim(teamId, productId, release.version), entity: 'ReleaseVersionClaim', releaseId: release.id }),
-        pointerPut(teamId, release.id, { entityType: 'release', target: keys.release(teamId, productId, release.id), productId, releaseId: release.id }),
-        auditPut(teamId, actor, {
-          action: 'create', entityType: 'release', entityId: release.id, entityName: `${product.name} ${release.version}`, changes: auditableFields(release),
-        }, now),
+        tx.create({
+          ...keys.releaseVersionClaim(teamId, productId, release.version),
+          entity: 'ReleaseVersionClaim',
+          releaseId: release.id,
+        }),
+        pointerPut(teamId, release.id, {
+          entityType: 'release',
+          target: keys.release(teamId, productId, release.id),
+          productId,
+          releaseId: release.id,
+        }),
+        auditPut(
+          teamId,
+          actor,
+          {
+            action: 'create',
+            entityType: 'release',
+            entityId: release.id,
+            entityName: `${product.name} ${release.version}`,
+            changes: auditableFields(release),
+          },
+          now,
+        ),
       ]);
     } catch (error) {
       if (error instanceof TransactionFailedError) {
@@ -108,8 +128,9 @@ export const Releases = {
       const found = await releaseStore.findByVersion(teamId, productId, query.version);
       return paginate(found ? [found] : [], query.page, query.perPage);
     }
-    const releases = (await releaseStore.listByProduct(teamId, productId))
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+    const releases = (await releaseStore.listByProduct(teamId, productId)).sort(
+      (a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id),
+    );
     return paginate(releases, query.page, query.perPage);
   },
 
@@ -130,8 +151,24 @@ export const Releases = {
       try {
         await transactWrite([
           releaseStore.markDeleting(release, at),
-          tx.delete(keys.releaseVersionClaim(teamId, product.id, release.version), 'attribute_not_exists(pk) OR #releaseId = :releaseId', { '#releaseId': 'releaseId' }, { ':releaseId': release.id }),
-          auditPut(teamId, actor, { action: 'delete', entityType: 'release', entityId: release.id, entityName: `${product.name} ${release.version}`, changes: auditableFields(release) }, at),
+          tx.delete(
+            keys.releaseVersionClaim(teamId, product.id, release.version),
+            'attribute_not_exists(pk) OR #releaseId = :releaseId',
+            { '#releaseId': 'releaseId' },
+            { ':releaseId': release.id },
+          ),
+          auditPut(
+            teamId,
+            actor,
+            {
+              action: 'delete',
+              entityType: 'release',
+              entityId: release.id,
+              entityName: `${product.name} ${release.version}`,
+              changes: auditableFields(release),
+            },
+            at,
+          ),
         ]);
       } catch (error) {
         if (!(error instanceof TransactionFailedError)) throw error;
@@ -145,7 +182,10 @@ export const Releases = {
       }
     }
     await deleteReleaseContents(teamId, product.id, release.id);
-    await transactWrite([tx.delete(keys.release(teamId, product.id, release.id)), tx.delete(keys.idPointer(teamId, release.id))]);
+    await transactWrite([
+      tx.delete(keys.release(teamId, product.id, release.id)),
+      tx.delete(keys.idPointer(teamId, release.id)),
+    ]);
     // Again: a write under the release that read it before the mark may have committed during the walk
     // (nothing commits after the release item is gone: every such write checks it exists).
     await deleteReleaseContents(teamId, product.id, release.id);
@@ -158,27 +198,48 @@ export const Releases = {
    */
   async update(teamId: string, actor: Actor, releaseId: string, input: UpdateReleaseInput): Promise<Release> {
     assertPurl(input.purl);
-    const concurrent = () => new ConflictError('The release kept changing under this update; retry', 'concurrent_modification');
+    const concurrent = () =>
+      new ConflictError('The release kept changing under this update; retry', 'concurrent_modification');
     return retryLostRaces(async () => {
       const { release: current, product } = await Releases.resolve(teamId, releaseId);
       if (current.lockedBy) throw await releaseLockedError(teamId, current.lockedBy);
       const { patch, previous } = changedFields(current, input, RELEASE_FIELDS);
       if (Object.keys(patch).length === 0) return current;
-      const next: Release = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 };
+      const next: Release = {
+        ...current,
+        ...patch,
+        updatedAt: new Date().toISOString(),
+        revision: current.revision + 1,
+      };
       const changes = diffChanges(auditableFields(current), auditableFields(next));
 
       const update = patchExpression({ ...patch, updatedAt: next.updatedAt });
       const guard = unchangedCondition(previous);
       const items = [
-        tx.update(keys.release(teamId, current.productId, releaseId), `${update.expression} ADD #revision :one`, { ...update.names, ...guard.names, '#revision': 'revision', '#lockedBy': 'lockedBy' },
-          { ...update.values, ...guard.values, ':one': 1 }, `attribute_exists(pk) AND attribute_not_exists(#lockedBy) AND ${guard.expression}`),
+        tx.update(
+          keys.release(teamId, current.productId, releaseId),
+          `${update.expression} ADD #revision :one`,
+          { ...update.names, ...guard.names, '#revision': 'revision', '#lockedBy': 'lockedBy' },
+          { ...update.values, ...guard.values, ':one': 1 },
+          `attribute_exists(pk) AND attribute_not_exists(#lockedBy) AND ${guard.expression}`,
+        ),
         tx.check(keys.product(teamId, current.productId), PRODUCT_LIVE_CONDITION, { '#deletingAt': 'deletingAt' }),
-        auditPut(teamId, actor, { action: 'update', entityType: 'release', entityId: releaseId, entityName: `${product.name} ${next.version}`, changes }),
+        auditPut(teamId, actor, {
+          action: 'update',
+          entityType: 'release',
+          entityId: releaseId,
+          entityName: `${product.name} ${next.version}`,
+          changes,
+        }),
       ];
       const versionChanged = patch.version !== undefined;
       if (versionChanged) {
         items.push(
-          tx.create({ ...keys.releaseVersionClaim(teamId, current.productId, next.version), entity: 'ReleaseVersionClaim', releaseId }),
+          tx.create({
+            ...keys.releaseVersionClaim(teamId, current.productId, next.version),
+            entity: 'ReleaseVersionClaim',
+            releaseId,
+          }),
           tx.delete(keys.releaseVersionClaim(teamId, current.productId, current.version)),
         );
       }

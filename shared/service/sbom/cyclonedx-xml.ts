@@ -21,12 +21,17 @@ const REPEATED = new Set(['component', 'tool', 'service', 'license', 'expression
 const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 function decodeEntities(text: string): string {
-  return text.replace(/&(?:#(\d{1,7})|#x([\da-f]{1,6})|(amp|lt|gt|quot|apos));/gi, (match, decimal?: string, hex?: string, name?: string) => {
-    if (name !== undefined) return PREDEFINED[name.toLowerCase()] ?? match;
-    const codePoint = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex ?? '', 16);
-    // Beyond Unicode or a lone surrogate: left as written rather than thrown on.
-    return codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) ? match : String.fromCodePoint(codePoint);
-  });
+  return text.replace(
+    /&(?:#(\d{1,7})|#x([\da-f]{1,6})|(amp|lt|gt|quot|apos));/gi,
+    (match, decimal?: string, hex?: string, name?: string) => {
+      if (name !== undefined) return PREDEFINED[name.toLowerCase()] ?? match;
+      const codePoint = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex ?? '', 16);
+      // Beyond Unicode or a lone surrogate: left as written rather than thrown on.
+      return codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)
+        ? match
+        : String.fromCodePoint(codePoint);
+    },
+  );
 }
 
 const parser = new XMLParser({
@@ -38,7 +43,13 @@ const parser = new XMLParser({
   parseAttributeValue: false,
   trimValues: true,
   processEntities: true,
-  entityDecoder: { decode: decodeEntities, setExternalEntities: () => undefined, addInputEntities: () => undefined, reset: () => undefined, setXmlVersion: () => undefined },
+  entityDecoder: {
+    decode: decodeEntities,
+    setExternalEntities: () => undefined,
+    addInputEntities: () => undefined,
+    reset: () => undefined,
+    setXmlVersion: () => undefined,
+  },
   ignoreDeclaration: true,
   ignorePiTags: true,
   maxNestedTags: MAX_NESTED_TAGS,
@@ -67,10 +78,16 @@ export function cycloneDxXmlToJson(text: string): JsonRecord {
   }
   const bom = isRecord(tree) ? tree.bom : undefined;
   if (!isRecord(bom)) {
-    throw new SbomRejectedError('XML document is not a CycloneDX BOM (root element <bom> in the http://cyclonedx.org/schema/bom/1.x namespace)');
+    throw new SbomRejectedError(
+      'XML document is not a CycloneDX BOM (root element <bom> in the http://cyclonedx.org/schema/bom/1.x namespace)',
+    );
   }
-  const namespace = Object.entries(bom).find(([key, value]) => (key === 'xmlns' || key.startsWith('xmlns:')) && typeof value === 'string' && value.startsWith(BOM_NAMESPACE));
-  if (!namespace) throw new SbomRejectedError('CycloneDX XML without the http://cyclonedx.org/schema/bom/1.x namespace');
+  const namespace = Object.entries(bom).find(
+    ([key, value]) =>
+      (key === 'xmlns' || key.startsWith('xmlns:')) && typeof value === 'string' && value.startsWith(BOM_NAMESPACE),
+  );
+  if (!namespace)
+    throw new SbomRejectedError('CycloneDX XML without the http://cyclonedx.org/schema/bom/1.x namespace');
   const specVersion = String(namespace[1]).slice(BOM_NAMESPACE.length);
 
   const doc: JsonRecord = { bomFormat: 'CycloneDX', specVersion };
@@ -105,12 +122,16 @@ function toComponent(node: unknown): unknown {
   }
   if (isRecord(node.licenses)) {
     component.licenses = [
-      ...children(node.licenses, 'license').filter(isRecord).map((license) => ({ license: { id: text(license.id), name: text(license.name) } })),
+      ...children(node.licenses, 'license')
+        .filter(isRecord)
+        .map((license) => ({ license: { id: text(license.id), name: text(license.name) } })),
       ...children(node.licenses, 'expression').map((expression) => ({ expression: text(expression) })),
     ];
   }
   if (isRecord(node.properties)) {
-    component.properties = children(node.properties, 'property').filter(isRecord).map((property) => ({ name: property.name, value: text(property) }));
+    component.properties = children(node.properties, 'property')
+      .filter(isRecord)
+      .map((property) => ({ name: property.name, value: text(property) }));
   }
   if ('components' in node) component.components = children(node.components, 'component').map(toComponent);
   return component;
@@ -123,9 +144,13 @@ function toMetadata(metadata: JsonRecord): JsonRecord {
   if (isRecord(metadata.tools)) {
     const legacy = children(metadata.tools, 'tool');
     // 1.2-1.4 list <tool> elements; 1.5+ wrap components and services.
-    out.tools = legacy.length > 0
-      ? legacy.map(toComponent)
-      : { components: children(metadata.tools.components, 'component').map(toComponent), services: children(metadata.tools.services, 'service').map(toComponent) };
+    out.tools =
+      legacy.length > 0
+        ? legacy.map(toComponent)
+        : {
+            components: children(metadata.tools.components, 'component').map(toComponent),
+            services: children(metadata.tools.services, 'service').map(toComponent),
+          };
   }
   return out;
 }

@@ -55,7 +55,8 @@ export function extractCycloneDx(doc: JsonRecord, encoding: SbomEncoding = 'json
     else if (subjectRef !== undefined && component.ref === subjectRef) skipped.add('document_subject', component.ref);
     else inventory.add(component);
     if (depth < MAX_DEPTH) pushChildren(stack, node.components, `${path}.components`, depth + 1);
-    else if (readArray(node.components).length > 0) skipped.add('nesting_too_deep', `${path}.components`, readArray(node.components).length);
+    else if (readArray(node.components).length > 0)
+      skipped.add('nesting_too_deep', `${path}.components`, readArray(node.components).length);
   }
 
   const tools = readTools(metadata.tools);
@@ -75,13 +76,22 @@ export function extractCycloneDx(doc: JsonRecord, encoding: SbomEncoding = 'json
 /** serialNumber (urn:uuid, as the schema requires) and version (default 1, as the schema says) of the BOM. */
 function bomIdentity(doc: JsonRecord): ParsedSbom['bomIdentity'] {
   const serialNumber = readString(doc.serialNumber)?.trim();
-  if (serialNumber === undefined || !/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(serialNumber)) return null;
+  if (
+    serialNumber === undefined ||
+    !/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(serialNumber)
+  )
+    return null;
   const raw = typeof doc.version === 'string' ? Number(doc.version) : doc.version;
   const version = typeof raw === 'number' && Number.isInteger(raw) && raw >= 1 ? raw : 1;
   return { serialNumber, version };
 }
 
-function pushChildren(stack: { node: unknown; path: string; depth: number }[], children: unknown, path: string, depth: number) {
+function pushChildren(
+  stack: { node: unknown; path: string; depth: number }[],
+  children: unknown,
+  path: string,
+  depth: number,
+) {
   const list = readArray(children);
   for (let i = list.length - 1; i >= 0; i--) stack.push({ node: list[i], path: `${path}[${i}]`, depth });
 }
@@ -127,7 +137,9 @@ function readLicenses(licenses: unknown): string[] {
 
 /** 1.2-1.4 `tools` is an array of {vendor,name,version}; 1.5+ is {components, services} (the array form is deprecated but still written). */
 function readTools(tools: unknown): SbomTool[] {
-  const entries = isRecord(tools) ? [...readRecords(tools.components), ...readRecords(tools.services)] : readRecords(tools);
+  const entries = isRecord(tools)
+    ? [...readRecords(tools.components), ...readRecords(tools.services)]
+    : readRecords(tools);
   const out: SbomTool[] = [];
   for (const entry of entries) {
     const name = readString(entry.name);

@@ -15,7 +15,13 @@ export type SbomEncoding = z.infer<typeof sbomEncodingSchema>;
  * Why an entry of the document is not in the inventory (docs/sbom-formats.md, "Nothing dropped
  * silently"). Every component / package of the file is either in the inventory or counted here.
  */
-export const SKIP_REASONS = ['document_subject', 'duplicate', 'no_identity', 'not_an_object', 'nesting_too_deep'] as const;
+export const SKIP_REASONS = [
+  'document_subject',
+  'duplicate',
+  'no_identity',
+  'not_an_object',
+  'nesting_too_deep',
+] as const;
 export const skipReasonSchema = z.enum(SKIP_REASONS);
 export type SkipReason = z.infer<typeof skipReasonSchema>;
 
@@ -56,7 +62,10 @@ export const parsedSbomSchema = z.object({
   /** CycloneDX metadata.component / the package an SPDX document DESCRIBES. */
   subject: z.object({ name: z.string(), version: z.string().optional() }).nullable(),
   /** CycloneDX `serialNumber` + `version`: what a BOM-Link to this BOM names (VEX `affects[].ref`). */
-  bomIdentity: z.object({ serialNumber: z.string(), version: z.number().int().min(1) }).nullable().optional(),
+  bomIdentity: z
+    .object({ serialNumber: z.string(), version: z.number().int().min(1) })
+    .nullable()
+    .optional(),
   components: z.array(sbomComponentSchema),
   skipped: z.array(skippedEntriesSchema),
 });

@@ -34,7 +34,14 @@ export function normalizeLegacyPurl(raw: string): string {
   const parsed = parsePurl(raw);
   if (parsed?.type !== 'dotnet') return raw;
   try {
-    return new PackageURL('nuget', parsed.namespace, parsed.name, parsed.version, parsed.qualifiers, parsed.subpath).toString();
+    return new PackageURL(
+      'nuget',
+      parsed.namespace,
+      parsed.name,
+      parsed.version,
+      parsed.qualifiers,
+      parsed.subpath,
+    ).toString();
   } catch {
     return raw;
   }

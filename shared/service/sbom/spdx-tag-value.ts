@@ -118,13 +118,15 @@ function readPackageTag(pkg: JsonRecord, tag: string, value: string, line: numbe
   }
   const field = PACKAGE_FIELDS[tag];
   if (field === undefined) return;
-  if (pkg[field] !== undefined) throw new SbomRejectedError(`SPDX tag-value line ${line}: ${tag} given twice for package ${String(pkg.name)}`);
+  if (pkg[field] !== undefined)
+    throw new SbomRejectedError(`SPDX tag-value line ${line}: ${tag} given twice for package ${String(pkg.name)}`);
   pkg[field] = value;
 }
 
 function readRelationship(value: string, line: number): JsonRecord {
   const parts = value.split(/\s+/);
-  if (parts.length !== 3) throw new SbomRejectedError(`SPDX tag-value line ${line}: Relationship needs "element TYPE element"`);
+  if (parts.length !== 3)
+    throw new SbomRejectedError(`SPDX tag-value line ${line}: Relationship needs "element TYPE element"`);
   const [spdxElementId, relationshipType, relatedSpdxElement] = parts;
   return { spdxElementId, relationshipType, relatedSpdxElement };
 }

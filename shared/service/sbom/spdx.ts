@@ -92,7 +92,9 @@ function singleDescribedRoot(doc: JsonRecord): string | undefined {
   const [root] = described;
   if (root === undefined) return undefined;
   const packageIds = new Set(readRecords(doc.packages).map((pkg) => readString(pkg.SPDXID)));
-  const isRootOfOthers = links.some(([from, to]) => (from === root && packageIds.has(to)) || (to === root && packageIds.has(from)));
+  const isRootOfOthers = links.some(
+    ([from, to]) => (from === root && packageIds.has(to)) || (to === root && packageIds.has(from)),
+  );
   return isRootOfOthers ? root : undefined;
 }
 
@@ -113,7 +115,9 @@ function toComponent(pkg: JsonRecord, ref: string): SbomComponent {
   const version = readString(pkg.versionInfo) ?? parsedPurl?.version ?? undefined;
   const type = readString(pkg.primaryPackagePurpose)?.toLowerCase();
   const licenses = uniqueStrings(
-    [readString(pkg.licenseDeclared), readString(pkg.licenseConcluded)].filter((l) => l === undefined || !NO_LICENSE.has(l)),
+    [readString(pkg.licenseDeclared), readString(pkg.licenseConcluded)].filter(
+      (l) => l === undefined || !NO_LICENSE.has(l),
+    ),
   );
   return {
     ref,

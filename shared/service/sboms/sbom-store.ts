@@ -9,12 +9,26 @@ import { getObject, putObject } from '../aws-s3';
 import { config } from '../config';
 import { keys, type Key } from '../data/keys';
 import { tableDefinition } from '../data/table-definition';
-import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
+import {
+  getItem,
+  queryAll,
+  transactWrite,
+  TransactionFailedError,
+  tx,
+  type Item,
+  type TransactItem,
+} from '../data/table-client';
 import type { Actor } from '../identity/actor';
 import type { Product } from '../products/product-store';
 import { resolveUnderRelease, type Release } from '../releases/release-store';
 import { sbomMediaType } from '../sbom/media-type';
-import { sbomComponentSchema, type SbomComponent, type SbomEncoding, type SbomFormat, type SkippedEntries } from '../sbom/model';
+import {
+  sbomComponentSchema,
+  type SbomComponent,
+  type SbomEncoding,
+  type SbomFormat,
+  type SkippedEntries,
+} from '../sbom/model';
 
 export interface ScanSummary {
   status: 'queued' | 'running' | 'completed' | 'failed';
@@ -68,7 +82,9 @@ export function toSbom(item: Item): Sbom {
     specVersion: String(item.specVersion),
     toolName: (item.toolName as string | undefined) ?? null,
     subject: (item.subject as Sbom['subject'] | undefined) ?? null,
-    ...(item.bomIdentity !== undefined && item.bomIdentity !== null ? { bomIdentity: item.bomIdentity as NonNullable<Sbom['bomIdentity']> } : {}),
+    ...(item.bomIdentity !== undefined && item.bomIdentity !== null
+      ? { bomIdentity: item.bomIdentity as NonNullable<Sbom['bomIdentity']> }
+      : {}),
     componentCount: Number(item.componentCount),
     skipped: (item.skipped as SkippedEntries[] | undefined) ?? [],
     fileHash: String(item.fileHash),
@@ -77,7 +93,13 @@ export function toSbom(item: Item): Sbom {
     objectKey: String(item.objectKey),
     inventoryKey: String(item.inventoryKey),
     createdAt: String(item.createdAt),
-    scan: (item.scan as ScanSummary | undefined) ?? { status: 'queued', scannedAt: null, findingCount: 0, matchedComponentCount: 0, unmatchedComponentCount: 0 },
+    scan: (item.scan as ScanSummary | undefined) ?? {
+      status: 'queued',
+      scannedAt: null,
+      findingCount: 0,
+      matchedComponentCount: 0,
+      unmatchedComponentCount: 0,
+    },
     ...(typeof item.findingsDigest === 'string' ? { findingsDigest: item.findingsDigest } : {}),
   };
 }
@@ -131,14 +153,23 @@ export interface SbomStaging {
 
 function stagingItem(staging: SbomStaging): Item {
   return {
-    ...keys.sbomStaging(staging.teamId, staging.sbomId), ...keys.sbomStagingIndex(staging.stagedAt, staging.sbomId), entity: 'SbomStaging',
-    ...staging, expiresAtEpoch: Math.floor(Date.parse(staging.stagedAt) / 1000) + STAGING_TTL_SECONDS,
+    ...keys.sbomStaging(staging.teamId, staging.sbomId),
+    ...keys.sbomStagingIndex(staging.stagedAt, staging.sbomId),
+    entity: 'SbomStaging',
+    ...staging,
+    expiresAtEpoch: Math.floor(Date.parse(staging.stagedAt) / 1000) + STAGING_TTL_SECONDS,
   };
 }
 
 async function dueIndexEntries(partition: string, dueBefore: string): Promise<Item[]> {
   // Sort keys are `<ISO time>#<id>`: everything before the cutoff's own prefix is due.
-  return queryAll({ pk: partition, indexName: GSI1.indexName, pkAttribute: GSI1.partitionKey, skAttribute: GSI1.sortKey, skBetween: ['', dueBefore] });
+  return queryAll({
+    pk: partition,
+    indexName: GSI1.indexName,
+    pkAttribute: GSI1.partitionKey,
+    skAttribute: GSI1.sortKey,
+    skBetween: ['', dueBefore],
+  });
 }
 
 export function toSbomView(sbom: Sbom) {
@@ -171,12 +202,22 @@ export function toSbomView(sbom: Sbom) {
  * created in the SBOM's own transaction.
  */
 export function contentClaimCreate(sbom: Sbom): TransactItem {
-  return tx.create({ ...keys.sbomContentClaim(sbom.teamId, sbom.productId, sbom.releaseId, sbom.fileHash), entity: 'SbomContentClaim', sbomId: sbom.id, fileHash: sbom.fileHash });
+  return tx.create({
+    ...keys.sbomContentClaim(sbom.teamId, sbom.productId, sbom.releaseId, sbom.fileHash),
+    entity: 'SbomContentClaim',
+    sbomId: sbom.id,
+    fileHash: sbom.fileHash,
+  });
 }
 
 /** Removes the claim with its SBOM, only while it names that SBOM. */
 export function contentClaimDelete(sbom: Sbom): TransactItem {
-  return tx.delete(keys.sbomContentClaim(sbom.teamId, sbom.productId, sbom.releaseId, sbom.fileHash), 'attribute_not_exists(pk) OR #sbomId = :sbomId', { '#sbomId': 'sbomId' }, { ':sbomId': sbom.id });
+  return tx.delete(
+    keys.sbomContentClaim(sbom.teamId, sbom.productId, sbom.releaseId, sbom.fileHash),
+    'attribute_not_exists(pk) OR #sbomId = :sbomId',
+    { '#sbomId': 'sbomId' },
+    { ':sbomId': sbom.id },
+  );
 }
 
 export interface ResolvedSbom {
@@ -195,7 +236,12 @@ export const sbomStore = {
    * The release's SBOM with these exact bytes, if any: through the content claim, or, for SBOMs
    * stored before claims existed, among the release's SBOMs.
    */
-  async findByContent(teamId: string, productId: string, releaseId: string, fileHash: string): Promise<Sbom | undefined> {
+  async findByContent(
+    teamId: string,
+    productId: string,
+    releaseId: string,
+    fileHash: string,
+  ): Promise<Sbom | undefined> {
     const claim = await getItem(keys.sbomContentClaim(teamId, productId, releaseId, fileHash));
     if (claim) {
       const item = await getItem(keys.sbom(teamId, productId, releaseId, String(claim.sbomId)));
@@ -219,8 +265,19 @@ export const sbomStore = {
       tx.update(
         keys.sbom(sbom.teamId, sbom.productId, sbom.releaseId, sbom.id),
         'SET #scan.#status = :running, #gpk = :gpk, #gsk = :gsk, #request = if_not_exists(#request, :request)',
-        { '#scan': 'scan', '#status': 'status', '#gpk': GSI1.partitionKey, '#gsk': GSI1.sortKey, '#request': 'scanRequest' },
-        { ':running': 'running', ':gpk': index.gsi1pk, ':gsk': index.gsi1sk, ':request': { actor, requestedAt: at, recoveries: 0 } satisfies ScanRequest },
+        {
+          '#scan': 'scan',
+          '#status': 'status',
+          '#gpk': GSI1.partitionKey,
+          '#gsk': GSI1.sortKey,
+          '#request': 'scanRequest',
+        },
+        {
+          ':running': 'running',
+          ':gpk': index.gsi1pk,
+          ':gsk': index.gsi1sk,
+          ':request': { actor, requestedAt: at, recoveries: 0 } satisfies ScanRequest,
+        },
         'attribute_exists(pk)',
       ),
     ]);
@@ -230,9 +287,20 @@ export const sbomStore = {
   async markScanFailed(key: Key, message: string): Promise<void> {
     try {
       await transactWrite([
-        tx.update(key, 'SET #scan.#status = :failed, #scan.#error = :error REMOVE #gpk, #gsk, #request',
-          { '#scan': 'scan', '#status': 'status', '#error': 'error', '#gpk': GSI1.partitionKey, '#gsk': GSI1.sortKey, '#request': 'scanRequest' },
-          { ':failed': 'failed', ':error': message }, 'attribute_exists(pk)'),
+        tx.update(
+          key,
+          'SET #scan.#status = :failed, #scan.#error = :error REMOVE #gpk, #gsk, #request',
+          {
+            '#scan': 'scan',
+            '#status': 'status',
+            '#error': 'error',
+            '#gpk': GSI1.partitionKey,
+            '#gsk': GSI1.sortKey,
+            '#request': 'scanRequest',
+          },
+          { ':failed': 'failed', ':error': message },
+          'attribute_exists(pk)',
+        ),
       ]);
     } catch (error) {
       if (!(error instanceof TransactionFailedError)) throw error; // the SBOM was deleted meanwhile: nothing to record
@@ -242,8 +310,11 @@ export const sbomStore = {
   /** SBOMs whose scan was owed before `dueBefore` (ISO time), oldest first. */
   async pendingScans(dueBefore: string): Promise<PendingScan[]> {
     return (await dueIndexEntries(keys.pendingScanPartition().gsi1pk, dueBefore)).map((item) => ({
-      teamId: String(item.teamId), sbomId: String(item.id), key: { pk: String(item.pk), sk: String(item.sk) },
-      indexKey: String(item[GSI1.sortKey]), request: item.scanRequest as ScanRequest,
+      teamId: String(item.teamId),
+      sbomId: String(item.id),
+      key: { pk: String(item.pk), sk: String(item.sk) },
+      indexKey: String(item[GSI1.sortKey]),
+      request: item.scanRequest as ScanRequest,
     }));
   },
 
@@ -255,9 +326,19 @@ export const sbomStore = {
     const index = keys.pendingScanIndex(at, pending.sbomId);
     try {
       await transactWrite([
-        tx.update(pending.key, 'SET #gsk = :gsk, #scan.#status = :queued, #request.#recoveries = #request.#recoveries + :one',
-          { '#gsk': GSI1.sortKey, '#scan': 'scan', '#status': 'status', '#request': 'scanRequest', '#recoveries': 'recoveries' },
-          { ':gsk': index.gsi1sk, ':old': pending.indexKey, ':queued': 'queued', ':one': 1 }, '#gsk = :old'),
+        tx.update(
+          pending.key,
+          'SET #gsk = :gsk, #scan.#status = :queued, #request.#recoveries = #request.#recoveries + :one',
+          {
+            '#gsk': GSI1.sortKey,
+            '#scan': 'scan',
+            '#status': 'status',
+            '#request': 'scanRequest',
+            '#recoveries': 'recoveries',
+          },
+          { ':gsk': index.gsi1sk, ':old': pending.indexKey, ':queued': 'queued', ':one': 1 },
+          '#gsk = :old',
+        ),
       ]);
       return true;
     } catch (error) {
@@ -287,14 +368,22 @@ export const sbomStore = {
   /** Staging records older than `dueBefore`: uploads that never reached (or lost) their transaction. */
   async staleStaging(dueBefore: string): Promise<SbomStaging[]> {
     return (await dueIndexEntries(keys.sbomStagingPartition().gsi1pk, dueBefore)).map((item) => ({
-      teamId: String(item.teamId), sbomId: String(item.sbomId), sbomKey: item.sbomKey as Key, objectKeys: item.objectKeys as string[], stagedAt: String(item.stagedAt),
+      teamId: String(item.teamId),
+      sbomId: String(item.sbomId),
+      sbomKey: item.sbomKey as Key,
+      objectKeys: item.objectKeys as string[],
+      stagedAt: String(item.stagedAt),
       ...(item.findings ? { findings: item.findings as SbomStaging['findings'] } : {}),
     }));
   },
 
   /** Pre-signed upload sessions due for discarding before `dueBefore` (their URL expired long ago). */
   async expiredUploadSessions(dueBefore: string): Promise<{ teamId: string; uploadId: string; objectKey: string }[]> {
-    return (await dueIndexEntries(keys.sbomUploadPartition().gsi1pk, dueBefore)).map((item) => ({ teamId: String(item.teamId), uploadId: String(item.id), objectKey: String(item.objectKey) }));
+    return (await dueIndexEntries(keys.sbomUploadPartition().gsi1pk, dueBefore)).map((item) => ({
+      teamId: String(item.teamId),
+      uploadId: String(item.id),
+      objectKey: String(item.objectKey),
+    }));
   },
 
   async discardUploadSession(teamId: string, uploadId: string): Promise<void> {
@@ -307,7 +396,11 @@ export const sbomStore = {
 
   async putInventory(objectKey: string, components: SbomComponent[]): Promise<void> {
     await putObject({
-      Bucket: config().sbomBucket, Key: objectKey, Body: gzipSync(JSON.stringify(components)), ContentType: 'application/json', ContentEncoding: 'gzip',
+      Bucket: config().sbomBucket,
+      Key: objectKey,
+      Body: gzipSync(JSON.stringify(components)),
+      ContentType: 'application/json',
+      ContentEncoding: 'gzip',
     });
   },
 

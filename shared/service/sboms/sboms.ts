@@ -21,7 +21,15 @@ import { sbomMediaType } from '../sbom/media-type';
 import { Releases } from '../releases/releases';
 import { releaseStore, type ResolvedRelease } from '../releases/release-store';
 import { dispatchScan } from '../scans/scan-dispatch';
-import { contentClaimCreate, contentClaimDelete, sbomItem, sbomStore, type ResolvedSbom, type Sbom, type SbomStaging } from './sbom-store';
+import {
+  contentClaimCreate,
+  contentClaimDelete,
+  sbomItem,
+  sbomStore,
+  type ResolvedSbom,
+  type Sbom,
+  type SbomStaging,
+} from './sbom-store';
 
 // Tenant credentials are refreshed early enough for a URL of this lifetime (shared/service/aws-clients.ts).
 const UPLOAD_URL_TTL_SECONDS = PRESIGNED_URL_MAX_SECONDS;
@@ -37,9 +45,19 @@ export { defaultSbomFileName, sbomMediaType } from '../sbom/media-type';
  */
 export function contentDisposition(fileName: string | null, fallback: string): string {
   // A lone surrogate is valid JSON but makes encodeURIComponent throw: it becomes U+FFFD (as toWellFormed does).
-  const name = (fileName ?? fallback).replace(/[\\/]/g, '_').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
-  const ascii = name.normalize('NFKD').replace(/[^\x20-\x7e]/g, '_').replace(/["%;\\]/g, '_').trim() || fallback;
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+  const name = (fileName ?? fallback)
+    .replace(/[\\/]/g, '_')
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  const ascii =
+    name
+      .normalize('NFKD')
+      .replace(/[^\x20-\x7e]/g, '_')
+      .replace(/["%;\\]/g, '_')
+      .trim() || fallback;
+  const encoded = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
@@ -49,7 +67,14 @@ export interface UploadOutcome {
   created: boolean;
 }
 
-async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, bytes: Buffer, fileName: string | null, alsoCommit: (sbomId: string) => TransactItem[] = () => []): Promise<UploadOutcome> {
+async function ingest(
+  teamId: string,
+  actor: Actor,
+  resolved: ResolvedRelease,
+  bytes: Buffer,
+  fileName: string | null,
+  alsoCommit: (sbomId: string) => TransactItem[] = () => [],
+): Promise<UploadOutcome> {
   if (bytes.length > MAX_SBOM_BYTES) throw new PayloadTooLargeError(`SBOM content exceeds ${MAX_SBOM_BYTES} bytes`);
   const { release, product } = resolved;
   const fileHash = createHash('sha256').update(bytes).digest('hex');
@@ -88,22 +113,50 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
   const sbomKey = keys.sbom(teamId, product.id, release.id, id);
   // Written before the files: a crash between the files and the transaction leaves a record the
   // staging sweep finds (and deletes the files by), never an unreferenced object.
-  await sbomStore.stage({ teamId, sbomId: id, sbomKey, objectKeys: [sbom.objectKey, sbom.inventoryKey], stagedAt: sbom.createdAt });
+  await sbomStore.stage({
+    teamId,
+    sbomId: id,
+    sbomKey,
+    objectKeys: [sbom.objectKey, sbom.inventoryKey],
+    stagedAt: sbom.createdAt,
+  });
   try {
     await putObject({
-      Bucket: bucket, Key: sbom.objectKey, Body: bytes, ContentType: sbomMediaType(sbom),
-      ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'), Metadata: { sha256: sbom.fileHash },
+      Bucket: bucket,
+      Key: sbom.objectKey,
+      Body: bytes,
+      ContentType: sbomMediaType(sbom),
+      ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'),
+      Metadata: { sha256: sbom.fileHash },
     });
     await sbomStore.putInventory(sbom.inventoryKey, parsed.components);
     // The SBOM enters the pending-scan index with its creation: its scan is owed from the moment the client gets 201.
     await transactWrite([
-      tx.check(keys.release(teamId, product.id, release.id), 'attribute_exists(pk) AND attribute_not_exists(#lockedBy)', { '#lockedBy': 'lockedBy' }),
-      tx.check(keys.product(teamId, product.id), 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)', { '#deletingAt': 'deletingAt' }),
+      tx.check(
+        keys.release(teamId, product.id, release.id),
+        'attribute_exists(pk) AND attribute_not_exists(#lockedBy)',
+        { '#lockedBy': 'lockedBy' },
+      ),
+      tx.check(keys.product(teamId, product.id), 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)', {
+        '#deletingAt': 'deletingAt',
+      }),
       tx.create(sbomItem(sbom, { actor, requestedAt: sbom.createdAt, recoveries: 0 })),
       pointerPut(teamId, id, { entityType: 'sbom', target: sbomKey, productId: product.id, releaseId: release.id }),
       auditPut(teamId, actor, {
-        action: 'upload', entityType: 'sbom', entityId: id, entityName: fileName ?? `${product.name} ${release.version} SBOM`,
-        changes: { releaseId: release.id, format: sbom.format, encoding: sbom.encoding, specVersion: sbom.specVersion, componentCount: sbom.componentCount, skipped: sbom.skipped.map((s) => ({ reason: s.reason, count: s.count })), fileHash: sbom.fileHash, fileSize: sbom.fileSize },
+        action: 'upload',
+        entityType: 'sbom',
+        entityId: id,
+        entityName: fileName ?? `${product.name} ${release.version} SBOM`,
+        changes: {
+          releaseId: release.id,
+          format: sbom.format,
+          encoding: sbom.encoding,
+          specVersion: sbom.specVersion,
+          componentCount: sbom.componentCount,
+          skipped: sbom.skipped.map((s) => ({ reason: s.reason, count: s.count })),
+          fileHash: sbom.fileHash,
+          fileSize: sbom.fileSize,
+        },
       }),
       sbomStore.stagingDone(teamId, id),
       contentClaimCreate(sbom),
@@ -113,16 +166,26 @@ async function ingest(teamId: string, actor: Actor, resolved: ResolvedRelease, b
     // Only a cancelled transaction surely left nothing referencing the files; after any other
     // failure (a timeout may hide a commit) the staging sweep decides, after checking the SBOM item.
     if (error instanceof TransactionFailedError) {
-      const deleted = await Promise.allSettled([sbom.objectKey, sbom.inventoryKey].map((key) => deleteObject({ Bucket: bucket, Key: key })));
+      const deleted = await Promise.allSettled(
+        [sbom.objectKey, sbom.inventoryKey].map((key) => deleteObject({ Bucket: bucket, Key: key })),
+      );
       // Whatever is left behind here (a failed delete, the record itself) the staging sweep removes.
-      if (deleted.every((outcome) => outcome.status === 'fulfilled')) await sbomStore.unstage(teamId, id).catch((cause: unknown) => logger.warn('staging record left for the sweep', { sbomId: id, error: String(cause) }));
+      if (deleted.every((outcome) => outcome.status === 'fulfilled'))
+        await sbomStore
+          .unstage(teamId, id)
+          .catch((cause: unknown) =>
+            logger.warn('staging record left for the sweep', { sbomId: id, error: String(cause) }),
+          );
       if (error.failedAt(0)) throw await releaseLockedErrorFor(teamId, release.id);
       if (error.failedAt(1)) throw new NotFoundError('Release');
       // An identical upload committed first (two CI retries racing): answer with its SBOM.
       if (error.failedAt(6)) {
         const winner = await sbomStore.findByContent(teamId, product.id, release.id, fileHash);
         if (winner) return { sbom: winner, created: false };
-        throw new ConflictError('An identical upload to this release is being deleted; retry', 'concurrent_modification');
+        throw new ConflictError(
+          'An identical upload to this release is being deleted; retry',
+          'concurrent_modification',
+        );
       }
       if (error.failedAt(7)) throw new ConflictError('Upload already completed', 'upload_completed');
     }
@@ -165,17 +228,33 @@ async function removeLeftovers(staging: SbomStaging): Promise<void> {
 
 export const Sboms = {
   /** A direct upload; `created` is false when the release already held these bytes (the answer is then 200, not 201). */
-  async receive(teamId: string, actor: Actor, input: { releaseId: string; content: string; fileName?: string | undefined }): Promise<UploadOutcome> {
-    return Sboms.receiveFile(teamId, actor, { releaseId: input.releaseId, bytes: Buffer.from(input.content, 'utf8'), fileName: input.fileName ?? null });
+  async receive(
+    teamId: string,
+    actor: Actor,
+    input: { releaseId: string; content: string; fileName?: string | undefined },
+  ): Promise<UploadOutcome> {
+    return Sboms.receiveFile(teamId, actor, {
+      releaseId: input.releaseId,
+      bytes: Buffer.from(input.content, 'utf8'),
+      fileName: input.fileName ?? null,
+    });
   },
 
   /** A direct upload of the file's bytes (a raw body or the envelope's content), stored as they are. */
-  async receiveFile(teamId: string, actor: Actor, input: { releaseId: string; bytes: Buffer; fileName: string | null }): Promise<UploadOutcome> {
+  async receiveFile(
+    teamId: string,
+    actor: Actor,
+    input: { releaseId: string; bytes: Buffer; fileName: string | null },
+  ): Promise<UploadOutcome> {
     const resolved = await Releases.resolve(teamId, input.releaseId);
     return ingest(teamId, actor, resolved, input.bytes, input.fileName);
   },
 
-  async upload(teamId: string, actor: Actor, input: { releaseId: string; content: string; fileName?: string | undefined }): Promise<Sbom> {
+  async upload(
+    teamId: string,
+    actor: Actor,
+    input: { releaseId: string; content: string; fileName?: string | undefined },
+  ): Promise<Sbom> {
     return (await Sboms.receive(teamId, actor, input)).sbom;
   },
 
@@ -189,23 +268,43 @@ export const Sboms = {
     const discardAt = new Date(expiresAt.getTime() + UPLOAD_SESSION_GRACE_SECONDS * 1000);
     await transactWrite([
       tx.create({
-        ...keys.sbomUpload(teamId, uploadId), ...keys.sbomUploadIndex(discardAt.toISOString(), uploadId), entity: 'SbomUpload', id: uploadId, teamId, productId: product.id, releaseId: release.id,
-        fileName: input.fileName ?? null, objectKey, expiresAt: expiresAt.toISOString(), expiresAtEpoch: Math.floor(discardAt.getTime() / 1000),
+        ...keys.sbomUpload(teamId, uploadId),
+        ...keys.sbomUploadIndex(discardAt.toISOString(), uploadId),
+        entity: 'SbomUpload',
+        id: uploadId,
+        teamId,
+        productId: product.id,
+        releaseId: release.id,
+        fileName: input.fileName ?? null,
+        objectKey,
+        expiresAt: expiresAt.toISOString(),
+        expiresAtEpoch: Math.floor(discardAt.getTime() / 1000),
       }),
       auditPut(teamId, actor, {
-        action: 'create', entityType: 'sbom_upload', entityId: uploadId, entityName: input.fileName ?? `${product.name} ${release.version} SBOM upload`,
+        action: 'create',
+        entityType: 'sbom_upload',
+        entityId: uploadId,
+        entityName: input.fileName ?? `${product.name} ${release.version} SBOM upload`,
         changes: { releaseId: release.id, fileName: input.fileName ?? null, expiresAt: expiresAt.toISOString() },
       }),
     ]);
     const uploadUrl = await presignedPutUrl({ Bucket: config().sbomBucket, Key: objectKey }, UPLOAD_URL_TTL_SECONDS);
-    return { uploadId, uploadUrl, method: 'PUT' as const, expiresAt: expiresAt.toISOString(), maxBytes: MAX_SBOM_BYTES, completePath: `/api/sboms/uploads/${uploadId}/complete` };
+    return {
+      uploadId,
+      uploadUrl,
+      method: 'PUT' as const,
+      expiresAt: expiresAt.toISOString(),
+      maxBytes: MAX_SBOM_BYTES,
+      completePath: `/api/sboms/uploads/${uploadId}/complete`,
+    };
   },
 
   /** Step 3: the uploaded object goes through the same checks and storage as a direct upload. */
   async completeUpload(teamId: string, actor: Actor, uploadId: string): Promise<UploadOutcome> {
     const upload = await getItem(keys.sbomUpload(teamId, uploadId));
     if (!upload) throw new NotFoundError('Upload');
-    if (typeof upload.completedSbomId === 'string') throw new ConflictError(`Upload already completed as SBOM ${upload.completedSbomId}`, 'upload_completed');
+    if (typeof upload.completedSbomId === 'string')
+      throw new ConflictError(`Upload already completed as SBOM ${upload.completedSbomId}`, 'upload_completed');
     const bucket = config().sbomBucket;
     const objectKey = String(upload.objectKey);
     let size: number;
@@ -223,8 +322,22 @@ export const Sboms = {
     const resolved = await Releases.resolve(teamId, String(upload.releaseId));
     // The session is marked completed in the SBOM's own transaction: a crash after it cannot turn a
     // retried complete into a second SBOM, and two concurrent completes cannot both commit.
-    const markCompleted = (sbomId: string) => tx.update(keys.sbomUpload(teamId, uploadId), 'SET #completed = :sbomId', { '#completed': 'completedSbomId' }, { ':sbomId': sbomId }, 'attribute_exists(pk) AND attribute_not_exists(#completed)');
-    const outcome = await ingest(teamId, actor, resolved, bytes, (upload.fileName as string | null) ?? null, (sbomId) => [markCompleted(sbomId)]);
+    const markCompleted = (sbomId: string) =>
+      tx.update(
+        keys.sbomUpload(teamId, uploadId),
+        'SET #completed = :sbomId',
+        { '#completed': 'completedSbomId' },
+        { ':sbomId': sbomId },
+        'attribute_exists(pk) AND attribute_not_exists(#completed)',
+      );
+    const outcome = await ingest(
+      teamId,
+      actor,
+      resolved,
+      bytes,
+      (upload.fileName as string | null) ?? null,
+      (sbomId) => [markCompleted(sbomId)],
+    );
     if (!outcome.created) {
       // The same bytes were already stored: the session completes as that SBOM (a concurrent complete may have marked it first).
       await transactWrite([markCompleted(outcome.sbom.id)]).catch((error: unknown) => {
@@ -239,7 +352,9 @@ export const Sboms = {
   /** A release's SBOMs, newest first (creation time, then id), paged like every list. */
   async listByRelease(teamId: string, releaseId: string, query: PageQuery) {
     const { release, product } = await Releases.resolve(teamId, releaseId);
-    const sboms = (await sbomStore.listByRelease(teamId, product.id, release.id)).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+    const sboms = (await sbomStore.listByRelease(teamId, product.id, release.id)).sort(
+      (a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id),
+    );
     return paginate(sboms, query.page, query.perPage);
   },
 
@@ -254,7 +369,11 @@ export const Sboms = {
     if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
     const sbomKey = keys.sbom(teamId, product.id, release.id, sbom.id);
     const leftovers: SbomStaging = {
-      teamId, sbomId: sbom.id, sbomKey, objectKeys: [sbom.objectKey, sbom.inventoryKey, keys.sbomFindingsObject(teamId, product.id, release.id, sbom.id)], stagedAt: new Date().toISOString(),
+      teamId,
+      sbomId: sbom.id,
+      sbomKey,
+      objectKeys: [sbom.objectKey, sbom.inventoryKey, keys.sbomFindingsObject(teamId, product.id, release.id, sbom.id)],
+      stagedAt: new Date().toISOString(),
       findings: keys.findingPrefix(teamId, product.id, release.id, sbom.id),
     };
     try {
@@ -266,8 +385,17 @@ export const Sboms = {
         tx.delete(keys.scanLease(teamId, product.id, release.id, sbom.id)),
         sbomStore.leftoversPut(leftovers),
         auditPut(teamId, actor, {
-          action: 'delete', entityType: 'sbom', entityId: sbom.id, entityName: sbom.fileName ?? `${product.name} ${release.version} SBOM`,
-          changes: { releaseId: release.id, fileHash: sbom.fileHash, fileName: sbom.fileName, componentCount: sbom.componentCount, findingCount: sbom.scan.findingCount },
+          action: 'delete',
+          entityType: 'sbom',
+          entityId: sbom.id,
+          entityName: sbom.fileName ?? `${product.name} ${release.version} SBOM`,
+          changes: {
+            releaseId: release.id,
+            fileHash: sbom.fileHash,
+            fileName: sbom.fileName,
+            componentCount: sbom.componentCount,
+            findingCount: sbom.scan.findingCount,
+          },
         }),
       ]);
     } catch (error) {

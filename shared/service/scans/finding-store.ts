@@ -79,8 +79,18 @@ export function findingId(sbomId: string, componentRef: string, advisoryId: stri
 export function findingItem(finding: Finding): Item {
   const { id, teamId, productId, releaseId, sbomId, advisoryId, cveId, severity, componentRef } = finding;
   return {
-    ...keys.finding(teamId, productId, releaseId, sbomId, id), entity: 'Finding',
-    id, teamId, productId, releaseId, sbomId, advisoryId, cveId, severity, componentRef, findingJson: JSON.stringify(finding),
+    ...keys.finding(teamId, productId, releaseId, sbomId, id),
+    entity: 'Finding',
+    id,
+    teamId,
+    productId,
+    releaseId,
+    sbomId,
+    advisoryId,
+    cveId,
+    severity,
+    componentRef,
+    findingJson: JSON.stringify(finding),
   };
 }
 

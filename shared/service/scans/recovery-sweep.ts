@@ -41,6 +41,11 @@ export async function sweepUnfinishedWork(options: {
 }) {
   const now = Date.now();
   const swept = await Sboms.sweep(new Date(now - options.grace.stagingMs).toISOString());
-  const resumed = await Scans.resumePending(new Date(now - options.grace.scanMs).toISOString(), options.runScan, options.keepGoing, options.grace.leasesAbandoned ? now : undefined);
+  const resumed = await Scans.resumePending(
+    new Date(now - options.grace.scanMs).toISOString(),
+    options.runScan,
+    options.keepGoing,
+    options.grace.leasesAbandoned ? now : undefined,
+  );
   return { swept, resumed };
 }

@@ -26,6 +26,10 @@ export class ScanLaps {
   }
 
   log(fields: Record<string, unknown>): void {
-    logger.info('scan stages', { ...fields, totalMs: Math.round(performance.now() - this.started), stagesMs: this.laps });
+    logger.info('scan stages', {
+      ...fields,
+      totalMs: Math.round(performance.now() - this.started),
+      stagesMs: this.laps,
+    });
   }
 }

@@ -44,7 +44,12 @@ export class HeldLease {
   /** Set when a renewal found the lease taken over (this holder stalled past its expiry). */
   lost = false;
 
-  constructor(readonly key: Key, readonly sbomId: string, readonly state: LeaseState, private readonly durationMs: number) {
+  constructor(
+    readonly key: Key,
+    readonly sbomId: string,
+    readonly state: LeaseState,
+    private readonly durationMs: number,
+  ) {
     this.timer = setInterval(() => void this.renew(), durationMs / RENEWALS_PER_LEASE);
     this.timer.unref(); // a lease never keeps a process alive
   }
@@ -52,8 +57,15 @@ export class HeldLease {
   private async renew(): Promise<void> {
     const expiresAt = Date.now() + this.durationMs;
     try {
-      await transactWrite([tx.update(this.key, 'SET #expiresAt = :expiresAt, #ttl = :ttl', { '#expiresAt': 'expiresAt', '#ttl': TTL, '#token': 'token' },
-        { ':expiresAt': expiresAt, ':ttl': Math.ceil(expiresAt / 1000), ':token': this.state.token }, '#token = :token')]);
+      await transactWrite([
+        tx.update(
+          this.key,
+          'SET #expiresAt = :expiresAt, #ttl = :ttl',
+          { '#expiresAt': 'expiresAt', '#ttl': TTL, '#token': 'token' },
+          { ':expiresAt': expiresAt, ':ttl': Math.ceil(expiresAt / 1000), ':token': this.state.token },
+          '#token = :token',
+        ),
+      ]);
     } catch (error) {
       if (error instanceof TransactionFailedError) {
         this.lost = true;
@@ -86,12 +98,27 @@ export class HeldLease {
 
 export const scanLease = {
   /** Takes the lease, or reports who holds it. `durationMs` is for tests that play a crashed holder. */
-  async take(key: Key, sbomId: string, durationMs = SCAN_LEASE_MS): Promise<{ held: HeldLease } | { holder: LeaseState }> {
+  async take(
+    key: Key,
+    sbomId: string,
+    durationMs = SCAN_LEASE_MS,
+  ): Promise<{ held: HeldLease } | { holder: LeaseState }> {
     for (;;) {
       const now = Date.now();
-      const state: LeaseState = { token: randomUUID(), startedAt: new Date(now).toISOString(), expiresAt: now + durationMs };
+      const state: LeaseState = {
+        token: randomUUID(),
+        startedAt: new Date(now).toISOString(),
+        expiresAt: now + durationMs,
+      };
       try {
-        await transactWrite([tx.put(leaseItem(key, sbomId, state), 'attribute_not_exists(pk) OR #expiresAt < :now', { '#expiresAt': 'expiresAt' }, { ':now': now })]);
+        await transactWrite([
+          tx.put(
+            leaseItem(key, sbomId, state),
+            'attribute_not_exists(pk) OR #expiresAt < :now',
+            { '#expiresAt': 'expiresAt' },
+            { ':now': now },
+          ),
+        ]);
         return { held: new HeldLease(key, sbomId, state, durationMs) };
       } catch (error) {
         if (!(error instanceof TransactionFailedError)) throw error;
@@ -109,7 +136,14 @@ export const scanLease = {
    */
   async breakAbandoned(key: Key, renewedBefore: number): Promise<void> {
     try {
-      await transactWrite([tx.delete(key, '#expiresAt < :cutoff', { '#expiresAt': 'expiresAt' }, { ':cutoff': renewedBefore + SCAN_LEASE_MS })]);
+      await transactWrite([
+        tx.delete(
+          key,
+          '#expiresAt < :cutoff',
+          { '#expiresAt': 'expiresAt' },
+          { ':cutoff': renewedBefore + SCAN_LEASE_MS },
+        ),
+      ]);
     } catch (error) {
       if (!(error instanceof TransactionFailedError)) throw error; // no lease, or one renewed since: nothing to break
     }

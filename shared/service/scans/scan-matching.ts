@@ -23,7 +23,11 @@ export async function indexForComponents(components: readonly SbomComponent[]): 
   const wanted = new Set<string>();
   const shortNames = new Set<string>();
   for (const component of components) {
-    const purlCandidates = component.purl ? identify({ ...component, cpes: [] }, PERMISSIVE).candidates.filter((candidate) => candidate.evidence.kind === 'purl') : [];
+    const purlCandidates = component.purl
+      ? identify({ ...component, cpes: [] }, PERMISSIVE).candidates.filter(
+          (candidate) => candidate.evidence.kind === 'purl',
+        )
+      : [];
     if (purlCandidates.length > 0) {
       purlCandidates.forEach((candidate) => wanted.add(candidate.key));
       continue;
@@ -33,12 +37,17 @@ export async function indexForComponents(components: readonly SbomComponent[]): 
       if (cpe) [cpe.product, cpe.product.replace(/_/g, '-')].forEach((name) => shortNames.add(name));
     }
     if (component.cpes.length === 0 && component.version !== undefined) {
-      const names = [component.name, ...(component.group ? [`${component.group}:${component.name}`, `${component.group}/${component.name}`] : [])];
-      for (const ecosystem of ECOSYSTEMS) if (!DISTROS.has(ecosystem)) names.forEach((name) => wanted.add(packageKey(ecosystem, name)));
+      const names = [
+        component.name,
+        ...(component.group ? [`${component.group}:${component.name}`, `${component.group}/${component.name}`] : []),
+      ];
+      for (const ecosystem of ECOSYSTEMS)
+        if (!DISTROS.has(ecosystem)) names.forEach((name) => wanted.add(packageKey(ecosystem, name)));
     }
   }
   if (shortNames.size > 0) {
-    for (const packageKeys of (await corpusStore.shortNames(shortNames)).values()) packageKeys.forEach((key) => wanted.add(key));
+    for (const packageKeys of (await corpusStore.shortNames(shortNames)).values())
+      packageKeys.forEach((key) => wanted.add(key));
   }
   // Most components have no advisory: the corpus's package filter spares reading their absent items.
   const filter = await packageFilterStore.current();

@@ -58,7 +58,11 @@ async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T 
 }
 
 /** The scan proper, run while holding the SBOM's lease; 'lost' when the lease was taken over before the result was stored. */
-async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Actor, lease: HeldLease): Promise<ScanSummary | 'lost'> {
+async function scanHolding(
+  { sbom, release, product }: ResolvedSbom,
+  actor: Actor,
+  lease: HeldLease,
+): Promise<ScanSummary | 'lost'> {
   const teamId = sbom.teamId;
   const laps = new ScanLaps();
   // The matcher (version schemes, advisory index: ~80 KB) loads while the scan's first reads run:
@@ -84,7 +88,9 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
     TeamSettingsService.get(teamId),
   ]);
   laps.lap('severityAndScores');
-  const existing = new Map((await findingStore.listBySbom(teamId, product.id, release.id, sbom.id)).map((finding) => [finding.id, finding]));
+  const existing = new Map(
+    (await findingStore.listBySbom(teamId, product.id, release.id, sbom.id)).map((finding) => [finding.id, finding]),
+  );
   laps.lap('existingFindings');
   const now = new Date().toISOString();
 
@@ -97,16 +103,38 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
     const cveScores = scores.get(match.cveId);
     const previous = existing.get(id);
     current.set(id, {
-      id, teamId, productId: product.id, releaseId: release.id, sbomId: sbom.id,
-      advisoryId: match.advisoryId, cveId: match.cveId,
-      aliases: [...new Set([...(advisory?.aliases ?? []), ...match.relatedAdvisoryIds])].filter((alias) => alias !== match.cveId).sort(),
+      id,
+      teamId,
+      productId: product.id,
+      releaseId: release.id,
+      sbomId: sbom.id,
+      advisoryId: match.advisoryId,
+      cveId: match.cveId,
+      aliases: [...new Set([...(advisory?.aliases ?? []), ...match.relatedAdvisoryIds])]
+        .filter((alias) => alias !== match.cveId)
+        .sort(),
       summary: advisory?.summary ?? '',
-      componentRef: match.componentRef, componentName: component?.name ?? match.packageName, componentVersion: component?.version ?? match.version, componentPurl: component?.purl ?? null,
-      severity, severitySource: source, severitySourceId: sourceId, cvssV2, cvssV3, cvssV4,
-      epss: cveScores?.epss ?? null, kev: cveScores?.kev ?? null, cwes: advisory?.cwes ?? [],
-      affectedVersions: match.affectedRanges ? [match.affectedRanges] : [], fixedVersions: match.fixedVersions,
-      matchConfidence: match.confidence, matchEvidence: match.evidence, informational: match.informational,
-      firstDetectedAt: previous?.firstDetectedAt ?? now, lastSeenAt: now, noLongerDetected: false,
+      componentRef: match.componentRef,
+      componentName: component?.name ?? match.packageName,
+      componentVersion: component?.version ?? match.version,
+      componentPurl: component?.purl ?? null,
+      severity,
+      severitySource: source,
+      severitySourceId: sourceId,
+      cvssV2,
+      cvssV3,
+      cvssV4,
+      epss: cveScores?.epss ?? null,
+      kev: cveScores?.kev ?? null,
+      cwes: advisory?.cwes ?? [],
+      affectedVersions: match.affectedRanges ? [match.affectedRanges] : [],
+      fixedVersions: match.fixedVersions,
+      matchConfidence: match.confidence,
+      matchEvidence: match.evidence,
+      informational: match.informational,
+      firstDetectedAt: previous?.firstDetectedAt ?? now,
+      lastSeenAt: now,
+      noLongerDetected: false,
     });
   }
 
@@ -118,7 +146,15 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   for (const finding of current.values()) {
     puts.push(findingItem(finding));
     if (!existing.has(finding.id)) {
-      puts.push(pointerItem(teamId, finding.id, { entityType: 'finding', target: keys.finding(teamId, product.id, release.id, sbom.id, finding.id), productId: product.id, releaseId: release.id, sbomId: sbom.id }));
+      puts.push(
+        pointerItem(teamId, finding.id, {
+          entityType: 'finding',
+          target: keys.finding(teamId, product.id, release.id, sbom.id, finding.id),
+          productId: product.id,
+          releaseId: release.id,
+          sbomId: sbom.id,
+        }),
+      );
     }
   }
   const deletes = [];
@@ -129,7 +165,11 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
       const kept = { ...finding, noLongerDetected: true };
       puts.push(findingItem(kept));
       stored.push(kept);
-    } else deletes.push(keys.finding(teamId, product.id, release.id, sbom.id, finding.id), keys.idPointer(teamId, finding.id));
+    } else
+      deletes.push(
+        keys.finding(teamId, product.id, release.id, sbom.id, finding.id),
+        keys.idPointer(teamId, finding.id),
+      );
   }
   if (lease.lost) return 'lost';
   // The digest is written beside the items; it becomes the SBOM's only with the result's transaction below.
@@ -142,7 +182,16 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   // with the same ids, an open carry-over bracket is repaired). All of them end before the scan
   // goes on or fails: nothing of this scan may still be writing once its lease is given up.
   const [carryOutcome, ...writeOutcomes] = await Promise.allSettled([
-    CarryOver.apply({ release, findings: current.values(), decided: decisionOf, setting: settings.carryOver, actor, now, writerId: sbom.id, laps }).finally(carryOver),
+    CarryOver.apply({
+      release,
+      findings: current.values(),
+      decided: decisionOf,
+      setting: settings.carryOver,
+      actor,
+      now,
+      writerId: sbom.id,
+      laps,
+    }).finally(carryOver),
     batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY }).finally(findingWrites),
     findingsDigest.write(sbom, digestStamp, stored),
   ]);
@@ -151,7 +200,9 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   laps.lap('writes');
 
   const summary: ScanSummary = {
-    status: 'completed', scannedAt: now, findingCount: current.size,
+    status: 'completed',
+    scannedAt: now,
+    findingCount: current.size,
     matchedComponentCount: result.matches.filter((match) => match.findings.length > 0).length,
     unmatchedComponentCount: result.unmatchedCount,
   };
@@ -160,11 +211,26 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
     // The lease goes with the result: a joiner that sees it gone finds the findings stored.
     await transactWrite([
       tx.put(sbomItem({ ...sbom, scan: summary, findingsDigest: digestStamp }), 'attribute_exists(pk)'),
-      auditPut(teamId, actor, {
-        action: 'scan', entityType: 'sbom', entityId: sbom.id, entityName: sbom.fileName ?? `${product.name} ${release.version} SBOM`,
-        changes: { findingCount: summary.findingCount, added: [...current.keys()].filter((id) => !existing.has(id)).length, noLongerDetected: vanished.length, unmatchedComponents: summary.unmatchedComponentCount, corpusAdvisoriesConsidered: index.size,
-          decisionsCarried: carried.carried, carriedForReview: carried.reviewRequired },
-      }, now),
+      auditPut(
+        teamId,
+        actor,
+        {
+          action: 'scan',
+          entityType: 'sbom',
+          entityId: sbom.id,
+          entityName: sbom.fileName ?? `${product.name} ${release.version} SBOM`,
+          changes: {
+            findingCount: summary.findingCount,
+            added: [...current.keys()].filter((id) => !existing.has(id)).length,
+            noLongerDetected: vanished.length,
+            unmatchedComponents: summary.unmatchedComponentCount,
+            corpusAdvisoriesConsidered: index.size,
+            decisionsCarried: carried.carried,
+            carriedForReview: carried.reviewRequired,
+          },
+        },
+        now,
+      ),
       lease.releaseItem(),
     ]);
   } catch (error) {
@@ -173,7 +239,13 @@ async function scanHolding({ sbom, release, product }: ResolvedSbom, actor: Acto
   }
   laps.lap('result');
   findingsDigest.committed(sbom, digestStamp, stored);
-  laps.log({ sbomId: sbom.id, components: components.length, findings: current.size, writes: puts.length + deletes.length, carried: carried.carried });
+  laps.log({
+    sbomId: sbom.id,
+    components: components.length,
+    findings: current.size,
+    writes: puts.length + deletes.length,
+    carried: carried.carried,
+  });
   return summary;
 }
 
@@ -189,7 +261,12 @@ export const Scans = {
    * goes on, the request answers 409 scan_pending (docs/scanning.md
    * "Bounded by the caller").
    */
-  async run(teamId: string, actor: Actor, sbomId: string, options: { deadline?: number; answerByDeadline?: boolean } = {}): Promise<ScanSummary> {
+  async run(
+    teamId: string,
+    actor: Actor,
+    sbomId: string,
+    options: { deadline?: number; answerByDeadline?: boolean } = {},
+  ): Promise<ScanSummary> {
     const deadline = (options.deadline ?? Number.POSITIVE_INFINITY) - JOIN_ANSWER_MARGIN_MS;
     for (;;) {
       const resolved = await Sboms.resolve(teamId, sbomId);
@@ -212,11 +289,13 @@ export const Scans = {
         if (outcome !== 'lost') return outcome;
         continue; // stalled past the lease: whoever took it over finishes the scan; join that one
       }
-      if ((await beforeDeadline(scanLease.waitUntilReleased(leaseKey, taken.holder, deadline), deadline)) !== true) throw pending();
+      if ((await beforeDeadline(scanLease.waitUntilReleased(leaseKey, taken.holder, deadline), deadline)) !== true)
+        throw pending();
       const after = await beforeDeadline(Sboms.resolve(teamId, sbomId), deadline);
       if (after === PAST_DEADLINE) throw pending();
       const scan = after.sbom.scan;
-      if (scan.status === 'completed' && scan.scannedAt !== null && scan.scannedAt >= taken.holder.startedAt) return scan;
+      if (scan.status === 'completed' && scan.scannedAt !== null && scan.scannedAt >= taken.holder.startedAt)
+        return scan;
       // The holder failed or died without a result: this caller scans (POST /api/cve-scan retries a failed scan).
     }
   },
@@ -226,7 +305,10 @@ export const Scans = {
     const resolved = await sbomStore.resolve(teamId, sbomId);
     if (!resolved) return;
     const { sbom } = resolved;
-    await sbomStore.markScanFailed(keys.sbom(teamId, sbom.productId, sbom.releaseId, sbom.id), error instanceof Error ? error.message : String(error));
+    await sbomStore.markScanFailed(
+      keys.sbom(teamId, sbom.productId, sbom.releaseId, sbom.id),
+      error instanceof Error ? error.message : String(error),
+    );
   },
 
   /**
@@ -237,17 +319,29 @@ export const Scans = {
    * process every time must not loop forever). `keepGoing` bounds a run that
    * has a deadline; what it leaves stays owed for the next one.
    */
-  async resumePending(dueBefore: string, dispatch: (job: ScanJob) => Promise<unknown>, keepGoing: () => boolean = () => true, leasesAbandonedBefore?: number): Promise<{ resumed: number; failed: number }> {
+  async resumePending(
+    dueBefore: string,
+    dispatch: (job: ScanJob) => Promise<unknown>,
+    keepGoing: () => boolean = () => true,
+    leasesAbandonedBefore?: number,
+  ): Promise<{ resumed: number; failed: number }> {
     const result = { resumed: 0, failed: 0 };
     for (const pending of await sbomStore.pendingScans(dueBefore)) {
       if (!keepGoing()) break;
       if (pending.request.recoveries >= SCAN_MAX_RECOVERIES) {
-        await sbomStore.markScanFailed(pending.key, `the scan did not complete after ${SCAN_MAX_RECOVERIES + 1} attempts`);
+        await sbomStore.markScanFailed(
+          pending.key,
+          `the scan did not complete after ${SCAN_MAX_RECOVERIES + 1} attempts`,
+        );
         result.failed += 1;
       } else if (await sbomStore.claimPendingScan(pending, new Date().toISOString())) {
         if (leasesAbandonedBefore !== undefined) {
           const resolved = await sbomStore.resolve(pending.teamId, pending.sbomId);
-          if (resolved) await scanLease.breakAbandoned(keys.scanLease(pending.teamId, resolved.sbom.productId, resolved.sbom.releaseId, pending.sbomId), leasesAbandonedBefore);
+          if (resolved)
+            await scanLease.breakAbandoned(
+              keys.scanLease(pending.teamId, resolved.sbom.productId, resolved.sbom.releaseId, pending.sbomId),
+              leasesAbandonedBefore,
+            );
         }
         await dispatch({ teamId: pending.teamId, sbomId: pending.sbomId, actor: pending.request.actor });
         result.resumed += 1;

@@ -48,7 +48,12 @@ export function toVulnerabilityView(finding: Finding, disposition: Disposition |
     severity: finding.severity,
     severity_source: finding.severitySource,
     // Before the alias index, the score always came from the finding's own advisory.
-    severity_source_id: finding.severitySourceId !== undefined ? finding.severitySourceId : finding.severitySource === null ? null : finding.advisoryId,
+    severity_source_id:
+      finding.severitySourceId !== undefined
+        ? finding.severitySourceId
+        : finding.severitySource === null
+          ? null
+          : finding.advisoryId,
     cvss_v3_score: finding.cvssV3?.score ?? null,
     cvss_v3_vector: finding.cvssV3?.vector ?? null,
     cvss_v2_score: finding.cvssV2?.score ?? null,
@@ -83,11 +88,16 @@ export class ScanNotReadyError extends AppError {
       failed
         ? `The scan of ${which} failed, so it has no vulnerability results; run POST /api/cve-scan to retry`
         : `The scan of ${which} is ${scan.status} and has not completed yet, so there are no vulnerability results; retry shortly`,
-      [{ path: sbomId ? `sboms.${sbomId}.scan.status` : 'scan.status', message: failed ? (scan.error ?? 'failed') : scan.status, code: scan.status }],
+      [
+        {
+          path: sbomId ? `sboms.${sbomId}.scan.status` : 'scan.status',
+          message: failed ? (scan.error ?? 'failed') : scan.status,
+          code: scan.status,
+        },
+      ],
     );
   }
 }
-
 
 /** One line of a list: a finding, or for a release the findings of one package and advisory across its SBOMs. */
 interface Row {
@@ -108,15 +118,23 @@ interface Row {
 
 function rowOf(findings: readonly Finding[], sbomIds: string[]): Row {
   const finding = findings[findings.length - 1]!; // callers pass at least one
-  const firstDetectedAt = findings.reduce((earliest, each) => (each.firstDetectedAt < earliest ? each.firstDetectedAt : earliest), finding.firstDetectedAt);
+  const firstDetectedAt = findings.reduce(
+    (earliest, each) => (each.firstDetectedAt < earliest ? each.firstDetectedAt : earliest),
+    finding.firstDetectedAt,
+  );
   return {
-    finding, findings, sbomIds, firstDetectedAt,
+    finding,
+    findings,
+    sbomIds,
+    firstDetectedAt,
     kev: finding.kev !== null ? 1 : 0,
     severity: SEVERITY_RANK[finding.severity],
     epss: finding.epss?.score ?? null,
     cvss: (finding.cvssV4 ?? finding.cvssV3 ?? finding.cvssV2)?.score ?? null,
     component: `${finding.componentName}\u0000${finding.componentVersion ?? ''}`.toLowerCase(),
-    text: [finding.componentName, finding.componentPurl ?? '', finding.cveId, finding.advisoryId, ...finding.aliases].join('\u0000').toLowerCase(),
+    text: [finding.componentName, finding.componentPurl ?? '', finding.cveId, finding.advisoryId, ...finding.aliases]
+      .join('\u0000')
+      .toLowerCase(),
   };
 }
 
@@ -124,8 +142,13 @@ const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Known-exploited first, then severity, then exploit probability; CVE and id make it total. */
 function defaultOrder(a: Row, b: Row): number {
-  return b.kev - a.kev || b.severity - a.severity || (b.epss ?? 0) - (a.epss ?? 0)
-    || compareText(a.finding.cveId, b.finding.cveId) || compareText(a.finding.id, b.finding.id);
+  return (
+    b.kev - a.kev ||
+    b.severity - a.severity ||
+    (b.epss ?? 0) - (a.epss ?? 0) ||
+    compareText(a.finding.cveId, b.finding.cveId) ||
+    compareText(a.finding.id, b.finding.id)
+  );
 }
 
 /** Absent scores sort last in either direction. */
@@ -186,7 +209,11 @@ function keep(cacheKey: string, set: RowSet): void {
  * were built from. Rows built from anything but stamped digests (an SBOM read from the table)
  * are never kept: what the table holds can change under the same stamp while a rescan writes.
  */
-async function rowSet(scope: string, sboms: readonly Sbom[], build: (findings: (readonly Finding[])[]) => Row[]): Promise<RowSet> {
+async function rowSet(
+  scope: string,
+  sboms: readonly Sbom[],
+  build: (findings: (readonly Finding[])[]) => Row[],
+): Promise<RowSet> {
   const cacheKey = sboms.some((sbom) => sbom.findingsDigest === undefined)
     ? undefined
     : `${scope}:${sboms.map((sbom) => `${sbom.id}=${sbom.findingsDigest ?? ''}`).join(',')}`;
@@ -228,10 +255,21 @@ function emptySummary(): FindingSummary {
   return { total: 0, affected: 0, notAffected: 0, fixed: 0, underInvestigation: 0, withoutDisposition: 0 };
 }
 
-const SUMMARY_FIELD = { affected: 'affected', not_affected: 'notAffected', fixed: 'fixed', under_investigation: 'underInvestigation' } as const;
+const SUMMARY_FIELD = {
+  affected: 'affected',
+  not_affected: 'notAffected',
+  fixed: 'fixed',
+  under_investigation: 'underInvestigation',
+} as const;
 
 /** Filters the rows in order, counts what matched, and keeps the page. */
-function selectPage(order: readonly Row[], dispositions: readonly Disposition[], filters: Filters, paging: { page: number; perPage: number }, visible: (finding: Finding) => boolean) {
+function selectPage(
+  order: readonly Row[],
+  dispositions: readonly Disposition[],
+  filters: Filters,
+  paging: { page: number; perPage: number },
+  visible: (finding: Finding) => boolean,
+) {
   const decisionOf = decisionIndex(dispositions);
   const now = new Date().toISOString();
   const severities = filters.severity ? new Set(filters.severity.map((severity) => severity.toUpperCase())) : undefined;
@@ -246,7 +284,7 @@ function selectPage(order: readonly Row[], dispositions: readonly Disposition[],
     if (!visible(finding)) continue;
     if (severities && !severities.has(finding.severity)) continue;
     if (filters.kev !== undefined && (row.kev === 1) !== filters.kev) continue;
-    if (filters.fixable !== undefined && (finding.fixedVersions.length > 0) !== filters.fixable) continue;
+    if (filters.fixable !== undefined && finding.fixedVersions.length > 0 !== filters.fixable) continue;
     if (filters.epssMin !== undefined && (row.epss ?? 0) < filters.epssMin) continue;
     if (search !== undefined && !row.text.includes(search)) continue;
     const decision = decisionOfRow(row, decisionOf);
@@ -277,7 +315,12 @@ export const Vulnerabilities = {
     ]);
     // A team that hides informational notices does not see them in the list or in `summary`.
     const { page, summary, meta } = selectPage(ordered(set, query.sort), dispositions, query, query, shownTo(settings));
-    return { data: page.map(({ row, decision }) => toVulnerabilityView(row.finding, decision)), summary, meta, scan: toSbomView(sbom).scan };
+    return {
+      data: page.map(({ row, decision }) => toVulnerabilityView(row.finding, decision)),
+      summary,
+      meta,
+      scan: toSbomView(sbom).scan,
+    };
   },
 
   /**

@@ -8,7 +8,6 @@
  */
 import * as z from 'zod';
 
-
 export const uuidSchema = z.uuid();
 
 /** Examples every date message shows, so a client sees the accepted form instead of a pattern name. */
@@ -26,10 +25,14 @@ export const isoDateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset:
  */
 export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
   const field = (issue.path ?? []).map(String).join('.');
-  if (issue.code === 'invalid_type' && issue.input === undefined) return field ? `${field} is required` : 'a value is required';
-  if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1) return field ? `${field} must not be empty` : 'must not be empty';
-  if (issue.code === 'invalid_format' && issue.format === 'datetime') return `must be an ISO 8601 date-time with offset, e.g. ${DATE_TIME_EXAMPLE}`;
-  if (issue.code === 'invalid_format' && issue.format === 'date') return `must be an ISO 8601 date (YYYY-MM-DD), e.g. ${DATE_EXAMPLE}`;
+  if (issue.code === 'invalid_type' && issue.input === undefined)
+    return field ? `${field} is required` : 'a value is required';
+  if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1)
+    return field ? `${field} must not be empty` : 'must not be empty';
+  if (issue.code === 'invalid_format' && issue.format === 'datetime')
+    return `must be an ISO 8601 date-time with offset, e.g. ${DATE_TIME_EXAMPLE}`;
+  if (issue.code === 'invalid_format' && issue.format === 'date')
+    return `must be an ISO 8601 date (YYYY-MM-DD), e.g. ${DATE_EXAMPLE}`;
   return undefined;
 };
 

@@ -7,7 +7,13 @@ export const disclosureListQuery = z.object({
   format: vexFormat.optional(),
 });
 
-export const disclosureSlugParams = z.object({ slug: z.string().min(1).max(200).regex(/^[a-z0-9-]+$/) });
+export const disclosureSlugParams = z.object({
+  slug: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[a-z0-9-]+$/),
+});
 export const disclosureReadQuery = z.object({ format: z.enum(['json', 'raw']).default('json') });
 
 /** A team's public keys: `json` (fingerprints, validity, armored and JWK), `asc` (armored, for `gpg --import`) or `jwks`. */
@@ -22,5 +28,12 @@ export const publisherKeyView = z.object({
   expires_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
   armored: z.string(),
-  jwk: z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), use: z.literal('sig'), alg: z.literal('EdDSA') }),
+  jwk: z.object({
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    x: z.string(),
+    kid: z.string(),
+    use: z.literal('sig'),
+    alg: z.literal('EdDSA'),
+  }),
 });

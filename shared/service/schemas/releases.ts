@@ -7,7 +7,11 @@ import { dataEnvelope, isoDateOrDateTime, pagedListSchema, pageQuerySchema } fro
  * parse happens in the releases service, so the purl library stays out of
  * every other function's bundle (the route table carries all schemas).
  */
-const artifactPurl = z.string().trim().max(2048).regex(/^pkg:[a-z][a-z0-9.+-]*\/\S+$/, 'must be a package URL (pkg:type/namespace/name@version)');
+const artifactPurl = z
+  .string()
+  .trim()
+  .max(2048)
+  .regex(/^pkg:[a-z][a-z0-9.+-]*\/\S+$/, 'must be a package URL (pkg:type/namespace/name@version)');
 
 export const releaseStatus = z.enum(['active', 'deprecated', 'end-of-life']);
 

@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { skippedEntriesSchema } from '../sbom/model';
 import { pagedListSchema, pageQuerySchema } from './common';
 
-
 export const uploadSbomBody = z
   .strictObject({
     releaseId: z.uuid(),
@@ -18,8 +17,16 @@ export type UploadSbomInput = z.infer<typeof uploadSbomBody>;
  * with the release and file name in the query. `releaseId` in the query is what selects it.
  */
 export const sbomUploadQuery = z.strictObject({
-  releaseId: z.uuid().optional().meta({ description: 'With a raw SBOM body (required then); the envelope names its release in the body instead' }),
-  fileName: z.string().min(1).max(255).optional().meta({ description: 'With a raw SBOM body: the original file name, served back on download' }),
+  releaseId: z
+    .uuid()
+    .optional()
+    .meta({ description: 'With a raw SBOM body (required then); the envelope names its release in the body instead' }),
+  fileName: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({ description: 'With a raw SBOM body: the original file name, served back on download' }),
 });
 
 /** Media types of a raw SBOM body; any of them may also be sent gzip-compressed (`Content-Encoding: gzip`). */
@@ -36,7 +43,9 @@ export const RAW_SBOM_MEDIA_TYPES = [
 /** How the OpenAPI document shows an `application/json` body: the envelope, or the SBOM JSON document itself. */
 export const uploadSbomJsonBody = z.union([
   uploadSbomBody,
-  z.record(z.string(), z.unknown()).meta({ description: 'A CycloneDX or SPDX JSON document itself (with `?releaseId=`)' }),
+  z
+    .record(z.string(), z.unknown())
+    .meta({ description: 'A CycloneDX or SPDX JSON document itself (with `?releaseId=`)' }),
 ]);
 
 /** Pre-signed upload flow for files too large for a Lambda request (BRIEF decision 8). */
@@ -92,7 +101,13 @@ export const sbomListResponse = pagedListSchema(sbomSchema, 'SbomList');
 export const cveScanBody = z.strictObject({ sbomId: z.uuid() }).meta({ id: 'CveScanRequest' });
 
 export const severityFilter = z.enum(['critical', 'high', 'medium', 'low', 'none']);
-export const vulnerabilityStatusFilter = z.enum(['affected', 'not_affected', 'fixed', 'under_investigation', 'undisposed']);
+export const vulnerabilityStatusFilter = z.enum([
+  'affected',
+  'not_affected',
+  'fixed',
+  'under_investigation',
+  'undisposed',
+]);
 
 export const decisionFilter = z.enum(['carried', 'review_required', 'expired']);
 export const VULNERABILITY_SORT_FIELDS = ['severity', 'epss', 'cvss', 'component', 'cve', 'first_detected'] as const;
@@ -101,18 +116,27 @@ export type VulnerabilitySortField = (typeof VULNERABILITY_SORT_FIELDS)[number];
 /** `a,b,c` of one enum's values (case-insensitive, duplicates dropped): several values of a filter match any of them. */
 function commaList<T extends string>(values: z.ZodEnum<{ [K in T]: K }>, example: string) {
   const allowed = values.options as readonly string[];
-  return z.string().max(200).transform((raw, context) => {
-    const items = raw.split(',').map((item) => item.trim().toLowerCase());
-    const unknown = items.filter((item) => !allowed.includes(item));
-    if (unknown.length > 0) {
-      context.addIssue({ code: 'custom', message: `must be one or more of ${allowed.join(', ')}, comma-separated (e.g. ${example}); "${unknown[0] ?? ''}" is not one` });
-      return z.NEVER;
-    }
-    return [...new Set(items)] as T[];
-  }).meta({ description: `Comma-separated, any of: ${allowed.join(', ')}`, example });
+  return z
+    .string()
+    .max(200)
+    .transform((raw, context) => {
+      const items = raw.split(',').map((item) => item.trim().toLowerCase());
+      const unknown = items.filter((item) => !allowed.includes(item));
+      if (unknown.length > 0) {
+        context.addIssue({
+          code: 'custom',
+          message: `must be one or more of ${allowed.join(', ')}, comma-separated (e.g. ${example}); "${unknown[0] ?? ''}" is not one`,
+        });
+        return z.NEVER;
+      }
+      return [...new Set(items)] as T[];
+    })
+    .meta({ description: `Comma-separated, any of: ${allowed.join(', ')}`, example });
 }
 
-const booleanFlag = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((value) => value === 'true');
+const booleanFlag = z
+  .enum(['true', 'false'], { error: 'must be true or false' })
+  .transform((value) => value === 'true');
 
 /**
  * Query of both vulnerability lists (docs/api.md "Vulnerability lists"): paging, filters that
@@ -128,8 +152,12 @@ export const vulnerabilityListQuery = z.strictObject({
   kev: booleanFlag.optional(),
   fixable: booleanFlag.optional(),
   epssMin: z.coerce.number().min(0).max(1).optional(),
-  search: z.string().trim().min(1).max(255).optional().meta({ description: 'Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias' }),
-  sort: z.enum([...VULNERABILITY_SORT_FIELDS, ...VULNERABILITY_SORT_FIELDS.map((field) => `-${field}` as const)]).optional(),
+  search: z.string().trim().min(1).max(255).optional().meta({
+    description: 'Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias',
+  }),
+  sort: z
+    .enum([...VULNERABILITY_SORT_FIELDS, ...VULNERABILITY_SORT_FIELDS.map((field) => `-${field}` as const)])
+    .optional(),
 });
 export type VulnerabilityListQuery = z.output<typeof vulnerabilityListQuery>;
 
@@ -143,8 +171,17 @@ export const findingDecisionSchema = z
     decision_state: z.enum(['none', 'decided', 'carried', 'review_required', 'expired']),
     expires_at: z.string().nullable(),
     review_required: z.boolean(),
-    carried_from: z.object({ release_id: z.string(), release_version: z.string(), disposition_id: z.string() }).nullable(),
-    imported_from: z.object({ document_sha256: z.string(), author: z.string().nullable(), format: z.string(), imported_at: z.string() }).nullable(),
+    carried_from: z
+      .object({ release_id: z.string(), release_version: z.string(), disposition_id: z.string() })
+      .nullable(),
+    imported_from: z
+      .object({
+        document_sha256: z.string(),
+        author: z.string().nullable(),
+        format: z.string(),
+        imported_at: z.string(),
+      })
+      .nullable(),
   })
   .meta({ id: 'FindingDecision' });
 
@@ -174,7 +211,13 @@ export const sbomVulnerabilitySchema = z
     epss_score: z.number().nullable(),
     epss_percentile: z.number().nullable(),
     is_kev: z.boolean(),
-    kev: z.object({ dateAdded: z.string(), dueDate: z.string().nullable(), knownRansomwareCampaignUse: z.string().nullable() }).nullable(),
+    kev: z
+      .object({
+        dateAdded: z.string(),
+        dueDate: z.string().nullable(),
+        knownRansomwareCampaignUse: z.string().nullable(),
+      })
+      .nullable(),
     cwes: z.array(z.string()),
     affected_versions: z.array(z.string()),
     fixed_versions: z.array(z.string()),

@@ -5,13 +5,15 @@ import { dataEnvelope } from './common';
 export const meSchema = z
   .object({
     team: z.object({
-      id: z.uuid().meta({ description: 'The team; also the audit export\'s `accountId`' }),
+      id: z.uuid().meta({ description: "The team; also the audit export's `accountId`" }),
       name: z.string(),
     }),
     caller: z.object({
       id: z.string(),
       name: z.string(),
-      type: z.enum(['service_account', 'member', 'workload']).meta({ description: '`workload`: a CI job signed in through an OIDC trust policy (docs/oidc.md); `id` is the policy' }),
+      type: z.enum(['service_account', 'member', 'workload']).meta({
+        description: '`workload`: a CI job signed in through an OIDC trust policy (docs/oidc.md); `id` is the policy',
+      }),
     }),
     scopes: z.array(z.string()),
     key: z.object({
@@ -21,7 +23,10 @@ export const meSchema = z
     }),
     session: z
       .object({
-        csrfToken: z.string().meta({ description: 'Send as `X-CSRF-Token` on every state-changing request made with the session cookie (docs/sign-in.md)' }),
+        csrfToken: z.string().meta({
+          description:
+            'Send as `X-CSRF-Token` on every state-changing request made with the session cookie (docs/sign-in.md)',
+        }),
         email: z.string(),
       })
       .optional()

@@ -15,6 +15,15 @@ const param = z.string().max(4096).optional();
  * so a provider adding another parameter would be told 422; these are the ones the supported providers send.
  */
 export const signInCallbackQuery = z.object({
-  code: param, state: param, iss: param, error: param, error_description: param, error_uri: param,
-  session_state: param, scope: param, authuser: param, hd: param, prompt: param,
+  code: param,
+  state: param,
+  iss: param,
+  error: param,
+  error_description: param,
+  error_uri: param,
+  session_state: param,
+  scope: param,
+  authuser: param,
+  hd: param,
+  prompt: param,
 });

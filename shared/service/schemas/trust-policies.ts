@@ -13,14 +13,26 @@ export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.co
  * Scopes a policy may grant: the spec's ("Authentication" → Scopes). Our own
  * `settings:*` stay out, so a CI job can never manage trust policies or keys.
  */
-export const WORKLOAD_SCOPES = SCOPES.filter((scope) => !scope.startsWith('settings:')) as Exclude<(typeof SCOPES)[number], `settings:${string}`>[];
+export const WORKLOAD_SCOPES = SCOPES.filter((scope) => !scope.startsWith('settings:')) as Exclude<
+  (typeof SCOPES)[number],
+  `settings:${string}`
+>[];
 
 export const MAX_TOKEN_TTL_MINUTES = 60;
 export const DEFAULT_TOKEN_TTL_MINUTES = 15;
 
-const idClaim = z.string().regex(/^\d{1,20}$/, 'must be a numeric id as a string, e.g. "123456" (GitHub\'s ids, not names: a name can be re-registered)');
+const idClaim = z
+  .string()
+  .regex(
+    /^\d{1,20}$/,
+    'must be a numeric id as a string, e.g. "123456" (GitHub\'s ids, not names: a name can be re-registered)',
+  );
 /** Glob-style: `*` any run of characters, `?` one character; matched by shared/service/identity/glob.ts (no regex). */
-const claimPattern = z.string().min(1).max(256).regex(/^[!-~]+$/, 'printable ASCII without spaces; `*` and `?` are the only wildcards');
+const claimPattern = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[!-~]+$/, 'printable ASCII without spaces; `*` and `?` are the only wildcards');
 
 export const trustPolicyClaimsSchema = z
   .strictObject({
@@ -32,15 +44,24 @@ export const trustPolicyClaimsSchema = z
     environment: claimPattern.optional(),
   })
   .refine((claims) => claims.repository_owner_id !== undefined || claims.repository_id !== undefined, {
-    message: 'name repository_owner_id or repository_id: a policy without an exact owner or repository would trust every workflow of the issuer',
+    message:
+      'name repository_owner_id or repository_id: a policy without an exact owner or repository would trust every workflow of the issuer',
   })
   .meta({ id: 'TrustPolicyClaims' });
 export type TrustPolicyClaims = z.infer<typeof trustPolicyClaimsSchema>;
 
 export const createTrustPolicyBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(100).regex(/^[\w.-]+$/, 'letters, digits, dot, underscore and hyphen only'),
-    issuer: z.url({ protocol: /^https?$/ }).max(512).default(GITHUB_ACTIONS_ISSUER),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[\w.-]+$/, 'letters, digits, dot, underscore and hyphen only'),
+    issuer: z
+      .url({ protocol: /^https?$/ })
+      .max(512)
+      .default(GITHUB_ACTIONS_ISSUER),
     audience: z.string().min(1).max(256),
     claims: trustPolicyClaimsSchema,
     scopes: z.array(z.enum(WORKLOAD_SCOPES)).min(1),

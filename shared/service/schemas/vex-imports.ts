@@ -3,10 +3,15 @@ import { dispositionStatus } from './dispositions';
 import { vexFormat } from './vex';
 
 /** The media types a VEX import accepts as its body (the document itself, not wrapped). */
-export const VEX_IMPORT_MEDIA_TYPES = ['application/json', 'application/vnd.cyclonedx+json', 'application/csaf+json', 'application/openvex+json'] as const;
+export const VEX_IMPORT_MEDIA_TYPES = [
+  'application/json',
+  'application/vnd.cyclonedx+json',
+  'application/csaf+json',
+  'application/openvex+json',
+] as const;
 
 const importStatementResult = z.object({
-  pointer: z.string().meta({ description: 'JSON pointer of the statement\'s product reference in the document' }),
+  pointer: z.string().meta({ description: "JSON pointer of the statement's product reference in the document" }),
   vulnerability: z.string(),
   product: z.string(),
   status: dispositionStatus.nullable(),
@@ -25,7 +30,11 @@ export const vexImportResponse = z
       author: z.string().nullable(),
       importedAt: z.string(),
       summary: z.object({
-        statements: z.number().int(), applied: z.number().int(), unchanged: z.number().int(), unmatched: z.number().int(), dispositionsWritten: z.number().int(),
+        statements: z.number().int(),
+        applied: z.number().int(),
+        unchanged: z.number().int(),
+        unmatched: z.number().int(),
+        dispositionsWritten: z.number().int(),
       }),
       statements: z.array(importStatementResult),
     }),

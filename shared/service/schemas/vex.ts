@@ -20,6 +20,10 @@ export const submitBody = optionalCommentBody;
 export const approveBody = optionalCommentBody;
 export const publishBody = optionalCommentBody;
 /** Spec: reject requires a comment of 1-5000 chars. */
-export const rejectBody = z.strictObject({ comment: z.string().trim().min(1).max(5000) }).meta({ id: 'RejectVexDocument' });
+export const rejectBody = z
+  .strictObject({ comment: z.string().trim().min(1).max(5000) })
+  .meta({ id: 'RejectVexDocument' });
 /** Unlock (design ours, see docs/vex-workflow.md): a reason is required because it is evidence. */
-export const unlockReleaseBody = z.strictObject({ comment: z.string().trim().min(1).max(5000) }).meta({ id: 'UnlockRelease' });
+export const unlockReleaseBody = z
+  .strictObject({ comment: z.string().trim().min(1).max(5000) })
+  .meta({ id: 'UnlockRelease' });

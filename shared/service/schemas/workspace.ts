@@ -41,7 +41,9 @@ export const apiKeySchema = z
     id: z.uuid(),
     name: z.string(),
     scopes: z.array(z.string()),
-    serviceAccount: z.string().meta({ description: 'The audit actor of the key\'s calls: `api_` + name (spec "Authentication" rule 11)' }),
+    serviceAccount: z
+      .string()
+      .meta({ description: 'The audit actor of the key\'s calls: `api_` + name (spec "Authentication" rule 11)' }),
     createdAt: z.string(),
     createdBy: z.string(),
     expiresAt: z.string().nullable(),
@@ -57,7 +59,12 @@ export const keyIdParams = z.object({ keyId: z.uuid() });
 
 export const createApiKeyBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(100).regex(/^[\w.-]+$/, 'letters, digits, dot, underscore and hyphen only'),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[\w.-]+$/, 'letters, digits, dot, underscore and hyphen only'),
     scopes: z.array(z.enum(SCOPES)).min(1),
     expiresInDays: z.union(EXPIRY_CHOICES_DAYS.map((days) => z.literal(days))).optional(),
   })

@@ -8,7 +8,9 @@
 let catalogue: Promise<ReadonlyMap<string, string>> | undefined;
 
 function load(): Promise<ReadonlyMap<string, string>> {
-  return (catalogue ??= import('@secvisogram/csaf-validator-lib/cwe.js').then(({ weaknesses }) => new Map(weaknesses.map((w) => [w.id, w.name]))));
+  return (catalogue ??= import('@secvisogram/csaf-validator-lib/cwe.js').then(
+    ({ weaknesses }) => new Map(weaknesses.map((w) => [w.id, w.name])),
+  ));
 }
 
 /** `CWE-<n>` → official name, for the ids the catalogue knows (others are left out). */

@@ -59,7 +59,11 @@ export interface ApprovalRecord {
 }
 
 export function vexItem(record: VexDocumentRecord): Item {
-  return { ...keys.vexDocument(record.teamId, record.productId, record.releaseId, record.id), entity: 'VexDocument', ...record };
+  return {
+    ...keys.vexDocument(record.teamId, record.productId, record.releaseId, record.id),
+    entity: 'VexDocument',
+    ...record,
+  };
 }
 
 export function toVexRecord(item: Item): VexDocumentRecord {
@@ -68,7 +72,11 @@ export function toVexRecord(item: Item): VexDocumentRecord {
 }
 
 export function approvalItem(record: VexDocumentRecord, approval: ApprovalRecord): Item {
-  return { ...keys.approval(record.teamId, record.productId, record.releaseId, record.id, approval.createdAt, approval.id), entity: 'Approval', ...approval };
+  return {
+    ...keys.approval(record.teamId, record.productId, record.releaseId, record.id, approval.createdAt, approval.id),
+    entity: 'Approval',
+    ...approval,
+  };
 }
 
 export function toApprovalView(approval: ApprovalRecord) {
@@ -102,7 +110,14 @@ export function toVexView(record: VexDocumentRecord, content?: unknown) {
     approved_at: record.approvedAt,
     published_at: record.publishedAt,
     disclosure: record.disclosure
-      ? { id: record.disclosure.id, public_slug: record.disclosure.slug, links: { self: `/api/disclosures/${record.disclosure.slug}`, raw: `/api/disclosures/${record.disclosure.slug}?format=raw` } }
+      ? {
+          id: record.disclosure.id,
+          public_slug: record.disclosure.slug,
+          links: {
+            self: `/api/disclosures/${record.disclosure.slug}`,
+            raw: `/api/disclosures/${record.disclosure.slug}?format=raw`,
+          },
+        }
       : null,
     ...(content !== undefined ? { content } : {}),
   };
@@ -118,14 +133,21 @@ export const vexStore = {
     return resolved && { document: toVexRecord(resolved.item), release: resolved.release, product: resolved.product };
   },
 
-  async find(teamId: string, productId: string, releaseId: string, vexId: string): Promise<VexDocumentRecord | undefined> {
+  async find(
+    teamId: string,
+    productId: string,
+    releaseId: string,
+    vexId: string,
+  ): Promise<VexDocumentRecord | undefined> {
     const item = await getItem(keys.vexDocument(teamId, productId, releaseId, vexId));
     return item ? toVexRecord(item) : undefined;
   },
 
   async listByRelease(teamId: string, productId: string, releaseId: string): Promise<VexDocumentRecord[]> {
     const { pk, skPrefix } = keys.vexDocumentPrefix(teamId, productId, releaseId);
-    return (await queryAll({ pk, skPrefix })).map(toVexRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    return (await queryAll({ pk, skPrefix }))
+      .map(toVexRecord)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   },
 
   async approvals(record: VexDocumentRecord): Promise<ApprovalRecord[]> {
@@ -143,7 +165,13 @@ export const vexStore = {
    */
   async putObject(key: string, body: string): Promise<void> {
     const compressed = await gzipAsync(body, { level: zlibConstants.Z_BEST_SPEED });
-    await putObject({ Bucket: config().sbomBucket, Key: key, Body: compressed, ContentType: 'application/json', ContentEncoding: 'gzip' });
+    await putObject({
+      Bucket: config().sbomBucket,
+      Key: key,
+      Body: compressed,
+      ContentType: 'application/json',
+      ContentEncoding: 'gzip',
+    });
   },
 
   async readObject(key: string): Promise<string> {

@@ -53,13 +53,24 @@ function resolve(value: unknown, placeholders: Map<string, PlaceholderResource>)
 }
 
 /** Every statement of the inline policies attached to a role, with resources resolved. */
-export function resolvedStatementsOfRole(template: Template, roleLogicalId: string, placeholders: Map<string, PlaceholderResource>): ResolvedStatement[] {
+export function resolvedStatementsOfRole(
+  template: Template,
+  roleLogicalId: string,
+  placeholders: Map<string, PlaceholderResource>,
+): ResolvedStatement[] {
   const statements: ResolvedStatement[] = [];
   for (const resource of Object.values(resourcesOf(template))) {
     if (resource.Type !== 'AWS::IAM::Policy') continue;
     const properties = resource.Properties as {
       Roles: Array<{ Ref?: string }>;
-      PolicyDocument: { Statement: Array<{ Effect: string; Action: string | string[]; Resource: unknown; Condition?: ResolvedStatement['conditions'] }> };
+      PolicyDocument: {
+        Statement: Array<{
+          Effect: string;
+          Action: string | string[];
+          Resource: unknown;
+          Condition?: ResolvedStatement['conditions'];
+        }>;
+      };
     };
     if (!properties.Roles.some((role) => role.Ref === roleLogicalId)) continue;
     for (const statement of properties.PolicyDocument.Statement) {
@@ -76,7 +87,10 @@ export function resolvedStatementsOfRole(template: Template, roleLogicalId: stri
 
 /** IAM's wildcard match: `*` any run of characters, `?` one character. */
 export function wildcardMatches(pattern: string, value: string, options: { ignoreCase?: boolean } = {}): boolean {
-  const source = pattern.split('').map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  const source = pattern
+    .split('')
+    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${source}$`, options.ignoreCase ? 'i' : '').test(value);
 }
 
@@ -95,7 +109,12 @@ function contextOf(call: EvaluatedCall): Record<string, string[]> {
   };
 }
 
-function conditionHolds(operator: string, key: string, expected: string | string[], context: Record<string, string[]>): boolean {
+function conditionHolds(
+  operator: string,
+  key: string,
+  expected: string | string[],
+  context: Record<string, string[]>,
+): boolean {
   const patterns = [expected].flat();
   const values = context[key];
   switch (operator) {
@@ -104,13 +123,17 @@ function conditionHolds(operator: string, key: string, expected: string | string
     case 'ForAllValues:StringEquals':
       return (values ?? []).every((value) => patterns.includes(value));
     case 'StringLike':
-      return values !== undefined && values.some((value) => patterns.some((pattern) => wildcardMatches(pattern, value)));
+      return (
+        values !== undefined && values.some((value) => patterns.some((pattern) => wildcardMatches(pattern, value)))
+      );
     case 'StringEquals':
       return values !== undefined && values.some((value) => patterns.includes(value));
     case 'Null':
       return patterns.every((pattern) => (pattern === 'true') === (values === undefined));
     default:
-      throw new Error(`Condition operator ${operator} is not evaluated by this test; teach test/infra/support/iam-policy.ts`);
+      throw new Error(
+        `Condition operator ${operator} is not evaluated by this test; teach test/infra/support/iam-policy.ts`,
+      );
   }
 }
 
@@ -122,8 +145,12 @@ export function conditionsHold(statement: ResolvedStatement, call: EvaluatedCall
 }
 
 /** Whether the statements allow the call (no Deny statements are expected; one would fail loudly). */
-export function allows(statements: ResolvedStatement[], call: Pick<AwsCallRecord, 'action' | 'resource' | 'leadingKey' | 'prefix'>): boolean {
-  if (statements.some((statement) => statement.effect !== 'Allow')) throw new Error('Deny statements are not evaluated by this test');
+export function allows(
+  statements: ResolvedStatement[],
+  call: Pick<AwsCallRecord, 'action' | 'resource' | 'leadingKey' | 'prefix'>,
+): boolean {
+  if (statements.some((statement) => statement.effect !== 'Allow'))
+    throw new Error('Deny statements are not evaluated by this test');
   return statements.some(
     (statement) =>
       statement.actions.some((action) => wildcardMatches(action, call.action, { ignoreCase: true })) &&
@@ -141,7 +168,12 @@ export function withTeamTag(statements: ResolvedStatement[], variable: string, t
     conditions: Object.fromEntries(
       Object.entries(statement.conditions).map(([operator, entries]) => [
         operator,
-        Object.fromEntries(Object.entries(entries).map(([key, expected]) => [key, Array.isArray(expected) ? expected.map(fill) : fill(expected)])),
+        Object.fromEntries(
+          Object.entries(entries).map(([key, expected]) => [
+            key,
+            Array.isArray(expected) ? expected.map(fill) : fill(expected),
+          ]),
+        ),
       ]),
     ),
   }));

@@ -45,7 +45,9 @@ export const CONSOLE_FIXTURE = `${PROJECT_ROOT}/test/fixtures/console`;
 
 export function synthStack(options: SynthOptions = {}): { app: App; stack: VexdeskStack; template: Template } {
   const app = createApp(options);
-  const props = options.bundle ? { ...options.props, settings: { consoleAssets: CONSOLE_FIXTURE, ...options.props?.settings } } : options.props;
+  const props = options.bundle
+    ? { ...options.props, settings: { consoleAssets: CONSOLE_FIXTURE, ...options.props?.settings } }
+    : options.props;
   const stack = new VexdeskStack(app, 'Vexdesk', props);
   return { app, stack, template: Template.fromStack(stack) };
 }
@@ -56,7 +58,10 @@ export function logicalIdOf(stack: Stack, construct: IConstruct): string {
   return stack.getLogicalId(element);
 }
 
-export type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> } & Record<string, unknown>>;
+export type Resources = Record<
+  string,
+  { Type: string; Properties?: Record<string, unknown> } & Record<string, unknown>
+>;
 
 export function resourcesOf(template: Template): Resources {
   return (template.toJSON() as { Resources: Resources }).Resources;
@@ -153,9 +158,14 @@ export function assertAllResourcesProperties(template: Template, type: string, p
 }
 
 /** Every function of the catalog (not CDK's own helpers, like BucketDeployment's handler) has these properties. */
-export function assertCatalogFunctionsProperties(template: Template, stack: VexdeskStack, properties: Record<string, unknown>): void {
+export function assertCatalogFunctionsProperties(
+  template: Template,
+  stack: VexdeskStack,
+  properties: Record<string, unknown>,
+): void {
   const resources = resourcesOf(template);
-  for (const fn of stack.functions.values()) expect(resources[logicalIdOf(stack, fn)]?.Properties).toMatchObject(properties);
+  for (const fn of stack.functions.values())
+    expect(resources[logicalIdOf(stack, fn)]?.Properties).toMatchObject(properties);
 }
 
 export function assertOutput(template: Template, logicalId: string, output: unknown): void {

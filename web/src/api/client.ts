@@ -48,7 +48,13 @@ export function errorText(error: unknown, fallback = 'The request failed.'): str
     const inner = (error as { error?: { message?: unknown; details?: unknown } }).error;
     if (inner && typeof inner.message === 'string') {
       const details = Array.isArray(inner.details)
-        ? inner.details.map((detail) => (detail && typeof detail === 'object' && 'message' in detail ? String((detail as { message: unknown }).message) : '')).filter(Boolean)
+        ? inner.details
+            .map((detail) =>
+              detail && typeof detail === 'object' && 'message' in detail
+                ? String((detail as { message: unknown }).message)
+                : '',
+            )
+            .filter(Boolean)
         : [];
       return details.length ? `${inner.message}: ${details.join('; ')}` : inner.message;
     }
@@ -59,6 +65,7 @@ export function errorText(error: unknown, fallback = 'The request failed.'): str
 
 /** The sign-in route with a path of this origin to come back to. */
 export function signInUrl(returnTo: string): string {
-  const path = returnTo.startsWith('/') && !returnTo.startsWith('//') && !returnTo.startsWith('/sign-in') ? returnTo : '/';
+  const path =
+    returnTo.startsWith('/') && !returnTo.startsWith('//') && !returnTo.startsWith('/sign-in') ? returnTo : '/';
   return `/api/auth/login?returnTo=${encodeURIComponent(path)}`;
 }

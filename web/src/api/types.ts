@@ -117,16 +117,31 @@ export interface DisclosureVerification {
   signed: boolean;
   signature_valid: boolean | null;
   signature_algorithm?: string | null;
-  public_key_signature?: { signed: boolean; signature_valid: boolean | null; algorithm?: string; key_fingerprint?: string | null; key_status?: string | null };
+  public_key_signature?: {
+    signed: boolean;
+    signature_valid: boolean | null;
+    algorithm?: string;
+    key_fingerprint?: string | null;
+    key_status?: string | null;
+  };
   verified_at: string;
 }
 
 export const STATUSES: DispositionStatus[] = ['under_investigation', 'affected', 'not_affected', 'fixed'];
 export const JUSTIFICATIONS: Justification[] = [
-  'component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path',
-  'vulnerable_code_cannot_be_controlled_by_adversary', 'inline_mitigations_already_exist',
+  'component_not_present',
+  'vulnerable_code_not_present',
+  'vulnerable_code_not_in_execute_path',
+  'vulnerable_code_cannot_be_controlled_by_adversary',
+  'inline_mitigations_already_exist',
 ];
-export const RESPONSES: ResponseAction[] = ['can_not_fix', 'will_not_fix', 'update', 'rollback', 'workaround_available'];
+export const RESPONSES: ResponseAction[] = [
+  'can_not_fix',
+  'will_not_fix',
+  'update',
+  'rollback',
+  'workaround_available',
+];
 
 /** `not_affected` → `not affected`, for people. */
 export function label(value: string): string {

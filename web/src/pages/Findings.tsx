@@ -11,8 +11,15 @@ import { ErrorMessage, Loading, Notice, Pager, Section, formatDate } from '../co
 import { must, useDebounced, useLoad } from '../hooks';
 import { can, useMe } from '../session';
 import {
-  JUSTIFICATIONS, RESPONSES, STATUSES, label,
-  type DispositionDetail, type DispositionStatus, type Finding, type Justification, type ResponseAction,
+  JUSTIFICATIONS,
+  RESPONSES,
+  STATUSES,
+  label,
+  type DispositionDetail,
+  type DispositionStatus,
+  type Finding,
+  type Justification,
+  type ResponseAction,
 } from '../api/types';
 
 type SortKey = 'severity' | 'epss' | 'cvss' | 'component' | 'cve' | 'first_detected';
@@ -39,20 +46,37 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
   const search = useDebounced(filters.search.trim());
 
   const findings = useLoad(
-    () => must(api.GET('/api/releases/{releaseId}/vulnerabilities', {
-      params: {
-        path: { releaseId },
-        query: {
-          page, perPage, sort: `${sort.descending ? '-' : ''}${sort.key}` as `-${SortKey}`,
-          ...(filters.severity ? { severity: filters.severity } : {}),
-          ...(filters.status ? { status: filters.status } : {}),
-          ...(filters.kev ? { kev: 'true' as const } : {}),
-          ...(filters.fixable ? { fixable: 'true' as const } : {}),
-          ...(search ? { search } : {}),
-        },
-      },
-    })),
-    [releaseId, version, page, perPage, sort, filters.severity, filters.status, filters.kev, filters.fixable, search, changes],
+    () =>
+      must(
+        api.GET('/api/releases/{releaseId}/vulnerabilities', {
+          params: {
+            path: { releaseId },
+            query: {
+              page,
+              perPage,
+              sort: `${sort.descending ? '-' : ''}${sort.key}` as `-${SortKey}`,
+              ...(filters.severity ? { severity: filters.severity } : {}),
+              ...(filters.status ? { status: filters.status } : {}),
+              ...(filters.kev ? { kev: 'true' as const } : {}),
+              ...(filters.fixable ? { fixable: 'true' as const } : {}),
+              ...(search ? { search } : {}),
+            },
+          },
+        }),
+      ),
+    [
+      releaseId,
+      version,
+      page,
+      perPage,
+      sort,
+      filters.severity,
+      filters.status,
+      filters.kev,
+      filters.fixable,
+      search,
+      changes,
+    ],
   );
 
   const update = (patch: Partial<Filters>) => {
@@ -61,26 +85,39 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
   };
   const rows = findings.data?.data ?? [];
   const allOnPage = rows.length > 0 && rows.every((row) => selected.has(row.id));
-  const toggle = useCallback((id: string) => setSelected((current) => {
-    const next = new Set(current);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    return next;
-  }), []);
-  const togglePage = () => setSelected((current) => {
-    const next = new Set(current);
-    for (const row of rows) {
-      if (allOnPage) next.delete(row.id);
-      else next.add(row.id);
-    }
-    return next;
-  });
+  const toggle = useCallback(
+    (id: string) =>
+      setSelected((current) => {
+        const next = new Set(current);
+        if (next.has(id)) next.delete(id);
+        else next.add(id);
+        return next;
+      }),
+    [],
+  );
+  const togglePage = () =>
+    setSelected((current) => {
+      const next = new Set(current);
+      for (const row of rows) {
+        if (allOnPage) next.delete(row.id);
+        else next.add(row.id);
+      }
+      return next;
+    });
   const sortButton = (key: SortKey, text: string) => {
     const active = sort.key === key;
     return (
       <th scope="col" aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : undefined}>
-        <button type="button" class="sort" onClick={() => { setSort({ key, descending: active ? !sort.descending : key !== 'component' && key !== 'cve' }); setPage(1); }}>
-          {text}<span aria-hidden="true">{active ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
+        <button
+          type="button"
+          class="sort"
+          onClick={() => {
+            setSort({ key, descending: active ? !sort.descending : key !== 'component' && key !== 'cve' });
+            setPage(1);
+          }}
+        >
+          {text}
+          <span aria-hidden="true">{active ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
         </button>
       </th>
     );
@@ -93,12 +130,22 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
     <Section title="Findings">
       {summary ? (
         <p class="summary">
-          {summary.total} findings · {summary.withoutDisposition} without a decision · {summary.affected} affected · {summary.notAffected} not affected · {summary.fixed} fixed · {summary.underInvestigation} under investigation
+          {summary.total} findings · {summary.withoutDisposition} without a decision · {summary.affected} affected ·{' '}
+          {summary.notAffected} not affected · {summary.fixed} fixed · {summary.underInvestigation} under investigation
         </p>
       ) : null}
       <form class="filters" role="search" aria-label="Filter findings" onSubmit={(event) => event.preventDefault()}>
-        <label>Search<input type="search" value={filters.search} onInput={(event) => update({ search: event.currentTarget.value })} placeholder="CVE, package or purl" /></label>
-        <label>Severity
+        <label>
+          Search
+          <input
+            type="search"
+            value={filters.search}
+            onInput={(event) => update({ search: event.currentTarget.value })}
+            placeholder="CVE, package or purl"
+          />
+        </label>
+        <label>
+          Severity
           <select value={filters.severity} onChange={(event) => update({ severity: event.currentTarget.value })}>
             <option value="">Any</option>
             <option value="critical">Critical</option>
@@ -109,30 +156,83 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
             <option value="none">None</option>
           </select>
         </label>
-        <label>Decision
+        <label>
+          Decision
           <select value={filters.status} onChange={(event) => update({ status: event.currentTarget.value })}>
             <option value="">Any</option>
             <option value="undisposed">No decision yet</option>
-            {STATUSES.map((status) => <option key={status} value={status}>{label(status)}</option>)}
+            {STATUSES.map((status) => (
+              <option key={status} value={status}>
+                {label(status)}
+              </option>
+            ))}
           </select>
         </label>
-        <label class="check"><input type="checkbox" checked={filters.kev} onChange={(event) => update({ kev: event.currentTarget.checked })} />Known exploited (KEV)</label>
-        <label class="check"><input type="checkbox" checked={filters.fixable} onChange={(event) => update({ fixable: event.currentTarget.checked })} />Has a fix</label>
-        <label>Rows
-          <select value={String(perPage)} onChange={(event) => { setPerPage(Number(event.currentTarget.value)); setPage(1); }}>
-            {[50, 100, 250, 500].map((count) => <option key={count} value={String(count)}>{count}</option>)}
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={filters.kev}
+            onChange={(event) => update({ kev: event.currentTarget.checked })}
+          />
+          Known exploited (KEV)
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={filters.fixable}
+            onChange={(event) => update({ fixable: event.currentTarget.checked })}
+          />
+          Has a fix
+        </label>
+        <label>
+          Rows
+          <select
+            value={String(perPage)}
+            onChange={(event) => {
+              setPerPage(Number(event.currentTarget.value));
+              setPage(1);
+            }}
+          >
+            {[50, 100, 250, 500].map((count) => (
+              <option key={count} value={String(count)}>
+                {count}
+              </option>
+            ))}
           </select>
         </label>
       </form>
-      {writable ? <BulkDecision selected={selected} onDone={() => { setSelected(new Set()); setChanges((value) => value + 1); }} /> : null}
-      {findings.errorCode === 'scan_pending' ? <p class="muted" role="status">A scan of this release is still running; the findings appear when it is done.</p> : <ErrorMessage message={findings.error} />}
+      {writable ? (
+        <BulkDecision
+          selected={selected}
+          onDone={() => {
+            setSelected(new Set());
+            setChanges((value) => value + 1);
+          }}
+        />
+      ) : null}
+      {findings.errorCode === 'scan_pending' ? (
+        <p class="muted" role="status">
+          A scan of this release is still running; the findings appear when it is done.
+        </p>
+      ) : (
+        <ErrorMessage message={findings.error} />
+      )}
       <Loading when={findings.loading && !findings.data} />
       <div class="table-scroll">
         <table class="findings" aria-busy={findings.loading}>
           <caption class="visually-hidden">Findings of this release, sorted by {sort.key}</caption>
           <thead>
             <tr>
-              {writable ? <th scope="col"><input type="checkbox" aria-label="Select every finding on this page" checked={allOnPage} onChange={togglePage} /></th> : null}
+              {writable ? (
+                <th scope="col">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every finding on this page"
+                    checked={allOnPage}
+                    onChange={togglePage}
+                  />
+                </th>
+              ) : null}
               {sortButton('cve', 'Vulnerability')}
               {sortButton('component', 'Component')}
               {sortButton('severity', 'Severity')}
@@ -141,17 +241,35 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
               <th scope="col">KEV</th>
               <th scope="col">Fixed in</th>
               <th scope="col">Decision</th>
-              <th scope="col"><span class="visually-hidden">Details</span></th>
+              <th scope="col">
+                <span class="visually-hidden">Details</span>
+              </th>
             </tr>
           </thead>
           <tbody>
-            {rows.map((row) => <FindingRow key={row.id} row={row} selected={selected.has(row.id)} writable={writable} onToggle={toggle} onOpen={setOpen} />)}
+            {rows.map((row) => (
+              <FindingRow
+                key={row.id}
+                row={row}
+                selected={selected.has(row.id)}
+                writable={writable}
+                onToggle={toggle}
+                onOpen={setOpen}
+              />
+            ))}
           </tbody>
         </table>
       </div>
       {findings.data && rows.length === 0 ? <p class="muted">No finding matches.</p> : null}
       <Pager meta={meta} onPage={setPage} label="Findings" />
-      {open ? <DispositionPanel finding={open} writable={writable} onClose={() => setOpen(undefined)} onSaved={() => setChanges((value) => value + 1)} /> : null}
+      {open ? (
+        <DispositionPanel
+          finding={open}
+          writable={writable}
+          onClose={() => setOpen(undefined)}
+          onSaved={() => setChanges((value) => value + 1)}
+        />
+      ) : null}
     </Section>
   );
 }
@@ -174,16 +292,58 @@ interface FindingRowProps {
 const FindingRow = memo(function FindingRow({ row, selected, writable, onToggle, onOpen }: FindingRowProps) {
   return (
     <tr class={selected ? 'selected' : undefined}>
-      {writable ? <td><input type="checkbox" aria-label={`Select ${row.cve_id} in ${row.component_name}`} checked={selected} onChange={() => onToggle(row.id)} /></td> : null}
-      <td><span class="mono">{row.cve_id}</span>{row.advisory_id !== row.cve_id ? <span class="muted small"> {row.advisory_id}</span> : null}<div class="small">{row.summary}</div></td>
-      <td>{row.component_name}<span class="muted"> {row.component_version ?? ''}</span></td>
-      <td><span class={`sev sev-${row.severity.toLowerCase()}`}>{row.severity}</span></td>
+      {writable ? (
+        <td>
+          <input
+            type="checkbox"
+            aria-label={`Select ${row.cve_id} in ${row.component_name}`}
+            checked={selected}
+            onChange={() => onToggle(row.id)}
+          />
+        </td>
+      ) : null}
+      <td>
+        <span class="mono">{row.cve_id}</span>
+        {row.advisory_id !== row.cve_id ? <span class="muted small"> {row.advisory_id}</span> : null}
+        <div class="small">{row.summary}</div>
+      </td>
+      <td>
+        {row.component_name}
+        <span class="muted"> {row.component_version ?? ''}</span>
+      </td>
+      <td>
+        <span class={`sev sev-${row.severity.toLowerCase()}`}>{row.severity}</span>
+      </td>
       <td>{cvssOf(row)}</td>
       <td>{row.epss_score === null ? '—' : `${(row.epss_score * 100).toFixed(1)}%`}</td>
-      <td>{row.is_kev ? <span class="badge danger" title={row.kev?.dueDate ? `CISA due date ${row.kev.dueDate}` : undefined}>KEV</span> : 'No'}</td>
+      <td>
+        {row.is_kev ? (
+          <span class="badge danger" title={row.kev?.dueDate ? `CISA due date ${row.kev.dueDate}` : undefined}>
+            KEV
+          </span>
+        ) : (
+          'No'
+        )}
+      </td>
       <td class="small">{row.fixed_versions.join(', ') || '—'}</td>
-      <td>{row.disposition ? <span class={`status status-${row.disposition.status}`}>{label(row.disposition.status)}</span> : <span class="muted">none</span>}{row.disposition?.review_required ? <span class="badge warn">review</span> : null}</td>
-      <td><button type="button" class="link" onClick={() => onOpen(row)} aria-label={`Details of ${row.cve_id} in ${row.component_name}`}>Details</button></td>
+      <td>
+        {row.disposition ? (
+          <span class={`status status-${row.disposition.status}`}>{label(row.disposition.status)}</span>
+        ) : (
+          <span class="muted">none</span>
+        )}
+        {row.disposition?.review_required ? <span class="badge warn">review</span> : null}
+      </td>
+      <td>
+        <button
+          type="button"
+          class="link"
+          onClick={() => onOpen(row)}
+          aria-label={`Details of ${row.cve_id} in ${row.component_name}`}
+        >
+          Details
+        </button>
+      </td>
     </tr>
   );
 });
@@ -201,33 +361,80 @@ interface DecisionFields {
 }
 
 /** Status, justification (required for not_affected) and response; shared by the bulk bar and the panel. */
-function DecisionInputs({ value, onChange, idPrefix }: { value: DecisionFields; onChange: (next: DecisionFields) => void; idPrefix: string }) {
+function DecisionInputs({
+  value,
+  onChange,
+  idPrefix,
+}: {
+  value: DecisionFields;
+  onChange: (next: DecisionFields) => void;
+  idPrefix: string;
+}) {
   return (
     <>
-      <label>Status
-        <select id={`${idPrefix}-status`} value={value.status} onChange={(event) => onChange({ ...value, status: event.currentTarget.value as DispositionStatus })}>
-          {STATUSES.map((status) => <option key={status} value={status}>{label(status)}</option>)}
+      <label>
+        Status
+        <select
+          id={`${idPrefix}-status`}
+          value={value.status}
+          onChange={(event) => onChange({ ...value, status: event.currentTarget.value as DispositionStatus })}
+        >
+          {STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {label(status)}
+            </option>
+          ))}
         </select>
       </label>
-      <label>Justification
-        <select value={value.justification} required={value.status === 'not_affected'} onChange={(event) => onChange({ ...value, justification: event.currentTarget.value as Justification | '' })}>
+      <label>
+        Justification
+        <select
+          value={value.justification}
+          required={value.status === 'not_affected'}
+          onChange={(event) => onChange({ ...value, justification: event.currentTarget.value as Justification | '' })}
+        >
           <option value="">{value.status === 'not_affected' ? 'Choose one (required)' : 'None'}</option>
-          {JUSTIFICATIONS.map((justification) => <option key={justification} value={justification}>{label(justification)}</option>)}
+          {JUSTIFICATIONS.map((justification) => (
+            <option key={justification} value={justification}>
+              {label(justification)}
+            </option>
+          ))}
         </select>
       </label>
-      <label>Response
-        <select value={value.response} onChange={(event) => onChange({ ...value, response: event.currentTarget.value as ResponseAction | '' })}>
+      <label>
+        Response
+        <select
+          value={value.response}
+          onChange={(event) => onChange({ ...value, response: event.currentTarget.value as ResponseAction | '' })}
+        >
           <option value="">None</option>
-          {RESPONSES.map((response) => <option key={response} value={response}>{label(response)}</option>)}
+          {RESPONSES.map((response) => (
+            <option key={response} value={response}>
+              {label(response)}
+            </option>
+          ))}
         </select>
       </label>
-      <label class="wide">Detail<textarea rows={2} maxLength={5000} value={value.detail} onInput={(event) => onChange({ ...value, detail: event.currentTarget.value })} /></label>
+      <label class="wide">
+        Detail
+        <textarea
+          rows={2}
+          maxLength={5000}
+          value={value.detail}
+          onInput={(event) => onChange({ ...value, detail: event.currentTarget.value })}
+        />
+      </label>
     </>
   );
 }
 
 function BulkDecision({ selected, onDone }: { selected: Set<string>; onDone: () => void }) {
-  const [fields, setFields] = useState<DecisionFields>({ status: 'not_affected', justification: '', response: '', detail: '' });
+  const [fields, setFields] = useState<DecisionFields>({
+    status: 'not_affected',
+    justification: '',
+    response: '',
+    detail: '',
+  });
   const [error, setError] = useState<string>();
   const [notice, setNotice] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -239,14 +446,17 @@ function BulkDecision({ selected, onDone }: { selected: Set<string>; onDone: () 
     let updated = 0;
     try {
       for (let start = 0; start < ids.length; start += BATCH_LIMIT) {
-        const result = await must(api.POST('/api/dispositions/batch', {
-          body: {
-            vulnerabilityIds: ids.slice(start, start + BATCH_LIMIT), status: fields.status,
-            ...(fields.justification ? { justification: fields.justification } : {}),
-            ...(fields.response ? { response: fields.response } : {}),
-            ...(fields.detail.trim() ? { detail: fields.detail.trim() } : {}),
-          },
-        }));
+        const result = await must(
+          api.POST('/api/dispositions/batch', {
+            body: {
+              vulnerabilityIds: ids.slice(start, start + BATCH_LIMIT),
+              status: fields.status,
+              ...(fields.justification ? { justification: fields.justification } : {}),
+              ...(fields.response ? { response: fields.response } : {}),
+              ...(fields.detail.trim() ? { detail: fields.detail.trim() } : {}),
+            },
+          }),
+        );
         updated += Number((result as { updated?: unknown }).updated ?? 0);
       }
       setNotice(`${updated} findings marked ${label(fields.status)}.`);
@@ -261,7 +471,9 @@ function BulkDecision({ selected, onDone }: { selected: Set<string>; onDone: () 
     <form class="bulk grid-form" aria-label="Decide the selected findings" onSubmit={(event) => void apply(event)}>
       <DecisionInputs value={fields} onChange={setFields} idPrefix="bulk" />
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy || selected.size === 0}>Apply to {selected.size} selected</button>
+        <button type="submit" class="primary" disabled={busy || selected.size === 0}>
+          Apply to {selected.size} selected
+        </button>
         <Notice message={notice} />
       </div>
       <ErrorMessage message={error} />
@@ -269,17 +481,34 @@ function BulkDecision({ selected, onDone }: { selected: Set<string>; onDone: () 
   );
 }
 
-function DispositionPanel({ finding, writable, onClose, onSaved }: { finding: Finding; writable: boolean; onClose: () => void; onSaved: () => void }) {
+function DispositionPanel({
+  finding,
+  writable,
+  onClose,
+  onSaved,
+}: {
+  finding: Finding;
+  writable: boolean;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
   const dispositionId = finding.disposition?.id;
   const detail = useLoad(
-    () => (dispositionId ? must(api.GET('/api/dispositions/{dispositionId}', { params: { path: { dispositionId } } })).then((body) => (body as { data: DispositionDetail }).data) : Promise.resolve(undefined)),
+    () =>
+      dispositionId
+        ? must(api.GET('/api/dispositions/{dispositionId}', { params: { path: { dispositionId } } })).then(
+            (body) => (body as { data: DispositionDetail }).data,
+          )
+        : Promise.resolve(undefined),
     [dispositionId],
   );
   const current = detail.data;
   const [fields, setFields] = useState<DecisionFields | undefined>();
   const shown: DecisionFields = fields ?? {
     status: current?.status ?? finding.disposition?.status ?? 'under_investigation',
-    justification: current?.justification ?? '', response: current?.response ?? '', detail: current?.detail ?? '',
+    justification: current?.justification ?? '',
+    response: current?.response ?? '',
+    detail: current?.detail ?? '',
   };
   const [error, setError] = useState<string>();
   const [notice, setNotice] = useState<string>();
@@ -294,17 +523,23 @@ function DispositionPanel({ finding, writable, onClose, onSaved }: { finding: Fi
     setError(undefined);
     const result = dispositionId
       ? await api.PUT('/api/dispositions/{dispositionId}', {
-        params: { path: { dispositionId } },
-        body: { status: shown.status, justification: shown.justification || null, response: shown.response || null, detail: shown.detail.trim() || null },
-      })
+          params: { path: { dispositionId } },
+          body: {
+            status: shown.status,
+            justification: shown.justification || null,
+            response: shown.response || null,
+            detail: shown.detail.trim() || null,
+          },
+        })
       : await api.POST('/api/dispositions', {
-        body: {
-          vulnerabilityId: finding.id, status: shown.status,
-          ...(shown.justification ? { justification: shown.justification } : {}),
-          ...(shown.response ? { response: shown.response } : {}),
-          ...(shown.detail.trim() ? { detail: shown.detail.trim() } : {}),
-        },
-      });
+          body: {
+            vulnerabilityId: finding.id,
+            status: shown.status,
+            ...(shown.justification ? { justification: shown.justification } : {}),
+            ...(shown.response ? { response: shown.response } : {}),
+            ...(shown.detail.trim() ? { detail: shown.detail.trim() } : {}),
+          },
+        });
     if (result.error) setError(errorText(result.error));
     else {
       setNotice('Decision saved.');
@@ -316,23 +551,63 @@ function DispositionPanel({ finding, writable, onClose, onSaved }: { finding: Fi
   return (
     <aside class="panel card" aria-labelledby="panel-heading">
       <div class="panel-head">
-        <h3 id="panel-heading" ref={heading} tabIndex={-1}>{finding.cve_id} in {finding.component_name} {finding.component_version ?? ''}</h3>
-        <button type="button" onClick={onClose}>Close</button>
+        <h3 id="panel-heading" ref={heading} tabIndex={-1}>
+          {finding.cve_id} in {finding.component_name} {finding.component_version ?? ''}
+        </h3>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
       </div>
       <p>{finding.summary}</p>
       <dl class="facts">
-        <div><dt>Severity</dt><dd>{finding.severity}{finding.severity_source ? ` (${finding.severity_source.replace('_', ' ')})` : ''}</dd></div>
-        <div><dt>CVSS vector</dt><dd class="mono small">{finding.cvss_v4_vector ?? finding.cvss_v3_vector ?? finding.cvss_v2_vector ?? '—'}</dd></div>
-        <div><dt>EPSS</dt><dd>{finding.epss_score === null ? '—' : `${(finding.epss_score * 100).toFixed(2)}% (percentile ${((finding.epss_percentile ?? 0) * 100).toFixed(0)})`}</dd></div>
-        <div><dt>KEV</dt><dd>{finding.kev ? `Added ${finding.kev.dateAdded}${finding.kev.dueDate ? `, due ${finding.kev.dueDate}` : ''}` : 'No'}</dd></div>
-        <div><dt>Package</dt><dd class="mono small">{finding.component_purl ?? finding.component_ref}</dd></div>
-        <div><dt>Fixed in</dt><dd>{finding.fixed_versions.join(', ') || '—'}</dd></div>
+        <div>
+          <dt>Severity</dt>
+          <dd>
+            {finding.severity}
+            {finding.severity_source ? ` (${finding.severity_source.replace('_', ' ')})` : ''}
+          </dd>
+        </div>
+        <div>
+          <dt>CVSS vector</dt>
+          <dd class="mono small">
+            {finding.cvss_v4_vector ?? finding.cvss_v3_vector ?? finding.cvss_v2_vector ?? '—'}
+          </dd>
+        </div>
+        <div>
+          <dt>EPSS</dt>
+          <dd>
+            {finding.epss_score === null
+              ? '—'
+              : `${(finding.epss_score * 100).toFixed(2)}% (percentile ${((finding.epss_percentile ?? 0) * 100).toFixed(0)})`}
+          </dd>
+        </div>
+        <div>
+          <dt>KEV</dt>
+          <dd>
+            {finding.kev
+              ? `Added ${finding.kev.dateAdded}${finding.kev.dueDate ? `, due ${finding.kev.dueDate}` : ''}`
+              : 'No'}
+          </dd>
+        </div>
+        <div>
+          <dt>Package</dt>
+          <dd class="mono small">{finding.component_purl ?? finding.component_ref}</dd>
+        </div>
+        <div>
+          <dt>Fixed in</dt>
+          <dd>{finding.fixed_versions.join(', ') || '—'}</dd>
+        </div>
       </dl>
       {writable ? (
         <form class="grid-form" aria-label="Decision" onSubmit={(event) => void save(event)}>
           <DecisionInputs value={shown} onChange={setFields} idPrefix="panel" />
           <ErrorMessage message={error} />
-          <div class="actions"><button type="submit" class="primary">Save decision</button><Notice message={notice} /></div>
+          <div class="actions">
+            <button type="submit" class="primary">
+              Save decision
+            </button>
+            <Notice message={notice} />
+          </div>
         </form>
       ) : null}
       <h4>History</h4>
@@ -344,13 +619,17 @@ function DispositionPanel({ finding, writable, onClose, onSaved }: { finding: Fi
               <strong>{change.actor.name}</strong> · {formatDate(change.at)}
               <ul>
                 {Object.entries(change.changes).map(([field, { from, to }]) => (
-                  <li key={field}>{field}: {historyValue(from)} → {historyValue(to)}</li>
+                  <li key={field}>
+                    {field}: {historyValue(from)} → {historyValue(to)}
+                  </li>
                 ))}
               </ul>
             </li>
           ))}
         </ol>
-      ) : <p class="muted">{dispositionId ? (detail.loading ? 'Loading…' : 'No history.') : 'No decision yet.'}</p>}
+      ) : (
+        <p class="muted">{dispositionId ? (detail.loading ? 'Loading…' : 'No history.') : 'No decision yet.'}</p>
+      )}
     </aside>
   );
 }

@@ -5,7 +5,9 @@ export function NotFoundPage() {
   return (
     <>
       <h1>Page not found</h1>
-      <p><a href="/">Back to products</a></p>
+      <p>
+        <a href="/">Back to products</a>
+      </p>
     </>
   );
 }

@@ -7,11 +7,16 @@ import { can, useMe } from '../session';
 
 export function ProductPage({ productId }: { productId: string }) {
   const me = useMe();
-  const product = useLoad(() => must(api.GET('/api/products/{productId}', { params: { path: { productId } } })), [productId]);
+  const product = useLoad(
+    () => must(api.GET('/api/products/{productId}', { params: { path: { productId } } })),
+    [productId],
+  );
   useTitle(product.data?.data.name ?? 'Product');
   return (
     <>
-      <p class="crumbs"><a href="/">Products</a> /</p>
+      <p class="crumbs">
+        <a href="/">Products</a> /
+      </p>
       <h1>{product.data?.data.name ?? 'Product'}</h1>
       <ErrorMessage message={product.error} />
       <Loading when={product.loading && !product.data} />
@@ -31,24 +36,52 @@ function Releases({ productId }: { productId: string }) {
   const [page, setPage] = useState(1);
   const versionQuery = useDebounced(version.trim());
   const releases = useLoad(
-    () => must(api.GET('/api/products/{productId}/releases', { params: { path: { productId }, query: { page, perPage: 25, ...(versionQuery ? { version: versionQuery } : {}) } } })),
+    () =>
+      must(
+        api.GET('/api/products/{productId}/releases', {
+          params: {
+            path: { productId },
+            query: { page, perPage: 25, ...(versionQuery ? { version: versionQuery } : {}) },
+          },
+        }),
+      ),
     [productId, page, versionQuery],
   );
   return (
     <Section title="Releases">
       <div class="toolbar">
-        <label>Find a version<input type="search" value={version} onInput={(event) => { setVersion(event.currentTarget.value); setPage(1); }} /></label>
+        <label>
+          Find a version
+          <input
+            type="search"
+            value={version}
+            onInput={(event) => {
+              setVersion(event.currentTarget.value);
+              setPage(1);
+            }}
+          />
+        </label>
       </div>
       <ErrorMessage message={releases.error} />
       {releases.data ? (
         releases.data.data.length ? (
           <table>
             <caption class="visually-hidden">Releases</caption>
-            <thead><tr><th scope="col">Version</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Locked</th><th scope="col">Created</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Version</th>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Locked</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
             <tbody>
               {releases.data.data.map((release) => (
                 <tr key={release.id}>
-                  <td><a href={`/releases/${release.id}`}>{release.version}</a></td>
+                  <td>
+                    <a href={`/releases/${release.id}`}>{release.version}</a>
+                  </td>
                   <td>{release.name ?? '—'}</td>
                   <td>{release.status}</td>
                   <td>{release.is_locked ? 'Locked' : 'No'}</td>
@@ -57,7 +90,9 @@ function Releases({ productId }: { productId: string }) {
               ))}
             </tbody>
           </table>
-        ) : <p class="muted">No releases{versionQuery ? ' match' : ' yet'}.</p>
+        ) : (
+          <p class="muted">No releases{versionQuery ? ' match' : ' yet'}.</p>
+        )
       ) : null}
       <Pager meta={releases.data?.meta} onPage={setPage} label="Releases" />
     </Section>
@@ -73,7 +108,11 @@ function CreateRelease({ productId }: { productId: string }) {
     const text = (name: string) => fieldText(form, name);
     const { data, error: failure } = await api.POST('/api/products/{productId}/releases', {
       params: { path: { productId } },
-      body: { version: text('version'), ...(text('name') ? { name: text('name') } : {}), ...(text('releaseDate') ? { releaseDate: text('releaseDate') } : {}) },
+      body: {
+        version: text('version'),
+        ...(text('name') ? { name: text('name') } : {}),
+        ...(text('releaseDate') ? { releaseDate: text('releaseDate') } : {}),
+      },
     });
     if (data) route(`/releases/${data.data.id}`);
     else setError(errorText(failure));
@@ -81,11 +120,24 @@ function CreateRelease({ productId }: { productId: string }) {
   return (
     <Section title="New release">
       <form class="grid-form" onSubmit={(event) => void submit(event)}>
-        <label>Version<input name="version" required maxLength={100} /></label>
-        <label>Name<input name="name" maxLength={255} /></label>
-        <label>Release date<input name="releaseDate" type="date" /></label>
+        <label>
+          Version
+          <input name="version" required maxLength={100} />
+        </label>
+        <label>
+          Name
+          <input name="name" maxLength={255} />
+        </label>
+        <label>
+          Release date
+          <input name="releaseDate" type="date" />
+        </label>
         <ErrorMessage message={error} />
-        <div class="actions"><button type="submit" class="primary">Create release</button></div>
+        <div class="actions">
+          <button type="submit" class="primary">
+            Create release
+          </button>
+        </div>
       </form>
     </Section>
   );
@@ -107,11 +159,23 @@ function EditProduct({ product, onSaved }: { product: Schemas['Product']; onSave
   return (
     <Section title="Edit product">
       <form class="grid-form" onSubmit={(event) => void submit(event)}>
-        <label>Name<input name="name" required maxLength={255} value={product.name} /></label>
-        <label>Vendor<input name="vendor" maxLength={255} value={product.vendor ?? ''} /></label>
-        <label class="wide">Description<textarea name="description" maxLength={5000} rows={2} value={product.description ?? ''} /></label>
+        <label>
+          Name
+          <input name="name" required maxLength={255} value={product.name} />
+        </label>
+        <label>
+          Vendor
+          <input name="vendor" maxLength={255} value={product.vendor ?? ''} />
+        </label>
+        <label class="wide">
+          Description
+          <textarea name="description" maxLength={5000} rows={2} value={product.description ?? ''} />
+        </label>
         <ErrorMessage message={error} />
-        <div class="actions"><button type="submit">Save product</button><Notice message={notice} /></div>
+        <div class="actions">
+          <button type="submit">Save product</button>
+          <Notice message={notice} />
+        </div>
       </form>
     </Section>
   );

@@ -12,7 +12,8 @@ export function ProductsPage() {
   const [page, setPage] = useState(1);
   const query = useDebounced(search.trim());
   const products = useLoad(
-    () => must(api.GET('/api/products', { params: { query: { page, perPage: 25, ...(query ? { search: query } : {}) } } })),
+    () =>
+      must(api.GET('/api/products', { params: { query: { page, perPage: 25, ...(query ? { search: query } : {}) } } })),
     [page, query],
   );
   return (
@@ -22,7 +23,15 @@ export function ProductsPage() {
         <div class="toolbar">
           <label>
             Search products
-            <input type="search" value={search} onInput={(event) => { setSearch(event.currentTarget.value); setPage(1); }} placeholder="Name or slug" />
+            <input
+              type="search"
+              value={search}
+              onInput={(event) => {
+                setSearch(event.currentTarget.value);
+                setPage(1);
+              }}
+              placeholder="Name or slug"
+            />
           </label>
         </div>
         <ErrorMessage message={products.error} />
@@ -31,19 +40,32 @@ export function ProductsPage() {
           products.data.data.length ? (
             <table>
               <caption class="visually-hidden">Products</caption>
-              <thead><tr><th scope="col">Name</th><th scope="col">Slug</th><th scope="col">Vendor</th><th scope="col">Updated</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Slug</th>
+                  <th scope="col">Vendor</th>
+                  <th scope="col">Updated</th>
+                </tr>
+              </thead>
               <tbody>
                 {products.data.data.map((product) => (
                   <tr key={product.id}>
-                    <td><a href={`/products/${product.id}`}>{product.name}</a></td>
-                    <td><code>{product.slug}</code></td>
+                    <td>
+                      <a href={`/products/${product.id}`}>{product.name}</a>
+                    </td>
+                    <td>
+                      <code>{product.slug}</code>
+                    </td>
                     <td>{product.vendor ?? '—'}</td>
                     <td>{formatDate(product.updated_at)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
-          ) : <p class="muted">{query ? 'No product matches.' : 'No products yet.'}</p>
+          ) : (
+            <p class="muted">{query ? 'No product matches.' : 'No products yet.'}</p>
+          )
         ) : null}
         <Pager meta={products.data?.meta} onPage={setPage} label="Products" />
       </Section>
@@ -64,7 +86,8 @@ function CreateProduct() {
     setError(undefined);
     const { data, error: failure } = await api.POST('/api/products', {
       body: {
-        name: text('name'), slug: text('slug'),
+        name: text('name'),
+        slug: text('slug'),
         ...(text('vendor') ? { vendor: text('vendor') } : {}),
         ...(text('description') ? { description: text('description') } : {}),
       },
@@ -76,12 +99,28 @@ function CreateProduct() {
   return (
     <Section title="New product">
       <form class="grid-form" onSubmit={(event) => void submit(event)}>
-        <label>Name<input name="name" required maxLength={255} /></label>
-        <label>Slug<input name="slug" required pattern="[a-z\-]+" title="Lower-case letters and hyphens" maxLength={255} /></label>
-        <label>Vendor<input name="vendor" maxLength={255} /></label>
-        <label class="wide">Description<textarea name="description" maxLength={5000} rows={2} /></label>
+        <label>
+          Name
+          <input name="name" required maxLength={255} />
+        </label>
+        <label>
+          Slug
+          <input name="slug" required pattern="[a-z\-]+" title="Lower-case letters and hyphens" maxLength={255} />
+        </label>
+        <label>
+          Vendor
+          <input name="vendor" maxLength={255} />
+        </label>
+        <label class="wide">
+          Description
+          <textarea name="description" maxLength={5000} rows={2} />
+        </label>
         <ErrorMessage message={error} />
-        <div class="actions"><button type="submit" class="primary" disabled={busy}>Create product</button></div>
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Create product
+          </button>
+        </div>
       </form>
     </Section>
   );

@@ -12,15 +12,26 @@ type Sbom = Schemas['Sbom'];
 
 export function ReleasePage({ releaseId }: { releaseId: string }) {
   const me = useMe();
-  const release = useLoad(() => must(api.GET('/api/releases/{releaseId}', { params: { path: { releaseId } } })), [releaseId]);
+  const release = useLoad(
+    () => must(api.GET('/api/releases/{releaseId}', { params: { path: { releaseId } } })),
+    [releaseId],
+  );
   const productId = release.data?.data.productId;
   const product = useLoad(
-    () => (productId ? must(api.GET('/api/products/{productId}', { params: { path: { productId } } })) : Promise.resolve(undefined)),
+    () =>
+      productId
+        ? must(api.GET('/api/products/{productId}', { params: { path: { productId } } }))
+        : Promise.resolve(undefined),
     [productId],
   );
   const [findingsVersion, setFindingsVersion] = useState(0);
-  const sboms = useLoad(() => must(api.GET('/api/releases/{releaseId}/sboms', { params: { path: { releaseId } } })), [releaseId]);
-  const scanning = (sboms.data?.data ?? []).some((sbom) => sbom.scan.status !== 'completed' && sbom.scan.status !== 'failed');
+  const sboms = useLoad(
+    () => must(api.GET('/api/releases/{releaseId}/sboms', { params: { path: { releaseId } } })),
+    [releaseId],
+  );
+  const scanning = (sboms.data?.data ?? []).some(
+    (sbom) => sbom.scan.status !== 'completed' && sbom.scan.status !== 'failed',
+  );
 
   // Scans run in the background after an upload: look again until they are done, then refresh the findings.
   const wasScanning = useRef(false);
@@ -42,14 +53,33 @@ export function ReleasePage({ releaseId }: { releaseId: string }) {
   const data = release.data?.data;
   return (
     <>
-      <p class="crumbs"><a href="/">Products</a> / {productId ? <a href={`/products/${productId}`}>{product.data?.data.name ?? 'Product'}</a> : null} /</p>
+      <p class="crumbs">
+        <a href="/">Products</a> /{' '}
+        {productId ? <a href={`/products/${productId}`}>{product.data?.data.name ?? 'Product'}</a> : null} /
+      </p>
       <h1>{title}</h1>
       <ErrorMessage message={release.error} />
       <Loading when={release.loading && !release.data} />
       {data ? (
         <>
-          <ReleaseSummary release={data} canUnlock={can(me, 'vex:write')} onUnlocked={() => { release.reload(); setFindingsVersion((value) => value + 1); }} />
-          {can(me, 'sboms:write') ? <UploadSbom releaseId={releaseId} locked={data.is_locked} onUploaded={() => { sboms.reload(); setFindingsVersion((value) => value + 1); }} /> : null}
+          <ReleaseSummary
+            release={data}
+            canUnlock={can(me, 'vex:write')}
+            onUnlocked={() => {
+              release.reload();
+              setFindingsVersion((value) => value + 1);
+            }}
+          />
+          {can(me, 'sboms:write') ? (
+            <UploadSbom
+              releaseId={releaseId}
+              locked={data.is_locked}
+              onUploaded={() => {
+                sboms.reload();
+                setFindingsVersion((value) => value + 1);
+              }}
+            />
+          ) : null}
           <SbomList sboms={sboms.data?.data} error={sboms.error} scanning={scanning} />
           <Findings releaseId={releaseId} version={findingsVersion} locked={data.is_locked} />
           <VexDocuments releaseId={releaseId} onChanged={release.reload} />
@@ -60,17 +90,39 @@ export function ReleasePage({ releaseId }: { releaseId: string }) {
   );
 }
 
-function ReleaseSummary({ release, canUnlock, onUnlocked }: { release: Release; canUnlock: boolean; onUnlocked: () => void }) {
+function ReleaseSummary({
+  release,
+  canUnlock,
+  onUnlocked,
+}: {
+  release: Release;
+  canUnlock: boolean;
+  onUnlocked: () => void;
+}) {
   return (
     <Section title="Overview">
       <dl class="facts">
-        <div><dt>Status</dt><dd>{release.status}</dd></div>
-        <div><dt>Release date</dt><dd>{release.releaseDate ?? '—'}</dd></div>
-        <div><dt>Chain</dt><dd>{release.is_locked ? <span class="badge warn">Locked by its VEX workflow</span> : 'Unlocked'}</dd></div>
-        <div><dt>Package URL</dt><dd>{release.purl ? <code>{release.purl}</code> : '—'}</dd></div>
+        <div>
+          <dt>Status</dt>
+          <dd>{release.status}</dd>
+        </div>
+        <div>
+          <dt>Release date</dt>
+          <dd>{release.releaseDate ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Chain</dt>
+          <dd>{release.is_locked ? <span class="badge warn">Locked by its VEX workflow</span> : 'Unlocked'}</dd>
+        </div>
+        <div>
+          <dt>Package URL</dt>
+          <dd>{release.purl ? <code>{release.purl}</code> : '—'}</dd>
+        </div>
       </dl>
       <p class="links">
-        <a href={`/api/compliance/${release.id}/report`} target="_blank" rel="noopener">Compliance report</a>
+        <a href={`/api/compliance/${release.id}/report`} target="_blank" rel="noopener">
+          Compliance report
+        </a>
         <a href="/audit">Audit export</a>
       </p>
       {release.is_locked && canUnlock ? <Unlock releaseId={release.id} onUnlocked={onUnlocked} /> : null}
@@ -84,7 +136,10 @@ function Unlock({ releaseId, onUnlocked }: { releaseId: string; onUnlocked: () =
   const [error, setError] = useState<string>();
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    const { error: failure } = await api.POST('/api/releases/{releaseId}/unlock', { params: { path: { releaseId } }, body: { comment: comment.trim() } });
+    const { error: failure } = await api.POST('/api/releases/{releaseId}/unlock', {
+      params: { path: { releaseId } },
+      body: { comment: comment.trim() },
+    });
     if (failure) setError(errorText(failure));
     else {
       setComment('');
@@ -93,8 +148,19 @@ function Unlock({ releaseId, onUnlocked }: { releaseId: string; onUnlocked: () =
   };
   return (
     <form class="toolbar" aria-label="Unlock the release" onSubmit={(event) => void submit(event)}>
-      <label>Why unlock (required)<textarea rows={1} required maxLength={5000} value={comment} onInput={(event) => setComment(event.currentTarget.value)} /></label>
-      <button type="submit" disabled={!comment.trim()}>Unlock release</button>
+      <label>
+        Why unlock (required)
+        <textarea
+          rows={1}
+          required
+          maxLength={5000}
+          value={comment}
+          onInput={(event) => setComment(event.currentTarget.value)}
+        />
+      </label>
+      <button type="submit" disabled={!comment.trim()}>
+        Unlock release
+      </button>
       <ErrorMessage message={error} />
     </form>
   );
@@ -116,7 +182,9 @@ function UploadSbom({ releaseId, locked, onUploaded }: { releaseId: string; lock
       const result = await uploadSbom(releaseId, file, (fraction, phase) => setProgress({ fraction, phase }));
       if (result.status === 200 || result.status === 201) {
         const sbom = (result.body as { data: Sbom }).data;
-        setNotice(`${file.name}: ${sbom.format} ${sbom.spec_version}, ${sbom.component_count} components${result.status === 200 ? ' (already uploaded)' : ''}.`);
+        setNotice(
+          `${file.name}: ${sbom.format} ${sbom.spec_version}, ${sbom.component_count} components${result.status === 200 ? ' (already uploaded)' : ''}.`,
+        );
         onUploaded();
       } else setError(`${file.name}: ${errorText(result.body, `the server answered ${result.status}`)}`);
     } catch (failure) {
@@ -129,20 +197,39 @@ function UploadSbom({ releaseId, locked, onUploaded }: { releaseId: string; lock
 
   return (
     <Section title="Upload an SBOM">
-      {locked ? <p class="muted">The release is locked while a VEX document is submitted, approved or published: its SBOMs and decisions stay as reviewed.</p> : (
-      <div
-        class={`dropzone${dragging ? ' dragging' : ''}`}
-        onDragOver={(event) => { event.preventDefault(); setDragging(true); }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={(event) => { event.preventDefault(); setDragging(false); void send(event.dataTransfer?.files[0]); }}
-        data-testid="sbom-dropzone"
-      >
-        <p>Drop a CycloneDX or SPDX file here (JSON, XML or tag-value, gzip or not), or</p>
-        <label class="button">
-          Choose a file
-          <input ref={input} type="file" class="visually-hidden" accept=".json,.xml,.spdx,.gz,.cdx,application/json,text/xml" onChange={(event) => void send(event.currentTarget.files?.[0])} disabled={progress !== undefined} />
-        </label>
-      </div>
+      {locked ? (
+        <p class="muted">
+          The release is locked while a VEX document is submitted, approved or published: its SBOMs and decisions stay
+          as reviewed.
+        </p>
+      ) : (
+        <div
+          class={`dropzone${dragging ? ' dragging' : ''}`}
+          onDragOver={(event) => {
+            event.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={(event) => {
+            event.preventDefault();
+            setDragging(false);
+            void send(event.dataTransfer?.files[0]);
+          }}
+          data-testid="sbom-dropzone"
+        >
+          <p>Drop a CycloneDX or SPDX file here (JSON, XML or tag-value, gzip or not), or</p>
+          <label class="button">
+            Choose a file
+            <input
+              ref={input}
+              type="file"
+              class="visually-hidden"
+              accept=".json,.xml,.spdx,.gz,.cdx,application/json,text/xml"
+              onChange={(event) => void send(event.currentTarget.files?.[0])}
+              disabled={progress !== undefined}
+            />
+          </label>
+        </div>
       )}
       {progress ? (
         <p>
@@ -158,19 +245,40 @@ function UploadSbom({ releaseId, locked, onUploaded }: { releaseId: string; lock
   );
 }
 
-function SbomList({ sboms, error, scanning }: { sboms: Sbom[] | undefined; error: string | undefined; scanning: boolean }) {
+function SbomList({
+  sboms,
+  error,
+  scanning,
+}: {
+  sboms: Sbom[] | undefined;
+  error: string | undefined;
+  scanning: boolean;
+}) {
   return (
     <Section title="SBOMs">
       <ErrorMessage message={error} />
       {sboms?.length ? (
         <table>
           <caption class="visually-hidden">SBOMs of this release</caption>
-          <thead><tr><th scope="col">File</th><th scope="col">Format</th><th scope="col">Components</th><th scope="col">Scan</th><th scope="col">Findings</th><th scope="col">Uploaded</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">File</th>
+              <th scope="col">Format</th>
+              <th scope="col">Components</th>
+              <th scope="col">Scan</th>
+              <th scope="col">Findings</th>
+              <th scope="col">Uploaded</th>
+            </tr>
+          </thead>
           <tbody>
             {sboms.map((sbom) => (
               <tr key={sbom.id}>
-                <td><a href={`/api/sboms/${sbom.id}/download`}>{sbom.file_name ?? sbom.id}</a></td>
-                <td>{sbom.format} {sbom.spec_version}</td>
+                <td>
+                  <a href={`/api/sboms/${sbom.id}/download`}>{sbom.file_name ?? sbom.id}</a>
+                </td>
+                <td>
+                  {sbom.format} {sbom.spec_version}
+                </td>
                 <td>{sbom.component_count}</td>
                 <td>{sbom.scan.status}</td>
                 <td>{sbom.scan.finding_count}</td>
@@ -179,8 +287,12 @@ function SbomList({ sboms, error, scanning }: { sboms: Sbom[] | undefined; error
             ))}
           </tbody>
         </table>
-      ) : <p class="muted">No SBOM yet.</p>}
-      <p class="muted" aria-live="polite">{scanning ? 'Scanning for vulnerabilities…' : ''}</p>
+      ) : (
+        <p class="muted">No SBOM yet.</p>
+      )}
+      <p class="muted" aria-live="polite">
+        {scanning ? 'Scanning for vulnerabilities…' : ''}
+      </p>
     </Section>
   );
 }
@@ -195,7 +307,9 @@ function EditRelease({ release, onSaved }: { release: Release; onSaved: () => vo
     const { error: failure } = await api.PUT('/api/releases/{releaseId}', {
       params: { path: { releaseId: release.id } },
       body: {
-        name: text('name') || null, notes: text('notes') || null, releaseDate: text('releaseDate') || null,
+        name: text('name') || null,
+        notes: text('notes') || null,
+        releaseDate: text('releaseDate') || null,
         status: text('status') as Release['status'],
       },
     });
@@ -204,16 +318,33 @@ function EditRelease({ release, onSaved }: { release: Release; onSaved: () => vo
   return (
     <Section title="Edit release">
       <form class="grid-form" onSubmit={(event) => void submit(event)}>
-        <label>Name<input name="name" maxLength={255} value={release.name ?? ''} /></label>
-        <label>Release date<input name="releaseDate" type="date" value={release.releaseDate?.slice(0, 10) ?? ''} /></label>
-        <label>Status
+        <label>
+          Name
+          <input name="name" maxLength={255} value={release.name ?? ''} />
+        </label>
+        <label>
+          Release date
+          <input name="releaseDate" type="date" value={release.releaseDate?.slice(0, 10) ?? ''} />
+        </label>
+        <label>
+          Status
           <select name="status" value={release.status}>
-            <option value="active">active</option><option value="deprecated">deprecated</option><option value="end-of-life">end-of-life</option>
+            <option value="active">active</option>
+            <option value="deprecated">deprecated</option>
+            <option value="end-of-life">end-of-life</option>
           </select>
         </label>
-        <label class="wide">Notes<textarea name="notes" rows={2} maxLength={10000} value={release.notes ?? ''} /></label>
+        <label class="wide">
+          Notes
+          <textarea name="notes" rows={2} maxLength={10000} value={release.notes ?? ''} />
+        </label>
         <ErrorMessage message={error} />
-        <div class="actions"><button type="submit" disabled={release.is_locked}>Save release</button><Notice message={notice} /></div>
+        <div class="actions">
+          <button type="submit" disabled={release.is_locked}>
+            Save release
+          </button>
+          <Notice message={notice} />
+        </div>
       </form>
     </Section>
   );

@@ -14,23 +14,49 @@ const PERMISSIONS: Array<{ value: Permission; text: string }> = [
   { value: 'settings.manage', text: 'Manage settings (members, keys, policies)' },
 ];
 const SCOPES: Scope[] = [
-  'products:read', 'products:write', 'releases:read', 'releases:write', 'sboms:read', 'sboms:write', 'vulnerabilities:read',
-  'dispositions:read', 'dispositions:write', 'vex:read', 'vex:write', 'disclosures:read', 'compliance:read', 'audit:read',
-  'cve:trigger', 'settings:read', 'settings:write',
+  'products:read',
+  'products:write',
+  'releases:read',
+  'releases:write',
+  'sboms:read',
+  'sboms:write',
+  'vulnerabilities:read',
+  'dispositions:read',
+  'dispositions:write',
+  'vex:read',
+  'vex:write',
+  'disclosures:read',
+  'compliance:read',
+  'audit:read',
+  'cve:trigger',
+  'settings:read',
+  'settings:write',
 ];
 /** What a CI pipeline uploading SBOMs needs (docs/ci.md). */
-const CI_SCOPES: Scope[] = ['products:read', 'releases:read', 'releases:write', 'sboms:read', 'sboms:write', 'vulnerabilities:read'];
+const CI_SCOPES: Scope[] = [
+  'products:read',
+  'releases:read',
+  'releases:write',
+  'sboms:read',
+  'sboms:write',
+  'vulnerabilities:read',
+];
 
 export function SettingsPage() {
   useTitle('Settings');
   const me = useMe();
   const manage = can(me, 'settings:write');
   // One read of the team settings for the sections that show and save them.
-  const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data), []);
+  const settings = useLoad(
+    () => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data),
+    [],
+  );
   return (
     <>
       <h1>Settings</h1>
-      {!manage ? <p class="notice">You can read these settings; changing them needs the “Manage settings” permission.</p> : null}
+      {!manage ? (
+        <p class="notice">You can read these settings; changing them needs the “Manage settings” permission.</p>
+      ) : null}
       <Members manage={manage} myId={me.caller.id} />
       <ApiKeys manage={manage} />
       <Sla manage={manage} settings={settings} />
@@ -50,7 +76,9 @@ function Members({ manage, myId }: { manage: boolean; myId: string }) {
     const email = fieldText(form, 'email');
     const name = fieldText(form, 'name');
     const permissions = form.getAll('permissions').map(String) as Permission[];
-    const { error: failure } = await api.POST('/api/members', { body: { email, ...(name ? { name } : {}), permissions } });
+    const { error: failure } = await api.POST('/api/members', {
+      body: { email, ...(name ? { name } : {}), permissions },
+    });
     if (failure) setError(errorText(failure));
     else {
       setError(undefined);
@@ -60,15 +88,22 @@ function Members({ manage, myId }: { manage: boolean; myId: string }) {
     }
   };
   const setPermission = async (member: Schemas['Member'], permission: Permission, on: boolean) => {
-    const permissions = on ? [...new Set([...member.permissions, permission])] : member.permissions.filter((value) => value !== permission);
-    const { error: failure } = await api.PUT('/api/members/{memberId}', { params: { path: { memberId: member.id } }, body: { permissions } });
+    const permissions = on
+      ? [...new Set([...member.permissions, permission])]
+      : member.permissions.filter((value) => value !== permission);
+    const { error: failure } = await api.PUT('/api/members/{memberId}', {
+      params: { path: { memberId: member.id } },
+      body: { permissions },
+    });
     setError(failure ? errorText(failure) : undefined);
     setNotice(failure ? undefined : `Permissions of ${member.email} saved.`);
     members.reload();
   };
   const remove = async (member: Schemas['Member']) => {
     if (!window.confirm(`Remove ${member.email} from the team? Their sessions end at once.`)) return;
-    const { error: failure } = await api.DELETE('/api/members/{memberId}', { params: { path: { memberId: member.id } } });
+    const { error: failure } = await api.DELETE('/api/members/{memberId}', {
+      params: { path: { memberId: member.id } },
+    });
     setError(failure ? errorText(failure) : undefined);
     setNotice(failure ? undefined : `${member.email} removed.`);
     members.reload();
@@ -79,21 +114,46 @@ function Members({ manage, myId }: { manage: boolean; myId: string }) {
       <Notice message={notice} />
       <table>
         <caption class="visually-hidden">Team members</caption>
-        <thead><tr><th scope="col">Member</th>{PERMISSIONS.map((permission) => <th scope="col" key={permission.value}>{permission.value}</th>)}<th scope="col">Since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Member</th>
+            {PERMISSIONS.map((permission) => (
+              <th scope="col" key={permission.value}>
+                {permission.value}
+              </th>
+            ))}
+            <th scope="col">Since</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
         <tbody>
           {(members.data?.data ?? []).map((member) => (
             <tr key={member.id}>
-              <td>{member.name}<div class="muted small">{member.email}</div></td>
+              <td>
+                {member.name}
+                <div class="muted small">{member.email}</div>
+              </td>
               {PERMISSIONS.map((permission) => (
                 <td key={permission.value}>
                   <input
-                    type="checkbox" aria-label={`${permission.value} for ${member.email}`} disabled={!manage}
-                    checked={member.permissions.includes(permission.value)} onChange={(event) => void setPermission(member, permission.value, event.currentTarget.checked)}
+                    type="checkbox"
+                    aria-label={`${permission.value} for ${member.email}`}
+                    disabled={!manage}
+                    checked={member.permissions.includes(permission.value)}
+                    onChange={(event) => void setPermission(member, permission.value, event.currentTarget.checked)}
                   />
                 </td>
               ))}
               <td>{formatDate(member.createdAt)}</td>
-              <td>{manage && member.id !== myId ? <button type="button" class="danger" onClick={() => void remove(member)}>Remove<span class="visually-hidden"> {member.email}</span></button> : null}</td>
+              <td>
+                {manage && member.id !== myId ? (
+                  <button type="button" class="danger" onClick={() => void remove(member)}>
+                    Remove<span class="visually-hidden"> {member.email}</span>
+                  </button>
+                ) : null}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -101,15 +161,28 @@ function Members({ manage, myId }: { manage: boolean; myId: string }) {
       {manage ? (
         <form class="grid-form" aria-label="Invite a member" onSubmit={(event) => void invite(event)}>
           <h3 class="wide">Invite a member</h3>
-          <label>Email<input name="email" type="email" required maxLength={254} /></label>
-          <label>Name<input name="name" maxLength={255} /></label>
+          <label>
+            Email
+            <input name="email" type="email" required maxLength={254} />
+          </label>
+          <label>
+            Name
+            <input name="name" maxLength={255} />
+          </label>
           <fieldset class="wide">
             <legend>Permissions</legend>
             {PERMISSIONS.map((permission) => (
-              <label class="check" key={permission.value}><input type="checkbox" name="permissions" value={permission.value} />{permission.text}</label>
+              <label class="check" key={permission.value}>
+                <input type="checkbox" name="permissions" value={permission.value} />
+                {permission.text}
+              </label>
             ))}
           </fieldset>
-          <div class="actions"><button type="submit" class="primary">Invite</button></div>
+          <div class="actions">
+            <button type="submit" class="primary">
+              Invite
+            </button>
+          </div>
         </form>
       ) : null}
     </Section>
@@ -131,7 +204,11 @@ function ApiKeys({ manage }: { manage: boolean }) {
     const form = new FormData(formElement);
     const expires = Number(form.get('expiresInDays') ?? 0);
     const { data, error: failure } = await api.POST('/api/keys', {
-      body: { name: fieldText(form, 'name'), scopes: [...scopes], ...(expires ? { expiresInDays: expires as 30 | 90 | 180 | 365 } : {}) },
+      body: {
+        name: fieldText(form, 'name'),
+        scopes: [...scopes],
+        ...(expires ? { expiresInDays: expires as 30 | 90 | 180 | 365 } : {}),
+      },
     });
     if (failure || !data) setError(errorText(failure));
     else {
@@ -162,23 +239,62 @@ function ApiKeys({ manage }: { manage: boolean }) {
       <ErrorMessage message={error ?? keys.error} />
       {created ? (
         <div class="created-key" role="status">
-          <p><strong>Key {created.name} created.</strong> Copy it now: it is shown only once.</p>
-          <label>Key value<input readOnly value={created.key} class="mono" data-testid="created-key" onFocus={(event) => event.currentTarget.select()} /></label>
-          <div class="actions"><button type="button" onClick={() => void copy()}>Copy</button><button type="button" onClick={() => setCreated(undefined)}>Done</button><span>{copied}</span></div>
+          <p>
+            <strong>Key {created.name} created.</strong> Copy it now: it is shown only once.
+          </p>
+          <label>
+            Key value
+            <input
+              readOnly
+              value={created.key}
+              class="mono"
+              data-testid="created-key"
+              onFocus={(event) => event.currentTarget.select()}
+            />
+          </label>
+          <div class="actions">
+            <button type="button" onClick={() => void copy()}>
+              Copy
+            </button>
+            <button type="button" onClick={() => setCreated(undefined)}>
+              Done
+            </button>
+            <span>{copied}</span>
+          </div>
         </div>
       ) : null}
       <table>
         <caption class="visually-hidden">API keys</caption>
-        <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Created</th>
+            <th scope="col">Expires</th>
+            <th scope="col">State</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
         <tbody>
           {(keys.data?.data ?? []).map((key) => (
             <tr key={key.id}>
-              <td>{key.name}<div class="muted small">by {creator(key.createdBy)}</div></td>
+              <td>
+                {key.name}
+                <div class="muted small">by {creator(key.createdBy)}</div>
+              </td>
               <td class="small">{key.scopes.join(', ')}</td>
               <td>{formatDate(key.createdAt)}</td>
               <td>{key.expiresAt ? formatDate(key.expiresAt) : 'Never'}</td>
               <td>{key.revokedAt ? `Revoked ${formatDate(key.revokedAt)}` : 'Active'}</td>
-              <td>{manage && !key.revokedAt ? <button type="button" class="danger" onClick={() => void revoke(key)}>Revoke<span class="visually-hidden"> {key.name}</span></button> : null}</td>
+              <td>
+                {manage && !key.revokedAt ? (
+                  <button type="button" class="danger" onClick={() => void revoke(key)}>
+                    Revoke<span class="visually-hidden"> {key.name}</span>
+                  </button>
+                ) : null}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -186,26 +302,43 @@ function ApiKeys({ manage }: { manage: boolean }) {
       {manage ? (
         <form class="grid-form" aria-label="Create an API key" onSubmit={(event) => void create(event)}>
           <h3 class="wide">Create a key</h3>
-          <label>Name<input name="name" required maxLength={100} pattern="[\w.\-]+" title="Letters, digits, _ . -" /></label>
-          <label>Expires
+          <label>
+            Name
+            <input name="name" required maxLength={100} pattern="[\w.\-]+" title="Letters, digits, _ . -" />
+          </label>
+          <label>
+            Expires
             <select name="expiresInDays">
-              <option value="90">in 90 days</option><option value="30">in 30 days</option><option value="180">in 180 days</option><option value="365">in 365 days</option><option value="0">never</option>
+              <option value="90">in 90 days</option>
+              <option value="30">in 30 days</option>
+              <option value="180">in 180 days</option>
+              <option value="365">in 365 days</option>
+              <option value="0">never</option>
             </select>
           </label>
           <fieldset class="wide scopes">
             <legend>Scopes</legend>
             {SCOPES.map((scope) => (
               <label class="check" key={scope}>
-                <input type="checkbox" checked={scopes.has(scope)} onChange={(event) => {
-                  const next = new Set(scopes);
-                  if (event.currentTarget.checked) next.add(scope);
-                  else next.delete(scope);
-                  setScopes(next);
-                }} />{scope}
+                <input
+                  type="checkbox"
+                  checked={scopes.has(scope)}
+                  onChange={(event) => {
+                    const next = new Set(scopes);
+                    if (event.currentTarget.checked) next.add(scope);
+                    else next.delete(scope);
+                    setScopes(next);
+                  }}
+                />
+                {scope}
               </label>
             ))}
           </fieldset>
-          <div class="actions"><button type="submit" class="primary" disabled={scopes.size === 0}>Create key</button></div>
+          <div class="actions">
+            <button type="submit" class="primary" disabled={scopes.size === 0}>
+              Create key
+            </button>
+          </div>
         </form>
       ) : null}
     </Section>
@@ -213,8 +346,11 @@ function ApiKeys({ manage }: { manage: boolean }) {
 }
 
 const SLA_FIELDS: Array<{ key: keyof SlaPolicy; text: string }> = [
-  { key: 'critical', text: 'Critical (days)' }, { key: 'high', text: 'High (days)' }, { key: 'medium', text: 'Medium (days)' },
-  { key: 'low', text: 'Low (days)' }, { key: 'kev', text: 'Known exploited (days)' },
+  { key: 'critical', text: 'Critical (days)' },
+  { key: 'high', text: 'High (days)' },
+  { key: 'medium', text: 'Medium (days)' },
+  { key: 'low', text: 'Low (days)' },
+  { key: 'kev', text: 'Known exploited (days)' },
 ];
 
 function Sla({ manage, settings }: { manage: boolean; settings: Loaded<TeamSettings> }) {
@@ -224,11 +360,17 @@ function Sla({ manage, settings }: { manage: boolean; settings: Loaded<TeamSetti
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const number = (name: string) => Number(form.get(name));
     const slaPolicy: SlaPolicy = {
-      critical: number('critical'), high: number('high'), medium: number('medium'), low: number('low'), kev: number('kev'),
+      critical: number('critical'),
+      high: number('high'),
+      medium: number('medium'),
+      low: number('low'),
+      kev: number('kev'),
       atRiskRatio: number('atRiskPercent') / 100,
     };
     start();
-    const { error: failure } = await api.PUT('/api/settings', { body: { slaPolicy, requireDistinctApprover: form.get('requireDistinctApprover') === 'on' } });
+    const { error: failure } = await api.PUT('/api/settings', {
+      body: { slaPolicy, requireDistinctApprover: form.get('requireDistinctApprover') === 'on' },
+    });
     settle(failure, 'SLA policy saved.', settings.reload);
   };
   const policy = settings.data?.slaPolicy;
@@ -239,11 +381,48 @@ function Sla({ manage, settings }: { manage: boolean; settings: Loaded<TeamSetti
       {policy ? (
         <form class="grid-form" aria-label="SLA policy" onSubmit={(event) => void save(event)}>
           {SLA_FIELDS.map((field) => (
-            <label key={field.key}>{field.text}<input name={field.key} type="number" min={1} max={3650} required value={policy[field.key]} disabled={!manage} /></label>
+            <label key={field.key}>
+              {field.text}
+              <input
+                name={field.key}
+                type="number"
+                min={1}
+                max={3650}
+                required
+                value={policy[field.key]}
+                disabled={!manage}
+              />
+            </label>
           ))}
-          <label>At risk after (% of the window)<input name="atRiskPercent" type="number" min={10} max={99} required value={Math.round(policy.atRiskRatio * 100)} disabled={!manage} /></label>
-          <label class="check wide"><input type="checkbox" name="requireDistinctApprover" checked={settings.data?.requireDistinctApprover} disabled={!manage} />An approver must not be the member who submitted the document</label>
-          <div class="actions">{manage ? <button type="submit" class="primary">Save policy</button> : null}<Notice message={notice} /></div>
+          <label>
+            At risk after (% of the window)
+            <input
+              name="atRiskPercent"
+              type="number"
+              min={10}
+              max={99}
+              required
+              value={Math.round(policy.atRiskRatio * 100)}
+              disabled={!manage}
+            />
+          </label>
+          <label class="check wide">
+            <input
+              type="checkbox"
+              name="requireDistinctApprover"
+              checked={settings.data?.requireDistinctApprover}
+              disabled={!manage}
+            />
+            An approver must not be the member who submitted the document
+          </label>
+          <div class="actions">
+            {manage ? (
+              <button type="submit" class="primary">
+                Save policy
+              </button>
+            ) : null}
+            <Notice message={notice} />
+          </div>
         </form>
       ) : null}
     </Section>
@@ -256,32 +435,47 @@ function readableMinutes(minutes: number): string {
   const days = Math.floor(minutes / 1440);
   const hours = Math.floor((minutes % 1440) / 60);
   const rest = minutes % 60;
-  const parts = [days ? `${days} day${days === 1 ? '' : 's'}` : '', hours ? `${hours} h` : '', rest ? `${rest} min` : ''];
+  const parts = [
+    days ? `${days} day${days === 1 ? '' : 's'}` : '',
+    hours ? `${hours} h` : '',
+    rest ? `${rest} min` : '',
+  ];
   return parts.filter(Boolean).join(' ');
 }
 
 type TimeoutField = keyof TeamSettings['sessionTimeouts'];
 const TIMEOUT_FIELDS: Array<{ key: TimeoutField; text: string }> = [
-  { key: 'idleMinutes', text: 'Idle timeout (minutes)' }, { key: 'absoluteMinutes', text: 'Absolute timeout (minutes)' },
+  { key: 'idleMinutes', text: 'Idle timeout (minutes)' },
+  { key: 'absoluteMinutes', text: 'Absolute timeout (minutes)' },
 ];
 
 function SessionTimeouts({ manage, settings }: { manage: boolean; settings: Loaded<TeamSettings> }) {
   const { error, notice, start, settle } = useSaveResult();
   const [draft, setDraft] = useState<Partial<TeamSettings['sessionTimeouts']>>({});
   const current = settings.data?.sessionTimeouts;
-  const values = { idleMinutes: draft.idleMinutes ?? current?.idleMinutes ?? 0, absoluteMinutes: draft.absoluteMinutes ?? current?.absoluteMinutes ?? 0 };
+  const values = {
+    idleMinutes: draft.idleMinutes ?? current?.idleMinutes ?? 0,
+    absoluteMinutes: draft.absoluteMinutes ?? current?.absoluteMinutes ?? 0,
+  };
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
     start();
     const { error: failure } = await api.PUT('/api/settings', { body: { sessionTimeouts: values } });
-    settle(failure, 'Session timeouts saved. A shorter timeout ends open sessions at their next request; a longer absolute timeout applies from the next sign-in.', () => {
-      setDraft({});
-      settings.reload();
-    });
+    settle(
+      failure,
+      'Session timeouts saved. A shorter timeout ends open sessions at their next request; a longer absolute timeout applies from the next sign-in.',
+      () => {
+        setDraft({});
+        settings.reload();
+      },
+    );
   };
   return (
     <Section title="Browser sessions">
-      <p class="muted">A member signed in to the console is signed out after this long without a request, and this long after signing in however active. API keys and CI tokens are not affected.</p>
+      <p class="muted">
+        A member signed in to the console is signed out after this long without a request, and this long after signing
+        in however active. API keys and CI tokens are not affected.
+      </p>
       <ErrorMessage message={error ?? settings.error} />
       {current ? (
         <form class="grid-form" aria-label="Session timeouts" onSubmit={(event) => void save(event)}>
@@ -290,13 +484,31 @@ function SessionTimeouts({ manage, settings }: { manage: boolean; settings: Load
             return (
               <label key={key}>
                 {text}
-                <input name={key} type="number" min={bounds.min} max={bounds.max} step={1} required value={values[key]} disabled={!manage}
-                  onInput={(event) => setDraft({ ...draft, [key]: event.currentTarget.valueAsNumber })} />
-                <span class="muted small">{readableMinutes(values[key])} · {bounds.min}–{bounds.max}</span>
+                <input
+                  name={key}
+                  type="number"
+                  min={bounds.min}
+                  max={bounds.max}
+                  step={1}
+                  required
+                  value={values[key]}
+                  disabled={!manage}
+                  onInput={(event) => setDraft({ ...draft, [key]: event.currentTarget.valueAsNumber })}
+                />
+                <span class="muted small">
+                  {readableMinutes(values[key])} · {bounds.min}–{bounds.max}
+                </span>
               </label>
             );
           })}
-          <div class="actions">{manage ? <button type="submit" class="primary">Save timeouts</button> : null}<Notice message={notice} /></div>
+          <div class="actions">
+            {manage ? (
+              <button type="submit" class="primary">
+                Save timeouts
+              </button>
+            ) : null}
+            <Notice message={notice} />
+          </div>
         </form>
       ) : null}
     </Section>

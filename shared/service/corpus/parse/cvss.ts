@@ -16,7 +16,10 @@ export function scoreCvss(rawVector: string): { version: CvssVersion; score: Cvs
   const scored = scoreCvssVector(rawVector);
   if (scored === null) return null;
   const version = FAMILY[scored.version];
-  return { version, score: { vector: scored.vector, score: scored.score, severity: severityFor(version, scored.score) } };
+  return {
+    version,
+    score: { vector: scored.vector, score: scored.score, severity: severityFor(version, scored.score) },
+  };
 }
 
 /** Qualitative ratings: FIRST's table for v3/v4, NVD's three bands for v2 (which has no None/Critical). */

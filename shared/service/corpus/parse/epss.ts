@@ -24,7 +24,8 @@ export class EpssFileError extends Error {
 const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 
 export function parseEpssCsv(input: Uint8Array | string): EpssScores {
-  const text = typeof input === 'string' ? input : new TextDecoder('utf-8').decode(isGzip(input) ? gunzipSync(input) : input);
+  const text =
+    typeof input === 'string' ? input : new TextDecoder('utf-8').decode(isGzip(input) ? gunzipSync(input) : input);
   const lines = text.replace(/^\uFEFF/, '');
   const firstBreak = lines.indexOf('\n');
   const firstLine = (firstBreak === -1 ? lines : lines.slice(0, firstBreak)).trim();
@@ -41,7 +42,8 @@ export function parseEpssCsv(input: Uint8Array | string): EpssScores {
   const hasHeader = header?.includes('cve') === true;
   const column = (name: string, fallback: number) => (hasHeader ? header.indexOf(name) : fallback);
   const [cveCol, epssCol, pctCol] = [column('cve', 0), column('epss', 1), column('percentile', 2)];
-  if (cveCol < 0 || epssCol < 0 || pctCol < 0) throw new EpssFileError('EPSS header must name cve, epss and percentile columns');
+  if (cveCol < 0 || epssCol < 0 || pctCol < 0)
+    throw new EpssFileError('EPSS header must name cve, epss and percentile columns');
 
   const scores = new Map<string, EpssScore>();
   let skipped = 0;

@@ -34,13 +34,16 @@ export function* readOsvZip(zip: Uint8Array, windowSize = 2000): Generator<OsvRe
         return index >= start && index < start + windowSize && file.name.toLowerCase().endsWith('.json');
       },
     });
-    for (const [name, bytes] of Object.entries(files)) yield parseEntry(name, () => JSON.parse(decoder.decode(bytes)) as unknown);
+    for (const [name, bytes] of Object.entries(files))
+      yield parseEntry(name, () => JSON.parse(decoder.decode(bytes)) as unknown);
   }
 }
 
 /** Every `*.json` below `dir`, in sorted path order so imports are reproducible. */
 export function* readOsvDirectory(dir: string): Generator<OsvReadResult> {
-  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* readOsvDirectory(path);

@@ -1,10 +1,14 @@
-import {anyJson, defineGroup } from '../route-definition';
+import { anyJson, defineGroup } from '../route-definition';
 
 /** The `openapi` group's routes (the function `functions/openapi/handler.ts` serves them); the whole table is shared/service/http/routes.ts. */
 export const openApiRoutes = defineGroup('openapi', [
   {
-    operationId: 'getOpenApiDocument', method: 'GET', path: '/api/openapi.json', scope: null, mutates: false,
-    summary: 'This API\'s OpenAPI 3.1 document',
+    operationId: 'getOpenApiDocument',
+    method: 'GET',
+    path: '/api/openapi.json',
+    scope: null,
+    mutates: false,
+    summary: "This API's OpenAPI 3.1 document",
     responses: { 200: anyJson('OpenAPI document') },
   },
 ]);

@@ -6,8 +6,20 @@
  */
 import { compareDigits, compareStrings, type VersionComparator } from './comparator';
 
-const APK_VERSION = /^(\d+(?:\.\d+)*)([a-z]?)((?:_(?:alpha|beta|pre|rc|cvs|svn|git|hg|p)\d*)*)(?:~[0-9a-f]+)?(?:-r(\d+))?$/;
-const SUFFIX_RANK: Record<string, number> = { alpha: 0, beta: 1, pre: 2, rc: 3, '': 4, cvs: 5, svn: 6, git: 7, hg: 8, p: 9 };
+const APK_VERSION =
+  /^(\d+(?:\.\d+)*)([a-z]?)((?:_(?:alpha|beta|pre|rc|cvs|svn|git|hg|p)\d*)*)(?:~[0-9a-f]+)?(?:-r(\d+))?$/;
+const SUFFIX_RANK: Record<string, number> = {
+  alpha: 0,
+  beta: 1,
+  pre: 2,
+  rc: 3,
+  '': 4,
+  cvs: 5,
+  svn: 6,
+  git: 7,
+  hg: 8,
+  p: 9,
+};
 
 type ApkVersion = { numbers: string[]; letter: string; suffixes: { name: string; number: string }[]; revision: string };
 

@@ -25,7 +25,9 @@ function splitRevision(epoch: string, rest: string): DebianVersion | null {
   if (!UPSTREAM.test(rest)) return null;
   const hyphen = rest.lastIndexOf('-');
   const revision = hyphen === -1 ? '' : rest.slice(hyphen + 1);
-  return REVISION.test(revision) ? { epoch, upstream: rest.slice(0, hyphen), revision } : { epoch, upstream: rest, revision: '' };
+  return REVISION.test(revision)
+    ? { epoch, upstream: rest.slice(0, hyphen), revision }
+    : { epoch, upstream: rest, revision: '' };
 }
 
 function order(ch: string | undefined): number {

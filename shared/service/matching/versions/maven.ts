@@ -23,14 +23,21 @@ const SHORT_BEFORE_DIGIT: Record<string, string> = { a: 'alpha', b: 'beta', m: '
 
 export function tokenizeMavenVersion(version: string): Token[] {
   const tokens: Token[] = [];
-  const parts = version.trim().toLowerCase().split(/([.-])/);
+  const parts = version
+    .trim()
+    .toLowerCase()
+    .split(/([.-])/);
   for (let i = 0; i < parts.length; i += 2) {
     const separator = i === 0 ? '.' : (parts[i - 1] as '.' | '-');
     const runs = (parts[i] ?? '').match(/\d+|\D+/g) ?? [''];
     runs.forEach((run, j) => {
       const numeric = run === '' || /^\d/.test(run);
       if (numeric) {
-        tokens.push({ prefix: j === 0 ? separator : '-', numeric: true, value: run === '' ? '0' : run.replace(/^0+(?=\d)/, '') });
+        tokens.push({
+          prefix: j === 0 ? separator : '-',
+          numeric: true,
+          value: run === '' ? '0' : run.replace(/^0+(?=\d)/, ''),
+        });
         return;
       }
       const followedByDigit = j < runs.length - 1;
@@ -76,7 +83,8 @@ function compareQualifiers(a: string, b: string): number {
 
 function compareTokens(a: Token, b: Token): number {
   if (!a.numeric && !b.numeric) return compareQualifiers(a.value, b.value);
-  if (a.numeric && b.numeric) return a.prefix === b.prefix ? compareDigits(a.value, b.value) : a.prefix === '-' ? -1 : 1;
+  if (a.numeric && b.numeric)
+    return a.prefix === b.prefix ? compareDigits(a.value, b.value) : a.prefix === '-' ? -1 : 1;
   return a.numeric ? 1 : -1;
 }
 

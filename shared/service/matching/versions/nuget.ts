@@ -7,7 +7,8 @@
 import { compareDigits, type VersionComparator } from './comparator';
 import { compareIdentifiers } from './semver-scheme';
 
-const NUGET_VERSION = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]*)?$/;
+const NUGET_VERSION =
+  /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]*)?$/;
 
 type NuGetVersion = { parts: string[]; labels: string[] };
 
@@ -26,7 +27,8 @@ export function compareNuGetVersions(a: string, b: string): number | null {
     const c = compareDigits(x.parts[i] ?? '0', y.parts[i] ?? '0');
     if (c !== 0) return c;
   }
-  if (x.labels.length === 0 || y.labels.length === 0) return x.labels.length === y.labels.length ? 0 : x.labels.length === 0 ? 1 : -1;
+  if (x.labels.length === 0 || y.labels.length === 0)
+    return x.labels.length === y.labels.length ? 0 : x.labels.length === 0 ? 1 : -1;
   return compareIdentifiers(x.labels, y.labels);
 }
 

@@ -7,12 +7,24 @@
  */
 import { compareDigits, sign, type VersionComparator } from './comparator';
 
-const STABILITY: Record<string, string> = { stable: '', beta: 'beta', b: 'beta', rc: 'RC', alpha: 'alpha', a: 'alpha', patch: 'patch', pl: 'patch', p: 'patch' };
+const STABILITY: Record<string, string> = {
+  stable: '',
+  beta: 'beta',
+  b: 'beta',
+  rc: 'RC',
+  alpha: 'alpha',
+  a: 'alpha',
+  patch: 'patch',
+  pl: 'patch',
+  p: 'patch',
+};
 // Composer writes the stability number as `((?:[.-]?\d+)*+)?`; JS has no possessive quantifier, and the
 // plain `*` splits a digit run every possible way (2^n tries on a failing suffix: issue 8, defect 5).
 // `[.-]?\d+(?:[.-]\d+)*` accepts the same strings with one way to read each.
-const CLASSIC = /^v?(\d{1,5})(\.\d+)?(\.\d+)?(\.\d+)?[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+(?:[.-]\d+)*)?)?)?([.-]?dev)?$/i;
-const DATE = /^v?(\d{4}(?:[.:-]?\d{2}){1,6}(?:[.:-]?\d{1,3}){0,2})[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+(?:[.-]\d+)*)?)?)?([.-]?dev)?$/i;
+const CLASSIC =
+  /^v?(\d{1,5})(\.\d+)?(\.\d+)?(\.\d+)?[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+(?:[.-]\d+)*)?)?)?([.-]?dev)?$/i;
+const DATE =
+  /^v?(\d{4}(?:[.:-]?\d{2}){1,6}(?:[.:-]?\d{1,3}){0,2})[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+(?:[.-]\d+)*)?)?)?([.-]?dev)?$/i;
 const X_DEV = /^v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?[.-]?dev$/i;
 
 /** Composer's normalised form, or null for branch names (dev-master) and strings Composer rejects. */
@@ -29,7 +41,9 @@ export function normalizeComposerVersion(raw: string): string | null {
   if (date?.[1]) return date[1].replace(/\D/g, '.') + suffix(date[2], date[3], date[4]);
   const xDev = X_DEV.exec(version);
   if (xDev) {
-    const parts = [xDev[1], xDev[2], xDev[3], xDev[4]].map((p) => (p === undefined || p === 'x' || p === '*' ? '9999999' : p));
+    const parts = [xDev[1], xDev[2], xDev[3], xDev[4]].map((p) =>
+      p === undefined || p === 'x' || p === '*' ? '9999999' : p,
+    );
     return `${parts.join('.')}-dev`;
   }
   return null;
@@ -78,7 +92,18 @@ function phpCanonical(version: string): string[] {
   return out.join('').split('.');
 }
 
-const SPECIAL_FORMS: [string, number][] = [['dev', 0], ['alpha', 1], ['a', 1], ['beta', 2], ['b', 2], ['RC', 3], ['rc', 3], ['#', 4], ['pl', 5], ['p', 5]];
+const SPECIAL_FORMS: [string, number][] = [
+  ['dev', 0],
+  ['alpha', 1],
+  ['a', 1],
+  ['beta', 2],
+  ['b', 2],
+  ['RC', 3],
+  ['rc', 3],
+  ['#', 4],
+  ['pl', 5],
+  ['p', 5],
+];
 
 /** PHP matches a form by prefix, first in list order ("patch" reads as "p"); unknown strings rank lowest. */
 function formRank(part: string): number {

@@ -93,7 +93,13 @@ export interface CsafVexDocument {
     csaf_version: '2.0';
     lang: 'en';
     distribution?: { tlp: { label: 'WHITE'; url: string } };
-    publisher: { category: 'coordinator' | 'discoverer' | 'other' | 'translator' | 'user' | 'vendor'; name: string; namespace: string; contact_details?: string; issuing_authority?: string };
+    publisher: {
+      category: 'coordinator' | 'discoverer' | 'other' | 'translator' | 'user' | 'vendor';
+      name: string;
+      namespace: string;
+      contact_details?: string;
+      issuing_authority?: string;
+    };
     title: string;
     notes: CsafNote[];
     references?: Array<{ category: 'self'; summary: string; url: string }>;
@@ -118,7 +124,7 @@ export interface CsafVexDocument {
 // Patterns of CSAF 2.0 `product_identification_helper` (csaf_json_schema.json); a value outside them would make the whole document invalid.
 const CSAF_PURL = /^pkg:[A-Za-z.\-+][A-Za-z0-9.\-+]*\/.+/;
 const CSAF_CPE = new RegExp(
-  "^(cpe:2\\.3:[aho\\*\\-](:(((\\?*|\\*?)([a-zA-Z0-9\\-\\._]|(\\\\[\\\\\\*\\?!\"#\\$%&'\\(\\)\\+,/:;<=>@\\[\\]\\^`\\{\\|\\}~]))+(\\?*|\\*?))|[\\*\\-])){5}(:(([a-zA-Z]{2,3}(-([a-zA-Z]{2}|[0-9]{3}))?)|[\\*\\-]))(:(((\\?*|\\*?)([a-zA-Z0-9\\-\\._]|(\\\\[\\\\\\*\\?!\"#\\$%&'\\(\\)\\+,/:;<=>@\\[\\]\\^`\\{\\|\\}~]))+(\\?*|\\*?))|[\\*\\-])){4})|([c][pP][eE]:/[AHOaho]?(:[A-Za-z0-9\\._\\-~%]*){0,6})$",
+  '^(cpe:2\\.3:[aho\\*\\-](:(((\\?*|\\*?)([a-zA-Z0-9\\-\\._]|(\\\\[\\\\\\*\\?!"#\\$%&\'\\(\\)\\+,/:;<=>@\\[\\]\\^`\\{\\|\\}~]))+(\\?*|\\*?))|[\\*\\-])){5}(:(([a-zA-Z]{2,3}(-([a-zA-Z]{2}|[0-9]{3}))?)|[\\*\\-]))(:(((\\?*|\\*?)([a-zA-Z0-9\\-\\._]|(\\\\[\\\\\\*\\?!"#\\$%&\'\\(\\)\\+,/:;<=>@\\[\\]\\^`\\{\\|\\}~]))+(\\?*|\\*?))|[\\*\\-])){4})|([c][pP][eE]:/[AHOaho]?(:[A-Za-z0-9\\._\\-~%]*){0,6})$',
 );
 
 /** Words/operators that CSAF test 6.1.31 reads as a version range in a `product_version` branch name. */
@@ -159,7 +165,10 @@ function helperOf(purl: string | null, cpes: string[]): CsafProductIdentificatio
  * finds the release/component pair through the relationship.
  */
 function relationshipProduct(input: VexGenerationInput, c: VexComponent, releaseLabel: string): CsafFullProductName {
-  const fpn: CsafFullProductName = { name: `${componentLabel(c)} as a component of ${releaseLabel}`, product_id: csafComponentInReleaseProductId(input, c.ref) };
+  const fpn: CsafFullProductName = {
+    name: `${componentLabel(c)} as a component of ${releaseLabel}`,
+    product_id: csafComponentInReleaseProductId(input, c.ref),
+  };
   const helper = helperOf(c.purl, c.cpes);
   if (helper !== undefined) fpn.product_identification_helper = helper;
   return fpn;
@@ -172,15 +181,21 @@ function productTree(prepared: PreparedVex, published: PreparedVulnerability[]):
   const components = prepared.components.filter((c) => named.has(c.ref));
   const vendor = input.product.vendor ?? input.document.publisherName;
   const releaseLabel = `${input.product.name} ${input.release.version}`;
-  const releaseProduct: CsafFullProductName = { name: `${vendor} ${releaseLabel}`, product_id: csafReleaseProductId(input) };
+  const releaseProduct: CsafFullProductName = {
+    name: `${vendor} ${releaseLabel}`,
+    product_id: csafReleaseProductId(input),
+  };
   const releaseHelper = helperOf(input.release.purl ?? null, []);
   if (releaseHelper !== undefined) releaseProduct.product_identification_helper = releaseHelper;
 
   const nameBranch: CsafBranch = { category: 'product_name', name: input.product.name };
-  if (looksLikeVersionRange(input.release.version)) nameBranch.product = releaseProduct; // 6.1.31 would reject it as a product_version
+  if (looksLikeVersionRange(input.release.version))
+    nameBranch.product = releaseProduct; // 6.1.31 would reject it as a product_version
   else nameBranch.branches = [{ category: 'product_version', name: input.release.version, product: releaseProduct }];
 
-  const tree: CsafVexDocument['product_tree'] = { branches: [{ category: 'vendor', name: vendor, branches: [nameBranch] }] };
+  const tree: CsafVexDocument['product_tree'] = {
+    branches: [{ category: 'vendor', name: vendor, branches: [nameBranch] }],
+  };
   if (components.length > 0) {
     tree.full_product_names = components.map((c: VexComponent): CsafFullProductName => {
       const fpn: CsafFullProductName = { name: componentLabel(c), product_id: csafComponentProductId(c.ref) };
@@ -188,14 +203,12 @@ function productTree(prepared: PreparedVex, published: PreparedVulnerability[]):
       if (helper !== undefined) fpn.product_identification_helper = helper;
       return fpn;
     });
-    tree.relationships = components.map(
-      (c): CsafRelationship => ({
-        category: 'default_component_of',
-        full_product_name: relationshipProduct(input, c, releaseLabel),
-        product_reference: csafComponentProductId(c.ref),
-        relates_to_product_reference: releaseProduct.product_id,
-      }),
-    );
+    tree.relationships = components.map((c): CsafRelationship => ({
+      category: 'default_component_of',
+      full_product_name: relationshipProduct(input, c, releaseLabel),
+      product_reference: csafComponentProductId(c.ref),
+      relates_to_product_reference: releaseProduct.product_id,
+    }));
   }
   return tree;
 }
@@ -225,10 +238,15 @@ function collect<T>(map: Map<string, Collected<T>>, key: string, productId: stri
   else existing.productIds.push(productId);
 }
 
-function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput, productIds: Map<string, string>): CsafVulnerability {
+function vulnerabilityOf(
+  v: PreparedVulnerability,
+  input: VexGenerationInput,
+  productIds: Map<string, string>,
+): CsafVulnerability {
   const pid = (s: PreparedStatement): string => {
     let id = productIds.get(s.component.ref);
-    if (id === undefined) productIds.set(s.component.ref, (id = csafComponentInReleaseProductId(input, s.component.ref)));
+    if (id === undefined)
+      productIds.set(s.component.ref, (id = csafComponentInReleaseProductId(input, s.component.ref)));
     return id;
   };
   const cweNames = input.cweNames ?? {};
@@ -268,11 +286,19 @@ function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput, pr
   // No CSAF 2.0 field for CVSS v4, EPSS, vectors that do not parse, or scores of fixed-only vulnerabilities: kept as notes.
   for (const c of [v.cvssV4, v.cvssV3, v.cvssV2]) {
     if (c !== null && (c.version === '4.0' || !c.computed || scored.length === 0)) {
-      out.notes.push({ category: 'other', title: `CVSS v${c.version}`, text: `${c.vector} (base score ${c.score}, ${c.severity})` });
+      out.notes.push({
+        category: 'other',
+        title: `CVSS v${c.version}`,
+        text: `${c.vector} (base score ${c.score}, ${c.severity})`,
+      });
     }
   }
   if (v.epss !== null) {
-    out.notes.push({ category: 'other', title: 'EPSS', text: `EPSS probability ${v.epss.score} (percentile ${v.epss.percentile}).` });
+    out.notes.push({
+      category: 'other',
+      title: 'EPSS',
+      text: `EPSS probability ${v.epss.score} (percentile ${v.epss.percentile}).`,
+    });
   }
 
   const status: Partial<Record<CsafProductStatusGroup, string[]>> = {};
@@ -305,7 +331,10 @@ function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput, pr
       const category = s.response === null ? CSAF_REMEDIATION_WITHOUT_RESPONSE : CSAF_REMEDIATION[s.response];
       collect(remediations, `${category}\n${s.actionStatement}`, id, () => ({ category, details: s.actionStatement }));
     }
-    const text = [s.detail !== null && !detailUsed ? s.detail : null, s.triaged ? null : 'Matched by SBOM scan; not yet triaged.']
+    const text = [
+      s.detail !== null && !detailUsed ? s.detail : null,
+      s.triaged ? null : 'Matched by SBOM scan; not yet triaged.',
+    ]
       .filter((t): t is string => t !== null)
       .join('\n\n');
     if (text !== '') {
@@ -314,7 +343,8 @@ function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput, pr
       else entry.labels.push(componentLabel(s.component));
     }
   }
-  for (const [text, { labels }] of details) out.notes.push({ category: 'details', title: `Analysis: ${labels.join(', ')}`, text });
+  for (const [text, { labels }] of details)
+    out.notes.push({ category: 'details', title: `Analysis: ${labels.join(', ')}`, text });
 
   out.product_status = status;
   if (flags.size > 0) {
@@ -331,7 +361,8 @@ function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput, pr
     // Vulnerability-wide fact, so no product_ids.
     threatList.push({
       category: 'exploit_status',
-      details: 'Listed in the CISA Known Exploited Vulnerabilities (KEV) catalog: exploitation in the wild has been observed.',
+      details:
+        'Listed in the CISA Known Exploited Vulnerabilities (KEV) catalog: exploitation in the wild has been observed.',
     });
   }
   if (threatList.length > 0) out.threats = threatList;
@@ -344,7 +375,11 @@ function vulnerabilityOf(v: PreparedVulnerability, input: VexGenerationInput, pr
 }
 
 /** The document's tracking: the VEX document's own, or the provider's for the release when publishing (docs/csaf-provider.md). */
-function trackingOf(doc: VexGenerationInput['document']): { id: string; version: number; revisions: VexGenerationInput['document']['revisions'] } {
+function trackingOf(doc: VexGenerationInput['document']): {
+  id: string;
+  version: number;
+  revisions: VexGenerationInput['document']['revisions'];
+} {
   return doc.csafTracking ?? { id: doc.id, version: doc.version, revisions: doc.revisions };
 }
 
@@ -382,7 +417,10 @@ function countsText(vulnerabilities: PreparedVulnerability[]): string {
  * decides a CSAF document's identity and revision (the CSAF provider directory names files by
  * `tracking.id`), kept together so a change to the numbering is made here only.
  */
-export function csafTracking(input: VexGenerationInput, history: CsafRevision[]): CsafVexDocument['document']['tracking'] {
+export function csafTracking(
+  input: VexGenerationInput,
+  history: CsafRevision[],
+): CsafVexDocument['document']['tracking'] {
   const doc = input.document;
   const tracking = trackingOf(doc);
   return {
@@ -406,7 +444,9 @@ export function csafTracking(input: VexGenerationInput, history: CsafRevision[])
 function withoutCveNote(vulnerabilities: PreparedVulnerability[]): CsafNote | undefined {
   if (vulnerabilities.length === 0) return undefined;
   const lines = vulnerabilities.map((v) => {
-    const statuses = v.statements.map((s) => `${componentLabel(s.component)}: ${s.status}${s.justification === null ? '' : ` (${s.justification})`}`);
+    const statuses = v.statements.map(
+      (s) => `${componentLabel(s.component)}: ${s.status}${s.justification === null ? '' : ` (${s.justification})`}`,
+    );
     return `${v.id}: ${statuses.join('; ')}`;
   });
   return {
@@ -451,20 +491,29 @@ export function generateCsafFromPrepared(prepared: PreparedVex): CsafVexDocument
         const hash = sha256Hex(s.fileHash);
         return `${s.format}${s.specVersion === null ? '' : ` ${s.specVersion}`} SBOM ${s.id}${hash === null ? '' : ` (SHA-256 ${hash})`}`;
       });
-    notes.push({ category: 'general', title: 'Source SBOMs', text: `Components were identified from: ${lines.join('; ')}.` });
+    notes.push({
+      category: 'general',
+      title: 'Source SBOMs',
+      text: `Components were identified from: ${lines.join('; ')}.`,
+    });
   }
 
   const document: CsafVexDocument['document'] = {
     category: 'csaf_vex',
     csaf_version: '2.0',
     lang: 'en',
-    publisher: doc.csafTracking?.publisher ?? { category: 'vendor', name: doc.publisherName, namespace: doc.publisherNamespace },
+    publisher: doc.csafTracking?.publisher ?? {
+      category: 'vendor',
+      name: doc.publisherName,
+      namespace: doc.publisherNamespace,
+    },
     title: `VEX for ${releaseLabel}`,
     notes,
     tracking: csafTracking(input, history),
   };
   // Optional test 6.2.11: the canonical URL, whose file name is the tracking id's.
-  if (doc.canonicalUrl !== undefined) document.references = [{ category: 'self', summary: 'Canonical URL of this document', url: doc.canonicalUrl }];
+  if (doc.canonicalUrl !== undefined)
+    document.references = [{ category: 'self', summary: 'Canonical URL of this document', url: doc.canonicalUrl }];
   // A final document is the public disclosure: TLP:WHITE (CSAF 2.0 uses TLP v1 labels). Drafts carry no label.
   if (doc.status === 'final') document.distribution = { tlp: { label: 'WHITE', url: 'https://www.first.org/tlp/' } };
 

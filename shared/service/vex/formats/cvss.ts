@@ -27,10 +27,21 @@ export interface NormalizedCvss {
  * without `CVSS:x.y/` is read. `stored`: the version reported when the vector
  * does not score.
  */
-function normalize(raw: VexCvss, versions: readonly CvssVersion[], unprefixed: CvssVersion, stored: CvssVersion): NormalizedCvss {
+function normalize(
+  raw: VexCvss,
+  versions: readonly CvssVersion[],
+  unprefixed: CvssVersion,
+  stored: CvssVersion,
+): NormalizedCvss {
   const scored = scoreCvssVector(raw.vector, unprefixed);
   if (scored !== null && versions.includes(scored.version)) return { ...scored, computed: true };
-  return { version: stored, vector: raw.vector.trim(), score: raw.score, severity: cvssSeverity(stored, raw.score), computed: false };
+  return {
+    version: stored,
+    vector: raw.vector.trim(),
+    score: raw.score,
+    severity: cvssSeverity(stored, raw.score),
+    computed: false,
+  };
 }
 
 /** A vector without prefix is read as 3.1. */

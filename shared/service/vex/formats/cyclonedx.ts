@@ -181,7 +181,9 @@ function releaseComponent(prepared: PreparedVex): CdxComponent {
 
 function analysisDetail(s: PreparedStatement): string | undefined {
   // CycloneDX has one free-text field: impact statement first (the "why"), then the analyst's detail.
-  const parts = [s.status === 'not_affected' ? s.impactStatement : null, s.detail].filter((p): p is string => p !== null);
+  const parts = [s.status === 'not_affected' ? s.impactStatement : null, s.detail].filter(
+    (p): p is string => p !== null,
+  );
   if (!s.triaged) parts.push('Matched by SBOM scan; not yet triaged.');
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
@@ -288,7 +290,11 @@ export function generateCycloneDxVexFromPrepared(prepared: PreparedVex): Cyclone
   };
   const metadata: CycloneDxVexDocument['metadata'] = {
     timestamp: doc.generatedAt,
-    tools: { components: [{ type: 'application', 'bom-ref': 'vexdesk:generator', name: GENERATOR_NAME, version: GENERATOR_VERSION }] },
+    tools: {
+      components: [
+        { type: 'application', 'bom-ref': 'vexdesk:generator', name: GENERATOR_NAME, version: GENERATOR_VERSION },
+      ],
+    },
     manufacturer: { name: doc.publisherName, url: [namespaceBase(doc.publisherNamespace)] },
     component: releaseComponent(prepared),
     properties: [

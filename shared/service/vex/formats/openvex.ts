@@ -9,7 +9,16 @@ import { groupStatements, latestUpdate, prepareVex } from './prepare';
 import { OPENVEX_STATUS, type OpenVexStatus } from './mapping';
 import { VexGenerationError } from './errors';
 import { canonicalize } from './serialize';
-import { GENERATOR_NAME, GENERATOR_VERSION, genericPurl, namespaceBase, ociDigest, qualifierFreePurl, validPurl, vulnSource } from './util';
+import {
+  GENERATOR_NAME,
+  GENERATOR_VERSION,
+  genericPurl,
+  namespaceBase,
+  ociDigest,
+  qualifierFreePurl,
+  validPurl,
+  vulnSource,
+} from './util';
 import type { Justification, VexComponent, VexGenerationInput } from '../model';
 
 export const OPENVEX_CONTEXT = 'https://openvex.dev/ns/v0.2.0';
@@ -159,7 +168,10 @@ function statementsOf(v: PreparedVulnerability, product: OpenVexComponent, gener
 export function generateOpenVexFromPrepared(prepared: PreparedVex): OpenVexDocument {
   const { input } = prepared;
   if (prepared.vulnerabilities.length === 0) {
-    throw new VexGenerationError('vex_no_statements', 'OpenVEX requires at least one statement; the release has no vulnerabilities');
+    throw new VexGenerationError(
+      'vex_no_statements',
+      'OpenVEX requires at least one statement; the release has no vulnerabilities',
+    );
   }
   const product = openVexProduct(input);
   return canonicalize<OpenVexDocument>({

@@ -158,9 +158,11 @@ export function prepareVex(rawInput: VexGenerationInput): PreparedVex {
   const groups = new Map<string, Map<string, VexFinding[]>>();
   for (const f of input.findings) {
     if (!componentsByRef.has(f.componentRef)) {
-      throw new VexGenerationError('vex_unknown_component', `finding ${f.id} references unknown component ${f.componentRef}`, [
-        { path: 'findings', message: `unknown componentRef ${f.componentRef}` },
-      ]);
+      throw new VexGenerationError(
+        'vex_unknown_component',
+        `finding ${f.id} references unknown component ${f.componentRef}`,
+        [{ path: 'findings', message: `unknown componentRef ${f.componentRef}` }],
+      );
     }
     const vulnId = canonicalVulnId(f);
     let byComponent = groups.get(vulnId);
@@ -182,7 +184,9 @@ export function prepareVex(rawInput: VexGenerationInput): PreparedVex {
       const rep = representative(findings);
       const d = rep.disposition;
       const status: DispositionStatus = d?.status ?? 'under_investigation';
-      const fixedVersions = uniqueSorted(findings.flatMap((f) => f.fixedVersions.map((v) => v.trim()).filter((v) => v !== '')));
+      const fixedVersions = uniqueSorted(
+        findings.flatMap((f) => f.fixedVersions.map((v) => v.trim()).filter((v) => v !== '')),
+      );
       const response = d?.response ?? null;
       const userAction = cleanText(d?.actionStatement);
       statements.push({
@@ -211,7 +215,9 @@ export function prepareVex(rawInput: VexGenerationInput): PreparedVex {
         if (t !== null && t !== vulnId) ids.add(t);
       }
     }
-    const cweIds = uniqueSorted(all.flatMap((f) => f.cwes.map((c) => c.trim().toUpperCase())).filter((c) => cweNumber(c) !== null));
+    const cweIds = uniqueSorted(
+      all.flatMap((f) => f.cwes.map((c) => c.trim().toUpperCase())).filter((c) => cweNumber(c) !== null),
+    );
     const epss = all
       .map((f) => f.epss)
       .filter((e): e is NonNullable<typeof e> => e !== null)
@@ -258,7 +264,10 @@ export function cweIdNumber(id: string): number {
  * Groups a vulnerability's statements that make the same assertion (same `key`), keeping
  * the component order; used where one document entry may cover several components.
  */
-export function groupStatements(statements: PreparedStatement[], key: (s: PreparedStatement) => string): PreparedStatement[][] {
+export function groupStatements(
+  statements: PreparedStatement[],
+  key: (s: PreparedStatement) => string,
+): PreparedStatement[][] {
   // Most vulnerabilities of a release affect one component: no key to compute (a JSON text per statement in CycloneDX).
   if (statements.length <= 1) return statements.length === 0 ? [] : [statements];
   const groups = new Map<string, PreparedStatement[]>();

@@ -144,7 +144,8 @@ export function qualifierFreePurl(purl: string | null | undefined): string | nul
   const p = validPurl(purl);
   if (p === null) return null;
   const parsed = PackageURL.fromString(p);
-  if (parsed.qualifiers === undefined || parsed.qualifiers === null || Object.keys(parsed.qualifiers).length === 0) return null;
+  if (parsed.qualifiers === undefined || parsed.qualifiers === null || Object.keys(parsed.qualifiers).length === 0)
+    return null;
   return new PackageURL(parsed.type, parsed.namespace, parsed.name, parsed.version, null, parsed.subpath).toString();
 }
 
@@ -165,7 +166,11 @@ const BOM_SERIAL = /^urn:uuid:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[
  * `ParseBOMLink` (used by Trivy) query-unescapes it, so a literal `%` or `+` in a bom-ref would
  * otherwise come back changed; its pattern also needs the UUID in lower case.
  */
-export function bomLink(serialNumber: string | null | undefined, version: number | null | undefined, ref: string): string | null {
+export function bomLink(
+  serialNumber: string | null | undefined,
+  version: number | null | undefined,
+  ref: string,
+): string | null {
   const m = BOM_SERIAL.exec(serialNumber?.trim() ?? '');
   if (m?.[1] === undefined || version === null || version === undefined || version < 1) return null;
   return `urn:cdx:${m[1].toLowerCase()}/${version}#${encodeURIComponent(ref)}`;
@@ -178,7 +183,10 @@ export function genericPurl(name: string, version: string | null): string {
 
 /** Plain SHA-256 hex (accepts a `sha256:` prefix), or null. */
 export function sha256Hex(value: string): string | null {
-  const v = value.trim().replace(/^sha-?256:/i, '').toLowerCase();
+  const v = value
+    .trim()
+    .replace(/^sha-?256:/i, '')
+    .toLowerCase();
   return /^[0-9a-f]{64}$/.test(v) ? v : null;
 }
 

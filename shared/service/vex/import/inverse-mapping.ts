@@ -21,11 +21,17 @@ import {
 import { justificationValue } from '../../schemas/dispositions';
 import type { DispositionResponse, DispositionStatus, Justification } from '../model';
 
-function invert<K extends string, V extends string>(forward: Readonly<Record<K, V>>, preferred: (key: K) => boolean = () => true): Map<V, K> {
+function invert<K extends string, V extends string>(
+  forward: Readonly<Record<K, V>>,
+  preferred: (key: K) => boolean = () => true,
+): Map<V, K> {
   const inverse = new Map<V, K>();
   const entries = Object.entries(forward) as Array<[K, V]>;
   // Preferred cells first, so they win a shared label; otherwise the table's order decides.
-  for (const [key, value] of [...entries.filter(([key]) => preferred(key)), ...entries.filter(([key]) => !preferred(key))]) {
+  for (const [key, value] of [
+    ...entries.filter(([key]) => preferred(key)),
+    ...entries.filter(([key]) => !preferred(key)),
+  ]) {
     if (!inverse.has(value)) inverse.set(value, key);
   }
   return inverse;
@@ -66,8 +72,10 @@ const csafStatus = invert(CSAF_PRODUCT_STATUS);
 const csafFlag = invert(CSAF_FLAG_LABEL);
 const csafRemediation = invert(CSAF_REMEDIATION);
 
-const lookup = <K extends string, V extends string>(inverse: Map<V, K>, extra: Readonly<Partial<Record<V, K>>>) => (label: unknown): K | null =>
-  typeof label === 'string' ? inverse.get(label as V) ?? extra[label as V] ?? null : null;
+const lookup =
+  <K extends string, V extends string>(inverse: Map<V, K>, extra: Readonly<Partial<Record<V, K>>>) =>
+  (label: unknown): K | null =>
+    typeof label === 'string' ? (inverse.get(label as V) ?? extra[label as V] ?? null) : null;
 
 export const fromCycloneDx = {
   state: lookup(cdxState, CYCLONEDX_STATE_ONLY_INBOUND),
@@ -80,7 +88,8 @@ const justifications = new Set<string>(justificationValue.options);
 /** OpenVEX justifications are the CISA labels, i.e. ours (the generator writes them unchanged). */
 export const fromOpenVex = {
   status: lookup(openVexStatus, {}),
-  justification: (label: unknown): Justification | null => (typeof label === 'string' && justifications.has(label) ? (label as Justification) : null),
+  justification: (label: unknown): Justification | null =>
+    typeof label === 'string' && justifications.has(label) ? (label as Justification) : null,
 };
 
 export const fromCsaf = {

@@ -52,7 +52,8 @@ function addMissingFormats(ajv: Ajv): void {
 
 function newAjv(kind: 'draft-07' | '2020-12'): Ajv {
   // strict off: the CycloneDX schemas carry annotation keywords (meta:enum, deprecated) that Ajv does not know.
-  const ajv = kind === 'draft-07' ? new Ajv({ strict: false, allErrors: true }) : new Ajv2020({ strict: false, allErrors: true });
+  const ajv =
+    kind === 'draft-07' ? new Ajv({ strict: false, allErrors: true }) : new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   addMissingFormats(ajv);
   return ajv;
@@ -113,7 +114,13 @@ export function schemaViolations(format: ImportFormat, document: unknown): Error
   if (format === 'cyclonedx_vex') {
     const declared = (document as { specVersion?: unknown }).specVersion;
     if (!CYCLONEDX_VERSIONS.includes(declared as CycloneDxVersion)) {
-      return [{ path: '/specVersion', message: `CycloneDX ${JSON.stringify(declared)} is not supported for import (${CYCLONEDX_VERSIONS.join(', ')})`, code: 'unsupported_version' }];
+      return [
+        {
+          path: '/specVersion',
+          message: `CycloneDX ${JSON.stringify(declared)} is not supported for import (${CYCLONEDX_VERSIONS.join(', ')})`,
+          code: 'unsupported_version',
+        },
+      ];
     }
     const fn = cycloneDxValidator(declared as CycloneDxVersion);
     return fn(document) ? [] : details(fn.errors);

@@ -47,7 +47,8 @@ type Json = Record<string, unknown>;
 /** Disposition texts are at most 5000 characters (spec limits); longer document texts are cut there. */
 const MAX_TEXT = 5000;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const array = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const objects = (value: unknown): Json[] => array(value).filter(isObject);
 const str = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
@@ -60,12 +61,15 @@ const purlOf = (value: unknown): string | null => {
   return s !== null && s.startsWith('pkg:') ? s : null;
 };
 /** RFC 6901: `~` and `/` in a segment are escaped. */
-const pointer = (...segments: Array<string | number>): string => segments.map((s) => `/${String(s).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+const pointer = (...segments: Array<string | number>): string =>
+  segments.map((s) => `/${String(s).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 
 /** Spec "Disposition": not_affected needs a justification, affected a response. */
 function problemOf(decision: ImportedDecision, justificationField: string, responseField: string): string | null {
-  if (decision.status === 'not_affected' && decision.justification === null) return `not_affected needs a justification (${justificationField})`;
-  if (decision.status === 'affected' && decision.response === null) return `affected needs a response (${responseField})`;
+  if (decision.status === 'not_affected' && decision.justification === null)
+    return `not_affected needs a justification (${justificationField})`;
+  if (decision.status === 'affected' && decision.response === null)
+    return `affected needs a response (${responseField})`;
   return null;
 }
 
@@ -88,7 +92,10 @@ interface CdxComponentInfo {
 function cycloneDxComponents(document: Json): Map<string, CdxComponentInfo> {
   const byRef = new Map<string, CdxComponentInfo>();
   const metadata = isObject(document.metadata) ? document.metadata : {};
-  const pending: Json[] = [...(isObject(metadata.component) ? [metadata.component] : []), ...objects(document.components)];
+  const pending: Json[] = [
+    ...(isObject(metadata.component) ? [metadata.component] : []),
+    ...objects(document.components),
+  ];
   for (let component = pending.pop(); component !== undefined; component = pending.pop()) {
     const ref = str(component['bom-ref']);
     if (ref !== null && !byRef.has(ref)) byRef.set(ref, { purl: purlOf(component.purl) });
@@ -118,7 +125,9 @@ function safeDecode(value: string): string {
 function cycloneDxAuthor(document: Json): string | null {
   const metadata = isObject(document.metadata) ? document.metadata : {};
   const orgName = (value: unknown) => (isObject(value) ? str(value.name) : null);
-  const author = objects(metadata.authors).map((a) => str(a.name)).find((name) => name !== null);
+  const author = objects(metadata.authors)
+    .map((a) => str(a.name))
+    .find((name) => name !== null);
   // `manufacturer` since 1.6, `manufacture` before.
   return author ?? orgName(metadata.supplier) ?? orgName(metadata.manufacturer) ?? orgName(metadata.manufacture);
 }
@@ -128,28 +137,48 @@ function parseCycloneDx(document: Json): ParsedVexDocument {
   const statements: ImportStatement[] = [];
   objects(document.vulnerabilities).forEach((vulnerability, v) => {
     const id = str(vulnerability.id) ?? '';
-    const ids = [id, ...objects(vulnerability.references).map((reference) => str(reference.id))].filter((x): x is string => x !== null && x !== '');
+    const ids = [id, ...objects(vulnerability.references).map((reference) => str(reference.id))].filter(
+      (x): x is string => x !== null && x !== '',
+    );
     const analysis = isObject(vulnerability.analysis) ? vulnerability.analysis : {};
     // Our own documents keep the original label where CycloneDX loses it (../formats/cyclonedx.ts).
     const ownJustification = objects(vulnerability.properties).find((p) => p.name === 'vexdesk:justification')?.value;
     const status = fromCycloneDx.state(analysis.state);
-    const decision: ImportedDecision | null = status === null ? null : {
-      status,
-      // As in the generators, a justification belongs to not_affected only.
-      justification: status === 'not_affected' ? fromOpenVex.justification(ownJustification) ?? fromCycloneDx.justification(analysis.justification) : null,
-      response: array(analysis.response).map(fromCycloneDx.response).find((r) => r !== null) ?? null,
-      detail: text(analysis.detail),
-      actionStatement: status === 'affected' ? text(vulnerability.recommendation) : null,
-      impactStatement: null,
-    };
-    const problem = decision === null
-      ? (analysis.state === undefined ? 'no analysis.state' : `analysis.state ${JSON.stringify(analysis.state)} has no disposition status`)
-      : problemOf(decision, 'analysis.justification', 'analysis.response');
+    const decision: ImportedDecision | null =
+      status === null
+        ? null
+        : {
+            status,
+            // As in the generators, a justification belongs to not_affected only.
+            justification:
+              status === 'not_affected'
+                ? (fromOpenVex.justification(ownJustification) ?? fromCycloneDx.justification(analysis.justification))
+                : null,
+            response:
+              array(analysis.response)
+                .map(fromCycloneDx.response)
+                .find((r) => r !== null) ?? null,
+            detail: text(analysis.detail),
+            actionStatement: status === 'affected' ? text(vulnerability.recommendation) : null,
+            impactStatement: null,
+          };
+    const problem =
+      decision === null
+        ? analysis.state === undefined
+          ? 'no analysis.state'
+          : `analysis.state ${JSON.stringify(analysis.state)} has no disposition status`
+        : problemOf(decision, 'analysis.justification', 'analysis.response');
     objects(vulnerability.affects).forEach((affects, a) => {
       const ref = str(affects.ref) ?? '';
       statements.push({
-        pointer: pointer('vulnerabilities', v, 'affects', a), vulnerability: id, vulnerabilityIds: ids, product: ref,
-        purls: cycloneDxPurls(ref, components), decision, problem, timestamp: str(analysis.lastUpdated) ?? null,
+        pointer: pointer('vulnerabilities', v, 'affects', a),
+        vulnerability: id,
+        vulnerabilityIds: ids,
+        product: ref,
+        purls: cycloneDxPurls(ref, components),
+        decision,
+        problem,
+        timestamp: str(analysis.lastUpdated) ?? null,
       });
     });
   });
@@ -168,26 +197,41 @@ function parseOpenVex(document: Json): ParsedVexDocument {
   objects(document.statements).forEach((statement, s) => {
     const vulnerability = isObject(statement.vulnerability) ? statement.vulnerability : {};
     const name = str(vulnerability.name) ?? '';
-    const ids = [name, str(vulnerability['@id']), ...array(vulnerability.aliases).map(str)].filter((x): x is string => x !== null && x !== '');
+    const ids = [name, str(vulnerability['@id']), ...array(vulnerability.aliases).map(str)].filter(
+      (x): x is string => x !== null && x !== '',
+    );
     const status = fromOpenVex.status(statement.status);
     // OpenVEX has no field for a response; `affected` statements therefore cannot become dispositions (docs/vex-import.md).
-    const decision: ImportedDecision | null = status === null ? null : {
-      status,
-      justification: fromOpenVex.justification(statement.justification),
-      response: null,
-      detail: text(statement.status_notes),
-      actionStatement: text(statement.action_statement),
-      impactStatement: text(statement.impact_statement),
-    };
-    const problem = decision === null ? `status ${JSON.stringify(statement.status)} has no disposition status` : problemOf(decision, 'justification', 'OpenVEX has no response field');
+    const decision: ImportedDecision | null =
+      status === null
+        ? null
+        : {
+            status,
+            justification: fromOpenVex.justification(statement.justification),
+            response: null,
+            detail: text(statement.status_notes),
+            actionStatement: text(statement.action_statement),
+            impactStatement: text(statement.impact_statement),
+          };
+    const problem =
+      decision === null
+        ? `status ${JSON.stringify(statement.status)} has no disposition status`
+        : problemOf(decision, 'justification', 'OpenVEX has no response field');
     const timestamp = str(statement.timestamp) ?? str(document.last_updated) ?? str(document.timestamp);
     objects(statement.products).forEach((product, p) => {
       // A product with subcomponents: the statement is about those packages inside it.
       const subcomponents = objects(product.subcomponents);
-      const purls = subcomponents.length > 0 ? [...new Set(subcomponents.flatMap(openVexPurls))] : openVexPurls(product);
+      const purls =
+        subcomponents.length > 0 ? [...new Set(subcomponents.flatMap(openVexPurls))] : openVexPurls(product);
       statements.push({
-        pointer: pointer('statements', s, 'products', p), vulnerability: name, vulnerabilityIds: ids, product: str(product['@id']) ?? '',
-        purls, decision, problem, timestamp,
+        pointer: pointer('statements', s, 'products', p),
+        vulnerability: name,
+        vulnerabilityIds: ids,
+        product: str(product['@id']) ?? '',
+        purls,
+        decision,
+        problem,
+        timestamp,
       });
     });
   });
@@ -221,7 +265,7 @@ function csafProducts(tree: Json): Map<string, string | null> {
   for (const relationship of objects(tree.relationships)) {
     const id = isObject(relationship.full_product_name) ? str(relationship.full_product_name.product_id) : null;
     const component = str(relationship.product_reference);
-    if (id !== null) purls.set(id, component === null ? null : purls.get(component) ?? null);
+    if (id !== null) purls.set(id, component === null ? null : (purls.get(component) ?? null));
   }
   return purls;
 }
@@ -230,33 +274,56 @@ function parseCsaf(document: Json): ParsedVexDocument {
   const meta = isObject(document.document) ? document.document : {};
   const tree = isObject(document.product_tree) ? document.product_tree : {};
   const purls = csafProducts(tree);
-  const groups = new Map(objects(tree.product_groups).map((group) => [str(group.group_id) ?? '', array(group.product_ids).map(str).filter((x): x is string => x !== null)]));
+  const groups = new Map(
+    objects(tree.product_groups).map((group) => [
+      str(group.group_id) ?? '',
+      array(group.product_ids)
+        .map(str)
+        .filter((x): x is string => x !== null),
+    ]),
+  );
   const appliesTo = (entry: Json, productId: string) =>
-    array(entry.product_ids).includes(productId) || array(entry.group_ids).some((group) => typeof group === 'string' && (groups.get(group) ?? []).includes(productId));
+    array(entry.product_ids).includes(productId) ||
+    array(entry.group_ids).some((group) => typeof group === 'string' && (groups.get(group) ?? []).includes(productId));
   const tracking = isObject(meta.tracking) ? meta.tracking : {};
   const timestamp = str(tracking.current_release_date);
   const statements: ImportStatement[] = [];
   objects(document.vulnerabilities).forEach((vulnerability, v) => {
-    const ids = [str(vulnerability.cve), ...objects(vulnerability.ids).map((id) => str(id.text))].filter((x): x is string => x !== null);
+    const ids = [str(vulnerability.cve), ...objects(vulnerability.ids).map((id) => str(id.text))].filter(
+      (x): x is string => x !== null,
+    );
     const productStatus = isObject(vulnerability.product_status) ? vulnerability.product_status : {};
     for (const [group, productIds] of Object.entries(productStatus)) {
       const status = fromCsaf.status(group) ?? CSAF_GROUP_STATUS[group] ?? null;
       if (status === null) continue;
       array(productIds).forEach((value, k) => {
         const productId = str(value) ?? '';
-        const remediation = objects(vulnerability.remediations).find((r) => appliesTo(r, productId) && fromCsaf.remediation(r.category) !== null);
+        const remediation = objects(vulnerability.remediations).find(
+          (r) => appliesTo(r, productId) && fromCsaf.remediation(r.category) !== null,
+        );
         const decision: ImportedDecision = {
           status,
-          justification: status === 'not_affected' ? fromCsaf.flag(objects(vulnerability.flags).find((f) => appliesTo(f, productId))?.label) : null,
+          justification:
+            status === 'not_affected'
+              ? fromCsaf.flag(objects(vulnerability.flags).find((f) => appliesTo(f, productId))?.label)
+              : null,
           response: status === 'affected' && remediation ? fromCsaf.remediation(remediation.category) : null,
           detail: null,
           actionStatement: status === 'affected' && remediation ? text(remediation.details) : null,
-          impactStatement: text(objects(vulnerability.threats).find((t) => t.category === 'impact' && appliesTo(t, productId))?.details),
+          impactStatement: text(
+            objects(vulnerability.threats).find((t) => t.category === 'impact' && appliesTo(t, productId))?.details,
+          ),
         };
         const purl = purls.get(productId) ?? null;
         statements.push({
-          pointer: pointer('vulnerabilities', v, 'product_status', group, k), vulnerability: ids[0] ?? '', vulnerabilityIds: ids, product: productId,
-          purls: purl === null ? [] : [purl], decision, problem: problemOf(decision, 'flags[].label', 'remediations[].category'), timestamp,
+          pointer: pointer('vulnerabilities', v, 'product_status', group, k),
+          vulnerability: ids[0] ?? '',
+          vulnerabilityIds: ids,
+          product: productId,
+          purls: purl === null ? [] : [purl],
+          decision,
+          problem: problemOf(decision, 'flags[].label', 'remediations[].category'),
+          timestamp,
         });
       });
     }

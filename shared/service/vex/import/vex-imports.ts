@@ -8,12 +8,25 @@
  */
 import { createHash } from 'node:crypto';
 import type { AuditEvent } from '../../audit/audit-log';
-import { packageIdentity, packageIdentityWithoutVersion, decisionIndex, decisionKey } from '../../dispositions/decision-identity';
+import {
+  packageIdentity,
+  packageIdentityWithoutVersion,
+  decisionIndex,
+  decisionKey,
+} from '../../dispositions/decision-identity';
 import { dispositionRuleViolations, Dispositions } from '../../dispositions/dispositions';
 import { DispositionBatches } from '../../dispositions/disposition-batches';
 import type { Disposition, ImportedFrom } from '../../dispositions/disposition-store';
 import type { DispositionPatch } from '../../dispositions/disposition-writes';
-import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ReleaseLockedError, UnsupportedMediaTypeError, ValidationError } from '../../errors';
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ReleaseLockedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../errors';
 import type { Actor } from '../../identity/actor';
 import { releaseLockedError } from '../../releases/release-lock';
 import { releaseStore } from '../../releases/release-store';
@@ -22,7 +35,8 @@ import type { ImportFormat } from './schema-validation';
 import { detectFormat, readStatements, type ImportedDecision, type ImportStatement } from './statements';
 
 export type ImportOutcome = 'applied' | 'unchanged' | 'unmatched';
-export type UnmatchedReason = 'no_matching_component' | 'no_matching_vulnerability' | 'invalid_for_status' | 'superseded';
+export type UnmatchedReason =
+  'no_matching_component' | 'no_matching_vulnerability' | 'invalid_for_status' | 'superseded';
 
 export interface ImportStatementResult {
   pointer: string;
@@ -61,13 +75,20 @@ function assertJsonMediaType(contentType: string | undefined): void {
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
   if (mediaType === '' || mediaType === 'application/json' || mediaType.endsWith('+json')) return;
   if (XML_MEDIA_TYPES.has(mediaType)) {
-    throw new UnsupportedMediaTypeError('CycloneDX XML is not imported; send the JSON form of the document (cyclonedx-cli convert)');
+    throw new UnsupportedMediaTypeError(
+      'CycloneDX XML is not imported; send the JSON form of the document (cyclonedx-cli convert)',
+    );
   }
-  throw new UnsupportedMediaTypeError(`Content-Type ${mediaType} is not a VEX document; send CycloneDX, OpenVEX or CSAF JSON`);
+  throw new UnsupportedMediaTypeError(
+    `Content-Type ${mediaType} is not a VEX document; send CycloneDX, OpenVEX or CSAF JSON`,
+  );
 }
 
 function parseDocument(bytes: Buffer | undefined): unknown {
-  if (bytes === undefined || bytes.length === 0) throw new ValidationError('A VEX document is required as the request body', [{ path: '/', message: 'empty body', code: 'required' }]);
+  if (bytes === undefined || bytes.length === 0)
+    throw new ValidationError('A VEX document is required as the request body', [
+      { path: '/', message: 'empty body', code: 'required' },
+    ]);
   try {
     return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
@@ -94,14 +115,20 @@ function packageIndex(findings: Finding[]) {
   return (purl: string): Finding[] => {
     const subject = { componentPurl: purl, componentName: '', componentVersion: null };
     const versioned = packageIdentity(subject) !== packageIdentityWithoutVersion(subject);
-    return (versioned ? exact.get(packageIdentity(subject)) : anyVersion.get(packageIdentityWithoutVersion(subject))) ?? [];
+    return (
+      (versioned ? exact.get(packageIdentity(subject)) : anyVersion.get(packageIdentityWithoutVersion(subject))) ?? []
+    );
   };
 }
 
 function patchOf(decision: ImportedDecision): DispositionPatch {
   return {
-    status: decision.status, justification: decision.justification, response: decision.response,
-    detail: decision.detail, actionStatement: decision.actionStatement, impactStatement: decision.impactStatement,
+    status: decision.status,
+    justification: decision.justification,
+    response: decision.response,
+    detail: decision.detail,
+    actionStatement: decision.actionStatement,
+    impactStatement: decision.impactStatement,
   };
 }
 
@@ -116,7 +143,12 @@ const timeOf = (statement: ImportStatement): number => {
 };
 
 export const VexImports = {
-  async import(teamId: string, actor: Actor, releaseId: string, request: { body: Buffer | undefined; contentType: string | undefined }): Promise<VexImportResult> {
+  async import(
+    teamId: string,
+    actor: Actor,
+    releaseId: string,
+    request: { body: Buffer | undefined; contentType: string | undefined },
+  ): Promise<VexImportResult> {
     const resolved = await releaseStore.resolve(teamId, releaseId);
     if (!resolved) throw new NotFoundError('Release');
     const { product, release } = resolved;
@@ -126,15 +158,24 @@ export const VexImports = {
     const document = parseDocument(request.body);
     const format = detectFormat(document);
     if (format === null) {
-      throw new ValidationError('Not a CycloneDX, OpenVEX or CSAF document', [{ path: '/', message: 'needs bomFormat "CycloneDX", an OpenVEX @context or a CSAF document.csaf_version', code: 'unknown_format' }]);
+      throw new ValidationError('Not a CycloneDX, OpenVEX or CSAF document', [
+        {
+          path: '/',
+          message: 'needs bomFormat "CycloneDX", an OpenVEX @context or a CSAF document.csaf_version',
+          code: 'unknown_format',
+        },
+      ]);
     }
     // The validators and their ~1 MB of schemas load on the first import, not at the function's cold start.
     const { schemaViolations } = await import('./schema-validation');
     const violations = schemaViolations(format, document);
-    if (violations.length > 0) throw new ValidationError(`The document is not valid against the ${format} schema`, violations);
+    if (violations.length > 0)
+      throw new ValidationError(`The document is not valid against the ${format} schema`, violations);
 
     const parsed = readStatements(format, document);
-    const documentSha256 = createHash('sha256').update(request.body ?? Buffer.alloc(0)).digest('hex');
+    const documentSha256 = createHash('sha256')
+      .update(request.body ?? Buffer.alloc(0))
+      .digest('hex');
     const importedAt = new Date().toISOString();
 
     const [allFindings, dispositions] = await Promise.all([
@@ -150,11 +191,15 @@ export const VexImports = {
     const matches = parsed.statements.map((statement) => {
       const onPackage = [...new Set(statement.purls.flatMap(findingsOf))];
       const ids = sameIds(statement.vulnerabilityIds);
-      const matched = onPackage.filter((finding) => [finding.advisoryId, finding.cveId, ...finding.aliases].some((id) => ids.has(id.toUpperCase())));
+      const matched = onPackage.filter((finding) =>
+        [finding.advisoryId, finding.cveId, ...finding.aliases].some((id) => ids.has(id.toUpperCase())),
+      );
       return { statement, onPackage, matched };
     });
     const winner = new Map<string, number>();
-    const order = matches.map((_, index) => index).sort((a, b) => timeOf(parsed.statements[a]!) - timeOf(parsed.statements[b]!) || a - b);
+    const order = matches
+      .map((_, index) => index)
+      .sort((a, b) => timeOf(parsed.statements[a]!) - timeOf(parsed.statements[b]!) || a - b);
     for (const index of order) {
       const { statement, matched } = matches[index]!;
       if (statement.decision === null || statement.problem !== null) continue;
@@ -163,42 +208,93 @@ export const VexImports = {
 
     const writes: Array<{ finding: Finding; patch: DispositionPatch }> = [];
     const results: ImportStatementResult[] = matches.map(({ statement, onPackage, matched }, index) => {
-      const base = { pointer: statement.pointer, vulnerability: statement.vulnerability, product: statement.product, status: statement.decision?.status ?? null, vulnerabilityIds: matched.map((f) => f.id) };
-      const unmatched = (reason: UnmatchedReason, message: string): ImportStatementResult => ({ ...base, outcome: 'unmatched', reason, message });
+      const base = {
+        pointer: statement.pointer,
+        vulnerability: statement.vulnerability,
+        product: statement.product,
+        status: statement.decision?.status ?? null,
+        vulnerabilityIds: matched.map((f) => f.id),
+      };
+      const unmatched = (reason: UnmatchedReason, message: string): ImportStatementResult => ({
+        ...base,
+        outcome: 'unmatched',
+        reason,
+        message,
+      });
       if (onPackage.length === 0) {
-        return unmatched('no_matching_component', statement.purls.length === 0 ? 'the product reference names no package (purl)' : `no finding of this release is in ${statement.purls.join(', ')}`);
+        return unmatched(
+          'no_matching_component',
+          statement.purls.length === 0
+            ? 'the product reference names no package (purl)'
+            : `no finding of this release is in ${statement.purls.join(', ')}`,
+        );
       }
-      if (matched.length === 0) return unmatched('no_matching_vulnerability', `no finding of the package is ${statement.vulnerabilityIds.join(' / ')}`);
-      if (statement.decision === null || statement.problem !== null) return unmatched('invalid_for_status', statement.problem ?? 'no status');
+      if (matched.length === 0)
+        return unmatched(
+          'no_matching_vulnerability',
+          `no finding of the package is ${statement.vulnerabilityIds.join(' / ')}`,
+        );
+      if (statement.decision === null || statement.problem !== null)
+        return unmatched('invalid_for_status', statement.problem ?? 'no status');
       const patch = patchOf(statement.decision);
       // The rules the API enforces on every disposition (justification for not_affected, response for affected).
-      const problems = dispositionRuleViolations({ status: statement.decision.status, justification: statement.decision.justification, response: statement.decision.response });
+      const problems = dispositionRuleViolations({
+        status: statement.decision.status,
+        justification: statement.decision.justification,
+        response: statement.decision.response,
+      });
       if (problems.length > 0) return unmatched('invalid_for_status', problems.map((p) => p.message).join('; '));
       const own = matched.filter((finding) => winner.get(decisionKey(finding)) === index);
-      if (own.length === 0) return unmatched('superseded', 'a later statement of the document decides the same findings');
+      if (own.length === 0)
+        return unmatched('superseded', 'a later statement of the document decides the same findings');
       const changed = own.filter((finding) => !unchanged(decisionOf(finding), patch));
       for (const finding of changed) writes.push({ finding, patch });
       return { ...base, outcome: changed.length > 0 ? 'applied' : 'unchanged', reason: null, message: null };
     });
 
-    if (writes.length > MAX_IMPORT_WRITES) throw new PayloadTooLargeError(`The document would write ${writes.length} dispositions; at most ${MAX_IMPORT_WRITES} per import (split the document)`);
+    if (writes.length > MAX_IMPORT_WRITES)
+      throw new PayloadTooLargeError(
+        `The document would write ${writes.length} dispositions; at most ${MAX_IMPORT_WRITES} per import (split the document)`,
+      );
     const distinctPatches = new Set(writes.map((write) => JSON.stringify(write.patch)));
     if ([...distinctPatches].reduce((bytes, patch) => bytes + Buffer.byteLength(patch), 0) > MAX_INTENT_PATCH_BYTES) {
-      throw new PayloadTooLargeError('The document has too many distinct decision texts for one import (split the document)');
+      throw new PayloadTooLargeError(
+        'The document has too many distinct decision texts for one import (split the document)',
+      );
     }
 
     const count = (outcome: ImportOutcome) => results.filter((result) => result.outcome === outcome).length;
-    const summary = { statements: results.length, applied: count('applied'), unchanged: count('unchanged'), unmatched: count('unmatched'), dispositionsWritten: writes.length };
+    const summary = {
+      statements: results.length,
+      applied: count('applied'),
+      unchanged: count('unchanged'),
+      unmatched: count('unmatched'),
+      dispositionsWritten: writes.length,
+    };
     const importedFrom: ImportedFrom = { documentSha256, author: parsed.author, format, importedAt };
     const completionAudit: AuditEvent = {
-      action: 'vex_import', entityType: 'release', entityId: release.id, entityName: `${product.name} ${release.version}`,
+      action: 'vex_import',
+      entityType: 'release',
+      entityId: release.id,
+      entityName: `${product.name} ${release.version}`,
       changes: { documentSha256, format, author: parsed.author, ...summary },
     };
     const outcome = await DispositionBatches.runEach(teamId, actor, { writes, importedFrom, completionAudit });
     if (outcome.state === 'failed') {
       if (outcome.reason === 'release_locked') throw new ReleaseLockedError();
-      throw new ConflictError('The dispositions kept changing under the import; nothing was written, retry', 'concurrent_modification');
+      throw new ConflictError(
+        'The dispositions kept changing under the import; nothing was written, retry',
+        'concurrent_modification',
+      );
     }
-    return { releaseId: release.id, format, documentSha256, author: parsed.author, importedAt, summary, statements: results };
+    return {
+      releaseId: release.id,
+      format,
+      documentSha256,
+      author: parsed.author,
+      importedAt,
+      summary,
+      statements: results,
+    };
   },
 };
