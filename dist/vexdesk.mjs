@@ -47348,13 +47348,21 @@ var ApiClient = class _ApiClient {
   /** An absolute URL for a path the API answers (`/api/...`), kept under the base URL's own path. */
   url(path, query = {}) {
     const url = new URL(`${this.baseUrl}${path}`);
-    for (const [name, value] of Object.entries(query)) if (value !== void 0) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== void 0) url.searchParams.set(name, String(value));
     return url.href;
   }
   async raw(method, path, request = {}) {
-    const headers = { "user-agent": this.userAgent, accept: "application/json", ...request.headers };
+    const headers = {
+      "user-agent": this.userAgent,
+      accept: "application/json",
+      ...request.headers
+    };
     if (!request.anonymous) {
-      if (!this.token) throw new UsageError("no credential: pass --token or set VEXDESK_TOKEN (or run in GitHub Actions with OIDC, see docs/ci.md)");
+      if (!this.token)
+        throw new UsageError(
+          "no credential: pass --token or set VEXDESK_TOKEN (or run in GitHub Actions with OIDC, see docs/ci.md)"
+        );
       headers.authorization = `Bearer ${this.token}`;
     }
     let body = request.body;
@@ -47381,11 +47389,15 @@ var ApiClient = class _ApiClient {
     const response = await this.raw(method, path, request);
     const text2 = await response.text();
     if (!response.ok) throw errorOf(method, path, response.status, text2);
-    if (response.status === 204 || text2 === "") return { status: response.status, headers: response.headers, body: void 0 };
+    if (response.status === 204 || text2 === "")
+      return { status: response.status, headers: response.headers, body: void 0 };
     try {
       return { status: response.status, headers: response.headers, body: JSON.parse(text2) };
     } catch {
-      throw new ServiceError(`${method} ${path} answered ${response.status} with a body that is not JSON`, response.status);
+      throw new ServiceError(
+        `${method} ${path} answered ${response.status} with a body that is not JSON`,
+        response.status
+      );
     }
   }
   get(path, request = {}) {
@@ -47397,7 +47409,9 @@ var ApiClient = class _ApiClient {
   /** Every item of a paged list (`{ data, meta: { hasNextPage } }`), page by page. */
   async *pages(path, query = {}, perPage = 500) {
     for (let page = 1; ; page += 1) {
-      const { body } = await this.get(path, { query: { ...query, page, perPage } });
+      const { body } = await this.get(path, {
+        query: { ...query, page, perPage }
+      });
       yield body.data;
       if (!body.meta?.hasNextPage) return;
     }
@@ -47437,9 +47451,14 @@ async function connect(options, env, progress) {
   const anonymous = anonymousClient(options);
   if (options.token) return anonymous.withToken(options.token);
   if (!env.ACTIONS_ID_TOKEN_REQUEST_URL) {
-    throw new UsageError("no credential: pass --token or set VEXDESK_TOKEN; in GitHub Actions grant `id-token: write` and name the team (--team / VEXDESK_TEAM) to sign in with OIDC");
+    throw new UsageError(
+      "no credential: pass --token or set VEXDESK_TOKEN; in GitHub Actions grant `id-token: write` and name the team (--team / VEXDESK_TEAM) to sign in with OIDC"
+    );
   }
-  if (!options.team) throw new UsageError("signing in with OIDC needs the team id: pass --team or set VEXDESK_TEAM (the `team` input of the Action)");
+  if (!options.team)
+    throw new UsageError(
+      "signing in with OIDC needs the team id: pass --team or set VEXDESK_TEAM (the `team` input of the Action)"
+    );
   progress("signing in with the job's GitHub OIDC token");
   const token = await exchangeOidc(anonymous, env, options.team, options.policy, options.audience ?? DEFAULT_AUDIENCE);
   return anonymous.withToken(token);
@@ -47451,23 +47470,33 @@ function maskInActionsLog(secret, env) {
 async function gitHubIdToken(env, audience) {
   const requestUrl = env.ACTIONS_ID_TOKEN_REQUEST_URL ?? "";
   const requestToken = env.ACTIONS_ID_TOKEN_REQUEST_TOKEN;
-  if (!requestToken) throw new UsageError("ACTIONS_ID_TOKEN_REQUEST_TOKEN is unset: grant the job `permissions: id-token: write`");
+  if (!requestToken)
+    throw new UsageError("ACTIONS_ID_TOKEN_REQUEST_TOKEN is unset: grant the job `permissions: id-token: write`");
   const url = new URL(requestUrl);
   url.searchParams.set("audience", audience);
   let response;
   try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${requestToken}`, accept: "application/json; api-version=2.0" } });
+    response = await fetch(url, {
+      headers: { authorization: `Bearer ${requestToken}`, accept: "application/json; api-version=2.0" }
+    });
   } catch (error3) {
-    throw new ServiceError(`cannot reach GitHub's OIDC token endpoint: ${error3 instanceof Error ? error3.message : String(error3)}`);
+    throw new ServiceError(
+      `cannot reach GitHub's OIDC token endpoint: ${error3 instanceof Error ? error3.message : String(error3)}`
+    );
   }
   const body = await response.json().catch(() => ({}));
-  if (!response.ok || typeof body.value !== "string") throw new ServiceError(`GitHub's OIDC token endpoint answered ${response.status} without a token`);
+  if (!response.ok || typeof body.value !== "string")
+    throw new ServiceError(`GitHub's OIDC token endpoint answered ${response.status} without a token`);
   maskInActionsLog(body.value, env);
   return body.value;
 }
 async function exchangeOidc(api, env, teamId, policyId, audience) {
   const idToken = await gitHubIdToken(env, audience);
-  const { body } = await api.post("/api/auth/oidc/token", { token: idToken, teamId, ...policyId ? { policyId } : {} }, { anonymous: true });
+  const { body } = await api.post(
+    "/api/auth/oidc/token",
+    { token: idToken, teamId, ...policyId ? { policyId } : {} },
+    { anonymous: true }
+  );
   maskInActionsLog(body.data.token, env);
   return body.data.token;
 }
@@ -53835,7 +53864,8 @@ var findingItem = looseObject({
 var DECISIONS = ["undecided", "affected", "under_investigation", "not_affected", "fixed"];
 function decisionOf(finding) {
   const disposition = finding.disposition;
-  if (!disposition || disposition.decision_state !== "decided" && disposition.decision_state !== "carried") return "undecided";
+  if (!disposition || disposition.decision_state !== "decided" && disposition.decision_state !== "carried")
+    return "undecided";
   return disposition.status;
 }
 function* pollDelays() {
@@ -53852,10 +53882,14 @@ async function waitForScan(api, sbomId, options) {
     const { body } = await api.get(`/api/sboms/${encodeURIComponent(sbomId)}`);
     const { scan } = body.data;
     if (scan.status === "completed") return body.data;
-    if (scan.status === "failed") throw new ServiceError(`the scan of SBOM ${sbomId} failed: ${scan.error ?? "no reason given"}`);
+    if (scan.status === "failed")
+      throw new ServiceError(`the scan of SBOM ${sbomId} failed: ${scan.error ?? "no reason given"}`);
     if (scan.status !== reported) options.progress(`scan ${scan.status}…`);
     reported = scan.status;
-    if (Date.now() + delay > deadline) throw new ServiceError(`the scan of SBOM ${sbomId} did not complete within ${Math.round(options.timeoutMs / 1e3)} s (still ${scan.status})`);
+    if (Date.now() + delay > deadline)
+      throw new ServiceError(
+        `the scan of SBOM ${sbomId} did not complete within ${Math.round(options.timeoutMs / 1e3)} s (still ${scan.status})`
+      );
     await sleep(delay);
   }
   throw new ServiceError("unreachable");
@@ -53872,7 +53906,10 @@ async function whenScanned(read, options) {
     } catch (error3) {
       if (!(error3 instanceof ServiceError) || error3.code !== "scan_pending") throw error3;
       const delay = delays.next().value;
-      if (Date.now() + delay > deadline) throw new ServiceError(`scans did not complete within ${Math.round(options.timeoutMs / 1e3)} s: ${error3.message}`);
+      if (Date.now() + delay > deadline)
+        throw new ServiceError(
+          `scans did not complete within ${Math.round(options.timeoutMs / 1e3)} s: ${error3.message}`
+        );
       options.progress("waiting for the scan to complete…");
       await sleep(delay);
     }
@@ -53880,7 +53917,10 @@ async function whenScanned(read, options) {
 }
 function parseListItem(schema, raw) {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new ServiceError(`the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`);
+  if (!parsed.success)
+    throw new ServiceError(
+      `the service answered a vulnerability this client does not understand: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`
+    );
   return parsed.data;
 }
 async function loadFindings(api, target, options, query = {}) {
@@ -53894,10 +53934,14 @@ async function loadFindings(api, target, options, query = {}) {
 }
 async function fetchCounts(api, target, options) {
   const rows = ["KEV", ...SEVERITIES];
-  const summaries = await Promise.all(rows.map((row) => whenScanned(async () => {
-    const query = row === "KEV" ? { kev: "true" } : { severity: row.toLowerCase() };
-    return (await api.get(listPath(target), { query: { ...query, perPage: 1 } })).body.summary;
-  }, options)));
+  const summaries = await Promise.all(
+    rows.map(
+      (row) => whenScanned(async () => {
+        const query = row === "KEV" ? { kev: "true" } : { severity: row.toLowerCase() };
+        return (await api.get(listPath(target), { query: { ...query, perPage: 1 } })).body.summary;
+      }, options)
+    )
+  );
   const counts = { total: 0 };
   rows.forEach((row, index2) => {
     const summary2 = summaries[index2];
@@ -53949,9 +53993,11 @@ function evaluateGate(findings, policy) {
     if (decision === "not_affected" || decision === "fixed") continue;
     if (policy.fixableOnly && finding.fixed_versions.length === 0) continue;
     const reasons = [];
-    if (policy.failOn && RANK[finding.severity] >= RANK[policy.failOn.toUpperCase()]) reasons.push(finding.severity.toLowerCase());
+    if (policy.failOn && RANK[finding.severity] >= RANK[policy.failOn.toUpperCase()])
+      reasons.push(finding.severity.toLowerCase());
     if (policy.kev && finding.is_kev) reasons.push("kev");
-    if (policy.epss !== void 0 && (finding.epss_score ?? 0) >= policy.epss) reasons.push(`epss ${finding.epss_score ?? 0}`);
+    if (policy.epss !== void 0 && (finding.epss_score ?? 0) >= policy.epss)
+      reasons.push(`epss ${finding.epss_score ?? 0}`);
     if (policy.untriaged && decision === "undecided") reasons.push("untriaged");
     if (policy.failOnUnscored && finding.severity_source === null) reasons.push("unscored");
     if (reasons.length > 0) failures.push({ finding, reasons });
@@ -53963,7 +54009,12 @@ var OPEN = "affected,under_investigation,undisposed";
 function candidateQueries(policy) {
   const common = policy.fixableOnly ? { fixable: "true" } : {};
   const queries = [];
-  if (policy.failOn) queries.push({ ...common, status: OPEN, severity: SEVERITY_NAMES.slice(0, SEVERITY_NAMES.indexOf(policy.failOn) + 1).join(",") });
+  if (policy.failOn)
+    queries.push({
+      ...common,
+      status: OPEN,
+      severity: SEVERITY_NAMES.slice(0, SEVERITY_NAMES.indexOf(policy.failOn) + 1).join(",")
+    });
   if (policy.kev) queries.push({ ...common, status: OPEN, kev: "true" });
   if (policy.epss !== void 0) queries.push({ ...common, status: OPEN, epssMin: policy.epss });
   if (policy.untriaged) queries.push({ ...common, status: "undisposed" });
@@ -53990,7 +54041,9 @@ function createOutput(json, streams = process) {
   };
 }
 function table(headers, rows) {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length)));
+  const widths = headers.map(
+    (header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length))
+  );
   const line = (cells) => cells.map((cell2, column) => cell2.padEnd(widths[column] ?? 0)).join("  ").trimEnd();
   return [line(headers), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
 }
@@ -54012,7 +54065,10 @@ function judge(target, candidates, counts, policy) {
 }
 async function gate(api, target, policy, timeoutMs, out) {
   const options = { timeoutMs, progress: out.progress };
-  const [candidates, counts] = await Promise.all([loadCandidates(api, target, policy, options), fetchCounts(api, target, options)]);
+  const [candidates, counts] = await Promise.all([
+    loadCandidates(api, target, policy, options),
+    fetchCounts(api, target, options)
+  ]);
   const outcome = judge(target, candidates, counts, policy);
   printGate(outcome, out);
   return outcome.result === "pass" ? EXIT_CODES.pass : EXIT_CODES.gateFailed;
@@ -54075,7 +54131,10 @@ async function findOrCreateProduct(api, slug, create) {
   const found = body.data[0];
   if (found) return { id: found.id, created: false };
   if (!create) throw new UsageError(`no product with slug "${slug}" in this team; pass --create to create it`);
-  return createOrAdopt(async () => (await api.post("/api/products", { name: slug, slug })).body, "slug_taken");
+  return createOrAdopt(
+    async () => (await api.post("/api/products", { name: slug, slug })).body,
+    "slug_taken"
+  );
 }
 async function findOrCreateRelease(api, productId, version2, create) {
   const path = `/api/products/${encodeURIComponent(productId)}/releases`;
@@ -54119,7 +54178,11 @@ function directRequest(file) {
   const raw = rawUploadRequest({ bytes: file.bytes, fileName: file.fileName }, file.releaseId);
   return {
     path: "/api/sboms/upload",
-    request: { query: raw.query, body: raw.body, headers: { "content-type": raw.headers["Content-Type"], "content-encoding": raw.headers["Content-Encoding"] } }
+    request: {
+      query: raw.query,
+      body: raw.body,
+      headers: { "content-type": raw.headers["Content-Type"], "content-encoding": raw.headers["Content-Encoding"] }
+    }
   };
 }
 async function sendSbom(api, file, route = "auto") {
@@ -54132,10 +54195,17 @@ async function sendSbom(api, file, route = "auto") {
   return { sbom: body.data, created: status === 201, route: "direct" };
 }
 async function sendPresigned(api, file) {
-  const { body } = await api.post("/api/sboms/uploads", { releaseId: file.releaseId, fileName: file.fileName });
+  const { body } = await api.post("/api/sboms/uploads", {
+    releaseId: file.releaseId,
+    fileName: file.fileName
+  });
   const session = body.data;
   if (file.bytes.length > session.maxBytes) {
-    throw new ServiceError(`${file.fileName} is ${file.bytes.length} bytes, more than the ${session.maxBytes} the service accepts`, 413, "payload_too_large");
+    throw new ServiceError(
+      `${file.fileName} is ${file.bytes.length} bytes, more than the ${session.maxBytes} the service accepts`,
+      413,
+      "payload_too_large"
+    );
   }
   let put;
   try {
@@ -54143,7 +54213,11 @@ async function sendPresigned(api, file) {
   } catch (error3) {
     throw new ServiceError(`cannot reach the upload URL: ${error3 instanceof Error ? error3.message : String(error3)}`);
   }
-  if (!put.ok) throw new ServiceError(`the pre-signed upload answered ${put.status}: ${(await put.text()).slice(0, 200)}`, put.status);
+  if (!put.ok)
+    throw new ServiceError(
+      `the pre-signed upload answered ${put.status}: ${(await put.text()).slice(0, 200)}`,
+      put.status
+    );
   await put.arrayBuffer().catch(() => void 0);
   const completed = await api.request("POST", session.completePath);
   return { sbom: completed.body.data, created: completed.status === 201 };
@@ -54160,18 +54234,33 @@ async function upload(api, input2, out) {
   if (bytes.length === 0) throw new UsageError(`${input2.file} is empty`);
   const product = await findOrCreateProduct(api, input2.product, input2.create);
   const release = await findOrCreateRelease(api, product.id, input2.release, input2.create);
-  out.progress(`${product.created ? "created" : "found"} product ${input2.product}, ${release.created ? "created" : "found"} release ${input2.release}`);
+  out.progress(
+    `${product.created ? "created" : "found"} product ${input2.product}, ${release.created ? "created" : "found"} release ${input2.release}`
+  );
   out.progress(`uploading ${basename2(input2.file)} (${bytes.length} bytes)…`);
   const sent = await sendSbom(api, { releaseId: release.id, fileName: basename2(input2.file), bytes }, input2.route);
-  out.progress(sent.created ? `uploaded SBOM ${sent.sbom.id} (${sent.route})` : `the release already holds these bytes: SBOM ${sent.sbom.id}`);
+  out.progress(
+    sent.created ? `uploaded SBOM ${sent.sbom.id} (${sent.route})` : `the release already holds these bytes: SBOM ${sent.sbom.id}`
+  );
   const scanned = await waitForScan(api, sent.sbom.id, { timeoutMs: input2.timeoutMs, progress: out.progress });
   const counts = await fetchCounts(api, { sbomId: scanned.id }, { timeoutMs: input2.timeoutMs, progress: out.progress });
-  return { productId: product.id, releaseId: release.id, sbomId: scanned.id, componentCount: scanned.component_count, findings: findingTotals(counts), counts };
+  return {
+    productId: product.id,
+    releaseId: release.id,
+    sbomId: scanned.id,
+    componentCount: scanned.component_count,
+    findings: findingTotals(counts),
+    counts
+  };
 }
 function printUpload(result, out) {
   const { productId, releaseId, sbomId, componentCount, findings } = result;
   const human = [
-    pairs([["product", productId], ["release", releaseId], ["sbom", sbomId]]),
+    pairs([
+      ["product", productId],
+      ["release", releaseId],
+      ["sbom", sbomId]
+    ]),
     "",
     `${componentCount} components, ${findings.total} findings: ${findings.critical} critical, ${findings.high} high, ${findings.medium} medium, ${findings.low} low, ${findings.none} unrated; ${findings.kev} known exploited; ${findings.untriaged} untriaged`
   ].join("\n");
@@ -54185,7 +54274,13 @@ import { dirname } from "node:path";
 // shared/service/sbom/model.ts
 var sbomFormatSchema = _enum(["CycloneDX", "SPDX"]);
 var sbomEncodingSchema = _enum(["json", "xml", "tag-value"]);
-var SKIP_REASONS = ["document_subject", "duplicate", "no_identity", "not_an_object", "nesting_too_deep"];
+var SKIP_REASONS = [
+  "document_subject",
+  "duplicate",
+  "no_identity",
+  "not_an_object",
+  "nesting_too_deep"
+];
 var skipReasonSchema = _enum(SKIP_REASONS);
 var skippedEntriesSchema = object({
   reason: skipReasonSchema,
@@ -54303,7 +54398,13 @@ var sbomIdParams = object({ id: uuid2() });
 var sbomListResponse = pagedListSchema(sbomSchema, "SbomList");
 var cveScanBody = strictObject({ sbomId: uuid2() }).meta({ id: "CveScanRequest" });
 var severityFilter = _enum(["critical", "high", "medium", "low", "none"]);
-var vulnerabilityStatusFilter = _enum(["affected", "not_affected", "fixed", "under_investigation", "undisposed"]);
+var vulnerabilityStatusFilter = _enum([
+  "affected",
+  "not_affected",
+  "fixed",
+  "under_investigation",
+  "undisposed"
+]);
 var decisionFilter = _enum(["carried", "review_required", "expired"]);
 var VULNERABILITY_SORT_FIELDS = ["severity", "epss", "cvss", "component", "cve", "first_detected"];
 function commaList(values, example) {
@@ -54312,7 +54413,10 @@ function commaList(values, example) {
     const items = raw.split(",").map((item) => item.trim().toLowerCase());
     const unknown2 = items.filter((item) => !allowed.includes(item));
     if (unknown2.length > 0) {
-      context.addIssue({ code: "custom", message: `must be one or more of ${allowed.join(", ")}, comma-separated (e.g. ${example}); "${unknown2[0] ?? ""}" is not one` });
+      context.addIssue({
+        code: "custom",
+        message: `must be one or more of ${allowed.join(", ")}, comma-separated (e.g. ${example}); "${unknown2[0] ?? ""}" is not one`
+      });
       return NEVER;
     }
     return [...new Set(items)];
@@ -54328,7 +54432,9 @@ var vulnerabilityListQuery = strictObject({
   kev: booleanFlag.optional(),
   fixable: booleanFlag.optional(),
   epssMin: coerce_exports.number().min(0).max(1).optional(),
-  search: string2().trim().min(1).max(255).optional().meta({ description: "Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias" }),
+  search: string2().trim().min(1).max(255).optional().meta({
+    description: "Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias"
+  }),
   sort: _enum([...VULNERABILITY_SORT_FIELDS, ...VULNERABILITY_SORT_FIELDS.map((field) => `-${field}`)]).optional()
 });
 var findingDecisionSchema = object({
@@ -54340,7 +54446,12 @@ var findingDecisionSchema = object({
   expires_at: string2().nullable(),
   review_required: boolean2(),
   carried_from: object({ release_id: string2(), release_version: string2(), disposition_id: string2() }).nullable(),
-  imported_from: object({ document_sha256: string2(), author: string2().nullable(), format: string2(), imported_at: string2() }).nullable()
+  imported_from: object({
+    document_sha256: string2(),
+    author: string2().nullable(),
+    format: string2(),
+    imported_at: string2()
+  }).nullable()
 }).meta({ id: "FindingDecision" });
 var severityValue = _enum(["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"]);
 var sbomVulnerabilitySchema = object({
@@ -54365,7 +54476,11 @@ var sbomVulnerabilitySchema = object({
   epss_score: number2().nullable(),
   epss_percentile: number2().nullable(),
   is_kev: boolean2(),
-  kev: object({ dateAdded: string2(), dueDate: string2().nullable(), knownRansomwareCampaignUse: string2().nullable() }).nullable(),
+  kev: object({
+    dateAdded: string2(),
+    dueDate: string2().nullable(),
+    knownRansomwareCampaignUse: string2().nullable()
+  }).nullable(),
   cwes: array(string2()),
   affected_versions: array(string2()),
   fixed_versions: array(string2()),
@@ -54455,24 +54570,41 @@ function toSarif(input2) {
     properties: { findings: input2.findings.length, results: results.length, resultsDropped: dropped }
   };
   if (dropped > 0) {
-    run2.invocations = [{
-      executionSuccessful: true,
-      toolExecutionNotifications: [{
-        level: "warning",
-        message: { text: `${dropped} of ${groups.length} results left out: GitHub code scanning accepts at most ${GITHUB_CODE_SCANNING_LIMITS.resultsPerRun} per run. The least urgent (by decision, KEV, severity, EPSS) were dropped; the vulnerability list has them all.` }
-      }]
-    }];
+    run2.invocations = [
+      {
+        executionSuccessful: true,
+        toolExecutionNotifications: [
+          {
+            level: "warning",
+            message: {
+              text: `${dropped} of ${groups.length} results left out: GitHub code scanning accepts at most ${GITHUB_CODE_SCANNING_LIMITS.resultsPerRun} per run. The least urgent (by decision, KEV, severity, EPSS) were dropped; the vulnerability list has them all.`
+            }
+          }
+        ]
+      }
+    ];
   }
   return { $schema: "https://json.schemastore.org/sarif-2.1.0.json", version: "2.1.0", runs: [run2] };
 }
 function groupByPackageAndAdvisory(findings) {
   const groups = /* @__PURE__ */ new Map();
   for (const finding of findings) {
-    const identity = packageIdentity({ componentPurl: finding.component_purl, componentName: finding.component_name, componentVersion: finding.component_version });
+    const identity = packageIdentity({
+      componentPurl: finding.component_purl,
+      componentName: finding.component_name,
+      componentVersion: finding.component_version
+    });
     const key = `${identity}\0${finding.advisory_id}`;
     const group = groups.get(key);
     if (group) group.findings.push(finding);
-    else groups.set(key, { lead: finding, findings: [finding], identity, fingerprint: createHash("sha256").update(key).digest("hex"), suppressed: suppressionOf(finding) !== void 0 });
+    else
+      groups.set(key, {
+        lead: finding,
+        findings: [finding],
+        identity,
+        fingerprint: createHash("sha256").update(key).digest("hex"),
+        suppressed: suppressionOf(finding) !== void 0
+      });
   }
   return [...groups.values()].sort(byUrgency);
 }
@@ -54536,13 +54668,25 @@ function fixedByPackage(groups) {
   return [...byName].map(([name, versions]) => ({ name, versions: [...versions] }));
 }
 function facts(advisoryId, lead, groups) {
-  const rows = [["Severity", `${lead.severity}${lead.severity_source ? ` (from ${lead.severity_source}${lead.severity_source_id && lead.severity_source_id !== advisoryId ? ` of ${lead.severity_source_id}` : ""})` : ""}`]];
+  const rows = [
+    [
+      "Severity",
+      `${lead.severity}${lead.severity_source ? ` (from ${lead.severity_source}${lead.severity_source_id && lead.severity_source_id !== advisoryId ? ` of ${lead.severity_source_id}` : ""})` : ""}`
+    ]
+  ];
   if (lead.cvss_v4_score !== null) rows.push(["CVSS v4", `${lead.cvss_v4_score} ${lead.cvss_v4_vector ?? ""}`.trim()]);
   if (lead.cvss_v3_score !== null) rows.push(["CVSS v3", `${lead.cvss_v3_score} ${lead.cvss_v3_vector ?? ""}`.trim()]);
   if (lead.cvss_v2_score !== null) rows.push(["CVSS v2", `${lead.cvss_v2_score} ${lead.cvss_v2_vector ?? ""}`.trim()]);
-  rows.push(["Known exploited (CISA KEV)", lead.kev ? `yes, added ${lead.kev.dateAdded}${lead.kev.dueDate ? `, due ${lead.kev.dueDate}` : ""}${lead.kev.knownRansomwareCampaignUse === "Known" ? ", used in ransomware campaigns" : ""}` : "no"]);
-  rows.push(["EPSS", lead.epss_score === null ? "not scored" : `${(lead.epss_score * 100).toFixed(2)}% (percentile ${((lead.epss_percentile ?? 0) * 100).toFixed(0)})`]);
-  for (const { name, versions } of fixedByPackage(groups)) rows.push([`Fixed versions of ${name}`, versions.length > 0 ? versions.join(", ") : "none known"]);
+  rows.push([
+    "Known exploited (CISA KEV)",
+    lead.kev ? `yes, added ${lead.kev.dateAdded}${lead.kev.dueDate ? `, due ${lead.kev.dueDate}` : ""}${lead.kev.knownRansomwareCampaignUse === "Known" ? ", used in ransomware campaigns" : ""}` : "no"
+  ]);
+  rows.push([
+    "EPSS",
+    lead.epss_score === null ? "not scored" : `${(lead.epss_score * 100).toFixed(2)}% (percentile ${((lead.epss_percentile ?? 0) * 100).toFixed(0)})`
+  ]);
+  for (const { name, versions } of fixedByPackage(groups))
+    rows.push([`Fixed versions of ${name}`, versions.length > 0 ? versions.join(", ") : "none known"]);
   if (lead.aliases.length > 0) rows.push(["Aliases", lead.aliases.join(", ")]);
   if (lead.cwes.length > 0) rows.push(["Weaknesses", lead.cwes.join(", ")]);
   if (lead.informational) rows.push(["Kind", `informational notice (${lead.informational})`]);
@@ -54550,11 +54694,18 @@ function facts(advisoryId, lead, groups) {
 }
 function links(advisoryId, lead) {
   const result = [[advisoryId, advisoryUrl(advisoryId)]];
-  if (lead.cve_id.startsWith("CVE-") && lead.cve_id !== advisoryId) result.push([lead.cve_id, `https://nvd.nist.gov/vuln/detail/${encodeURIComponent(lead.cve_id)}`]);
+  if (lead.cve_id.startsWith("CVE-") && lead.cve_id !== advisoryId)
+    result.push([lead.cve_id, `https://nvd.nist.gov/vuln/detail/${encodeURIComponent(lead.cve_id)}`]);
   return result;
 }
 function helpText(advisoryId, lead, groups) {
-  const lines = [`${advisoryId}: ${lead.summary.trim()}`, "", ...facts(advisoryId, lead, groups).map(([name, value]) => `${name}: ${value}`), "", ...links(advisoryId, lead).map(([name, url]) => `${name}: ${url}`)];
+  const lines = [
+    `${advisoryId}: ${lead.summary.trim()}`,
+    "",
+    ...facts(advisoryId, lead, groups).map(([name, value]) => `${name}: ${value}`),
+    "",
+    ...links(advisoryId, lead).map(([name, url]) => `${name}: ${url}`)
+  ];
   return lines.join("\n");
 }
 function helpMarkdown(advisoryId, lead, groups) {
@@ -54578,15 +54729,22 @@ function resultFor(group, uri, ruleIndex) {
     ruleId: lead.advisory_id,
     ruleIndex,
     level: levelOf(lead),
-    message: { text: `${packageLabel(lead)} is affected by ${lead.advisory_id} (${lead.severity}${lead.is_kev ? ", known exploited" : ""}). ${fixed}${decision}` },
-    locations: [{
-      // Region: line 1 of the SBOM (GitHub shows an alert at a line); the package is the logical location.
-      physicalLocation: { artifactLocation: { uri }, region: { startLine: 1 } },
-      logicalLocations: logicalLocations(group.findings)
-    }],
+    message: {
+      text: `${packageLabel(lead)} is affected by ${lead.advisory_id} (${lead.severity}${lead.is_kev ? ", known exploited" : ""}). ${fixed}${decision}`
+    },
+    locations: [
+      {
+        // Region: line 1 of the SBOM (GitHub shows an alert at a line); the package is the logical location.
+        physicalLocation: { artifactLocation: { uri }, region: { startLine: 1 } },
+        logicalLocations: logicalLocations(group.findings)
+      }
+    ],
     // Stable across builds: the package at its version and the advisory, never an upload's ids. The
     // line hash is ours too, else upload-sarif hashes line 1 and every alert of a rule collapses into one.
-    partialFingerprints: { [FINGERPRINT_KEY]: group.fingerprint, primaryLocationLineHash: `${group.fingerprint.slice(0, 16)}:1` },
+    partialFingerprints: {
+      [FINGERPRINT_KEY]: group.fingerprint,
+      primaryLocationLineHash: `${group.fingerprint.slice(0, 16)}:1`
+    },
     properties: {
       packageIdentity: group.identity,
       componentPurl: lead.component_purl,
@@ -54595,9 +54753,20 @@ function resultFor(group, uri, ruleIndex) {
       isKev: lead.is_kev,
       epssScore: lead.epss_score,
       fixedVersions: lead.fixed_versions,
-      decision: lead.disposition ? { status: lead.disposition.status, state: lead.disposition.decision_state, justification: lead.disposition.justification, response: lead.disposition.response } : null,
-      findingIds: [...new Set(group.findings.flatMap((finding) => "finding_ids" in finding ? finding.finding_ids : [finding.id]))],
-      ..."sbom_ids" in lead ? { sbomIds: [...new Set(group.findings.flatMap((finding) => "sbom_ids" in finding ? finding.sbom_ids : []))] } : {}
+      decision: lead.disposition ? {
+        status: lead.disposition.status,
+        state: lead.disposition.decision_state,
+        justification: lead.disposition.justification,
+        response: lead.disposition.response
+      } : null,
+      findingIds: [
+        ...new Set(
+          group.findings.flatMap((finding) => "finding_ids" in finding ? finding.finding_ids : [finding.id])
+        )
+      ],
+      ..."sbom_ids" in lead ? {
+        sbomIds: [...new Set(group.findings.flatMap((finding) => "sbom_ids" in finding ? finding.sbom_ids : []))]
+      } : {}
     }
   };
   if (suppression) result.suppressions = [suppression];
@@ -54610,7 +54779,8 @@ function logicalLocations(findings) {
   const seen = /* @__PURE__ */ new Map();
   for (const finding of findings) {
     const fullyQualifiedName = finding.component_purl ?? packageLabel(finding);
-    if (!seen.has(fullyQualifiedName)) seen.set(fullyQualifiedName, { name: finding.component_name, fullyQualifiedName, kind: "module" });
+    if (!seen.has(fullyQualifiedName))
+      seen.set(fullyQualifiedName, { name: finding.component_name, fullyQualifiedName, kind: "module" });
   }
   return [...seen.values()].slice(0, GITHUB_CODE_SCANNING_LIMITS.locationsPerResult);
 }
@@ -54624,10 +54794,17 @@ function suppressionOf(finding) {
     ...decision.justification ? [`justification: ${decision.justification}`] : [],
     ...decision.response ? [`response: ${decision.response}`] : [],
     ...decision.carried_from ? [`carried from release ${decision.carried_from.release_version}`] : [],
-    ...decision.imported_from ? [`imported from a ${decision.imported_from.format} document (sha256 ${decision.imported_from.document_sha256.slice(0, 12)})`] : [],
+    ...decision.imported_from ? [
+      `imported from a ${decision.imported_from.format} document (sha256 ${decision.imported_from.document_sha256.slice(0, 12)})`
+    ] : [],
     ...decision.expires_at ? [`until ${decision.expires_at}`] : []
   ];
-  return { kind: "external", status: "accepted", justification: why.join("; "), ...UUID.test(decision.id) ? { guid: decision.id } : {} };
+  return {
+    kind: "external",
+    status: "accepted",
+    justification: why.join("; "),
+    ...UUID.test(decision.id) ? { guid: decision.id } : {}
+  };
 }
 function sbomUri(path) {
   return path.replace(/\\/g, "/").replace(/^(?:\.\/)+/, "").split("/").map((segment) => encodeURIComponent(segment)).join("/");
@@ -54642,7 +54819,9 @@ function toolVersion() {
 }
 async function sarifLog(api, target, sbomPath, options) {
   const schema = "sbomId" in target ? sbomVulnerabilitySchema : releaseVulnerabilitySchema;
-  const findings = (await loadFindings(api, target, options)).map((item) => parseListItem(schema, item));
+  const findings = (await loadFindings(api, target, options)).map(
+    (item) => parseListItem(schema, item)
+  );
   return toSarif({ findings, sbomPath, serviceUrl: api.baseUrl, toolVersion: toolVersion() });
 }
 function writeSarif(log, file) {
@@ -54667,7 +54846,8 @@ async function sarif(api, target, input2, options, out) {
 function parseTimeout(raw) {
   if (raw === void 0 || raw === "") return 6e5;
   const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout must be a number of seconds, got "${raw}"`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(`--timeout must be a number of seconds, got "${raw}"`);
   return seconds * 1e3;
 }
 function parsePolicy(values) {
@@ -54678,9 +54858,17 @@ function parsePolicy(values) {
   let epss;
   if (values.epss !== void 0 && values.epss.trim() !== "") {
     epss = Number(values.epss);
-    if (!Number.isFinite(epss) || epss < 0 || epss > 1) throw new UsageError(`--epss is a probability from 0 to 1 (e.g. 0.1), got "${values.epss}"`);
+    if (!Number.isFinite(epss) || epss < 0 || epss > 1)
+      throw new UsageError(`--epss is a probability from 0 to 1 (e.g. 0.1), got "${values.epss}"`);
   }
-  return { failOn, kev: values.kev, epss, untriaged: values.untriaged, fixableOnly: values.fixableOnly, failOnUnscored: values.failOnUnscored };
+  return {
+    failOn,
+    kev: values.kev,
+    epss,
+    untriaged: values.untriaged,
+    fixableOnly: values.fixableOnly,
+    failOnUnscored: values.failOnUnscored
+  };
 }
 
 // shared/client/action.ts
@@ -54689,7 +54877,8 @@ function input(name) {
 }
 function flag(name) {
   const value = (input(name) ?? "false").toLowerCase();
-  if (value !== "true" && value !== "false") throw new UsageError(`input ${name} must be true or false, got "${value}"`);
+  if (value !== "true" && value !== "false")
+    throw new UsageError(`input ${name} must be true or false, got "${value}"`);
   return value === "true";
 }
 function defaultRelease(env) {
@@ -54715,7 +54904,8 @@ async function act(env) {
   const release = input("release") ?? defaultRelease(env);
   if (!sbom) throw new UsageError("input sbom (the SBOM file's path) is required");
   if (!product) throw new UsageError("input product (the product's slug) is required");
-  if (!release) throw new UsageError("input release is empty and the run has neither a tag nor GITHUB_SHA to default to");
+  if (!release)
+    throw new UsageError("input release is empty and the run has neither a tag nor GITHUB_SHA to default to");
   const policy = parsePolicy({
     failOn: input("fail-on"),
     kev: flag("kev"),
@@ -54725,11 +54915,30 @@ async function act(env) {
     failOnUnscored: flag("fail-on-unscored")
   });
   const timeoutMs = parseTimeout(input("timeout"));
-  const api = await connect({ url: input("url") ?? env.VEXDESK_URL, token, team: input("team") ?? env.VEXDESK_TEAM, policy: input("policy"), audience: input("audience") }, env, out.progress);
-  const uploaded = await upload(api, { file: sbom, product, release, create: flag("create"), route: "auto", timeoutMs }, out);
+  const api = await connect(
+    {
+      url: input("url") ?? env.VEXDESK_URL,
+      token,
+      team: input("team") ?? env.VEXDESK_TEAM,
+      policy: input("policy"),
+      audience: input("audience")
+    },
+    env,
+    out.progress
+  );
+  const uploaded = await upload(
+    api,
+    { file: sbom, product, release, create: flag("create"), route: "auto", timeoutMs },
+    out
+  );
   printUpload(uploaded, out);
   const target = { sbomId: uploaded.sbomId };
-  const outcome = hasCondition(policy) ? judge(target, await loadCandidates(api, target, policy, { timeoutMs, progress: out.progress }), uploaded.counts, policy) : void 0;
+  const outcome = hasCondition(policy) ? judge(
+    target,
+    await loadCandidates(api, target, policy, { timeoutMs, progress: out.progress }),
+    uploaded.counts,
+    policy
+  ) : void 0;
   if (outcome) printGate(outcome, out);
   setOutput("product-id", uploaded.productId);
   setOutput("release-id", uploaded.releaseId);
@@ -54753,13 +54962,28 @@ async function act(env) {
 function cell(value) {
   return value.replace(/[|\\]/g, (char) => `\\${char}`).replace(/[\r\n]+/g, " ");
 }
-var DECISION_TITLES = { undecided: "Undecided", affected: "Affected", under_investigation: "Under investigation", not_affected: "Not affected", fixed: "Fixed" };
-var ROW_TITLES = { KEV: "**Known exploited (KEV)**", CRITICAL: "Critical", HIGH: "High", MEDIUM: "Medium", LOW: "Low", NONE: "None / unscored" };
+var DECISION_TITLES = {
+  undecided: "Undecided",
+  affected: "Affected",
+  under_investigation: "Under investigation",
+  not_affected: "Not affected",
+  fixed: "Fixed"
+};
+var ROW_TITLES = {
+  KEV: "**Known exploited (KEV)**",
+  CRITICAL: "Critical",
+  HIGH: "High",
+  MEDIUM: "Medium",
+  LOW: "Low",
+  NONE: "None / unscored"
+};
 var FAILURES_SHOWN = 25;
 function jobSummary(baseUrl, names, uploaded, outcome, policy) {
   const gateLine = !outcome ? "Gate: not run (no condition given: set `fail-on`, `kev`, `epss`, `untriaged` or `fail-on-unscored`)" : outcome.result === "pass" ? `Gate: ✅ **passed** — no finding is ${describePolicy(policy)}` : `Gate: ❌ **failed** — ${outcome.failures.length} finding(s) are ${describePolicy(policy)}`;
   const counts = uploaded.counts;
-  const rows = ["KEV", ...SEVERITIES].map((row) => `| ${ROW_TITLES[row]} | ${DECISIONS.map((decision) => String(counts[row][decision])).join(" | ")} | ${counts[row].total} |`);
+  const rows = ["KEV", ...SEVERITIES].map(
+    (row) => `| ${ROW_TITLES[row]} | ${DECISIONS.map((decision) => String(counts[row][decision])).join(" | ")} | ${counts[row].total} |`
+  );
   const lines = [
     `## Vexdesk: ${cell(names.product)} ${cell(names.release)}`,
     "",
@@ -54780,7 +55004,9 @@ function jobSummary(baseUrl, names, uploaded, outcome, policy) {
       "",
       "| Severity | Advisory | Component | KEV | EPSS | Decision | Fails on |",
       "|---|---|---|---|---:|---|---|",
-      ...outcome.failures.slice(0, FAILURES_SHOWN).map(({ finding, reasons }) => `| ${finding.severity} | ${cell(finding.cve_id)} | ${cell(`${finding.component_name}@${finding.component_version ?? ""}`)} | ${finding.is_kev ? "**yes**" : ""} | ${finding.epss_score === null ? "" : finding.epss_score.toFixed(3)} | ${decisionOf(finding)} | ${reasons.join(", ")} |`)
+      ...outcome.failures.slice(0, FAILURES_SHOWN).map(
+        ({ finding, reasons }) => `| ${finding.severity} | ${cell(finding.cve_id)} | ${cell(`${finding.component_name}@${finding.component_version ?? ""}`)} | ${finding.is_kev ? "**yes**" : ""} | ${finding.epss_score === null ? "" : finding.epss_score.toFixed(3)} | ${decisionOf(finding)} | ${reasons.join(", ")} |`
+      )
     );
   }
   return `${lines.join("\n")}
@@ -54816,7 +55042,10 @@ async function verifyDetachedSignature(bytes, armoredSignature, armoredKeys) {
 var SLUG = /^[a-z0-9-]{1,200}$/;
 function parseDisclosureRef(ref, baseUrl) {
   if (SLUG.test(ref)) {
-    if (!baseUrl) throw new UsageError("a disclosure slug needs the service URL: pass --url or set VEXDESK_URL, or give the disclosure's URL");
+    if (!baseUrl)
+      throw new UsageError(
+        "a disclosure slug needs the service URL: pass --url or set VEXDESK_URL, or give the disclosure's URL"
+      );
     return { api: new ApiClient(baseUrl, void 0), slug: ref };
   }
   let url;
@@ -54833,7 +55062,8 @@ function parseDisclosureRef(ref, baseUrl) {
 }
 function normalizeFingerprint(raw) {
   const fingerprint = raw.replace(/\s+/g, "").toUpperCase();
-  if (!/^[0-9A-F]{40}$|^[0-9A-F]{64}$/.test(fingerprint)) throw new UsageError(`--fingerprint must be an OpenPGP fingerprint (40 or 64 hex digits), got "${raw}"`);
+  if (!/^[0-9A-F]{40}$|^[0-9A-F]{64}$/.test(fingerprint))
+    throw new UsageError(`--fingerprint must be an OpenPGP fingerprint (40 or 64 hex digits), got "${raw}"`);
   return fingerprint;
 }
 async function text(api, path) {
@@ -54843,13 +55073,19 @@ async function text(api, path) {
 }
 async function checkSignature(api, meta2, bytes, options) {
   const signaturePath = meta2.links.signature;
-  if (!signaturePath) return { checked: false, reason: "the disclosure has no public-key signature (published before the service signed disclosures)" };
+  if (!signaturePath)
+    return {
+      checked: false,
+      reason: "the disclosure has no public-key signature (published before the service signed disclosures)"
+    };
   let armoredKeys;
   if (options.keyFile) {
     try {
       armoredKeys = await readFile2(options.keyFile, "utf8");
     } catch (error3) {
-      throw new UsageError(`cannot read --key ${options.keyFile}: ${error3 instanceof Error ? error3.message : String(error3)}`);
+      throw new UsageError(
+        `cannot read --key ${options.keyFile}: ${error3 instanceof Error ? error3.message : String(error3)}`
+      );
     }
   } else {
     if (!meta2.links.public_keys) throw new ServiceError("the disclosure is signed but links no public_keys");
@@ -54861,7 +55097,10 @@ async function checkSignature(api, meta2, bytes, options) {
     result = await verifyDetachedSignature(new Uint8Array(bytes), armoredSignature, [armoredKeys]);
   } catch (error3) {
     const reason = error3 instanceof Error ? error3.message : String(error3);
-    if (options.keyFile) throw new UsageError(`cannot verify with --key ${options.keyFile} (an armored OpenPGP public key is expected): ${reason}`);
+    if (options.keyFile)
+      throw new UsageError(
+        `cannot verify with --key ${options.keyFile} (an armored OpenPGP public key is expected): ${reason}`
+      );
     throw new ServiceError(`the service's signature or key list is not OpenPGP: ${reason}`);
   }
   const pinned = options.fingerprint ? normalizeFingerprint(options.fingerprint) : null;
@@ -54877,8 +55116,10 @@ async function checkSignature(api, meta2, bytes, options) {
 function describeSignature(check) {
   if (!check.checked) return `not checked: ${check.reason}`;
   const source = check.key_source === "file" ? "your key file" : "the publisher's key list on the service";
-  if (!check.valid) return check.key_fingerprint ? `INVALID: does not verify with key ${check.key_fingerprint} (${source})` : `INVALID: made by a key ${source} does not hold`;
-  if (check.fingerprint_matches === false) return `valid, but by key ${check.key_fingerprint ?? "?"}, NOT the pinned ${check.fingerprint_pinned ?? ""}`;
+  if (!check.valid)
+    return check.key_fingerprint ? `INVALID: does not verify with key ${check.key_fingerprint} (${source})` : `INVALID: made by a key ${source} does not hold`;
+  if (check.fingerprint_matches === false)
+    return `valid, but by key ${check.key_fingerprint ?? "?"}, NOT the pinned ${check.fingerprint_pinned ?? ""}`;
   return `valid: key ${check.key_fingerprint ?? "?"} (${source}${check.fingerprint_matches ? ", matches --fingerprint" : ""})`;
 }
 function trustNote(check) {
@@ -54899,7 +55140,9 @@ async function verify2(ref, baseUrl, out, options = {}) {
   const { body: meta2 } = await api.get(path, { anonymous: true });
   const [raw, { body: service }] = await Promise.all([
     api.raw("GET", path, { anonymous: true, query: { format: "raw" }, headers: { accept: "*/*" } }),
-    api.get(`${path}/verify`, { anonymous: true })
+    api.get(`${path}/verify`, {
+      anonymous: true
+    })
   ]);
   if (!raw.ok) throw new ServiceError(`GET ${path}?format=raw → ${raw.status}`, raw.status);
   const bytes = Buffer.from(await raw.arrayBuffer());
@@ -54916,19 +55159,30 @@ async function verify2(ref, baseUrl, out, options = {}) {
     content_hash: stated,
     computed_hash: computed,
     content_hash_valid: hashValid,
-    hmac_signature: { signed: meta2.data.signed, algorithm: service.signature_algorithm, valid: service.signature_valid, checked_by: "service" },
+    hmac_signature: {
+      signed: meta2.data.signed,
+      algorithm: service.signature_algorithm,
+      valid: service.signature_valid,
+      checked_by: "service"
+    },
     public_key_signature: signature
   };
-  out.result([
-    pairs([
-      ["disclosure", `${slug} (${meta2.data.format}, published ${meta2.data.published_at})`],
-      ["content hash", `${hashValid ? "OK" : "MISMATCH"}: stated ${stated}, computed ${computed} over ${bytes.length} bytes`],
-      ["OpenPGP signature", describeSignature(signature)],
-      ["HMAC signature", meta2.data.signed ? serviceSignature : "none"]
-    ]),
-    "",
-    trustNote(signature)
-  ].join("\n"), machine);
+  out.result(
+    [
+      pairs([
+        ["disclosure", `${slug} (${meta2.data.format}, published ${meta2.data.published_at})`],
+        [
+          "content hash",
+          `${hashValid ? "OK" : "MISMATCH"}: stated ${stated}, computed ${computed} over ${bytes.length} bytes`
+        ],
+        ["OpenPGP signature", describeSignature(signature)],
+        ["HMAC signature", meta2.data.signed ? serviceSignature : "none"]
+      ]),
+      "",
+      trustNote(signature)
+    ].join("\n"),
+    machine
+  );
   return hashValid && signatureOk(signature, options) ? EXIT_CODES.pass : EXIT_CODES.gateFailed;
 }
 
@@ -54936,13 +55190,16 @@ async function verify2(ref, baseUrl, out, options = {}) {
 async function whoami(api, out) {
   const { body } = await api.get("/api/me");
   const me = body.data;
-  out.result(pairs([
-    ["team", `${me.team.name} (${me.team.id})`],
-    ["caller", `${me.caller.name} (${me.caller.type} ${me.caller.id})`],
-    ["credential", `${me.key.name} (${me.key.id})`],
-    ["expires", me.key.expiresAt ?? "never"],
-    ["scopes", me.scopes.join(", ")]
-  ]), me);
+  out.result(
+    pairs([
+      ["team", `${me.team.name} (${me.team.id})`],
+      ["caller", `${me.caller.name} (${me.caller.type} ${me.caller.id})`],
+      ["credential", `${me.key.name} (${me.key.id})`],
+      ["expires", me.key.expiresAt ?? "never"],
+      ["scopes", me.scopes.join(", ")]
+    ]),
+    me
+  );
 }
 
 // shared/client/cli.ts
@@ -55017,14 +55274,16 @@ function uuid3(value, flag2) {
   return value.toLowerCase();
 }
 function targetOf(values) {
-  if (values.sbom === void 0 === (values.release === void 0)) throw new UsageError("give exactly one of --sbom ID or --release ID");
+  if (values.sbom === void 0 === (values.release === void 0))
+    throw new UsageError("give exactly one of --sbom ID or --release ID");
   return values.sbom !== void 0 ? { sbomId: uuid3(values.sbom, "--sbom") } : { releaseId: uuid3(values.release ?? "", "--release") };
 }
 function connectionFlags(values) {
   return { url: values.url, token: values.token, team: values.team, audience: values.audience, policy: values.policy };
 }
 async function run(argv, env) {
-  if (argv.length === 0 && env.GITHUB_ACTIONS === "true" && Object.keys(env).some((name) => name.startsWith("INPUT_"))) return runAction(env);
+  if (argv.length === 0 && env.GITHUB_ACTIONS === "true" && Object.keys(env).some((name) => name.startsWith("INPUT_")))
+    return runAction(env);
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
@@ -55064,8 +55323,18 @@ ${USAGE}`);
     case "gate": {
       extra(0);
       const target = targetOf(values);
-      const policy = parsePolicy({ failOn: values["fail-on"], kev: values.kev, epss: values.epss, untriaged: values.untriaged, fixableOnly: values["fixable-only"], failOnUnscored: values["fail-on-unscored"] });
-      if (!hasCondition(policy)) throw new UsageError("gate needs at least one condition: --fail-on, --kev, --epss, --untriaged or --fail-on-unscored");
+      const policy = parsePolicy({
+        failOn: values["fail-on"],
+        kev: values.kev,
+        epss: values.epss,
+        untriaged: values.untriaged,
+        fixableOnly: values["fixable-only"],
+        failOnUnscored: values["fail-on-unscored"]
+      });
+      if (!hasCondition(policy))
+        throw new UsageError(
+          "gate needs at least one condition: --fail-on, --kev, --epss, --untriaged or --fail-on-unscored"
+        );
       const timeoutMs = parseTimeout(values.timeout);
       const api = await connect(connection, env, out.progress);
       return gate(api, target, policy, timeoutMs, out);
@@ -55074,7 +55343,13 @@ ${USAGE}`);
       extra(0);
       const target = targetOf(values);
       const api = await connect(connection, env, out.progress);
-      await sarif(api, target, { sbomPath: values["sbom-path"] ?? "sbom.json", output: values.output }, { timeoutMs: parseTimeout(values.timeout), progress: out.progress }, out);
+      await sarif(
+        api,
+        target,
+        { sbomPath: values["sbom-path"] ?? "sbom.json", output: values.output },
+        { timeoutMs: parseTimeout(values.timeout), progress: out.progress },
+        out
+      );
       return EXIT_CODES.pass;
     }
     case "whoami": {
@@ -55084,7 +55359,11 @@ ${USAGE}`);
     }
     case "verify": {
       extra(1);
-      return verify2(required2(rest[0], "the disclosure (vexdesk verify SLUG-or-URL)"), connection.url, out, { keyFile: values.key, fingerprint: values.fingerprint, requireSignature: Boolean(values["require-signature"]) });
+      return verify2(required2(rest[0], "the disclosure (vexdesk verify SLUG-or-URL)"), connection.url, out, {
+        keyFile: values.key,
+        fingerprint: values.fingerprint,
+        requireSignature: Boolean(values["require-signature"])
+      });
     }
     case "action":
       return runAction(env);
