@@ -5,6 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { DISPOSITION_STATUSES, JUSTIFICATIONS, RESPONSES } from '../../shared/service/dispositions/vocabulary';
 import { generateVex, serializeVex } from '../../shared/service/vex/formats';
 import type { VexDisposition, VexFinding, VexFormat, VexGenerationInput } from '../../shared/service/vex/model';
 
@@ -302,15 +303,7 @@ export function buildSampleVexInput(): VexGenerationInput {
   });
 }
 
-const STATUSES = ['affected', 'not_affected', 'fixed', 'under_investigation', 'untriaged'] as const;
-const JUSTIFICATIONS = [
-  'component_not_present',
-  'vulnerable_code_not_present',
-  'vulnerable_code_not_in_execute_path',
-  'vulnerable_code_cannot_be_controlled_by_adversary',
-  'inline_mitigations_already_exist',
-] as const;
-const RESPONSES = ['can_not_fix', 'will_not_fix', 'update', 'rollback', 'workaround_available'] as const;
+const STATUSES = [...DISPOSITION_STATUSES, 'untriaged'] as const;
 
 /** `findingCount` findings over `findingCount / 5` npm components; deterministic (no randomness). */
 export function buildScaleVexInput(findingCount = 2000): VexGenerationInput {
