@@ -41,7 +41,7 @@ import {
 import { sha256Hex } from '../disclosures/signing';
 import { cweNames } from './cwe-names';
 import { prepareCsafPublication } from '../csaf-provider/publication';
-import type { CsafVexDocument } from './formats/csaf';
+import type { CsafVexDocument } from './formats/csaf-types';
 
 /** Whether approvals must come from someone other than the submitter (opt-in team setting). */
 export async function requiresDistinctApprover(teamId: string): Promise<boolean> {
