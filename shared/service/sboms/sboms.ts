@@ -28,8 +28,8 @@ import {
   sbomStore,
   type ResolvedSbom,
   type Sbom,
-  type SbomStaging,
 } from './sbom-store';
+import { sbomRecovery, type SbomStaging } from './sbom-recovery';
 
 // Tenant credentials are refreshed early enough for a URL of this lifetime (shared/service/aws-clients.ts).
 const UPLOAD_URL_TTL_SECONDS = PRESIGNED_URL_MAX_SECONDS;
@@ -113,7 +113,7 @@ async function ingest(
   const sbomKey = keys.sbom(teamId, product.id, release.id, id);
   // Written before the files: a crash between the files and the transaction leaves a record the
   // staging sweep finds (and deletes the files by), never an unreferenced object.
-  await sbomStore.stage({
+  await sbomRecovery.stage({
     teamId,
     sbomId: id,
     sbomKey,
@@ -158,7 +158,7 @@ async function ingest(
           fileSize: sbom.fileSize,
         },
       }),
-      sbomStore.stagingDone(teamId, id),
+      sbomRecovery.stagingDone(teamId, id),
       contentClaimCreate(sbom),
       ...alsoCommit(id),
     ]);
@@ -171,7 +171,7 @@ async function ingest(
       );
       // Whatever is left behind here (a failed delete, the record itself) the staging sweep removes.
       if (deleted.every((outcome) => outcome.status === 'fulfilled'))
-        await sbomStore
+        await sbomRecovery
           .unstage(teamId, id)
           .catch((cause: unknown) =>
             logger.warn('staging record left for the sweep', { sbomId: id, error: String(cause) }),
@@ -204,13 +204,13 @@ async function ingest(
 async function sweepStaging(dueBefore: string): Promise<{ removed: number; objects: number }> {
   const bucket = config().sbomBucket;
   const result = { removed: 0, objects: 0 };
-  for (const staging of await sbomStore.staleStaging(dueBefore)) {
+  for (const staging of await sbomRecovery.staleStaging(dueBefore)) {
     if (!(await sbomStore.exists(staging.sbomKey))) {
       await Promise.all(staging.objectKeys.map((key) => deleteObject({ Bucket: bucket, Key: key })));
       result.objects += staging.objectKeys.length;
       if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
     }
-    await sbomStore.unstage(staging.teamId, staging.sbomId);
+    await sbomRecovery.unstage(staging.teamId, staging.sbomId);
     result.removed += 1;
   }
   return result;
@@ -223,7 +223,7 @@ async function removeLeftovers(staging: SbomStaging): Promise<void> {
   await Promise.all(staging.objectKeys.map((key) => deleteObject({ Bucket: bucket, Key: key })));
   // Again: a scan that read the SBOM before its delete may have stored findings since the first pass (its own result write then fails).
   if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
-  await sbomStore.unstage(staging.teamId, staging.sbomId);
+  await sbomRecovery.unstage(staging.teamId, staging.sbomId);
 }
 
 export const Sboms = {
@@ -383,7 +383,7 @@ export const Sboms = {
         tx.delete(keys.idPointer(teamId, sbom.id)),
         contentClaimDelete(sbom),
         tx.delete(keys.scanLease(teamId, product.id, release.id, sbom.id)),
-        sbomStore.leftoversPut(leftovers),
+        sbomRecovery.leftoversPut(leftovers),
         auditPut(teamId, actor, {
           action: 'delete',
           entityType: 'sbom',
@@ -416,10 +416,10 @@ export const Sboms = {
   async sweep(dueBefore: string): Promise<{ staging: { removed: number; objects: number }; uploadSessions: number }> {
     const staging = await sweepStaging(dueBefore);
     const bucket = config().sbomBucket;
-    const sessions = await sbomStore.expiredUploadSessions(dueBefore);
+    const sessions = await sbomRecovery.expiredUploadSessions(dueBefore);
     for (const session of sessions) {
       await deleteObject({ Bucket: bucket, Key: session.objectKey });
-      await sbomStore.discardUploadSession(session.teamId, session.uploadId);
+      await sbomRecovery.discardUploadSession(session.teamId, session.uploadId);
     }
     return { staging, uploadSessions: sessions.length };
   },
