@@ -30,7 +30,8 @@ import {
   renderMethodNotAllowed,
   type GatewayResponseType,
 } from '../service/http/gateway-responses';
-import { isPublicClientLimitedPath, type ThrottleQuota } from '../service/http/throttling';
+import { isPublicClientLimitedPath } from '../service/http/throttling';
+import type { ThrottleQuota } from '../service/identity/throttle-quota';
 import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
 import type { LocalSite } from './console-static';
 
