@@ -146,7 +146,7 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
   const { OPERATOR_ACTOR } = await import('../shared/service/identity/actor');
   const { Teams, Members, permissionSchema } = await import('../shared/service/identity/teams');
   const { ApiKeys, EXPIRY_CHOICES_DAYS } = await import('../shared/service/identity/api-keys');
-  const { SCOPES } = await import('../shared/service/http/scopes');
+  const { SCOPES } = await import('../shared/service/identity/scopes');
   switch (`${noun} ${verb ?? ''}`) {
     case 'team create': {
       requireUsagePlanWhenDeployed();

@@ -1,12 +1,12 @@
 /**
  * `npm run openapi`: writes the API reference, docs/openapi.json, from the
- * route table and its zod schemas (shared/service/openapi/document.ts).
+ * route table and its zod schemas (shared/service/http/openapi-document.ts).
  * `npm run openapi -- --check` only compares and exits 1 when the file is stale;
  * test/unit/openapi.test.ts makes the same comparison.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { openApiJson } from '../shared/service/openapi/document';
+import { openApiJson } from '../shared/service/http/openapi-document';
 
 const target = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));
 const generated = openApiJson();

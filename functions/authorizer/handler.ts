@@ -22,7 +22,8 @@ import {
   workloadAuthorizerContext,
   type AuthorizerContext,
 } from '../../shared/service/http/authorizer-context';
-import { cookiePolicy, isUnsafeMethod, originMatches, parseCookies } from '../../shared/service/http/cookies';
+import { cookiePolicy, isUnsafeMethod, parseCookies } from '../../shared/service/http/cookies';
+import { originMatches } from '../../shared/service/identity/sign-in-rules';
 import { usageIdentifierOf } from '../../shared/service/identity/team-quota';
 import { logger } from '../../shared/service/logger';
 

@@ -26,7 +26,8 @@ import {
   renderMethodNotAllowed,
   type GatewayResponseType,
 } from '../service/http/gateway-responses';
-import { isPublicClientLimitedPath, type ThrottleQuota } from '../service/http/throttling';
+import { isPublicClientLimitedPath } from '../service/http/throttling';
+import type { ThrottleQuota } from '../service/identity/throttle-quota';
 import { authorizerEvent, lambdaContext, proxyEvent } from './api-gateway-events';
 import { decodeComponent, decodeQuery, firstValues, multiValueHeaders, readBody } from './api-gateway-request';
 import { compileRouteTable, pathParametersOf } from './api-gateway-routes';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { ApiKeys } from '../service/identity/api-keys';
 import { Members, Teams } from '../service/identity/teams';
 import { OPERATOR_ACTOR } from '../service/identity/actor';
-import { SCOPES } from '../service/http/scopes';
+import { SCOPES } from '../service/identity/scopes';
 
 export interface BootstrapRecord {
   teamId: string;

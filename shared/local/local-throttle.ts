@@ -4,7 +4,7 @@
  * deployed). Time is passed in (milliseconds, monotonic) so the rules are
  * tested without waiting.
  */
-import type { ThrottleQuota } from '../service/http/throttling';
+import type { ThrottleQuota } from '../service/identity/throttle-quota';
 
 /**
  * API Gateway's algorithm for stage and usage-plan throttles: a bucket of

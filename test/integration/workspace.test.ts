@@ -11,7 +11,7 @@ import { keys } from '../../shared/service/data/keys';
 import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
 import { ApiKeys } from '../../shared/service/identity/api-keys';
 import { Members } from '../../shared/service/identity/teams';
-import { SCOPES } from '../../shared/service/http/scopes';
+import { SCOPES } from '../../shared/service/identity/scopes';
 import { addKey, createTeamWithKey } from '../support/factories';
 import { client, request } from '../support/http-client';
 

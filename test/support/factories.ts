@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiKeys } from '../../shared/service/identity/api-keys';
 import { Members, Teams } from '../../shared/service/identity/teams';
 import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
-import { SCOPES, type Scope } from '../../shared/service/http/scopes';
+import { SCOPES, type Scope } from '../../shared/service/identity/scopes';
 import { client } from './http-client';
 
 export async function createTeamWithKey(

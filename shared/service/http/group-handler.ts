@@ -12,6 +12,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { parseJsonBody } from '../body-parsing';
 import {
   ForbiddenError,
   NotFoundError,
@@ -28,7 +29,6 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   decodeBody,
   lowerCaseHeaders,
-  parseJsonBody,
   parsePathParameters,
   parseQuery,
   strictQuerySchema,

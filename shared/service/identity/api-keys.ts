@@ -10,7 +10,7 @@ import { keys } from '../data/keys';
 import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
 import { auditPut } from '../audit/audit-log';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
-import { SCOPES, type Scope } from '../http/scopes';
+import { SCOPES, type Scope } from './scopes';
 import { serviceAccountName, type Actor } from './actor';
 import { Members, Teams } from './teams';
 import { EXPIRY_CHOICES_DAYS } from './permission-names';

@@ -4,7 +4,7 @@
  * session's scopes from it on every request, from the member's current permissions,
  * so a change takes effect on the next request.
  */
-import type { Scope } from '../http/scopes';
+import type { Scope } from './scopes';
 import type { Permission } from './permission-names';
 
 /** Every member reads everything of their team. */

@@ -16,7 +16,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { keys } from '../data/keys';
 import { tableDefinition } from '../data/table-definition';
 import { getItem, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
-import type { Scope } from '../http/scopes';
+import type { Scope } from './scopes';
 import { scopesOfPermissions } from './member-scopes';
 import { SessionTimeoutSettings, type SessionTimeouts } from './session-timeouts';
 import { Members, type MemberLogin } from './teams';

@@ -15,10 +15,10 @@ import { keys } from '../data/keys';
 import { tableDefinition } from '../data/table-definition';
 import { getItem, transactWrite, TransactionFailedError, tx } from '../data/table-client';
 import { ForbiddenError, NotImplementedError } from '../errors';
-import { FLOW_TTL_SECONDS, originMatches, SIGN_IN_CALLBACK_PATH } from '../http/cookies';
 import { logger } from '../logger';
 import type { Actor } from './actor';
 import { csrfTokenMatches, Sessions, type SessionRecord } from './sessions';
+import { FLOW_TTL_SECONDS, originMatches, SIGN_IN_CALLBACK_PATH } from './sign-in-rules';
 import { Members, type MemberLogin } from './teams';
 
 const TTL = tableDefinition.timeToLiveAttribute;

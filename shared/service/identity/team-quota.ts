@@ -15,7 +15,7 @@ import { keys } from '../data/keys';
 import { getItem, transactWrite, tx } from '../data/table-client';
 import { auditPut, diffChanges } from '../audit/audit-log';
 import { config } from '../config';
-import type { ThrottleQuota } from '../http/throttling';
+import type { ThrottleQuota } from './throttle-quota';
 import type { Actor } from './actor';
 import { Teams, type Team } from './teams';
 

@@ -27,7 +27,7 @@ import {
   type APIGatewayClient,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
-import type { ThrottleQuota } from '../http/throttling';
+import type { ThrottleQuota } from './throttle-quota';
 import { usageIdentifierOf } from './team-quota';
 
 export function teamApiKeyName(teamId: string): string {

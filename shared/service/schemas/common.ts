@@ -2,7 +2,7 @@
  * Building blocks shared by the request/response schemas of every resource.
  *
  * Plain zod, no zod-to-openapi extension: that library is bundled only into
- * the openapi Lambda (shared/service/openapi/document.ts). A schema that should be an
+ * the openapi Lambda (shared/service/http/openapi-document.ts). A schema that should be an
  * OpenAPI component gets its name with zod's own `.meta({ id })`, which the
  * document generator reads; nested uses then refer to the component.
  */
@@ -19,9 +19,9 @@ export const isoDateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset:
 });
 
 /**
- * The error map every request parse uses (shared/service/http/request.ts). zod's defaults speak in types
- * ("Invalid input: expected string, received undefined", "Invalid ISO datetime"); clients need
- * the field and the accepted form. A schema's own `error` still wins over this map.
+ * The error map every request parse uses (shared/service/body-parsing.ts, shared/service/http/request.ts).
+ * zod's defaults speak in types ("Invalid input: expected string, received undefined", "Invalid ISO
+ * datetime"); clients need the field and the accepted form. A schema's own `error` still wins over this map.
  */
 export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
   const field = (issue.path ?? []).map(String).join('.');

@@ -4,7 +4,7 @@
  * job may do (scopes, token lifetime).
  */
 import * as z from 'zod';
-import { SCOPES } from '../http/scopes';
+import { SCOPES } from '../identity/scopes';
 
 /** GitHub Actions' OIDC issuer, the default of a policy. */
 export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';

@@ -4,7 +4,7 @@
  * appear once, in the create answer's `key`; lists never carry them or their hashes.
  */
 import * as z from 'zod';
-import { SCOPES } from '../http/scopes';
+import { SCOPES } from '../identity/scopes';
 import { EXPIRY_CHOICES_DAYS, PERMISSIONS } from '../identity/permission-names';
 
 const permissions = z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length);

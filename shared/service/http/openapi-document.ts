@@ -9,9 +9,9 @@
  */
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { errorBodySchema } from '../schemas/common';
-import { METHOD_NOT_ALLOWED } from '../http/gateway-responses';
-import { hasCorsPreflight, methodsOfPath, routePaths, routes, type RouteDefinition } from '../http/routes';
-import { ANY_CREDENTIAL } from '../http/scopes';
+import { METHOD_NOT_ALLOWED } from './gateway-responses';
+import { hasCorsPreflight, methodsOfPath, routePaths, routes, type RouteDefinition } from './routes';
+import { ANY_CREDENTIAL } from './scopes';
 
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'Malformed request (invalid JSON, gzip or encoding)',
