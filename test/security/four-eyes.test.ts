@@ -43,7 +43,8 @@ const refused = { status: 403, message: expect.stringMatching(/differ/) };
 
 describe('a person who submitted a VEX document cannot approve it with another credential', () => {
   it('submitted in the console, approved with their own API key: refused; another person approves', async () => {
-    const { api: session, member } = await signedInMember(team.teamId, ['content.write']);
+    // settings.manage too: only managers make keys.
+    const { api: session, member } = await signedInMember(team.teamId, ['content.write', 'settings.manage']);
     const ownKey = await keyOf(team.teamId, member.id, ['vex:read', 'vex:write']);
     const vexId = await submittedBy(session);
     expect(await approve(ownKey.api, vexId)).toEqual(refused);
@@ -52,7 +53,7 @@ describe('a person who submitted a VEX document cannot approve it with another c
   });
 
   it('submitted with one of their keys, approved with another: refused', async () => {
-    const { member } = await signedInMember(team.teamId, ['content.write']);
+    const { member } = await signedInMember(team.teamId, ['content.write', 'settings.manage']);
     const first = await keyOf(team.teamId, member.id, ['vex:read', 'vex:write']);
     const second = await keyOf(team.teamId, member.id, ['vex:read', 'vex:write']);
     const vexId = await submittedBy(first.api);

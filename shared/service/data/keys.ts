@@ -405,6 +405,8 @@ export const keys = {
   keyLayoutMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `KEY_LAYOUT#${version}` }),
   /** Marks the move of dispositions from finding-id keys to decision keys done (shared/service/dispositions/decision-migration.ts). */
   decisionKeyMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `DECISION_KEYS#${version}` }),
+  /** Marks the recording of owners on older API keys and trust policies done (shared/service/identity/credential-owner-migration.ts). */
+  credentialOwnerMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `CREDENTIAL_OWNERS#${version}` }),
 
   /** What marks a partition key or object key as some team's (each is followed by the team id). */
   teamOwned: () => ({ partitionPrefix: teamPk(''), objectPrefixes: ['teams/', 'uploads/'] }),

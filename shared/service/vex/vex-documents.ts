@@ -40,6 +40,7 @@ import {
 } from './vex-store';
 import { sha256Hex } from '../disclosures/signing';
 import { cweNames } from './cwe-names';
+import { isSubmitter, submitterOf } from './distinct-approver';
 import { prepareCsafPublication } from '../csaf-provider/publication';
 import type { CsafVexDocument } from './formats/csaf';
 
@@ -520,7 +521,7 @@ export const VexDocuments = {
     const next: VexDocumentRecord = {
       ...document,
       workflowStatus: 'submitted',
-      submittedBy: { id: actor.id, name: actor.name },
+      submittedBy: submitterOf(actor),
       updatedAt: now,
       revision: document.revision + 1,
       lockedAt,
@@ -554,12 +555,14 @@ export const VexDocuments = {
     return next;
   },
 
-  /** submitted → approved; with the team setting on, the approver must differ from the submitter. */
+  /** submitted → approved; with the team setting on, the approver must be another person than the submitter. */
   async approve(teamId: string, actor: Actor, vexId: string, comment?: string) {
     const { document, product, release } = await resolveDocument(teamId, vexId);
     if (document.workflowStatus !== 'submitted') throw wrongState(document, 'approve', 'submitted');
-    if (document.submittedBy?.id === actor.id && (await requiresDistinctApprover(teamId))) {
-      throw new ForbiddenError('This team requires the approver to differ from the submitter');
+    if (isSubmitter(document.submittedBy, actor) && (await requiresDistinctApprover(teamId))) {
+      throw new ForbiddenError(
+        'This team requires the approver to differ from the submitter: the same person submitted it, with this or another credential',
+      );
     }
     const now = new Date().toISOString();
     const next: VexDocumentRecord = {
