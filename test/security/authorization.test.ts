@@ -24,7 +24,6 @@ import {
   signedInMember,
   workloadOf,
   type Api,
-  type Method,
   type Team,
 } from './principals';
 
@@ -86,7 +85,7 @@ afterAll(async () => {
 });
 
 async function expectScopeRefusal(api: Api, route: GuardedRoute) {
-  const response = await api.send(route.method as Method, concretePath(route), {});
+  const response = await api.send(route.method, concretePath(route), {});
   expect({ status: response.status, message: response.body?.error?.message }).toEqual({
     status: 403,
     message: expect.stringContaining(`"${route.scope}"`),

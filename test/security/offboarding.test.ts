@@ -160,12 +160,12 @@ describe('removing a member', () => {
     expect(handOvers.sort()).toEqual([key.id, madeKey.id, policyId].sort());
   });
 
-  it.each([
-    ['a member without settings.manage', async (team: Team) => (await addMember(team.teamId, ['content.write'])).id],
-    ['the member being removed', async (_team: Team, leaverId: string) => leaverId],
-    ['an id that is no member of the team', async () => randomUUID()],
+  it.each<[string, (team: Team, leaverId: string) => Promise<string> | string]>([
+    ['a member without settings.manage', async (team) => (await addMember(team.teamId, ['content.write'])).id],
+    ['the member being removed', (_team, leaverId) => leaverId],
+    ['an id that is no member of the team', () => randomUUID()],
     ['a manager of another team', async () => (await newTeam()).memberId],
-    ['something that is not a member id', async () => 'nobody'],
+    ['something that is not a member id', () => 'nobody'],
   ])('refuses handOverTo naming %s (422) and removes nothing', async (_label, heirOf) => {
     const team = await newTeam();
     const { leaver, key } = await leaverWithCredentials(team);

@@ -12,7 +12,11 @@ import { OPERATOR_ACTOR } from './actor';
 import { scopesOfPermissions } from './member-scopes';
 import { Members } from './teams';
 
-export type CredentialOwner = z.infer<typeof credentialOwnerSchema>;
+export type CredentialOwner =
+  { kind: 'member'; id: string; email: string } | { kind: 'operator'; id: string; email: null };
+
+/** An owner as the views carry it (the API schema's shape). */
+export type StoredOwner = z.infer<typeof credentialOwnerSchema>;
 
 export const OPERATOR_OWNER: CredentialOwner = { kind: 'operator', id: 'operator', email: null };
 
@@ -23,7 +27,10 @@ export function memberOwner(member: { id: string; email: string }): CredentialOw
 /** A stored owner; undefined on an item written before owners were recorded (shared/service/identity/credential-owner-migration.ts). */
 export function parseOwner(value: unknown): CredentialOwner | undefined {
   const parsed = credentialOwnerSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  if (!parsed.success) return undefined;
+  const { kind, id, email } = parsed.data;
+  if (kind === 'operator') return { kind, id, email: null };
+  return email === null ? undefined : { kind, id, email };
 }
 
 export function isOperatorId(id: string): boolean {
@@ -35,8 +42,9 @@ export function isOperatorId(id: string): boolean {
  * (shared/service/identity/member-scopes.ts); undefined once the member has left (a member removed and invited
  * again is a new member, and owns nothing of the old one).
  */
-export async function ownerScopesNow(teamId: string, owner: CredentialOwner): Promise<readonly Scope[] | undefined> {
+export async function ownerScopesNow(teamId: string, owner: StoredOwner): Promise<readonly Scope[] | undefined> {
   if (owner.kind === 'operator') return SCOPES;
+  if (owner.email === null) return undefined;
   const login = await Members.loginOf(owner.email, teamId);
   if (!login || login.memberId !== owner.id) return undefined;
   return scopesOfPermissions(login.permissions);

@@ -11,7 +11,7 @@
  */
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { ApiKeys } from './api-keys';
-import { memberOwner, type CredentialOwner } from './credential-owner';
+import { memberOwner, type CredentialOwner, type StoredOwner } from './credential-owner';
 import type { Manager } from './grants';
 import { TrustPolicies } from './trust-policies';
 import { MANAGE, Members } from './teams';
@@ -26,8 +26,7 @@ async function heirNamed(teamId: string, leaverId: string, heirId: string): Prom
   return memberOwner(heir);
 }
 
-const ownedBy = (memberId: string) => (owner: CredentialOwner | null) =>
-  owner?.kind === 'member' && owner.id === memberId;
+const ownedBy = (memberId: string) => (owner: StoredOwner | null) => owner?.kind === 'member' && owner.id === memberId;
 
 /** Another request revoked or deleted it meanwhile: the end is the same. */
 function alreadyGone(error: unknown): boolean {

@@ -41,10 +41,11 @@ export const updateMemberBody = z
  * handed to when that member left, or the operator (admin CLI). It acts with at most its owner's current permissions.
  */
 export const credentialOwnerSchema = z
-  .discriminatedUnion('kind', [
-    z.object({ kind: z.literal('member'), id: z.uuid(), email: z.string() }),
-    z.object({ kind: z.literal('operator'), id: z.literal('operator'), email: z.null() }),
-  ])
+  .object({
+    kind: z.enum(['member', 'operator']),
+    id: z.string().meta({ description: "The member's id, or `operator`" }),
+    email: z.string().nullable().meta({ description: "The member's email; null for the operator" }),
+  })
   .meta({ id: 'CredentialOwner' });
 
 export const removeMemberQuery = z.object({

@@ -6836,16 +6836,11 @@ export interface components {
             /** @description The person its CI tokens act for: its creator (a key's owner), or the manager it was handed to; they act with at most this person's current permissions. Null only for a policy made before owners were recorded, until `table migrate` runs */
             owner: {
                 /** @enum {string} */
-                kind: "member";
-                /** Format: uuid */
+                kind: "member" | "operator";
+                /** @description The member's id, or `operator` */
                 id: string;
-                email: string;
-            } | {
-                /** @enum {string} */
-                kind: "operator";
-                /** @enum {string} */
-                id: "operator";
-                email: null;
+                /** @description The member's email; null for the operator */
+                email: string | null;
             } | null;
         };
         TrustPolicyClaims: {
@@ -6935,16 +6930,11 @@ export interface components {
             /** @description Null only for a key made before owners were recorded, until `table migrate` runs */
             owner: {
                 /** @enum {string} */
-                kind: "member";
-                /** Format: uuid */
+                kind: "member" | "operator";
+                /** @description The member's id, or `operator` */
                 id: string;
-                email: string;
-            } | {
-                /** @enum {string} */
-                kind: "operator";
-                /** @enum {string} */
-                id: "operator";
-                email: null;
+                /** @description The member's email; null for the operator */
+                email: string | null;
             } | null;
             expiresAt: string | null;
             revokedAt: string | null;
@@ -6961,16 +6951,11 @@ export interface components {
             /** @description Null only for a key made before owners were recorded, until `table migrate` runs */
             owner: {
                 /** @enum {string} */
-                kind: "member";
-                /** Format: uuid */
+                kind: "member" | "operator";
+                /** @description The member's id, or `operator` */
                 id: string;
-                email: string;
-            } | {
-                /** @enum {string} */
-                kind: "operator";
-                /** @enum {string} */
-                id: "operator";
-                email: null;
+                /** @description The member's email; null for the operator */
+                email: string | null;
             } | null;
             expiresAt: string | null;
             revokedAt: string | null;
