@@ -111,6 +111,14 @@ async function main(): Promise<void> {
       message: 'dispositions moved to one per release, package and advisory before serving',
       result: decisions,
     });
+  const { ensureCredentialOwners } = await import('../shared/service/identity/credential-owner-migration');
+  const owners = await ensureCredentialOwners();
+  if (owners && owners.keys + owners.policies + owners.revokedKeys + owners.deletedPolicies > 0)
+    log({
+      type: 'migration',
+      message: 'API keys and trust policies made before owners were recorded got their owner before serving',
+      result: owners,
+    });
   if (stopSignal) return;
   running.background = await startLocalBackgroundWork({ dataDir, log });
   if (stopSignal) return;

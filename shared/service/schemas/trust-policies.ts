@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { SCOPES } from '../identity/scopes';
+import { credentialOwnerSchema } from './workspace';
 
 /** GitHub Actions' OIDC issuer, the default of a policy. */
 export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
@@ -80,7 +81,11 @@ export const trustPolicySchema = z
     scopes: z.array(z.enum(WORKLOAD_SCOPES)),
     ttlMinutes: z.number().int(),
     createdAt: z.string(),
-    createdBy: z.string(),
+    createdBy: z.string().meta({ description: "The audit actor that created it (a key's service account, a member)" }),
+    owner: credentialOwnerSchema.nullable().meta({
+      description:
+        "The person its CI tokens act for: its creator (a key's owner), or the manager it was handed to; they act with at most this person's current permissions. Null only for a policy made before owners were recorded, until `table migrate` runs",
+    }),
   })
   .meta({ id: 'TrustPolicy' });
 export type TrustPolicy = z.infer<typeof trustPolicySchema>;

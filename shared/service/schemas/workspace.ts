@@ -36,6 +36,25 @@ export const updateMemberBody = z
   })
   .meta({ id: 'UpdateMember' });
 
+/**
+ * The person a credential acts for: the member who made it (or made the key that made it), the manager it was
+ * handed to when that member left, or the operator (admin CLI). It acts with at most its owner's current permissions.
+ */
+export const credentialOwnerSchema = z
+  .object({
+    kind: z.enum(['member', 'operator']),
+    id: z.string().meta({ description: "The member's id, or `operator`" }),
+    email: z.string().nullable().meta({ description: "The member's email; null for the operator" }),
+  })
+  .meta({ id: 'CredentialOwner' });
+
+export const removeMemberQuery = z.object({
+  handOverTo: z.uuid().optional().meta({
+    description:
+      "A member holding settings.manage who takes over the removed member's API keys and trust policies; without it they are revoked and deleted",
+  }),
+});
+
 export const apiKeySchema = z
   .object({
     id: z.uuid(),
@@ -46,6 +65,9 @@ export const apiKeySchema = z
       .meta({ description: 'The audit actor of the key\'s calls: `api_` + name (spec "Authentication" rule 11)' }),
     createdAt: z.string(),
     createdBy: z.string(),
+    owner: credentialOwnerSchema
+      .nullable()
+      .meta({ description: 'Null only for a key made before owners were recorded, until `table migrate` runs' }),
     expiresAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
   })

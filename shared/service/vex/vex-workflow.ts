@@ -5,6 +5,7 @@
  * (conditioned on the current state), the release lock, the approval record and the audit
  * entry, so a failed transition leaves nothing behind.
  */
+import { isSubmitter, submitterOf } from './distinct-approver';
 import { TransactionFailedError, transactWrite, type TransactItem } from '../data/table-client';
 import { auditPut } from '../audit/audit-log';
 import { ConflictError, ForbiddenError } from '../errors';
@@ -67,7 +68,7 @@ export const VexWorkflow = {
     const next: VexDocumentRecord = {
       ...document,
       workflowStatus: 'submitted',
-      submittedBy: { id: actor.id, name: actor.name },
+      submittedBy: submitterOf(actor),
       updatedAt: now,
       revision: document.revision + 1,
       lockedAt,
@@ -101,12 +102,14 @@ export const VexWorkflow = {
     return next;
   },
 
-  /** submitted → approved; with the team setting on, the approver must differ from the submitter. */
+  /** submitted → approved; with the team setting on, the approver must be another person than the submitter. */
   async approve(teamId: string, actor: Actor, vexId: string, comment?: string) {
     const { document, product, release } = await resolveDocument(teamId, vexId);
     if (document.workflowStatus !== 'submitted') throw wrongState(document, 'approve', 'submitted');
-    if (document.submittedBy?.id === actor.id && (await requiresDistinctApprover(teamId))) {
-      throw new ForbiddenError('This team requires the approver to differ from the submitter');
+    if (isSubmitter(document.submittedBy, actor) && (await requiresDistinctApprover(teamId))) {
+      throw new ForbiddenError(
+        'This team requires the approver to differ from the submitter: the same person submitted it, with this or another credential',
+      );
     }
     const now = new Date().toISOString();
     const next: VexDocumentRecord = {

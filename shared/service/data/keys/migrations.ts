@@ -13,4 +13,6 @@ export const migrationKeys = {
   keyLayoutMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `KEY_LAYOUT#${version}` }),
   /** Marks the move of dispositions from finding-id keys to decision keys done (shared/service/dispositions/decision-migration.ts). */
   decisionKeyMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `DECISION_KEYS#${version}` }),
+  /** Marks the recording of owners on older API keys and trust policies done (shared/service/identity/credential-owner-migration.ts). */
+  credentialOwnerMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `CREDENTIAL_OWNERS#${version}` }),
 } as const;
