@@ -1,12 +1,7 @@
 import { createGroupHandler } from '../../shared/service/http/group-handler';
 import { sbomRoutes } from '../../shared/service/http/route-groups/sboms';
-import {
-  contentDisposition,
-  defaultSbomFileName,
-  sbomMediaType,
-  Sboms,
-  type UploadOutcome,
-} from '../../shared/service/sboms/sboms';
+import { contentDisposition, defaultSbomFileName, sbomMediaType, Sboms } from '../../shared/service/sboms/sboms';
+import type { UploadOutcome } from '../../shared/service/sboms/sbom-ingest';
 import { toSbomView } from '../../shared/service/sboms/sbom-store';
 import { parseSbomUpload } from '../../shared/service/sboms/upload-input';
 

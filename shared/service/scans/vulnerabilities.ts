@@ -19,7 +19,8 @@
  * up) naming the scan status; once one has, each answer carries `scan`. The
  * release list answers the same 409 while any of its SBOMs has none.
  */
-import { toFindingDecisionView, type Disposition } from '../dispositions/disposition-store';
+import type { Disposition } from '../dispositions/disposition-store';
+import { toFindingDecisionView } from '../dispositions/disposition-views';
 import { Dispositions } from '../dispositions/dispositions';
 import { decisionIndex, decisionKey, decisionState, effectiveStatus } from '../dispositions/decision-identity';
 import { AppError } from '../errors';
