@@ -18,7 +18,8 @@ import {
 import { routes, type RouteDefinition } from '../../shared/service/http/routes';
 import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
 import { readOnlyGroups, usesTable, type BucketAccess } from '../../lib/permissions';
-import { API_STAGE_NAME, type VexdeskStack } from '../../lib/vexdesk-stack';
+import { API_STAGE_NAME } from '../../lib/rest-api';
+import type { VexdeskStack } from '../../lib/vexdesk-stack';
 import {
   actionsOfRole,
   apiMethods,
