@@ -9,7 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { keys } from '../shared/service/data/keys';
-import { TEAM_TAG_VARIABLE, type TenantAccess } from './permissions';
+import { TEAM_TAG_VARIABLE, type TenantAccess } from './tenant-access';
 import type { Storage } from './storage';
 import { acknowledge, logicalIdOf } from './stack-support';
 
