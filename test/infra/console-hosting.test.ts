@@ -15,7 +15,7 @@ import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../shared/service/http/conso
 import { routes } from '../../shared/service/http/routes';
 import { CONSOLE_REWRITE_FUNCTION_FILE, ConsoleBuild, consoleSource } from '../../lib/console-hosting';
 import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
-import { API_STAGE_NAME } from '../../lib/vexdesk-stack';
+import { API_STAGE_NAME } from '../../lib/rest-api';
 import { assertResourceProperties, logicalIdOf, resourcesOf, synthStack, type Resources } from './support/synth';
 
 /** A console build as `npm run build:web` leaves it: index.html and hashed files under assets/. */

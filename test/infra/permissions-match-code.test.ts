@@ -4,7 +4,7 @@
  * test/infra/observed-aws-calls.json, rewritten by
  * `UPDATE_AWS_CALLS=1 npm run test:integration`) must be allowed by that
  * function's synthesized policy, and every grant must be used by some call or
- * be a documented exception (UNOBSERVED_GRANTS in lib/permissions.ts).
+ * be a documented exception (UNOBSERVED_GRANTS in lib/unobserved-grants.ts).
  * A tenant function's DynamoDB and S3 calls are checked against its tenant
  * role, with the session tag `teamId` standing for the team the recorded ids
  * belong to, and that role is shown to refuse another team's keys.
@@ -13,7 +13,8 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { AwsCallRecord } from '../../shared/service/aws-call-log';
 import { functionCatalog } from '../../lib/function-catalog';
-import { TEAM_TAG_VARIABLE, UNOBSERVED_GRANTS, type UnobservedGrant } from '../../lib/permissions';
+import { TEAM_TAG_VARIABLE } from '../../lib/tenant-access';
+import { UNOBSERVED_GRANTS, type UnobservedGrant } from '../../lib/unobserved-grants';
 import type { VexdeskStack } from '../../lib/vexdesk-stack';
 import { REGENERATE_AWS_CALLS, normaliseRecords, readAwsCallManifest } from '../support/aws-call-manifest';
 import {
