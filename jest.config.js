@@ -23,6 +23,16 @@ export default {
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
     },
     {
+      // Security controls (docs/security.md), through HTTP against one real local server like integration.
+      ...common,
+      displayName: 'security',
+      testMatch: ['<rootDir>/test/security/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/integration-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
+    },
+    {
       // The web console in a real browser (playwright-core + Debian's chromium) against one real server.
       ...common,
       displayName: 'e2e',
