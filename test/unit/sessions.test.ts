@@ -10,7 +10,7 @@ import {
 import { SCOPES } from '../../shared/service/http/scopes';
 import { MEMBER_BASE_SCOPES, scopesOfPermissions } from '../../shared/service/identity/member-scopes';
 import { csrfTokenMatches, csrfTokenOf, sessionExpiry } from '../../shared/service/identity/sessions';
-import { safeReturnPath } from '../../shared/service/identity/sign-in';
+import { safeReturnPath } from '../../shared/service/identity/return-path';
 import { escapeHtml, signInRefusalPage } from '../../shared/service/identity/sign-in-pages';
 
 describe('session scopes from member permissions', () => {
