@@ -23,7 +23,7 @@ export default {
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
     },
     {
-      // Authorization, grants, offboarding and the other security properties (docs/security-authorization.md), against one real server.
+      // Security controls (docs/security.md; authorization rules in docs/security-authorization.md), through HTTP against one real local server like integration.
       ...common,
       displayName: 'security',
       testMatch: ['<rootDir>/test/security/**/*.test.ts'],

@@ -4,7 +4,7 @@ import { cookiePolicy, isUnsafeMethod, parseCookies, sessionCookieHeader } from 
 import { SCOPES } from '../../shared/service/identity/scopes';
 import { MEMBER_BASE_SCOPES, scopesOfPermissions } from '../../shared/service/identity/member-scopes';
 import { csrfTokenMatches, csrfTokenOf, sessionExpiry } from '../../shared/service/identity/sessions';
-import { safeReturnPath } from '../../shared/service/identity/sign-in';
+import { safeReturnPath } from '../../shared/service/identity/return-path';
 import { originMatches } from '../../shared/service/identity/sign-in-rules';
 import { escapeHtml, signInRefusalPage } from '../../shared/service/identity/sign-in-pages';
 

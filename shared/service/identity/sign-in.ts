@@ -16,6 +16,7 @@ import { tableDefinition } from '../data/table-definition';
 import { getItem, transactWrite, TransactionFailedError, tx } from '../data/table-client';
 import { ForbiddenError, NotImplementedError } from '../errors';
 import { logger } from '../logger';
+import { safeReturnPath } from './return-path';
 import type { Actor } from './actor';
 import { csrfTokenMatches, Sessions, type SessionRecord } from './sessions';
 import { FLOW_TTL_SECONDS, originMatches, SIGN_IN_CALLBACK_PATH } from './sign-in-rules';
@@ -74,13 +75,6 @@ function redirectUri(): string {
 
 function hash(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
-}
-
-/** A return path on this origin only: an open redirect would hand the fresh session's user to another site. */
-export function safeReturnPath(candidate: string | undefined, fallback: string): string {
-  if (candidate === undefined || !candidate.startsWith('/') || candidate.startsWith('//') || candidate.includes('\\'))
-    return fallback;
-  return candidate;
 }
 
 function memberActor(login: Pick<MemberLogin, 'memberId' | 'name' | 'email'>): Actor {

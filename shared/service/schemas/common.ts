@@ -10,6 +10,20 @@ import * as z from 'zod';
 
 export const uuidSchema = z.uuid();
 
+/** Control characters (C0 with TAB, CR and LF, DEL, C1) and the Unicode line and paragraph separators. */
+const CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
+
+/**
+ * For one-line values (names, slugs, versions, file names, authors): no control character. They end up
+ * in CSV cells, HTML reports and headers, where a line break starts a new record or a formula. Free
+ * text (descriptions, notes, comments, details) keeps its line breaks and does not use this.
+ */
+export function oneLine<T extends z.ZodString>(schema: T): T {
+  return schema.refine((value) => !CONTROL_CHARACTER.test(value), {
+    message: 'must be one line without control characters (no line breaks or tabs)',
+  });
+}
+
 /** Examples every date message shows, so a client sees the accepted form instead of a pattern name. */
 export const DATE_EXAMPLE = '2026-01-31';
 export const DATE_TIME_EXAMPLE = '2026-01-31T00:00:00Z';

@@ -1,13 +1,16 @@
 import * as z from 'zod';
 import { skippedEntriesSchema } from '../sbom/model';
-import { pagedListSchema, pageQuerySchema } from './common';
+import { oneLine, pagedListSchema, pageQuerySchema } from './common';
+
+/** The original file name, served back on download and named in the audit log. */
+const sbomFileName = oneLine(z.string().min(1).max(255));
 
 export const uploadSbomBody = z
   .strictObject({
     releaseId: z.uuid(),
     /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
     content: z.string().min(1),
-    fileName: z.string().min(1).max(255).optional(),
+    fileName: sbomFileName.optional(),
   })
   .meta({ id: 'UploadSbom' });
 export type UploadSbomInput = z.infer<typeof uploadSbomBody>;
@@ -21,10 +24,7 @@ export const sbomUploadQuery = z.strictObject({
     .uuid()
     .optional()
     .meta({ description: 'With a raw SBOM body (required then); the envelope names its release in the body instead' }),
-  fileName: z
-    .string()
-    .min(1)
-    .max(255)
+  fileName: sbomFileName
     .optional()
     .meta({ description: 'With a raw SBOM body: the original file name, served back on download' }),
 });
@@ -52,7 +52,7 @@ export const uploadSbomJsonBody = z.union([
 export const createSbomUploadBody = z
   .strictObject({
     releaseId: z.uuid(),
-    fileName: z.string().min(1).max(255).optional(),
+    fileName: sbomFileName.optional(),
   })
   .meta({ id: 'CreateSbomUpload' });
 

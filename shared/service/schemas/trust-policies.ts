@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { SCOPES } from '../identity/scopes';
+import { oneLine } from './common';
 import { credentialOwnerSchema } from './workspace';
 
 /** GitHub Actions' OIDC issuer, the default of a policy. */
@@ -63,7 +64,7 @@ export const createTrustPolicyBody = z
       .url({ protocol: /^https?$/ })
       .max(512)
       .default(GITHUB_ACTIONS_ISSUER),
-    audience: z.string().min(1).max(256),
+    audience: oneLine(z.string().min(1).max(256)),
     claims: trustPolicyClaimsSchema,
     scopes: z.array(z.enum(WORKLOAD_SCOPES)).min(1),
     ttlMinutes: z.number().int().min(1).max(MAX_TOKEN_TTL_MINUTES).default(DEFAULT_TOKEN_TTL_MINUTES),

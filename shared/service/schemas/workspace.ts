@@ -6,8 +6,10 @@
 import * as z from 'zod';
 import { SCOPES } from '../identity/scopes';
 import { EXPIRY_CHOICES_DAYS, PERMISSIONS } from '../identity/permission-names';
+import { oneLine } from './common';
 
 const permissions = z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length);
+const memberName = oneLine(z.string().trim().min(1).max(255));
 
 export const memberSchema = z
   .object({
@@ -24,14 +26,14 @@ export const memberIdParams = z.object({ memberId: z.uuid() });
 export const inviteMemberBody = z
   .strictObject({
     email: z.email().max(254),
-    name: z.string().trim().min(1).max(255).optional(),
+    name: memberName.optional(),
     permissions: permissions.default([]),
   })
   .meta({ id: 'InviteMember' });
 
 export const updateMemberBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(255).optional(),
+    name: memberName.optional(),
     permissions: permissions.optional(),
   })
   .meta({ id: 'UpdateMember' });
