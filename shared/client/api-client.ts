@@ -13,6 +13,8 @@ import { ServiceError, UsageError } from './errors';
 
 const RETRIED = new Set([429, 502, 503, 504]);
 const ATTEMPTS = 4;
+/** `application/json`, `application/problem+json`, with or without parameters. */
+const JSON_MEDIA_TYPE = /^[^;]*[/+]json\s*(?:;|$)/i;
 
 export interface ApiClient extends Client<paths> {
   /** The service's URL without a trailing slash; the API's paths (`/api/...`) follow it. */
@@ -99,14 +101,23 @@ function retrying(baseUrl: string): (request: Request) => Promise<Response> {
   };
 }
 
-/** Every answer that is not a success becomes a ServiceError naming the call, as `METHOD /api/path → status code: message`. */
+/**
+ * Every answer that is not a success becomes a ServiceError naming the call, as `METHOD /api/path →
+ * status code: message`; so does a success that is not the JSON the call expects (a proxy's page).
+ */
 function serviceErrors(baseUrl: string): Middleware {
   const basePath = trimTrailing(new URL(baseUrl).pathname, '/');
   return {
-    async onResponse({ request, response }) {
-      if (response.ok) return undefined;
+    async onResponse({ request, response, options }) {
       const path = new URL(request.url).pathname.slice(basePath.length);
-      throw errorOf(request.method, path, response.status, await response.text());
+      if (!response.ok) throw errorOf(request.method, path, response.status, await response.text());
+      const type = response.headers.get('content-type');
+      if (options.parseAs === 'json' && type !== null && !JSON_MEDIA_TYPE.test(type))
+        throw new ServiceError(
+          `${request.method} ${path} answered ${response.status} with a body that is not JSON`,
+          response.status,
+        );
+      return undefined;
     },
   };
 }
