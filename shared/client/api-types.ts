@@ -4,7 +4,7 @@
  */
 import type { components, operations, paths } from '../api/schema';
 
-export type { components, operations, paths };
+export type { paths };
 
 type Schemas = components['schemas'];
 
