@@ -11,7 +11,6 @@ type Schemas = components['schemas'];
 export type Sbom = Schemas['Sbom'];
 /** An item of GET /api/sboms/{id}/vulnerabilities or GET /api/releases/{releaseId}/vulnerabilities. */
 export type Finding = Schemas['SbomVulnerability'] | Schemas['ReleaseVulnerability'];
-export type FindingSummary = Schemas['FindingSummary'];
 /** The filters of both vulnerability lists (docs/api.md "Both vulnerability lists"). */
 export type ListQuery = NonNullable<operations['listVulnerabilities']['parameters']['query']>;
 export type ServiceErrorBody = Schemas['Error'];

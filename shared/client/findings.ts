@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type * as z from 'zod';
 import { releaseVulnerabilitySchema, sbomVulnerabilitySchema } from '../service/schemas/sboms';
 import { ok, type ApiClient } from './api-client';
-import type { Finding, FindingSummary, ListQuery, Sbom } from './api-types';
+import type { Finding, ListQuery, Sbom } from './api-types';
 import { ServiceError } from './errors';
 
 export type { Finding, ListQuery };
@@ -77,20 +77,16 @@ export async function waitForScan(api: ApiClient, sbomId: string, options: WaitO
 }
 
 /** One page of the target's vulnerability list, with the filters of `query` (which all must match). */
-async function readList(
-  api: ApiClient,
-  target: Target,
-  query: ListQuery,
-): Promise<{ data: Finding[]; summary: FindingSummary; meta: { hasNextPage: boolean } }> {
+async function readList(api: ApiClient, target: Target, query: ListQuery) {
   const answer =
     'sbomId' in target
-      ? ok(api.GET('/api/sboms/{id}/vulnerabilities', { params: { path: { id: target.sbomId }, query } }))
-      : ok(
+      ? await ok(api.GET('/api/sboms/{id}/vulnerabilities', { params: { path: { id: target.sbomId }, query } }))
+      : await ok(
           api.GET('/api/releases/{releaseId}/vulnerabilities', {
             params: { path: { releaseId: target.releaseId }, query },
           }),
         );
-  return (await answer).body;
+  return answer.body;
 }
 
 /**
