@@ -22,6 +22,7 @@ const PLAIN_SERVICE_MODULES = [
   'identity/scopes.ts',
   'identity/permission-names.ts',
   'identity/session-timeout-rules.ts',
+  'identity/return-path.ts',
   'sboms/sbom-limits.ts',
   'sbom/model.ts',
   'dispositions/carry-over-setting.ts',

@@ -4,7 +4,7 @@
  * `--if-stale` (npm's prestart) builds only when web/dist is missing or older than a source file,
  * so `npm install && npm start` on a fresh clone serves the console.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,7 +29,9 @@ function importedProjectModules(dir: string): string[] {
     if (entry.isDirectory()) found.push(...importedProjectModules(path));
     else if (/\.tsx?$/.test(entry.name)) {
       for (const [, specifier] of readFileSync(path, 'utf8').matchAll(/from '((?:\.\.\/)+shared\/[^']+)'/g)) {
-        if (specifier) found.push(`${resolve(dir, specifier)}.ts`);
+        // A type-only module (shared/api/schema.d.ts) has no `.ts` of its own.
+        const file = specifier && ['.ts', '.d.ts'].map((ext) => `${resolve(dir, specifier)}${ext}`).find(existsSync);
+        if (file) found.push(file);
       }
     }
   }

@@ -1,30 +1,42 @@
 /**
- * `npm run openapi`: writes the API reference, docs/openapi.json, from the
- * route table and its zod schemas (shared/service/http/openapi-document.ts).
- * `npm run openapi -- --check` only compares and exits 1 when the file is stale;
- * test/unit/openapi.test.ts makes the same comparison.
+ * `npm run openapi`: writes the API reference, docs/openapi.json, from the route table and its zod
+ * schemas (shared/service/http/openapi-document.ts), and the TypeScript types the console and the CLI take
+ * from it, shared/api/schema.d.ts (openapi-typescript).
+ * `npm run openapi -- --check` only compares and exits 1 when a file is stale;
+ * test/unit/openapi.test.ts and test/unit/api-types.test.ts make the same comparisons.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openApiJson } from '../shared/service/http/openapi-document';
+import { apiTypesOf } from './openapi-types';
 
-const target = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));
-const generated = openApiJson();
+const documentPath = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));
+const typesPath = fileURLToPath(new URL('../shared/api/schema.d.ts', import.meta.url));
+
+const document = openApiJson();
+const generated = [
+  { path: documentPath, text: document },
+  { path: typesPath, text: await apiTypesOf(document) },
+];
 
 if (process.argv.includes('--check')) {
-  let committed: string | undefined;
-  try {
-    committed = readFileSync(target, 'utf8');
-  } catch {
-    committed = undefined;
-  }
-  if (committed === generated) {
-    console.log(`${target} is up to date.`);
-  } else {
-    console.error(`${target} is stale: run \`npm run openapi\` and commit the result.`);
-    process.exitCode = 1;
+  for (const { path, text } of generated) {
+    let committed: string | undefined;
+    try {
+      committed = readFileSync(path, 'utf8');
+    } catch {
+      committed = undefined;
+    }
+    if (committed === text) {
+      console.log(`${path} is up to date.`);
+    } else {
+      console.error(`${path} is stale: run \`npm run openapi\` and commit the result.`);
+      process.exitCode = 1;
+    }
   }
 } else {
-  writeFileSync(target, generated);
-  console.log(`Wrote ${target}`);
+  for (const { path, text } of generated) {
+    writeFileSync(path, text);
+    console.log(`Wrote ${path}`);
+  }
 }

@@ -1,6 +1,6 @@
 /**
- * The console's one way to the API: openapi-fetch typed from docs/openapi.json (schema.d.ts is
- * generated from it; test/unit/web-api-types.test.ts checks it is current). Same origin only.
+ * The console's one way to the API: openapi-fetch typed from docs/openapi.json (shared/api/schema.d.ts is
+ * generated from it; test/unit/api-types.test.ts checks it is current). Same origin only.
  *
  * Cookie sessions need the session's CSRF token on every state-changing request (docs/sign-in.md
  * "CSRF"); the browser adds `Origin` itself. A 401 means the session ended: the console goes to
@@ -8,7 +8,7 @@
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import { safeReturnPath } from '../../../shared/service/identity/return-path';
-import type { components, paths } from './schema';
+import type { components, paths } from '../../../shared/api/schema';
 
 export type Schemas = components['schemas'];
 

@@ -3,7 +3,7 @@
  * approvals, dispositions with history, team settings and disclosures, as the handlers write them
  * (spec "VEX document", "Approval record", "Disclosure"; docs/api.md, docs/disclosure-verification.md).
  */
-import type { components } from './schema';
+import type { components } from '../../../shared/api/schema';
 
 // From the schema, not from client.ts: statements.ts (and its unit test, compiled without the DOM library) imports this module.
 type Schemas = components['schemas'];
