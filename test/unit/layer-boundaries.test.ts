@@ -12,13 +12,13 @@ const eslint = new ESLint({
   overrideConfig: [{ files: ['**/*.ts', '**/*.tsx'], ...tseslint.configs.disableTypeChecked }],
 });
 
-/** The layer rules' messages for a file whose whole text is `imports`. */
+const LAYER_RULES = new Set(['import-x/no-restricted-paths', 'no-restricted-imports']);
+
+/** The layer rules' messages for a file whose whole text is `imports` (and any parse error, so none passes unseen). */
 async function layerErrors(filePath: string, imports: string): Promise<string[]> {
   const [result] = await eslint.lintText(`${imports}\nexport {};\n`, { filePath });
   return (result?.messages ?? [])
-    .filter(
-      (message) => message.ruleId === 'import-x/no-restricted-paths' || message.ruleId === 'no-restricted-imports',
-    )
+    .filter((message) => message.fatal === true || LAYER_RULES.has(message.ruleId ?? ''))
     .map((message) => message.message);
 }
 
