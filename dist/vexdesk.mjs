@@ -54197,7 +54197,8 @@ async function sendSbom(api, file, route = "auto") {
 async function sendPresigned(api, file) {
   const { body } = await api.post("/api/sboms/uploads", {
     releaseId: file.releaseId,
-    fileName: file.fileName
+    fileName: file.fileName,
+    size: file.bytes.length
   });
   const session = body.data;
   if (file.bytes.length > session.maxBytes) {
@@ -54320,6 +54321,12 @@ var parsedSbomSchema = object({
 
 // shared/service/schemas/common.ts
 var uuidSchema = uuid2();
+var CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
+function oneLine(schema) {
+  return schema.refine((value) => !CONTROL_CHARACTER.test(value), {
+    message: "must be one line without control characters (no line breaks or tabs)"
+  });
+}
 var DATE_EXAMPLE = "2026-01-31";
 var DATE_TIME_EXAMPLE = "2026-01-31T00:00:00Z";
 var isoDateOrDateTime = union([iso_exports.date(), iso_exports.datetime({ offset: true })], {
@@ -54351,15 +54358,16 @@ var errorBodySchema = object({
 var optionalCommentBody = strictObject({ comment: string2().max(5e3).optional() }).default({});
 
 // shared/service/schemas/sboms.ts
+var sbomFileName = oneLine(string2().min(1).max(255));
 var uploadSbomBody = strictObject({
   releaseId: uuid2(),
   /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
   content: string2().min(1),
-  fileName: string2().min(1).max(255).optional()
+  fileName: sbomFileName.optional()
 }).meta({ id: "UploadSbom" });
 var sbomUploadQuery = strictObject({
   releaseId: uuid2().optional().meta({ description: "With a raw SBOM body (required then); the envelope names its release in the body instead" }),
-  fileName: string2().min(1).max(255).optional().meta({ description: "With a raw SBOM body: the original file name, served back on download" })
+  fileName: sbomFileName.optional().meta({ description: "With a raw SBOM body: the original file name, served back on download" })
 });
 var uploadSbomJsonBody = union([
   uploadSbomBody,
@@ -54367,7 +54375,10 @@ var uploadSbomJsonBody = union([
 ]);
 var createSbomUploadBody = strictObject({
   releaseId: uuid2(),
-  fileName: string2().min(1).max(255).optional()
+  fileName: sbomFileName.optional(),
+  size: number2().int().min(1).meta({
+    description: "The exact byte size of the file: the upload URL is signed for it and takes no other length"
+  })
 }).meta({ id: "CreateSbomUpload" });
 var sbomUploadIdParams = object({ uploadId: uuid2() });
 var sbomScanSchema = object({

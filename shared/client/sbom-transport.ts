@@ -54,9 +54,11 @@ interface UploadSession {
 
 /** POST /api/sboms/uploads → PUT the file's bytes to the pre-signed URL → POST the complete path. */
 async function sendPresigned(api: ApiClient, file: SbomFile): Promise<{ sbom: SbomView; created: boolean }> {
+  // The URL is signed for this exact size.
   const { body } = await api.post<{ data: UploadSession }>('/api/sboms/uploads', {
     releaseId: file.releaseId,
     fileName: file.fileName,
+    size: file.bytes.length,
   });
   const session = body.data;
   if (file.bytes.length > session.maxBytes) {
