@@ -47799,6 +47799,7 @@ var ServiceError = class extends CliError {
 // shared/client/api-client.ts
 var RETRIED = /* @__PURE__ */ new Set([429, 502, 503, 504]);
 var ATTEMPTS = 4;
+var JSON_MEDIA_TYPE = /^[^;]*[/+]json\s*(?:;|$)/i;
 function parseBaseUrl(raw) {
   let url;
   try {
@@ -47869,10 +47870,16 @@ function retrying(baseUrl) {
 function serviceErrors(baseUrl) {
   const basePath = trimTrailing(new URL(baseUrl).pathname, "/");
   return {
-    async onResponse({ request, response }) {
-      if (response.ok) return void 0;
+    async onResponse({ request, response, options }) {
       const path = new URL(request.url).pathname.slice(basePath.length);
-      throw errorOf(request.method, path, response.status, await response.text());
+      if (!response.ok) throw errorOf(request.method, path, response.status, await response.text());
+      const type = response.headers.get("content-type");
+      if (options.parseAs === "json" && type !== null && !JSON_MEDIA_TYPE.test(type))
+        throw new ServiceError(
+          `${request.method} ${path} answered ${response.status} with a body that is not JSON`,
+          response.status
+        );
+      return void 0;
     }
   };
 }
@@ -54340,6 +54347,12 @@ var parsedSbomSchema = object({
 
 // shared/service/schemas/common.ts
 var uuidSchema = uuid2();
+var CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
+function oneLine(schema) {
+  return schema.refine((value) => !CONTROL_CHARACTER.test(value), {
+    message: "must be one line without control characters (no line breaks or tabs)"
+  });
+}
 var DATE_EXAMPLE = "2026-01-31";
 var DATE_TIME_EXAMPLE = "2026-01-31T00:00:00Z";
 var isoDateOrDateTime = union([iso_exports.date(), iso_exports.datetime({ offset: true })], {
@@ -54371,15 +54384,16 @@ var errorBodySchema = object({
 var optionalCommentBody = strictObject({ comment: string2().max(5e3).optional() }).default({});
 
 // shared/service/schemas/sboms.ts
+var sbomFileName = oneLine(string2().min(1).max(255));
 var uploadSbomBody = strictObject({
   releaseId: uuid2(),
   /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
   content: string2().min(1),
-  fileName: string2().min(1).max(255).optional()
+  fileName: sbomFileName.optional()
 }).meta({ id: "UploadSbom" });
 var sbomUploadQuery = strictObject({
   releaseId: uuid2().optional().meta({ description: "With a raw SBOM body (required then); the envelope names its release in the body instead" }),
-  fileName: string2().min(1).max(255).optional().meta({ description: "With a raw SBOM body: the original file name, served back on download" })
+  fileName: sbomFileName.optional().meta({ description: "With a raw SBOM body: the original file name, served back on download" })
 });
 var uploadSbomJsonBody = union([
   uploadSbomBody,
@@ -54387,7 +54401,10 @@ var uploadSbomJsonBody = union([
 ]);
 var createSbomUploadBody = strictObject({
   releaseId: uuid2(),
-  fileName: string2().min(1).max(255).optional()
+  fileName: sbomFileName.optional(),
+  size: number2().int().min(1).meta({
+    description: "The exact byte size of the file: the upload URL is signed for it and takes no other length"
+  })
 }).meta({ id: "CreateSbomUpload" });
 var sbomUploadIdParams = object({ uploadId: uuid2() });
 var sbomScanSchema = object({
@@ -54564,12 +54581,12 @@ async function waitForScan(api, sbomId, options) {
   throw new ServiceError("unreachable");
 }
 async function readList(api, target, query) {
-  const answer = "sbomId" in target ? ok(api.GET("/api/sboms/{id}/vulnerabilities", { params: { path: { id: target.sbomId }, query } })) : ok(
+  const answer = "sbomId" in target ? await ok(api.GET("/api/sboms/{id}/vulnerabilities", { params: { path: { id: target.sbomId }, query } })) : await ok(
     api.GET("/api/releases/{releaseId}/vulnerabilities", {
       params: { path: { releaseId: target.releaseId }, query }
     })
   );
-  return (await answer).body;
+  return answer.body;
 }
 async function whenScanned(read, options) {
   const deadline = Date.now() + options.timeoutMs;
@@ -54878,7 +54895,9 @@ async function sendSbom(api, file, route = "auto") {
 }
 async function sendPresigned(api, file) {
   const { body } = await ok(
-    api.POST("/api/sboms/uploads", { body: { releaseId: file.releaseId, fileName: file.fileName } })
+    api.POST("/api/sboms/uploads", {
+      body: { releaseId: file.releaseId, fileName: file.fileName, size: file.bytes.length }
+    })
   );
   const session = body.data;
   if (file.bytes.length > session.maxBytes) {

@@ -1,5 +1,5 @@
 /**
- * The REST API's resources and methods, straight from the route table (BRIEF decision 2): one proxy
+ * The REST API's resources and methods, straight from the route table: one proxy
  * integration per endpoint group's function, the authorizer on every route with a scope, a MOCK 405
  * with `Allow` for the methods a path does not serve, and CORS preflight on the public disclosure routes.
  */

@@ -10,7 +10,7 @@
  *
  * Write access is additionally clamped by the route table: an endpoint group
  * none of whose routes `mutates` only ever gets read grants, whatever this map
- * says (BRIEF decision 2 — the route table is the one source of what a route does).
+ * says (the route table is the one source of what a route does).
  */
 import { ENDPOINT_GROUPS, routesOfGroup, type EndpointGroup } from '../shared/service/http/routes';
 
@@ -55,7 +55,7 @@ export interface ResourceAccess {
   table: TableAccess;
   sbomBucket: BucketAccess;
   disclosureBucket: BucketAccess;
-  /** Read the disclosure signing key from Secrets Manager (BRIEF decision 9). */
+  /** Read the disclosure signing key from Secrets Manager. */
   signingSecret: boolean;
   /** The async scan queue; only granted when the queue exists (see function-catalog.ts). */
   scanQueue: QueueAccess;
@@ -246,8 +246,7 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
 /**
  * The authorizer gets credential hash items (API keys, OIDC-issued tokens, sessions), the trust policy an issued
  * token names (deleting the policy ends its tokens), a session member's login entry and the team's session
- * timeouts; nothing else of any team
- * (BRIEF decisions 6 and 10).
+ * timeouts; nothing else of any team.
  */
 export const AUTHORIZER_ACCESS: ResourceAccess = {
   ...nothing,

@@ -29,10 +29,10 @@ export class ServiceApi {
   constructor(scope: Stack, settings: VexdeskSettings, functions: ServiceFunctions) {
     this.authorizer = new apigw.RequestAuthorizer(scope, 'ApiKeyAuthorizer', {
       handler: functions.require('authorizer'),
-      // None: a request carries a Bearer header or a session cookie (BRIEF decision 10), and API Gateway would answer 401
+      // None: a request carries a Bearer header or a session cookie, and API Gateway would answer 401
       // without invoking the authorizer when an identity source is missing. Allowed because results are not cached.
       identitySources: [],
-      // Revocation must take effect on the next request (BRIEF decision 6), so no result caching.
+      // Revocation must take effect on the next request, so no result caching.
       resultsCacheTtl: Duration.seconds(0),
     });
     this.api = createApi(scope, settings);
@@ -43,13 +43,13 @@ export class ServiceApi {
 
 // API Gateway REST API (v1) rather than an HTTP API (v2). Only v1 lets us
 // replace API Gateway's own answers (authorizer 401, 403, unknown route,
-// 413, 429) with the service's one error body (BRIEF decision 7): HTTP APIs
+// 413, 429) with the service's one error body: HTTP APIs
 // have no gateway responses. v1 also gives us a REQUEST authorizer with
-// result caching off, so revocation is immediate (decision 6); stage
+// result caching off, so revocation is immediate; stage
 // throttling with per-method overrides for the anonymous routes; execution
 // logging per method; and binaryMediaTypes ['*/*'], which hands every request
 // body, `Content-Encoding: gzip` SBOM uploads and raw SBOM files (XML, tag-value)
-// included, to the Lambda intact as base64 (decision 8; docs/sbom-formats.md "Raw bodies").
+// included, to the Lambda intact as base64 (docs/sbom-formats.md "Raw bodies").
 function createApi(scope: Stack, settings: VexdeskSettings): apigw.RestApi {
   const accessLogs = new logs.LogGroup(scope, 'ApiAccessLogs', { retention: settings.logRetention });
   const api = new apigw.RestApi(scope, 'Api', {

@@ -92,7 +92,7 @@ function createSbomBucket(scope: Stack, accessLogs: s3.Bucket): s3.Bucket {
 
 function createDisclosureBucket(scope: Stack, accessLogs: s3.Bucket, retentionDays: number): s3.Bucket {
   return new s3.Bucket(scope, 'DisclosureBucket', {
-    // BRIEF decision 9: snapshots are written once. COMPLIANCE mode means no
+    // Snapshots are written once. COMPLIANCE mode means no
     // principal, root included, can overwrite or delete a version before its
     // retention ends; the code adds If-None-Match on top.
     objectLockEnabled: true,
@@ -131,7 +131,7 @@ function createSigningSecret(scope: Stack): secretsmanager.Secret {
 
 /**
  * Publisher private keys are sealed with KMS Encrypt under this key, bound to team and fingerprint
- * by the encryption context (BRIEF decision 13). Yearly rotation of the key material is KMS's own
+ * by the encryption context. Yearly rotation of the key material is KMS's own
  * and transparent to Decrypt; losing the key loses every team's signing key, hence RETAIN.
  */
 function createPublisherKey(scope: Stack): kms.Key {

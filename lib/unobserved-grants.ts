@@ -34,8 +34,7 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
     functions: ['vex', 'disclosures'],
     actions: ['secretsmanager:GetSecretValue'],
     resource: 'arn:aws:secretsmanager:{region}:{account}:secret:{signingSecret}',
-    reason:
-      'On AWS the signing key comes from Secrets Manager; local runs take it from DISCLOSURE_SIGNING_KEY (BRIEF decision 9).',
+    reason: 'On AWS the signing key comes from Secrets Manager; local runs take it from DISCLOSURE_SIGNING_KEY.',
   },
   {
     functions: ['vex', 'settings'],

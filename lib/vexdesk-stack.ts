@@ -98,7 +98,7 @@ export class VexdeskStack extends Stack {
           : undefined,
       webAclArn: settings.cloudFrontWebAclArn,
     });
-    // One origin for console and API (BRIEF decision 12): the sign-in callback, the cookie's origin and
+    // One origin for console and API: the sign-in callback, the cookie's origin and
     // the CSRF Origin check all name it. The distribution references the API by id only, so no cycle forms.
     this.publicBaseUrl = settings.publicBaseUrl ?? this.console.origin;
     // After the API exists: every function names the public origin in what it generates (shared/service/config.ts requires it).

@@ -6569,6 +6569,8 @@ export interface components {
             /** Format: uuid */
             releaseId: string;
             fileName?: string;
+            /** @description The exact byte size of the file: the upload URL is signed for it and takes no other length */
+            size: number;
         };
         CveScanRequest: {
             /** Format: uuid */

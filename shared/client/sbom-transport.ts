@@ -58,8 +58,11 @@ interface UploadSession {
 
 /** POST /api/sboms/uploads → PUT the file's bytes to the pre-signed URL → POST the complete path. */
 async function sendPresigned(api: ApiClient, file: SbomFile): Promise<Sent> {
+  // The URL is signed for this exact size.
   const { body } = await ok(
-    api.POST('/api/sboms/uploads', { body: { releaseId: file.releaseId, fileName: file.fileName } }),
+    api.POST('/api/sboms/uploads', {
+      body: { releaseId: file.releaseId, fileName: file.fileName, size: file.bytes.length },
+    }),
   );
   const session = body.data as UploadSession;
   if (file.bytes.length > session.maxBytes) {

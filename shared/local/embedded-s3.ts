@@ -4,7 +4,8 @@
  * router:
  * - conditional writes: PutObject / CompleteMultipartUpload with `If-None-Match: *`
  *   answer 412 PreconditionFailed when the key exists (`If-Match: <etag>` likewise),
- *   atomically, because every write of a key holds that key's lock exclusively;
+ *   atomically, because every write of a key holds that key's lock exclusively; reads
+ *   (GET, HEAD) with `If-Match: <etag>` answer 412 for another ETag, as S3 does;
  * - reads of a key hold its lock shared until the body is sent, so a reader never
  *   sees an object half replaced;
  * - `aws-chunked` request bodies (what SDK v3 sends for streamed uploads with
@@ -150,6 +151,15 @@ export async function startEmbeddedS3(options: EmbeddedS3Options): Promise<Embed
     const lockKey = `${object.bucket}/${object.key}`;
     const release = await (replaces ? keys.exclusive(lockKey) : keys.shared(lockKey));
     if (!holdUntilSent(ctx, release)) return;
+    // S3 answers a read whose If-Match names another ETag 412; s3rver ignores If-Match on reads.
+    const readIfMatch = reads ? header(ctx.headers, 'if-match')?.trim() : undefined;
+    if (readIfMatch !== undefined && readIfMatch !== '*') {
+      const current = await store.getMetadata(object.bucket, object.key).catch(() => undefined);
+      if (current && readIfMatch.replace(/^"|"$/g, '') !== current.etag.replace(/^"|"$/g, ''))
+        throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+          Condition: 'If-Match',
+        });
+    }
     if (replaces && method !== 'DELETE') {
       const ifNoneMatch = header(ctx.headers, 'if-none-match');
       const ifMatch = header(ctx.headers, 'if-match');

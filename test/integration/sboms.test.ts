@@ -364,6 +364,7 @@ describe('SBOM upload, download and scan', () => {
     const session = await api.post('/api/sboms/uploads', {
       releaseId: release.id,
       fileName: 'report-service.spdx.json',
+      size: content.length,
     });
     expect(session.status).toBe(201);
     const put = await fetch(session.body.data.uploadUrl, { method: 'PUT', body: content });
@@ -387,7 +388,7 @@ describe('SBOM upload, download and scan', () => {
     const content = readFileSync(
       join(FIXTURES, 'cyclonedx-1.4_maven_cyclonedx-maven-plugin-2.7.10_hadoop-aliyun-3.4.1.xml'),
     );
-    const session = await api.post('/api/sboms/uploads', { releaseId: release.id });
+    const session = await api.post('/api/sboms/uploads', { releaseId: release.id, size: content.length });
     expect((await fetch(session.body.data.uploadUrl, { method: 'PUT', body: content })).status).toBe(200);
     const completed = await api.post(session.body.data.completePath);
     expect(completed.status).toBe(201);

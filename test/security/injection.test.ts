@@ -104,7 +104,7 @@ function oneLineFields(api: Api, key: string, ids: { productId: string; releaseI
     ],
     [
       'SBOM file name (pre-signed upload)',
-      (value) => api.post('/api/sboms/uploads', { releaseId: ids.releaseId, fileName: `bom${value}.json` }),
+      (value) => api.post('/api/sboms/uploads', { releaseId: ids.releaseId, fileName: `bom${value}.json`, size: 100 }),
     ],
     [
       'VEX author',

@@ -118,7 +118,7 @@ type GeneratedDocument = Record<string, unknown> & {
   components?: Record<string, Record<string, unknown>>;
 };
 
-/** The methods API Gateway's `ANY` stands for: each one a resource lacks is answered 405 (lib/vexdesk-stack.ts). */
+/** The methods API Gateway's `ANY` stands for: each one a resource lacks is answered 405 (lib/api-routes.ts). */
 const GATEWAY_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 const METHOD_NOT_ALLOWED_RESPONSE = 'MethodNotAllowed';
 

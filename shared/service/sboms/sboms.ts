@@ -5,7 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PRESIGNED_URL_MAX_SECONDS } from '../aws-clients';
-import { deleteObject, getObject, headObject, presignedPutUrl } from '../aws-s3';
+import {
+  deleteObject,
+  headObject,
+  ObjectTooLargeError,
+  presignedPutUrl,
+  readObjectBytes,
+  s3ErrorStatus,
+} from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, transactWrite, TransactionFailedError, tx } from '../data/table-client';
@@ -117,7 +124,12 @@ export const Sboms = {
   },
 
   /** Step 1 of the pre-signed flow: a short-lived PUT URL for the raw file (BRIEF decision 8). */
-  async createUpload(teamId: string, actor: Actor, input: { releaseId: string; fileName?: string | undefined }) {
+  async createUpload(
+    teamId: string,
+    actor: Actor,
+    input: { releaseId: string; fileName?: string | undefined; size: number },
+  ) {
+    if (input.size > MAX_SBOM_BYTES) throw new PayloadTooLargeError(`SBOM file exceeds ${MAX_SBOM_BYTES} bytes`);
     const { release, product } = await Releases.resolve(teamId, input.releaseId);
     if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
     const uploadId = randomUUID();
@@ -146,7 +158,11 @@ export const Sboms = {
         changes: { releaseId: release.id, fileName: input.fileName ?? null, expiresAt: expiresAt.toISOString() },
       }),
     ]);
-    const uploadUrl = await presignedPutUrl({ Bucket: config().sbomBucket, Key: objectKey }, UPLOAD_URL_TTL_SECONDS);
+    // Content-Length is a signed header: the bucket takes only a body of the declared size.
+    const uploadUrl = await presignedPutUrl(
+      { Bucket: config().sbomBucket, Key: objectKey, ContentLength: input.size },
+      UPLOAD_URL_TTL_SECONDS,
+    );
     return {
       uploadId,
       uploadUrl,
@@ -165,18 +181,31 @@ export const Sboms = {
       throw new ConflictError(`Upload already completed as SBOM ${upload.completedSbomId}`, 'upload_completed');
     const bucket = config().sbomBucket;
     const objectKey = String(upload.objectKey);
-    let size: number;
+    let checked: { size: number; etag: string | undefined };
     try {
-      size = (await headObject({ Bucket: bucket, Key: objectKey })).ContentLength ?? 0;
+      const head = await headObject({ Bucket: bucket, Key: objectKey });
+      checked = { size: head.ContentLength ?? 0, etag: head.ETag };
     } catch {
       throw new ConflictError('Nothing was uploaded to the pre-signed URL yet', 'upload_missing');
     }
-    if (size > MAX_SBOM_BYTES) {
+    if (checked.size > MAX_SBOM_BYTES) {
       await deleteObject({ Bucket: bucket, Key: objectKey });
       throw new PayloadTooLargeError(`SBOM file exceeds ${MAX_SBOM_BYTES} bytes`);
     }
-    const object = await getObject({ Bucket: bucket, Key: objectKey });
-    const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
+    // The object checked above, and never more than the limit: a replacement after the check is refused.
+    let bytes: Buffer;
+    try {
+      bytes = await readObjectBytes({ Bucket: bucket, Key: objectKey, IfMatch: checked.etag }, MAX_SBOM_BYTES);
+    } catch (error) {
+      if (s3ErrorStatus(error) === 412)
+        throw new ConflictError(
+          'The uploaded file changed while it was checked; complete the upload again',
+          'upload_changed',
+        );
+      if (error instanceof ObjectTooLargeError)
+        throw new PayloadTooLargeError(`SBOM file exceeds ${MAX_SBOM_BYTES} bytes`);
+      throw error;
+    }
     const resolved = await Releases.resolve(teamId, String(upload.releaseId));
     // The session is marked completed in the SBOM's own transaction: a crash after it cannot turn a
     // retried complete into a second SBOM, and two concurrent completes cannot both commit.

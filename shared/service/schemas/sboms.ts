@@ -53,6 +53,9 @@ export const createSbomUploadBody = z
   .strictObject({
     releaseId: z.uuid(),
     fileName: sbomFileName.optional(),
+    size: z.number().int().min(1).meta({
+      description: 'The exact byte size of the file: the upload URL is signed for it and takes no other length',
+    }),
   })
   .meta({ id: 'CreateSbomUpload' });
 
