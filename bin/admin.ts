@@ -1,5 +1,5 @@
 /**
- * Admin CLI (BRIEF "Contract the local runtime keeps"). Prints JSON on stdout.
+ * Admin CLI (the local-runtime contract other tools rely on, README.md). Prints JSON on stdout.
  *
  * Target selection:
  * - default: the embedded engines under $DATA_DIR (default .data/) — those of a

@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   });
   const { port: actualPort } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${actualPort}`;
-  // BRIEF: PUBLIC_BASE_URL defaults to the listening address locally; an explicit value (a tunnel, a proxy) wins.
+  // PUBLIC_BASE_URL defaults to the listening address locally; an explicit value (a tunnel, a proxy) wins.
   applyLocalEnvironment(running.engines, baseUrl);
   // Browser sign-in through the embedded OpenID provider unless SIGN_IN_ISSUER names one (docs/sign-in.md); before config is read.
   running.identityProvider = await startLocalIdentityProvider(dataDir, () => devAccounts);
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   await writePrivateFile(join(dataDir, 'server.json'), `${JSON.stringify({ pid: process.pid, baseUrl })}\n`);
 
   const bootstrapFile = join(dataDir, 'bootstrap.json');
-  // The key is a secret: printed on the start that created it, never again (BRIEF local runtime contract).
+  // The key is a secret: printed on the start that created it, never again (the local-runtime contract).
   const keyLines = created
     ? [
         `Demo team ${record.teamId} created. Its all-scopes API key (shown once, also in ${bootstrapFile}):`,

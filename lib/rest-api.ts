@@ -89,7 +89,7 @@ function createApi(scope: Stack, settings: VexdeskSettings): apigw.RestApi {
   acknowledge(
     api,
     'AwsSolutions-COG4',
-    'Clients authenticate with scoped API keys, CI tokens or a browser session, all checked by the Lambda REQUEST authorizer (BRIEF decisions 6 and 10); Cognito only signs people in, it never authorizes an API call.',
+    'Clients authenticate with scoped API keys, CI tokens or a browser session, all checked by the Lambda REQUEST authorizer; Cognito only signs people in, it never authorizes an API call.',
   );
   return api;
 }

@@ -124,7 +124,7 @@ function createSigningSecret(scope: Stack): secretsmanager.Secret {
   acknowledge(
     secret,
     'AwsSolutions-SMG4',
-    'The signing key is rotated by an operator writing a new version with a new keyId (BRIEF decision 9); each signature records its keyId, so a blind scheduled rotation would only turn verifiable disclosures into signature_valid: null.',
+    'The signing key is rotated by an operator writing a new version with a new keyId; each signature records its keyId, so a blind scheduled rotation would only turn verifiable disclosures into signature_valid: null.',
   );
   return secret;
 }

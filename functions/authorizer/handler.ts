@@ -1,5 +1,5 @@
 /**
- * REQUEST authorizer (BRIEF decisions 6 and 10). No result caching is
+ * REQUEST authorizer. No result caching is
  * configured on the API, so each request is checked and revocation takes
  * effect at once. A Bearer credential comes first, told apart by prefix: API keys
  * (`vxd_…`) and tokens issued by the OIDC exchange (`vxo_…`, refused once

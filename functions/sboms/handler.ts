@@ -5,7 +5,7 @@ import type { UploadOutcome } from '../../shared/service/sboms/sbom-ingest';
 import { toSbomView } from '../../shared/service/sboms/sbom-store';
 import { parseSbomUpload } from '../../shared/service/sboms/upload-input';
 
-/** 201 for a new SBOM, 200 when the release already held the same bytes (issue 13 item 3: CI retries are safe). */
+/** 201 for a new SBOM, 200 when the release already held the same bytes (CI retries are safe). */
 const uploaded = (outcome: UploadOutcome) => ({
   status: outcome.created ? 201 : 200,
   body: { data: toSbomView(outcome.sbom) },

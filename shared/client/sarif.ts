@@ -1,5 +1,5 @@
 /**
- * Findings as a SARIF 2.1.0 log for GitHub code scanning (issue 10, docs/sarif.md): one rule per
+ * Findings as a SARIF 2.1.0 log for GitHub code scanning (docs/sarif.md): one rule per
  * advisory, one result per package and advisory located at the SBOM file and the package, with
  * fingerprints that survive new builds and suppressions for the team's not_affected / fixed decisions.
  * Pure: the caller fetches the findings (either vulnerability list) and writes the file.

@@ -1,6 +1,6 @@
 /**
- * How the SBOM file travels (issue 10: "upload the file as it is on disk, gzip on the wire;
- * the pre-signed flow when it would not fit a request"; docs/api.md "Large uploads").
+ * How the SBOM file travels (the file as it is on disk, gzip on the wire;
+ * the pre-signed flow when it would not fit a request; docs/api.md "Large uploads").
  * `sendDirect` is the one place that shapes the direct upload: the file itself as the body
  * (docs/sbom-formats.md "Raw bodies"), so its bytes are stored unchanged, UTF-8 or not.
  */

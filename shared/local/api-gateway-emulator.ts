@@ -1,5 +1,5 @@
 /**
- * Local stand-in for the deployed REST API (BRIEF decision 3): HTTP request →
+ * Local stand-in for the deployed REST API: HTTP request →
  * the same API Gateway proxy event (payload format 1.0) → the same REQUEST
  * authorizer → the same group handler module → the same response. Gateway
  * responses (401/403/404/413) come from the shared table the stack installs.
@@ -40,7 +40,7 @@ type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<AP
 /**
  * Largest local request body. API Gateway caps payloads at 10 MB; the local
  * server admits a plain (un-gzipped) 10 MB SBOM wrapped in its JSON envelope
- * (BRIEF decision 8). Every route still applies its own ceiling in the handler.
+ *. Every route still applies its own ceiling in the handler.
  */
 export const LOCAL_MAX_REQUEST_BYTES = 24 * 1024 * 1024;
 
@@ -125,7 +125,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     if (firewall) return gatewayResponse(firewall);
 
     // API Gateway refuses a path or query string that does not percent-decode with a 400 of its own, on
-    // every route and before the authorizer (issue 8, defect 8); the handlers never see such a request.
+    // every route and before the authorizer; the handlers never see such a request.
     const multiQuery = decodeQuery(url.search);
     if (!urlReadable || decodeComponent(url.pathname) === null || multiQuery === null)
       return gatewayResponse('DEFAULT_4XX');

@@ -49,13 +49,13 @@ export interface Disposition {
   updatedAt: string;
   updatedBy: { id: string; name: string };
   revision: number;
-  /** After this instant the decision counts as undecided (issue 13 item 5); null = no expiry. */
+  /** After this instant the decision counts as undecided; null = no expiry. */
   expiresAt: string | null;
   /** A decision carried from another package version waits for a member's confirmation; it counts as undecided until then. */
   reviewRequired: boolean;
   /** Where a carried decision came from; null for a decision made in this release. */
   carriedFrom: CarriedFrom | null;
-  /** The VEX document an import took this decision from (issue 13 item 4); null once a member changes the decision. */
+  /** The VEX document an import took this decision from; null once a member changes the decision. */
   importedFrom: ImportedFrom | null;
 }
 

@@ -2,7 +2,7 @@
  * The context the Lambda authorizer hands to API Gateway, which passes it to
  * handlers as `event.requestContext.authorizer`. API Gateway only carries
  * string/number/boolean values, so scopes travel space-separated. Every
- * credential (API key, OIDC-issued token) ends in this one shape (BRIEF decision 10).
+ * credential (API key, OIDC-issued token) ends in this one shape.
  */
 import type { Caller } from '../identity/actor';
 import type { AuthenticatedKey } from '../identity/api-keys';

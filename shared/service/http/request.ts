@@ -1,7 +1,7 @@
 /**
  * Turns an API Gateway proxy event into validated inputs. Bodies may arrive
  * base64-encoded (the REST API treats every media type as binary so gzip
- * bodies reach the Lambda intact) and gzip-compressed (BRIEF decision 8).
+ * bodies reach the Lambda intact) and gzip-compressed.
  */
 import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';

@@ -1,5 +1,5 @@
 /**
- * API keys (spec "API key", BRIEF decision 6): `vxd_` + 64 lowercase hex,
+ * API keys (spec "API key"): `vxd_` + 64 lowercase hex,
  * shown once, only the SHA-256 stored; each key is backed by a service account
  * named `api_<key name>`. Revocation is permanent and immediate: the authorizer
  * reads the hash item with a strongly consistent read on every request. A key

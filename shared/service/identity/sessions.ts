@@ -1,5 +1,5 @@
 /**
- * Browser sessions (BRIEF decision 10, docs/sign-in.md "Sessions"): the data module of
+ * Browser sessions (docs/sign-in.md "Sessions"): the data module of
  * session items and the rules the authorizer applies to a session cookie.
  *
  * - The id is 32 random bytes (base64url) that only the cookie holds; the table keeps its SHA-256.

@@ -1,5 +1,5 @@
 /**
- * Browser sign-in with OpenID Connect (BRIEF decision 11, docs/sign-in.md): this service is a relying
+ * Browser sign-in with OpenID Connect (docs/sign-in.md): this service is a relying
  * party of the configured issuer (authorization code + PKCE, openid-client). The flow's secrets (state,
  * nonce, PKCE verifier) stay server-side in a single-use item found by the hash of a random id that only
  * the browser's flow cookie holds, so a callback cannot be replayed or completed in another browser.

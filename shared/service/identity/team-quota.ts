@@ -1,5 +1,5 @@
 /**
- * Per-team request quota (issue 8, defect 9): every team is one API Gateway
+ * Per-team request quota: every team is one API Gateway
  * usage-plan API key, so one tenant cannot use up the stage-wide budget. The
  * Lambda authorizer returns the team's usage identifier as
  * `usageIdentifierKey` (REST API `apiKeySource: AUTHORIZER`); API Gateway

@@ -1,5 +1,5 @@
 /**
- * OIDC trust policies (issue 10, docs/oidc.md): which CI tokens a team trusts
+ * OIDC trust policies (docs/oidc.md): which CI tokens a team trusts
  * and what a trusted job may do. Created and deleted by managers (shared/service/identity/grants.ts):
  * members holding `settings.manage` (in the console, with their keys, or the admin CLI's `--by`) and the
  * operator; a policy grants at most what its creator holds. A policy records its owner, the person its

@@ -1,6 +1,5 @@
 /**
- * Provisioning of the per-team throttle on a deployed stack (issue 8,
- * defect 9): each team is one API Gateway API key whose value is the team's
+ * Provisioning of the per-team throttle on a deployed stack: each team is one API Gateway API key whose value is the team's
  * usage identifier (what the authorizer returns as `usageIdentifierKey`),
  * held by exactly one usage plan of the stage — the stack's default plan, or
  * the team's own plan when an operator set an override. Used only by the

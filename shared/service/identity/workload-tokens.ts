@@ -1,7 +1,6 @@
 /**
  * Tokens issued by the OIDC exchange (shared/service/identity/oidc-exchange.ts):
- * `vxo_` + 64 lowercase hex, only the SHA-256 stored (like API keys, BRIEF
- * decision 10). The authorizer accepts one while it has not expired, its
+ * `vxo_` + 64 lowercase hex, only the SHA-256 stored (like API keys). The authorizer accepts one while it has not expired, its
  * trust policy still exists (read on every request, so deleting the policy
  * ends its tokens at once) and the policy's owner is still a member; it acts
  * with those of its scopes the owner holds now (shared/service/identity/credential-owner.ts).

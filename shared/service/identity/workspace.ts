@@ -1,5 +1,5 @@
 /**
- * The team workspace's self-service verbs (issue 12 item 3): members and API keys managed by the
+ * The team workspace's self-service verbs: members and API keys managed by the
  * team itself. Spec "Authentication" rule 7: only managers do this (shared/service/identity/grants.ts):
  * the route table already asks for `settings:write` (a session gets it only from `settings.manage`, a key
  * only while its owner holds it), and the person behind the credential must hold `settings.manage` now.

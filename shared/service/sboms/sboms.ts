@@ -123,7 +123,7 @@ export const Sboms = {
     return (await Sboms.receive(teamId, actor, input)).sbom;
   },
 
-  /** Step 1 of the pre-signed flow: a short-lived PUT URL for the raw file (BRIEF decision 8). */
+  /** Step 1 of the pre-signed flow: a short-lived PUT URL for the raw file. */
   async createUpload(
     teamId: string,
     actor: Actor,

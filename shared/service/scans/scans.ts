@@ -252,8 +252,7 @@ async function scanHolding(
 
 export const Scans = {
   /**
-   * Scans an SBOM, or joins the scan of it already running (BRIEF decision
-   * 14): a caller that finds the lease held waits for that scan's result and
+   * Scans an SBOM, or joins the scan of it already running: a caller that finds the lease held waits for that scan's result and
    * returns it. When the holder fails or dies instead, the caller scans
    * itself. A caller that cannot wait past `deadline` (epoch ms) gets
    * 409 scan_pending, the answer the vulnerability list gives meanwhile.

@@ -1,5 +1,5 @@
 /**
- * The two vulnerability lists (issue 13 item 6, docs/api.md "Vulnerability lists"):
+ * The two vulnerability lists (docs/api.md "Vulnerability lists"):
  * - GET /api/sboms/{id}/vulnerabilities: the SBOM's findings;
  * - GET /api/releases/{releaseId}/vulnerabilities: the release as one picture, one row per
  *   package and advisory (`decisionKey`) across its SBOMs, naming the SBOMs it was found in.

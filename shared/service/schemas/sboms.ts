@@ -16,7 +16,7 @@ export const uploadSbomBody = z
 export type UploadSbomInput = z.infer<typeof uploadSbomBody>;
 
 /**
- * The upload's other body (issue 10 item 4, docs/sbom-formats.md "Raw bodies"): the SBOM file itself,
+ * The upload's other body (docs/sbom-formats.md "Raw bodies"): the SBOM file itself,
  * with the release and file name in the query. `releaseId` in the query is what selects it.
  */
 export const sbomUploadQuery = z.strictObject({
@@ -48,7 +48,7 @@ export const uploadSbomJsonBody = z.union([
     .meta({ description: 'A CycloneDX or SPDX JSON document itself (with `?releaseId=`)' }),
 ]);
 
-/** Pre-signed upload flow for files too large for a Lambda request (BRIEF decision 8). */
+/** Pre-signed upload flow for files too large for a Lambda request. */
 export const createSbomUploadBody = z
   .strictObject({
     releaseId: z.uuid(),

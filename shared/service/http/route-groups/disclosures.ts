@@ -148,7 +148,7 @@ export const disclosureRoutes = defineGroup('disclosures', [
     request: { params: csafProvider.csafFileParams },
     responses: { 200: { description: 'CSAF document, hash file or signature', contentType: 'application/json' } },
   },
-  // Files beside the snapshot (issue 11 item 1; names in shared/service/disclosures/disclosure-files.ts)
+  // Files beside the snapshot (names in shared/service/disclosures/disclosure-files.ts)
   {
     operationId: 'getDisclosureSignature',
     method: 'GET',
