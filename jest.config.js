@@ -7,9 +7,9 @@ const common = {
 };
 export default {
   // Per-project testTimeout is ignored by jest; integration tests talk to a real server.
-  // package.json runs unit and infra with --maxWorkers=100%: jest's default (cores - 1) is one
-  // worker on a 2-core machine, and those suites are CPU-bound (on 2 cores: unit 145 -> 80 s,
-  // infra 166 -> 116 s). Integration keeps one worker: its server process needs the other core.
+  // package.json runs every project but e2e with --maxWorkers=100%: jest's default (cores - 1) is one
+  // worker on a 2-core machine. Integration and security files each make their own team, so two of
+  // them share the one local server safely; the server's work overlaps the workers' waiting.
   testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
@@ -17,6 +17,16 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/integration-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
+    },
+    {
+      // Security controls (docs/security.md; authorization rules in docs/security-authorization.md), through HTTP against one real local server like integration.
+      ...common,
+      displayName: 'security',
+      testMatch: ['<rootDir>/test/security/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/integration-env.ts'],

@@ -1,5 +1,5 @@
 /**
- * Admin CLI (BRIEF "Contract the local runtime keeps"). Prints JSON on stdout.
+ * Admin CLI (the local-runtime contract other tools rely on, README.md). Prints JSON on stdout.
  *
  * Target selection:
  * - default: the embedded engines under $DATA_DIR (default .data/) — those of a
@@ -30,7 +30,7 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]
   publisher-key rotate --team ID [--by MEMBER_ID]   (new disclosure signing key; older keys stay published)
   publisher-key list --team ID
   corpus import PATH...   (OSV zip or directory, CISA KEV JSON, EPSS CSV or CSV.gz)
-  table migrate [--max-items N]   (moves items under old keys to the current layout; idempotent, resumable)
+  table migrate [--max-items N]   (moves items under old keys to the current layout, records owners of older keys and trust policies; idempotent, resumable)
 Target (default: embedded engines in $DATA_DIR): --stack NAME | --table T --sbom-bucket B --disclosure-bucket D [--usage-plan ID] [--region R]`;
 
 class UsageError extends Error {}
@@ -146,7 +146,7 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
   const { OPERATOR_ACTOR } = await import('../shared/service/identity/actor');
   const { Teams, Members, permissionSchema } = await import('../shared/service/identity/teams');
   const { ApiKeys, EXPIRY_CHOICES_DAYS } = await import('../shared/service/identity/api-keys');
-  const { SCOPES } = await import('../shared/service/http/scopes');
+  const { SCOPES } = await import('../shared/service/identity/scopes');
   switch (`${noun} ${verb ?? ''}`) {
     case 'team create': {
       requireUsagePlanWhenDeployed();
@@ -295,10 +295,12 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
     case 'table migrate': {
       const { ensureKeyLayout, migrateKeyLayout } = await import('../shared/service/data/key-layout-migration');
       const { ensureDecisionKeys } = await import('../shared/service/dispositions/decision-migration');
+      const { ensureCredentialOwners } = await import('../shared/service/identity/credential-owner-migration');
       if (flags['max-items'] === undefined)
         return {
           migrated: (await ensureKeyLayout()) ?? 'already done',
           decisions: (await ensureDecisionKeys()) ?? 'already done',
+          credentialOwners: (await ensureCredentialOwners()) ?? 'already done',
         };
       const maxItems = Number(flags['max-items']);
       if (!Number.isInteger(maxItems) || maxItems < 1) throw new UsageError('--max-items must be a positive integer');

@@ -1,13 +1,13 @@
 /**
  * `npm run openapi`: writes the API reference, docs/openapi.json, from the route table and its zod
- * schemas (shared/service/openapi/document.ts), and the TypeScript types the console and the CLI take
+ * schemas (shared/service/http/openapi-document.ts), and the TypeScript types the console and the CLI take
  * from it, shared/api/schema.d.ts (openapi-typescript).
  * `npm run openapi -- --check` only compares and exits 1 when a file is stale;
  * test/unit/openapi.test.ts and test/unit/api-types.test.ts make the same comparisons.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { openApiJson } from '../shared/service/openapi/document';
+import { openApiJson } from '../shared/service/http/openapi-document';
 import { apiTypesOf } from './openapi-types';
 
 const documentPath = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));

@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   });
   const { port: actualPort } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${actualPort}`;
-  // BRIEF: PUBLIC_BASE_URL defaults to the listening address locally; an explicit value (a tunnel, a proxy) wins.
+  // PUBLIC_BASE_URL defaults to the listening address locally; an explicit value (a tunnel, a proxy) wins.
   applyLocalEnvironment(running.engines, baseUrl);
   // Browser sign-in through the embedded OpenID provider unless SIGN_IN_ISSUER names one (docs/sign-in.md); before config is read.
   running.identityProvider = await startLocalIdentityProvider(dataDir, () => devAccounts);
@@ -111,6 +111,14 @@ async function main(): Promise<void> {
       message: 'dispositions moved to one per release, package and advisory before serving',
       result: decisions,
     });
+  const { ensureCredentialOwners } = await import('../shared/service/identity/credential-owner-migration');
+  const owners = await ensureCredentialOwners();
+  if (owners && owners.keys + owners.policies + owners.revokedKeys + owners.deletedPolicies > 0)
+    log({
+      type: 'migration',
+      message: 'API keys and trust policies made before owners were recorded got their owner before serving',
+      result: owners,
+    });
   if (stopSignal) return;
   running.background = await startLocalBackgroundWork({ dataDir, log });
   if (stopSignal) return;
@@ -134,7 +142,7 @@ async function main(): Promise<void> {
   await writePrivateFile(join(dataDir, 'server.json'), `${JSON.stringify({ pid: process.pid, baseUrl })}\n`);
 
   const bootstrapFile = join(dataDir, 'bootstrap.json');
-  // The key is a secret: printed on the start that created it, never again (BRIEF local runtime contract).
+  // The key is a secret: printed on the start that created it, never again (the local-runtime contract).
   const keyLines = created
     ? [
         `Demo team ${record.teamId} created. Its all-scopes API key (shown once, also in ${bootstrapFile}):`,

@@ -1690,7 +1690,7 @@ var require_request = __commonJS({
     var { headerNameLowerCasedRecord } = require_constants();
     var invalidPathRegex = /[^\u0021-\u00ff]/;
     var kHandler = /* @__PURE__ */ Symbol("handler");
-    var Request = class {
+    var Request2 = class {
       constructor(origin, {
         path,
         method,
@@ -2055,7 +2055,7 @@ var require_request = __commonJS({
         request.headers.push(key, val);
       }
     }
-    module.exports = Request;
+    module.exports = Request2;
   }
 });
 
@@ -5045,7 +5045,7 @@ var require_formdata = __commonJS({
     var { File: NativeFile } = __require("node:buffer");
     var nodeUtil = __require("node:util");
     var File2 = globalThis.File ?? NativeFile;
-    var FormData = class _FormData {
+    var FormData2 = class _FormData {
       constructor(form) {
         webidl.util.markAsUncloneable(this);
         if (form !== void 0) {
@@ -5147,8 +5147,8 @@ var require_formdata = __commonJS({
         return `FormData ${output.slice(output.indexOf("]") + 2)}`;
       }
     };
-    iteratorMixin("FormData", FormData, kState, "name", "value");
-    Object.defineProperties(FormData.prototype, {
+    iteratorMixin("FormData", FormData2, kState, "name", "value");
+    Object.defineProperties(FormData2.prototype, {
       append: kEnumerableProperty,
       delete: kEnumerableProperty,
       get: kEnumerableProperty,
@@ -5176,7 +5176,7 @@ var require_formdata = __commonJS({
       }
       return { name, value };
     }
-    module.exports = { FormData, makeEntry };
+    module.exports = { FormData: FormData2, makeEntry };
   }
 });
 
@@ -5446,7 +5446,7 @@ var require_body = __commonJS({
       extractMimeType,
       utf8DecodeBytes
     } = require_util2();
-    var { FormData } = require_formdata();
+    var { FormData: FormData2 } = require_formdata();
     var { kState } = require_symbols2();
     var { webidl } = require_webidl();
     var { Blob: Blob2 } = __require("node:buffer");
@@ -5666,13 +5666,13 @@ Content-Type: ${value.type || "application/octet-stream"}\r
                   if (parsed === "failure") {
                     throw new TypeError("Failed to parse body as FormData.");
                   }
-                  const fd2 = new FormData();
+                  const fd2 = new FormData2();
                   fd2[kState] = parsed;
                   return fd2;
                 }
                 case "application/x-www-form-urlencoded": {
                   const entries = new URLSearchParams(value.toString());
-                  const fd2 = new FormData();
+                  const fd2 = new FormData2();
                   for (const [name, value2] of entries) {
                     fd2.append(name, value2);
                   }
@@ -7639,7 +7639,7 @@ var require_client = __commonJS({
     var http = __require("node:http");
     var util2 = require_util();
     var { channels } = require_diagnostics();
-    var Request = require_request();
+    var Request2 = require_request();
     var DispatcherBase = require_dispatcher_base();
     var {
       InvalidArgumentError,
@@ -7882,7 +7882,7 @@ var require_client = __commonJS({
       }
       [kDispatch](opts, handler) {
         const origin = opts.origin || this[kUrl].origin;
-        const request = new Request(origin, opts, handler);
+        const request = new Request2(origin, opts, handler);
         this[kQueue].push(request);
         if (this[kResuming]) {
         } else if (util2.bodyLength(request.body) == null && util2.isIterable(request.body)) {
@@ -12178,7 +12178,7 @@ var require_headers = __commonJS({
         }
       }
     };
-    var Headers2 = class _Headers {
+    var Headers3 = class _Headers {
       #guard;
       #headersList;
       constructor(init = void 0) {
@@ -12328,13 +12328,13 @@ var require_headers = __commonJS({
         o.#headersList = list;
       }
     };
-    var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers2;
-    Reflect.deleteProperty(Headers2, "getHeadersGuard");
-    Reflect.deleteProperty(Headers2, "setHeadersGuard");
-    Reflect.deleteProperty(Headers2, "getHeadersList");
-    Reflect.deleteProperty(Headers2, "setHeadersList");
-    iteratorMixin("Headers", Headers2, kHeadersSortedMap, 0, 1);
-    Object.defineProperties(Headers2.prototype, {
+    var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers3;
+    Reflect.deleteProperty(Headers3, "getHeadersGuard");
+    Reflect.deleteProperty(Headers3, "setHeadersGuard");
+    Reflect.deleteProperty(Headers3, "getHeadersList");
+    Reflect.deleteProperty(Headers3, "setHeadersList");
+    iteratorMixin("Headers", Headers3, kHeadersSortedMap, 0, 1);
+    Object.defineProperties(Headers3.prototype, {
       append: kEnumerableProperty,
       delete: kEnumerableProperty,
       get: kEnumerableProperty,
@@ -12352,7 +12352,7 @@ var require_headers = __commonJS({
     webidl.converters.HeadersInit = function(V, prefix, argument) {
       if (webidl.util.Type(V) === "Object") {
         const iterator = Reflect.get(V, Symbol.iterator);
-        if (!util2.types.isProxy(V) && iterator === Headers2.prototype.entries) {
+        if (!util2.types.isProxy(V) && iterator === Headers3.prototype.entries) {
           try {
             return getHeadersList(V).entriesList;
           } catch {
@@ -12373,7 +12373,7 @@ var require_headers = __commonJS({
       fill,
       // for test.
       compareHeaderName,
-      Headers: Headers2,
+      Headers: Headers3,
       HeadersList,
       getHeadersGuard,
       setHeadersGuard,
@@ -12387,7 +12387,7 @@ var require_headers = __commonJS({
 var require_response = __commonJS({
   "node_modules/@actions/http-client/node_modules/undici/lib/web/fetch/response.js"(exports, module) {
     "use strict";
-    var { Headers: Headers2, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
+    var { Headers: Headers3, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
     var { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = require_body();
     var util2 = require_util();
     var nodeUtil = __require("node:util");
@@ -12408,13 +12408,13 @@ var require_response = __commonJS({
     } = require_constants3();
     var { kState, kHeaders } = require_symbols2();
     var { webidl } = require_webidl();
-    var { FormData } = require_formdata();
+    var { FormData: FormData2 } = require_formdata();
     var { URLSerializer } = require_data_url();
     var { kConstruct } = require_symbols();
     var assert2 = __require("node:assert");
     var { types } = __require("node:util");
     var textEncoder = new TextEncoder("utf-8");
-    var Response = class _Response {
+    var Response2 = class _Response {
       // Creates network error Response.
       static error() {
         const responseObject = fromInnerResponse(makeNetworkError(), "immutable");
@@ -12465,7 +12465,7 @@ var require_response = __commonJS({
         }
         init = webidl.converters.ResponseInit(init);
         this[kState] = makeResponse({});
-        this[kHeaders] = new Headers2(kConstruct);
+        this[kHeaders] = new Headers3(kConstruct);
         setHeadersGuard(this[kHeaders], "response");
         setHeadersList(this[kHeaders], this[kState].headersList);
         let bodyWithType = null;
@@ -12557,8 +12557,8 @@ var require_response = __commonJS({
         return `Response ${nodeUtil.formatWithOptions(options, properties)}`;
       }
     };
-    mixinBody(Response);
-    Object.defineProperties(Response.prototype, {
+    mixinBody(Response2);
+    Object.defineProperties(Response2.prototype, {
       type: kEnumerableProperty,
       url: kEnumerableProperty,
       status: kEnumerableProperty,
@@ -12574,7 +12574,7 @@ var require_response = __commonJS({
         configurable: true
       }
     });
-    Object.defineProperties(Response, {
+    Object.defineProperties(Response2, {
       json: kEnumerableProperty,
       redirect: kEnumerableProperty,
       error: kEnumerableProperty
@@ -12707,9 +12707,9 @@ var require_response = __commonJS({
       }
     }
     function fromInnerResponse(innerResponse, guard) {
-      const response = new Response(kConstruct);
+      const response = new Response2(kConstruct);
       response[kState] = innerResponse;
-      response[kHeaders] = new Headers2(kConstruct);
+      response[kHeaders] = new Headers3(kConstruct);
       setHeadersList(response[kHeaders], innerResponse.headersList);
       setHeadersGuard(response[kHeaders], guard);
       if (hasFinalizationRegistry && innerResponse.body?.stream) {
@@ -12721,7 +12721,7 @@ var require_response = __commonJS({
       ReadableStream
     );
     webidl.converters.FormData = webidl.interfaceConverter(
-      FormData
+      FormData2
     );
     webidl.converters.URLSearchParams = webidl.interfaceConverter(
       URLSearchParams
@@ -12775,7 +12775,7 @@ var require_response = __commonJS({
       makeResponse,
       makeAppropriateNetworkError,
       filterResponse,
-      Response,
+      Response: Response2,
       cloneResponse,
       fromInnerResponse
     };
@@ -12829,7 +12829,7 @@ var require_request2 = __commonJS({
   "node_modules/@actions/http-client/node_modules/undici/lib/web/fetch/request.js"(exports, module) {
     "use strict";
     var { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
-    var { Headers: Headers2, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
+    var { Headers: Headers3, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
     var { FinalizationRegistry: FinalizationRegistry2 } = require_dispatcher_weakref()();
     var util2 = require_util();
     var nodeUtil = __require("node:util");
@@ -12885,7 +12885,7 @@ var require_request2 = __commonJS({
       }
     }
     var patchMethodWarning = false;
-    var Request = class _Request {
+    var Request2 = class _Request {
       // https://fetch.spec.whatwg.org/#dom-request
       constructor(input2, init = {}) {
         webidl.util.markAsUncloneable(this);
@@ -13097,7 +13097,7 @@ var require_request2 = __commonJS({
             requestFinalizer.register(ac, { signal, abort }, abort);
           }
         }
-        this[kHeaders] = new Headers2(kConstruct);
+        this[kHeaders] = new Headers3(kConstruct);
         setHeadersList(this[kHeaders], request.headersList);
         setHeadersGuard(this[kHeaders], "request");
         if (mode === "no-cors") {
@@ -13332,7 +13332,7 @@ var require_request2 = __commonJS({
         return `Request ${nodeUtil.formatWithOptions(options, properties)}`;
       }
     };
-    mixinBody(Request);
+    mixinBody(Request2);
     function makeRequest(init) {
       return {
         method: init.method ?? "GET",
@@ -13383,15 +13383,15 @@ var require_request2 = __commonJS({
       return newRequest;
     }
     function fromInnerRequest(innerRequest, signal, guard) {
-      const request = new Request(kConstruct);
+      const request = new Request2(kConstruct);
       request[kState] = innerRequest;
       request[kSignal] = signal;
-      request[kHeaders] = new Headers2(kConstruct);
+      request[kHeaders] = new Headers3(kConstruct);
       setHeadersList(request[kHeaders], innerRequest.headersList);
       setHeadersGuard(request[kHeaders], guard);
       return request;
     }
-    Object.defineProperties(Request.prototype, {
+    Object.defineProperties(Request2.prototype, {
       method: kEnumerableProperty,
       url: kEnumerableProperty,
       headers: kEnumerableProperty,
@@ -13418,13 +13418,13 @@ var require_request2 = __commonJS({
       }
     });
     webidl.converters.Request = webidl.interfaceConverter(
-      Request
+      Request2
     );
     webidl.converters.RequestInfo = function(V, prefix, argument) {
       if (typeof V === "string") {
         return webidl.converters.USVString(V, prefix, argument);
       }
-      if (V instanceof Request) {
+      if (V instanceof Request2) {
         return webidl.converters.Request(V, prefix, argument);
       }
       return webidl.converters.USVString(V, prefix, argument);
@@ -13515,7 +13515,7 @@ var require_request2 = __commonJS({
         converter: webidl.converters.any
       }
     ]);
-    module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest };
+    module.exports = { Request: Request2, makeRequest, fromInnerRequest, cloneRequest };
   }
 });
 
@@ -13531,7 +13531,7 @@ var require_fetch = __commonJS({
       fromInnerResponse
     } = require_response();
     var { HeadersList } = require_headers();
-    var { Request, cloneRequest } = require_request2();
+    var { Request: Request2, cloneRequest } = require_request2();
     var zlib2 = __require("node:zlib");
     var {
       bytesMatch,
@@ -13626,7 +13626,7 @@ var require_fetch = __commonJS({
       let p = createDeferredPromise();
       let requestObject;
       try {
-        requestObject = new Request(input2, init);
+        requestObject = new Request2(input2, init);
       } catch (e) {
         p.reject(e);
         return p.promise;
@@ -15445,8 +15445,8 @@ var require_cache = __commonJS({
     var { urlEquals, getFieldValues } = require_util5();
     var { kEnumerableProperty, isDisturbed } = require_util();
     var { webidl } = require_webidl();
-    var { Response, cloneResponse, fromInnerResponse } = require_response();
-    var { Request, fromInnerRequest } = require_request2();
+    var { Response: Response2, cloneResponse, fromInnerResponse } = require_response();
+    var { Request: Request2, fromInnerRequest } = require_request2();
     var { kState } = require_symbols2();
     var { fetching } = require_fetch();
     var { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = require_util2();
@@ -15520,7 +15520,7 @@ var require_cache = __commonJS({
         }
         const fetchControllers = [];
         for (const request of requests) {
-          const r = new Request(request)[kState];
+          const r = new Request2(request)[kState];
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -15604,10 +15604,10 @@ var require_cache = __commonJS({
         request = webidl.converters.RequestInfo(request, prefix, "request");
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (request instanceof Request) {
+        if (request instanceof Request2) {
           innerRequest = request[kState];
         } else {
-          innerRequest = new Request(request)[kState];
+          innerRequest = new Request2(request)[kState];
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -15685,14 +15685,14 @@ var require_cache = __commonJS({
         request = webidl.converters.RequestInfo(request, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request instanceof Request) {
+        if (request instanceof Request2) {
           r = request[kState];
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
           assert2(typeof request === "string");
-          r = new Request(request)[kState];
+          r = new Request2(request)[kState];
         }
         const operations = [];
         const operation = {
@@ -15731,13 +15731,13 @@ var require_cache = __commonJS({
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
         if (request !== void 0) {
-          if (request instanceof Request) {
+          if (request instanceof Request2) {
             r = request[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
           } else if (typeof request === "string") {
-            r = new Request(request)[kState];
+            r = new Request2(request)[kState];
           }
         }
         const promise = createDeferredPromise();
@@ -15903,13 +15903,13 @@ var require_cache = __commonJS({
       #internalMatchAll(request, options, maxResponses = Infinity) {
         let r = null;
         if (request !== void 0) {
-          if (request instanceof Request) {
+          if (request instanceof Request2) {
             r = request[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
           } else if (typeof request === "string") {
-            r = new Request(request)[kState];
+            r = new Request2(request)[kState];
           }
         }
         const responses = [];
@@ -15972,7 +15972,7 @@ var require_cache = __commonJS({
         converter: webidl.converters.DOMString
       }
     ]);
-    webidl.converters.Response = webidl.interfaceConverter(Response);
+    webidl.converters.Response = webidl.interfaceConverter(Response2);
     webidl.converters["sequence<RequestInfo>"] = webidl.sequenceConverter(
       webidl.converters.RequestInfo
     );
@@ -16456,10 +16456,10 @@ var require_cookies = __commonJS({
     var { parseSetCookie } = require_parse();
     var { stringify } = require_util6();
     var { webidl } = require_webidl();
-    var { Headers: Headers2 } = require_headers();
+    var { Headers: Headers3 } = require_headers();
     function getCookies(headers) {
       webidl.argumentLengthCheck(arguments, 1, "getCookies");
-      webidl.brandCheck(headers, Headers2, { strict: false });
+      webidl.brandCheck(headers, Headers3, { strict: false });
       const cookie = headers.get("cookie");
       const out = {};
       if (!cookie) {
@@ -16472,7 +16472,7 @@ var require_cookies = __commonJS({
       return out;
     }
     function deleteCookie(headers, name, attributes) {
-      webidl.brandCheck(headers, Headers2, { strict: false });
+      webidl.brandCheck(headers, Headers3, { strict: false });
       const prefix = "deleteCookie";
       webidl.argumentLengthCheck(arguments, 2, prefix);
       name = webidl.converters.DOMString(name, prefix, "name");
@@ -16486,7 +16486,7 @@ var require_cookies = __commonJS({
     }
     function getSetCookies(headers) {
       webidl.argumentLengthCheck(arguments, 1, "getSetCookies");
-      webidl.brandCheck(headers, Headers2, { strict: false });
+      webidl.brandCheck(headers, Headers3, { strict: false });
       const cookies = headers.getSetCookie();
       if (!cookies) {
         return [];
@@ -16495,7 +16495,7 @@ var require_cookies = __commonJS({
     }
     function setCookie(headers, cookie) {
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
-      webidl.brandCheck(headers, Headers2, { strict: false });
+      webidl.brandCheck(headers, Headers3, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
       const str = stringify(cookie);
       if (str) {
@@ -17185,7 +17185,7 @@ var require_connection = __commonJS({
     var { CloseEvent } = require_events();
     var { makeRequest } = require_request2();
     var { fetching } = require_fetch();
-    var { Headers: Headers2, getHeadersList } = require_headers();
+    var { Headers: Headers3, getHeadersList } = require_headers();
     var { getDecodeSplit } = require_util2();
     var { WebsocketFrameSend } = require_frame();
     var crypto3;
@@ -17207,7 +17207,7 @@ var require_connection = __commonJS({
         redirect: "error"
       });
       if (options.headers) {
-        const headersList = getHeadersList(new Headers2(options.headers));
+        const headersList = getHeadersList(new Headers3(options.headers));
         request.headersList = headersList;
       }
       const keyValue = crypto3.randomBytes(16).toString("base64");
@@ -20968,9 +20968,9 @@ function uint8ArrayToB64(bytes, url) {
   }
   return encoded;
 }
-function getType(text2) {
+function getType(text) {
   const reHeader = /^-----BEGIN PGP (MESSAGE, PART \d+\/\d+|MESSAGE, PART \d+|SIGNED MESSAGE|MESSAGE|PUBLIC KEY BLOCK|PRIVATE KEY BLOCK|SIGNATURE)-----$/m;
-  const header = text2.match(reHeader);
+  const header = text.match(reHeader);
   if (!header) {
     throw new Error("Unknown ASCII armor type");
   }
@@ -21038,11 +21038,11 @@ function verifyHeaders$1(headers) {
     }
   }
 }
-function removeChecksum(text2) {
-  let body = text2;
-  const lastEquals = text2.lastIndexOf("=");
-  if (lastEquals >= 0 && lastEquals !== text2.length - 1) {
-    body = text2.slice(0, lastEquals);
+function removeChecksum(text) {
+  let body = text;
+  const lastEquals = text.lastIndexOf("=");
+  if (lastEquals >= 0 && lastEquals !== text.length - 1) {
+    body = text.slice(0, lastEquals);
   }
   return body;
 }
@@ -21055,7 +21055,7 @@ function unarmor(input2) {
       const headers = [];
       let lastHeaders = headers;
       let headersDone;
-      let text2 = [];
+      let text = [];
       let textDone;
       const data = decode$1(transformPair(input2, async (readable, writable) => {
         const reader = getReader(readable);
@@ -21080,15 +21080,15 @@ function unarmor(input2) {
                 verifyHeaders$1(lastHeaders);
                 headersDone = true;
                 if (textDone || type !== enums.armor.signed) {
-                  resolve({ text: text2, data, headers, type });
+                  resolve({ text, data, headers, type });
                   break;
                 }
               }
             } else if (!textDone && type === enums.armor.signed) {
               if (!reSplit.test(line)) {
-                text2.push(line.replace(/^- /, ""));
+                text.push(line.replace(/^- /, ""));
               } else {
-                text2 = text2.join("\r\n");
+                text = text.join("\r\n");
                 textDone = true;
                 verifyHeaders$1(lastHeaders);
                 lastHeaders = [];
@@ -21143,10 +21143,10 @@ function unarmor(input2) {
   });
 }
 function armor(messageType, body, partIndex, partTotal, customComment, emitChecksum = false, config$1 = config2) {
-  let text2;
+  let text;
   let hash;
   if (messageType === enums.armor.signed) {
-    text2 = body.text;
+    text = body.text;
     hash = body.hash;
     body = body.data;
   }
@@ -21172,7 +21172,7 @@ function armor(messageType, body, partIndex, partTotal, customComment, emitCheck
       result.push(hash ? `Hash: ${hash}
 
 ` : "\n");
-      result.push(text2.replace(/^-/mg, "- -"));
+      result.push(text.replace(/^-/mg, "- -"));
       result.push("\n-----BEGIN PGP SIGNATURE-----\n");
       result.push(addheader(customComment, config$1));
       result.push(encode$1(body));
@@ -24223,8 +24223,8 @@ async function OCB(cipher, key) {
     mask.x = mask_x;
     mask.$ = mask_$;
   }
-  function extendKeyVariables(text2, adata) {
-    const newMaxNtz = util.nbits(Math.max(text2.length, adata.length) / blockLength$1 | 0) - 1;
+  function extendKeyVariables(text, adata) {
+    const newMaxNtz = util.nbits(Math.max(text.length, adata.length) / blockLength$1 | 0) - 1;
     for (let i2 = maxNtz + 1; i2 <= newMaxNtz; i2++) {
       mask[i2] = util.double(mask[i2 - 1]);
     }
@@ -24252,9 +24252,9 @@ async function OCB(cipher, key) {
     }
     return sum;
   }
-  function crypt(fn, text2, nonce, adata) {
-    const m = text2.length / blockLength$1 | 0;
-    extendKeyVariables(text2, adata);
+  function crypt(fn, text, nonce, adata) {
+    const m = text.length / blockLength$1 | 0;
+    extendKeyVariables(text, adata);
     const paddedNonce = util.concatUint8Array([zeroBlock.subarray(0, ivLength$1 - nonce.length), one, nonce]);
     const bottom = paddedNonce[blockLength$1 - 1] & 63;
     paddedNonce[blockLength$1 - 1] &= 192;
@@ -24262,25 +24262,25 @@ async function OCB(cipher, key) {
     const stretched = util.concatUint8Array([kTop, xor(kTop.subarray(0, 8), kTop.subarray(1, 9))]);
     const offset = util.shiftRight(stretched.subarray(0 + (bottom >> 3), 17 + (bottom >> 3)), 8 - (bottom & 7)).subarray(1);
     const checksum = new Uint8Array(blockLength$1);
-    const ct = new Uint8Array(text2.length + tagLength$1);
+    const ct = new Uint8Array(text.length + tagLength$1);
     let i2;
     let pos = 0;
     for (i2 = 0; i2 < m; i2++) {
       xorMut(offset, mask[ntz(i2 + 1)]);
-      ct.set(xorMut(fn(xor(offset, text2)), offset), pos);
-      xorMut(checksum, fn === encipher ? text2 : ct.subarray(pos));
-      text2 = text2.subarray(blockLength$1);
+      ct.set(xorMut(fn(xor(offset, text)), offset), pos);
+      xorMut(checksum, fn === encipher ? text : ct.subarray(pos));
+      text = text.subarray(blockLength$1);
       pos += blockLength$1;
     }
-    if (text2.length) {
+    if (text.length) {
       xorMut(offset, mask.x);
       const padding = encipher(offset);
-      ct.set(xor(text2, padding), pos);
+      ct.set(xor(text, padding), pos);
       const xorInput = new Uint8Array(blockLength$1);
-      xorInput.set(fn === encipher ? text2 : ct.subarray(pos, -tagLength$1), 0);
-      xorInput[text2.length] = 128;
+      xorInput.set(fn === encipher ? text : ct.subarray(pos, -tagLength$1), 0);
+      xorInput[text.length] = 128;
       xorMut(checksum, xorInput);
-      pos += text2.length;
+      pos += text.length;
     }
     const tag = xorMut(encipher(xorMut(xorMut(checksum, offset), mask.$)), hash(adata));
     ct.set(tag, pos);
@@ -25645,12 +25645,12 @@ async function readMessage({ armoredMessage, binaryMessage, config: config$1, ..
   message.fromStream = streamType;
   return message;
 }
-async function createMessage({ text: text2, binary, filename, date: date4 = /* @__PURE__ */ new Date(), format = text2 !== void 0 ? "utf8" : "binary", ...rest }) {
-  const input2 = text2 !== void 0 ? text2 : binary;
+async function createMessage({ text, binary, filename, date: date4 = /* @__PURE__ */ new Date(), format = text !== void 0 ? "utf8" : "binary", ...rest }) {
+  const input2 = text !== void 0 ? text : binary;
   if (input2 === void 0) {
     throw new Error("createMessage: must pass options object containing `text` or `binary`");
   }
-  if (text2 && !util.isString(text2) && !util.isStream(text2)) {
+  if (text && !util.isString(text) && !util.isStream(text)) {
     throw new Error("createMessage: options.text must be a string or stream");
   }
   if (binary && !util.isUint8Array(binary) && !util.isStream(binary)) {
@@ -25661,7 +25661,7 @@ async function createMessage({ text: text2, binary, filename, date: date4 = /* @
     throw new Error(`Unknown option: ${unknownOptions.join(", ")}`);
   const streamType = util.isStream(input2);
   const literalDataPacket = new LiteralDataPacket(date4);
-  if (text2 !== void 0) {
+  if (text !== void 0) {
     literalDataPacket.setText(input2, enums.write(enums.literal, format));
   } else {
     literalDataPacket.setBytes(input2, enums.write(enums.literal, format));
@@ -25725,17 +25725,17 @@ function verifyHeaders(headers, packetlist) {
     throw new Error("Hash algorithm mismatch in armor header and signature");
   }
 }
-async function createCleartextMessage({ text: text2, ...rest }) {
-  if (!text2) {
+async function createCleartextMessage({ text, ...rest }) {
+  if (!text) {
     throw new Error("createCleartextMessage: must pass options object containing `text`");
   }
-  if (!util.isString(text2)) {
+  if (!util.isString(text)) {
     throw new Error("createCleartextMessage: options.text must be a string");
   }
   const unknownOptions = Object.keys(rest);
   if (unknownOptions.length > 0)
     throw new Error(`Unknown option: ${unknownOptions.join(", ")}`);
-  return new CleartextMessage(text2);
+  return new CleartextMessage(text);
 }
 async function generateKey({ userIDs = [], passphrase, type, curve, rsaBits = 4096, keyExpirationTime = 0, date: date4 = /* @__PURE__ */ new Date(), subkeys = [{}], format = "armored", signatureNotations = [], config: config$1, ...rest }) {
   config$1 = { ...config2, ...config$1 };
@@ -35435,10 +35435,10 @@ var init_openpgp = __esm({
        * @param {Uint8Array} Uint8Array - To create a sum of
        * @returns {Uint8Array} 2 bytes containing the sum of all charcodes % 65535.
        */
-      writeChecksum: function(text2) {
+      writeChecksum: function(text) {
         let s = 0;
-        for (let i2 = 0; i2 < text2.length; i2++) {
-          s = s + text2[i2] & 65535;
+        for (let i2 = 0; i2 < text.length; i2++) {
+          s = s + text[i2] & 65535;
         }
         return util.writeNumber(s, 2);
       },
@@ -35666,8 +35666,8 @@ var init_openpgp = __esm({
       /**
        * Remove trailing spaces, carriage returns and tabs from each line
        */
-      removeTrailingSpaces: function(text2) {
-        return text2.split("\n").map((line) => {
+      removeTrailingSpaces: function(text) {
+        return text.split("\n").map((line) => {
           let i2 = line.length - 1;
           for (; i2 >= 0 && (line[i2] === " " || line[i2] === "	" || line[i2] === "\r"); i2--)
             ;
@@ -38976,9 +38976,9 @@ var init_openpgp = __esm({
        * @param {String | ReadableStream<String>} text - Any native javascript string
        * @param {enums.literal} [format] - The format of the string of bytes
        */
-      setText(text2, format = enums.literal.utf8) {
+      setText(text, format = enums.literal.utf8) {
         this.format = format;
-        this.text = text2;
+        this.text = text;
         this.data = null;
       }
       /**
@@ -43459,8 +43459,8 @@ var init_openpgp = __esm({
        * @param {String} text - The cleartext of the signed message
        * @param {Signature} signature - The detached signature or an empty signature for unsigned messages
        */
-      constructor(text2, signature) {
-        this.text = util.removeTrailingSpaces(text2).replace(/\r?\n/g, "\r\n");
+      constructor(text, signature) {
+        this.text = util.removeTrailingSpaces(text).replace(/\r?\n/g, "\r\n");
         if (signature && !(signature instanceof Signature)) {
           throw new Error("Invalid signature input");
         }
@@ -46926,11 +46926,11 @@ var HttpCodes;
   HttpCodes2[HttpCodes2["ServiceUnavailable"] = 503] = "ServiceUnavailable";
   HttpCodes2[HttpCodes2["GatewayTimeout"] = 504] = "GatewayTimeout";
 })(HttpCodes || (HttpCodes = {}));
-var Headers;
-(function(Headers2) {
-  Headers2["Accept"] = "accept";
-  Headers2["ContentType"] = "content-type";
-})(Headers || (Headers = {}));
+var Headers2;
+(function(Headers3) {
+  Headers3["Accept"] = "accept";
+  Headers3["ContentType"] = "content-type";
+})(Headers2 || (Headers2 = {}));
 var MediaTypes;
 (function(MediaTypes2) {
   MediaTypes2["ApplicationJson"] = "application/json";
@@ -47083,8 +47083,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text2, addEOL = false) {
-    this._buffer += text2;
+  addRaw(text, addEOL = false) {
+    this._buffer += text;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -47180,10 +47180,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text2, level) {
+  addHeading(text, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text2);
+    const element = this.wrap(allowedTag, text);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -47212,9 +47212,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text2, cite) {
+  addQuote(text, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text2, attrs);
+    const element = this.wrap("blockquote", text, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -47225,8 +47225,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text2, href) {
-    const element = this.wrap("a", text2, { href });
+  addLink(text, href) {
+    const element = this.wrap("a", text, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -47277,6 +47277,485 @@ function error(message, properties = {}) {
   issueCommand("error", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 
+// node_modules/openapi-fetch/dist/index.mjs
+var PATH_PARAM_RE = /\{[^{}]+\}/g;
+var supportsRequestInitExt = () => {
+  return typeof process === "object" && Number.parseInt(process?.versions?.node?.substring(0, 2)) >= 18 && process.versions.undici;
+};
+function randomID() {
+  return Math.random().toString(36).slice(2, 11);
+}
+function createClient(clientOptions) {
+  let {
+    baseUrl = "",
+    Request: CustomRequest = globalThis.Request,
+    fetch: baseFetch = globalThis.fetch,
+    querySerializer: globalQuerySerializer,
+    bodySerializer: globalBodySerializer,
+    pathSerializer: globalPathSerializer,
+    headers: baseHeaders,
+    requestInitExt = void 0,
+    ...baseOptions
+  } = { ...clientOptions };
+  requestInitExt = supportsRequestInitExt() ? requestInitExt : void 0;
+  baseUrl = removeTrailingSlash(baseUrl);
+  const globalMiddlewares = [];
+  async function coreFetch(schemaPath, fetchOptions) {
+    const {
+      baseUrl: localBaseUrl,
+      fetch: fetch2 = baseFetch,
+      Request: Request2 = CustomRequest,
+      headers,
+      params = {},
+      parseAs = "json",
+      querySerializer: requestQuerySerializer,
+      bodySerializer = globalBodySerializer ?? defaultBodySerializer,
+      pathSerializer: requestPathSerializer,
+      body,
+      middleware: requestMiddlewares = [],
+      ...init
+    } = fetchOptions || {};
+    let finalBaseUrl = baseUrl;
+    if (localBaseUrl) {
+      finalBaseUrl = removeTrailingSlash(localBaseUrl) ?? baseUrl;
+    }
+    let querySerializer = typeof globalQuerySerializer === "function" ? globalQuerySerializer : createQuerySerializer(globalQuerySerializer);
+    if (requestQuerySerializer) {
+      querySerializer = typeof requestQuerySerializer === "function" ? requestQuerySerializer : createQuerySerializer({
+        ...typeof globalQuerySerializer === "object" ? globalQuerySerializer : {},
+        ...requestQuerySerializer
+      });
+    }
+    const pathSerializer = requestPathSerializer || globalPathSerializer || defaultPathSerializer;
+    const serializedBody = body === void 0 ? void 0 : bodySerializer(
+      body,
+      // Note: we declare mergeHeaders() both here and below because it’s a bit of a chicken-or-egg situation:
+      // bodySerializer() needs all headers so we aren’t dropping ones set by the user, however,
+      // the result of this ALSO sets the lowest-priority content-type header. So we re-merge below,
+      // setting the content-type at the very beginning to be overwritten.
+      // Lastly, based on the way headers work, it’s not a simple “present-or-not” check becauase null intentionally un-sets headers.
+      mergeHeaders(baseHeaders, headers, params.header)
+    );
+    const finalHeaders = mergeHeaders(
+      // with no body, we should not to set Content-Type
+      serializedBody === void 0 || // if serialized body is FormData; browser will correctly set Content-Type & boundary expression
+      serializedBody instanceof FormData ? {} : {
+        "Content-Type": "application/json"
+      },
+      baseHeaders,
+      headers,
+      params.header
+    );
+    const finalMiddlewares = [...globalMiddlewares, ...requestMiddlewares];
+    const requestInit = {
+      redirect: "follow",
+      ...baseOptions,
+      ...init,
+      body: serializedBody,
+      headers: finalHeaders
+    };
+    let id;
+    let options;
+    let request = new Request2(
+      createFinalURL(schemaPath, { baseUrl: finalBaseUrl, params, querySerializer, pathSerializer }),
+      requestInit
+    );
+    let response;
+    for (const key in init) {
+      if (!(key in request)) {
+        request[key] = init[key];
+      }
+    }
+    if (finalMiddlewares.length) {
+      id = randomID();
+      options = Object.freeze({
+        baseUrl: finalBaseUrl,
+        fetch: fetch2,
+        parseAs,
+        querySerializer,
+        bodySerializer,
+        pathSerializer
+      });
+      for (const m of finalMiddlewares) {
+        if (m && typeof m === "object" && typeof m.onRequest === "function") {
+          const result = await m.onRequest({
+            request,
+            schemaPath,
+            params,
+            options,
+            id
+          });
+          if (result) {
+            if (result instanceof Request2) {
+              request = result;
+            } else if (result instanceof Response) {
+              response = result;
+              break;
+            } else {
+              throw new Error("onRequest: must return new Request() or Response() when modifying the request");
+            }
+          }
+        }
+      }
+    }
+    if (!response) {
+      try {
+        response = await fetch2(request, requestInitExt);
+      } catch (error22) {
+        let errorAfterMiddleware = error22;
+        if (finalMiddlewares.length) {
+          for (let i2 = finalMiddlewares.length - 1; i2 >= 0; i2--) {
+            const m = finalMiddlewares[i2];
+            if (m && typeof m === "object" && typeof m.onError === "function") {
+              const result = await m.onError({
+                request,
+                error: errorAfterMiddleware,
+                schemaPath,
+                params,
+                options,
+                id
+              });
+              if (result) {
+                if (result instanceof Response) {
+                  errorAfterMiddleware = void 0;
+                  response = result;
+                  break;
+                }
+                if (result instanceof Error) {
+                  errorAfterMiddleware = result;
+                  continue;
+                }
+                throw new Error("onError: must return new Response() or instance of Error");
+              }
+            }
+          }
+        }
+        if (errorAfterMiddleware) {
+          throw errorAfterMiddleware;
+        }
+      }
+      if (finalMiddlewares.length) {
+        for (let i2 = finalMiddlewares.length - 1; i2 >= 0; i2--) {
+          const m = finalMiddlewares[i2];
+          if (m && typeof m === "object" && typeof m.onResponse === "function") {
+            const result = await m.onResponse({
+              request,
+              response,
+              schemaPath,
+              params,
+              options,
+              id
+            });
+            if (result) {
+              if (!(result instanceof Response)) {
+                throw new Error("onResponse: must return new Response() when modifying the response");
+              }
+              response = result;
+            }
+          }
+        }
+      }
+    }
+    const contentLength = response.headers.get("Content-Length");
+    if (response.status === 204 || request.method === "HEAD" || contentLength === "0" && !response.headers.get("Transfer-Encoding")?.includes("chunked")) {
+      return response.ok ? { data: void 0, response } : { error: void 0, response };
+    }
+    if (response.ok) {
+      const getResponseData = async () => {
+        if (parseAs === "stream") {
+          return response.body;
+        }
+        if (parseAs === "json" && !contentLength) {
+          const raw = await response.text();
+          return raw ? JSON.parse(raw) : void 0;
+        }
+        return await response[parseAs]();
+      };
+      return { data: await getResponseData(), response };
+    }
+    let error3 = await response.text();
+    try {
+      error3 = JSON.parse(error3);
+    } catch {
+    }
+    return { error: error3, response };
+  }
+  return {
+    request(method, url, init) {
+      return coreFetch(url, { ...init, method: method.toUpperCase() });
+    },
+    /** Call a GET endpoint */
+    GET(url, init) {
+      return coreFetch(url, { ...init, method: "GET" });
+    },
+    /** Call a PUT endpoint */
+    PUT(url, init) {
+      return coreFetch(url, { ...init, method: "PUT" });
+    },
+    /** Call a POST endpoint */
+    POST(url, init) {
+      return coreFetch(url, { ...init, method: "POST" });
+    },
+    /** Call a DELETE endpoint */
+    DELETE(url, init) {
+      return coreFetch(url, { ...init, method: "DELETE" });
+    },
+    /** Call a OPTIONS endpoint */
+    OPTIONS(url, init) {
+      return coreFetch(url, { ...init, method: "OPTIONS" });
+    },
+    /** Call a HEAD endpoint */
+    HEAD(url, init) {
+      return coreFetch(url, { ...init, method: "HEAD" });
+    },
+    /** Call a PATCH endpoint */
+    PATCH(url, init) {
+      return coreFetch(url, { ...init, method: "PATCH" });
+    },
+    /** Call a TRACE endpoint */
+    TRACE(url, init) {
+      return coreFetch(url, { ...init, method: "TRACE" });
+    },
+    /** Register middleware */
+    use(...middleware) {
+      for (const m of middleware) {
+        if (!m) {
+          continue;
+        }
+        if (typeof m !== "object" || !("onRequest" in m || "onResponse" in m || "onError" in m)) {
+          throw new Error("Middleware must be an object with one of `onRequest()`, `onResponse() or `onError()`");
+        }
+        globalMiddlewares.push(m);
+      }
+    },
+    /** Unregister middleware */
+    eject(...middleware) {
+      for (const m of middleware) {
+        const i2 = globalMiddlewares.indexOf(m);
+        if (i2 !== -1) {
+          globalMiddlewares.splice(i2, 1);
+        }
+      }
+    }
+  };
+}
+function serializePrimitiveParam(name, value, options) {
+  if (value === void 0 || value === null) {
+    return "";
+  }
+  if (typeof value === "object") {
+    throw new Error(
+      "Deeply-nested arrays/objects aren’t supported. Provide your own `querySerializer()` to handle these."
+    );
+  }
+  return `${name}=${options?.allowReserved === true ? value : encodeURIComponent(value)}`;
+}
+function serializeObjectParam(name, value, options) {
+  if (!value || typeof value !== "object") {
+    return "";
+  }
+  const values = [];
+  const joiner = {
+    simple: ",",
+    label: ".",
+    matrix: ";"
+  }[options.style] || "&";
+  if (options.style !== "deepObject" && options.explode === false) {
+    for (const k in value) {
+      values.push(k, options.allowReserved === true ? value[k] : encodeURIComponent(value[k]));
+    }
+    const final2 = values.join(",");
+    switch (options.style) {
+      case "form": {
+        return `${name}=${final2}`;
+      }
+      case "label": {
+        return `.${final2}`;
+      }
+      case "matrix": {
+        return `;${name}=${final2}`;
+      }
+      default: {
+        return final2;
+      }
+    }
+  }
+  for (const k in value) {
+    const finalName = options.style === "deepObject" ? `${name}[${k}]` : k;
+    values.push(serializePrimitiveParam(finalName, value[k], options));
+  }
+  const final = values.join(joiner);
+  return options.style === "label" || options.style === "matrix" ? `${joiner}${final}` : final;
+}
+function serializeArrayParam(name, value, options) {
+  if (!Array.isArray(value)) {
+    return "";
+  }
+  if (options.explode === false) {
+    const joiner2 = { form: ",", spaceDelimited: "%20", pipeDelimited: "|" }[options.style] || ",";
+    const final = (options.allowReserved === true ? value : value.map((v) => encodeURIComponent(v))).join(joiner2);
+    switch (options.style) {
+      case "simple": {
+        return final;
+      }
+      case "label": {
+        return `.${final}`;
+      }
+      case "matrix": {
+        return `;${name}=${final}`;
+      }
+      // case "spaceDelimited":
+      // case "pipeDelimited":
+      default: {
+        return `${name}=${final}`;
+      }
+    }
+  }
+  const joiner = { simple: ",", label: ".", matrix: ";" }[options.style] || "&";
+  const values = [];
+  for (const v of value) {
+    if (options.style === "simple" || options.style === "label") {
+      values.push(options.allowReserved === true ? v : encodeURIComponent(v));
+    } else {
+      values.push(serializePrimitiveParam(name, v, options));
+    }
+  }
+  return options.style === "label" || options.style === "matrix" ? `${joiner}${values.join(joiner)}` : values.join(joiner);
+}
+function createQuerySerializer(options) {
+  return function querySerializer(queryParams) {
+    const search = [];
+    if (queryParams && typeof queryParams === "object") {
+      for (const name in queryParams) {
+        const value = queryParams[name];
+        if (value === void 0 || value === null) {
+          continue;
+        }
+        if (Array.isArray(value)) {
+          if (value.length === 0) {
+            continue;
+          }
+          search.push(
+            serializeArrayParam(name, value, {
+              style: "form",
+              explode: true,
+              ...options?.array,
+              allowReserved: options?.allowReserved || false
+            })
+          );
+          continue;
+        }
+        if (typeof value === "object") {
+          search.push(
+            serializeObjectParam(name, value, {
+              style: "deepObject",
+              explode: true,
+              ...options?.object,
+              allowReserved: options?.allowReserved || false
+            })
+          );
+          continue;
+        }
+        search.push(serializePrimitiveParam(name, value, options));
+      }
+    }
+    return search.join("&");
+  };
+}
+function defaultPathSerializer(pathname, pathParams) {
+  let nextURL = pathname;
+  for (const match of pathname.match(PATH_PARAM_RE) ?? []) {
+    let name = match.substring(1, match.length - 1);
+    let explode = false;
+    let style = "simple";
+    if (name.endsWith("*")) {
+      explode = true;
+      name = name.substring(0, name.length - 1);
+    }
+    if (name.startsWith(".")) {
+      style = "label";
+      name = name.substring(1);
+    } else if (name.startsWith(";")) {
+      style = "matrix";
+      name = name.substring(1);
+    }
+    if (!pathParams || pathParams[name] === void 0 || pathParams[name] === null) {
+      continue;
+    }
+    const value = pathParams[name];
+    if (Array.isArray(value)) {
+      nextURL = nextURL.replace(match, serializeArrayParam(name, value, { style, explode }));
+      continue;
+    }
+    if (typeof value === "object") {
+      nextURL = nextURL.replace(match, serializeObjectParam(name, value, { style, explode }));
+      continue;
+    }
+    if (style === "matrix") {
+      nextURL = nextURL.replace(match, `;${serializePrimitiveParam(name, value)}`);
+      continue;
+    }
+    nextURL = nextURL.replace(match, style === "label" ? `.${encodeURIComponent(value)}` : encodeURIComponent(value));
+  }
+  return nextURL;
+}
+function defaultBodySerializer(body, headers) {
+  if (body instanceof FormData) {
+    return body;
+  }
+  if (headers) {
+    const contentType = headers.get instanceof Function ? headers.get("Content-Type") ?? headers.get("content-type") : headers["Content-Type"] ?? headers["content-type"];
+    if (contentType === "application/x-www-form-urlencoded") {
+      return new URLSearchParams(body).toString();
+    }
+  }
+  return JSON.stringify(body);
+}
+function createFinalURL(pathname, options) {
+  let finalURL = `${options.baseUrl}${pathname}`;
+  if (options.params?.path) {
+    finalURL = options.pathSerializer(finalURL, options.params.path);
+  }
+  let search = options.querySerializer(options.params.query ?? {});
+  if (search.startsWith("?")) {
+    search = search.substring(1);
+  }
+  if (search) {
+    finalURL += `?${search}`;
+  }
+  return finalURL;
+}
+function mergeHeaders(...allHeaders) {
+  const finalHeaders = new Headers();
+  for (const h of allHeaders) {
+    if (!h || typeof h !== "object") {
+      continue;
+    }
+    const iterator = h instanceof Headers ? h.entries() : Object.entries(h);
+    for (const [k, v] of iterator) {
+      if (v === null) {
+        finalHeaders.delete(k);
+      } else if (Array.isArray(v)) {
+        for (const v2 of v) {
+          finalHeaders.append(k, v2);
+        }
+      } else if (v !== void 0) {
+        finalHeaders.set(k, v);
+      }
+    }
+  }
+  return finalHeaders;
+}
+function removeTrailingSlash(url) {
+  if (url.endsWith("/")) {
+    return url.substring(0, url.length - 1);
+  }
+  return url;
+}
+
+// shared/client/api-client.ts
+import { setTimeout as sleep } from "node:timers/promises";
+
 // shared/service/text.ts
 function trimTrailing(value, char) {
   let end = value.length;
@@ -47320,6 +47799,7 @@ var ServiceError = class extends CliError {
 // shared/client/api-client.ts
 var RETRIED = /* @__PURE__ */ new Set([429, 502, 503, 504]);
 var ATTEMPTS = 4;
+var JSON_MEDIA_TYPE = /^[^;]*[/+]json\s*(?:;|$)/i;
 function parseBaseUrl(raw) {
   let url;
   try {
@@ -47333,103 +47813,86 @@ function parseBaseUrl(raw) {
   }
   return url;
 }
-var ApiClient = class _ApiClient {
-  constructor(baseUrl, token, userAgent = "vexdesk-cli") {
-    this.token = token;
-    this.userAgent = userAgent;
-    this.baseUrl = trimTrailing(parseBaseUrl(baseUrl).href, "/");
-  }
-  token;
-  userAgent;
-  baseUrl;
-  withToken(token) {
-    return new _ApiClient(this.baseUrl, token, this.userAgent);
-  }
-  /** An absolute URL for a path the API answers (`/api/...`), kept under the base URL's own path. */
-  url(path, query = {}) {
-    const url = new URL(`${this.baseUrl}${path}`);
-    for (const [name, value] of Object.entries(query))
-      if (value !== void 0) url.searchParams.set(name, String(value));
-    return url.href;
-  }
-  async raw(method, path, request = {}) {
-    const headers = {
-      "user-agent": this.userAgent,
+function createApiClient(serviceUrl, token, userAgent = "vexdesk-cli") {
+  const baseUrl = trimTrailing(parseBaseUrl(serviceUrl).href, "/");
+  const send = retrying(baseUrl);
+  const client = createClient({
+    baseUrl,
+    fetch: send,
+    headers: {
+      "user-agent": userAgent,
       accept: "application/json",
-      ...request.headers
-    };
-    if (!request.anonymous) {
-      if (!this.token)
-        throw new UsageError(
-          "no credential: pass --token or set VEXDESK_TOKEN (or run in GitHub Actions with OIDC, see docs/ci.md)"
-        );
-      headers.authorization = `Bearer ${this.token}`;
+      authorization: token === void 0 ? void 0 : `Bearer ${token}`
     }
-    let body = request.body;
-    if (request.json !== void 0) {
-      body = JSON.stringify(request.json);
-      headers["content-type"] ??= "application/json";
+  });
+  client.use(serviceErrors(baseUrl));
+  return Object.assign(client, {
+    baseUrl,
+    async linkedText(path) {
+      const response = await send(
+        new Request(`${baseUrl}${path}`, { headers: { "user-agent": userAgent, accept: "*/*" } })
+      );
+      if (!response.ok) throw new ServiceError(`GET ${path} → ${response.status}`, response.status);
+      return response.text();
     }
-    const target = this.url(path, request.query);
+  });
+}
+async function ok(call) {
+  let answer;
+  try {
+    answer = await call;
+  } catch (error3) {
+    if (error3 instanceof SyntaxError) throw new ServiceError(`the service answered with a body that is not JSON`);
+    throw error3;
+  }
+  const { data, response } = answer;
+  if (data === void 0)
+    throw new ServiceError(`${response.url} answered ${response.status} without a body`, response.status);
+  return { body: data, status: response.status };
+}
+function retrying(baseUrl) {
+  return async (request) => {
     for (let attempt = 1; ; attempt += 1) {
       let response;
       try {
-        response = await fetch(target, { method, headers, body });
+        response = await fetch(request.clone());
       } catch (error3) {
         const cause = error3 instanceof Error && error3.cause instanceof Error ? error3.cause.message : String(error3);
-        throw new ServiceError(`cannot reach ${this.baseUrl}: ${cause}`);
+        throw new ServiceError(`cannot reach ${baseUrl}: ${cause}`);
       }
       if (!RETRIED.has(response.status) || attempt === ATTEMPTS) return response;
       await response.arrayBuffer();
       const after = Number(response.headers.get("retry-after"));
       await sleep(Number.isFinite(after) && after > 0 ? Math.min(after, 10) * 1e3 : 250 * 2 ** attempt);
     }
-  }
-  async request(method, path, request = {}) {
-    const response = await this.raw(method, path, request);
-    const text2 = await response.text();
-    if (!response.ok) throw errorOf(method, path, response.status, text2);
-    if (response.status === 204 || text2 === "")
-      return { status: response.status, headers: response.headers, body: void 0 };
-    try {
-      return { status: response.status, headers: response.headers, body: JSON.parse(text2) };
-    } catch {
-      throw new ServiceError(
-        `${method} ${path} answered ${response.status} with a body that is not JSON`,
-        response.status
-      );
+  };
+}
+function serviceErrors(baseUrl) {
+  const basePath = trimTrailing(new URL(baseUrl).pathname, "/");
+  return {
+    async onResponse({ request, response, options }) {
+      const path = new URL(request.url).pathname.slice(basePath.length);
+      if (!response.ok) throw errorOf(request.method, path, response.status, await response.text());
+      const type = response.headers.get("content-type");
+      if (options.parseAs === "json" && type !== null && !JSON_MEDIA_TYPE.test(type))
+        throw new ServiceError(
+          `${request.method} ${path} answered ${response.status} with a body that is not JSON`,
+          response.status
+        );
+      return void 0;
     }
-  }
-  get(path, request = {}) {
-    return this.request("GET", path, request);
-  }
-  post(path, json, request = {}) {
-    return this.request("POST", path, { ...request, ...json === void 0 ? {} : { json } });
-  }
-  /** Every item of a paged list (`{ data, meta: { hasNextPage } }`), page by page. */
-  async *pages(path, query = {}, perPage = 500) {
-    for (let page = 1; ; page += 1) {
-      const { body } = await this.get(path, {
-        query: { ...query, page, perPage }
-      });
-      yield body.data;
-      if (!body.meta?.hasNextPage) return;
-    }
-  }
-};
-function errorOf(method, path, status, text2) {
+  };
+}
+function errorOf(method, path, status, text) {
   let parsed = {};
   try {
-    parsed = JSON.parse(text2);
+    parsed = JSON.parse(text);
   } catch {
   }
   const error3 = parsed.error ?? {};
   const hint = status === 401 ? " (check the token: expired, revoked or not a Vexdesk credential)" : status === 403 ? " (the credential lacks the scope this call needs)" : "";
   const message = `${method} ${path} → ${status}${error3.code ? ` ${error3.code}` : ""}: ${error3.message ?? "request failed"}${hint}`;
   return new ServiceError(message, status, error3.code ?? null, error3.details ?? [], error3.requestId ?? null);
-}
-function sleep(ms) {
-  return new Promise((done) => setTimeout(done, ms));
 }
 
 // shared/client/connection.ts
@@ -47445,11 +47908,11 @@ function connectionFromEnv(flags, env) {
 }
 function anonymousClient(options) {
   if (!options.url) throw new UsageError("no service URL: pass --url or set VEXDESK_URL");
-  return new ApiClient(options.url, void 0);
+  return createApiClient(options.url);
 }
 async function connect(options, env, progress) {
   const anonymous = anonymousClient(options);
-  if (options.token) return anonymous.withToken(options.token);
+  if (options.token) return createApiClient(anonymous.baseUrl, options.token);
   if (!env.ACTIONS_ID_TOKEN_REQUEST_URL) {
     throw new UsageError(
       "no credential: pass --token or set VEXDESK_TOKEN; in GitHub Actions grant `id-token: write` and name the team (--team / VEXDESK_TEAM) to sign in with OIDC"
@@ -47461,7 +47924,7 @@ async function connect(options, env, progress) {
     );
   progress("signing in with the job's GitHub OIDC token");
   const token = await exchangeOidc(anonymous, env, options.team, options.policy, options.audience ?? DEFAULT_AUDIENCE);
-  return anonymous.withToken(token);
+  return createApiClient(anonymous.baseUrl, token);
 }
 function maskInActionsLog(secret, env) {
   if (env.GITHUB_ACTIONS === "true") process.stderr.write(`::add-mask::${secret}
@@ -47492,14 +47955,15 @@ async function gitHubIdToken(env, audience) {
 }
 async function exchangeOidc(api, env, teamId, policyId, audience) {
   const idToken = await gitHubIdToken(env, audience);
-  const { body } = await api.post(
-    "/api/auth/oidc/token",
-    { token: idToken, teamId, ...policyId ? { policyId } : {} },
-    { anonymous: true }
+  const { body } = await ok(
+    api.POST("/api/auth/oidc/token", { body: { token: idToken, teamId, ...policyId ? { policyId } : {} } })
   );
   maskInActionsLog(body.data.token, env);
   return body.data.token;
 }
+
+// shared/client/findings.ts
+import { setTimeout as sleep2 } from "node:timers/promises";
 
 // node_modules/zod/v4/core/util.js
 var util_exports = {};
@@ -53516,14 +53980,6 @@ function strictObject(shape, params) {
     ...util_exports.normalizeParams(params)
   });
 }
-function looseObject(shape, params) {
-  return new ZodObject({
-    type: "object",
-    shape,
-    catchall: unknown(),
-    ...util_exports.normalizeParams(params)
-  });
-}
 var ZodUnion = /* @__PURE__ */ $constructor("ZodUnion", (inst, def) => {
   $ZodUnion.init(inst, def);
   ZodType.init(inst, def);
@@ -53842,26 +54298,256 @@ function date3(params) {
   return _coercedDate(ZodDate, params);
 }
 
-// shared/client/findings.ts
-var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"];
-var findingItem = looseObject({
+// shared/service/sbom/model.ts
+var sbomFormatSchema = _enum(["CycloneDX", "SPDX"]);
+var sbomEncodingSchema = _enum(["json", "xml", "tag-value"]);
+var SKIP_REASONS = [
+  "document_subject",
+  "duplicate",
+  "no_identity",
+  "not_an_object",
+  "nesting_too_deep"
+];
+var skipReasonSchema = _enum(SKIP_REASONS);
+var skippedEntriesSchema = object({
+  reason: skipReasonSchema,
+  count: number2().int().positive(),
+  /** The first few refs (bom-ref, SPDXID or document path), so the user can find them in the file. */
+  examples: array(string2())
+});
+var sbomComponentSchema = object({
+  /** bom-ref (CycloneDX) or SPDXID (SPDX); a path-based synthetic ref when the document has none. */
+  ref: string2(),
+  name: string2(),
+  version: string2().optional(),
+  /** Only purls that parse; malformed ones (syft writes `pkg:/`) are dropped. */
+  purl: string2().optional(),
+  cpes: array(string2()),
+  licenses: array(string2()),
+  /** CycloneDX `group` (Maven groupId, npm scope). */
+  group: string2().optional(),
+  /** CycloneDX component type or SPDX primaryPackagePurpose, lower case. */
+  type: string2().optional()
+});
+var sbomToolSchema = object({ name: string2(), version: string2().optional() });
+var parsedSbomSchema = object({
+  format: sbomFormatSchema,
+  encoding: sbomEncodingSchema,
+  specVersion: string2(),
+  /** Producer tool names joined with ", " (best effort), null when the document names none. */
+  toolName: string2().nullable(),
+  tools: array(sbomToolSchema),
+  /** CycloneDX metadata.component / the package an SPDX document DESCRIBES. */
+  subject: object({ name: string2(), version: string2().optional() }).nullable(),
+  /** CycloneDX `serialNumber` + `version`: what a BOM-Link to this BOM names (VEX `affects[].ref`). */
+  bomIdentity: object({ serialNumber: string2(), version: number2().int().min(1) }).nullable().optional(),
+  components: array(sbomComponentSchema),
+  skipped: array(skippedEntriesSchema)
+});
+
+// shared/service/schemas/common.ts
+var uuidSchema = uuid2();
+var CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
+function oneLine(schema) {
+  return schema.refine((value) => !CONTROL_CHARACTER.test(value), {
+    message: "must be one line without control characters (no line breaks or tabs)"
+  });
+}
+var DATE_EXAMPLE = "2026-01-31";
+var DATE_TIME_EXAMPLE = "2026-01-31T00:00:00Z";
+var isoDateOrDateTime = union([iso_exports.date(), iso_exports.datetime({ offset: true })], {
+  error: `must be an ISO 8601 date or date-time with offset, e.g. ${DATE_EXAMPLE} or ${DATE_TIME_EXAMPLE}`
+});
+var pageQuerySchema = object({
+  page: coerce_exports.number().int().min(1).max(1e6).default(1),
+  perPage: coerce_exports.number().int().min(1).max(100).default(25)
+});
+var pageMetaSchema = object({
+  page: number2().int(),
+  perPage: number2().int(),
+  total: number2().int(),
+  totalPages: number2().int(),
+  hasNextPage: boolean2(),
+  hasPrevPage: boolean2()
+}).meta({ id: "PageMeta" });
+function pagedListSchema(item, name) {
+  return object({ data: array(item), meta: pageMetaSchema }).meta({ id: name });
+}
+var errorBodySchema = object({
+  error: object({
+    code: string2(),
+    message: string2(),
+    details: array(object({ path: string2(), message: string2(), code: string2().optional() })).optional(),
+    requestId: string2()
+  })
+}).meta({ id: "Error" });
+var optionalCommentBody = strictObject({ comment: string2().max(5e3).optional() }).default({});
+
+// shared/service/schemas/sboms.ts
+var sbomFileName = oneLine(string2().min(1).max(255));
+var uploadSbomBody = strictObject({
+  releaseId: uuid2(),
+  /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
+  content: string2().min(1),
+  fileName: sbomFileName.optional()
+}).meta({ id: "UploadSbom" });
+var sbomUploadQuery = strictObject({
+  releaseId: uuid2().optional().meta({ description: "With a raw SBOM body (required then); the envelope names its release in the body instead" }),
+  fileName: sbomFileName.optional().meta({ description: "With a raw SBOM body: the original file name, served back on download" })
+});
+var uploadSbomJsonBody = union([
+  uploadSbomBody,
+  record(string2(), unknown()).meta({ description: "A CycloneDX or SPDX JSON document itself (with `?releaseId=`)" })
+]);
+var createSbomUploadBody = strictObject({
+  releaseId: uuid2(),
+  fileName: sbomFileName.optional(),
+  size: number2().int().min(1).meta({
+    description: "The exact byte size of the file: the upload URL is signed for it and takes no other length"
+  })
+}).meta({ id: "CreateSbomUpload" });
+var sbomUploadIdParams = object({ uploadId: uuid2() });
+var sbomScanSchema = object({
+  status: _enum(["queued", "running", "completed", "failed"]),
+  scanned_at: string2().nullable(),
+  finding_count: number2().int(),
+  matched_component_count: number2().int(),
+  unmatched_component_count: number2().int(),
+  error: string2().optional().meta({ description: "Why the scan failed (status failed only)" })
+}).meta({ id: "SbomScan" });
+var sbomSchema = object({
+  id: uuid2(),
+  releaseId: uuid2(),
+  format: _enum(["CycloneDX", "SPDX"]),
+  spec_version: string2(),
+  component_count: number2().int(),
+  /** Entries of the file not in the inventory, by reason: subject, duplicate… (docs/sbom-formats.md). */
+  skipped: array(skippedEntriesSchema),
+  /** Content-Type of the original file on download (application/vnd.cyclonedx+xml, text/spdx…). */
+  media_type: string2(),
+  file_hash: string2(),
+  file_name: string2().nullable(),
+  file_size: number2().int(),
+  created_at: string2(),
+  scan: sbomScanSchema
+}).meta({ id: "Sbom" });
+var sbomIdParams = object({ id: uuid2() });
+var sbomListResponse = pagedListSchema(sbomSchema, "SbomList");
+var cveScanBody = strictObject({ sbomId: uuid2() }).meta({ id: "CveScanRequest" });
+var severityFilter = _enum(["critical", "high", "medium", "low", "none"]);
+var vulnerabilityStatusFilter = _enum([
+  "affected",
+  "not_affected",
+  "fixed",
+  "under_investigation",
+  "undisposed"
+]);
+var decisionFilter = _enum(["carried", "review_required", "expired"]);
+var VULNERABILITY_SORT_FIELDS = ["severity", "epss", "cvss", "component", "cve", "first_detected"];
+function commaList(values, example) {
+  const allowed = values.options;
+  return string2().max(200).transform((raw, context) => {
+    const items = raw.split(",").map((item) => item.trim().toLowerCase());
+    const unknown2 = items.filter((item) => !allowed.includes(item));
+    if (unknown2.length > 0) {
+      context.addIssue({
+        code: "custom",
+        message: `must be one or more of ${allowed.join(", ")}, comma-separated (e.g. ${example}); "${unknown2[0] ?? ""}" is not one`
+      });
+      return NEVER;
+    }
+    return [...new Set(items)];
+  }).meta({ description: `Comma-separated, any of: ${allowed.join(", ")}`, example });
+}
+var booleanFlag = _enum(["true", "false"], { error: "must be true or false" }).transform((value) => value === "true");
+var vulnerabilityListQuery = strictObject({
+  page: coerce_exports.number().int().min(1).max(1e6).default(1),
+  perPage: coerce_exports.number().int().min(1).max(500).default(100),
+  severity: commaList(severityFilter, "critical,high").optional(),
+  status: commaList(vulnerabilityStatusFilter, "affected,undisposed").optional(),
+  decision: commaList(decisionFilter, "carried,review_required").optional(),
+  kev: booleanFlag.optional(),
+  fixable: booleanFlag.optional(),
+  epssMin: coerce_exports.number().min(0).max(1).optional(),
+  search: string2().trim().min(1).max(255).optional().meta({
+    description: "Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias"
+  }),
+  sort: _enum([...VULNERABILITY_SORT_FIELDS, ...VULNERABILITY_SORT_FIELDS.map((field) => `-${field}`)]).optional()
+});
+var findingDecisionSchema = object({
+  id: string2(),
+  status: _enum(["affected", "not_affected", "fixed", "under_investigation"]),
+  response: string2().nullable(),
+  justification: string2().nullable(),
+  decision_state: _enum(["none", "decided", "carried", "review_required", "expired"]),
+  expires_at: string2().nullable(),
+  review_required: boolean2(),
+  carried_from: object({ release_id: string2(), release_version: string2(), disposition_id: string2() }).nullable(),
+  imported_from: object({
+    document_sha256: string2(),
+    author: string2().nullable(),
+    format: string2(),
+    imported_at: string2()
+  }).nullable()
+}).meta({ id: "FindingDecision" });
+var severityValue = _enum(["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"]);
+var sbomVulnerabilitySchema = object({
   id: string2(),
   cve_id: string2(),
   advisory_id: string2(),
+  aliases: array(string2()),
+  summary: string2(),
   component_name: string2(),
   component_version: string2().nullable(),
-  severity: _enum(SEVERITIES),
-  severity_source: string2().nullable(),
+  component_purl: string2().nullable(),
+  component_ref: string2(),
+  severity: severityValue,
+  severity_source: _enum(["cvss_v4", "cvss_v3", "cvss_v2", "advisory"]).nullable(),
+  severity_source_id: string2().nullable(),
+  cvss_v3_score: number2().nullable(),
+  cvss_v3_vector: string2().nullable(),
+  cvss_v2_score: number2().nullable(),
+  cvss_v2_vector: string2().nullable(),
+  cvss_v4_score: number2().nullable(),
+  cvss_v4_vector: string2().nullable(),
   epss_score: number2().nullable(),
+  epss_percentile: number2().nullable(),
   is_kev: boolean2(),
+  kev: object({
+    dateAdded: string2(),
+    dueDate: string2().nullable(),
+    knownRansomwareCampaignUse: string2().nullable()
+  }).nullable(),
+  cwes: array(string2()),
+  affected_versions: array(string2()),
   fixed_versions: array(string2()),
-  disposition: looseObject({
-    status: _enum(["affected", "not_affected", "fixed", "under_investigation"]),
-    decision_state: _enum(["none", "decided", "carried", "expired", "review_required"]),
-    justification: string2().nullable().optional()
-  }).optional()
-});
-var DECISIONS = ["undecided", "affected", "under_investigation", "not_affected", "fixed"];
+  match_confidence: _enum(["exact", "high", "low"]),
+  match_evidence: object({ kind: _enum(["purl", "cpe", "name"]), value: string2() }),
+  first_detected_at: string2(),
+  last_seen_at: string2(),
+  no_longer_detected: boolean2(),
+  informational: string2().nullable(),
+  disposition: findingDecisionSchema.optional()
+}).meta({ id: "SbomVulnerability" });
+var releaseVulnerabilitySchema = sbomVulnerabilitySchema.extend({ sbom_ids: array(string2()), finding_ids: array(string2()) }).meta({ id: "ReleaseVulnerability" });
+var findingSummarySchema = object({
+  total: number2().int(),
+  affected: number2().int(),
+  notAffected: number2().int(),
+  fixed: number2().int(),
+  underInvestigation: number2().int(),
+  withoutDisposition: number2().int()
+}).meta({ id: "FindingSummary" });
+
+// shared/client/findings.ts
+var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"];
+var DECISIONS = [
+  "undecided",
+  "affected",
+  "under_investigation",
+  "not_affected",
+  "fixed"
+];
 function decisionOf(finding) {
   const disposition = finding.disposition;
   if (!disposition || disposition.decision_state !== "decided" && disposition.decision_state !== "carried")
@@ -53879,7 +54565,7 @@ async function waitForScan(api, sbomId, options) {
   const deadline = Date.now() + options.timeoutMs;
   let reported = "";
   for (const delay of pollDelays()) {
-    const { body } = await api.get(`/api/sboms/${encodeURIComponent(sbomId)}`);
+    const { body } = await ok(api.GET("/api/sboms/{id}", { params: { path: { id: sbomId } } }));
     const { scan } = body.data;
     if (scan.status === "completed") return body.data;
     if (scan.status === "failed")
@@ -53890,12 +54576,17 @@ async function waitForScan(api, sbomId, options) {
       throw new ServiceError(
         `the scan of SBOM ${sbomId} did not complete within ${Math.round(options.timeoutMs / 1e3)} s (still ${scan.status})`
       );
-    await sleep(delay);
+    await sleep2(delay);
   }
   throw new ServiceError("unreachable");
 }
-function listPath(target) {
-  return "sbomId" in target ? `/api/sboms/${encodeURIComponent(target.sbomId)}/vulnerabilities` : `/api/releases/${encodeURIComponent(target.releaseId)}/vulnerabilities`;
+async function readList(api, target, query) {
+  const answer = "sbomId" in target ? await ok(api.GET("/api/sboms/{id}/vulnerabilities", { params: { path: { id: target.sbomId }, query } })) : await ok(
+    api.GET("/api/releases/{releaseId}/vulnerabilities", {
+      params: { path: { releaseId: target.releaseId }, query }
+    })
+  );
+  return answer.body;
 }
 async function whenScanned(read, options) {
   const deadline = Date.now() + options.timeoutMs;
@@ -53911,7 +54602,7 @@ async function whenScanned(read, options) {
           `scans did not complete within ${Math.round(options.timeoutMs / 1e3)} s: ${error3.message}`
         );
       options.progress("waiting for the scan to complete…");
-      await sleep(delay);
+      await sleep2(delay);
     }
   }
 }
@@ -53923,13 +54614,16 @@ function parseListItem(schema, raw) {
     );
   return parsed.data;
 }
+var PER_PAGE = 500;
 async function loadFindings(api, target, options, query = {}) {
+  const schema = "sbomId" in target ? sbomVulnerabilitySchema : releaseVulnerabilitySchema;
   return whenScanned(async () => {
     const items = [];
-    for await (const page of api.pages(listPath(target), query)) {
-      for (const raw of page) items.push(parseListItem(findingItem, raw));
+    for (let page = 1; ; page += 1) {
+      const { data, meta: meta2 } = await readList(api, target, { ...query, page, perPage: PER_PAGE });
+      for (const raw of data) items.push(parseListItem(schema, raw));
+      if (!meta2.hasNextPage) return items;
     }
-    return items;
   }, options);
 }
 async function fetchCounts(api, target, options) {
@@ -53938,7 +54632,7 @@ async function fetchCounts(api, target, options) {
     rows.map(
       (row) => whenScanned(async () => {
         const query = row === "KEV" ? { kev: "true" } : { severity: row.toLowerCase() };
-        return (await api.get(listPath(target), { query: { ...query, perPage: 1 } })).body.summary;
+        return (await readList(api, target, { ...query, perPage: 1 })).summary;
       }, options)
     )
   );
@@ -54127,22 +54821,27 @@ async function createOrAdopt(create, conflictCode) {
   }
 }
 async function findOrCreateProduct(api, slug, create) {
-  const { body } = await api.get("/api/products", { query: { slug, perPage: 1 } });
+  const { body } = await ok(api.GET("/api/products", { params: { query: { slug, perPage: 1 } } }));
   const found = body.data[0];
   if (found) return { id: found.id, created: false };
   if (!create) throw new UsageError(`no product with slug "${slug}" in this team; pass --create to create it`);
   return createOrAdopt(
-    async () => (await api.post("/api/products", { name: slug, slug })).body,
+    async () => (await ok(api.POST("/api/products", { body: { name: slug, slug } }))).body,
     "slug_taken"
   );
 }
 async function findOrCreateRelease(api, productId, version2, create) {
-  const path = `/api/products/${encodeURIComponent(productId)}/releases`;
-  const { body } = await api.get(path, { query: { version: version2, perPage: 1 } });
+  const path = { productId };
+  const { body } = await ok(
+    api.GET("/api/products/{productId}/releases", { params: { path, query: { version: version2, perPage: 1 } } })
+  );
   const found = body.data[0];
   if (found) return { id: found.id, created: false };
   if (!create) throw new UsageError(`the product has no release "${version2}"; pass --create to create it`);
-  return createOrAdopt(async () => (await api.post(path, { version: version2 })).body, "version_taken");
+  return createOrAdopt(
+    async () => (await ok(api.POST("/api/products/{productId}/releases", { params: { path }, body: { version: version2 } }))).body,
+    "version_taken"
+  );
 }
 
 // shared/client/upload-body.ts
@@ -54174,31 +54873,32 @@ function sbomContentType(bytes) {
 }
 
 // shared/client/sbom-transport.ts
-function directRequest(file) {
-  const raw = rawUploadRequest({ bytes: file.bytes, fileName: file.fileName }, file.releaseId);
-  return {
-    path: "/api/sboms/upload",
-    request: {
-      query: raw.query,
+async function sendDirect(api, raw) {
+  const { body, status } = await ok(
+    api.POST("/api/sboms/upload", {
+      params: { query: raw.query },
+      headers: { "content-type": raw.headers["Content-Type"], "content-encoding": raw.headers["Content-Encoding"] },
+      // The document types the body as the SBOM itself (an object or text); on the wire it is the file's
+      // own bytes, gzipped, passed through untouched (a JSON serialiser would re-encode them).
       body: raw.body,
-      headers: { "content-type": raw.headers["Content-Type"], "content-encoding": raw.headers["Content-Encoding"] }
-    }
-  };
+      bodySerializer: () => raw.body
+    })
+  );
+  return { sbom: body.data, created: status === 201 };
 }
 async function sendSbom(api, file, route = "auto") {
-  const direct = directRequest(file);
-  const size = direct.request.body?.length ?? 0;
-  if (route === "presigned" || route === "auto" && size > DIRECT_UPLOAD_MAX_WIRE_BYTES) {
+  const raw = rawUploadRequest({ bytes: file.bytes, fileName: file.fileName }, file.releaseId);
+  if (route === "presigned" || route === "auto" && !raw.fitsDirectUpload) {
     return { ...await sendPresigned(api, file), route: "presigned" };
   }
-  const { status, body } = await api.request("POST", direct.path, direct.request);
-  return { sbom: body.data, created: status === 201, route: "direct" };
+  return { ...await sendDirect(api, raw), route: "direct" };
 }
 async function sendPresigned(api, file) {
-  const { body } = await api.post("/api/sboms/uploads", {
-    releaseId: file.releaseId,
-    fileName: file.fileName
-  });
+  const { body } = await ok(
+    api.POST("/api/sboms/uploads", {
+      body: { releaseId: file.releaseId, fileName: file.fileName, size: file.bytes.length }
+    })
+  );
   const session = body.data;
   if (file.bytes.length > session.maxBytes) {
     throw new ServiceError(
@@ -54219,7 +54919,9 @@ async function sendPresigned(api, file) {
       put.status
     );
   await put.arrayBuffer().catch(() => void 0);
-  const completed = await api.request("POST", session.completePath);
+  const completed = await ok(
+    api.POST("/api/sboms/uploads/{uploadId}/complete", { params: { path: { uploadId: session.uploadId } } })
+  );
   return { sbom: completed.body.data, created: completed.status === 201 };
 }
 
@@ -54271,237 +54973,6 @@ function printUpload(result, out) {
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
-// shared/service/sbom/model.ts
-var sbomFormatSchema = _enum(["CycloneDX", "SPDX"]);
-var sbomEncodingSchema = _enum(["json", "xml", "tag-value"]);
-var SKIP_REASONS = [
-  "document_subject",
-  "duplicate",
-  "no_identity",
-  "not_an_object",
-  "nesting_too_deep"
-];
-var skipReasonSchema = _enum(SKIP_REASONS);
-var skippedEntriesSchema = object({
-  reason: skipReasonSchema,
-  count: number2().int().positive(),
-  /** The first few refs (bom-ref, SPDXID or document path), so the user can find them in the file. */
-  examples: array(string2())
-});
-var sbomComponentSchema = object({
-  /** bom-ref (CycloneDX) or SPDXID (SPDX); a path-based synthetic ref when the document has none. */
-  ref: string2(),
-  name: string2(),
-  version: string2().optional(),
-  /** Only purls that parse; malformed ones (syft writes `pkg:/`) are dropped. */
-  purl: string2().optional(),
-  cpes: array(string2()),
-  licenses: array(string2()),
-  /** CycloneDX `group` (Maven groupId, npm scope). */
-  group: string2().optional(),
-  /** CycloneDX component type or SPDX primaryPackagePurpose, lower case. */
-  type: string2().optional()
-});
-var sbomToolSchema = object({ name: string2(), version: string2().optional() });
-var parsedSbomSchema = object({
-  format: sbomFormatSchema,
-  encoding: sbomEncodingSchema,
-  specVersion: string2(),
-  /** Producer tool names joined with ", " (best effort), null when the document names none. */
-  toolName: string2().nullable(),
-  tools: array(sbomToolSchema),
-  /** CycloneDX metadata.component / the package an SPDX document DESCRIBES. */
-  subject: object({ name: string2(), version: string2().optional() }).nullable(),
-  /** CycloneDX `serialNumber` + `version`: what a BOM-Link to this BOM names (VEX `affects[].ref`). */
-  bomIdentity: object({ serialNumber: string2(), version: number2().int().min(1) }).nullable().optional(),
-  components: array(sbomComponentSchema),
-  skipped: array(skippedEntriesSchema)
-});
-
-// shared/service/schemas/common.ts
-var uuidSchema = uuid2();
-var DATE_EXAMPLE = "2026-01-31";
-var DATE_TIME_EXAMPLE = "2026-01-31T00:00:00Z";
-var isoDateOrDateTime = union([iso_exports.date(), iso_exports.datetime({ offset: true })], {
-  error: `must be an ISO 8601 date or date-time with offset, e.g. ${DATE_EXAMPLE} or ${DATE_TIME_EXAMPLE}`
-});
-var pageQuerySchema = object({
-  page: coerce_exports.number().int().min(1).max(1e6).default(1),
-  perPage: coerce_exports.number().int().min(1).max(100).default(25)
-});
-var pageMetaSchema = object({
-  page: number2().int(),
-  perPage: number2().int(),
-  total: number2().int(),
-  totalPages: number2().int(),
-  hasNextPage: boolean2(),
-  hasPrevPage: boolean2()
-}).meta({ id: "PageMeta" });
-function pagedListSchema(item, name) {
-  return object({ data: array(item), meta: pageMetaSchema }).meta({ id: name });
-}
-var errorBodySchema = object({
-  error: object({
-    code: string2(),
-    message: string2(),
-    details: array(object({ path: string2(), message: string2(), code: string2().optional() })).optional(),
-    requestId: string2()
-  })
-}).meta({ id: "Error" });
-var optionalCommentBody = strictObject({ comment: string2().max(5e3).optional() }).default({});
-
-// shared/service/schemas/sboms.ts
-var uploadSbomBody = strictObject({
-  releaseId: uuid2(),
-  /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
-  content: string2().min(1),
-  fileName: string2().min(1).max(255).optional()
-}).meta({ id: "UploadSbom" });
-var sbomUploadQuery = strictObject({
-  releaseId: uuid2().optional().meta({ description: "With a raw SBOM body (required then); the envelope names its release in the body instead" }),
-  fileName: string2().min(1).max(255).optional().meta({ description: "With a raw SBOM body: the original file name, served back on download" })
-});
-var uploadSbomJsonBody = union([
-  uploadSbomBody,
-  record(string2(), unknown()).meta({ description: "A CycloneDX or SPDX JSON document itself (with `?releaseId=`)" })
-]);
-var createSbomUploadBody = strictObject({
-  releaseId: uuid2(),
-  fileName: string2().min(1).max(255).optional()
-}).meta({ id: "CreateSbomUpload" });
-var sbomUploadIdParams = object({ uploadId: uuid2() });
-var sbomScanSchema = object({
-  status: _enum(["queued", "running", "completed", "failed"]),
-  scanned_at: string2().nullable(),
-  finding_count: number2().int(),
-  matched_component_count: number2().int(),
-  unmatched_component_count: number2().int(),
-  error: string2().optional().meta({ description: "Why the scan failed (status failed only)" })
-}).meta({ id: "SbomScan" });
-var sbomSchema = object({
-  id: uuid2(),
-  releaseId: uuid2(),
-  format: _enum(["CycloneDX", "SPDX"]),
-  spec_version: string2(),
-  component_count: number2().int(),
-  /** Entries of the file not in the inventory, by reason: subject, duplicate… (docs/sbom-formats.md). */
-  skipped: array(skippedEntriesSchema),
-  /** Content-Type of the original file on download (application/vnd.cyclonedx+xml, text/spdx…). */
-  media_type: string2(),
-  file_hash: string2(),
-  file_name: string2().nullable(),
-  file_size: number2().int(),
-  created_at: string2(),
-  scan: sbomScanSchema
-}).meta({ id: "Sbom" });
-var sbomIdParams = object({ id: uuid2() });
-var sbomListResponse = pagedListSchema(sbomSchema, "SbomList");
-var cveScanBody = strictObject({ sbomId: uuid2() }).meta({ id: "CveScanRequest" });
-var severityFilter = _enum(["critical", "high", "medium", "low", "none"]);
-var vulnerabilityStatusFilter = _enum([
-  "affected",
-  "not_affected",
-  "fixed",
-  "under_investigation",
-  "undisposed"
-]);
-var decisionFilter = _enum(["carried", "review_required", "expired"]);
-var VULNERABILITY_SORT_FIELDS = ["severity", "epss", "cvss", "component", "cve", "first_detected"];
-function commaList(values, example) {
-  const allowed = values.options;
-  return string2().max(200).transform((raw, context) => {
-    const items = raw.split(",").map((item) => item.trim().toLowerCase());
-    const unknown2 = items.filter((item) => !allowed.includes(item));
-    if (unknown2.length > 0) {
-      context.addIssue({
-        code: "custom",
-        message: `must be one or more of ${allowed.join(", ")}, comma-separated (e.g. ${example}); "${unknown2[0] ?? ""}" is not one`
-      });
-      return NEVER;
-    }
-    return [...new Set(items)];
-  }).meta({ description: `Comma-separated, any of: ${allowed.join(", ")}`, example });
-}
-var booleanFlag = _enum(["true", "false"], { error: "must be true or false" }).transform((value) => value === "true");
-var vulnerabilityListQuery = strictObject({
-  page: coerce_exports.number().int().min(1).max(1e6).default(1),
-  perPage: coerce_exports.number().int().min(1).max(500).default(100),
-  severity: commaList(severityFilter, "critical,high").optional(),
-  status: commaList(vulnerabilityStatusFilter, "affected,undisposed").optional(),
-  decision: commaList(decisionFilter, "carried,review_required").optional(),
-  kev: booleanFlag.optional(),
-  fixable: booleanFlag.optional(),
-  epssMin: coerce_exports.number().min(0).max(1).optional(),
-  search: string2().trim().min(1).max(255).optional().meta({
-    description: "Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias"
-  }),
-  sort: _enum([...VULNERABILITY_SORT_FIELDS, ...VULNERABILITY_SORT_FIELDS.map((field) => `-${field}`)]).optional()
-});
-var findingDecisionSchema = object({
-  id: string2(),
-  status: _enum(["affected", "not_affected", "fixed", "under_investigation"]),
-  response: string2().nullable(),
-  justification: string2().nullable(),
-  decision_state: _enum(["none", "decided", "carried", "review_required", "expired"]),
-  expires_at: string2().nullable(),
-  review_required: boolean2(),
-  carried_from: object({ release_id: string2(), release_version: string2(), disposition_id: string2() }).nullable(),
-  imported_from: object({
-    document_sha256: string2(),
-    author: string2().nullable(),
-    format: string2(),
-    imported_at: string2()
-  }).nullable()
-}).meta({ id: "FindingDecision" });
-var severityValue = _enum(["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"]);
-var sbomVulnerabilitySchema = object({
-  id: string2(),
-  cve_id: string2(),
-  advisory_id: string2(),
-  aliases: array(string2()),
-  summary: string2(),
-  component_name: string2(),
-  component_version: string2().nullable(),
-  component_purl: string2().nullable(),
-  component_ref: string2(),
-  severity: severityValue,
-  severity_source: _enum(["cvss_v4", "cvss_v3", "cvss_v2", "advisory"]).nullable(),
-  severity_source_id: string2().nullable(),
-  cvss_v3_score: number2().nullable(),
-  cvss_v3_vector: string2().nullable(),
-  cvss_v2_score: number2().nullable(),
-  cvss_v2_vector: string2().nullable(),
-  cvss_v4_score: number2().nullable(),
-  cvss_v4_vector: string2().nullable(),
-  epss_score: number2().nullable(),
-  epss_percentile: number2().nullable(),
-  is_kev: boolean2(),
-  kev: object({
-    dateAdded: string2(),
-    dueDate: string2().nullable(),
-    knownRansomwareCampaignUse: string2().nullable()
-  }).nullable(),
-  cwes: array(string2()),
-  affected_versions: array(string2()),
-  fixed_versions: array(string2()),
-  match_confidence: _enum(["exact", "high", "low"]),
-  match_evidence: object({ kind: _enum(["purl", "cpe", "name"]), value: string2() }),
-  first_detected_at: string2(),
-  last_seen_at: string2(),
-  no_longer_detected: boolean2(),
-  informational: string2().nullable(),
-  disposition: findingDecisionSchema.optional()
-}).meta({ id: "SbomVulnerability" });
-var releaseVulnerabilitySchema = sbomVulnerabilitySchema.extend({ sbom_ids: array(string2()), finding_ids: array(string2()) }).meta({ id: "ReleaseVulnerability" });
-var findingSummarySchema = object({
-  total: number2().int(),
-  affected: number2().int(),
-  notAffected: number2().int(),
-  fixed: number2().int(),
-  underInvestigation: number2().int(),
-  withoutDisposition: number2().int()
-}).meta({ id: "FindingSummary" });
-
 // shared/client/sarif.ts
 import { createHash } from "node:crypto";
 
@@ -54528,6 +54999,73 @@ function packageIdentity(subject) {
     }
   }
   return `name:${subject.componentName}@${subject.componentVersion ?? ""}`;
+}
+
+// shared/client/sarif-rule-help.ts
+function advisoryUrl(advisoryId) {
+  return `https://osv.dev/vulnerability/${encodeURIComponent(advisoryId)}`;
+}
+function fixedByPackage(packages) {
+  const byName = /* @__PURE__ */ new Map();
+  for (const finding of packages) {
+    const versions = byName.get(finding.component_name) ?? /* @__PURE__ */ new Set();
+    for (const version2 of finding.fixed_versions) versions.add(version2);
+    byName.set(finding.component_name, versions);
+  }
+  return [...byName].map(([name, versions]) => ({ name, versions: [...versions] }));
+}
+function facts(advisoryId, lead, packages) {
+  const rows = [
+    [
+      "Severity",
+      `${lead.severity}${lead.severity_source ? ` (from ${lead.severity_source}${lead.severity_source_id && lead.severity_source_id !== advisoryId ? ` of ${lead.severity_source_id}` : ""})` : ""}`
+    ]
+  ];
+  if (lead.cvss_v4_score !== null) rows.push(["CVSS v4", `${lead.cvss_v4_score} ${lead.cvss_v4_vector ?? ""}`.trim()]);
+  if (lead.cvss_v3_score !== null) rows.push(["CVSS v3", `${lead.cvss_v3_score} ${lead.cvss_v3_vector ?? ""}`.trim()]);
+  if (lead.cvss_v2_score !== null) rows.push(["CVSS v2", `${lead.cvss_v2_score} ${lead.cvss_v2_vector ?? ""}`.trim()]);
+  rows.push([
+    "Known exploited (CISA KEV)",
+    lead.kev ? `yes, added ${lead.kev.dateAdded}${lead.kev.dueDate ? `, due ${lead.kev.dueDate}` : ""}${lead.kev.knownRansomwareCampaignUse === "Known" ? ", used in ransomware campaigns" : ""}` : "no"
+  ]);
+  rows.push([
+    "EPSS",
+    lead.epss_score === null ? "not scored" : `${(lead.epss_score * 100).toFixed(2)}% (percentile ${((lead.epss_percentile ?? 0) * 100).toFixed(0)})`
+  ]);
+  for (const { name, versions } of fixedByPackage(packages))
+    rows.push([`Fixed versions of ${name}`, versions.length > 0 ? versions.join(", ") : "none known"]);
+  if (lead.aliases.length > 0) rows.push(["Aliases", lead.aliases.join(", ")]);
+  if (lead.cwes.length > 0) rows.push(["Weaknesses", lead.cwes.join(", ")]);
+  if (lead.informational) rows.push(["Kind", `informational notice (${lead.informational})`]);
+  return rows;
+}
+function links(advisoryId, lead) {
+  const result = [[advisoryId, advisoryUrl(advisoryId)]];
+  if (lead.cve_id.startsWith("CVE-") && lead.cve_id !== advisoryId)
+    result.push([lead.cve_id, `https://nvd.nist.gov/vuln/detail/${encodeURIComponent(lead.cve_id)}`]);
+  return result;
+}
+function helpText(advisoryId, lead, packages) {
+  const lines = [
+    `${advisoryId}: ${lead.summary.trim()}`,
+    "",
+    ...facts(advisoryId, lead, packages).map(([name, value]) => `${name}: ${value}`),
+    "",
+    ...links(advisoryId, lead).map(([name, url]) => `${name}: ${url}`)
+  ];
+  return lines.join("\n");
+}
+function helpMarkdown(advisoryId, lead, packages) {
+  const cell2 = (text) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return [
+    `**${cell2(advisoryId)}**: ${cell2(lead.summary.trim())}`,
+    "",
+    "| | |",
+    "|---|---|",
+    ...facts(advisoryId, lead, packages).map(([name, value]) => `| ${cell2(name)} | ${cell2(value)} |`),
+    "",
+    links(advisoryId, lead).map(([name, url]) => `[${cell2(name)}](${url})`).join(" · ")
+  ].join("\n");
 }
 
 // shared/client/sarif.ts
@@ -54623,13 +55161,14 @@ function levelOf(finding) {
 }
 function ruleFor(advisoryId, groups) {
   const lead = groups[0].lead;
+  const packages = groups.map((group) => group.lead);
   const summary2 = lead.summary.trim() || `${advisoryId} in ${lead.component_name}`;
   const tags = [
     "security",
     lead.informational ? "informational" : "vulnerability",
     lead.severity.toLowerCase(),
     ...lead.is_kev ? ["kev"] : [],
-    ...groups.some((group) => group.lead.fixed_versions.length > 0) ? ["fixable"] : [],
+    ...packages.some((finding) => finding.fixed_versions.length > 0) ? ["fixable"] : [],
     ...lead.cwes.map((cwe) => cwe.toUpperCase())
   ];
   return {
@@ -54637,7 +55176,10 @@ function ruleFor(advisoryId, groups) {
     shortDescription: { text: clip(`${advisoryId}: ${summary2}`, 200) },
     fullDescription: { text: clip(summary2, 1e3) },
     helpUri: advisoryUrl(advisoryId),
-    help: { text: helpText(advisoryId, lead, groups), markdown: helpMarkdown(advisoryId, lead, groups) },
+    help: {
+      text: helpText(advisoryId, lead, packages),
+      markdown: helpMarkdown(advisoryId, lead, packages)
+    },
     defaultConfiguration: { level: levelOf(lead) },
     properties: {
       "security-severity": securitySeverity(lead).toFixed(1),
@@ -54655,71 +55197,6 @@ function ruleFor(advisoryId, groups) {
   };
 }
 var cvss = (score, vector) => score === null ? null : { score, vector };
-function advisoryUrl(advisoryId) {
-  return `https://osv.dev/vulnerability/${encodeURIComponent(advisoryId)}`;
-}
-function fixedByPackage(groups) {
-  const byName = /* @__PURE__ */ new Map();
-  for (const group of groups) {
-    const versions = byName.get(group.lead.component_name) ?? /* @__PURE__ */ new Set();
-    for (const version2 of group.lead.fixed_versions) versions.add(version2);
-    byName.set(group.lead.component_name, versions);
-  }
-  return [...byName].map(([name, versions]) => ({ name, versions: [...versions] }));
-}
-function facts(advisoryId, lead, groups) {
-  const rows = [
-    [
-      "Severity",
-      `${lead.severity}${lead.severity_source ? ` (from ${lead.severity_source}${lead.severity_source_id && lead.severity_source_id !== advisoryId ? ` of ${lead.severity_source_id}` : ""})` : ""}`
-    ]
-  ];
-  if (lead.cvss_v4_score !== null) rows.push(["CVSS v4", `${lead.cvss_v4_score} ${lead.cvss_v4_vector ?? ""}`.trim()]);
-  if (lead.cvss_v3_score !== null) rows.push(["CVSS v3", `${lead.cvss_v3_score} ${lead.cvss_v3_vector ?? ""}`.trim()]);
-  if (lead.cvss_v2_score !== null) rows.push(["CVSS v2", `${lead.cvss_v2_score} ${lead.cvss_v2_vector ?? ""}`.trim()]);
-  rows.push([
-    "Known exploited (CISA KEV)",
-    lead.kev ? `yes, added ${lead.kev.dateAdded}${lead.kev.dueDate ? `, due ${lead.kev.dueDate}` : ""}${lead.kev.knownRansomwareCampaignUse === "Known" ? ", used in ransomware campaigns" : ""}` : "no"
-  ]);
-  rows.push([
-    "EPSS",
-    lead.epss_score === null ? "not scored" : `${(lead.epss_score * 100).toFixed(2)}% (percentile ${((lead.epss_percentile ?? 0) * 100).toFixed(0)})`
-  ]);
-  for (const { name, versions } of fixedByPackage(groups))
-    rows.push([`Fixed versions of ${name}`, versions.length > 0 ? versions.join(", ") : "none known"]);
-  if (lead.aliases.length > 0) rows.push(["Aliases", lead.aliases.join(", ")]);
-  if (lead.cwes.length > 0) rows.push(["Weaknesses", lead.cwes.join(", ")]);
-  if (lead.informational) rows.push(["Kind", `informational notice (${lead.informational})`]);
-  return rows;
-}
-function links(advisoryId, lead) {
-  const result = [[advisoryId, advisoryUrl(advisoryId)]];
-  if (lead.cve_id.startsWith("CVE-") && lead.cve_id !== advisoryId)
-    result.push([lead.cve_id, `https://nvd.nist.gov/vuln/detail/${encodeURIComponent(lead.cve_id)}`]);
-  return result;
-}
-function helpText(advisoryId, lead, groups) {
-  const lines = [
-    `${advisoryId}: ${lead.summary.trim()}`,
-    "",
-    ...facts(advisoryId, lead, groups).map(([name, value]) => `${name}: ${value}`),
-    "",
-    ...links(advisoryId, lead).map(([name, url]) => `${name}: ${url}`)
-  ];
-  return lines.join("\n");
-}
-function helpMarkdown(advisoryId, lead, groups) {
-  const cell2 = (text2) => text2.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-  return [
-    `**${cell2(advisoryId)}**: ${cell2(lead.summary.trim())}`,
-    "",
-    "| | |",
-    "|---|---|",
-    ...facts(advisoryId, lead, groups).map(([name, value]) => `| ${cell2(name)} | ${cell2(value)} |`),
-    "",
-    links(advisoryId, lead).map(([name, url]) => `[${cell2(name)}](${url})`).join(" · ")
-  ].join("\n");
-}
 function resultFor(group, uri, ruleIndex) {
   const { lead } = group;
   const suppression = suppressionOf(lead);
@@ -54809,8 +55286,8 @@ function suppressionOf(finding) {
 function sbomUri(path) {
   return path.replace(/\\/g, "/").replace(/^(?:\.\/)+/, "").split("/").map((segment) => encodeURIComponent(segment)).join("/");
 }
-function clip(text2, max2) {
-  return text2.length <= max2 ? text2 : `${text2.slice(0, max2 - 1)}…`;
+function clip(text, max2) {
+  return text.length <= max2 ? text : `${text.slice(0, max2 - 1)}…`;
 }
 
 // shared/client/commands/sarif.ts
@@ -54818,10 +55295,7 @@ function toolVersion() {
   return true ? "0.1.0" : "0.0.0-source";
 }
 async function sarifLog(api, target, sbomPath, options) {
-  const schema = "sbomId" in target ? sbomVulnerabilitySchema : releaseVulnerabilitySchema;
-  const findings = (await loadFindings(api, target, options)).map(
-    (item) => parseListItem(schema, item)
-  );
+  const findings = await loadFindings(api, target, options);
   return toSarif({ findings, sbomPath, serviceUrl: api.baseUrl, toolVersion: toolVersion() });
 }
 function writeSarif(log, file) {
@@ -55046,7 +55520,7 @@ function parseDisclosureRef(ref, baseUrl) {
       throw new UsageError(
         "a disclosure slug needs the service URL: pass --url or set VEXDESK_URL, or give the disclosure's URL"
       );
-    return { api: new ApiClient(baseUrl, void 0), slug: ref };
+    return { api: createApiClient(baseUrl), slug: ref };
   }
   let url;
   try {
@@ -55058,18 +55532,13 @@ function parseDisclosureRef(ref, baseUrl) {
   const at = url.pathname.indexOf(marker);
   const slug = at < 0 ? "" : url.pathname.slice(at + marker.length).split("/")[0] ?? "";
   if (!SLUG.test(slug)) throw new UsageError(`${ref} is not a disclosure URL (…/api/disclosures/<slug>)`);
-  return { api: new ApiClient(`${url.origin}${url.pathname.slice(0, at)}`, void 0), slug };
+  return { api: createApiClient(`${url.origin}${url.pathname.slice(0, at)}`), slug };
 }
 function normalizeFingerprint(raw) {
   const fingerprint = raw.replace(/\s+/g, "").toUpperCase();
   if (!/^[0-9A-F]{40}$|^[0-9A-F]{64}$/.test(fingerprint))
     throw new UsageError(`--fingerprint must be an OpenPGP fingerprint (40 or 64 hex digits), got "${raw}"`);
   return fingerprint;
-}
-async function text(api, path) {
-  const response = await api.raw("GET", path, { anonymous: true, headers: { accept: "*/*" } });
-  if (!response.ok) throw new ServiceError(`GET ${path} → ${response.status}`, response.status);
-  return response.text();
 }
 async function checkSignature(api, meta2, bytes, options) {
   const signaturePath = meta2.links.signature;
@@ -55089,9 +55558,9 @@ async function checkSignature(api, meta2, bytes, options) {
     }
   } else {
     if (!meta2.links.public_keys) throw new ServiceError("the disclosure is signed but links no public_keys");
-    armoredKeys = await text(api, meta2.links.public_keys);
+    armoredKeys = await api.linkedText(meta2.links.public_keys);
   }
-  const armoredSignature = await text(api, signaturePath);
+  const armoredSignature = await api.linkedText(signaturePath);
   let result;
   try {
     result = await verifyDetachedSignature(new Uint8Array(bytes), armoredSignature, [armoredKeys]);
@@ -55136,16 +55605,20 @@ function signatureOk(check, options) {
 async function verify2(ref, baseUrl, out, options = {}) {
   if (options.fingerprint) normalizeFingerprint(options.fingerprint);
   const { api, slug } = parseDisclosureRef(ref, baseUrl);
-  const path = `/api/disclosures/${slug}`;
-  const { body: meta2 } = await api.get(path, { anonymous: true });
-  const [raw, { body: service }] = await Promise.all([
-    api.raw("GET", path, { anonymous: true, query: { format: "raw" }, headers: { accept: "*/*" } }),
-    api.get(`${path}/verify`, {
-      anonymous: true
-    })
+  const params = { path: { slug } };
+  const meta2 = (await ok(api.GET("/api/disclosures/{slug}", { params }))).body;
+  const [raw, { body: serviceAnswer }] = await Promise.all([
+    ok(
+      api.GET("/api/disclosures/{slug}", {
+        params: { ...params, query: { format: "raw" } },
+        parseAs: "arrayBuffer",
+        headers: { accept: "*/*" }
+      })
+    ),
+    ok(api.GET("/api/disclosures/{slug}/verify", { params }))
   ]);
-  if (!raw.ok) throw new ServiceError(`GET ${path}?format=raw → ${raw.status}`, raw.status);
-  const bytes = Buffer.from(await raw.arrayBuffer());
+  const service = serviceAnswer;
+  const bytes = Buffer.from(raw.body);
   const computed = `sha256:${createHash3("sha256").update(bytes).digest("hex")}`;
   const stated = meta2.data.content_hash;
   const hashValid = computed === stated;
@@ -55188,7 +55661,7 @@ async function verify2(ref, baseUrl, out, options = {}) {
 
 // shared/client/commands/whoami.ts
 async function whoami(api, out) {
-  const { body } = await api.get("/api/me");
+  const { body } = await ok(api.GET("/api/me"));
   const me = body.data;
   out.result(
     pairs([

@@ -1,5 +1,5 @@
 /**
- * The web console on AWS (issue 12 item 5, BRIEF decision 12, docs/console-hosting.md): a private
+ * The web console on AWS (docs/console-hosting.md): a private
  * S3 bucket read by CloudFront through origin access control, and one distribution that serves the
  * console at `/` and routes `/api/*` and `/.well-known/csaf/*` to API Gateway, so console and API
  * share one origin and the session cookie stays first-party (`__Host-`, SameSite=Lax).

@@ -11,12 +11,9 @@ import {
   CORPUS_REFRESH_ACCESS,
   SCAN_WORKER_ACCESS,
   effectiveGroupAccess,
-  executionAccessOfTenantGroup,
-  isTenantGroup,
-  tenantAccessOf,
   type ResourceAccess,
-  type TenantAccess,
 } from './permissions';
+import { executionAccessOfTenantGroup, isTenantGroup, tenantAccessOf, type TenantAccess } from './tenant-access';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -38,7 +35,7 @@ export interface FunctionSpec {
   ephemeralStorageMb?: number;
   /** The execution role's grants. */
   access: ResourceAccess;
-  /** Functions acting for a caller's team: the grants of the tenant role they assume per team (lib/permissions.ts). */
+  /** Functions acting for a caller's team: the grants of the tenant role they assume per team (lib/tenant-access.ts). */
   tenant?: TenantAccess;
 }
 

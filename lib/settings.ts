@@ -6,7 +6,8 @@
 import { resolve as resolvePath } from 'node:path';
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_PUBLIC_CLIENT_LIMIT, DEFAULT_TEAM_QUOTA } from '../shared/service/http/throttling';
+import { DEFAULT_PUBLIC_CLIENT_LIMIT } from '../shared/service/http/throttling';
+import { DEFAULT_TEAM_QUOTA } from '../shared/service/identity/throttle-quota';
 import { ECOSYSTEMS } from '../shared/service/matching/ecosystems';
 import { trimTrailing } from '../shared/service/text';
 

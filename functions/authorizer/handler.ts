@@ -1,5 +1,5 @@
 /**
- * REQUEST authorizer (BRIEF decisions 6 and 10). No result caching is
+ * REQUEST authorizer. No result caching is
  * configured on the API, so each request is checked and revocation takes
  * effect at once. A Bearer credential comes first, told apart by prefix: API keys
  * (`vxd_…`) and tokens issued by the OIDC exchange (`vxo_…`, refused once
@@ -22,7 +22,8 @@ import {
   workloadAuthorizerContext,
   type AuthorizerContext,
 } from '../../shared/service/http/authorizer-context';
-import { cookiePolicy, isUnsafeMethod, originMatches, parseCookies } from '../../shared/service/http/cookies';
+import { cookiePolicy, isUnsafeMethod, parseCookies } from '../../shared/service/http/cookies';
+import { originMatches } from '../../shared/service/identity/sign-in-rules';
 import { usageIdentifierOf } from '../../shared/service/identity/team-quota';
 import { logger } from '../../shared/service/logger';
 

@@ -1,7 +1,7 @@
 import { createGroupHandler } from '../../shared/service/http/group-handler';
 import { dispositionRoutes } from '../../shared/service/http/route-groups/dispositions';
 import { Dispositions } from '../../shared/service/dispositions/dispositions';
-import { toDispositionView } from '../../shared/service/dispositions/disposition-store';
+import { toDispositionView } from '../../shared/service/dispositions/disposition-views';
 
 export const handler = createGroupHandler(dispositionRoutes, {
   upsertDisposition: async ({ caller, body }) => {

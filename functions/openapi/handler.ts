@@ -1,6 +1,6 @@
 import { createGroupHandler } from '../../shared/service/http/group-handler';
 import { openApiRoutes } from '../../shared/service/http/route-groups/openapi';
-import { buildOpenApiDocument } from '../../shared/service/openapi/document';
+import { buildOpenApiDocument } from '../../shared/service/http/openapi-document';
 
 // Built once per container: the document only changes with a deploy.
 let documentJson: string | undefined;

@@ -1,16 +1,11 @@
 import { createGroupHandler } from '../../shared/service/http/group-handler';
 import { sbomRoutes } from '../../shared/service/http/route-groups/sboms';
-import {
-  contentDisposition,
-  defaultSbomFileName,
-  sbomMediaType,
-  Sboms,
-  type UploadOutcome,
-} from '../../shared/service/sboms/sboms';
+import { contentDisposition, defaultSbomFileName, sbomMediaType, Sboms } from '../../shared/service/sboms/sboms';
+import type { UploadOutcome } from '../../shared/service/sboms/sbom-ingest';
 import { toSbomView } from '../../shared/service/sboms/sbom-store';
 import { parseSbomUpload } from '../../shared/service/sboms/upload-input';
 
-/** 201 for a new SBOM, 200 when the release already held the same bytes (issue 13 item 3: CI retries are safe). */
+/** 201 for a new SBOM, 200 when the release already held the same bytes (CI retries are safe). */
 function uploaded(outcome: UploadOutcome) {
   const body = { data: toSbomView(outcome.sbom) };
   return outcome.created ? { status: 201 as const, body } : { status: 200 as const, body };

@@ -18,10 +18,10 @@ export const handler = createGroupHandler(settingsRoutes, {
   listTrustPolicies: async ({ caller }) => ({ status: 200, body: { data: await TrustPolicies.list(caller.teamId) } }),
   createTrustPolicy: async ({ caller, body }) => ({
     status: 201,
-    body: { data: await TrustPolicies.create(caller.teamId, body, { actor: caller.actor, heldScopes: caller.scopes }) },
+    body: { data: await TrustPolicies.create(caller.teamId, body, { caller }) },
   }),
   deleteTrustPolicy: async ({ caller, params }) => {
-    await TrustPolicies.delete(caller.teamId, params.policyId, { actor: caller.actor, heldScopes: caller.scopes });
+    await TrustPolicies.delete(caller.teamId, params.policyId, { caller });
     return { status: 204 };
   },
   listPublisherKeys: async ({ caller }) => ({
@@ -41,8 +41,8 @@ export const handler = createGroupHandler(settingsRoutes, {
     status: 200,
     body: { data: await Workspace.updateMember(caller, params.memberId, body) },
   }),
-  removeMember: async ({ caller, params }) => {
-    await Workspace.removeMember(caller, params.memberId);
+  removeMember: async ({ caller, params, query }) => {
+    await Workspace.removeMember(caller, params.memberId, query);
     return { status: 204 };
   },
   listApiKeys: async ({ caller }) => ({ status: 200, body: { data: await Workspace.listKeys(caller) } }),

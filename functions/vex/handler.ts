@@ -1,6 +1,7 @@
 import { createGroupHandler } from '../../shared/service/http/group-handler';
 import { vexRoutes } from '../../shared/service/http/route-groups/vex';
 import { VexDocuments } from '../../shared/service/vex/vex-documents';
+import { VexWorkflow } from '../../shared/service/vex/vex-workflow';
 import { toApprovalView, toVexView } from '../../shared/service/vex/vex-store';
 import { toReleaseView } from '../../shared/service/releases/release-store';
 import { toDisclosureView } from '../../shared/service/disclosures/disclosures';
@@ -42,18 +43,18 @@ export const handler = createGroupHandler(vexRoutes, {
   },
   submitVexDocument: async ({ caller, params, body }) => ({
     status: 200,
-    body: { data: toVexView(await VexDocuments.submit(caller.teamId, caller.actor, params.vexId, body.comment)) },
+    body: { data: toVexView(await VexWorkflow.submit(caller.teamId, caller.actor, params.vexId, body.comment)) },
   }),
   approveVexDocument: async ({ caller, params, body }) => ({
     status: 200,
-    body: { data: toVexView(await VexDocuments.approve(caller.teamId, caller.actor, params.vexId, body.comment)) },
+    body: { data: toVexView(await VexWorkflow.approve(caller.teamId, caller.actor, params.vexId, body.comment)) },
   }),
   rejectVexDocument: async ({ caller, params, body }) => ({
     status: 200,
-    body: { data: toVexView(await VexDocuments.reject(caller.teamId, caller.actor, params.vexId, body.comment)) },
+    body: { data: toVexView(await VexWorkflow.reject(caller.teamId, caller.actor, params.vexId, body.comment)) },
   }),
   publishVexDocument: async ({ caller, params, body }) => {
-    const { record, disclosure } = await VexDocuments.publish(caller.teamId, caller.actor, params.vexId, body.comment);
+    const { record, disclosure } = await VexWorkflow.publish(caller.teamId, caller.actor, params.vexId, body.comment);
     return { status: 200, body: { vexDocument: toVexView(record), disclosure: toDisclosureView(disclosure) } };
   },
   listVexApprovals: async ({ caller, params }) => ({
@@ -63,9 +64,7 @@ export const handler = createGroupHandler(vexRoutes, {
   unlockRelease: async ({ caller, params, body }) => ({
     status: 200,
     body: {
-      data: toReleaseView(
-        await VexDocuments.unlockRelease(caller.teamId, caller.actor, params.releaseId, body.comment),
-      ),
+      data: toReleaseView(await VexWorkflow.unlockRelease(caller.teamId, caller.actor, params.releaseId, body.comment)),
     },
   }),
 });

@@ -5614,7 +5614,7 @@ export interface paths {
             };
         };
         /**
-         * Remove a member; their sessions end on their next request (409 for the last holder of settings.manage)
+         * Remove a member; their sessions end on their next request, their API keys are revoked and their trust policies deleted, unless `handOverTo` names a manager who takes those over (409 for the last holder of settings.manage)
          * @description Required scope: `settings:write`
          */
         delete: operations["removeMember"];
@@ -5697,7 +5697,7 @@ export interface paths {
             };
         };
         /**
-         * Create an API key with at most the caller's scopes; the value is in `key`, shown only in this answer
+         * Create an API key with at most the caller's scopes; it acts for the caller's owner and with at most that person's permissions. The value is in `key`, shown only in this answer
          * @description Required scope: `settings:write`
          */
         post: operations["createApiKey"];
@@ -6587,6 +6587,8 @@ export interface components {
             /** Format: uuid */
             releaseId: string;
             fileName?: string;
+            /** @description The exact byte size of the file: the upload URL is signed for it and takes no other length */
+            size: number;
         };
         CveScanResult: {
             data: {
@@ -7271,7 +7273,17 @@ export interface components {
             scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger")[];
             ttlMinutes: number;
             createdAt: string;
+            /** @description The audit actor that created it (a key's service account, a member) */
             createdBy: string;
+            /** @description The person its CI tokens act for: its creator (a key's owner), or the manager it was handed to; they act with at most this person's current permissions. Null only for a policy made before owners were recorded, until `table migrate` runs */
+            owner: {
+                /** @enum {string} */
+                kind: "member" | "operator";
+                /** @description The member's id, or `operator` */
+                id: string;
+                /** @description The member's email; null for the operator */
+                email: string | null;
+            } | null;
         };
         TrustPolicyClaims: {
             repository_owner_id?: string;
@@ -7357,6 +7369,15 @@ export interface components {
             serviceAccount: string;
             createdAt: string;
             createdBy: string;
+            /** @description Null only for a key made before owners were recorded, until `table migrate` runs */
+            owner: {
+                /** @enum {string} */
+                kind: "member" | "operator";
+                /** @description The member's id, or `operator` */
+                id: string;
+                /** @description The member's email; null for the operator */
+                email: string | null;
+            } | null;
             expiresAt: string | null;
             revokedAt: string | null;
         };
@@ -7369,6 +7390,15 @@ export interface components {
             serviceAccount: string;
             createdAt: string;
             createdBy: string;
+            /** @description Null only for a key made before owners were recorded, until `table migrate` runs */
+            owner: {
+                /** @enum {string} */
+                kind: "member" | "operator";
+                /** @description The member's id, or `operator` */
+                id: string;
+                /** @description The member's email; null for the operator */
+                email: string | null;
+            } | null;
             expiresAt: string | null;
             revokedAt: string | null;
             /** @description The key value (`vxd_` + 64 hex), shown only in this answer */
@@ -12809,7 +12839,10 @@ export interface operations {
     };
     removeMember: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A member holding settings.manage who takes over the removed member's API keys and trust policies; without it they are revoked and deleted */
+                handOverTo?: string;
+            };
             header?: never;
             path: {
                 memberId: string;

@@ -1,5 +1,5 @@
 /**
- * The GitHub Action (action.yml, issue 10 item 2): the same bundle as the CLI, started by the
+ * The GitHub Action (action.yml): the same bundle as the CLI, started by the
  * runner with the step's inputs as INPUT_*. Upload → wait for the scan → gate on this build's
  * SBOM → outputs (GITHUB_OUTPUT) and a job summary (GITHUB_STEP_SUMMARY). Without a `token`
  * input it signs in with the job's OIDC token (docs/oidc.md). Exit codes as the CLI's.
@@ -26,7 +26,7 @@ function flag(name: string): boolean {
   return value === 'true';
 }
 
-/** `release` defaults to the tag being built, else the commit's short sha (issue 10). */
+/** `release` defaults to the tag being built, else the commit's short sha. */
 export function defaultRelease(env: NodeJS.ProcessEnv): string | undefined {
   if (env.GITHUB_REF_TYPE === 'tag' && env.GITHUB_REF_NAME) return env.GITHUB_REF_NAME;
   return env.GITHUB_SHA ? env.GITHUB_SHA.slice(0, 7) : undefined;

@@ -1,29 +1,27 @@
 /**
- * The client's one way to the service: the HTTPS API under a base URL, with a bearer token.
- * A JSON error body (`{ error: { code, message, details, requestId } }`, docs/api.md) becomes a
- * ServiceError (exit 3); so does a service that cannot be reached. Throttled and briefly
+ * The client's one way to the service: the HTTPS API under a base URL, with a bearer token, through
+ * openapi-fetch typed by the OpenAPI document (./api-types). A JSON error body
+ * (`{ error: { code, message, details, requestId } }`, docs/api.md) becomes a ServiceError (exit 3);
+ * so does a service that cannot be reached or an answer that is not JSON. Throttled and briefly
  * unavailable answers are retried a few times, with the server's Retry-After when it names one.
  */
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { trimTrailing } from '../service/text';
+import type { paths, ServiceErrorBody } from './api-types';
 import { ServiceError, UsageError } from './errors';
-
-export interface ApiRequest {
-  query?: Record<string, string | number | boolean | undefined>;
-  json?: unknown;
-  body?: Uint8Array | string;
-  headers?: Record<string, string>;
-  /** Public routes (disclosures, the OIDC exchange) are called without the token. */
-  anonymous?: boolean;
-}
-
-export interface ApiResponse<T> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
 
 const RETRIED = new Set([429, 502, 503, 504]);
 const ATTEMPTS = 4;
+/** `application/json`, `application/problem+json`, with or without parameters. */
+const JSON_MEDIA_TYPE = /^[^;]*[/+]json\s*(?:;|$)/i;
+
+export interface ApiClient extends Client<paths> {
+  /** The service's URL without a trailing slash; the API's paths (`/api/...`) follow it. */
+  readonly baseUrl: string;
+  /** The text at a path the service links to (a disclosure's signature, a key list), as it is. */
+  linkedText(path: string): Promise<string>;
+}
 
 /** Plain HTTP only to this machine: a bearer token must not cross a network in clear. */
 export function parseBaseUrl(raw: string): URL {
@@ -40,116 +38,98 @@ export function parseBaseUrl(raw: string): URL {
   return url;
 }
 
-export class ApiClient {
-  readonly baseUrl: string;
-
-  constructor(
-    baseUrl: string,
-    private token: string | undefined,
-    private readonly userAgent = 'vexdesk-cli',
-  ) {
-    this.baseUrl = trimTrailing(parseBaseUrl(baseUrl).href, '/');
-  }
-
-  withToken(token: string): ApiClient {
-    return new ApiClient(this.baseUrl, token, this.userAgent);
-  }
-
-  /** An absolute URL for a path the API answers (`/api/...`), kept under the base URL's own path. */
-  url(path: string, query: ApiRequest['query'] = {}): string {
-    const url = new URL(`${this.baseUrl}${path}`);
-    for (const [name, value] of Object.entries(query))
-      if (value !== undefined) url.searchParams.set(name, String(value));
-    return url.href;
-  }
-
-  async raw(method: string, path: string, request: ApiRequest = {}): Promise<Response> {
-    const headers: Record<string, string> = {
-      'user-agent': this.userAgent,
+/** A client of the service; without a token it reaches the public routes only (disclosures, the OIDC exchange). */
+export function createApiClient(serviceUrl: string, token?: string, userAgent = 'vexdesk-cli'): ApiClient {
+  const baseUrl = trimTrailing(parseBaseUrl(serviceUrl).href, '/');
+  const send = retrying(baseUrl);
+  const client = createClient<paths>({
+    baseUrl,
+    fetch: send,
+    headers: {
+      'user-agent': userAgent,
       accept: 'application/json',
-      ...request.headers,
-    };
-    if (!request.anonymous) {
-      if (!this.token)
-        throw new UsageError(
-          'no credential: pass --token or set VEXDESK_TOKEN (or run in GitHub Actions with OIDC, see docs/ci.md)',
-        );
-      headers.authorization = `Bearer ${this.token}`;
-    }
-    let body: Uint8Array | string | undefined = request.body;
-    if (request.json !== undefined) {
-      body = JSON.stringify(request.json);
-      headers['content-type'] ??= 'application/json';
-    }
-    const target = this.url(path, request.query);
+      authorization: token === undefined ? undefined : `Bearer ${token}`,
+    },
+  });
+  client.use(serviceErrors(baseUrl));
+  return Object.assign(client, {
+    baseUrl,
+    async linkedText(path: string): Promise<string> {
+      const response = await send(
+        new Request(`${baseUrl}${path}`, { headers: { 'user-agent': userAgent, accept: '*/*' } }),
+      );
+      if (!response.ok) throw new ServiceError(`GET ${path} → ${response.status}`, response.status);
+      return response.text();
+    },
+  });
+}
+
+/**
+ * The body of a call's answer. An error answer never gets here (`serviceErrors` throws it); an answer
+ * without a body, or one that is not JSON, is the service's failure, not the client's crash.
+ */
+export async function ok<T>(call: Promise<{ data?: T; response: Response }>): Promise<{ body: T; status: number }> {
+  let answer: { data?: T; response: Response };
+  try {
+    answer = await call;
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new ServiceError(`the service answered with a body that is not JSON`);
+    throw error;
+  }
+  const { data, response } = answer;
+  if (data === undefined)
+    throw new ServiceError(`${response.url} answered ${response.status} without a body`, response.status);
+  return { body: data, status: response.status };
+}
+
+/** fetch, each request sent again on a throttled or briefly unavailable answer; an unreachable service is a ServiceError. */
+function retrying(baseUrl: string): (request: Request) => Promise<Response> {
+  return async (request) => {
     for (let attempt = 1; ; attempt += 1) {
       let response: Response;
       try {
-        response = await fetch(target, { method, headers, body });
+        response = await fetch(request.clone());
       } catch (error) {
         const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-        throw new ServiceError(`cannot reach ${this.baseUrl}: ${cause}`);
+        throw new ServiceError(`cannot reach ${baseUrl}: ${cause}`);
       }
       if (!RETRIED.has(response.status) || attempt === ATTEMPTS) return response;
       await response.arrayBuffer();
       const after = Number(response.headers.get('retry-after'));
       await sleep(Number.isFinite(after) && after > 0 ? Math.min(after, 10) * 1000 : 250 * 2 ** attempt);
     }
-  }
-
-  async request<T>(method: string, path: string, request: ApiRequest = {}): Promise<ApiResponse<T>> {
-    const response = await this.raw(method, path, request);
-    const text = await response.text();
-    if (!response.ok) throw errorOf(method, path, response.status, text);
-    if (response.status === 204 || text === '')
-      return { status: response.status, headers: response.headers, body: undefined as T };
-    try {
-      return { status: response.status, headers: response.headers, body: JSON.parse(text) as T };
-    } catch {
-      throw new ServiceError(
-        `${method} ${path} answered ${response.status} with a body that is not JSON`,
-        response.status,
-      );
-    }
-  }
-
-  get<T>(path: string, request: ApiRequest = {}): Promise<ApiResponse<T>> {
-    return this.request<T>('GET', path, request);
-  }
-
-  post<T>(path: string, json?: unknown, request: ApiRequest = {}): Promise<ApiResponse<T>> {
-    return this.request<T>('POST', path, { ...request, ...(json === undefined ? {} : { json }) });
-  }
-
-  /** Every item of a paged list (`{ data, meta: { hasNextPage } }`), page by page. */
-  async *pages<T>(path: string, query: ApiRequest['query'] = {}, perPage = 500): AsyncGenerator<T[]> {
-    for (let page = 1; ; page += 1) {
-      const { body } = await this.get<{ data: T[]; meta?: { hasNextPage?: boolean } }>(path, {
-        query: { ...query, page, perPage },
-      });
-      yield body.data;
-      if (!body.meta?.hasNextPage) return;
-    }
-  }
+  };
 }
 
-interface ErrorBody {
-  error?: {
-    code?: string;
-    message?: string;
-    details?: { path?: string; message?: string; code?: string }[];
-    requestId?: string;
+/**
+ * Every answer that is not a success becomes a ServiceError naming the call, as `METHOD /api/path →
+ * status code: message`; so does a success that is not the JSON the call expects (a proxy's page).
+ */
+function serviceErrors(baseUrl: string): Middleware {
+  const basePath = trimTrailing(new URL(baseUrl).pathname, '/');
+  return {
+    async onResponse({ request, response, options }) {
+      const path = new URL(request.url).pathname.slice(basePath.length);
+      if (!response.ok) throw errorOf(request.method, path, response.status, await response.text());
+      const type = response.headers.get('content-type');
+      if (options.parseAs === 'json' && type !== null && !JSON_MEDIA_TYPE.test(type))
+        throw new ServiceError(
+          `${request.method} ${path} answered ${response.status} with a body that is not JSON`,
+          response.status,
+        );
+      return undefined;
+    },
   };
 }
 
 function errorOf(method: string, path: string, status: number, text: string): ServiceError {
-  let parsed: ErrorBody = {};
+  let parsed: Partial<ServiceErrorBody> = {};
   try {
-    parsed = JSON.parse(text) as ErrorBody;
+    parsed = JSON.parse(text) as Partial<ServiceErrorBody>;
   } catch {
     // Not the service's JSON error (a proxy's HTML page, say): the status alone says what failed.
   }
-  const error = parsed.error ?? {};
+  const error: Partial<ServiceErrorBody['error']> = parsed.error ?? {};
   const hint =
     status === 401
       ? ' (check the token: expired, revoked or not a Vexdesk credential)'
@@ -158,8 +138,4 @@ function errorOf(method: string, path: string, status: number, text: string): Se
         : '';
   const message = `${method} ${path} → ${status}${error.code ? ` ${error.code}` : ''}: ${error.message ?? 'request failed'}${hint}`;
   return new ServiceError(message, status, error.code ?? null, error.details ?? [], error.requestId ?? null);
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
 }

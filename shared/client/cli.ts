@@ -1,5 +1,5 @@
 /**
- * `vexdesk`, the client CLI (issue 10 item 1, docs/ci.md): talks only to the HTTPS API.
+ * `vexdesk`, the client CLI (docs/ci.md): talks only to the HTTPS API.
  * `main` parses the command line, runs one command and answers its exit code; every failure
  * arrives as a CliError carrying its code (0 pass, 1 gate failed, 2 usage or configuration,
  * 3 service or auth).

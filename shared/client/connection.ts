@@ -4,7 +4,7 @@
  * job granted `id-token: write`) the job's OIDC token is exchanged for a short-lived `vxo_`
  * token under the team's trust policy (docs/oidc.md): no stored secret.
  */
-import { ApiClient } from './api-client';
+import { createApiClient, ok, type ApiClient } from './api-client';
 import { ServiceError, UsageError } from './errors';
 
 export interface ConnectionOptions {
@@ -31,7 +31,7 @@ export function connectionFromEnv(flags: ConnectionOptions, env: NodeJS.ProcessE
 /** A client with no credential (public routes), for `verify`. */
 export function anonymousClient(options: ConnectionOptions): ApiClient {
   if (!options.url) throw new UsageError('no service URL: pass --url or set VEXDESK_URL');
-  return new ApiClient(options.url, undefined);
+  return createApiClient(options.url);
 }
 
 export async function connect(
@@ -40,7 +40,7 @@ export async function connect(
   progress: (message: string) => void,
 ): Promise<ApiClient> {
   const anonymous = anonymousClient(options);
-  if (options.token) return anonymous.withToken(options.token);
+  if (options.token) return createApiClient(anonymous.baseUrl, options.token);
   if (!env.ACTIONS_ID_TOKEN_REQUEST_URL) {
     throw new UsageError(
       'no credential: pass --token or set VEXDESK_TOKEN; in GitHub Actions grant `id-token: write` and name the team (--team / VEXDESK_TEAM) to sign in with OIDC',
@@ -52,7 +52,7 @@ export async function connect(
     );
   progress("signing in with the job's GitHub OIDC token");
   const token = await exchangeOidc(anonymous, env, options.team, options.policy, options.audience ?? DEFAULT_AUDIENCE);
-  return anonymous.withToken(token);
+  return createApiClient(anonymous.baseUrl, token);
 }
 
 /**
@@ -101,10 +101,8 @@ export async function exchangeOidc(
   audience: string,
 ): Promise<string> {
   const idToken = await gitHubIdToken(env, audience);
-  const { body } = await api.post<{ data: { token: string; expiresAt: string } }>(
-    '/api/auth/oidc/token',
-    { token: idToken, teamId, ...(policyId ? { policyId } : {}) },
-    { anonymous: true },
+  const { body } = await ok(
+    api.POST('/api/auth/oidc/token', { body: { token: idToken, teamId, ...(policyId ? { policyId } : {}) } }),
   );
   maskInActionsLog(body.data.token, env);
   return body.data.token;

@@ -3,7 +3,7 @@
  * create when allowed. Two jobs creating the same one at once: the loser's 409 names the
  * winner (`details[0]` `existing_id`), which is used as found.
  */
-import type { ApiClient } from './api-client';
+import { ok, type ApiClient } from './api-client';
 import { ServiceError, UsageError } from './errors';
 
 async function createOrAdopt(
@@ -27,12 +27,12 @@ export async function findOrCreateProduct(
   slug: string,
   create: boolean,
 ): Promise<{ id: string; created: boolean }> {
-  const { body } = await api.get<{ data: { id: string }[] }>('/api/products', { query: { slug, perPage: 1 } });
+  const { body } = await ok(api.GET('/api/products', { params: { query: { slug, perPage: 1 } } }));
   const found = body.data[0];
   if (found) return { id: found.id, created: false };
   if (!create) throw new UsageError(`no product with slug "${slug}" in this team; pass --create to create it`);
   return createOrAdopt(
-    async () => (await api.post<{ data: { id: string } }>('/api/products', { name: slug, slug })).body,
+    async () => (await ok(api.POST('/api/products', { body: { name: slug, slug } }))).body,
     'slug_taken',
   );
 }
@@ -43,10 +43,16 @@ export async function findOrCreateRelease(
   version: string,
   create: boolean,
 ): Promise<{ id: string; created: boolean }> {
-  const path = `/api/products/${encodeURIComponent(productId)}/releases`;
-  const { body } = await api.get<{ data: { id: string }[] }>(path, { query: { version, perPage: 1 } });
+  const path = { productId };
+  const { body } = await ok(
+    api.GET('/api/products/{productId}/releases', { params: { path, query: { version, perPage: 1 } } }),
+  );
   const found = body.data[0];
   if (found) return { id: found.id, created: false };
   if (!create) throw new UsageError(`the product has no release "${version}"; pass --create to create it`);
-  return createOrAdopt(async () => (await api.post<{ data: { id: string } }>(path, { version })).body, 'version_taken');
+  return createOrAdopt(
+    async () =>
+      (await ok(api.POST('/api/products/{productId}/releases', { params: { path }, body: { version } }))).body,
+    'version_taken',
+  );
 }

@@ -1,48 +1,37 @@
 /**
  * Findings as the client reads them: every page of GET /api/sboms/{id}/vulnerabilities or
- * GET /api/releases/{id}/vulnerabilities, items kept whole (the SARIF converter reads more
- * fields than the gate does), with the few fields the client decides on checked at the edge.
+ * GET /api/releases/{id}/vulnerabilities, each item checked against the API's own item schema at the
+ * edge, so a change in the answer's shape is a service error, not a wrong gate.
  */
-import * as z from 'zod';
-import { sleep, type ApiClient } from './api-client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type * as z from 'zod';
+import { releaseVulnerabilitySchema, sbomVulnerabilitySchema } from '../service/schemas/sboms';
+import { ok, type ApiClient } from './api-client';
+import type { Finding, ListQuery, Sbom } from './api-types';
 import { ServiceError } from './errors';
-import type { FindingSummary } from '../service/schemas/sboms';
 
-export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+export type { Finding, ListQuery };
 
-/** The parts of a vulnerability list item the gate, the counts and the tables read (docs/api.md "Vulnerability list"). */
-export const findingItem = z.looseObject({
-  id: z.string(),
-  cve_id: z.string(),
-  advisory_id: z.string(),
-  component_name: z.string(),
-  component_version: z.string().nullable(),
-  severity: z.enum(SEVERITIES),
-  severity_source: z.string().nullable(),
-  epss_score: z.number().nullable(),
-  is_kev: z.boolean(),
-  fixed_versions: z.array(z.string()),
-  disposition: z
-    .looseObject({
-      status: z.enum(['affected', 'not_affected', 'fixed', 'under_investigation']),
-      decision_state: z.enum(['none', 'decided', 'carried', 'expired', 'review_required']),
-      justification: z.string().nullable().optional(),
-    })
-    .optional(),
-});
-export type FindingItem = z.infer<typeof findingItem>;
+/** Most severe first, as the counts and the job summary list them. */
+export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE'] as const satisfies readonly Severity[];
+export type Severity = Finding['severity'];
 
 export type Target = { sbomId: string } | { releaseId: string };
 
-export const DECISIONS = ['undecided', 'affected', 'under_investigation', 'not_affected', 'fixed'] as const;
-export type Decision = (typeof DECISIONS)[number];
+export type Decision = 'undecided' | NonNullable<Finding['disposition']>['status'];
+export const DECISIONS = [
+  'undecided',
+  'affected',
+  'under_investigation',
+  'not_affected',
+  'fixed',
+] as const satisfies readonly Decision[];
 
 /**
  * The decision that counts (docs/triage-continuity.md): an expired or review-required decision
  * counts as none, as the service's own `effectiveStatus` has it; the list item carries the state.
  */
-export function decisionOf(finding: FindingItem): Decision {
+export function decisionOf(finding: Finding): Decision {
   const disposition = finding.disposition;
   if (!disposition || (disposition.decision_state !== 'decided' && disposition.decision_state !== 'carried'))
     return 'undecided';
@@ -66,20 +55,12 @@ function* pollDelays(): Generator<number> {
   }
 }
 
-export interface SbomView {
-  id: string;
-  releaseId: string;
-  component_count: number;
-  file_name: string | null;
-  scan: { status: 'queued' | 'running' | 'completed' | 'failed'; finding_count: number; error?: string };
-}
-
 /** Waits until the SBOM's scan completed ("analysis done"); a failed scan or the deadline is a ServiceError. */
-export async function waitForScan(api: ApiClient, sbomId: string, options: WaitOptions): Promise<SbomView> {
+export async function waitForScan(api: ApiClient, sbomId: string, options: WaitOptions): Promise<Sbom> {
   const deadline = Date.now() + options.timeoutMs;
   let reported = '';
   for (const delay of pollDelays()) {
-    const { body } = await api.get<{ data: SbomView }>(`/api/sboms/${encodeURIComponent(sbomId)}`);
+    const { body } = await ok(api.GET('/api/sboms/{id}', { params: { path: { id: sbomId } } }));
     const { scan } = body.data;
     if (scan.status === 'completed') return body.data;
     if (scan.status === 'failed')
@@ -95,14 +76,18 @@ export async function waitForScan(api: ApiClient, sbomId: string, options: WaitO
   throw new ServiceError('unreachable');
 }
 
-function listPath(target: Target): string {
-  return 'sbomId' in target
-    ? `/api/sboms/${encodeURIComponent(target.sbomId)}/vulnerabilities`
-    : `/api/releases/${encodeURIComponent(target.releaseId)}/vulnerabilities`;
+/** One page of the target's vulnerability list, with the filters of `query` (which all must match). */
+async function readList(api: ApiClient, target: Target, query: ListQuery) {
+  const answer =
+    'sbomId' in target
+      ? await ok(api.GET('/api/sboms/{id}/vulnerabilities', { params: { path: { id: target.sbomId }, query } }))
+      : await ok(
+          api.GET('/api/releases/{releaseId}/vulnerabilities', {
+            params: { path: { releaseId: target.releaseId }, query },
+          }),
+        );
+  return answer.body;
 }
-
-/** A vulnerability list query (docs/api.md "Both vulnerability lists"): filters that all must match. */
-export type ListQuery = Partial<Record<'severity' | 'status' | 'kev' | 'fixable' | 'epssMin', string | number>>;
 
 /**
  * Runs a read of a vulnerability list; one that answers 409 `scan_pending` (a scan not completed
@@ -128,7 +113,7 @@ async function whenScanned<T>(read: () => Promise<T>, options: WaitOptions): Pro
 }
 
 /** A list item checked against `schema`: a change in the answer's shape is a service error, not a wrong gate. */
-export function parseListItem<T>(schema: z.ZodType<T>, raw: unknown): T {
+function parseListItem(schema: z.ZodType<Finding>, raw: unknown): Finding {
   const parsed = schema.safeParse(raw);
   if (!parsed.success)
     throw new ServiceError(
@@ -137,19 +122,24 @@ export function parseListItem<T>(schema: z.ZodType<T>, raw: unknown): T {
   return parsed.data;
 }
 
+/** Pages of the lists are read at the largest size the service allows. */
+const PER_PAGE = 500;
+
 /** Every finding of an SBOM or a release that matches `query`, in the list's default order. */
 export async function loadFindings(
   api: ApiClient,
   target: Target,
   options: WaitOptions,
   query: ListQuery = {},
-): Promise<FindingItem[]> {
+): Promise<Finding[]> {
+  const schema = 'sbomId' in target ? sbomVulnerabilitySchema : releaseVulnerabilitySchema;
   return whenScanned(async () => {
-    const items: FindingItem[] = [];
-    for await (const page of api.pages<unknown>(listPath(target), query)) {
-      for (const raw of page) items.push(parseListItem(findingItem, raw));
+    const items: Finding[] = [];
+    for (let page = 1; ; page += 1) {
+      const { data, meta } = await readList(api, target, { ...query, page, perPage: PER_PAGE });
+      for (const raw of data) items.push(parseListItem(schema, raw));
+      if (!meta.hasNextPage) return items;
     }
-    return items;
   }, options);
 }
 
@@ -165,9 +155,8 @@ export async function fetchCounts(api: ApiClient, target: Target, options: WaitO
   const summaries = await Promise.all(
     rows.map((row) =>
       whenScanned(async () => {
-        const query = row === 'KEV' ? { kev: 'true' } : { severity: row.toLowerCase() };
-        return (await api.get<{ summary: FindingSummary }>(listPath(target), { query: { ...query, perPage: 1 } })).body
-          .summary;
+        const query: ListQuery = row === 'KEV' ? { kev: 'true' } : { severity: row.toLowerCase() };
+        return (await readList(api, target, { ...query, perPage: 1 })).summary;
       }, options),
     ),
   );

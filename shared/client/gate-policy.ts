@@ -4,7 +4,7 @@
  * others, a finding fails when it meets any condition given; `--fixable-only` first leaves out
  * findings without a known fixed version.
  */
-import { decisionOf, type FindingItem, type Severity } from './findings';
+import { decisionOf, type Finding, type ListQuery, type Severity } from './findings';
 
 export const GATE_SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
 export type GateSeverity = (typeof GATE_SEVERITIES)[number];
@@ -43,11 +43,11 @@ export function describePolicy(policy: GatePolicy): string {
 }
 
 export interface GateFailure {
-  finding: FindingItem;
+  finding: Finding;
   reasons: string[];
 }
 
-export function evaluateGate(findings: readonly FindingItem[], policy: GatePolicy): GateFailure[] {
+export function evaluateGate(findings: readonly Finding[], policy: GatePolicy): GateFailure[] {
   const failures: GateFailure[] = [];
   for (const finding of findings) {
     const decision = decisionOf(finding);
@@ -76,9 +76,9 @@ const OPEN = 'affected,under_investigation,undisposed';
  * `evaluateGate` still decides each row; the filters only narrow what is read, and each is
  * the same rule the gate applies (docs/api.md "Both vulnerability lists").
  */
-export function candidateQueries(policy: GatePolicy): Record<string, string | number>[] {
-  const common: Record<string, string> = policy.fixableOnly ? { fixable: 'true' } : {};
-  const queries: Record<string, string | number>[] = [];
+export function candidateQueries(policy: GatePolicy): ListQuery[] {
+  const common: ListQuery = policy.fixableOnly ? { fixable: 'true' } : {};
+  const queries: ListQuery[] = [];
   if (policy.failOn)
     queries.push({
       ...common,
@@ -94,7 +94,7 @@ export function candidateQueries(policy: GatePolicy): Record<string, string | nu
 }
 
 /** The lists' default order: known exploited first, then severity, then EPSS; CVE and id make it total. */
-export function defaultOrder(a: FindingItem, b: FindingItem): number {
+export function defaultOrder(a: Finding, b: Finding): number {
   return (
     Number(b.is_kev) - Number(a.is_kev) ||
     RANK[b.severity] - RANK[a.severity] ||

@@ -1,5 +1,5 @@
 /**
- * Findings as a SARIF 2.1.0 log for GitHub code scanning (issue 10, docs/sarif.md): one rule per
+ * Findings as a SARIF 2.1.0 log for GitHub code scanning (docs/sarif.md): one rule per
  * advisory, one result per package and advisory located at the SBOM file and the package, with
  * fingerprints that survive new builds and suppressions for the team's not_affected / fixed decisions.
  * Pure: the caller fetches the findings (either vulnerability list) and writes the file.
@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import type { Log, LogicalLocation, ReportingDescriptor, Result, Run, Suppression } from 'sarif';
 import { packageIdentity } from '../service/dispositions/decision-identity';
-import type { ReleaseVulnerability, SbomVulnerability } from '../service/schemas/sboms';
+import type { Finding } from './api-types';
+import { advisoryUrl, helpMarkdown, helpText } from './sarif-rule-help';
 
-/** An item of GET /api/sboms/{id}/vulnerabilities or GET /api/releases/{releaseId}/vulnerabilities. */
-export type Finding = SbomVulnerability | ReleaseVulnerability;
+export type { Finding };
 
 export interface SarifInput {
   findings: readonly Finding[];
@@ -172,13 +172,14 @@ function levelOf(finding: Finding): Level {
 
 function ruleFor(advisoryId: string, groups: Group[]): ReportingDescriptor {
   const lead = groups[0]!.lead; // a rule exists only for an advisory with a group
+  const packages = groups.map((group) => group.lead);
   const summary = lead.summary.trim() || `${advisoryId} in ${lead.component_name}`;
   const tags = [
     'security',
     lead.informational ? 'informational' : 'vulnerability',
     lead.severity.toLowerCase(),
     ...(lead.is_kev ? ['kev'] : []),
-    ...(groups.some((group) => group.lead.fixed_versions.length > 0) ? ['fixable'] : []),
+    ...(packages.some((finding) => finding.fixed_versions.length > 0) ? ['fixable'] : []),
     ...lead.cwes.map((cwe) => cwe.toUpperCase()),
   ];
   return {
@@ -186,7 +187,10 @@ function ruleFor(advisoryId: string, groups: Group[]): ReportingDescriptor {
     shortDescription: { text: clip(`${advisoryId}: ${summary}`, 200) },
     fullDescription: { text: clip(summary, 1000) },
     helpUri: advisoryUrl(advisoryId),
-    help: { text: helpText(advisoryId, lead, groups), markdown: helpMarkdown(advisoryId, lead, groups) },
+    help: {
+      text: helpText(advisoryId, lead, packages),
+      markdown: helpMarkdown(advisoryId, lead, packages),
+    },
     defaultConfiguration: { level: levelOf(lead) },
     properties: {
       'security-severity': securitySeverity(lead).toFixed(1),
@@ -205,84 +209,6 @@ function ruleFor(advisoryId: string, groups: Group[]): ReportingDescriptor {
 }
 
 const cvss = (score: number | null, vector: string | null) => (score === null ? null : { score, vector });
-
-/** OSV knows every id the corpus holds (GHSA, CVE, GO, PYSEC, RUSTSEC…). */
-function advisoryUrl(advisoryId: string): string {
-  return `https://osv.dev/vulnerability/${encodeURIComponent(advisoryId)}`;
-}
-
-function fixedByPackage(groups: Group[]): { name: string; versions: string[] }[] {
-  const byName = new Map<string, Set<string>>();
-  for (const group of groups) {
-    const versions = byName.get(group.lead.component_name) ?? new Set<string>();
-    for (const version of group.lead.fixed_versions) versions.add(version);
-    byName.set(group.lead.component_name, versions);
-  }
-  return [...byName].map(([name, versions]) => ({ name, versions: [...versions] }));
-}
-
-function facts(advisoryId: string, lead: Finding, groups: Group[]): [string, string][] {
-  const rows: [string, string][] = [
-    [
-      'Severity',
-      `${lead.severity}${lead.severity_source ? ` (from ${lead.severity_source}${lead.severity_source_id && lead.severity_source_id !== advisoryId ? ` of ${lead.severity_source_id}` : ''})` : ''}`,
-    ],
-  ];
-  if (lead.cvss_v4_score !== null) rows.push(['CVSS v4', `${lead.cvss_v4_score} ${lead.cvss_v4_vector ?? ''}`.trim()]);
-  if (lead.cvss_v3_score !== null) rows.push(['CVSS v3', `${lead.cvss_v3_score} ${lead.cvss_v3_vector ?? ''}`.trim()]);
-  if (lead.cvss_v2_score !== null) rows.push(['CVSS v2', `${lead.cvss_v2_score} ${lead.cvss_v2_vector ?? ''}`.trim()]);
-  rows.push([
-    'Known exploited (CISA KEV)',
-    lead.kev
-      ? `yes, added ${lead.kev.dateAdded}${lead.kev.dueDate ? `, due ${lead.kev.dueDate}` : ''}${lead.kev.knownRansomwareCampaignUse === 'Known' ? ', used in ransomware campaigns' : ''}`
-      : 'no',
-  ]);
-  rows.push([
-    'EPSS',
-    lead.epss_score === null
-      ? 'not scored'
-      : `${(lead.epss_score * 100).toFixed(2)}% (percentile ${((lead.epss_percentile ?? 0) * 100).toFixed(0)})`,
-  ]);
-  for (const { name, versions } of fixedByPackage(groups))
-    rows.push([`Fixed versions of ${name}`, versions.length > 0 ? versions.join(', ') : 'none known']);
-  if (lead.aliases.length > 0) rows.push(['Aliases', lead.aliases.join(', ')]);
-  if (lead.cwes.length > 0) rows.push(['Weaknesses', lead.cwes.join(', ')]);
-  if (lead.informational) rows.push(['Kind', `informational notice (${lead.informational})`]);
-  return rows;
-}
-
-function links(advisoryId: string, lead: Finding): [string, string][] {
-  const result: [string, string][] = [[advisoryId, advisoryUrl(advisoryId)]];
-  if (lead.cve_id.startsWith('CVE-') && lead.cve_id !== advisoryId)
-    result.push([lead.cve_id, `https://nvd.nist.gov/vuln/detail/${encodeURIComponent(lead.cve_id)}`]);
-  return result;
-}
-
-function helpText(advisoryId: string, lead: Finding, groups: Group[]): string {
-  const lines = [
-    `${advisoryId}: ${lead.summary.trim()}`,
-    '',
-    ...facts(advisoryId, lead, groups).map(([name, value]) => `${name}: ${value}`),
-    '',
-    ...links(advisoryId, lead).map(([name, url]) => `${name}: ${url}`),
-  ];
-  return lines.join('\n');
-}
-
-function helpMarkdown(advisoryId: string, lead: Finding, groups: Group[]): string {
-  const cell = (text: string) => text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-  return [
-    `**${cell(advisoryId)}**: ${cell(lead.summary.trim())}`,
-    '',
-    '| | |',
-    '|---|---|',
-    ...facts(advisoryId, lead, groups).map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`),
-    '',
-    links(advisoryId, lead)
-      .map(([name, url]) => `[${cell(name)}](${url})`)
-      .join(' · '),
-  ].join('\n');
-}
 
 function resultFor(group: Group, uri: string, ruleIndex: number): Result {
   const { lead } = group;

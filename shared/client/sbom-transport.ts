@@ -1,13 +1,13 @@
 /**
- * How the SBOM file travels (issue 10: "upload the file as it is on disk, gzip on the wire;
- * the pre-signed flow when it would not fit a request"; docs/api.md "Large uploads").
- * `directRequest` is the one place that shapes the direct upload: the file itself as the body
+ * How the SBOM file travels (the file as it is on disk, gzip on the wire;
+ * the pre-signed flow when it would not fit a request; docs/api.md "Large uploads").
+ * `sendDirect` is the one place that shapes the direct upload: the file itself as the body
  * (docs/sbom-formats.md "Raw bodies"), so its bytes are stored unchanged, UTF-8 or not.
  */
-import type { ApiClient, ApiRequest } from './api-client';
-import { DIRECT_UPLOAD_MAX_WIRE_BYTES, rawUploadRequest } from './upload-body';
+import { ok, type ApiClient } from './api-client';
+import type { Sbom } from './api-types';
+import { rawUploadRequest, type RawUploadRequest } from './upload-body';
 import { ServiceError } from './errors';
-import type { SbomView } from './findings';
 
 export interface SbomFile {
   releaseId: string;
@@ -17,31 +17,36 @@ export interface SbomFile {
 
 export type UploadRoute = 'auto' | 'direct' | 'presigned';
 
-/** The direct upload's request: path, query, headers and the gzipped body. */
-export function directRequest(file: SbomFile): { path: string; request: ApiRequest } {
-  const raw = rawUploadRequest({ bytes: file.bytes, fileName: file.fileName }, file.releaseId);
-  return {
-    path: '/api/sboms/upload',
-    request: {
-      query: raw.query,
-      body: raw.body,
+interface Sent {
+  sbom: Sbom;
+  created: boolean;
+}
+
+/** The direct upload: the gzipped file as the body of POST /api/sboms/upload, with its media type. */
+async function sendDirect(api: ApiClient, raw: RawUploadRequest): Promise<Sent> {
+  const { body, status } = await ok(
+    api.POST('/api/sboms/upload', {
+      params: { query: raw.query },
       headers: { 'content-type': raw.headers['Content-Type'], 'content-encoding': raw.headers['Content-Encoding'] },
-    },
-  };
+      // The document types the body as the SBOM itself (an object or text); on the wire it is the file's
+      // own bytes, gzipped, passed through untouched (a JSON serialiser would re-encode them).
+      body: raw.body as unknown as string,
+      bodySerializer: () => raw.body,
+    }),
+  );
+  return { sbom: body.data, created: status === 201 };
 }
 
 export async function sendSbom(
   api: ApiClient,
   file: SbomFile,
   route: UploadRoute = 'auto',
-): Promise<{ sbom: SbomView; created: boolean; route: 'direct' | 'presigned' }> {
-  const direct = directRequest(file);
-  const size = direct.request.body?.length ?? 0;
-  if (route === 'presigned' || (route === 'auto' && size > DIRECT_UPLOAD_MAX_WIRE_BYTES)) {
+): Promise<Sent & { route: 'direct' | 'presigned' }> {
+  const raw = rawUploadRequest({ bytes: file.bytes, fileName: file.fileName }, file.releaseId);
+  if (route === 'presigned' || (route === 'auto' && !raw.fitsDirectUpload)) {
     return { ...(await sendPresigned(api, file)), route: 'presigned' };
   }
-  const { status, body } = await api.request<{ data: SbomView }>('POST', direct.path, direct.request);
-  return { sbom: body.data, created: status === 201, route: 'direct' };
+  return { ...(await sendDirect(api, raw)), route: 'direct' };
 }
 
 interface UploadSession {
@@ -49,16 +54,17 @@ interface UploadSession {
   uploadUrl: string;
   method: string;
   maxBytes: number;
-  completePath: string;
 }
 
 /** POST /api/sboms/uploads → PUT the file's bytes to the pre-signed URL → POST the complete path. */
-async function sendPresigned(api: ApiClient, file: SbomFile): Promise<{ sbom: SbomView; created: boolean }> {
-  const { body } = await api.post<{ data: UploadSession }>('/api/sboms/uploads', {
-    releaseId: file.releaseId,
-    fileName: file.fileName,
-  });
-  const session = body.data;
+async function sendPresigned(api: ApiClient, file: SbomFile): Promise<Sent> {
+  // The URL is signed for this exact size.
+  const { body } = await ok(
+    api.POST('/api/sboms/uploads', {
+      body: { releaseId: file.releaseId, fileName: file.fileName, size: file.bytes.length },
+    }),
+  );
+  const session = body.data as UploadSession;
   if (file.bytes.length > session.maxBytes) {
     throw new ServiceError(
       `${file.fileName} is ${file.bytes.length} bytes, more than the ${session.maxBytes} the service accepts`,
@@ -79,6 +85,8 @@ async function sendPresigned(api: ApiClient, file: SbomFile): Promise<{ sbom: Sb
       put.status,
     );
   await put.arrayBuffer().catch(() => undefined);
-  const completed = await api.request<{ data: SbomView }>('POST', session.completePath);
+  const completed = await ok(
+    api.POST('/api/sboms/uploads/{uploadId}/complete', { params: { path: { uploadId: session.uploadId } } }),
+  );
   return { sbom: completed.body.data, created: completed.status === 201 };
 }

@@ -1,8 +1,10 @@
 /**
- * Local stand-in for the deployed REST API (BRIEF decision 3): HTTP request →
+ * Local stand-in for the deployed REST API: HTTP request →
  * the same API Gateway proxy event (payload format 1.0) → the same REQUEST
  * authorizer → the same group handler module → the same response. Gateway
  * responses (401/403/404/413) come from the shared table the stack installs.
+ * The request is read in api-gateway-request.ts, matched to a route in
+ * api-gateway-routes.ts and handed over as the events of api-gateway-events.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -15,13 +17,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import {
-  hasCorsPreflight,
-  methodsOfPath,
-  routes,
-  type EndpointGroup,
-  type RouteDefinition,
-} from '../service/http/routes';
+import { hasCorsPreflight, methodsOfPath, type EndpointGroup } from '../service/http/routes';
 import { runAsFunction } from '../service/aws-call-log';
 import {
   GATEWAY_RESPONSE_HEADERS,
@@ -30,7 +26,11 @@ import {
   renderMethodNotAllowed,
   type GatewayResponseType,
 } from '../service/http/gateway-responses';
-import { isPublicClientLimitedPath, type ThrottleQuota } from '../service/http/throttling';
+import { isPublicClientLimitedPath } from '../service/http/throttling';
+import type { ThrottleQuota } from '../service/identity/throttle-quota';
+import { authorizerEvent, lambdaContext, proxyEvent } from './api-gateway-events';
+import { decodeComponent, decodeQuery, firstValues, multiValueHeaders, readBody } from './api-gateway-request';
+import { compileRouteTable, pathParametersOf } from './api-gateway-routes';
 import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
 import type { LocalSite } from './console-static';
 
@@ -40,118 +40,9 @@ type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<AP
 /**
  * Largest local request body. API Gateway caps payloads at 10 MB; the local
  * server admits a plain (un-gzipped) 10 MB SBOM wrapped in its JSON envelope
- * (BRIEF decision 8). Every route still applies its own ceiling in the handler.
+ *. Every route still applies its own ceiling in the handler.
  */
 export const LOCAL_MAX_REQUEST_BYTES = 24 * 1024 * 1024;
-const STAGE = 'api';
-
-interface CompiledRoute {
-  route: RouteDefinition;
-  pattern: RegExp;
-  paramNames: string[];
-  literalSegments: number;
-}
-
-/** Non-empty segments of a path: a route with N segments can only match a path with N. */
-function segmentCount(path: string): number {
-  let count = 0;
-  for (let index = 0; index < path.length; index += 1) {
-    if (path.charCodeAt(index) !== 47 /* / */ && (index === 0 || path.charCodeAt(index - 1) === 47)) count += 1;
-  }
-  return count;
-}
-
-/** The compiled routes by segment count (each list keeps compileRoutes' order), so a request tests only routes of its length. */
-function routesBySegmentCount(compiled: readonly CompiledRoute[]): Map<number, CompiledRoute[]> {
-  const buckets = new Map<number, CompiledRoute[]>();
-  for (const candidate of compiled) {
-    const count = segmentCount(candidate.route.path);
-    let bucket = buckets.get(count);
-    if (!bucket) buckets.set(count, (bucket = []));
-    bucket.push(candidate);
-  }
-  return buckets;
-}
-
-function compileRoutes(): CompiledRoute[] {
-  return (
-    (routes as readonly RouteDefinition[])
-      .map((route) => {
-        const paramNames: string[] = [];
-        const segments = route.path.split('/').filter(Boolean);
-        const source = segments
-          .map((segment) => {
-            const param = /^\{(\w+)\}$/.exec(segment);
-            if (param?.[1]) {
-              paramNames.push(param[1]);
-              return '([^/]+)';
-            }
-            return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-          })
-          .join('/');
-        return {
-          route,
-          pattern: new RegExp(`^/${source}/?$`),
-          paramNames,
-          literalSegments: segments.filter((s) => !s.startsWith('{')).length,
-        };
-      })
-      // API Gateway prefers literal path parts over path parameters (/api/sboms/upload before /api/sboms/{id}).
-      .sort((a, b) => b.literalSegments - a.literalSegments)
-  );
-}
-
-function firstValues(multi: Record<string, string[]>): Record<string, string> | null {
-  const entries = Object.entries(multi);
-  // REST APIs pass the last value of a repeated name in the single-value map.
-  return entries.length
-    ? Object.fromEntries(entries.map(([name, values]) => [name, values[values.length - 1] ?? '']))
-    : null;
-}
-
-/** A percent-decoded URL component, or null when an escape is malformed (`%E0%A4%A`, `%ZZ`, a lone `%`, bytes that are not UTF-8). */
-function decodeComponent(value: string): string | null {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The query string as API Gateway's multi-value map (`+` is a space), or null when a name or
- * value does not decode. Read from the raw string: URLSearchParams would pass a malformed
- * escape on as U+FFFD or as literal text instead of refusing it.
- */
-function decodeQuery(search: string): Record<string, string[]> | null {
-  const multi: Record<string, string[]> = {};
-  for (const pair of search.slice(1).split('&')) {
-    if (pair === '') continue;
-    const equals = pair.indexOf('=');
-    const name = decodeComponent((equals === -1 ? pair : pair.slice(0, equals)).replaceAll('+', ' '));
-    const value = decodeComponent(equals === -1 ? '' : pair.slice(equals + 1).replaceAll('+', ' '));
-    if (name === null || value === null) return null;
-    (multi[name] ??= []).push(value);
-  }
-  return multi;
-}
-
-const NO_BODY = Buffer.alloc(0);
-
-async function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
-  // Neither Content-Length nor Transfer-Encoding: the request has no body (RFC 9112 §6.3),
-  // so skip the stream iterator; the server drains the (empty) stream after the response.
-  const { 'content-length': contentLength, 'transfer-encoding': transferEncoding } = request.headers;
-  if (transferEncoding === undefined && (contentLength === undefined || contentLength === '0')) return NO_BODY;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return 'too-large';
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
 
 export interface LocalApiOptions {
   functionsDir: string;
@@ -182,7 +73,7 @@ export interface LocalApi {
 }
 
 export function createLocalApi(options: LocalApiOptions): LocalApi {
-  const compiled = routesBySegmentCount(compileRoutes());
+  const routeTable = compileRouteTable();
   const throttling = createThrottling(options.throttling);
   const handlers = new Map<string, Promise<ProxyHandler>>();
   let authorizer: Promise<AuthorizerHandler> | undefined;
@@ -234,14 +125,12 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     if (firewall) return gatewayResponse(firewall);
 
     // API Gateway refuses a path or query string that does not percent-decode with a 400 of its own, on
-    // every route and before the authorizer (issue 8, defect 8); the handlers never see such a request.
+    // every route and before the authorizer; the handlers never see such a request.
     const multiQuery = decodeQuery(url.search);
     if (!urlReadable || decodeComponent(url.pathname) === null || multiQuery === null)
       return gatewayResponse('DEFAULT_4XX');
 
-    const pathMatches = (compiled.get(segmentCount(url.pathname)) ?? []).filter((candidate) =>
-      candidate.pattern.test(url.pathname),
-    );
+    const pathMatches = routeTable.pathMatches(url.pathname);
     // API Gateway picks the resource first (literal segments before parameters, the order of
     // pathMatches), then the method on it: a method the resource lacks is the stack's 405, even
     // when a parameter resource elsewhere has it (GET /api/sboms/upload is not GET /api/sboms/{id}).
@@ -268,66 +157,19 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     const body = await readBody(request, LOCAL_MAX_REQUEST_BYTES);
     if (body === 'too-large') return gatewayResponse('REQUEST_TOO_LARGE');
 
-    const values = match.pattern.exec(url.pathname)?.slice(1) ?? [];
-    // Each segment decodes: the whole path did, and no escape sequence spans a literal `/`.
-    const pathParameters = match.paramNames.length
-      ? Object.fromEntries(match.paramNames.map((name, index) => [name, decodeComponent(values[index] ?? '') ?? '']))
-      : null;
-    const multiHeaders: Record<string, string[]> = {};
-    for (let index = 0; index < request.rawHeaders.length; index += 2) {
-      const name = request.rawHeaders[index] ?? '';
-      (multiHeaders[name] ??= []).push(request.rawHeaders[index + 1] ?? '');
-    }
-    const headers = firstValues(multiHeaders) ?? {};
-    const now = new Date();
-    const requestContext = {
-      accountId: '000000000000',
-      apiId: 'local',
-      resourceId: 'local',
-      stage: STAGE,
+    const multiHeaders = multiValueHeaders(request);
+    const event = proxyEvent({
+      request,
+      url,
+      method,
       requestId,
-      extendedRequestId: requestId,
-      resourcePath: match.route.path,
-      httpMethod: method,
-      path: `/${STAGE}${url.pathname}`,
-      protocol: `HTTP/${request.httpVersion}`,
-      requestTime: now.toUTCString(),
-      requestTimeEpoch: now.getTime(),
-      domainName: request.headers.host ?? 'localhost',
-      identity: {
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: request.headers['user-agent'] ?? null,
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        user: null,
-        userArn: null,
-      },
-      authorizer: null as Record<string, unknown> | null,
-    };
-    const event: APIGatewayProxyEvent = {
-      resource: match.route.path,
-      path: url.pathname,
-      httpMethod: method,
-      headers,
+      route: match.route,
+      headers: firstValues(multiHeaders) ?? {},
       multiValueHeaders: multiHeaders,
-      queryStringParameters: firstValues(multiQuery),
-      multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
-      pathParameters,
-      stageVariables: null,
-      requestContext,
-      // binaryMediaTypes '*/*' on the deployed API: every body arrives base64-encoded.
-      body: body.length ? body.toString('base64') : null,
-      isBase64Encoded: body.length > 0,
-    };
+      multiValueQuery: multiQuery,
+      pathParameters: pathParametersOf(match, url.pathname),
+      body,
+    });
 
     if (match.route.scope !== null) {
       // The authorizer has no identity source (a request may carry a Bearer header or a session cookie), so it runs for every request.
@@ -336,22 +178,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       try {
         const authorize = await authorizer;
         // Each invocation runs as its own function, so the calls it makes are attributed to it (shared/service/aws-call-log.ts).
-        result = await runAsFunction('authorizer', () =>
-          authorize({
-            type: 'REQUEST',
-            methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${url.pathname}`,
-            resource: match.route.path,
-            path: url.pathname,
-            httpMethod: method,
-            headers,
-            multiValueHeaders: multiHeaders,
-            queryStringParameters: event.queryStringParameters,
-            multiValueQueryStringParameters: event.multiValueQueryStringParameters,
-            pathParameters,
-            stageVariables: null,
-            requestContext: { ...event.requestContext, authorizer: undefined },
-          }),
-        );
+        result = await runAsFunction('authorizer', () => authorize(authorizerEvent(event)));
       } catch (error) {
         return gatewayResponse((error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'DEFAULT_5XX');
       }
@@ -359,26 +186,17 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
         (statement) => 'Effect' in statement && statement.Effect === 'Allow',
       );
       if (!allowed) return gatewayResponse('ACCESS_DENIED');
-      requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId, integrationLatency: 0 };
+      event.requestContext.authorizer = {
+        ...(result.context ?? {}),
+        principalId: result.principalId,
+        integrationLatency: 0,
+      };
       const throttled = await throttling.usagePlan(result.usageIdentifierKey);
       if (throttled) return gatewayResponse(throttled);
     }
 
     const handler = await groupHandler(match.route.group);
-    const context = {
-      callbackWaitsForEmptyEventLoop: false,
-      functionName: `vexdesk-${match.route.group}`,
-      functionVersion: '$LATEST',
-      invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:vexdesk-${match.route.group}`,
-      memoryLimitInMB: '1024',
-      awsRequestId: randomUUID(),
-      logGroupName: `/aws/lambda/vexdesk-${match.route.group}`,
-      logStreamName: 'local',
-      getRemainingTimeInMillis: () => 29_000,
-      done: () => undefined,
-      fail: () => undefined,
-      succeed: () => undefined,
-    } satisfies Context;
+    const context = lambdaContext(match.route.group);
     const result = await runAsFunction(match.route.group, () => handler(event, context));
     const responseHeaders: Record<string, unknown> = { ...(result.headers ?? {}) };
     for (const [name, list] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = list.join(', ');

@@ -1,5 +1,5 @@
 /**
- * First-start bootstrap (BRIEF "Contract the local runtime keeps"): a demo team,
+ * First-start bootstrap (the local-runtime contract other tools rely on, README.md): a demo team,
  * a member holding settings.manage, and an all-scopes API key written once to
  * `$DATA_DIR/bootstrap.json` as `{ teamId, memberId, apiKey, login: { email, password } }`;
  * `login` is the demo admin's account at the embedded OpenID provider (docs/sign-in.md).
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { ApiKeys } from '../service/identity/api-keys';
 import { Members, Teams } from '../service/identity/teams';
 import { OPERATOR_ACTOR } from '../service/identity/actor';
-import { SCOPES } from '../service/http/scopes';
+import { SCOPES } from '../service/identity/scopes';
 
 export interface BootstrapRecord {
   teamId: string;

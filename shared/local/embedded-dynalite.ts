@@ -1,8 +1,8 @@
 /**
  * Typed bridge to dynalite (CommonJS, untyped). Besides the server factory we borrow
  * dynalite's own request validation, key encoding and condition evaluation, so the
- * transaction layer in embedded-dynamo.ts judges expressions exactly as dynalite's
- * single-item calls do instead of re-implementing the expression language.
+ * transactions (embedded-transaction-plan.ts, embedded-transaction-engine.ts) judge expressions
+ * exactly as dynalite's single-item calls do instead of re-implementing the expression language.
  * Pinned to dynalite 4.0.0's module layout (package has no "exports" map).
  */
 import { createRequire } from 'node:module';

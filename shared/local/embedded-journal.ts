@@ -1,6 +1,5 @@
 /**
- * Write-ahead journal of the embedded DynamoDB engine's transactions (BRIEF decision 4:
- * all or nothing, also across a crash). dynalite applies a transaction's writes one
+ * Write-ahead journal of the embedded DynamoDB engine's transactions (all or nothing, also across a crash). dynalite applies a transaction's writes one
  * item at a time, so a process killed between two of them would leave it torn.
  *
  * Before the first item write, the before-image of every item the transaction writes is

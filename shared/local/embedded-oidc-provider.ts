@@ -1,5 +1,5 @@
 /**
- * The OpenID provider `npm start` runs on loopback (BRIEF decision 11), so browser sign-in works with no
+ * The OpenID provider `npm start` runs on loopback, so browser sign-in works with no
  * outside service: oidc-provider (a certified OP) holding the dev accounts of bootstrap.json, with one
  * public client (PKCE, no secret) whose redirect is this server's sign-in callback. Its login page is a
  * real form that checks the password; consent is implied for this one first-party client. Local only:

@@ -1,10 +1,10 @@
 /**
  * The local stand-ins for API Gateway usage-plan throttling and the AWS WAF
- * rate-based rule (BRIEF decision 3: same status codes, headers and bodies as
+ * rate-based rule (same status codes, headers and bodies as
  * deployed). Time is passed in (milliseconds, monotonic) so the rules are
  * tested without waiting.
  */
-import type { ThrottleQuota } from '../service/http/throttling';
+import type { ThrottleQuota } from '../service/identity/throttle-quota';
 
 /**
  * API Gateway's algorithm for stage and usage-plan throttles: a bucket of

@@ -43,6 +43,38 @@ export async function getObject(input: GetObjectCommandInput): Promise<GetObject
   return client.send(new sdk.GetObjectCommand(input));
 }
 
+/**
+ * An object's bytes, at most `maxBytes` of them: a longer body is refused while it streams, before it is
+ * held in memory. With `IfMatch`, only the object of that ETag is read (412 PreconditionFailed otherwise).
+ */
+export async function readObjectBytes(input: GetObjectCommandInput, maxBytes: number): Promise<Buffer> {
+  const object = await getObject(input);
+  const body = object.Body as AsyncIterable<Uint8Array> | undefined; // Node: a Readable
+  if (!body) return Buffer.alloc(0);
+  if ((object.ContentLength ?? 0) > maxBytes) {
+    (body as { destroy?: () => void }).destroy?.();
+    throw new ObjectTooLargeError(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      (body as { destroy?: () => void }).destroy?.();
+      throw new ObjectTooLargeError(maxBytes);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}
+
+export class ObjectTooLargeError extends Error {
+  constructor(maxBytes: number) {
+    super(`The object holds more than ${maxBytes} bytes`);
+    this.name = 'ObjectTooLargeError';
+  }
+}
+
 export async function headObject(input: HeadObjectCommandInput): Promise<HeadObjectCommandOutput> {
   const { sdk, client } = await s3Sdk();
   return client.send(new sdk.HeadObjectCommand(input));

@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { trimTrailing } from './text';
-import { DEFAULT_TEAM_QUOTA } from './http/throttling';
+import { DEFAULT_TEAM_QUOTA } from './identity/throttle-quota';
 
 const environmentSchema = z.object({
   TABLE_NAME: z.string().min(1),

@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestContext {
   /** Catalog name of the function whose code runs (lib/function-catalog.ts). */
   function?: string;
-  /** The team from the authorizer context (never from the request; BRIEF decision 5). */
+  /** The team from the authorizer context (never from the request). */
   teamId?: string;
 }
 

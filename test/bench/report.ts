@@ -129,6 +129,7 @@ async function seedRelease() {
   const { Scans } = await import('../../shared/service/scans/scans');
   const { Dispositions } = await import('../../shared/service/dispositions/dispositions');
   const { VexDocuments } = await import('../../shared/service/vex/vex-documents');
+  const { VexWorkflow } = await import('../../shared/service/vex/vex-workflow');
   const { findingStore } = await import('../../shared/service/scans/finding-store');
   const { importAdvisories } = await import('../../shared/service/corpus/import');
   const { parseOsvAdvisory } = await import('../../shared/service/corpus/parse/osv');
@@ -205,9 +206,9 @@ async function seedRelease() {
     format: 'cyclonedx_vex',
     author: 'Bench PSIRT',
   });
-  await VexDocuments.submit(team.id, actor, record.id, 'bench');
-  await VexDocuments.approve(team.id, actor, record.id, 'bench');
-  await VexDocuments.publish(team.id, actor, record.id, 'bench');
+  await VexWorkflow.submit(team.id, actor, record.id, 'bench');
+  await VexWorkflow.approve(team.id, actor, record.id, 'bench');
+  await VexWorkflow.publish(team.id, actor, record.id, 'bench');
   return { teamId: team.id, releaseId: release.id, actor };
 }
 

@@ -45,7 +45,7 @@ async function benchVexHttp(baseUrl: string, dataDir: string): Promise<string[]>
   process.env.VEXDESK_TEST_BASE_URL = baseUrl;
   const { client } = await import('../support/http-client');
   const { seedReleaseWithFindings } = await import('../support/seed');
-  const { buildInput } = await import('../../shared/service/vex/vex-documents');
+  const { buildInput } = await import('../../shared/service/vex/vex-generation');
   const { generateVex, serializeVex } = await import('../../shared/service/vex/formats/index');
   const { vexStore } = await import('../../shared/service/vex/vex-store');
   const { Releases } = await import('../../shared/service/releases/releases');

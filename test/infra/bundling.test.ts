@@ -3,7 +3,9 @@
  * each function with it (lib/function-code.ts) and the bundle bench measures
  * the same options. These tests pin the settings, check that the
  * plugins do what they claim, on small bundles built and run here,
- * and that code splitting keeps rarely used modules out of the cold start.
+ * that code splitting keeps rarely used modules out of the cold start, and
+ * that a function's bundle holds nothing but deployed code (functions/ and
+ * shared/service/, see shared/README.md).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,6 +73,21 @@ function zodLocaleExports(): number {
 
 function inputsOf(metafile: Metafile): string[] {
   return Object.keys(metafile.inputs);
+}
+
+/** Each function's real bundle, built once for all the tests that read it (a full build takes seconds). */
+const builds = new Map<string, { dir: string; metafile: Metafile }>();
+
+async function functionBundle(name: string): Promise<{ dir: string; metafile: Metafile }> {
+  const built = builds.get(name);
+  if (built) return built;
+  const dir = join(workDir, `function-${name}`);
+  const result = {
+    dir,
+    metafile: await buildFunctionBundle(join(PROJECT_ROOT, `functions/${name}/handler.ts`), dir),
+  };
+  builds.set(name, result);
+  return result;
 }
 
 describe('bundle settings', () => {
@@ -279,20 +296,6 @@ describe('code splitting', () => {
     DISCLOSURE_BUCKET: 'test-disclosures',
     LOG_LEVEL: 'ERROR',
   };
-  const builds = new Map<string, { dir: string; metafile: Metafile }>();
-
-  async function functionBundle(name: string): Promise<{ dir: string; metafile: Metafile }> {
-    const built = builds.get(name);
-    if (built) return built;
-    const dir = join(workDir, `function-${name}`);
-    const result = {
-      dir,
-      metafile: await buildFunctionBundle(join(PROJECT_ROOT, `functions/${name}/handler.ts`), dir),
-    };
-    builds.set(name, result);
-    return result;
-  }
-
   /** Project files and packages in the files a cold start loads, and in the lazy chunks. */
   function sourcesByLoad(metafile: Metafile): { initial: string[]; lazy: string[] } {
     const { initial, lazy } = coldStartOutputs(metafile);
@@ -379,4 +382,18 @@ describe('code splitting', () => {
 
     expect(loaded).toEqual({ handler: 'function', chunks: files.length });
   });
+});
+
+describe('what a Lambda bundle is built from', () => {
+  it.each(functionCatalog().map((spec) => spec.name))(
+    'the %s bundle holds only deployed code: nothing of the development runtime, the client, bin/, lib/, test/ or web/',
+    async (name) => {
+      const projectFiles = inputsOf((await functionBundle(name)).metafile).filter(
+        (input) => !input.includes('node_modules/'),
+      );
+
+      expect(projectFiles).toContain(`functions/${name}/handler.ts`);
+      expect(projectFiles.filter((input) => !/^(functions|shared\/service)\//.test(input))).toEqual([]);
+    },
+  );
 });

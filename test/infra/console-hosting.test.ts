@@ -1,75 +1,27 @@
 /**
- * The web console on AWS (issue 12 item 5, docs/console-hosting.md): a private bucket behind CloudFront
- * with origin access control, `/api/*` and `/.well-known/csaf/*` to API Gateway uncached with every
- * viewer header but Host, the security headers, the SPA rewrite (its JS run here against sample
- * events), the deployment of a built console, and one origin for console, API and sign-in.
+ * The web console on AWS (docs/console-hosting.md): a private bucket behind CloudFront with origin access
+ * control, `/api/*` and `/.well-known/csaf/*` to API Gateway uncached with every viewer header but Host,
+ * the security headers, and the SPA rewrite (its JS run here against sample events). The deployment of a
+ * built console and the one origin for console, API and sign-in: console-deployment.test.ts.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
-import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../shared/service/http/console-headers';
 import { routes } from '../../shared/service/http/routes';
-import { CONSOLE_REWRITE_FUNCTION_FILE, ConsoleBuild, consoleSource } from '../../lib/console-hosting';
-import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
-import { API_STAGE_NAME } from '../../lib/vexdesk-stack';
-import { assertResourceProperties, logicalIdOf, resourcesOf, synthStack, type Resources } from './support/synth';
+import { CONSOLE_REWRITE_FUNCTION_FILE } from '../../lib/console-hosting';
+import { API_STAGE_NAME } from '../../lib/rest-api';
+import { distributionConfigOf, onlyResource, synthWithConsole, writeConsoleBuild } from './support/console-synth';
+import { assertResourceProperties, logicalIdOf, type Resources } from './support/synth';
 
-/** A console build as `npm run build:web` leaves it: index.html and hashed files under assets/. */
-const consoleDir = mkdtempSync(join(tmpdir(), 'vexdesk-console-'));
-writeFileSync(
-  join(consoleDir, 'index.html'),
-  '<!doctype html><title>Vexdesk</title><script type="module" src="/assets/index-abc123.js"></script>',
-);
+const consoleDir = writeConsoleBuild();
 afterAll(() => rmSync(consoleDir, { recursive: true, force: true }));
 
-const { stack, template } = synthStack({ props: { settings: { consoleAssets: consoleDir } } });
-const resources = resourcesOf(template);
+const { stack, template, resources } = synthWithConsole(consoleDir);
+const only = (type: string, filter?: (resource: Resources[string]) => boolean) => onlyResource(resources, type, filter);
 
-function only(
-  type: string,
-  filter: (resource: Resources[string]) => boolean = () => true,
-): [string, Resources[string]] {
-  const found = Object.entries(resources).filter(([, resource]) => resource.Type === type && filter(resource));
-  expect(found).toHaveLength(1);
-  return found[0]!;
-}
-
-interface CacheBehavior {
-  PathPattern?: string;
-  TargetOriginId: string;
-  CachePolicyId: unknown;
-  OriginRequestPolicyId?: unknown;
-  ResponseHeadersPolicyId: unknown;
-  AllowedMethods: string[];
-  ViewerProtocolPolicy: string;
-  FunctionAssociations?: Array<{ EventType: string; FunctionARN: unknown }>;
-}
-
-interface DistributionConfig {
-  DefaultCacheBehavior: CacheBehavior;
-  CacheBehaviors: CacheBehavior[];
-  Origins: Array<{
-    Id: string;
-    DomainName: unknown;
-    OriginPath?: string;
-    S3OriginConfig?: unknown;
-    OriginAccessControlId?: unknown;
-    CustomOriginConfig?: Record<string, unknown>;
-  }>;
-  DefaultRootObject: string;
-  CustomErrorResponses?: unknown;
-  Logging?: Record<string, unknown>;
-  ViewerCertificate?: Record<string, unknown>;
-  Aliases?: string[];
-}
-
-const distributionConfig = () =>
-  (resources[logicalIdOf(stack, stack.console.distribution)]?.Properties as { DistributionConfig: DistributionConfig })
-    .DistributionConfig;
+const distributionConfig = () => distributionConfigOf(stack, template);
 const bucketId = logicalIdOf(stack, stack.console.bucket);
 // Managed policy ids (AWS documentation "Use managed cache/origin request policies").
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
@@ -325,149 +277,5 @@ describe("the console rewrite (the CloudFront Function's own code, run in a VM)"
       querystring: { page: { value: '2' } },
       headers: { accept: { value: 'text/html' } },
     });
-  });
-});
-
-describe('the console deployment', () => {
-  const deployments = Object.values(resources)
-    .filter((resource) => resource.Type === 'Custom::CDKBucketDeployment')
-    .map((resource) => resource.Properties as Record<string, unknown>);
-
-  it('uploads hashed files for a year, never pruned, and the rest with no-cache, invalidating index.html', () => {
-    expect(deployments).toHaveLength(2);
-    const hashed = deployments.find((deployment) => JSON.stringify(deployment.Include) === '["assets/*"]');
-    const entry = deployments.find((deployment) => JSON.stringify(deployment.Exclude) === '["assets/*"]');
-    expect(hashed).toMatchObject({
-      Exclude: ['*'],
-      Prune: false,
-      SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' },
-      DestinationBucketName: { Ref: bucketId },
-    });
-    expect(entry).toMatchObject({
-      Prune: true,
-      SystemMetadata: { 'cache-control': 'no-cache' },
-      DistributionPaths: ['/index.html'],
-      DistributionId: { Ref: logicalIdOf(stack, stack.console.distribution) },
-    });
-  });
-
-  it('refuses a console directory without index.html at synth', () => {
-    const empty = mkdtempSync(join(tmpdir(), 'vexdesk-empty-console-'));
-    try {
-      expect(() => consoleSource(empty)).toThrow(/has no index\.html \(run npm run build:web\)/);
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
-  });
-
-  it('builds the console at synth by default, and says what to do when the project cannot', () => {
-    expect(() => new ConsoleBuild('build:no-such-console').tryBundle(consoleDir)).toThrow(
-      /package\.json has no "build:no-such-console" script.*vexdesk:consoleAssets/,
-    );
-  });
-});
-
-describe('one origin for console, API and sign-in', () => {
-  const distributionDomain = {
-    'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }]],
-  };
-
-  it('names the distribution as PUBLIC_BASE_URL on every function', () => {
-    for (const fn of stack.functions.values()) {
-      const variables = (
-        resources[logicalIdOf(stack, fn)]?.Properties as { Environment: { Variables: Record<string, unknown> } }
-      ).Environment.Variables;
-      expect(variables.PUBLIC_BASE_URL).toEqual(distributionDomain);
-    }
-  });
-
-  it('registers the Cognito client (PKCE, no secret, code flow) with the callback and sign-out on the distribution', () => {
-    const [, client] = only('AWS::Cognito::UserPoolClient');
-    expect(client.Properties).toMatchObject({
-      GenerateSecret: false,
-      AllowedOAuthFlows: ['code'],
-      CallbackURLs: [
-        {
-          'Fn::Join': [
-            '',
-            [
-              'https://',
-              { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] },
-              '/api/auth/callback',
-            ],
-          ],
-        },
-      ],
-      LogoutURLs: [distributionDomain],
-    });
-  });
-
-  it('serves a custom domain with its certificate, TLS 1.2 and SNI, and names it everywhere', () => {
-    const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/1f2e3d4c-0000-4000-8000-000000000000';
-    const settings = settingsFromContext(
-      new App({
-        context: {
-          [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example',
-          [CONTEXT_KEYS.certificateArn]: certificateArn,
-        },
-      }).node,
-    );
-    const custom = synthStack({ props: { settings: { ...settings, consoleAssets: consoleDir } } });
-    const config = (
-      resourcesOf(custom.template)[logicalIdOf(custom.stack, custom.stack.console.distribution)]?.Properties as {
-        DistributionConfig: DistributionConfig;
-      }
-    ).DistributionConfig;
-    expect(config.Aliases).toEqual(['vex.acme.example']);
-    expect(config.ViewerCertificate).toEqual({
-      AcmCertificateArn: certificateArn,
-      MinimumProtocolVersion: 'TLSv1.2_2021',
-      SslSupportMethod: 'sni-only',
-    });
-    assertResourceProperties(custom.template, 'AWS::Cognito::UserPoolClient', {
-      CallbackURLs: ['https://vex.acme.example/api/auth/callback'],
-      LogoutURLs: ['https://vex.acme.example'],
-    });
-  });
-
-  it('attaches an edge web ACL given by ARN, and refuses a regional one', () => {
-    const webAclArn =
-      'arn:aws:wafv2:us-east-1:123456789012:global/webacl/vexdesk-edge/0f1e2d3c-0000-4000-8000-000000000000';
-    const settings = settingsFromContext(
-      new App({
-        context: {
-          [CONTEXT_KEYS.cloudFrontWebAclArn]: webAclArn,
-          [CONTEXT_KEYS.consoleAssets]: 'test/fixtures/console',
-        },
-      }).node,
-    );
-    expect(settings.consoleAssets).toMatch(/^\/.*test\/fixtures\/console$/);
-    const withAcl = synthStack({ props: { settings } });
-    const config = (
-      resourcesOf(withAcl.template)[logicalIdOf(withAcl.stack, withAcl.stack.console.distribution)]?.Properties as {
-        DistributionConfig: { WebACLId?: string };
-      }
-    ).DistributionConfig;
-    expect(config.WebACLId).toBe(webAclArn);
-    expect(() =>
-      settingsFromContext(
-        new App({
-          context: { [CONTEXT_KEYS.cloudFrontWebAclArn]: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/y' },
-        }).node,
-      ),
-    ).toThrow(/CLOUDFRONT-scope/);
-  });
-
-  it('refuses a certificate without the custom domain, or outside us-east-1', () => {
-    const settings = (context: Record<string, unknown>) => () => settingsFromContext(new App({ context }).node);
-    expect(settings({ [CONTEXT_KEYS.certificateArn]: 'arn:aws:acm:us-east-1:123456789012:certificate/abc' })).toThrow(
-      /needs vexdesk:publicBaseUrl/,
-    );
-    expect(
-      settings({
-        [CONTEXT_KEYS.publicBaseUrl]: 'https://vex.acme.example',
-        [CONTEXT_KEYS.certificateArn]: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
-      }),
-    ).toThrow(/us-east-1/);
   });
 });

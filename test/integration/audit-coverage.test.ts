@@ -185,7 +185,11 @@ const scenarios: Record<string, Scenario> = {
     const { id } = await release(team);
     return {
       act: async () => {
-        const response = await team.api.post('/api/sboms/uploads', { releaseId: id, fileName: 'large.json' });
+        const response = await team.api.post('/api/sboms/uploads', {
+          releaseId: id,
+          fileName: 'large.json',
+          size: Buffer.byteLength(SBOM),
+        });
         return { response, entityId: dataField(response, 'uploadId') };
       },
     };
@@ -196,6 +200,7 @@ const scenarios: Record<string, Scenario> = {
       await team.api.post<Data<{ uploadId: string; uploadUrl: string }>>('/api/sboms/uploads', {
         releaseId: id,
         fileName: 'large.json',
+        size: Buffer.byteLength(SBOM),
       }),
       'create upload',
     ).data;

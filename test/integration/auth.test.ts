@@ -8,7 +8,7 @@ import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
 import { Members } from '../../shared/service/identity/teams';
 import { queryAll } from '../../shared/service/data/table-client';
 import { routes, type RouteDefinition } from '../../shared/service/http/routes';
-import { SCOPES } from '../../shared/service/http/scopes';
+import { SCOPES } from '../../shared/service/identity/scopes';
 import { ForbiddenError } from '../../shared/service/errors';
 import { addKey, createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';

@@ -70,6 +70,7 @@ async function presignedUpload(
     await team.api.post<Data<{ uploadId: string; uploadUrl: string }>>('/api/sboms/uploads', {
       releaseId,
       fileName: 'large.json',
+      size: Buffer.byteLength(content),
     })
   ).body.data;
   const put = await fetch(session.uploadUrl, { method: 'PUT', body: content });

@@ -214,7 +214,7 @@ describe('documented answers', () => {
     expectDocumented('listVulnerabilities', await api.get(`/api/sboms/${sbom.id}/vulnerabilities`), 200);
     expectDocumented('listReleaseVulnerabilities', await api.get(`/api/releases/${release.id}/vulnerabilities`), 200);
 
-    const session = await api.post('/api/sboms/uploads', { releaseId: release.id, fileName: 'bom.json' });
+    const session = await api.post('/api/sboms/uploads', { releaseId: release.id, fileName: 'bom.json', size: 1000 });
     expectDocumented('createSbomUpload', session, 201);
     expect(session.body.data).toMatchObject({ uploadUrl: text, method: 'PUT', completePath: text });
 

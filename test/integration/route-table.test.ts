@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { routes, type RouteDefinition } from '../../shared/service/http/routes';
-import { buildOpenApiDocument } from '../../shared/service/openapi/document';
+import { buildOpenApiDocument } from '../../shared/service/http/openapi-document';
 import { createTeamWithKey } from '../support/factories';
 import { request } from '../support/http-client';
 

@@ -364,6 +364,7 @@ describe('SBOM upload, download and scan', () => {
     const session = await api.post('/api/sboms/uploads', {
       releaseId: release.id,
       fileName: 'report-service.spdx.json',
+      size: content.length,
     });
     expect(session.status).toBe(201);
     const put = await fetch(session.body.data.uploadUrl, { method: 'PUT', body: content });
@@ -387,7 +388,7 @@ describe('SBOM upload, download and scan', () => {
     const content = readFileSync(
       join(FIXTURES, 'cyclonedx-1.4_maven_cyclonedx-maven-plugin-2.7.10_hadoop-aliyun-3.4.1.xml'),
     );
-    const session = await api.post('/api/sboms/uploads', { releaseId: release.id });
+    const session = await api.post('/api/sboms/uploads', { releaseId: release.id, size: content.length });
     expect((await fetch(session.body.data.uploadUrl, { method: 'PUT', body: content })).status).toBe(200);
     const completed = await api.post(session.body.data.completePath);
     expect(completed.status).toBe(201);
@@ -476,15 +477,20 @@ describe('SBOM upload, download and scan', () => {
   it('sanitises the download file name (no header injection, RFC 6266 filename*)', async () => {
     const { api } = await createTeamWithKey();
     const release = await releaseFor(api);
-    const fileName = 'évil"\r\nX-Injected: yes;.json';
-    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content: cycloneDxSbom([]), fileName }))
-      .body.data;
+    const content = cycloneDxSbom([]);
+    // A line break never gets stored: file names are one line.
+    const injected = 'évil"\r\nX-Injected: yes;.json';
+    expect((await api.post('/api/sboms/upload', { releaseId: release.id, content, fileName: injected })).status).toBe(
+      422,
+    );
+    const fileName = 'évil" X-Injected: yes;\\..%2F.json';
+    const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content, fileName })).body.data;
     const download = await api.get(`/api/sboms/${sbom.id}/download`);
     expect(download.status).toBe(200);
     expect(download.headers.get('x-injected')).toBeNull();
     const disposition = download.headers.get('content-disposition') ?? '';
-    expect(disposition).toMatch(/^attachment; filename="[^"\r\n]*"; filename\*=UTF-8''/);
-    expect(disposition).toContain("filename*=UTF-8''%C3%A9vil%22%0D%0AX-Injected%3A%20yes%3B.json");
+    expect(disposition).toMatch(/^attachment; filename="[^"\r\n\\%;]*"; filename\*=UTF-8''/);
+    expect(disposition).toContain("filename*=UTF-8''%C3%A9vil%22%20X-Injected%3A%20yes%3B_..%252F.json");
   });
 
   it("returns 404 for another team's release, SBOM, download and vulnerabilities", async () => {

@@ -11,6 +11,8 @@ import { disclosureSlug } from '../../shared/service/disclosures/disclosures';
 import { queryAll } from '../../shared/service/data/table-client';
 import { bucketDefinitions } from '../../shared/service/data/table-definition';
 import { TEST_SIGNING_KEY } from '../support/global-setup';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
+import { Members } from '../../shared/service/identity/teams';
 import { createTeamWithKey, addKey } from '../support/factories';
 import { request } from '../support/http-client';
 import { seedReleaseWithFindings } from '../support/seed';
@@ -176,7 +178,19 @@ describe('VEX documents', () => {
     await api.post(`/api/vex/${document.id}/submit`);
     const self = await api.post(`/api/vex/${document.id}/approve`, {});
     expect(self.status).toBe(403);
-    const approver = await addKey(teamId, memberId, ['vex:write', 'vex:read']);
+    // Another key of the same person is no second pair of eyes (test/security/four-eyes.test.ts); another member's is.
+    const sameMember = await addKey(teamId, memberId, ['vex:write', 'vex:read']);
+    expect((await sameMember.api.post(`/api/vex/${document.id}/approve`, {})).status).toBe(403);
+    const colleague = await Members.add(
+      teamId,
+      {
+        email: `approver-${Date.now()}@example.test`,
+        name: 'Approver',
+        permissions: ['settings.manage', 'content.write'],
+      },
+      OPERATOR_ACTOR,
+    );
+    const approver = await addKey(teamId, colleague.id, ['vex:write', 'vex:read']);
     expect((await approver.api.post(`/api/vex/${document.id}/approve`, {})).status).toBe(200);
   });
 

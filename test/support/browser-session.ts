@@ -120,10 +120,13 @@ export async function devAccount(label: string): Promise<{ email: string; name: 
  */
 export async function browserSignIn(
   credentials: { email: string; password: string },
-  options: { jar?: CookieJar; returnTo?: string; stopBeforeCallback?: boolean } = {},
+  options: { jar?: CookieJar; returnTo?: string; startQuery?: string; stopBeforeCallback?: boolean } = {},
 ) {
   const jar = options.jar ?? new CookieJar();
-  const start = `${baseUrl()}/api/auth/login${options.returnTo ? `?returnTo=${encodeURIComponent(options.returnTo)}` : ''}`;
+  // startQuery: the login route's query string as sent on the wire (for payloads that must not be encoded again).
+  const query =
+    options.startQuery ?? (options.returnTo ? `returnTo=${encodeURIComponent(options.returnTo)}` : undefined);
+  const start = `${baseUrl()}/api/auth/login${query ? `?${query}` : ''}`;
   const toForm = await follow(jar, start);
   const form = toForm[toForm.length - 1]!;
   if (form.status !== 200 || !form.text.includes('<form'))

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiKeys } from '../../shared/service/identity/api-keys';
 import { Members, Teams } from '../../shared/service/identity/teams';
 import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
-import { SCOPES, type Scope } from '../../shared/service/http/scopes';
+import { SCOPES, type Scope } from '../../shared/service/identity/scopes';
 import { client } from './http-client';
 
 export async function createTeamWithKey(
@@ -13,7 +13,12 @@ export async function createTeamWithKey(
   const team = await Teams.create(`Team ${randomUUID().slice(0, 8)}`, OPERATOR_ACTOR);
   const member = await Members.add(
     team.id,
-    { email: `admin-${randomUUID().slice(0, 8)}@example.test`, name: 'Admin', permissions: ['settings.manage'] },
+    // Both permissions: a key acts with at most its owner's, and this one is made with every scope.
+    {
+      email: `admin-${randomUUID().slice(0, 8)}@example.test`,
+      name: 'Admin',
+      permissions: ['settings.manage', 'content.write'],
+    },
     OPERATOR_ACTOR,
   );
   const key = await ApiKeys.create(

@@ -133,6 +133,31 @@ describe('audit CSV', () => {
     expect(row![4]).toBe('a=b+c-d@e');
   });
 
+  it.each(['\n', '\r', '\r\n', '\n\n'])(
+    'quotes a cell holding the line break %j, so it stays one cell',
+    (lineBreak) => {
+      const value = `Widget${lineBreak}=cmd|' /C calc'!A0`;
+      const csv = auditEntriesToCsv([entry({ entityName: value, actorName: `x${lineBreak}y` })]);
+      expect(csv).toContain(`,"Widget${lineBreak}'=cmd|' /C calc'!A0",`);
+      const [, row] = parseCsv(csv);
+      expect(row).toHaveLength(8);
+      expect(row![4]).toBe(`Widget${lineBreak}'=cmd|' /C calc'!A0`);
+      expect(row![6]).toBe(`x${lineBreak}y`);
+    },
+  );
+
+  it.each(['=', '+', '-', '@', '\t', '＝', '＋', '－', '＠'])(
+    'prefixes a formula starting with %j after a line break, so no physical line of the file starts with one',
+    (first) => {
+      const value = `name\n${first}HYPERLINK("https://evil.example")\r\n${first}1+1\r${first}2`;
+      const csv = auditEntriesToCsv([entry({ entityName: value, actorEmail: value, actorName: value })]);
+      for (const line of csv.split(/\r\n|\r|\n/)) expect(line).not.toMatch(/^[=+\-@\t＝＋－＠]/);
+      const [, row] = parseCsv(csv);
+      const escaped = `name\n'${first}HYPERLINK("https://evil.example")\r\n'${first}1+1\r'${first}2`;
+      expect(row!.slice(4, 7)).toEqual([escaped, escaped, escaped]);
+    },
+  );
+
   it('never makes the changes cell a formula (JSON starts with a brace)', () => {
     const [, row] = parseCsv(auditEntriesToCsv([entry({ changes: { '=cmd': '=1+1' } })]));
     expect(row![7]).toBe('{"=cmd":"=1+1"}');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { SSDF_EVIDENCED_TASKS } from '../../shared/service/compliance/assessments';
+import { SSDF_EVIDENCED_TASKS } from '../../shared/service/compliance/frameworks/ssdf';
 import { buildSampleComponents, buildSampleReportInput } from '../../shared/service/compliance/fixtures';
 import type { ComplianceReportInput } from '../../shared/service/compliance/model';
 import { renderComplianceReport, verifyReportFingerprint } from '../../shared/service/compliance/report';

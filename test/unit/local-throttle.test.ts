@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ClientRateLimit, TokenBucket, UsagePlanThrottle } from '../../shared/local/local-throttle';
 import { teamIdOfUsageIdentifier, usageIdentifierOf } from '../../shared/service/identity/team-quota';
-import type { ThrottleQuota } from '../../shared/service/http/throttling';
+import type { ThrottleQuota } from '../../shared/service/identity/throttle-quota';
 
 function takeMany(bucket: TokenBucket, count: number, now: number): number {
   let admitted = 0;

@@ -13,7 +13,7 @@ import {
   routes,
   type RouteDefinition,
 } from '../../shared/service/http/routes';
-import { buildOpenApiDocument, openApiJson } from '../../shared/service/openapi/document';
+import { buildOpenApiDocument, openApiJson } from '../../shared/service/http/openapi-document';
 
 interface Operation {
   operationId?: string;

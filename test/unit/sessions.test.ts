@@ -1,16 +1,11 @@
 /** Rules of browser sessions (docs/sign-in.md): the scope table, cookies, CSRF tokens, timeouts, return paths. */
 import { describe, expect, it } from '@jest/globals';
-import {
-  cookiePolicy,
-  isUnsafeMethod,
-  originMatches,
-  parseCookies,
-  sessionCookieHeader,
-} from '../../shared/service/http/cookies';
-import { SCOPES } from '../../shared/service/http/scopes';
+import { cookiePolicy, isUnsafeMethod, parseCookies, sessionCookieHeader } from '../../shared/service/http/cookies';
+import { SCOPES } from '../../shared/service/identity/scopes';
 import { MEMBER_BASE_SCOPES, scopesOfPermissions } from '../../shared/service/identity/member-scopes';
 import { csrfTokenMatches, csrfTokenOf, sessionExpiry } from '../../shared/service/identity/sessions';
-import { safeReturnPath } from '../../shared/service/identity/sign-in';
+import { safeReturnPath } from '../../shared/service/identity/return-path';
+import { originMatches } from '../../shared/service/identity/sign-in-rules';
 import { escapeHtml, signInRefusalPage } from '../../shared/service/identity/sign-in-pages';
 
 describe('session scopes from member permissions', () => {

@@ -7,7 +7,7 @@ import {
   findingTotals,
   loadFindings,
   type Counts,
-  type FindingItem,
+  type Finding,
   type Target,
   type WaitOptions,
 } from '../findings';
@@ -35,19 +35,14 @@ export async function loadCandidates(
   target: Target,
   policy: GatePolicy,
   options: WaitOptions,
-): Promise<FindingItem[]> {
+): Promise<Finding[]> {
   const lists = await Promise.all(candidateQueries(policy).map((query) => loadFindings(api, target, options, query)));
-  const byId = new Map<string, FindingItem>();
+  const byId = new Map<string, Finding>();
   for (const item of lists.flat()) byId.set(item.id, item);
   return [...byId.values()].sort(defaultOrder);
 }
 
-export function judge(
-  target: Target,
-  candidates: readonly FindingItem[],
-  counts: Counts,
-  policy: GatePolicy,
-): GateResult {
+export function judge(target: Target, candidates: readonly Finding[], counts: Counts, policy: GatePolicy): GateResult {
   const failures = evaluateGate(candidates, policy);
   return { result: failures.length === 0 ? 'pass' : 'fail', target, policy, findings: findingTotals(counts), failures };
 }

@@ -1,15 +1,14 @@
 /**
  * `vexdesk sarif --sbom ID | --release ID`: the findings as SARIF 2.1.0 for GitHub code scanning
- * (docs/sarif.md), on stdout or into `--output FILE`. Every page of the list is read and checked
- * against the API's own item schema, so a change in the answer's shape fails loudly here.
+ * (docs/sarif.md), on stdout or into `--output FILE`. Every page of the list is read (and each item
+ * checked against the API's own item schema by loadFindings).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Log } from 'sarif';
-import { releaseVulnerabilitySchema, sbomVulnerabilitySchema } from '../../service/schemas/sboms';
 import type { ApiClient } from '../api-client';
-import { loadFindings, parseListItem, type Target, type WaitOptions } from '../findings';
-import { toSarif, type Finding } from '../sarif';
+import { loadFindings, type Target, type WaitOptions } from '../findings';
+import { toSarif } from '../sarif';
 import type { Output } from '../output';
 
 declare const VEXDESK_VERSION: string | undefined;
@@ -20,10 +19,7 @@ function toolVersion(): string {
 }
 
 export async function sarifLog(api: ApiClient, target: Target, sbomPath: string, options: WaitOptions): Promise<Log> {
-  const schema = 'sbomId' in target ? sbomVulnerabilitySchema : releaseVulnerabilitySchema;
-  const findings: Finding[] = (await loadFindings(api, target, options)).map((item) =>
-    parseListItem<Finding>(schema, item),
-  );
+  const findings = await loadFindings(api, target, options);
   return toSarif({ findings, sbomPath, serviceUrl: api.baseUrl, toolVersion: toolVersion() });
 }
 

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { verifyDetachedSignature } from '../../service/disclosures/openpgp-verify';
-import { ApiClient } from '../api-client';
+import { createApiClient, ok, type ApiClient } from '../api-client';
 import { EXIT_CODES, ServiceError, UsageError } from '../errors';
 import { pairs, type Output } from '../output';
 
@@ -21,7 +21,7 @@ export function parseDisclosureRef(ref: string, baseUrl: string | undefined): { 
       throw new UsageError(
         "a disclosure slug needs the service URL: pass --url or set VEXDESK_URL, or give the disclosure's URL",
       );
-    return { api: new ApiClient(baseUrl, undefined), slug: ref };
+    return { api: createApiClient(baseUrl), slug: ref };
   }
   let url: URL;
   try {
@@ -33,7 +33,7 @@ export function parseDisclosureRef(ref: string, baseUrl: string | undefined): { 
   const at = url.pathname.indexOf(marker);
   const slug = at < 0 ? '' : (url.pathname.slice(at + marker.length).split('/')[0] ?? '');
   if (!SLUG.test(slug)) throw new UsageError(`${ref} is not a disclosure URL (…/api/disclosures/<slug>)`);
-  return { api: new ApiClient(`${url.origin}${url.pathname.slice(0, at)}`, undefined), slug };
+  return { api: createApiClient(`${url.origin}${url.pathname.slice(0, at)}`), slug };
 }
 
 interface DisclosureJson {
@@ -73,12 +73,6 @@ export function normalizeFingerprint(raw: string): string {
   return fingerprint;
 }
 
-async function text(api: ApiClient, path: string): Promise<string> {
-  const response = await api.raw('GET', path, { anonymous: true, headers: { accept: '*/*' } });
-  if (!response.ok) throw new ServiceError(`GET ${path} → ${response.status}`, response.status);
-  return response.text();
-}
-
 async function checkSignature(
   api: ApiClient,
   meta: DisclosureJson,
@@ -102,9 +96,9 @@ async function checkSignature(
     }
   } else {
     if (!meta.links.public_keys) throw new ServiceError('the disclosure is signed but links no public_keys');
-    armoredKeys = await text(api, meta.links.public_keys);
+    armoredKeys = await api.linkedText(meta.links.public_keys);
   }
-  const armoredSignature = await text(api, signaturePath);
+  const armoredSignature = await api.linkedText(signaturePath);
   let result;
   try {
     result = await verifyDetachedSignature(new Uint8Array(bytes), armoredSignature, [armoredKeys]);
@@ -161,17 +155,21 @@ export async function verify(
 ): Promise<number> {
   if (options.fingerprint) normalizeFingerprint(options.fingerprint);
   const { api, slug } = parseDisclosureRef(ref, baseUrl);
-  const path = `/api/disclosures/${slug}`;
+  const params = { path: { slug } };
   // The JSON first: an unknown slug is the service's 404 (exit 3), not a hash mismatch.
-  const { body: meta } = await api.get<{ data: DisclosureJson }>(path, { anonymous: true });
-  const [raw, { body: service }] = await Promise.all([
-    api.raw('GET', path, { anonymous: true, query: { format: 'raw' }, headers: { accept: '*/*' } }),
-    api.get<{ signature_valid: boolean | null; signature_algorithm: string | null }>(`${path}/verify`, {
-      anonymous: true,
-    }),
+  const meta = (await ok(api.GET('/api/disclosures/{slug}', { params }))).body as { data: DisclosureJson };
+  const [raw, { body: serviceAnswer }] = await Promise.all([
+    ok(
+      api.GET('/api/disclosures/{slug}', {
+        params: { ...params, query: { format: 'raw' } },
+        parseAs: 'arrayBuffer',
+        headers: { accept: '*/*' },
+      }),
+    ),
+    ok(api.GET('/api/disclosures/{slug}/verify', { params })),
   ]);
-  if (!raw.ok) throw new ServiceError(`GET ${path}?format=raw → ${raw.status}`, raw.status);
-  const bytes = Buffer.from(await raw.arrayBuffer());
+  const service = serviceAnswer as { signature_valid: boolean | null; signature_algorithm: string | null };
+  const bytes = Buffer.from(raw.body);
   const computed = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
   const stated = meta.data.content_hash;
   const hashValid = computed === stated;

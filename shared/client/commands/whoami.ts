@@ -1,16 +1,9 @@
 /** `vexdesk whoami`: GET /api/me — the credential's team, caller, scopes and expiry. */
-import type { ApiClient } from '../api-client';
+import { ok, type ApiClient } from '../api-client';
 import { pairs, type Output } from '../output';
 
-interface Me {
-  team: { id: string; name: string };
-  caller: { id: string; name: string; type: string };
-  scopes: string[];
-  key: { id: string; name: string; expiresAt: string | null };
-}
-
 export async function whoami(api: ApiClient, out: Output): Promise<void> {
-  const { body } = await api.get<{ data: Me }>('/api/me');
+  const { body } = await ok(api.GET('/api/me'));
   const me = body.data;
   out.result(
     pairs([

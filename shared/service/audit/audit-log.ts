@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../identity/actor';
-import { auditShardOf, keys } from '../data/keys';
+import { keys } from '../data/keys';
+import { auditShardOf } from '../data/keys/audit';
 import { batchWrite, tx, type Item, type TransactItem } from '../data/table-client';
 
 export interface AuditEvent {

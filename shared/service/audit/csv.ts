@@ -4,11 +4,13 @@
  * - Columns, in order: timestamp, action, entity_type, entity_id, entity_name,
  *   actor_email, actor_name, changes (`changes` is the entry's change summary as JSON).
  * - RFC 4180: CRLF record separator, fields quoted when they contain a comma, a double
- *   quote, CR or LF, embedded quotes doubled. Done by csv-stringify, never by hand.
+ *   quote, CR or LF (a bare one too), embedded quotes doubled. Done by csv-stringify, never by hand.
  * - Formula injection: a cell whose first character is `=`, `+`, `-`, `@`, tab or CR
  *   (or the full-width `＝ ＋ － ＠`) gets a leading single quote `'`, so spreadsheets
- *   show it as text instead of evaluating it (OWASP "CSV Injection"). The value is
- *   therefore not byte-identical for such cells; strip one leading `'` to recover it.
+ *   show it as text instead of evaluating it (OWASP "CSV Injection"); so does every line
+ *   of a multi-line cell, for readers that split records on any line break. The value is
+ *   therefore not byte-identical for such cells; strip the `'` before such a character at
+ *   the start of the cell or of a line to recover it.
  * - Streaming: `createAuditCsvStream` / `auditCsvChunks` hold a few rows at a time, so
  *   10,000 rows never need more than the stream buffers.
  */
@@ -65,14 +67,22 @@ function changesToJson(changes: Record<string, unknown>): string {
   return JSON.stringify(changes, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 }
 
+/** A formula start right after a line break: csv-stringify's `escape_formulas` looks at the first character only. */
+const FORMULA_AFTER_LINE_BREAK = /(\r\n|\r|\n)(?=[=+\-@\t\uFF1D\uFF0B\uFF0D\uFF20])/g;
+
 function csvOptions(options: AuditCsvOptions): Options {
   return {
     bom: options.bom ?? false,
     header: true,
     columns: AUDIT_CSV_COLUMNS.map((header) => ({ key: ENTRY_KEYS[header], header })),
     record_delimiter: 'windows',
+    // With a record_delimiter set, csv-stringify quotes only that sequence; a bare CR or LF must be quoted too.
+    quote_record_delimiter: true,
     escape_formulas: true,
-    cast: { object: (value) => changesToJson(value) },
+    cast: {
+      object: (value) => changesToJson(value),
+      string: (value) => value.replace(FORMULA_AFTER_LINE_BREAK, "$1'"),
+    },
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { TransactItem } from '../data/table-client';
 import type { VexGenerationInput } from '../vex/model';
-import type { CsafVexDocument } from '../vex/formats/csaf';
+import type { CsafVexDocument } from '../vex/formats/csaf-types';
 import { csafFileBase, csafYear, newTrackingId } from './naming';
 import { csafProviderStore, type CsafDocumentEntry } from './provider-store';
 import { csafDocumentUrl } from './urls';

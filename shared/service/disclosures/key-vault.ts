@@ -1,6 +1,6 @@
 /**
  * Seals the teams' publisher private keys before they reach the table
- * (BRIEF decision 13: never in the table in clear). Two implementations of
+ * (never in the table in clear). Two implementations of
  * one interface, chosen by configuration alone, as the SDK endpoints are:
  * - `PUBLISHER_KEY_KMS_KEY_ID` (AWS): KMS Encrypt/Decrypt under the stack's
  *   key; the encryption context binds each ciphertext to its team and key, so

@@ -1,5 +1,5 @@
 /**
- * Each team's publisher key (BRIEF decision 13, issue 11 item 1): an OpenPGP
+ * Each team's publisher key: an OpenPGP
  * v4 EdDSA key on Ed25519 ("ed25519Legacy", algorithm 22), which gpg 2.2 (Debian
  * bookworm) and openpgp.js both handle; RFC 9580's v6 Ed25519 keys are not
  * read by gpg before 2.5. The same Ed25519 key pair signs the DSSE envelopes

@@ -1,5 +1,5 @@
 /**
- * The disclosure signing key (BRIEF decision 9): `DISCLOSURE_SIGNING_KEY`
+ * The disclosure signing key: `DISCLOSURE_SIGNING_KEY`
  * locally, a Secrets Manager secret `{ "keyId", "key" }` on AWS. Every
  * signature records the key id, so after a rotation old disclosures verify as
  * `signature_valid: null` (key absent) rather than false.

@@ -1,5 +1,5 @@
 /**
- * Carry-over (issue 13 item 2, docs/triage-continuity.md): when a release's scan
+ * Carry-over (docs/triage-continuity.md): when a release's scan
  * completes, each (package, advisory) pair it found that has no decision in the
  * release takes the product's latest decision on it from an earlier release:
  * - the same package version: applied as is;

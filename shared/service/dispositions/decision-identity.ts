@@ -1,7 +1,7 @@
 /**
  * What a decision (disposition) is about, and how a finding finds its decision.
  *
- * Issue 13 moves decisions from one finding to one (release, package, advisory):
+ * A decision belongs to one (release, package, advisory), not to one finding:
  * every SBOM of a release that contains the package at that version meets the
  * same decision. This module is the one place that says which findings share a
  * decision and whether a decision still counts; lists, VEX generation, the

@@ -6,7 +6,6 @@ import { keys, type Key } from '../data/keys';
 import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
 import { resolvePointer } from '../data/id-pointers';
 import { RELEASE_UNLOCKED_CONDITION } from '../releases/release-store';
-import { decisionState } from './decision-identity';
 import { dispositionCache, type CachedDispositions } from './disposition-cache';
 import type { VexFormat } from '../schemas/vex';
 import type { DispositionResponse, DispositionStatus, Justification } from './vocabulary';
@@ -50,13 +49,13 @@ export interface Disposition {
   updatedAt: string;
   updatedBy: { id: string; name: string };
   revision: number;
-  /** After this instant the decision counts as undecided (issue 13 item 5); null = no expiry. */
+  /** After this instant the decision counts as undecided; null = no expiry. */
   expiresAt: string | null;
   /** A decision carried from another package version waits for a member's confirmation; it counts as undecided until then. */
   reviewRequired: boolean;
   /** Where a carried decision came from; null for a decision made in this release. */
   carriedFrom: CarriedFrom | null;
-  /** The VEX document an import took this decision from (issue 13 item 4); null once a member changes the decision. */
+  /** The VEX document an import took this decision from; null once a member changes the decision. */
   importedFrom: ImportedFrom | null;
 }
 
@@ -123,77 +122,6 @@ export function toDisposition(item: Item): Disposition {
     carriedFrom: (item.carriedFrom as CarriedFrom | undefined) ?? null,
     importedFrom: (item.importedFrom as ImportedFrom | undefined) ?? null,
   };
-}
-
-export function toDispositionView(disposition: Disposition, now = new Date().toISOString()) {
-  const carried = disposition.carriedFrom;
-  return {
-    id: disposition.id,
-    vulnerabilityId: disposition.vulnerabilityId,
-    releaseId: disposition.releaseId,
-    advisory_id: disposition.advisoryId,
-    package: disposition.packageIdentity,
-    status: disposition.status,
-    justification: disposition.justification,
-    response: disposition.response,
-    detail: disposition.detail,
-    actionStatement: disposition.actionStatement,
-    impactStatement: disposition.impactStatement,
-    assignedTo: disposition.assignedTo,
-    decided_at: disposition.decidedAt,
-    created_at: disposition.createdAt,
-    updated_at: disposition.updatedAt,
-    updated_by: disposition.updatedBy,
-    expires_at: disposition.expiresAt,
-    review_required: disposition.reviewRequired,
-    carried_from: carried
-      ? {
-          release_id: carried.releaseId,
-          release_version: carried.releaseVersion,
-          disposition_id: carried.dispositionId,
-          decided_by: carried.decidedBy,
-          decided_at: carried.decidedAt,
-        }
-      : null,
-    imported_from: importedFromView(disposition.importedFrom),
-    /** Whether it counts: `expired` and `review_required` count as undecided. */
-    decision_state: decisionState(disposition, now),
-  };
-}
-
-/**
- * A finding's decision as the vulnerability lists show it: `decision_state` says
- * why a decision does not count (`expired`, `review_required`) or that it was `carried`.
- */
-export function toFindingDecisionView(disposition: Disposition, now = new Date().toISOString()) {
-  return {
-    id: disposition.id,
-    status: disposition.status,
-    response: disposition.response,
-    justification: disposition.justification,
-    decision_state: decisionState(disposition, now),
-    expires_at: disposition.expiresAt,
-    review_required: disposition.reviewRequired,
-    carried_from: disposition.carriedFrom
-      ? {
-          release_id: disposition.carriedFrom.releaseId,
-          release_version: disposition.carriedFrom.releaseVersion,
-          disposition_id: disposition.carriedFrom.dispositionId,
-        }
-      : null,
-    imported_from: importedFromView(disposition.importedFrom),
-  };
-}
-
-function importedFromView(imported: ImportedFrom | null) {
-  return imported
-    ? {
-        document_sha256: imported.documentSha256,
-        author: imported.author,
-        format: imported.format,
-        imported_at: imported.importedAt,
-      }
-    : null;
 }
 
 export interface ReleaseRef {

@@ -54,7 +54,7 @@ export function dispositionRuleViolations(
   return problems;
 }
 
-/** `expiresAt` (issue 13 item 5) must lie ahead when written; it is stored in UTC so it compares as text. */
+/** `expiresAt` must lie ahead when written; it is stored in UTC so it compares as text. */
 function normaliseExpiry<T extends { expiresAt?: string | null | undefined }>(patch: T, path = 'expiresAt'): T {
   if (patch.expiresAt === undefined || patch.expiresAt === null) return patch;
   const at = Date.parse(patch.expiresAt);

@@ -2,7 +2,7 @@
  * The context the Lambda authorizer hands to API Gateway, which passes it to
  * handlers as `event.requestContext.authorizer`. API Gateway only carries
  * string/number/boolean values, so scopes travel space-separated. Every
- * credential (API key, OIDC-issued token) ends in this one shape (BRIEF decision 10).
+ * credential (API key, OIDC-issued token) ends in this one shape.
  */
 import type { Caller } from '../identity/actor';
 import type { AuthenticatedKey } from '../identity/api-keys';
@@ -17,7 +17,10 @@ export type AuthorizerContext = {
   /** The audit actor's id: the key's service account, or the trust policy. */
   serviceAccountId: string;
   actorName: string;
+  /** What the credential may do now: its scopes, capped by its owner's current permissions for keys and CI tokens. */
   scopes: string;
+  /** The person behind the credential: a session's member, a key's owner, a CI token's trust policy owner. */
+  personId?: string;
   /** Absent means a service account (contexts made before OIDC tokens existed). */
   principalKind?: 'service_account' | 'workload' | 'member';
   /** A browser session's member (their email is in the audit trail). */
@@ -35,6 +38,7 @@ export function toAuthorizerContext(key: AuthenticatedKey): AuthorizerContext {
     serviceAccountId: key.serviceAccountId,
     actorName: serviceAccountName(key.name),
     scopes: key.scopes.join(' '),
+    personId: key.personId,
     principalKind: 'service_account',
   };
 }
@@ -46,6 +50,7 @@ export function workloadAuthorizerContext(workload: AuthenticatedWorkload): Auth
     serviceAccountId: workload.policyId,
     actorName: workload.actor.name,
     scopes: workload.scopes.join(' '),
+    personId: workload.personId,
     principalKind: 'workload',
     credentialExpiresAt: workload.expiresAt,
   };
@@ -60,6 +65,7 @@ export function sessionAuthorizerContext({ session, scopes, csrfToken }: Authent
     actorName: session.name,
     actorEmail: session.email,
     scopes: scopes.join(' '),
+    personId: session.memberId,
     principalKind: 'member',
     credentialExpiresAt: session.absoluteExpiresAt,
     csrfToken,
@@ -80,6 +86,7 @@ export function callerFromAuthorizer(context: Record<string, unknown> | null | u
       name: String(context.actorName),
       email: typeof context.actorEmail === 'string' ? context.actorEmail : null,
       kind: actorKind(context.principalKind),
+      ...(typeof context.personId === 'string' ? { personId: context.personId } : {}),
     },
     scopes: typeof context.scopes === 'string' ? context.scopes.split(' ').filter(Boolean) : [],
     ...(typeof context.credentialExpiresAt === 'string' ? { credentialExpiresAt: context.credentialExpiresAt } : {}),

@@ -1,5 +1,5 @@
 /**
- * Security headers of the web console (issue 12 item 5, docs/console-hosting.md): CloudFront's
+ * Security headers of the web console (docs/console-hosting.md): CloudFront's
  * response headers policy sends them on AWS (lib/console-hosting.ts); one definition here, so a
  * local server serving the console at `/` can send the same values.
  *

@@ -5,15 +5,14 @@
  * origin (`npm start`) it is `vxd_session` without Secure. Which one is configuration (PUBLIC_BASE_URL),
  * not a code path.
  */
+import { FLOW_TTL_SECONDS, SIGN_IN_CALLBACK_PATH } from '../identity/sign-in-rules';
+
 export interface CookiePolicy {
   sessionCookie: string;
   /** The sign-in flow's cookie: only sent to the callback, so it needs no clearing afterwards. */
   flowCookie: string;
   secure: boolean;
 }
-
-export const SIGN_IN_CALLBACK_PATH = '/api/auth/callback';
-export const FLOW_TTL_SECONDS = 600;
 
 export function cookiePolicy(publicBaseUrl: string): CookiePolicy {
   const secure = new URL(publicBaseUrl).protocol === 'https:';
@@ -62,10 +61,4 @@ export function flowCookieHeader(policy: CookiePolicy, flowId: string): string {
 /** Methods that change state: a cookie-authenticated request with one needs the CSRF token and the console's Origin. */
 export function isUnsafeMethod(method: string): boolean {
   return !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
-}
-
-/** Whether the request's Origin is the console's (PUBLIC_BASE_URL): browsers send it on every cross-origin and every POST request. */
-export function originMatches(originHeader: string | undefined, publicBaseUrl: string): boolean {
-  if (originHeader === undefined) return false;
-  return originHeader === new URL(publicBaseUrl).origin;
 }

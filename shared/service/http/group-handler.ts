@@ -12,6 +12,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { parseJsonBody } from '../body-parsing';
 import {
   ForbiddenError,
   NotFoundError,
@@ -28,7 +29,6 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   decodeBody,
   lowerCaseHeaders,
-  parseJsonBody,
   parsePathParameters,
   parseQuery,
   strictQuerySchema,
@@ -96,6 +96,14 @@ const PARAM_ENTITY: Record<string, string> = {
   keyId: 'API key',
 };
 
+/** Why a credential may lack a scope it was given: it acts with at most its owner's current permissions. */
+const OWNER_CAP_HINT: Partial<Record<Caller['actor']['kind'], string>> = {
+  service_account:
+    ' (a key acts with at most its own scopes and the current permissions of the member it acts for; GET /api/me lists what it may do)',
+  workload:
+    " (a CI token acts with at most its trust policy's scopes and the current permissions of the member the policy acts for; GET /api/me lists what it may do)",
+};
+
 function entityOfParams(route: RouteDefinition): string {
   const name = /\{(\w+)\}[^{]*$/.exec(route.path)?.[1];
   return (name && PARAM_ENTITY[name]) ?? 'Resource';
@@ -129,7 +137,7 @@ export function createGroupHandler<const Routes extends readonly RouteDefinition
       if (!caller) throw new UnauthorizedError();
       if (!scopeAllows(route.scope, caller.scopes))
         throw new ForbiddenError(
-          `This API key lacks the "${route.scope}" scope required by ${route.method} ${route.path}`,
+          `This API key lacks the "${route.scope}" scope required by ${route.method} ${route.path}${OWNER_CAP_HINT[caller.actor.kind] ?? ''}`,
         );
     }
     const operation = operationTable[route.operationId];

@@ -1,12 +1,13 @@
 /**
  * Turns an API Gateway proxy event into validated inputs. Bodies may arrive
  * base64-encoded (the REST API treats every media type as binary so gzip
- * bodies reach the Lambda intact) and gzip-compressed (BRIEF decision 8).
+ * bodies reach the Lambda intact) and gzip-compressed.
  */
 import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import * as z from 'zod';
-import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors';
+import { validationFailed } from '../body-parsing';
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../errors';
 import { requestErrorMap } from '../schemas/common';
 
 /** Default ceiling for JSON bodies; the SBOM upload route raises it (see routes' maxBodyBytes). */
@@ -48,45 +49,6 @@ export function decodeBody(
 function gzipProblem(error: unknown): string {
   const message = error instanceof Error ? error.message : '';
   return /^[\w ,.'-]{1,80}$/.test(message) ? message : 'unreadable';
-}
-
-/** The body's media type: the Content-Type without parameters, lower case; '' when none was sent. */
-export function mediaTypeOf(headers: Record<string, string>): string {
-  return headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
-}
-
-export function toErrorDetails(issues: z.core.$ZodIssue[]): ErrorDetail[] {
-  return issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message, code: issue.code }));
-}
-
-/** The headline names the first problems, so a client that shows only `message` still says what to fix. */
-function validationFailed(what: string, issues: z.core.$ZodIssue[]): ValidationError {
-  const details = toErrorDetails(issues);
-  const shown = details
-    .slice(0, 3)
-    .map((detail) =>
-      detail.path === '' || detail.message.startsWith(detail.path)
-        ? detail.message
-        : `${detail.path}: ${detail.message}`,
-    );
-  const more = details.length > shown.length ? ` (and ${details.length - shown.length} more)` : '';
-  return new ValidationError(`${what}: ${shown.join('; ')}${more}`, details);
-}
-
-export function parseJsonBody(bytes: Buffer | undefined, schema: z.ZodType): unknown {
-  // No body reads as an empty object: the answer names the missing fields ("comment is required"),
-  // the same answer `{}` gets, instead of only saying that a body is required.
-  let value: unknown = {};
-  if (bytes !== undefined) {
-    try {
-      value = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      throw new BadRequestError('Request body is not valid JSON');
-    }
-  }
-  const parsed = schema.safeParse(value, { error: requestErrorMap });
-  if (!parsed.success) throw validationFailed('Request body failed validation', parsed.error.issues);
-  return parsed.data;
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Maps operation results and errors to API Gateway proxy responses, one shape everywhere (BRIEF decision 7). */
+/** Maps operation results and errors to API Gateway proxy responses, one shape everywhere. */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { AppError } from '../errors';
 import { logger } from '../logger';

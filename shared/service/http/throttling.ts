@@ -1,18 +1,8 @@
 /**
- * Throttling constants shared by the stack (lib/settings.ts), the runtime
- * configuration and the local API Gateway emulation. A leaf module: no imports,
- * so shared/service/config.ts and the CDK app can both read it.
+ * The per-client limit on the anonymous disclosure routes, shared by the stack's web ACL
+ * (lib/vexdesk-stack.ts, lib/settings.ts) and the local API Gateway emulation. A leaf module: no
+ * imports, so the CDK app can read it. A team's own quota is identity/throttle-quota.ts.
  */
-
-export interface ThrottleQuota {
-  /** Steady-state requests per second (token refill rate). */
-  rateLimit: number;
-  /** Bucket size: requests admitted at once after an idle spell. */
-  burstLimit: number;
-}
-
-/** Default per-team usage-plan throttle: half the default stage limit (100 rps, burst 200), so no one team can take it all. */
-export const DEFAULT_TEAM_QUOTA: ThrottleQuota = { rateLimit: 50, burstLimit: 100 };
 
 /**
  * Evaluation window of the per-client (per source IP) limit on the anonymous

@@ -7,6 +7,11 @@ export interface Actor {
   name: string;
   email: string | null;
   kind: (typeof ACTOR_KINDS)[number];
+  /**
+   * The person behind the credential: a session's member, the member an API key or a trust policy acts for
+   * (its owner), or the operator. Rules about people (four eyes) compare this, not the credential.
+   */
+  personId?: string;
 }
 
 /** The caller of an API request, as the authorizer established it. */
@@ -26,4 +31,9 @@ export const OPERATOR_ACTOR: Actor = { id: 'operator', name: 'admin-cli', email:
 
 export function serviceAccountName(keyName: string): string {
   return `api_${keyName}`;
+}
+
+/** The person behind an actor; an actor without one (the operator, older contexts) is its own person. */
+export function personOf(actor: Actor): string {
+  return actor.personId ?? actor.id;
 }

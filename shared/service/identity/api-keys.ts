@@ -1,18 +1,22 @@
 /**
- * API keys (spec "API key", BRIEF decision 6): `vxd_` + 64 lowercase hex,
+ * API keys (spec "API key"): `vxd_` + 64 lowercase hex,
  * shown once, only the SHA-256 stored; each key is backed by a service account
  * named `api_<key name>`. Revocation is permanent and immediate: the authorizer
- * reads the hash item with a strongly consistent read on every request.
+ * reads the hash item with a strongly consistent read on every request. A key
+ * acts for its owner (shared/service/identity/credential-owner.ts): with at most
+ * its own scopes and its owner's current permissions.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import { keys } from '../data/keys';
 import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
 import { auditPut } from '../audit/audit-log';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
-import { SCOPES, type Scope } from '../http/scopes';
-import { serviceAccountName, type Actor } from './actor';
-import { Members, Teams } from './teams';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { SCOPES, type Scope } from './scopes';
+import { serviceAccountName } from './actor';
+import { capScopes, ownerScopesNow, parseOwner, type CredentialOwner } from './credential-owner';
+import { assertGrantable, authorizeManager, type Manager, type ManagerRequest } from './grants';
+import { Teams } from './teams';
 import { EXPIRY_CHOICES_DAYS } from './permission-names';
 
 export { EXPIRY_CHOICES_DAYS };
@@ -48,6 +52,8 @@ export interface ApiKeyRecord {
   serviceAccountId: string;
   createdAt: string;
   createdBy: string;
+  /** Null only on a key made before owners were recorded, until the migration gives it one. */
+  owner: CredentialOwner | null;
   expiresAt: string | null;
   revokedAt: string | null;
 }
@@ -57,7 +63,10 @@ export interface AuthenticatedKey {
   keyId: string;
   serviceAccountId: string;
   name: string;
+  /** The key's scopes its owner holds now. */
   scopes: Scope[];
+  /** The person the key acts for (its owner's id). */
+  personId: string;
 }
 
 export function hashApiKey(rawKey: string): string {
@@ -73,34 +82,19 @@ function toRecord(item: Item): ApiKeyRecord {
     serviceAccountId: String(item.serviceAccountId),
     createdAt: String(item.createdAt),
     createdBy: String(item.createdBy),
+    owner: parseOwner(item.owner) ?? null,
     expiresAt: (item.expiresAt as string | null | undefined) ?? null,
     revokedAt: (item.revokedAt as string | null | undefined) ?? null,
   };
 }
 
-/**
- * Who creates or revokes a key: the admin CLI (the operator, or `--by` a member), or an API caller the
- * self-service layer already checked (shared/service/identity/workspace.ts), whose new keys may not exceed its own scopes.
- */
-export type KeyManagement =
-  { byMemberId?: string | undefined; operator: Actor } | { authorized: Actor; heldScopes: readonly string[] };
-
-/** Spec "Authentication" rule 7: only members holding `settings.manage` create or revoke keys. */
-async function authorizeKeyManagement(teamId: string, options: KeyManagement): Promise<Actor> {
-  if ('authorized' in options) return options.authorized;
-  const { byMemberId, operator } = options;
-  if (byMemberId === undefined) return operator;
-  const member = await Members.find(teamId, byMemberId);
-  if (!member) throw new NotFoundError('Member');
-  if (!member.permissions.includes('settings.manage')) {
-    throw new ForbiddenError('Only members holding the settings.manage permission can create or revoke API keys');
-  }
-  return Members.actorOf(member);
-}
-
 export const ApiKeys = {
-  /** Creates a key; the raw value is returned here once and never stored. */
-  async create(teamId: string, rawInput: unknown, options: KeyManagement): Promise<ApiKeyRecord & { key: string }> {
+  /**
+   * Creates a key; the raw value is returned here once and never stored. Spec "Authentication" rule 7: only a
+   * manager creates keys, granting at most what they hold; the key belongs to the manager's owner (a key made by
+   * a key acts for the same person).
+   */
+  async create(teamId: string, rawInput: unknown, request: ManagerRequest): Promise<ApiKeyRecord & { key: string }> {
     const parsed = createApiKeyInput.safeParse(rawInput);
     if (!parsed.success) {
       throw new ValidationError(
@@ -110,13 +104,9 @@ export const ApiKeys = {
     }
     const input = parsed.data;
     await Teams.get(teamId);
-    const actor = await authorizeKeyManagement(teamId, options);
-    if ('heldScopes' in options) {
-      // A caller cannot mint a key stronger than itself (as for trust policies, docs/oidc.md).
-      const beyond = input.scopes.filter((scope) => !options.heldScopes.includes(scope));
-      if (beyond.length > 0)
-        throw new ForbiddenError(`A key may only grant scopes the caller holds; not held: ${beyond.join(', ')}`);
-    }
+    const manager = await authorizeManager(teamId, request);
+    assertGrantable(manager, input.scopes, 'An API key');
+    const { actor, owner } = manager;
     const rawKey = `vxd_${randomBytes(32).toString('hex')}`;
     const keyHash = hashApiKey(rawKey);
     const now = new Date();
@@ -128,6 +118,7 @@ export const ApiKeys = {
       serviceAccountId: randomUUID(),
       createdAt: now.toISOString(),
       createdBy: actor.id,
+      owner,
       expiresAt: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * 86_400_000).toISOString() : null,
       revokedAt: null,
     };
@@ -146,6 +137,7 @@ export const ApiKeys = {
           serviceAccountId: record.serviceAccountId,
           name: record.name,
           scopes: record.scopes,
+          owner,
           expiresAt: record.expiresAt,
         }),
         tx.create({ ...keys.apiKeyNameClaim(teamId, record.name), entity: 'ApiKeyNameClaim', keyId: record.id }),
@@ -166,6 +158,7 @@ export const ApiKeys = {
           changes: {
             name: record.name,
             scopes: record.scopes,
+            owner,
             expiresAt: record.expiresAt,
             serviceAccount: accountName,
           },
@@ -190,12 +183,12 @@ export const ApiKeys = {
   },
 
   /** Permanent: the hash item is marked revoked and the service account removed, in one transaction. */
-  async revoke(teamId: string, keyId: string, options: KeyManagement): Promise<ApiKeyRecord> {
+  async revoke(teamId: string, keyId: string, request: ManagerRequest): Promise<ApiKeyRecord> {
     const item = await getItem(keys.apiKey(teamId, keyId));
     if (!item) throw new NotFoundError('API key');
     const record = toRecord(item);
     if (record.revokedAt) throw new ConflictError('The API key is already revoked');
-    const actor = await authorizeKeyManagement(teamId, options);
+    const { actor } = await authorizeManager(teamId, request);
     const revokedAt = new Date().toISOString();
     const keyHash = String(item.keyHash);
     try {
@@ -232,7 +225,47 @@ export const ApiKeys = {
     return { ...record, revokedAt };
   },
 
-  /** The authorizer's check: format, hash lookup, constant-time compare, expiry and revocation. */
+  /**
+   * Hands an active key to another owner (a manager taking over a removed member's keys): from then on it acts
+   * with at most the new owner's permissions. 409 when the key was revoked meanwhile.
+   */
+  async handOver(teamId: string, keyId: string, heir: CredentialOwner, manager: Manager): Promise<void> {
+    const item = await getItem(keys.apiKey(teamId, keyId));
+    if (!item) throw new NotFoundError('API key');
+    const record = toRecord(item);
+    const activeKey = 'attribute_exists(pk) AND attribute_not_exists(#revokedAt)';
+    const setOwner = (key: { pk: string; sk: string }) =>
+      tx.update(
+        key,
+        'SET #owner = :owner',
+        { '#owner': 'owner', '#revokedAt': 'revokedAt' },
+        { ':owner': heir },
+        activeKey,
+      );
+    try {
+      await transactWrite([
+        setOwner(keys.apiKey(teamId, keyId)),
+        setOwner(keys.apiKeyHash(String(item.keyHash))),
+        auditPut(teamId, manager.actor, {
+          action: 'hand_over',
+          entityType: 'api_key',
+          entityId: keyId,
+          entityName: record.name,
+          changes: { owner: { from: record.owner, to: heir } },
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof TransactionFailedError && (error.failedAt(0) || error.failedAt(1)))
+        throw new ConflictError('The API key was revoked meanwhile');
+      throw error;
+    }
+  },
+
+  /**
+   * The authorizer's check: format, hash lookup, constant-time compare, expiry, revocation, and the owner: the key
+   * acts with those of its scopes its owner holds now, and not at all once the owner has left (or when it has no
+   * recorded owner: a key made before owners were recorded that the migration has not reached).
+   */
   async authenticate(rawKey: string, now = new Date()): Promise<AuthenticatedKey | undefined> {
     if (!API_KEY_PATTERN.test(rawKey)) return undefined;
     const computed = Buffer.from(hashApiKey(rawKey), 'hex');
@@ -243,12 +276,17 @@ export const ApiKeys = {
     if (stored.length !== computed.length || !timingSafeEqual(stored, computed)) return undefined;
     if (item.revokedAt) return undefined;
     if (typeof item.expiresAt === 'string' && Date.parse(item.expiresAt) <= now.getTime()) return undefined;
+    const teamId = String(item.teamId);
+    const owner = parseOwner(item.owner);
+    const ownerScopes = owner && (await ownerScopesNow(teamId, owner));
+    if (!owner || !ownerScopes) return undefined;
     return {
-      teamId: String(item.teamId),
+      teamId,
       keyId: String(item.keyId),
       serviceAccountId: String(item.serviceAccountId),
       name: String(item.name),
-      scopes: item.scopes as Scope[],
+      scopes: capScopes(item.scopes as Scope[], ownerScopes),
+      personId: owner.id,
     };
   },
 };

@@ -1,10 +1,18 @@
 /**
  * Which URLs may be OIDC issuers or key-set locations (docs/oidc.md): HTTPS
- * only; loopback hosts (also over HTTP) only when configured for tests
- * (VEXDESK_ALLOW_LOOPBACK_ISSUERS=1). Kept apart from the key fetching so the
- * settings function validates policies without bundling jose.
+ * only, on a public address; loopback hosts (also over HTTP) only when
+ * configured for tests (VEXDESK_ALLOW_LOOPBACK_ISSUERS=1). An IP literal is
+ * checked here; a name is checked when it is resolved for the fetch
+ * (shared/service/net/public-address.ts). Kept apart from the key fetching so
+ * the settings function validates policies without bundling jose.
  */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+import { ipLiteralHost, nonPublicRange } from '../net/public-address';
+
+/** RFC 6761: `localhost` and every name under it are loopback. */
+function isLoopbackName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
 
 /** Why `url` may not be an issuer or key-set location, or undefined when it may. */
 export function issuerUrlProblem(url: string, allowLoopback: boolean): string | undefined {
@@ -16,11 +24,13 @@ export function issuerUrlProblem(url: string, allowLoopback: boolean): string | 
   }
   if (parsed.username || parsed.password || parsed.search || parsed.hash)
     return 'must not carry credentials, a query or a fragment';
-  const loopback = LOOPBACK_HOSTS.has(parsed.hostname);
-  if (loopback)
+  const literal = ipLiteralHost(parsed);
+  const range = literal === undefined ? undefined : nonPublicRange(literal, { allowLoopback: false });
+  if (range === 'loopback' || isLoopbackName(parsed.hostname))
     return allowLoopback
       ? undefined
       : 'loopback issuers are accepted only when the server runs with VEXDESK_ALLOW_LOOPBACK_ISSUERS=1 (tests)';
+  if (range !== undefined) return `must be on a public address, not ${literal} (${range})`;
   if (parsed.protocol !== 'https:') return 'must use https';
   return undefined;
 }

@@ -1,7 +1,8 @@
 /**
  * `GET /api/me`: the credential's team, caller, scopes and key, from the authorizer's context plus two
  * reads (the team's name and the key's expiry are not in the context: API Gateway context values are
- * flat strings, and the authorizer should stay one read per request).
+ * flat strings, and the authorizer reads no more than it needs). The scopes are what the credential may
+ * use now (a key's capped by its owner's current permissions).
  */
 import { NotFoundError } from '../errors';
 import type { MeView } from '../schemas/settings';

@@ -1,10 +1,10 @@
 /**
  * The one table from a member's permissions to the scopes of their browser session
- * (BRIEF decision 10, docs/sign-in.md "Roles and scopes"). The authorizer derives a
+ * (docs/sign-in.md "Roles and scopes"). The authorizer derives a
  * session's scopes from it on every request, from the member's current permissions,
  * so a change takes effect on the next request.
  */
-import type { Scope } from '../http/scopes';
+import type { Scope } from './scopes';
 import type { Permission } from './permission-names';
 
 /** Every member reads everything of their team. */

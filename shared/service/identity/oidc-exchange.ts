@@ -1,5 +1,5 @@
 /**
- * The OIDC token exchange (issue 10, docs/oidc.md): a CI job's OIDC token
+ * The OIDC token exchange (docs/oidc.md): a CI job's OIDC token
  * (GitHub Actions by default) becomes a short-lived bearer token with the
  * scopes of the team's trust policy it satisfies. The request names the team;
  * the token never chooses it, and a policy of another team never matches.

@@ -5,10 +5,12 @@
  * instance and refetches when a token names a `kid` it does not hold (at most
  * once per cooldown, so unknown kids cannot make us hammer the issuer).
  * Issuers must be HTTPS; plain-HTTP loopback issuers only when configured for
- * tests (VEXDESK_ALLOW_LOOPBACK_ISSUERS=1).
+ * tests (VEXDESK_ALLOW_LOOPBACK_ISSUERS=1). Both documents are fetched from
+ * public addresses only: the names are resolved and checked for each connection.
  */
-import { createRemoteJWKSet, errors, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey } from 'jose';
 import * as z from 'zod';
+import { fetchFromPublicAddress } from '../net/public-address';
 import { issuerUrlProblem } from './issuer-url';
 
 const FETCH_TIMEOUT_MS = 5_000;
@@ -35,9 +37,10 @@ async function discover(issuer: string, allowLoopback: boolean): Promise<CachedI
   const location = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
   let body: unknown;
   try {
-    const response = await fetch(location, {
+    // Redirects are not followed: a 3xx is not ok.
+    const response = await fetchFromPublicAddress(location, {
+      allowLoopback,
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      redirect: 'error',
       headers: { accept: 'application/json' },
     });
     if (!response.ok) throw new Error(`discovery answered ${response.status}`);
@@ -51,7 +54,10 @@ async function discover(issuer: string, allowLoopback: boolean): Promise<CachedI
     throw new IssuerUnavailableError(issuer, 'discovery document names another issuer or no jwks_uri');
   const problem = issuerUrlProblem(parsed.data.jwks_uri, allowLoopback);
   if (problem) throw new IssuerUnavailableError(issuer, `jwks_uri ${problem}`);
-  const remote = createRemoteJWKSet(new URL(parsed.data.jwks_uri), { timeoutDuration: FETCH_TIMEOUT_MS });
+  const remote = createRemoteJWKSet(new URL(parsed.data.jwks_uri), {
+    timeoutDuration: FETCH_TIMEOUT_MS,
+    [customFetch]: (url, { headers, signal }) => fetchFromPublicAddress(url, { allowLoopback, headers, signal }),
+  });
   // A key-set fetch that fails is the issuer's problem; a kid that is not in a fresh key set is the token's.
   const keys: JWTVerifyGetKey = async (header, token) => {
     try {

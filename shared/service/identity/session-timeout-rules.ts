@@ -20,5 +20,5 @@ export const SESSION_TIMEOUT_BOUNDS = {
   absoluteMinutes: { min: 60, max: 30 * 24 * 60 },
 } as const;
 
-/** Issue 12 item 2: 8 hours idle, 7 days absolute. */
+/** The defaults: 8 hours idle, 7 days absolute. */
 export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = { idleMinutes: 8 * 60, absoluteMinutes: 7 * 24 * 60 };

@@ -1,5 +1,5 @@
 /**
- * A team's browser-session timeouts (issue 12 item 2, docs/sign-in.md "Sessions"): idle (no request for
+ * A team's browser-session timeouts (docs/sign-in.md "Sessions"): idle (no request for
  * that long) and absolute (from sign-in), defaults 8 hours and 7 days, changed in the team settings.
  * The authorizer reads them on every cookie request, so a shorter value ends sessions at once. They live
  * in their own item under the team's prefix (`TEAM#<id>#SESSION_TIMEOUTS`), like trust policies, so the

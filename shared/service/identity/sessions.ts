@@ -1,5 +1,5 @@
 /**
- * Browser sessions (BRIEF decision 10, docs/sign-in.md "Sessions"): the data module of
+ * Browser sessions (docs/sign-in.md "Sessions"): the data module of
  * session items and the rules the authorizer applies to a session cookie.
  *
  * - The id is 32 random bytes (base64url) that only the cookie holds; the table keeps its SHA-256.
@@ -16,7 +16,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { keys } from '../data/keys';
 import { tableDefinition } from '../data/table-definition';
 import { getItem, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
-import type { Scope } from '../http/scopes';
+import type { Scope } from './scopes';
 import { scopesOfPermissions } from './member-scopes';
 import { SessionTimeoutSettings, type SessionTimeouts } from './session-timeouts';
 import { Members, type MemberLogin } from './teams';

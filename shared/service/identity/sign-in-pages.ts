@@ -1,6 +1,6 @@
 /**
- * The page a browser gets when sign-in does not end in a session (issue 12: "an uninvited identity
- * gets a clear page, not a team"). Static HTML, no script, every value escaped.
+ * The page a browser gets when sign-in does not end in a session (an uninvited identity
+ * gets a clear page, not a team). Static HTML, no script, every value escaped.
  */
 import type { SignInOutcome } from './sign-in';
 

@@ -1,5 +1,5 @@
 /**
- * Browser sign-in with OpenID Connect (BRIEF decision 11, docs/sign-in.md): this service is a relying
+ * Browser sign-in with OpenID Connect (docs/sign-in.md): this service is a relying
  * party of the configured issuer (authorization code + PKCE, openid-client). The flow's secrets (state,
  * nonce, PKCE verifier) stay server-side in a single-use item found by the hash of a random id that only
  * the browser's flow cookie holds, so a callback cannot be replayed or completed in another browser.
@@ -15,10 +15,11 @@ import { keys } from '../data/keys';
 import { tableDefinition } from '../data/table-definition';
 import { getItem, transactWrite, TransactionFailedError, tx } from '../data/table-client';
 import { ForbiddenError, NotImplementedError } from '../errors';
-import { FLOW_TTL_SECONDS, originMatches, SIGN_IN_CALLBACK_PATH } from '../http/cookies';
 import { logger } from '../logger';
+import { safeReturnPath } from './return-path';
 import type { Actor } from './actor';
 import { csrfTokenMatches, Sessions, type SessionRecord } from './sessions';
+import { FLOW_TTL_SECONDS, originMatches, SIGN_IN_CALLBACK_PATH } from './sign-in-rules';
 import { Members, type MemberLogin } from './teams';
 
 const TTL = tableDefinition.timeToLiveAttribute;
@@ -74,13 +75,6 @@ function redirectUri(): string {
 
 function hash(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
-}
-
-/** A return path on this origin only: an open redirect would hand the fresh session's user to another site. */
-export function safeReturnPath(candidate: string | undefined, fallback: string): string {
-  if (candidate === undefined || !candidate.startsWith('/') || candidate.startsWith('//') || candidate.includes('\\'))
-    return fallback;
-  return candidate;
 }
 
 function memberActor(login: Pick<MemberLogin, 'memberId' | 'name' | 'email'>): Actor {

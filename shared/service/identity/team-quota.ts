@@ -1,5 +1,5 @@
 /**
- * Per-team request quota (issue 8, defect 9): every team is one API Gateway
+ * Per-team request quota: every team is one API Gateway
  * usage-plan API key, so one tenant cannot use up the stage-wide budget. The
  * Lambda authorizer returns the team's usage identifier as
  * `usageIdentifierKey` (REST API `apiKeySource: AUTHORIZER`); API Gateway
@@ -15,7 +15,7 @@ import { keys } from '../data/keys';
 import { getItem, transactWrite, tx } from '../data/table-client';
 import { auditPut, diffChanges } from '../audit/audit-log';
 import { config } from '../config';
-import type { ThrottleQuota } from '../http/throttling';
+import type { ThrottleQuota } from './throttle-quota';
 import type { Actor } from './actor';
 import { Teams, type Team } from './teams';
 

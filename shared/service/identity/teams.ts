@@ -204,12 +204,14 @@ export const Members = {
   /**
    * Changes a member's name or permissions; their sessions see the new permissions on their next request.
    * Taking settings.manage from the last member holding it is refused (409 last_manager, `keepsManager`).
+   * `allow` sees the change as planned from the member as read (the caller's grant check) and may throw.
    */
   async update(
     teamId: string,
     memberId: string,
     patch: { name?: string | undefined; permissions?: Permission[] | undefined },
     actor: Actor,
+    allow: (before: Member, after: Member) => void = () => undefined,
   ): Promise<Member> {
     return retryLostRaces(
       async () => {
@@ -219,6 +221,7 @@ export const Members = {
           ...(patch.name !== undefined ? { name: patch.name } : {}),
           ...(patch.permissions !== undefined ? { permissions: [...new Set(patch.permissions)] } : {}),
         };
+        allow(before, after);
         const guard = await keepsManager(before, after.permissions.includes(MANAGE));
         try {
           await transactWrite([

@@ -1,51 +1,26 @@
 /**
- * OIDC trust policies (issue 10, docs/oidc.md): which CI tokens a team trusts
- * and what a trusted job may do. Created and deleted by members holding
- * `settings.manage` (the admin CLI's `--by`), by the operator, or through the
- * API by a key holding `settings:write`, which only such a member can create;
- * a key cannot hand out scopes it does not hold itself. Every change is audited.
+ * OIDC trust policies (docs/oidc.md): which CI tokens a team trusts
+ * and what a trusted job may do. Created and deleted by managers (shared/service/identity/grants.ts):
+ * members holding `settings.manage` (in the console, with their keys, or the admin CLI's `--by`) and the
+ * operator; a policy grants at most what its creator holds. A policy records its owner, the person its
+ * CI tokens act for, and its tokens act with at most that person's current permissions. Every change is audited.
  */
 import { randomUUID } from 'node:crypto';
 import { auditPut } from '../audit/audit-log';
 import { config } from '../config';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
 import { createTrustPolicyBody, type TrustPolicy, type TrustPolicyClaims } from '../schemas/trust-policies';
 import type { Actor } from './actor';
+import type { CredentialOwner } from './credential-owner';
 import { globMatch } from './glob';
+import { assertGrantable, authorizeManager, type Manager, type ManagerRequest } from './grants';
 import { issuerUrlProblem } from './issuer-url';
 import { TrustPolicyStore } from './trust-policy-store';
-import { Members, Teams } from './teams';
+import { Teams } from './teams';
 
-/** Who manages a policy: the acting principal and, for an API call, the scopes its credential holds. */
-export interface PolicyManager {
-  actor: Actor;
-  /** Present for API callers: a policy may grant only scopes the caller holds. */
-  heldScopes?: readonly string[];
-}
-
-/** The admin CLI's `--by MEMBER_ID`: acts as that member, who must hold `settings.manage`. */
-export async function managerOf(
-  teamId: string,
-  byMemberId: string | undefined,
-  operator: Actor,
-): Promise<PolicyManager> {
-  if (byMemberId === undefined) return { actor: operator };
-  const member = await Members.find(teamId, byMemberId);
-  if (!member) throw new NotFoundError('Member');
-  return { actor: Members.actorOf(member) };
-}
-
-async function authorize(teamId: string, manager: PolicyManager): Promise<void> {
-  if (manager.actor.kind === 'workload')
-    throw new ForbiddenError('A token issued through a trust policy cannot manage trust policies');
-  if (manager.actor.kind === 'member') {
-    const member = await Members.find(teamId, manager.actor.id);
-    if (!member?.permissions.includes('settings.manage')) {
-      throw new ForbiddenError(
-        'Only members holding the settings.manage permission can create or delete trust policies',
-      );
-    }
-  }
+/** The admin CLI's `--by MEMBER_ID`: acts as that member, who must hold `settings.manage` (checked when it acts). */
+export function managerOf(teamId: string, byMemberId: string | undefined, operator: Actor): Promise<ManagerRequest> {
+  return Promise.resolve({ operator, byMemberId });
 }
 
 /** Exact ids and glob patterns of a policy against a verified token's claims (all must hold). */
@@ -66,7 +41,7 @@ export function claimsMatch(required: TrustPolicyClaims, claims: Record<string, 
 }
 
 export const TrustPolicies = {
-  async create(teamId: string, rawInput: unknown, manager: PolicyManager): Promise<TrustPolicy> {
+  async create(teamId: string, rawInput: unknown, request: ManagerRequest): Promise<TrustPolicy> {
     const parsed = createTrustPolicyBody.safeParse(rawInput);
     if (!parsed.success) {
       throw new ValidationError(
@@ -78,13 +53,9 @@ export const TrustPolicies = {
     const issuerProblem = issuerUrlProblem(input.issuer, config().allowLoopbackIssuers);
     if (issuerProblem) throw new ValidationError('Invalid trust policy', [{ path: 'issuer', message: issuerProblem }]);
     await Teams.get(teamId);
-    await authorize(teamId, manager);
+    const manager = await authorizeManager(teamId, request);
     const scopes = [...new Set(input.scopes)];
-    if (manager.heldScopes) {
-      const missing = scopes.filter((scope) => !manager.heldScopes?.includes(scope));
-      if (missing.length > 0)
-        throw new ForbiddenError(`A trust policy cannot grant scopes the caller does not hold: ${missing.join(', ')}`);
-    }
+    assertGrantable(manager, scopes, 'A trust policy');
     const policy: TrustPolicy = {
       id: randomUUID(),
       name: input.name,
@@ -95,6 +66,7 @@ export const TrustPolicies = {
       ttlMinutes: input.ttlMinutes,
       createdAt: new Date().toISOString(),
       createdBy: manager.actor.id,
+      owner: manager.owner,
     };
     await TrustPolicyStore.create(
       teamId,
@@ -110,6 +82,7 @@ export const TrustPolicies = {
           claims: policy.claims,
           scopes: policy.scopes,
           ttlMinutes: policy.ttlMinutes,
+          owner: policy.owner,
         },
       }),
     );
@@ -121,10 +94,10 @@ export const TrustPolicies = {
   },
 
   /** Deleting a policy ends every token issued under it at once (the authorizer checks the policy per request). */
-  async delete(teamId: string, policyId: string, manager: PolicyManager): Promise<void> {
+  async delete(teamId: string, policyId: string, request: ManagerRequest): Promise<void> {
     const policy = await TrustPolicyStore.get(teamId, policyId);
     if (!policy) throw new NotFoundError('Trust policy');
-    await authorize(teamId, manager);
+    const manager = await authorizeManager(teamId, request);
     const deleted = await TrustPolicyStore.delete(
       teamId,
       policyId,
@@ -137,5 +110,21 @@ export const TrustPolicies = {
       }),
     );
     if (!deleted) throw new NotFoundError('Trust policy');
+  },
+
+  /** Hands a policy to another owner (a manager taking over a removed member's policies); false when it is gone. */
+  async handOver(teamId: string, policy: TrustPolicy, heir: CredentialOwner, manager: Manager): Promise<boolean> {
+    return TrustPolicyStore.setOwner(
+      teamId,
+      policy.id,
+      heir,
+      auditPut(teamId, manager.actor, {
+        action: 'hand_over',
+        entityType: 'trust_policy',
+        entityId: policy.id,
+        entityName: policy.name,
+        changes: { owner: { from: policy.owner, to: heir } },
+      }),
+    );
   },
 };

@@ -13,6 +13,7 @@ import {
   type TransactItem,
 } from '../data/table-client';
 import { trustPolicyClaimsSchema, type TrustPolicy } from '../schemas/trust-policies';
+import { parseOwner, type CredentialOwner } from './credential-owner';
 
 function toPolicy(item: Item): TrustPolicy {
   return {
@@ -25,6 +26,7 @@ function toPolicy(item: Item): TrustPolicy {
     ttlMinutes: Number(item.ttlMinutes),
     createdAt: String(item.createdAt),
     createdBy: String(item.createdBy),
+    owner: parseOwner(item.owner) ?? null,
   };
 }
 
@@ -42,9 +44,24 @@ export const TrustPolicyStore = {
     return item ? toPolicy(item) : undefined;
   },
 
-  /** Whether the policy still exists: the authorizer's check on every request of a token it issued. */
-  async exists(teamId: string, policyId: string): Promise<boolean> {
-    return (await getItem(keys.trustPolicy(teamId, policyId))) !== undefined;
+  /** Gives the policy another owner, with its audit entry; false when it was deleted meanwhile. */
+  async setOwner(teamId: string, policyId: string, owner: CredentialOwner, audit: TransactItem): Promise<boolean> {
+    try {
+      await transactWrite([
+        tx.update(
+          keys.trustPolicy(teamId, policyId),
+          'SET #owner = :owner',
+          { '#owner': 'owner' },
+          { ':owner': owner },
+          'attribute_exists(pk)',
+        ),
+        audit,
+      ]);
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionFailedError && error.failedAt(0)) return false;
+      throw error;
+    }
   },
 
   /** Oldest first (ids are random, so by creation time). */

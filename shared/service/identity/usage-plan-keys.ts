@@ -1,6 +1,5 @@
 /**
- * Provisioning of the per-team throttle on a deployed stack (issue 8,
- * defect 9): each team is one API Gateway API key whose value is the team's
+ * Provisioning of the per-team throttle on a deployed stack: each team is one API Gateway API key whose value is the team's
  * usage identifier (what the authorizer returns as `usageIdentifierKey`),
  * held by exactly one usage plan of the stage — the stack's default plan, or
  * the team's own plan when an operator set an override. Used only by the
@@ -27,7 +26,7 @@ import {
   type APIGatewayClient,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
-import type { ThrottleQuota } from '../http/throttling';
+import type { ThrottleQuota } from './throttle-quota';
 import { usageIdentifierOf } from './team-quota';
 
 export function teamApiKeyName(teamId: string): string {

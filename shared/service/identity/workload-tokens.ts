@@ -1,13 +1,14 @@
 /**
  * Tokens issued by the OIDC exchange (shared/service/identity/oidc-exchange.ts):
- * `vxo_` + 64 lowercase hex, only the SHA-256 stored (like API keys, BRIEF
- * decision 10). The authorizer accepts one while it has not expired and its
+ * `vxo_` + 64 lowercase hex, only the SHA-256 stored (like API keys). The authorizer accepts one while it has not expired, its
  * trust policy still exists (read on every request, so deleting the policy
- * ends its tokens at once). Actions are attributed to the policy, with the
- * CI job's repository, ref and run id.
+ * ends its tokens at once) and the policy's owner is still a member; it acts
+ * with those of its scopes the owner holds now (shared/service/identity/credential-owner.ts).
+ * Actions are attributed to the policy, with the CI job's repository, ref and run id.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Actor } from './actor';
+import { capScopes, ownerScopesNow } from './credential-owner';
 import { TrustPolicyStore } from './trust-policy-store';
 import { WorkloadTokenStore, type WorkloadTokenRecord } from './workload-token-store';
 
@@ -19,8 +20,11 @@ export interface AuthenticatedWorkload {
   tokenId: string;
   policyId: string;
   actor: Actor;
+  /** The token's scopes its policy's owner holds now. */
   scopes: string[];
   expiresAt: string;
+  /** The person the token acts for: its policy's owner. */
+  personId: string;
 }
 
 export function hashWorkloadToken(rawToken: string): string {
@@ -50,14 +54,17 @@ export const WorkloadTokens = {
     if (stored.length !== computed.length || !timingSafeEqual(stored, computed)) return undefined;
     // TTL deletion lags: the expiry is checked here, not left to DynamoDB.
     if (Date.parse(record.expiresAt) <= now.getTime()) return undefined;
-    if (!(await TrustPolicyStore.exists(record.teamId, record.policyId))) return undefined;
+    const owner = (await TrustPolicyStore.get(record.teamId, record.policyId))?.owner;
+    const ownerScopes = owner && (await ownerScopesNow(record.teamId, owner));
+    if (!owner || !ownerScopes) return undefined;
     return {
       teamId: record.teamId,
       tokenId: record.id,
       policyId: record.policyId,
       actor: workloadActor(record),
-      scopes: record.scopes,
+      scopes: capScopes(record.scopes, ownerScopes),
       expiresAt: record.expiresAt,
+      personId: owner.id,
     };
   },
 };

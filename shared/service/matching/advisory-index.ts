@@ -65,7 +65,7 @@ export function buildAdvisoryIndex(advisories: Iterable<Advisory>): AdvisoryInde
 /**
  * Longest version the matcher orders. Real versions are far shorter (the spec caps a release
  * version at 100 characters), so a longer one matches no advisory; the cap keeps a hostile SBOM
- * from making every comparison walk megabytes (issue 8, defect 5).
+ * from making every comparison walk megabytes.
  */
 export const MAX_MATCH_VERSION_LENGTH = 256;
 

@@ -149,7 +149,7 @@ function readTools(creationInfo: unknown): SbomTool[] {
  * "syft-0.64.0" / "cyclonedx-gomod v1.4.0" -> name and version (without the `v`): the version
  * follows the first `-` or whitespace after which only a whitespace-free `v`?digit… word is left. Written as
  * a scan, not as `/^(.*?)[-\s]v?(\d+(?:\.\d+)*\S*)$/`, whose overlapping quantifiers backtrack
- * polynomially on long digit runs (issue 8, defect 5).
+ * polynomially on long digit runs.
  */
 function splitToolVersion(tool: string): SbomTool | null {
   // The version has no whitespace, so the separator is the last whitespace or a `-` after it.

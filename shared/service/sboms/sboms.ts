@@ -1,35 +1,34 @@
 /**
- * SBOM upload (envelope or raw body, gzip or not, or pre-signed), metadata and download. The
- * original bytes are stored unchanged; `file_hash` is their SHA-256.
+ * SBOM upload (envelope or raw body, gzip or not, or pre-signed), metadata, delete, the recovery
+ * sweep and download. Storing an upload's bytes (unchanged; `file_hash` is their SHA-256) is
+ * sbom-ingest.ts.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { PRESIGNED_URL_MAX_SECONDS } from '../aws-clients';
-import { deleteObject, getObject, headObject, presignedPutUrl, putObject } from '../aws-s3';
+import {
+  deleteObject,
+  headObject,
+  ObjectTooLargeError,
+  presignedPutUrl,
+  readObjectBytes,
+  s3ErrorStatus,
+} from '../aws-s3';
 import { config } from '../config';
 import { keys } from '../data/keys';
-import { getItem, transactWrite, TransactionFailedError, tx, type TransactItem } from '../data/table-client';
-import { deleteRangeWithPointers, pointerPut } from '../data/id-pointers';
+import { getItem, transactWrite, TransactionFailedError, tx } from '../data/table-client';
+import { deleteRangeWithPointers } from '../data/id-pointers';
 import { paginate } from '../data/paging';
 import type { PageQuery } from '../schemas/common';
 import { auditPut } from '../audit/audit-log';
-import { logger } from '../logger';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../errors';
 import { releaseLockedError, releaseLockedErrorFor } from '../releases/release-lock';
 import type { Actor } from '../identity/actor';
 import { MAX_SBOM_BYTES } from './sbom-limits';
-import { sbomMediaType } from '../sbom/media-type';
 import { Releases } from '../releases/releases';
-import { releaseStore, type ResolvedRelease } from '../releases/release-store';
-import { dispatchScan } from '../scans/scan-dispatch';
-import {
-  contentClaimCreate,
-  contentClaimDelete,
-  sbomItem,
-  sbomStore,
-  type ResolvedSbom,
-  type Sbom,
-  type SbomStaging,
-} from './sbom-store';
+import { releaseStore } from '../releases/release-store';
+import { contentClaimDelete, sbomStore, type ResolvedSbom, type Sbom } from './sbom-store';
+import { sbomRecovery, type SbomStaging } from './sbom-recovery';
+import { ingest, type UploadOutcome } from './sbom-ingest';
 
 // Tenant credentials are refreshed early enough for a URL of this lifetime (shared/service/aws-clients.ts).
 const UPLOAD_URL_TTL_SECONDS = PRESIGNED_URL_MAX_SECONDS;
@@ -61,140 +60,6 @@ export function contentDisposition(fileName: string | null, fallback: string): s
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-/** An upload's answer: the SBOM, and whether this request created it (201) or found the same bytes already stored (200). */
-export interface UploadOutcome {
-  sbom: Sbom;
-  created: boolean;
-}
-
-async function ingest(
-  teamId: string,
-  actor: Actor,
-  resolved: ResolvedRelease,
-  bytes: Buffer,
-  fileName: string | null,
-  alsoCommit: (sbomId: string) => TransactItem[] = () => [],
-): Promise<UploadOutcome> {
-  if (bytes.length > MAX_SBOM_BYTES) throw new PayloadTooLargeError(`SBOM content exceeds ${MAX_SBOM_BYTES} bytes`);
-  const { release, product } = resolved;
-  const fileHash = createHash('sha256').update(bytes).digest('hex');
-  // Issue 13 item 3: the same bytes again (a CI retry) get the SBOM already stored, unscanned again. Before the
-  // lock check: answering with what exists writes nothing, so a retry after the release was locked still succeeds.
-  const existing = await sbomStore.findByContent(teamId, product.id, release.id, fileHash);
-  if (existing) return { sbom: existing, created: false };
-  // Spec rule 2: the release chain (release, SBOM, dispositions) is locked while a VEX document holds it.
-  if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
-  // The parsers load with the first upload: list, get, download and delete never need them (docs/architecture.md "Cold starts").
-  const { parseSbom } = await import('../sbom/parse');
-  const parsed = parseSbom(bytes, fileName);
-  const id = randomUUID();
-  const sbom: Sbom = {
-    id,
-    teamId,
-    productId: product.id,
-    releaseId: release.id,
-    format: parsed.format,
-    encoding: parsed.encoding,
-    specVersion: parsed.specVersion,
-    toolName: parsed.toolName,
-    subject: parsed.subject,
-    ...(parsed.bomIdentity ? { bomIdentity: parsed.bomIdentity } : {}),
-    componentCount: parsed.components.length,
-    skipped: parsed.skipped,
-    fileHash,
-    fileName,
-    fileSize: bytes.length,
-    objectKey: keys.sbomObject(teamId, product.id, release.id, id),
-    inventoryKey: keys.sbomInventoryObject(teamId, product.id, release.id, id),
-    createdAt: new Date().toISOString(),
-    scan: { status: 'queued', scannedAt: null, findingCount: 0, matchedComponentCount: 0, unmatchedComponentCount: 0 },
-  };
-  const bucket = config().sbomBucket;
-  const sbomKey = keys.sbom(teamId, product.id, release.id, id);
-  // Written before the files: a crash between the files and the transaction leaves a record the
-  // staging sweep finds (and deletes the files by), never an unreferenced object.
-  await sbomStore.stage({
-    teamId,
-    sbomId: id,
-    sbomKey,
-    objectKeys: [sbom.objectKey, sbom.inventoryKey],
-    stagedAt: sbom.createdAt,
-  });
-  try {
-    await putObject({
-      Bucket: bucket,
-      Key: sbom.objectKey,
-      Body: bytes,
-      ContentType: sbomMediaType(sbom),
-      ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'),
-      Metadata: { sha256: sbom.fileHash },
-    });
-    await sbomStore.putInventory(sbom.inventoryKey, parsed.components);
-    // The SBOM enters the pending-scan index with its creation: its scan is owed from the moment the client gets 201.
-    await transactWrite([
-      tx.check(
-        keys.release(teamId, product.id, release.id),
-        'attribute_exists(pk) AND attribute_not_exists(#lockedBy)',
-        { '#lockedBy': 'lockedBy' },
-      ),
-      tx.check(keys.product(teamId, product.id), 'attribute_exists(pk) AND attribute_not_exists(#deletingAt)', {
-        '#deletingAt': 'deletingAt',
-      }),
-      tx.create(sbomItem(sbom, { actor, requestedAt: sbom.createdAt, recoveries: 0 })),
-      pointerPut(teamId, id, { entityType: 'sbom', target: sbomKey, productId: product.id, releaseId: release.id }),
-      auditPut(teamId, actor, {
-        action: 'upload',
-        entityType: 'sbom',
-        entityId: id,
-        entityName: fileName ?? `${product.name} ${release.version} SBOM`,
-        changes: {
-          releaseId: release.id,
-          format: sbom.format,
-          encoding: sbom.encoding,
-          specVersion: sbom.specVersion,
-          componentCount: sbom.componentCount,
-          skipped: sbom.skipped.map((s) => ({ reason: s.reason, count: s.count })),
-          fileHash: sbom.fileHash,
-          fileSize: sbom.fileSize,
-        },
-      }),
-      sbomStore.stagingDone(teamId, id),
-      contentClaimCreate(sbom),
-      ...alsoCommit(id),
-    ]);
-  } catch (error) {
-    // Only a cancelled transaction surely left nothing referencing the files; after any other
-    // failure (a timeout may hide a commit) the staging sweep decides, after checking the SBOM item.
-    if (error instanceof TransactionFailedError) {
-      const deleted = await Promise.allSettled(
-        [sbom.objectKey, sbom.inventoryKey].map((key) => deleteObject({ Bucket: bucket, Key: key })),
-      );
-      // Whatever is left behind here (a failed delete, the record itself) the staging sweep removes.
-      if (deleted.every((outcome) => outcome.status === 'fulfilled'))
-        await sbomStore
-          .unstage(teamId, id)
-          .catch((cause: unknown) =>
-            logger.warn('staging record left for the sweep', { sbomId: id, error: String(cause) }),
-          );
-      if (error.failedAt(0)) throw await releaseLockedErrorFor(teamId, release.id);
-      if (error.failedAt(1)) throw new NotFoundError('Release');
-      // An identical upload committed first (two CI retries racing): answer with its SBOM.
-      if (error.failedAt(6)) {
-        const winner = await sbomStore.findByContent(teamId, product.id, release.id, fileHash);
-        if (winner) return { sbom: winner, created: false };
-        throw new ConflictError(
-          'An identical upload to this release is being deleted; retry',
-          'concurrent_modification',
-        );
-      }
-      if (error.failedAt(7)) throw new ConflictError('Upload already completed', 'upload_completed');
-    }
-    throw error;
-  }
-  await dispatchScan({ teamId, sbomId: id, actor });
-  return { sbom, created: true };
-}
-
 /**
  * Deletes the files of uploads that never got their SBOM item (a crash or a
  * failure between the S3 writes and the transaction), staged before
@@ -204,13 +69,13 @@ async function ingest(
 async function sweepStaging(dueBefore: string): Promise<{ removed: number; objects: number }> {
   const bucket = config().sbomBucket;
   const result = { removed: 0, objects: 0 };
-  for (const staging of await sbomStore.staleStaging(dueBefore)) {
+  for (const staging of await sbomRecovery.staleStaging(dueBefore)) {
     if (!(await sbomStore.exists(staging.sbomKey))) {
       await Promise.all(staging.objectKeys.map((key) => deleteObject({ Bucket: bucket, Key: key })));
       result.objects += staging.objectKeys.length;
       if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
     }
-    await sbomStore.unstage(staging.teamId, staging.sbomId);
+    await sbomRecovery.unstage(staging.teamId, staging.sbomId);
     result.removed += 1;
   }
   return result;
@@ -223,7 +88,7 @@ async function removeLeftovers(staging: SbomStaging): Promise<void> {
   await Promise.all(staging.objectKeys.map((key) => deleteObject({ Bucket: bucket, Key: key })));
   // Again: a scan that read the SBOM before its delete may have stored findings since the first pass (its own result write then fails).
   if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
-  await sbomStore.unstage(staging.teamId, staging.sbomId);
+  await sbomRecovery.unstage(staging.teamId, staging.sbomId);
 }
 
 export const Sboms = {
@@ -258,8 +123,13 @@ export const Sboms = {
     return (await Sboms.receive(teamId, actor, input)).sbom;
   },
 
-  /** Step 1 of the pre-signed flow: a short-lived PUT URL for the raw file (BRIEF decision 8). */
-  async createUpload(teamId: string, actor: Actor, input: { releaseId: string; fileName?: string | undefined }) {
+  /** Step 1 of the pre-signed flow: a short-lived PUT URL for the raw file. */
+  async createUpload(
+    teamId: string,
+    actor: Actor,
+    input: { releaseId: string; fileName?: string | undefined; size: number },
+  ) {
+    if (input.size > MAX_SBOM_BYTES) throw new PayloadTooLargeError(`SBOM file exceeds ${MAX_SBOM_BYTES} bytes`);
     const { release, product } = await Releases.resolve(teamId, input.releaseId);
     if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
     const uploadId = randomUUID();
@@ -288,7 +158,11 @@ export const Sboms = {
         changes: { releaseId: release.id, fileName: input.fileName ?? null, expiresAt: expiresAt.toISOString() },
       }),
     ]);
-    const uploadUrl = await presignedPutUrl({ Bucket: config().sbomBucket, Key: objectKey }, UPLOAD_URL_TTL_SECONDS);
+    // Content-Length is a signed header: the bucket takes only a body of the declared size.
+    const uploadUrl = await presignedPutUrl(
+      { Bucket: config().sbomBucket, Key: objectKey, ContentLength: input.size },
+      UPLOAD_URL_TTL_SECONDS,
+    );
     return {
       uploadId,
       uploadUrl,
@@ -307,18 +181,31 @@ export const Sboms = {
       throw new ConflictError(`Upload already completed as SBOM ${upload.completedSbomId}`, 'upload_completed');
     const bucket = config().sbomBucket;
     const objectKey = String(upload.objectKey);
-    let size: number;
+    let checked: { size: number; etag: string | undefined };
     try {
-      size = (await headObject({ Bucket: bucket, Key: objectKey })).ContentLength ?? 0;
+      const head = await headObject({ Bucket: bucket, Key: objectKey });
+      checked = { size: head.ContentLength ?? 0, etag: head.ETag };
     } catch {
       throw new ConflictError('Nothing was uploaded to the pre-signed URL yet', 'upload_missing');
     }
-    if (size > MAX_SBOM_BYTES) {
+    if (checked.size > MAX_SBOM_BYTES) {
       await deleteObject({ Bucket: bucket, Key: objectKey });
       throw new PayloadTooLargeError(`SBOM file exceeds ${MAX_SBOM_BYTES} bytes`);
     }
-    const object = await getObject({ Bucket: bucket, Key: objectKey });
-    const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
+    // The object checked above, and never more than the limit: a replacement after the check is refused.
+    let bytes: Buffer;
+    try {
+      bytes = await readObjectBytes({ Bucket: bucket, Key: objectKey, IfMatch: checked.etag }, MAX_SBOM_BYTES);
+    } catch (error) {
+      if (s3ErrorStatus(error) === 412)
+        throw new ConflictError(
+          'The uploaded file changed while it was checked; complete the upload again',
+          'upload_changed',
+        );
+      if (error instanceof ObjectTooLargeError)
+        throw new PayloadTooLargeError(`SBOM file exceeds ${MAX_SBOM_BYTES} bytes`);
+      throw error;
+    }
     const resolved = await Releases.resolve(teamId, String(upload.releaseId));
     // The session is marked completed in the SBOM's own transaction: a crash after it cannot turn a
     // retried complete into a second SBOM, and two concurrent completes cannot both commit.
@@ -383,7 +270,7 @@ export const Sboms = {
         tx.delete(keys.idPointer(teamId, sbom.id)),
         contentClaimDelete(sbom),
         tx.delete(keys.scanLease(teamId, product.id, release.id, sbom.id)),
-        sbomStore.leftoversPut(leftovers),
+        sbomRecovery.leftoversPut(leftovers),
         auditPut(teamId, actor, {
           action: 'delete',
           entityType: 'sbom',
@@ -416,10 +303,10 @@ export const Sboms = {
   async sweep(dueBefore: string): Promise<{ staging: { removed: number; objects: number }; uploadSessions: number }> {
     const staging = await sweepStaging(dueBefore);
     const bucket = config().sbomBucket;
-    const sessions = await sbomStore.expiredUploadSessions(dueBefore);
+    const sessions = await sbomRecovery.expiredUploadSessions(dueBefore);
     for (const session of sessions) {
       await deleteObject({ Bucket: bucket, Key: session.objectKey });
-      await sbomStore.discardUploadSession(session.teamId, session.uploadId);
+      await sbomRecovery.discardUploadSession(session.teamId, session.uploadId);
     }
     return { staging, uploadSessions: sessions.length };
   },

@@ -5,8 +5,8 @@
  * The query decides, not the body: telling the two apart needs no parse of a 10 MB document and
  * cannot guess wrong (an envelope is never an SBOM, and a raw body never names its release).
  */
+import { mediaTypeOf, parseJsonBody } from '../body-parsing';
 import { UnsupportedMediaTypeError, ValidationError } from '../errors';
-import { mediaTypeOf, parseJsonBody } from '../http/request';
 import { RAW_SBOM_MEDIA_TYPES } from '../sbom/media-type';
 import { uploadSbomBody } from '../schemas/sboms';
 

@@ -1,5 +1,5 @@
 /**
- * One scan per SBOM at a time (BRIEF decision 14; docs/scanning.md "One scan
+ * One scan per SBOM at a time (docs/scanning.md "One scan
  * per SBOM"). A lease item beside the SBOM, taken with a conditional put: free
  * when absent or past its expiry. The holder renews it while it works and
  * deletes it in the transaction that stores the scan's result, so "the lease

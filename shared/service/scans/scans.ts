@@ -22,6 +22,7 @@ import { CarryOver, type CarryOverResult } from '../dispositions/carry-over';
 import { TeamSettingsService } from '../identity/team-settings';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
+import { sbomRecovery } from '../sboms/sbom-recovery';
 import { findingId, findingItem, findingStore, type Finding } from './finding-store';
 import { findingsDigest } from './findings-digest';
 import type { ScanJob } from './scan-dispatch';
@@ -71,7 +72,7 @@ async function scanHolding(
   // Awaited below, where a failure surfaces; this keeps it from being unhandled if a read throws first.
   matcher.catch(() => undefined);
   // Marked before any work: a process that dies from here on leaves the SBOM in the pending-scan index.
-  await sbomStore.markScanRunning(sbom, actor, lease.state.startedAt);
+  await sbomRecovery.markScanRunning(sbom, actor, lease.state.startedAt);
   laps.lap('markRunning');
   const components = await sbomStore.readInventory(sbom);
   laps.lap('inventory');
@@ -251,8 +252,7 @@ async function scanHolding(
 
 export const Scans = {
   /**
-   * Scans an SBOM, or joins the scan of it already running (BRIEF decision
-   * 14): a caller that finds the lease held waits for that scan's result and
+   * Scans an SBOM, or joins the scan of it already running: a caller that finds the lease held waits for that scan's result and
    * returns it. When the holder fails or dies instead, the caller scans
    * itself. A caller that cannot wait past `deadline` (epoch ms) gets
    * 409 scan_pending, the answer the vulnerability list gives meanwhile.
@@ -305,7 +305,7 @@ export const Scans = {
     const resolved = await sbomStore.resolve(teamId, sbomId);
     if (!resolved) return;
     const { sbom } = resolved;
-    await sbomStore.markScanFailed(
+    await sbomRecovery.markScanFailed(
       keys.sbom(teamId, sbom.productId, sbom.releaseId, sbom.id),
       error instanceof Error ? error.message : String(error),
     );
@@ -326,15 +326,15 @@ export const Scans = {
     leasesAbandonedBefore?: number,
   ): Promise<{ resumed: number; failed: number }> {
     const result = { resumed: 0, failed: 0 };
-    for (const pending of await sbomStore.pendingScans(dueBefore)) {
+    for (const pending of await sbomRecovery.pendingScans(dueBefore)) {
       if (!keepGoing()) break;
       if (pending.request.recoveries >= SCAN_MAX_RECOVERIES) {
-        await sbomStore.markScanFailed(
+        await sbomRecovery.markScanFailed(
           pending.key,
           `the scan did not complete after ${SCAN_MAX_RECOVERIES + 1} attempts`,
         );
         result.failed += 1;
-      } else if (await sbomStore.claimPendingScan(pending, new Date().toISOString())) {
+      } else if (await sbomRecovery.claimPendingScan(pending, new Date().toISOString())) {
         if (leasesAbandonedBefore !== undefined) {
           const resolved = await sbomStore.resolve(pending.teamId, pending.sbomId);
           if (resolved)

@@ -1,5 +1,5 @@
 /**
- * The two vulnerability lists (issue 13 item 6, docs/api.md "Vulnerability lists"):
+ * The two vulnerability lists (docs/api.md "Vulnerability lists"):
  * - GET /api/sboms/{id}/vulnerabilities: the SBOM's findings;
  * - GET /api/releases/{releaseId}/vulnerabilities: the release as one picture, one row per
  *   package and advisory (`decisionKey`) across its SBOMs, naming the SBOMs it was found in.
@@ -19,7 +19,8 @@
  * up) naming the scan status; once one has, each answer carries `scan`. The
  * release list answers the same 409 while any of its SBOMs has none.
  */
-import { toFindingDecisionView, type Disposition } from '../dispositions/disposition-store';
+import type { Disposition } from '../dispositions/disposition-store';
+import { toFindingDecisionView } from '../dispositions/disposition-views';
 import { Dispositions } from '../dispositions/dispositions';
 import { decisionIndex, decisionKey, decisionState, effectiveStatus } from '../dispositions/decision-identity';
 import { AppError } from '../errors';

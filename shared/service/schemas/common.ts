@@ -2,13 +2,27 @@
  * Building blocks shared by the request/response schemas of every resource.
  *
  * Plain zod, no zod-to-openapi extension: that library is bundled only into
- * the openapi Lambda (shared/service/openapi/document.ts). A schema that should be an
+ * the openapi Lambda (shared/service/http/openapi-document.ts). A schema that should be an
  * OpenAPI component gets its name with zod's own `.meta({ id })`, which the
  * document generator reads; nested uses then refer to the component.
  */
 import * as z from 'zod';
 
 export const uuidSchema = z.uuid();
+
+/** Control characters (C0 with TAB, CR and LF, DEL, C1) and the Unicode line and paragraph separators. */
+const CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
+
+/**
+ * For one-line values (names, slugs, versions, file names, authors): no control character. They end up
+ * in CSV cells, HTML reports and headers, where a line break starts a new record or a formula. Free
+ * text (descriptions, notes, comments, details) keeps its line breaks and does not use this.
+ */
+export function oneLine<T extends z.ZodString>(schema: T): T {
+  return schema.refine((value) => !CONTROL_CHARACTER.test(value), {
+    message: 'must be one line without control characters (no line breaks or tabs)',
+  });
+}
 
 /** Examples every date message shows, so a client sees the accepted form instead of a pattern name. */
 export const DATE_EXAMPLE = '2026-01-31';
@@ -19,9 +33,9 @@ export const isoDateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset:
 });
 
 /**
- * The error map every request parse uses (shared/service/http/request.ts). zod's defaults speak in types
- * ("Invalid input: expected string, received undefined", "Invalid ISO datetime"); clients need
- * the field and the accepted form. A schema's own `error` still wins over this map.
+ * The error map every request parse uses (shared/service/body-parsing.ts, shared/service/http/request.ts).
+ * zod's defaults speak in types ("Invalid input: expected string, received undefined", "Invalid ISO
+ * datetime"); clients need the field and the accepted form. A schema's own `error` still wins over this map.
  */
 export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
   const field = (issue.path ?? []).map(String).join('.');

@@ -1,9 +1,10 @@
 import * as z from 'zod';
+import { oneLine } from './common';
 
 /** CSAF 2.0 `/document/publisher` (csaf_json_schema.json), as provider-metadata.json and the documents carry it. */
 export const csafPublisherSchema = z.strictObject({
   category: z.enum(['coordinator', 'discoverer', 'other', 'translator', 'user', 'vendor']),
-  name: z.string().trim().min(1).max(255),
+  name: oneLine(z.string().trim().min(1).max(255)),
   namespace: z
     .url({ protocol: /^https?$/ })
     .max(1000)

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dataEnvelope, pagedListSchema, pageQuerySchema } from './common';
+import { dataEnvelope, oneLine, pagedListSchema, pageQuerySchema } from './common';
 
 /** http(s) only: these links are rendered in reports and followed by people. */
 const webUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
@@ -16,10 +16,10 @@ export const productSlug = z
   .regex(/^[a-z-]+$/, 'must contain lowercase letters and hyphens only');
 
 const productFields = {
-  name: z.string().trim().min(1).max(255),
+  name: oneLine(z.string().trim().min(1).max(255)),
   slug: productSlug,
   description: z.string().max(5000),
-  vendor: z.string().max(255),
+  vendor: oneLine(z.string().max(255)),
   websiteUrl: webUrl,
   repositoryUrl: repositoryUrl,
 };

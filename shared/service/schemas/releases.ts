@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dataEnvelope, isoDateOrDateTime, pagedListSchema, pageQuerySchema } from './common';
+import { dataEnvelope, isoDateOrDateTime, oneLine, pagedListSchema, pageQuerySchema } from './common';
 
 /**
  * The released artifact's package URL (e.g. pkg:oci/…): VEX consumers such as
@@ -7,18 +7,22 @@ import { dataEnvelope, isoDateOrDateTime, pagedListSchema, pageQuerySchema } fro
  * parse happens in the releases service, so the purl library stays out of
  * every other function's bundle (the route table carries all schemas).
  */
-const artifactPurl = z
-  .string()
-  .trim()
-  .max(2048)
-  .regex(/^pkg:[a-z][a-z0-9.+-]*\/\S+$/, 'must be a package URL (pkg:type/namespace/name@version)');
+const artifactPurl = oneLine(
+  z
+    .string()
+    .trim()
+    .max(2048)
+    .regex(/^pkg:[a-z][a-z0-9.+-]*\/\S+$/, 'must be a package URL (pkg:type/namespace/name@version)'),
+);
+const releaseVersion = oneLine(z.string().trim().min(1).max(100));
+const releaseName = oneLine(z.string().max(255));
 
 export const releaseStatus = z.enum(['active', 'deprecated', 'end-of-life']);
 
 export const createReleaseBody = z
   .strictObject({
-    version: z.string().trim().min(1).max(100),
-    name: z.string().max(255).optional(),
+    version: releaseVersion,
+    name: releaseName.optional(),
     releaseDate: isoDateOrDateTime.optional(),
     endOfLifeDate: isoDateOrDateTime.optional(),
     notes: z.string().max(10_000).optional(),
@@ -31,8 +35,8 @@ export type CreateReleaseInput = z.infer<typeof createReleaseBody>;
 /** The spec leaves release update fields open: the create fields, all optional; `null` clears an optional one. */
 export const updateReleaseBody = z
   .strictObject({
-    version: z.string().trim().min(1).max(100).optional(),
-    name: z.string().max(255).nullable().optional(),
+    version: releaseVersion.optional(),
+    name: releaseName.nullable().optional(),
     releaseDate: isoDateOrDateTime.nullable().optional(),
     endOfLifeDate: isoDateOrDateTime.nullable().optional(),
     notes: z.string().max(10_000).nullable().optional(),

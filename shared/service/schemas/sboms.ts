@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { skippedEntriesSchema } from '../sbom/model';
-import { pageMetaSchema, pagedListSchema, pageQuerySchema } from './common';
+import { oneLine, pageMetaSchema, pagedListSchema, pageQuerySchema } from './common';
 import {
   decisionStateSchema,
   dispositionStatus,
@@ -9,18 +9,21 @@ import {
   responseValue,
 } from './dispositions';
 
+/** The original file name, served back on download and named in the audit log. */
+const sbomFileName = oneLine(z.string().min(1).max(255));
+
 export const uploadSbomBody = z
   .strictObject({
     releaseId: z.uuid(),
     /** The SBOM file as text: CycloneDX JSON or XML, SPDX JSON or tag-value (docs/sbom-formats.md). */
     content: z.string().min(1),
-    fileName: z.string().min(1).max(255).optional(),
+    fileName: sbomFileName.optional(),
   })
   .meta({ id: 'UploadSbom' });
 export type UploadSbomInput = z.infer<typeof uploadSbomBody>;
 
 /**
- * The upload's other body (issue 10 item 4, docs/sbom-formats.md "Raw bodies"): the SBOM file itself,
+ * The upload's other body (docs/sbom-formats.md "Raw bodies"): the SBOM file itself,
  * with the release and file name in the query. `releaseId` in the query is what selects it.
  */
 export const sbomUploadQuery = z.strictObject({
@@ -28,10 +31,7 @@ export const sbomUploadQuery = z.strictObject({
     .uuid()
     .optional()
     .meta({ description: 'With a raw SBOM body (required then); the envelope names its release in the body instead' }),
-  fileName: z
-    .string()
-    .min(1)
-    .max(255)
+  fileName: sbomFileName
     .optional()
     .meta({ description: 'With a raw SBOM body: the original file name, served back on download' }),
 });
@@ -44,11 +44,14 @@ export const uploadSbomJsonBody = z.union([
     .meta({ description: 'A CycloneDX or SPDX JSON document itself (with `?releaseId=`)' }),
 ]);
 
-/** Pre-signed upload flow for files too large for a Lambda request (BRIEF decision 8). */
+/** Pre-signed upload flow for files too large for a Lambda request. */
 export const createSbomUploadBody = z
   .strictObject({
     releaseId: z.uuid(),
-    fileName: z.string().min(1).max(255).optional(),
+    fileName: sbomFileName.optional(),
+    size: z.number().int().min(1).meta({
+      description: 'The exact byte size of the file: the upload URL is signed for it and takes no other length',
+    }),
   })
   .meta({ id: 'CreateSbomUpload' });
 

@@ -4,8 +4,9 @@
  * job may do (scopes, token lifetime).
  */
 import * as z from 'zod';
-import { SCOPES } from '../http/scopes';
-import { credentialNameSchema } from './common';
+import { SCOPES } from '../identity/scopes';
+import { credentialNameSchema, oneLine } from './common';
+import { credentialOwnerSchema } from './workspace';
 
 /** GitHub Actions' OIDC issuer, the default of a policy. */
 export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
@@ -58,7 +59,7 @@ export const createTrustPolicyBody = z
       .url({ protocol: /^https?$/ })
       .max(512)
       .default(GITHUB_ACTIONS_ISSUER),
-    audience: z.string().min(1).max(256),
+    audience: oneLine(z.string().min(1).max(256)),
     claims: trustPolicyClaimsSchema,
     scopes: z.array(z.enum(WORKLOAD_SCOPES)).min(1),
     ttlMinutes: z.number().int().min(1).max(MAX_TOKEN_TTL_MINUTES).default(DEFAULT_TOKEN_TTL_MINUTES),
@@ -76,7 +77,11 @@ export const trustPolicySchema = z
     scopes: z.array(z.enum(WORKLOAD_SCOPES)),
     ttlMinutes: z.number().int(),
     createdAt: z.string(),
-    createdBy: z.string(),
+    createdBy: z.string().meta({ description: "The audit actor that created it (a key's service account, a member)" }),
+    owner: credentialOwnerSchema.nullable().meta({
+      description:
+        "The person its CI tokens act for: its creator (a key's owner), or the manager it was handed to; they act with at most this person's current permissions. Null only for a policy made before owners were recorded, until `table migrate` runs",
+    }),
   })
   .meta({ id: 'TrustPolicy' });
 export type TrustPolicy = z.infer<typeof trustPolicySchema>;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dataEnvelope, optionalCommentBody, pagedListSchema } from './common';
+import { dataEnvelope, oneLine, optionalCommentBody, pagedListSchema } from './common';
 
 export const vexFormat = z.enum(['cyclonedx_vex', 'openvex', 'csaf']);
 export type VexFormat = z.infer<typeof vexFormat>;
@@ -8,7 +8,7 @@ export const workflowStatus = z.enum(['draft', 'submitted', 'approved', 'publish
 export const createVexBody = z
   .strictObject({
     format: vexFormat,
-    author: z.string().max(255).optional(),
+    author: oneLine(z.string().max(255)).optional(),
     /** Binds the document to one SBOM of the release (its findings only); scanners apply a VEX to the BOM it names. */
     sbomId: z.string().min(1).max(64).optional(),
   })

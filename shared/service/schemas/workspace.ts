@@ -4,11 +4,12 @@
  * appear once, in the create answer's `key`; lists never carry them or their hashes.
  */
 import * as z from 'zod';
-import { SCOPES } from '../http/scopes';
+import { SCOPES } from '../identity/scopes';
 import { EXPIRY_CHOICES_DAYS, PERMISSIONS } from '../identity/permission-names';
-import { credentialNameSchema } from './common';
+import { credentialNameSchema, oneLine } from './common';
 
 const permissions = z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length);
+const memberName = oneLine(z.string().trim().min(1).max(255));
 
 export const memberSchema = z
   .object({
@@ -25,17 +26,36 @@ export const memberIdParams = z.object({ memberId: z.uuid() });
 export const inviteMemberBody = z
   .strictObject({
     email: z.email().max(254),
-    name: z.string().trim().min(1).max(255).optional(),
+    name: memberName.optional(),
     permissions: permissions.default([]),
   })
   .meta({ id: 'InviteMember' });
 
 export const updateMemberBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(255).optional(),
+    name: memberName.optional(),
     permissions: permissions.optional(),
   })
   .meta({ id: 'UpdateMember' });
+
+/**
+ * The person a credential acts for: the member who made it (or made the key that made it), the manager it was
+ * handed to when that member left, or the operator (admin CLI). It acts with at most its owner's current permissions.
+ */
+export const credentialOwnerSchema = z
+  .object({
+    kind: z.enum(['member', 'operator']),
+    id: z.string().meta({ description: "The member's id, or `operator`" }),
+    email: z.string().nullable().meta({ description: "The member's email; null for the operator" }),
+  })
+  .meta({ id: 'CredentialOwner' });
+
+export const removeMemberQuery = z.object({
+  handOverTo: z.uuid().optional().meta({
+    description:
+      "A member holding settings.manage who takes over the removed member's API keys and trust policies; without it they are revoked and deleted",
+  }),
+});
 
 export const apiKeySchema = z
   .object({
@@ -47,6 +67,9 @@ export const apiKeySchema = z
       .meta({ description: 'The audit actor of the key\'s calls: `api_` + name (spec "Authentication" rule 11)' }),
     createdAt: z.string(),
     createdBy: z.string(),
+    owner: credentialOwnerSchema
+      .nullable()
+      .meta({ description: 'Null only for a key made before owners were recorded, until `table migrate` runs' }),
     expiresAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
   })

@@ -7,6 +7,7 @@ import { keys } from '../data/keys';
 import { getItem, queryAll, type Item } from '../data/table-client';
 import { resolveUnderRelease, type ResolvedRelease } from '../releases/release-store';
 import type { ApprovalRecordView, VexDocumentView, VexFormat } from '../schemas/vex';
+import type { Submitter } from './distinct-approver';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -32,7 +33,7 @@ export interface VexDocumentRecord {
   /** Time version 1 was generated; CSAF's initial_release_date. */
   updatedAt: string;
   createdBy: { id: string; name: string };
-  submittedBy: { id: string; name: string } | null;
+  submittedBy: Submitter | null;
   approvedAt: string | null;
   publishedAt: string | null;
   disclosure: { id: string; slug: string } | null;
@@ -107,7 +108,7 @@ export function toVexView(record: VexDocumentRecord, content?: unknown): VexDocu
     finding_count: record.findingCount,
     created_at: record.createdAt,
     updated_at: record.updatedAt,
-    submitted_by: record.submittedBy,
+    submitted_by: record.submittedBy && { id: record.submittedBy.id, name: record.submittedBy.name },
     approved_at: record.approvedAt,
     published_at: record.publishedAt,
     disclosure: record.disclosure

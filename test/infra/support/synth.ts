@@ -58,6 +58,30 @@ export function logicalIdOf(stack: Stack, construct: IConstruct): string {
   return stack.getLogicalId(element);
 }
 
+/** The logical id of a catalog function (`products`, `authorizer`, …). */
+export function functionLogicalId(stack: VexdeskStack, name: string): string {
+  return logicalIdOf(stack, stack.requireFunction(name));
+}
+
+/** The logical id of a catalog function's execution role. */
+export function executionRoleLogicalId(stack: VexdeskStack, name: string): string {
+  const role = stack.requireFunction(name).role;
+  if (!role) throw new Error(`${name} has no role`);
+  return logicalIdOf(stack, role);
+}
+
+/** A catalog function's properties in the template. */
+export function functionPropertiesOf(template: Template, stack: VexdeskStack, name: string): Record<string, unknown> {
+  const properties = resourcesOf(template)[functionLogicalId(stack, name)]?.Properties;
+  if (!properties) throw new Error(`No template resource for function ${name}`);
+  return properties;
+}
+
+/** A catalog function's environment variables in the template. */
+export function environmentOfFunction(template: Template, stack: VexdeskStack, name: string): Record<string, unknown> {
+  return (functionPropertiesOf(template, stack, name).Environment as { Variables: Record<string, unknown> }).Variables;
+}
+
 export type Resources = Record<
   string,
   { Type: string; Properties?: Record<string, unknown> } & Record<string, unknown>

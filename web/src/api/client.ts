@@ -7,6 +7,7 @@
  * its sign-in page, which returns here afterwards.
  */
 import createClient, { type Middleware } from 'openapi-fetch';
+import { safeReturnPath } from '../../../shared/service/identity/return-path';
 import type { components, paths } from '../../../shared/api/schema';
 
 export type Schemas = components['schemas'];
@@ -65,7 +66,7 @@ export function errorText(error: unknown, fallback = 'The request failed.'): str
 
 /** The sign-in route with a path of this origin to come back to. */
 export function signInUrl(returnTo: string): string {
-  const path =
-    returnTo.startsWith('/') && !returnTo.startsWith('//') && !returnTo.startsWith('/sign-in') ? returnTo : '/';
-  return `/api/auth/login?returnTo=${encodeURIComponent(path)}`;
+  const path = safeReturnPath(returnTo, '/');
+  // Back to the sign-in page itself would only ask again.
+  return `/api/auth/login?returnTo=${encodeURIComponent(path.startsWith('/sign-in') ? '/' : path)}`;
 }

@@ -114,7 +114,7 @@ export const disclosureRoutes = defineGroup(
       request: { params: csafProvider.csafFileParams },
       responses: { 200: { description: 'CSAF document, hash file or signature', contentType: 'application/json' } },
     },
-    // Files beside the snapshot (issue 11 item 1; names in shared/service/disclosures/disclosure-files.ts)
+    // Files beside the snapshot (names in shared/service/disclosures/disclosure-files.ts)
     {
       operationId: 'getDisclosureSignature',
       path: '/api/disclosures/{slug}/signature',

@@ -126,8 +126,9 @@ export const settingsRoutes = defineGroup('settings', [
     path: '/api/members/{memberId}',
     scope: 'settings:write',
     mutates: true,
-    summary: 'Remove a member; their sessions end on their next request (409 for the last holder of settings.manage)',
-    request: { params: workspace.memberIdParams },
+    summary:
+      'Remove a member; their sessions end on their next request, their API keys are revoked and their trust policies deleted, unless `handOverTo` names a manager who takes those over (409 for the last holder of settings.manage)',
+    request: { params: workspace.memberIdParams, query: workspace.removeMemberQuery },
     responses: noContent,
   },
   {
@@ -146,7 +147,8 @@ export const settingsRoutes = defineGroup('settings', [
     path: '/api/keys',
     scope: 'settings:write',
     mutates: true,
-    summary: "Create an API key with at most the caller's scopes; the value is in `key`, shown only in this answer",
+    summary:
+      "Create an API key with at most the caller's scopes; it acts for the caller's owner and with at most that person's permissions. The value is in `key`, shown only in this answer",
     request: { body: workspace.createApiKeyBody },
     responses: { 201: { description: 'The key and its value', schema: workspace.createdApiKeyResponse } },
   },

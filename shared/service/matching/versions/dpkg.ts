@@ -7,7 +7,7 @@
 import { compareDigits, type VersionComparator } from './comparator';
 
 // One pattern with a lazy upstream and an optional revision retried the revision at every
-// hyphen (quadratic in the hyphens: issue 8, defect 5); the split below reads the same grammar.
+// hyphen (quadratic in the hyphens); the split below reads the same grammar.
 const UPSTREAM = /^[0-9][A-Za-z0-9.+~:-]*$/;
 const REVISION = /^[A-Za-z0-9.+~]+$/;
 

@@ -19,7 +19,7 @@ const STABILITY: Record<string, string> = {
   p: 'patch',
 };
 // Composer writes the stability number as `((?:[.-]?\d+)*+)?`; JS has no possessive quantifier, and the
-// plain `*` splits a digit run every possible way (2^n tries on a failing suffix: issue 8, defect 5).
+// plain `*` splits a digit run every possible way (2^n tries on a failing suffix).
 // `[.-]?\d+(?:[.-]\d+)*` accepts the same strings with one way to read each.
 const CLASSIC =
   /^v?(\d{1,5})(\.\d+)?(\.\d+)?(\.\d+)?[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+(?:[.-]\d+)*)?)?)?([.-]?dev)?$/i;

@@ -3,7 +3,8 @@
  * CycloneDX 1.6 VEX, OpenVEX v0.2.0 or CSAF 2.0 csaf_vex. See docs/vex-mapping.md.
  */
 import type { VexFormat, VexGenerationInput } from '../model';
-import { generateCsafFromPrepared, type CsafVexDocument } from './csaf';
+import { generateCsafFromPrepared } from './csaf';
+import type { CsafVexDocument } from './csaf-types';
 import { generateCycloneDxVexFromPrepared, type CycloneDxVexDocument } from './cyclonedx';
 import { generateOpenVexFromPrepared, type OpenVexDocument } from './openvex';
 import { prepareVex } from './prepare';
@@ -12,8 +13,9 @@ export { generateCycloneDxVex, CYCLONEDX_SPEC_VERSION, cyclonedxSerialNumber, cy
 export type { CycloneDxVexDocument, CdxVulnerability, CdxComponent } from './cyclonedx';
 export { generateOpenVex, OPENVEX_CONTEXT, openVexDocumentId, releasePurl } from './openvex';
 export type { OpenVexDocument, OpenVexStatement } from './openvex';
-export { generateCsaf, csafReleaseProductId, csafComponentProductId, csafComponentInReleaseProductId } from './csaf';
-export type { CsafVexDocument, CsafVulnerability } from './csaf';
+export { generateCsaf } from './csaf';
+export { csafReleaseProductId, csafComponentProductId, csafComponentInReleaseProductId } from './csaf-product-tree';
+export type { CsafVexDocument, CsafVulnerability } from './csaf-types';
 export { serializeVex, canonicalize } from './serialize';
 export { VexGenerationError, type VexGenerationErrorCode } from './errors';
 export { GENERATOR_NAME, GENERATOR_VERSION } from './util';

@@ -1,5 +1,5 @@
 /**
- * POST /api/releases/{releaseId}/vex-imports (issue 13 item 4): a supplier's (or our own)
+ * POST /api/releases/{releaseId}/vex-imports: a supplier's (or our own)
  * CycloneDX, OpenVEX or CSAF document becomes dispositions of the release's findings.
  * The document is validated against its official schema, its statements are matched to
  * findings by package identity and vulnerability id (aliases included), and every write

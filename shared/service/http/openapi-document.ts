@@ -9,9 +9,9 @@
  */
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { errorBodySchema } from '../schemas/common';
-import { METHOD_NOT_ALLOWED } from '../http/gateway-responses';
-import { hasCorsPreflight, methodsOfPath, routePaths, routes, type RouteDefinition } from '../http/routes';
-import { ANY_CREDENTIAL } from '../http/scopes';
+import { METHOD_NOT_ALLOWED } from './gateway-responses';
+import { hasCorsPreflight, methodsOfPath, routePaths, routes, type RouteDefinition } from './routes';
+import { ANY_CREDENTIAL } from './scopes';
 
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'Malformed request (invalid JSON, gzip or encoding)',
@@ -129,7 +129,7 @@ type GeneratedDocument = Record<string, unknown> & {
   components?: Record<string, Record<string, unknown>>;
 };
 
-/** The methods API Gateway's `ANY` stands for: each one a resource lacks is answered 405 (lib/vexdesk-stack.ts). */
+/** The methods API Gateway's `ANY` stands for: each one a resource lacks is answered 405 (lib/api-routes.ts). */
 const GATEWAY_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 const METHOD_NOT_ALLOWED_RESPONSE = 'MethodNotAllowed';
 

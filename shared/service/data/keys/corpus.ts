@@ -1,0 +1,25 @@
+/** Keys of the vulnerability corpus (global, not team data). */
+import type { Key } from './partitions';
+
+export const corpusKeys = {
+  corpusPackage: (ecosystem: string, normalizedName: string): Key => ({
+    pk: `CORPUS#PKG#${ecosystem}#${normalizedName}`,
+    sk: 'PKG',
+  }),
+  corpusAdvisory: (advisoryId: string): Key => ({ pk: `CORPUS#ADV#${advisoryId}`, sk: 'ADV' }),
+  /** Package keys sharing a short name (CPE product, bare component name) → the corpus packages to fetch. */
+  corpusShortName: (shortName: string): Key => ({ pk: `CORPUS#SHORT#${shortName}`, sk: 'SHORT' }),
+  /** The scores of every record whose id or aliases name this identifier (shared/service/corpus/alias-severity.ts). */
+  corpusAlias: (identifier: string): Key => ({ pk: `CORPUS#ALIAS#${identifier}`, sk: 'ALIAS' }),
+  corpusKev: (cveId: string): Key => ({ pk: `CORPUS#KEV#${cveId}`, sk: 'KEV' }),
+  corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
+  /** The corpus package filter (shared/service/corpus/package-filter.ts): a head naming the current version, and that version's chunks. */
+  corpusPackageFilterHead: (): Key => ({ pk: 'CORPUS#FILTER', sk: 'HEAD' }),
+  corpusPackageFilterChunk: (version: string, chunk: number): Key => ({
+    pk: 'CORPUS#FILTER',
+    sk: `V#${version}#${chunk}`,
+  }),
+  /** One completion record per corpus source (osv, kev, epss), written only when that source's import finished. */
+  corpusSourceImport: (source: string): Key => ({ pk: 'CORPUS#META', sk: `SOURCE#${source}` }),
+  corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
+} as const;

@@ -1,0 +1,132 @@
+/**
+ * Outbound requests to URLs a customer chooses (OIDC issuers and their key sets; webhooks next) reach
+ * public internet addresses only: never this host, the VPC, the link-local metadata endpoint
+ * (169.254.169.254) or another special-purpose range. Otherwise whoever may configure such a URL can make
+ * the service fetch internal resources for them (SSRF).
+ *
+ * The check is made on the address the connection uses: the host is resolved once, every address it
+ * resolves to must be public, and the socket connects to one of those addresses, so a second DNS answer
+ * cannot slip in between the check and the connection (DNS rebinding). Ranges are ipaddr.js's
+ * special-purpose ranges; everything it calls `unicast` is public.
+ */
+import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export interface AddressRules {
+  /** Loopback addresses count as public: only for tests whose stand-in servers run on 127.0.0.1. */
+  allowLoopback: boolean;
+}
+
+/** Documents fetched this way (discovery, key sets) are small; a larger answer is refused, not buffered. */
+const DEFAULT_MAX_BYTES = 1024 * 1024;
+
+export class NonPublicAddressError extends Error {
+  constructor(host: string, address: string, range: string) {
+    super(`${host} resolves to ${address}, a non-public address (${range})`);
+    this.name = 'NonPublicAddressError';
+  }
+}
+
+/** The special-purpose range `address` (an IP literal) lies in, or undefined for a public address. */
+export function nonPublicRange(address: string, rules: AddressRules): string | undefined {
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  // IPv4-mapped IPv6 (::ffff:a.b.c.d) reaches the IPv4 address: classify that one.
+  const range = ipaddr.process(address).range();
+  if (range === 'unicast' || (range === 'loopback' && rules.allowLoopback)) return undefined;
+  return range;
+}
+
+/** The host of a URL as an IP literal (IPv6 without brackets), or undefined for a name. */
+export function ipLiteralHost(url: URL): string | undefined {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(host) ? host : undefined;
+}
+
+/** A `lookup` for sockets: resolves the name and fails unless every address it resolves to is public. */
+export function publicAddressLookup(rules: AddressRules): LookupFunction {
+  return (hostname: string, options: LookupOptions, callback) => {
+    lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses
+        .map(({ address }) => ({ address, range: nonPublicRange(address, rules) }))
+        .find(({ range }) => range !== undefined);
+      if (refused || addresses.length === 0) {
+        const failure = new NonPublicAddressError(hostname, refused?.address ?? 'nothing', refused?.range ?? 'none');
+        return callback(failure, '', 0);
+      }
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}
+
+export interface PublicFetchOptions extends AddressRules {
+  method?: string;
+  headers?: Headers | Record<string, string>;
+  body?: string | Buffer;
+  signal?: AbortSignal;
+  maxBytes?: number;
+}
+
+function responseHeaders(message: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(message.headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  return headers;
+}
+
+/**
+ * A fetch (the subset this service needs) whose connection goes only to a public address. Redirects are
+ * not followed: a 3xx is answered as it is, so a redirect cannot lead to an internal address either.
+ */
+export async function fetchFromPublicAddress(url: string | URL, options: PublicFetchOptions): Promise<Response> {
+  const target = new URL(url);
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') throw new Error(`cannot fetch ${target.protocol}`);
+  const literal = ipLiteralHost(target);
+  const literalRange = literal === undefined ? undefined : nonPublicRange(literal, options);
+  // A socket given an IP literal does not call its lookup: check the literal here.
+  if (literal !== undefined && literalRange !== undefined)
+    throw new NonPublicAddressError(target.hostname, literal, literalRange);
+  const agentOptions = { lookup: publicAddressLookup(options), keepAlive: false };
+  const secure = target.protocol === 'https:';
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const headers = Object.fromEntries(new Headers(options.headers).entries());
+  return new Promise<Response>((resolve, reject) => {
+    const onAnswer = (message: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      message.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) message.destroy(new Error(`answer larger than ${maxBytes} bytes`));
+        else chunks.push(chunk);
+      });
+      message.once('error', reject);
+      message.once('end', () => {
+        const status = message.statusCode ?? 502;
+        const empty = status === 204 || status === 205 || status === 304;
+        resolve(
+          new Response(empty ? null : Buffer.concat(chunks), {
+            status,
+            statusText: message.statusMessage ?? '',
+            headers: responseHeaders(message),
+          }),
+        );
+      });
+    };
+    const requestOptions = {
+      method: options.method ?? 'GET',
+      headers,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+    const outgoing = secure
+      ? httpsRequest(target, { ...requestOptions, agent: new HttpsAgent(agentOptions) }, onAnswer)
+      : httpRequest(target, { ...requestOptions, agent: new HttpAgent(agentOptions) }, onAnswer);
+    outgoing.once('error', reject);
+    outgoing.end(options.body);
+  });
+}
