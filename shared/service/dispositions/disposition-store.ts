@@ -8,7 +8,7 @@ import { resolvePointer } from '../data/id-pointers';
 import { RELEASE_UNLOCKED_CONDITION } from '../releases/release-store';
 import { dispositionCache, type CachedDispositions } from './disposition-cache';
 import type { VexFormat } from '../schemas/vex';
-import type { DispositionResponse, DispositionStatus, Justification } from './vocabulary';
+import type { Decision, DispositionResponse, DispositionStatus, Justification } from './vocabulary';
 
 /** The fields a member writes (and history and audit diff); `expiresAt` included. */
 export const DISPOSITION_FIELDS = [
@@ -23,7 +23,7 @@ export const DISPOSITION_FIELDS = [
 ] as const;
 export type DispositionField = (typeof DISPOSITION_FIELDS)[number];
 
-export interface Disposition {
+export interface Disposition extends Decision {
   id: string;
   teamId: string;
   productId: string;
@@ -36,12 +36,6 @@ export interface Disposition {
   packageIdentity: string;
   /** The package without its version: what `any_version` carry-over matches on. */
   packageWithoutVersion: string;
-  status: DispositionStatus;
-  justification: Justification | null;
-  response: DispositionResponse | null;
-  detail: string | null;
-  actionStatement: string | null;
-  impactStatement: string | null;
   assignedTo: string | null;
   /** When the disposition first became final (the SLA clock stops here); null while it is not final. */
   decidedAt: string | null;

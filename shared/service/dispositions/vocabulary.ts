@@ -18,3 +18,13 @@ export type Justification = (typeof JUSTIFICATIONS)[number];
 /** Required with `affected`: what the vendor does about it. */
 export const RESPONSES = ['can_not_fix', 'will_not_fix', 'update', 'rollback', 'workaround_available'] as const;
 export type DispositionResponse = (typeof RESPONSES)[number];
+
+/** What a decision says: the fields a member writes on a disposition and a VEX statement states. */
+export interface Decision {
+  status: DispositionStatus;
+  justification: Justification | null;
+  response: DispositionResponse | null;
+  detail: string | null;
+  actionStatement: string | null;
+  impactStatement: string | null;
+}

@@ -4,18 +4,9 @@
  * decision translated into disposition fields. Pure, no I/O and no zod: the import (docs/vex-import.md)
  * and the console's disclosure page read VEX statements with it, in one way.
  */
-import type { DispositionResponse, DispositionStatus, Justification } from '../dispositions/vocabulary';
+import type { Decision, DispositionStatus } from '../dispositions/vocabulary';
 import type { VexFormat } from '../schemas/vex';
 import { fromCsaf, fromCycloneDx, fromOpenVex } from './formats/inverse-mapping';
-
-export interface ImportedDecision {
-  status: DispositionStatus;
-  justification: Justification | null;
-  response: DispositionResponse | null;
-  detail: string | null;
-  actionStatement: string | null;
-  impactStatement: string | null;
-}
 
 export interface ImportStatement {
   /** JSON pointer of the statement's product reference in the document. */
@@ -31,7 +22,7 @@ export interface ImportStatement {
   /** Package URLs the reference resolves to; empty when it names no package (a whole product). */
   purls: string[];
   /** null when the statement's status has no disposition (`problem` says why). */
-  decision: ImportedDecision | null;
+  decision: Decision | null;
   /** Why the decision cannot be a disposition (spec "Disposition" rules), else null. */
   problem: string | null;
   /** When the statement was made, where the format says so; a later statement on the same finding wins. */
@@ -67,7 +58,7 @@ const pointer = (...segments: Array<string | number>): string =>
   segments.map((s) => `/${String(s).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 
 /** Spec "Disposition": not_affected needs a justification, affected a response. */
-function problemOf(decision: ImportedDecision, justificationField: string, responseField: string): string | null {
+function problemOf(decision: Decision, justificationField: string, responseField: string): string | null {
   if (decision.status === 'not_affected' && decision.justification === null)
     return `not_affected needs a justification (${justificationField})`;
   if (decision.status === 'affected' && decision.response === null)
@@ -146,7 +137,7 @@ function parseCycloneDx(document: Json): ParsedVexDocument {
     // Our own documents keep the original label where CycloneDX loses it (../formats/cyclonedx.ts).
     const ownJustification = objects(vulnerability.properties).find((p) => p.name === 'vexdesk:justification')?.value;
     const status = fromCycloneDx.state(analysis.state);
-    const decision: ImportedDecision | null =
+    const decision: Decision | null =
       status === null
         ? null
         : {
@@ -205,7 +196,7 @@ function parseOpenVex(document: Json): ParsedVexDocument {
     );
     const status = fromOpenVex.status(statement.status);
     // OpenVEX has no field for a response; `affected` statements therefore cannot become dispositions (docs/vex-import.md).
-    const decision: ImportedDecision | null =
+    const decision: Decision | null =
       status === null
         ? null
         : {
@@ -305,7 +296,7 @@ function parseCsaf(document: Json): ParsedVexDocument {
         const remediation = objects(vulnerability.remediations).find(
           (r) => appliesTo(r, productId) && fromCsaf.remediation(r.category) !== null,
         );
-        const decision: ImportedDecision = {
+        const decision: Decision = {
           status,
           justification:
             status === 'not_affected'

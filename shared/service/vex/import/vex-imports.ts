@@ -32,7 +32,8 @@ import { releaseLockedError } from '../../releases/release-lock';
 import { releaseStore } from '../../releases/release-store';
 import { findingStore, type Finding } from '../../scans/finding-store';
 import type { VexFormat } from '../../schemas/vex';
-import { detectFormat, readStatements, type ImportedDecision, type ImportStatement } from '../statements';
+import type { Decision } from '../../dispositions/vocabulary';
+import { detectFormat, readStatements, type ImportStatement } from '../statements';
 
 export type ImportOutcome = 'applied' | 'unchanged' | 'unmatched';
 export type UnmatchedReason =
@@ -42,7 +43,7 @@ export interface ImportStatementResult {
   pointer: string;
   vulnerability: string;
   product: string;
-  status: ImportedDecision['status'] | null;
+  status: Decision['status'] | null;
   outcome: ImportOutcome;
   reason: UnmatchedReason | null;
   message: string | null;
@@ -121,7 +122,7 @@ function packageIndex(findings: Finding[]) {
   };
 }
 
-function patchOf(decision: ImportedDecision): DispositionPatch {
+function patchOf(decision: Decision): DispositionPatch {
   return {
     status: decision.status,
     justification: decision.justification,
