@@ -5,6 +5,8 @@ import { must, useLoad, useSaveResult, useTitle, type Loaded } from '../hooks';
 import { can, useMe } from '../session';
 // The bounds the service validates against (one plain module, no zod): the form shows the same range.
 import { SESSION_TIMEOUT_BOUNDS } from '../../../shared/service/identity/session-timeout-rules';
+// Every scope a key may hold, in the service's order.
+import { SCOPES } from '../../../shared/service/identity/scopes';
 
 type TeamSettings = Schemas['TeamSettings'];
 type SlaPolicy = Schemas['SlaPolicy'];
@@ -13,25 +15,6 @@ type Scope = Schemas['CreateApiKey']['scopes'][number];
 const PERMISSIONS: Array<{ value: Permission; text: string }> = [
   { value: 'content.write', text: 'Edit content (products, SBOMs, decisions, VEX)' },
   { value: 'settings.manage', text: 'Manage settings (members, keys, policies)' },
-];
-const SCOPES: Scope[] = [
-  'products:read',
-  'products:write',
-  'releases:read',
-  'releases:write',
-  'sboms:read',
-  'sboms:write',
-  'vulnerabilities:read',
-  'dispositions:read',
-  'dispositions:write',
-  'vex:read',
-  'vex:write',
-  'disclosures:read',
-  'compliance:read',
-  'audit:read',
-  'cve:trigger',
-  'settings:read',
-  'settings:write',
 ];
 /** What a CI pipeline uploading SBOMs needs (docs/ci.md). */
 const CI_SCOPES: Scope[] = [
