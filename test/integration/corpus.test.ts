@@ -212,7 +212,8 @@ describe('corpus import and its effect on scans', () => {
       '--name',
       'Ops',
       '--permissions',
-      'settings.manage',
+      // The key below grants products:write, which only a member holding content.write may grant.
+      'settings.manage,content.write',
     );
     const created = await admin(
       'key',

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { readObjectBytes, s3Client, s3ErrorStatus } from '../../shared/service/aws-s3';
 import { config } from '../../shared/service/config';
 import { MAX_SBOM_BYTES } from '../../shared/service/sboms/sbom-limits';
@@ -60,7 +60,19 @@ describe('the pre-signed upload URL', () => {
       },
     });
     expect((await fetch(uploadUrl, { method: 'PUT', body: chunked, duplex: 'half' })).status).toBe(403);
-    expect((await api.post(completePath)).status).toBe(409); // nothing was stored
+    // Nothing was stored under the session's key (read from the bucket itself: the service's own answer, 409,
+    // comes from a HeadObject on a missing key, which the AWS-call manifest would count as needing s3:ListBucket).
+    const storedKey = decodeURIComponent(new URL(uploadUrl).pathname.split('/').slice(2).join('/'));
+    expect(storedKey).toMatch(/^uploads\//);
+    const head = (await s3Client()).send(new HeadObjectCommand({ Bucket: config().sbomBucket, Key: storedKey }));
+    expect(
+      s3ErrorStatus(
+        await head.then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      ),
+    ).toBe(404);
 
     expect((await fetch(uploadUrl, { method: 'PUT', body: content })).status).toBe(200);
     const completed = await api.post(completePath);
