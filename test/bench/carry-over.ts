@@ -22,7 +22,7 @@ import { startServerProcess } from '../support/server-process';
 import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { median, ms } from './stats';
-import { syntheticCorpusZip, syntheticSbom } from './scan';
+import { syntheticCorpusZip, syntheticSbom } from './synthetic-corpus';
 
 const COMPONENTS = 10_000;
 const DECISIONS = 1_000;

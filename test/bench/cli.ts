@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { startServerProcess } from '../support/server-process';
-import { syntheticCorpusZip, syntheticSbom } from './scan';
+import { syntheticCorpusZip, syntheticSbom } from './synthetic-corpus';
 import { median, ms } from './stats';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -14,23 +14,13 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { INVARIANTS, checkInvariants, type CheckResult, type InvariantId, type Violation } from './invariants';
+import { INVARIANTS, type InvariantId, type Violation } from './invariants';
 import { Rng } from './rng';
 import { startCrashServer, type CrashServer } from './server';
-import { StoreReader, type Snapshot } from './store-snapshot';
-import {
-  FIXTURES,
-  fixtureContent,
-  Journal,
-  runClients,
-  type Op,
-  type ProductOp,
-  type ReleaseOp,
-  type UploadOp,
-  type VexOp,
-  type WorkloadState,
-  VEX_STEPS,
-} from './workload';
+import { SETTLE_MS, settle } from './settle';
+import { growPool, setUp, warmUp } from './setup';
+import { StoreReader } from './store-snapshot';
+import { Journal, runClients, type Op, type WorkloadState } from './workload';
 
 const SEED = process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) : Math.floor(Math.random() * 2 ** 31);
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 5);
@@ -50,10 +40,7 @@ const KILL_AFTER_ACKS = [2, 30] as const;
 const KILL_DELAY_MS = 1500;
 /** The kill comes by then whatever the count. */
 const CYCLE_LIMIT_MS = 6_000;
-/** After a restart, recovery (batch roll-forward, resumed scans, sweeps) gets this long before a violation counts. */
-const SETTLE_MS = 8_000;
 const START_TIMEOUT_MS = 60_000;
-const POOL_LIMIT = 1_200;
 
 const started = Date.now();
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -82,16 +69,6 @@ async function start(): Promise<CrashServer> {
   return server;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- reads arbitrary JSON answers
-async function api(baseUrl: string, apiKey: string, path: string): Promise<{ status: number; data: any }> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    headers: { Authorization: `Bearer ${apiKey}` },
-    signal: AbortSignal.timeout(30_000),
-  });
-  const body = (await response.json()) as { data?: unknown };
-  return { status: response.status, data: body.data };
-}
-
 function describeOp(op: Op): string {
   switch (op.kind) {
     case 'batch':
@@ -108,178 +85,6 @@ function describeOp(op: Op): string {
   }
 }
 
-/** Setup before the first kill: a release with scanned SBOMs whose findings the disposition writers use. */
-async function setUp(state: WorkloadState): Promise<string[]> {
-  const { baseUrl, apiKey } = state;
-  const product = await journal.send<ProductOp>(
-    { kind: 'product', client: 'setup' },
-    baseUrl,
-    apiKey,
-    'POST',
-    '/api/products',
-    { name: 'Crash setup', slug: 'crash-setup' },
-  );
-  if (product.op.outcome !== 'acked' || !product.data)
-    throw new Error(`setup: product → ${String(product.op.status)} ${String(product.op.answer)}`);
-  const productId = String(product.data.id);
-  product.op.productId = productId;
-  const release = await journal.send<ReleaseOp>(
-    { kind: 'release', client: 'setup', productId },
-    baseUrl,
-    apiKey,
-    'POST',
-    `/api/products/${productId}/releases`,
-    { version: '1.0.0' },
-  );
-  if (release.op.outcome !== 'acked' || !release.data)
-    throw new Error(`setup: release → ${String(release.op.status)} ${String(release.op.answer)}`);
-  const releaseId = String(release.data.id);
-  release.op.releaseId = releaseId;
-  state.releases.push(releaseId);
-  const sbomIds: string[] = [];
-  for (const fixture of [FIXTURES[0], FIXTURES[0], FIXTURES[1]]) {
-    const upload = await journal.send<UploadOp>(
-      { kind: 'upload', client: 'setup', releaseId, fixture },
-      baseUrl,
-      apiKey,
-      'POST',
-      '/api/sboms/upload',
-      { releaseId, content: fixtureContent(fixture), fileName: fixture },
-    );
-    if (upload.op.outcome !== 'acked' || !upload.data)
-      throw new Error(`setup: upload ${fixture} → ${String(upload.op.status)} ${String(upload.op.answer)}`);
-    upload.op.sbomId = String(upload.data.id);
-    sbomIds.push(upload.op.sbomId);
-  }
-  const deadline = Date.now() + 60_000;
-  for (const sbomId of sbomIds) {
-    for (;;) {
-      const sbom = await api(baseUrl, apiKey, `/api/sboms/${sbomId}`);
-      if (sbom.data?.scan?.status === 'completed') break;
-      if (Date.now() > deadline)
-        throw new Error(`setup: SBOM ${sbomId} not scanned within 60 s: ${JSON.stringify(sbom.data?.scan)}`);
-      await sleep(100);
-    }
-    const vulnerabilities = await api(baseUrl, apiKey, `/api/sboms/${sbomId}/vulnerabilities`);
-    state.pool.push(...(vulnerabilities.data as { id: string }[]).map((entry) => entry.id));
-  }
-  return sbomIds;
-}
-
-/** One request per handler group the workload uses, so the first requests of a cycle do not wait for module loading. */
-async function warmUp(state: WorkloadState, sbomId: string): Promise<void> {
-  const { baseUrl, apiKey } = state;
-  await Promise.all([
-    api(baseUrl, apiKey, '/api/products'),
-    api(baseUrl, apiKey, `/api/releases/${state.releases[0]!}`),
-    api(baseUrl, apiKey, `/api/sboms/${sbomId}`),
-    api(baseUrl, apiKey, '/api/dispositions/00000000-0000-4000-8000-000000000000'),
-  ]);
-}
-
-/** Adds the findings of SBOMs scanned since, so later batches also span releases created under load. */
-async function growPool(state: WorkloadState, reader: StoreReader, teamId: string, pooled: Set<string>): Promise<void> {
-  const snapshot = await reader.snapshot(teamId);
-  for (const sbom of snapshot.sboms.values()) {
-    if (state.pool.length >= POOL_LIMIT) return;
-    if (pooled.has(sbom.id) || sbom.scanStatus !== 'completed') continue;
-    pooled.add(sbom.id);
-    const vulnerabilities = await api(state.baseUrl, state.apiKey, `/api/sboms/${sbom.id}/vulnerabilities`);
-    if (vulnerabilities.status === 200)
-      state.pool.push(
-        ...(vulnerabilities.data as { id: string }[]).map((entry) => entry.id).slice(0, POOL_LIMIT - state.pool.length),
-      );
-  }
-}
-
-/**
- * What each fixture yields with the sample corpus, taken from its first completed
- * scan whose findings are all stored; every later scan of that fixture must agree.
- */
-function learnExpectedFindings(snapshot: Snapshot, expectedFindings: Map<string, number>): void {
-  for (const op of journal.ops) {
-    if (op.kind !== 'upload' || !op.sbomId || expectedFindings.has(op.fixture)) continue;
-    const sbom = snapshot.sboms.get(op.sbomId);
-    if (sbom?.scanStatus === 'completed' && snapshot.findingsBySbom.get(sbom.id) === sbom.findingCount)
-      expectedFindings.set(op.fixture, sbom.findingCount);
-  }
-}
-
-/** Checks until every invariant holds or the settle time is over; returns the last result. */
-async function settle(
-  reader: StoreReader,
-  teamId: string,
-  expectedFindings: Map<string, number>,
-  state: WorkloadState,
-): Promise<{ result: CheckResult; settledMs: number | undefined }> {
-  const begin = Date.now();
-  for (;;) {
-    const snapshot = await reader.snapshot(teamId);
-    learnExpectedFindings(snapshot, expectedFindings);
-    const result = checkInvariants({ teamId, ops: journal.ops, snapshot, expectedFindings });
-    // The client's view of each acknowledged upload, through the API: scanned.
-    const uploads = journal.ops.filter(
-      (op): op is UploadOp =>
-        op.kind === 'upload' &&
-        op.sbomId !== undefined &&
-        !result.violations.some(
-          (violation) => violation.key === `scan:${op.sbomId}` || violation.key === `sbom:${op.sbomId}`,
-        ),
-    );
-    await Promise.all(
-      uploads.map(async (op) => {
-        const sbom = await api(state.baseUrl, state.apiKey, `/api/sboms/${op.sbomId!}`);
-        if (sbom.status !== 200 || sbom.data?.scan?.status !== 'completed') {
-          result.violations.push({
-            invariant: 5,
-            key: `api-scan:${op.sbomId!}`,
-            message: `GET /api/sboms/${op.sbomId!.slice(0, 8)} → ${sbom.status}, scan ${String(sbom.data?.scan?.status)}`,
-          });
-        }
-      }),
-    );
-    // Each acknowledged VEX step is still in effect: the document exists at that step or later; a publication verifies.
-    const vexSteps = journal.ops.filter(
-      (op): op is VexOp => op.kind === 'vex' && op.outcome === 'acked' && op.vexId !== undefined,
-    );
-    const latest = new Map<string, VexOp>();
-    for (const op of vexSteps)
-      if (VEX_STEPS.indexOf(op.step) >= VEX_STEPS.indexOf(latest.get(op.vexId!)?.step ?? 'create'))
-        latest.set(op.vexId!, op);
-    await Promise.all(
-      [...latest.values()].map(async (op) => {
-        const document = await api(state.baseUrl, state.apiKey, `/api/vex/${op.vexId!}`);
-        const status = String(document.data?.workflow_status);
-        const reached = ['draft', 'submitted', 'approved', 'published'].indexOf(status);
-        if (document.status !== 200 || reached < VEX_STEPS.indexOf(op.step)) {
-          result.violations.push({
-            invariant: 1,
-            key: `vex:${op.vexId!}:${op.step}:${status}`,
-            message: `VEX ${op.vexId!.slice(0, 8)}: ${op.step} answered ${String(op.status)}, GET /api/vex/{id} → ${document.status}, status ${status}`,
-          });
-        }
-        if (op.step === 'publish' && op.slug) {
-          const verify = await fetch(`${state.baseUrl}/api/disclosures/${op.slug}/verify`, {
-            signal: AbortSignal.timeout(30_000),
-          });
-          const body = (await verify.json()) as { content_hash_valid?: unknown; signature_valid?: unknown };
-          if (verify.status !== 200 || body.content_hash_valid !== true || body.signature_valid !== true) {
-            result.violations.push({
-              invariant: 1,
-              key: `disclosure:${op.slug}`,
-              message: `disclosure ${op.slug} (publish answered 200): verify → ${verify.status} ${JSON.stringify(body).slice(0, 120)}`,
-            });
-          }
-        }
-      }),
-    );
-    result.checked.vex = latest.size;
-    if (result.violations.length === 0) return { result, settledMs: Date.now() - begin };
-    if (Date.now() - begin > SETTLE_MS) return { result, settledMs: undefined };
-    await sleep(500);
-  }
-}
-
 async function main(): Promise<number> {
   print(
     `crash test${CONTROL ? ' (control run: graceful stops, no contending writes)' : ''}: seed ${SEED} (repeat with CRASH_SEED=${SEED}), up to ${CYCLES} cycles, data in ${base}`,
@@ -291,7 +96,7 @@ async function main(): Promise<number> {
   };
   const state: WorkloadState = { baseUrl: current.baseUrl, apiKey, releases: [], pool: [], dispositionIds: new Map() };
   const expectedFindings = new Map<string, number>();
-  const setupSboms = await setUp(state);
+  const setupSboms = await setUp(journal, state);
   const pooled = new Set(setupSboms);
   print(
     `setup: ${setupSboms.length} SBOMs scanned, ${state.pool.length} findings in the pool (${seconds(Date.now() - started)})`,
@@ -356,7 +161,7 @@ async function main(): Promise<number> {
     state.baseUrl = current.baseUrl;
     const reader = await StoreReader.open(dataDir);
     try {
-      const { result, settledMs } = await settle(reader, teamId, expectedFindings, state);
+      const { result, settledMs } = await settle(journal, reader, teamId, expectedFindings, state);
       const { checked } = result;
       print(
         `  restarted, ready in ${seconds(readyMs)}; checked ${checked.dispositions} dispositions, ${checked.writes} single writes, ${checked.batches} batches, ${checked.sboms} SBOMs, ${checked.objects} objects, ${checked.vex ?? 0} VEX documents; ${settledMs === undefined ? `violations remain after ${seconds(SETTLE_MS)}` : `all held after ${seconds(settledMs)}`}`,

@@ -1,27 +1,33 @@
 /**
- * The web console end to end (issue 12 "Done when"), in Debian's chromium against the real local
- * server: sign in through the embedded OpenID provider's form, create a product and a release,
- * drop a fixture SBOM, triage in bulk, generate a VEX document, submit it, approve it as a second
- * member, publish it, and check the public page's hash against the raw download; a key created in
- * the UI works until revoked there; a cookie POST without the CSRF token is refused; an expired
- * session lands on the sign-in page. axe-core runs on every page, key actions are done from the
- * keyboard (Tab until focused, then Enter or Space), and every page is photographed.
+ * The web console end to end, in Debian's chromium against the real local server: sign in through the
+ * embedded OpenID provider's form, create a product and a release, drop a fixture SBOM, triage in bulk,
+ * generate a VEX document, submit it, approve it as a second member, publish it, and check the public page's
+ * hash against the raw download; then the settings, the compliance report and the audit export, and larger
+ * uploads. axe-core runs on every page, key actions are done from the keyboard (Tab until focused, then
+ * Enter or Space), and every page is photographed. API keys, CSRF and the session's end are in
+ * console-account.test.ts.
  *
  * The steps share one browser and run in order: each builds on the one before.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+
 import { createHash } from 'node:crypto';
+
 import { readFileSync } from 'node:fs';
+
 import { join } from 'node:path';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { dynamo, tableName } from '../../shared/service/aws-clients';
-import { keys } from '../../shared/service/data/keys';
-import { hashSessionId } from '../../shared/service/identity/sessions';
+
 import { MAX_SBOM_BYTES } from '../../shared/service/sboms/sbom-limits';
-import { demoLogin, devAccount, SESSION_COOKIE } from '../support/browser-session';
+
+import { demoLogin, devAccount } from '../support/browser-session';
+
 import { baseUrl } from '../support/http-client';
-import { launchBrowser, recordCspViolations, screenshot, seriousViolations, tabTo } from './browser';
+
+import { launchBrowser, recordCspViolations, tabTo } from './browser';
+
+import { apiData, apiGet, bootstrapKey, eventually, expectAccessible, signInThroughProvider } from './console-support';
 
 jest.setTimeout(90_000);
 
@@ -38,65 +44,6 @@ const state: {
   approver?: { email: string; name: string; password: string };
   disclosurePath?: string;
 } = {};
-
-async function expectAccessible(target: Page, name: string): Promise<void> {
-  await screenshot(target, name);
-  expect({ page: name, violations: await seriousViolations(target) }).toEqual({ page: name, violations: [] });
-}
-
-/** Signs in at the embedded provider's real form, from the console's sign-in page. */
-async function signInThroughProvider(target: Page, credentials: { email: string; password: string }): Promise<void> {
-  await target.getByRole('heading', { name: 'Sign in to Vexdesk' }).waitFor();
-  await tabTo(target, target.getByRole('link', { name: 'Sign in' }));
-  await target.locator('#email').waitFor();
-  await target.locator('#email').fill(credentials.email);
-  await target.locator('#password').fill(credentials.password);
-  await target.locator('#password').press('Enter');
-  await target.waitForURL(
-    (url) => url.origin === baseUrl() && !url.pathname.startsWith('/sign-in') && !url.pathname.startsWith('/api/'),
-  );
-}
-
-/** Reads `read` until it gives `expected` (the page re-renders after its request answers) or 10 s pass; the last reading. */
-async function eventually<T>(read: () => Promise<T>, expected: T): Promise<T> {
-  let last = await read();
-  for (
-    const deadline = Date.now() + 10_000;
-    JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline;
-    last = await read()
-  ) {
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  return last;
-}
-
-function bootstrapKey(): string {
-  const file = join(process.env.VEXDESK_TEST_DATA_DIR ?? '', 'bootstrap.json');
-  return (JSON.parse(readFileSync(file, 'utf8')) as { apiKey: string }).apiKey;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads JSON
-async function apiGet(path: string, key: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${baseUrl()}${path}`, { headers: { Authorization: `Bearer ${key}` } });
-  return {
-    status: response.status,
-    body: response.headers.get('content-type')?.includes('json') ? await response.json() : await response.text(),
-  };
-}
-
-/** A GET that must answer 200, with the answer in the failure message otherwise. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads JSON
-async function apiData(path: string): Promise<any> {
-  const { status, body } = await apiGet(path, bootstrapKey());
-  expect({ path, status, body: status === 200 ? 'ok' : body }).toEqual({ path, status: 200, body: 'ok' });
-  return body;
-}
-
-async function sessionCookie(context: BrowserContext): Promise<string> {
-  const cookie = (await context.cookies(baseUrl())).find((entry) => entry.name === SESSION_COOKIE);
-  if (!cookie) throw new Error('no session cookie');
-  return cookie.value;
-}
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -374,51 +321,6 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await expectAccessible(page, '10-audit');
   });
 
-  it('creates an API key in the UI, which works until it is revoked there (then 401)', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
-    const create = page.getByRole('form', { name: 'Create an API key' });
-    await create.getByLabel('Name').fill('ci-e2e');
-    await tabTo(page, create.getByRole('button', { name: 'Create key' }));
-    const value = await page.getByTestId('created-key').inputValue();
-    expect(value).toMatch(/^vxd_[0-9a-f]{64}$/);
-    await screenshot(page, '11-key-created');
-    expect((await apiGet(`/api/products/${state.productId}/releases`, value)).status).toBe(200);
-
-    await tabTo(page, page.getByRole('button', { name: 'Revoke ci-e2e' }));
-    await page
-      .getByRole('row', { name: /ci-e2e/ })
-      .getByText(/^Revoked/)
-      .waitFor();
-    expect((await apiGet(`/api/products/${state.productId}/releases`, value)).status).toBe(401);
-    await expectAccessible(page, '12-key-revoked');
-  });
-
-  it('refuses a state-changing request with the session cookie but no CSRF token (403)', async () => {
-    const cookie = `${SESSION_COOKIE}=${await sessionCookie(admin)}`;
-    const body = JSON.stringify({ name: 'Forged', slug: 'forged' });
-    const crossSite = await fetch(`${baseUrl()}/api/products`, {
-      method: 'POST',
-      headers: { Cookie: cookie, Origin: 'https://evil.example', 'Content-Type': 'application/json' },
-      body,
-    });
-    expect(crossSite.status).toBe(403);
-    // The same request from the console's own origin, still without the token.
-    const sameOrigin = await page.evaluate(
-      async (payload) =>
-        (
-          await fetch('/api/products', {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: payload,
-          })
-        ).status,
-      body,
-    );
-    expect(sameOrigin).toBe(403);
-    const listed = (await apiData('/api/products?slug=forged')).data as unknown[];
-    expect(listed).toEqual([]);
-  });
-
   it('uploads a larger SBOM through the file input, gzip-compressed in the browser, stored byte for byte', async () => {
     const file = join(import.meta.dirname, '../fixtures/sboms/cyclonedx-1.4_go-cargo-pypi_syft_sbomgr.json');
     const created = await fetch(`${baseUrl()}/api/products/${state.productId}/releases`, {
@@ -469,62 +371,6 @@ describe('the web console, from sign-in to a published disclosure', () => {
       .waitFor();
     page.off('request', watch);
     expect(uploads).toEqual([]);
-  });
-
-  it('sends an expired session to sign-in, in the open console and on the next load', async () => {
-    await page.goto(`${baseUrl()}/settings`);
-    // Loaded to the end (its requests done), so only the click below meets the ended session.
-    await page.getByRole('form', { name: 'SLA policy' }).waitFor();
-    await page.getByRole('row', { name: /ci-e2e/ }).waitFor();
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.session(hashSessionId(await sessionCookie(admin))),
-        UpdateExpression: 'SET absoluteExpiresAt = :past',
-        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
-      }),
-    );
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Products' }).click();
-    await page.waitForURL(/\/sign-in\?expired=1&returnTo=%2F$/);
-    await page.getByText('Your session has ended. Sign in again to continue.').waitFor();
-    await screenshot(page, '13-session-expired');
-    await page.goto(`${baseUrl()}/releases/${state.releaseId}`);
-    await page.waitForURL(new RegExp(`/sign-in\\?returnTo=${encodeURIComponent(`/releases/${state.releaseId}`)}$`));
-    expect(await page.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe(
-      `/api/auth/login?returnTo=${encodeURIComponent(`/releases/${state.releaseId}`)}`,
-    );
-  });
-
-  it('signs out from the header: the session ends on the server and the console asks to sign in', async () => {
-    await page.goto(`${baseUrl()}/`);
-    await page.waitForURL(/\/sign-in\?returnTo=%2F$/);
-    await tabTo(page, page.getByRole('link', { name: 'Sign in' }));
-    // The embedded provider may still hold its own sign-in from the start of this file and send us straight back.
-    const back = page.waitForURL((url) => url.origin === baseUrl() && url.pathname === '/');
-    const form = page
-      .locator('#email')
-      .waitFor()
-      .then(async () => {
-        const credentials = await demoLogin();
-        await page.locator('#email').fill(credentials.email);
-        await page.locator('#password').fill(credentials.password);
-        await page.locator('#password').press('Enter');
-      });
-    // When the provider sends us back, the form never appears: its wait must not fail the run later.
-    form.catch(() => undefined);
-    await back;
-    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
-    const cookie = `${SESSION_COOKIE}=${await sessionCookie(admin)}`;
-    expect((await fetch(`${baseUrl()}/api/products`, { headers: { Cookie: cookie } })).status).toBe(200);
-
-    await tabTo(page, page.getByRole('button', { name: 'Sign out' }));
-    await page.waitForURL(/\/sign-in$/);
-    await page.getByRole('heading', { name: 'Sign in to Vexdesk' }).waitFor();
-    expect((await admin.cookies(baseUrl())).map((entry) => entry.name)).not.toContain(SESSION_COOKIE);
-    // The old cookie value is dead on the server, not only forgotten by the browser.
-    expect((await fetch(`${baseUrl()}/api/products`, { headers: { Cookie: cookie } })).status).toBe(401);
-    await page.goto(`${baseUrl()}/settings`);
-    await page.waitForURL(/\/sign-in\?returnTo=%2Fsettings$/);
   });
 
   it('ran every page under the CSP without a violation', () => {

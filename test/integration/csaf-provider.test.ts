@@ -11,79 +11,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AnySchemaObject } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { cycloneDxSbom } from '../support/seed';
-import { createTeamWithKey } from '../support/factories';
-import { runCsafMandatoryTests, SCHEMA_DIR, vexSchemaValidator } from '../support/schema-validation';
-
-const ORIGIN = 'https://csaf.vexdesk.test';
-const DIRECTORY = 'acme-psirt';
-const PUBLISHER = {
-  category: 'vendor',
-  name: 'ACME Product Security',
-  namespace: 'https://psirt.acme.example',
-  contact_details: 'psirt@acme.example',
-};
+import {
+  DIRECTORY,
+  ORIGIN,
+  PUBLISHER,
+  expectedFileName,
+  hashOfHashFile,
+  providerSchemas,
+  type Fetched,
+} from '../support/csaf-provider';
+import { runCsafMandatoryTests, vexSchemaValidator } from '../support/schema-validation';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the walk reads arbitrary JSON documents */
-interface Fetched {
-  status: number;
-  contentType: string | null;
-  bytes: Buffer;
-  text: string;
-  json: () => any;
-}
-
-function loadSchema(file: string): AnySchemaObject {
-  return JSON.parse(readFileSync(`${SCHEMA_DIR}${file}`, 'utf8')) as AnySchemaObject;
-}
-
-/** provider_json_schema.json `$ref`s the CSAF schema's publisher, which `$ref`s the FIRST CVSS schemas. */
-function providerSchemas() {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  ajv.addFormat('iri', /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`]*$/u);
-  for (const version of ['2.0', '3.0', '3.1']) {
-    const schema: AnySchemaObject = { ...loadSchema(`csaf/cvss-v${version}.json`) };
-    delete schema.$schema;
-    delete schema.id;
-    ajv.addSchema({ ...schema, $id: `https://www.first.org/cvss/cvss-v${version}.json` });
-  }
-  ajv.addSchema(loadSchema('csaf/csaf_json_schema.json'));
-  const validate = (schema: AnySchemaObject) => {
-    const fn = ajv.compile(schema);
-    return (doc: unknown) => (fn(doc) ? [] : (fn.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`));
-  };
-  return {
-    provider: validate(loadSchema('csaf/provider_json_schema.json')),
-    rolieFeed: validate(loadSchema('csaf/ROLIE_feed_json_schema.json')),
-  };
-}
-
-/** CSAF 2.0 section 5.1, written out independently of the service's implementation. */
-function expectedFileName(trackingId: string): string {
-  let name = '';
-  let inRun = false;
-  for (const char of trackingId.toLowerCase()) {
-    const allowed = (char >= 'a' && char <= 'z') || (char >= '0' && char <= '9') || char === '+' || char === '-';
-    if (allowed) name += char;
-    else if (!inRun) name += '_';
-    inRun = !allowed;
-  }
-  return `${name}.json`;
-}
-
-/** util.HashFromReader: the first whitespace-separated token, hex-decoded. */
-function hashOfHashFile(text: string): string {
-  return text.trim().split(/\s+/)[0] ?? '';
-}
 
 describe('CSAF trusted provider of a team', () => {
   let server: ServerProcess;
@@ -382,45 +327,5 @@ describe('CSAF trusted provider of a team', () => {
       expect([path, response.status]).toEqual([path, 404]);
       expect(response.json().error.code).toEqual(expect.any(String));
     }
-  });
-});
-
-describe('CSAF provider settings', () => {
-  const publisher = { category: 'vendor', name: 'Some Vendor', namespace: 'https://vendor.example' };
-
-  it('keeps a directory name unique across teams, frees it on rename and removes the provider with null', async () => {
-    const a = await createTeamWithKey();
-    const b = await createTeamWithKey();
-    const directory = `dir-${randomUUID().slice(0, 8)}`;
-    expect((await a.api.put('/api/settings', { csafProvider: { directory, publisher } })).status).toBe(200);
-    const taken = await b.api.put('/api/settings', { csafProvider: { directory, publisher } });
-    expect(taken.status).toBe(409);
-    expect(taken.body.error.code).toBe('csaf_directory_taken');
-    expect((await b.api.get('/api/settings')).body.data.csafProvider).toBeNull(); // nothing half-written
-
-    expect(
-      (await a.api.put('/api/settings', { csafProvider: { directory: `${directory}-new`, publisher } })).status,
-    ).toBe(200);
-    expect((await b.api.put('/api/settings', { csafProvider: { directory, publisher } })).status).toBe(200);
-    expect((await a.api.get('/api/settings')).body.data.csafProvider).toMatchObject({
-      directory: `${directory}-new`,
-      wellKnown: false,
-    });
-    expect((await a.api.put('/api/settings', { csafProvider: null })).status).toBe(200);
-    expect((await a.api.get('/api/settings')).body.data.csafProvider).toBeNull();
-    // The freed name can be claimed again.
-    expect(
-      (await b.api.put('/api/settings', { csafProvider: { directory: `${directory}-new`, publisher } })).status,
-    ).toBe(200);
-  });
-
-  it('refuses a publisher the CSAF schema would refuse with 422', async () => {
-    const team = await createTeamWithKey();
-    for (const body of [
-      { directory: 'Bad_Name', publisher },
-      { directory: 'good-name', publisher: { ...publisher, category: 'seller' } },
-      { directory: 'good-name', publisher: { ...publisher, namespace: 'not a url' } },
-    ])
-      expect((await team.api.put('/api/settings', { csafProvider: body })).status).toBe(422);
   });
 });

@@ -1,82 +1,21 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+/** VEX imports in each format: matching statements applied with provenance, the rest reported with reasons; re-imports idempotent. */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
 import { keys } from '../../shared/service/data/keys';
 import { queryAll } from '../../shared/service/data/table-client';
 import { readAuditLog } from '../../shared/service/audit/audit-read';
-import { createTeamWithKey, uniqueSlug } from '../support/factories';
-import { request, type client } from '../support/http-client';
-import { cycloneDxSbom, seedReleaseWithFindings } from '../support/seed';
-
-type Api = ReturnType<typeof client>;
-
-const fixture = (path: string) => readFileSync(new URL(`../fixtures/vex-examples/${path}`, import.meta.url));
-const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
-
-interface Vulnerability {
-  id: string;
-  advisory_id: string;
-  cve_id: string;
-  aliases: string[];
-  component_name: string;
-  component_purl: string | null;
-  disposition?: { id: string; status: string; justification: string | null; response: string | null };
-}
-
-interface StatementResult {
-  pointer: string;
-  vulnerability: string;
-  product: string;
-  status: string | null;
-  outcome: 'applied' | 'unchanged' | 'unmatched';
-  reason: string | null;
-  vulnerabilityIds: string[];
-}
-
-/** Go modules Trivy's own OpenVEX speaks about, log4j-core at a Log4Shell version, and a package nothing speaks about. */
-const COMPONENTS = [
-  { name: 'golang.org/x/net', version: 'v0.15.0', purl: 'pkg:golang/golang.org/x/net@v0.15.0' },
-  { name: 'golang.org/x/crypto', version: 'v0.30.0', purl: 'pkg:golang/golang.org/x/crypto@v0.30.0' },
-  { name: 'log4j-core', version: '2.14.1', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1' },
-];
-
-async function releaseWithSbom(api: Api, productId: string, version: string) {
-  const release = (await api.post(`/api/products/${productId}/releases`, { version })).body.data as { id: string };
-  const upload = await api.post('/api/sboms/upload', {
-    releaseId: release.id,
-    content: cycloneDxSbom(COMPONENTS),
-    fileName: 'bom.json',
-  });
-  expect(upload.status).toBe(201);
-  expect((await api.post('/api/cve-scan', { sbomId: upload.body.data.id })).status).toBe(202);
-  const vulnerabilities = async () =>
-    (await api.get(`/api/sboms/${upload.body.data.id}/vulnerabilities`)).body.data as Vulnerability[];
-  expect((await vulnerabilities()).length).toBeGreaterThan(0);
-  return { release, vulnerabilities };
-}
-
-async function newProduct(api: Api) {
-  return (await api.post('/api/products', { name: 'Import target', slug: uniqueSlug('vex-import'), vendor: 'ACME' }))
-    .body.data as { id: string };
-}
-
-function importVex(
-  key: string,
-  releaseId: string,
-  body: Buffer | string,
-  contentType = 'application/json',
-  extraHeaders: Record<string, string> = {},
-) {
-  return request('POST', `/api/releases/${releaseId}/vex-imports`, {
-    key,
-    rawBody: body,
-    headers: { 'Content-Type': contentType, ...extraHeaders },
-  });
-}
-
-const ids = (v: Vulnerability) => [v.advisory_id, v.cve_id, ...v.aliases].map((id) => id.toUpperCase());
-const byOutcome = (statements: StatementResult[], outcome: string) => statements.filter((s) => s.outcome === outcome);
+import { createTeamWithKey } from '../support/factories';
+import {
+  byOutcome,
+  ids,
+  importVex,
+  newProduct,
+  releaseWithSbom,
+  sha256,
+  vexExample,
+  type StatementResult,
+  type Vulnerability,
+} from '../support/vex-imports';
 
 describe('POST /api/releases/{releaseId}/vex-imports', () => {
   it("imports Trivy's published OpenVEX: applies matching statements with provenance and reports the rest with reasons", async () => {
@@ -84,7 +23,7 @@ describe('POST /api/releases/{releaseId}/vex-imports', () => {
     const { api, key } = await createTeamWithKey();
     const product = await newProduct(api);
     const { release, vulnerabilities } = await releaseWithSbom(api, product.id, '1.0.0');
-    const bytes = fixture('openvex/trivy.openvex.json');
+    const bytes = vexExample('openvex/trivy.openvex.json');
 
     // Act
     const response = await importVex(key, release.id, bytes);
@@ -157,7 +96,7 @@ describe('POST /api/releases/{releaseId}/vex-imports', () => {
     const { api, key, teamId } = await createTeamWithKey();
     const product = await newProduct(api);
     const { release } = await releaseWithSbom(api, product.id, '1.0.0');
-    const bytes = fixture('openvex/trivy.openvex.json');
+    const bytes = vexExample('openvex/trivy.openvex.json');
     const first = await importVex(key, release.id, bytes);
     expect(first.status).toBe(200);
     const before = await queryAll(keys.releaseChildrenPrefix(teamId, product.id, release.id));
@@ -284,10 +223,10 @@ describe('POST /api/releases/{releaseId}/vex-imports', () => {
     const cdx = await importVex(
       key,
       release.id,
-      fixture('cyclonedx/bom-examples_CISA-Case-1_vex-not_affected.json'),
+      vexExample('cyclonedx/bom-examples_CISA-Case-1_vex-not_affected.json'),
       'application/vnd.cyclonedx+json',
     );
-    const csaf = await importVex(key, release.id, fixture('csaf/oasis_2022-evd-uc-01-na-001.json'));
+    const csaf = await importVex(key, release.id, vexExample('csaf/oasis_2022-evd-uc-01-na-001.json'));
 
     expect(cdx.status).toBe(200);
     expect(cdx.body.data.statements).toEqual([
@@ -309,120 +248,5 @@ describe('POST /api/releases/{releaseId}/vex-imports', () => {
       }),
     ]);
     expect((await vulnerabilities()).every((v) => v.disposition === undefined)).toBe(true);
-  });
-
-  it('answers 422 with the failing JSON pointers for a schema-invalid document and writes nothing', async () => {
-    const { api, key, teamId } = await createTeamWithKey();
-    const product = await newProduct(api);
-    const { release } = await releaseWithSbom(api, product.id, '1.0.0');
-    const document = JSON.parse(fixture('openvex/trivy.openvex.json').toString('utf8'));
-    document.statements[6].status = 'probably_fine';
-    delete document.author;
-
-    const response = await importVex(key, release.id, JSON.stringify(document));
-    const unknown = await importVex(key, release.id, JSON.stringify({ hello: 'world' }));
-    const xml = await importVex(
-      key,
-      release.id,
-      '<bom xmlns="http://cyclonedx.org/schema/bom/1.6"/>',
-      'application/vnd.cyclonedx+xml',
-    );
-    const broken = await importVex(key, release.id, '{"bomFormat":');
-
-    expect(response.status).toBe(422);
-    expect(response.body.error.details).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ path: '/statements/6/status', code: 'enum' }),
-        expect.objectContaining({ path: '/', code: 'required' }),
-      ]),
-    );
-    expect(unknown.status).toBe(422);
-    expect(unknown.body.error.details).toEqual([expect.objectContaining({ path: '/', code: 'unknown_format' })]);
-    expect(xml.status).toBe(415);
-    expect(broken.status).toBe(400);
-    const children = await queryAll(keys.releaseChildrenPrefix(teamId, product.id, release.id));
-    expect(children.filter((item) => item.entity === 'Disposition')).toEqual([]);
-  });
-
-  it('answers 413 for a document over 10 MB, gzip-compressed or not', async () => {
-    const team = await createTeamWithKey();
-    const product = await newProduct(team.api);
-    const release = (await team.api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data as {
-      id: string;
-    };
-    const oversized = `{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"x":"${'a'.repeat(10 * 1024 * 1024)}"}`;
-
-    const plain = await importVex(team.key, release.id, oversized);
-    const gzipped = await importVex(team.key, release.id, gzipSync(oversized), 'application/json', {
-      'Content-Encoding': 'gzip',
-    });
-
-    expect(plain.status).toBe(413);
-    expect(gzipped.status).toBe(413);
-    expect(gzipped.body.error.code).toBe('payload_too_large');
-  });
-
-  it('is refused with 409 release_locked while the release is locked, and writes nothing', async () => {
-    const { api, key, teamId } = await createTeamWithKey();
-    const product = await newProduct(api);
-    const { release } = await releaseWithSbom(api, product.id, '1.0.0');
-    const document = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data;
-    expect((await api.post(`/api/vex/${document.id}/submit`, {})).status).toBe(200);
-
-    const response = await importVex(key, release.id, fixture('openvex/trivy.openvex.json'));
-
-    expect(response.status).toBe(409);
-    expect(response.body.error.code).toBe('release_locked');
-    const children = await queryAll(keys.releaseChildrenPrefix(teamId, product.id, release.id));
-    expect(children.filter((item) => item.entity === 'Disposition')).toEqual([]);
-    expect((await readAuditLog(teamId)).filter((entry) => entry.action === 'vex_import')).toEqual([]);
-  });
-
-  it('undoes every write when a lock lands in the middle of a large import (all or nothing)', async () => {
-    // Arrange: 300 findings (16 chunks of the batch path) and an OpenVEX document deciding every one of them.
-    const { api, key, teamId } = await createTeamWithKey();
-    const { findings, release, product } = await seedReleaseWithFindings(api, teamId, 300);
-    const purlOf = (name: string, index: number) => `pkg:npm/${name}@1.${index}.0`;
-    const document = {
-      '@context': 'https://openvex.dev/ns/v0.2.0',
-      '@id': 'https://example.com/vex/large',
-      author: 'Supplier',
-      timestamp: '2026-01-01T00:00:00Z',
-      version: 1,
-      statements: findings.map((finding, index) => ({
-        vulnerability: { name: finding.cveId },
-        products: [{ '@id': purlOf(finding.componentName, index) }],
-        status: 'not_affected',
-        justification: 'component_not_present',
-      })),
-    };
-    const vex = (await api.post(`/api/releases/${release.id}/vex`, { format: 'openvex' })).body.data;
-    const written = async () =>
-      (await queryAll(keys.releaseChildrenPrefix(teamId, product.id, release.id))).filter(
-        (item) => item.entity === 'Disposition',
-      ).length;
-
-    // Act: the import starts; once its first chunk is in, a submit locks the release.
-    const answer = importVex(key, release.id, JSON.stringify(document));
-    let answered = false;
-    void answer.finally(() => {
-      answered = true;
-    });
-    while (!answered && (await written()) === 0) await new Promise((done) => setTimeout(done, 10));
-    const submitted = await api.post(`/api/vex/${vex.id}/submit`, {});
-    const response = await answer;
-
-    // Assert
-    expect(submitted.status).toBe(200);
-    expect(response.status).toBe(409);
-    expect(response.body.error.code).toBe('release_locked');
-    expect(await written()).toBe(0);
-    expect(await queryAll(keys.dispositionBatchPendingPrefix(teamId))).toEqual([]);
-    const audit = await readAuditLog(teamId);
-    // Writes did happen before the lock, and each was undone.
-    expect(
-      audit.filter((entry) => entry.entityType === 'disposition' && entry.action === 'rollback').length,
-    ).toBeGreaterThan(0);
-    expect(audit.filter((entry) => entry.action === 'vex_import')).toEqual([]);
   });
 });
