@@ -19,7 +19,7 @@ const IMMUTABLE = { ...CORS, 'Cache-Control': 'public, max-age=31536000, immutab
 async function fileResponse(slug: string, kind: DisclosureFileKind) {
   const { bytes, fileName, contentType } = await Disclosures.readFile(slug, kind);
   return {
-    status: 200,
+    status: 200 as const,
     raw: bytes,
     contentType,
     headers: { ...IMMUTABLE, 'Content-Disposition': contentDisposition(fileName) },
@@ -29,7 +29,7 @@ async function fileResponse(slug: string, kind: DisclosureFileKind) {
 /** A CSAF provider file: exact bytes and type; it changes with the next publication, so cached briefly. */
 function providerFile(file: ProviderFile) {
   return {
-    status: 200,
+    status: 200 as const,
     raw: file.body,
     contentType: file.contentType,
     headers: { ...CORS, 'Cache-Control': 'public, max-age=60' },
@@ -76,7 +76,8 @@ export const handler = createGroupHandler(disclosureRoutes, {
           signing_key_id: disclosure.signingKeyId,
           public_key_fingerprint: disclosure.publicKeyFingerprint ?? null,
           snapshots,
-          content: JSON.parse(bytes.toString('utf8')) as unknown,
+          // The published bytes are a VEX document: a JSON object in every format.
+          content: JSON.parse(bytes.toString('utf8')) as Record<string, unknown>,
         },
       },
     };

@@ -6,7 +6,8 @@ import { toDispositionView } from '../../shared/service/dispositions/disposition
 export const handler = createGroupHandler(dispositionRoutes, {
   upsertDisposition: async ({ caller, body }) => {
     const { disposition, created } = await Dispositions.upsert(caller.teamId, caller.actor, body);
-    return { status: created ? 201 : 200, body: { data: toDispositionView(disposition) } };
+    const answer = { data: toDispositionView(disposition) };
+    return created ? { status: 201, body: answer } : { status: 200, body: answer };
   },
   updateDisposition: async ({ caller, params, body }) => ({
     status: 200,

@@ -11,10 +11,10 @@ import { toSbomView } from '../../shared/service/sboms/sbom-store';
 import { parseSbomUpload } from '../../shared/service/sboms/upload-input';
 
 /** 201 for a new SBOM, 200 when the release already held the same bytes (issue 13 item 3: CI retries are safe). */
-const uploaded = (outcome: UploadOutcome) => ({
-  status: outcome.created ? 201 : 200,
-  body: { data: toSbomView(outcome.sbom) },
-});
+function uploaded(outcome: UploadOutcome) {
+  const body = { data: toSbomView(outcome.sbom) };
+  return outcome.created ? { status: 201 as const, body } : { status: 200 as const, body };
+}
 
 export const handler = createGroupHandler(sbomRoutes, {
   uploadSbom: async ({ caller, query, headers, rawBody }) =>

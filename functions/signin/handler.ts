@@ -8,28 +8,29 @@ import {
 } from '../../shared/service/http/cookies';
 import { createGroupHandler } from '../../shared/service/http/group-handler';
 import { signInRoutes } from '../../shared/service/http/route-groups/signin';
-import type { OperationResult } from '../../shared/service/http/response';
 import { signInRefusalPage } from '../../shared/service/identity/sign-in-pages';
 import { SignIn } from '../../shared/service/identity/sign-in';
 
 const policy = cookiePolicy(config().publicBaseUrl);
 /** The refusal page has no script and no outside resource. */
-const PAGE_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const PAGE_HEADERS: Record<string, string> = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+};
 
 export const handler = createGroupHandler(signInRoutes, {
   startSignIn: async ({ query }) => {
     const { location, flowId } = await SignIn.start({ returnTo: query.returnTo, teamId: query.team });
     return { status: 302, headers: { Location: location, 'Set-Cookie': flowCookieHeader(policy, flowId) } };
   },
-  finishSignIn: async ({ query, headers }): Promise<OperationResult> => {
+  finishSignIn: async ({ query, headers }) => {
     const outcome = await SignIn.finish({ flowId: parseCookies(headers.cookie).get(policy.flowCookie), query });
     if (outcome.kind === 'refused') {
       return {
         status: 403,
         raw: signInRefusalPage(outcome),
         contentType: 'text/html; charset=utf-8',
-        headers: { 'Content-Security-Policy': PAGE_CSP },
+        headers: PAGE_HEADERS,
       };
     }
     const maxAge = Math.floor((Date.parse(outcome.session.absoluteExpiresAt) - Date.now()) / 1000);

@@ -6559,20 +6559,57 @@ export interface components {
             /** @description Why the scan failed (status failed only) */
             error?: string;
         };
+        SbomResponse: {
+            data: components["schemas"]["Sbom"];
+        };
         UploadSbom: {
             /** Format: uuid */
             releaseId: string;
             content: string;
             fileName?: string;
         };
+        SbomUploadSessionResponse: {
+            data: components["schemas"]["SbomUploadSession"];
+        };
+        SbomUploadSession: {
+            /** Format: uuid */
+            uploadId: string;
+            /** @description Pre-signed S3 URL the client PUTs the file to */
+            uploadUrl: string;
+            /** @enum {string} */
+            method: "PUT";
+            expiresAt: string;
+            maxBytes: number;
+            /** @description POST here once the file is uploaded */
+            completePath: string;
+        };
         CreateSbomUpload: {
             /** Format: uuid */
             releaseId: string;
             fileName?: string;
         };
+        CveScanResult: {
+            data: {
+                sbomId: string;
+                /** @enum {string} */
+                status: "queued" | "running" | "completed" | "failed";
+                scannedAt: string | null;
+                findingCount: number;
+                matchedComponentCount: number;
+                unmatchedComponentCount: number;
+                /** @description Why the scan failed (status failed only) */
+                error?: string;
+            };
+        };
         CveScanRequest: {
             /** Format: uuid */
             sbomId: string;
+        };
+        SbomVulnerabilityList: {
+            data: components["schemas"]["SbomVulnerability"][];
+            summary: components["schemas"]["FindingSummary"];
+            meta: components["schemas"]["PageMeta"];
+            scan: components["schemas"]["SbomScan"];
         };
         SbomVulnerability: {
             id: string;
@@ -6623,8 +6660,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "affected" | "not_affected" | "fixed" | "under_investigation";
-            response: string | null;
-            justification: string | null;
+            /** @enum {string|null} */
+            response: "can_not_fix" | "will_not_fix" | "update" | "rollback" | "workaround_available" | null;
+            /** @enum {string|null} */
+            justification: "component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist" | null;
             /** @enum {string} */
             decision_state: "none" | "decided" | "carried" | "review_required" | "expired";
             expires_at: string | null;
@@ -6634,13 +6673,15 @@ export interface components {
                 release_version: string;
                 disposition_id: string;
             } | null;
-            imported_from: {
-                document_sha256: string;
-                author: string | null;
-                format: string;
-                imported_at: string;
-            } | null;
+            imported_from: components["schemas"]["ImportedFrom"];
         };
+        ImportedFrom: {
+            document_sha256: string;
+            author: string | null;
+            /** @enum {string} */
+            format: "cyclonedx_vex" | "openvex" | "csaf";
+            imported_at: string;
+        } | null;
         FindingSummary: {
             total: number;
             affected: number;
@@ -6648,6 +6689,17 @@ export interface components {
             fixed: number;
             underInvestigation: number;
             withoutDisposition: number;
+        };
+        ReleaseVulnerabilityList: {
+            data: components["schemas"]["ReleaseVulnerability"][];
+            summary: components["schemas"]["FindingSummary"];
+            meta: components["schemas"]["PageMeta"];
+            sboms: {
+                id: string;
+                file_name: string | null;
+                created_at: string;
+                scan: components["schemas"]["SbomScan"];
+            }[];
         };
         ReleaseVulnerability: {
             id: string;
@@ -6696,6 +6748,51 @@ export interface components {
             sbom_ids: string[];
             finding_ids: string[];
         };
+        DispositionResponse: {
+            data: components["schemas"]["Disposition"];
+        };
+        Disposition: {
+            id: string;
+            vulnerabilityId: string;
+            releaseId: string;
+            advisory_id: string;
+            /** @description The package at its version (purl or name@version) the decision is about */
+            package: string;
+            /** @enum {string} */
+            status: "affected" | "not_affected" | "fixed" | "under_investigation";
+            /** @enum {string|null} */
+            justification: "component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist" | null;
+            /** @enum {string|null} */
+            response: "can_not_fix" | "will_not_fix" | "update" | "rollback" | "workaround_available" | null;
+            detail: string | null;
+            actionStatement: string | null;
+            impactStatement: string | null;
+            assignedTo: string | null;
+            /** @description When the disposition first became final; null while not */
+            decided_at: string | null;
+            created_at: string;
+            updated_at: string;
+            updated_by: {
+                id: string;
+                name: string;
+            };
+            expires_at: string | null;
+            review_required: boolean;
+            /** @description The decision of an earlier release this one was carried from */
+            carried_from: {
+                release_id: string;
+                release_version: string;
+                disposition_id: string;
+                decided_by: {
+                    id: string;
+                    name: string;
+                };
+                decided_at: string;
+            } | null;
+            imported_from: components["schemas"]["ImportedFrom"];
+            /** @enum {string} */
+            decision_state: "none" | "decided" | "carried" | "review_required" | "expired";
+        };
         CreateDisposition: {
             /** Format: uuid */
             vulnerabilityId: string;
@@ -6715,6 +6812,9 @@ export interface components {
             assignedTo?: string;
             /** Format: date-time */
             expiresAt?: string;
+        };
+        BatchDispositionResult: {
+            updated: number;
         };
         BatchDisposition: {
             vulnerabilityIds: string[];
@@ -6760,6 +6860,66 @@ export interface components {
                 }[];
             };
         };
+        DispositionWithHistoryResponse: {
+            data: {
+                id: string;
+                vulnerabilityId: string;
+                releaseId: string;
+                advisory_id: string;
+                /** @description The package at its version (purl or name@version) the decision is about */
+                package: string;
+                /** @enum {string} */
+                status: "affected" | "not_affected" | "fixed" | "under_investigation";
+                /** @enum {string|null} */
+                justification: "component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist" | null;
+                /** @enum {string|null} */
+                response: "can_not_fix" | "will_not_fix" | "update" | "rollback" | "workaround_available" | null;
+                detail: string | null;
+                actionStatement: string | null;
+                impactStatement: string | null;
+                assignedTo: string | null;
+                /** @description When the disposition first became final; null while not */
+                decided_at: string | null;
+                created_at: string;
+                updated_at: string;
+                updated_by: {
+                    id: string;
+                    name: string;
+                };
+                expires_at: string | null;
+                review_required: boolean;
+                /** @description The decision of an earlier release this one was carried from */
+                carried_from: {
+                    release_id: string;
+                    release_version: string;
+                    disposition_id: string;
+                    decided_by: {
+                        id: string;
+                        name: string;
+                    };
+                    decided_at: string;
+                } | null;
+                imported_from: components["schemas"]["ImportedFrom"];
+                /** @enum {string} */
+                decision_state: "none" | "decided" | "carried" | "review_required" | "expired";
+                history: components["schemas"]["DispositionChange"][];
+            };
+        };
+        DispositionChange: {
+            changeId: string;
+            at: string;
+            actor: {
+                id: string;
+                name: string;
+                email: string | null;
+            };
+            changes: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                };
+            };
+        };
         UpdateDisposition: {
             /** @enum {string} */
             status?: "affected" | "not_affected" | "fixed" | "under_investigation";
@@ -6775,6 +6935,53 @@ export interface components {
             /** Format: date-time */
             expiresAt?: string | null;
         };
+        VexDocumentList: {
+            data: components["schemas"]["VexDocument"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        VexDocument: {
+            id: string;
+            releaseId: string;
+            productId: string;
+            /** @enum {string} */
+            format: "cyclonedx_vex" | "openvex" | "csaf";
+            /** @enum {string} */
+            workflow_status: "draft" | "submitted" | "approved" | "published";
+            author: string | null;
+            /** @description Incremented on each regeneration */
+            version: number;
+            /** @description SHA-256 (hex) of the document bytes */
+            content_hash: string;
+            /** @description The SBOMs whose findings the document covers */
+            sbom_ids: string[];
+            /** @description The one SBOM the document is bound to, or null for every SBOM of the release */
+            sbom_id: string | null;
+            finding_count: number;
+            created_at: string;
+            updated_at: string;
+            submitted_by: {
+                id: string;
+                name: string;
+            } | null;
+            approved_at: string | null;
+            published_at: string | null;
+            /** @description The public disclosure once published */
+            disclosure: {
+                id: string;
+                public_slug: string;
+                links: {
+                    self: string;
+                    raw: string;
+                };
+            } | null;
+            /** @description The VEX document itself (CycloneDX, OpenVEX or CSAF JSON) */
+            content?: {
+                [key: string]: unknown;
+            };
+        };
+        VexDocumentResponse: {
+            data: components["schemas"]["VexDocument"];
+        };
         CreateVexDocument: {
             /** @enum {string} */
             format: "cyclonedx_vex" | "openvex" | "csaf";
@@ -6786,6 +6993,239 @@ export interface components {
         };
         RejectVexDocument: {
             comment: string;
+        };
+        PublishedVexDocument: {
+            vexDocument: components["schemas"]["VexDocument"];
+            disclosure: components["schemas"]["Disclosure"];
+        };
+        Disclosure: {
+            id: string;
+            document_id: string;
+            version: number;
+            /** @enum {string} */
+            format: "cyclonedx_vex" | "openvex" | "csaf";
+            public_slug: string;
+            /** @description `sha256:<hex>` of the raw bytes */
+            content_hash: string;
+            /** @description Whether the snapshot carries an HMAC-SHA256 signature */
+            signed: boolean;
+            published_at: string;
+            product: {
+                name: string;
+                vendor: string | null;
+            };
+            release: {
+                version: string;
+            };
+            links: {
+                self: string;
+                raw: string;
+                verify: string;
+                /** @description OpenPGP detached signature (armored) */
+                signature?: string;
+                sha256?: string;
+                sha512?: string;
+                /** @description OpenVEX only: the in-toto attestation (DSSE envelope) */
+                attestation?: string;
+                /** @description The publisher's OpenPGP keys (armored) */
+                public_keys?: string;
+            };
+        };
+        ApprovalList: {
+            data: components["schemas"]["ApprovalRecord"][];
+        };
+        ApprovalRecord: {
+            id: string;
+            /** @enum {string} */
+            action: "submit" | "approve" | "reject" | "publish" | "unlock";
+            actor_id: string;
+            actor_name: string;
+            comment: string;
+            created_at: string;
+            /** @description The document version the action applied to */
+            document_version: number;
+        };
+        DisclosureList: {
+            data: components["schemas"]["Disclosure"][];
+            meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNextPage: boolean;
+                hasPrevPage: boolean;
+            };
+            links: {
+                self: string;
+                first: string;
+                last: string;
+                next: string | null;
+            };
+        };
+        DisclosureResponse: {
+            data: components["schemas"]["DisclosureDetail"];
+        };
+        DisclosureDetail: {
+            id: string;
+            document_id: string;
+            version: number;
+            /** @enum {string} */
+            format: "cyclonedx_vex" | "openvex" | "csaf";
+            public_slug: string;
+            /** @description `sha256:<hex>` of the raw bytes */
+            content_hash: string;
+            /** @description Whether the snapshot carries an HMAC-SHA256 signature */
+            signed: boolean;
+            published_at: string;
+            product: {
+                name: string;
+                vendor: string | null;
+            };
+            release: {
+                version: string;
+            };
+            links: {
+                self: string;
+                raw: string;
+                verify: string;
+                /** @description OpenPGP detached signature (armored) */
+                signature?: string;
+                sha256?: string;
+                sha512?: string;
+                /** @description OpenVEX only: the in-toto attestation (DSSE envelope) */
+                attestation?: string;
+                /** @description The publisher's OpenPGP keys (armored) */
+                public_keys?: string;
+                /** @description CSAF only: the team's provider-metadata.json */
+                provider_metadata?: string;
+            };
+            signing_key_id: string | null;
+            public_key_fingerprint: string | null;
+            snapshots: components["schemas"]["DisclosureSnapshot"][];
+            /** @description The published VEX document */
+            content: {
+                [key: string]: unknown;
+            };
+        };
+        DisclosureSnapshot: {
+            version: number;
+            public_slug: string;
+            content_hash: string;
+            published_at: string;
+            links: {
+                self: string;
+                raw: string;
+            };
+        };
+        DisclosureVerification: {
+            public_slug: string;
+            content_hash: string;
+            content_hash_valid: boolean;
+            signed: boolean;
+            /** @description null when the signing key is not on the server */
+            signature_valid: boolean | null;
+            signature_algorithm: string | null;
+            signing_key_id: string | null;
+            public_key_signature: {
+                signed: boolean;
+                signature_valid: boolean | null;
+                algorithm: string | null;
+                key_fingerprint: string | null;
+                /** @enum {string|null} */
+                key_status: "listed" | "revoked" | "unknown" | null;
+            };
+            verified_at: string;
+        };
+        PublisherKeyList: {
+            data: components["schemas"]["PublisherKey"][];
+        };
+        PublisherKey: {
+            fingerprint: string;
+            key_id: string;
+            algorithm: string;
+            created_at: string;
+            expires_at: string | null;
+            revoked_at: string | null;
+            armored: string;
+            jwk: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                x: string;
+                kid: string;
+                /** @enum {string} */
+                use: "sig";
+                /** @enum {string} */
+                alg: "EdDSA";
+            };
+        };
+        PublisherJwks: {
+            keys: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                x: string;
+                kid: string;
+                /** @enum {string} */
+                use: "sig";
+                /** @enum {string} */
+                alg: "EdDSA";
+            }[];
+        };
+        TeamSettingsResponse: {
+            data: components["schemas"]["TeamSettings"];
+        };
+        TeamSettings: {
+            requireDistinctApprover: boolean;
+            slaPolicy: components["schemas"]["SlaPolicy"];
+            hideInformational: boolean;
+            /** @enum {string} */
+            carryOver: "off" | "same_version" | "any_version";
+            /** @description Read-only: the per-team request quota (429 with Retry-After beyond it) */
+            throttle: {
+                rateLimit: number;
+                burstLimit: number;
+                /**
+                 * @description `team`: an operator's override for this team
+                 * @enum {string}
+                 */
+                source: "default" | "team";
+            };
+            csafProvider: components["schemas"]["CsafProvider"];
+            sessionTimeouts: components["schemas"]["SessionTimeouts"];
+        };
+        SlaPolicy: {
+            critical: number;
+            high: number;
+            medium: number;
+            low: number;
+            kev: number;
+            atRiskRatio: number;
+        };
+        CsafProvider: {
+            directory: string;
+            publisher: {
+                /** @enum {string} */
+                category: "coordinator" | "discoverer" | "other" | "translator" | "user" | "vendor";
+                name: string;
+                /**
+                 * Format: uri
+                 * @description The publisher's own URL (CSAF `namespace`), e.g. https://psirt.example.com
+                 */
+                namespace: string;
+                contact_details?: string;
+                issuing_authority?: string;
+            };
+            /** @description What the team's security.txt names in its `CSAF:` line */
+            providerMetadataUrl: string;
+            /** @description Whether this deployment also serves it at /.well-known/csaf/provider-metadata.json */
+            wellKnown: boolean;
+        } | null;
+        SessionTimeouts: {
+            idleMinutes: number;
+            absoluteMinutes: number;
         };
         UpdateTeamSettings: {
             requireDistinctApprover?: boolean;
@@ -6959,6 +7399,28 @@ export interface components {
             teamId: string;
             /** Format: uuid */
             policyId?: string;
+        };
+        /** @description An OpenAPI 3.1 document */
+        OpenApiDocument: {
+            openapi: string;
+            info: {
+                title: string;
+                version: string;
+            } & {
+                [key: string]: unknown;
+            };
+            paths: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            components?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: {
@@ -7970,9 +8432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Sbom"];
-                    };
+                    "application/json": components["schemas"]["SbomResponse"];
                 };
             };
             /** @description SBOM metadata */
@@ -7981,9 +8441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Sbom"];
-                    };
+                    "application/json": components["schemas"]["SbomResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -8079,9 +8537,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SbomUploadSessionResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -8166,9 +8622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Sbom"];
-                    };
+                    "application/json": components["schemas"]["SbomResponse"];
                 };
             };
             /** @description SBOM metadata */
@@ -8177,9 +8631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Sbom"];
-                    };
+                    "application/json": components["schemas"]["SbomResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -8264,9 +8716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Sbom"];
-                    };
+                    "application/json": components["schemas"]["SbomResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -8521,9 +8971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CveScanResult"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -8617,19 +9065,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ data, summary, meta, scan }` */
+            /** @description A page of findings, the summary and the scan */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["SbomVulnerability"][];
-                        summary: components["schemas"]["FindingSummary"];
-                        meta: components["schemas"]["PageMeta"];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SbomVulnerabilityList"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -8723,19 +9165,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ data, summary, meta, sboms }` */
+            /** @description A page of findings, the summary and each SBOM with its scan */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ReleaseVulnerability"][];
-                        summary: components["schemas"]["FindingSummary"];
-                        meta: components["schemas"]["PageMeta"];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReleaseVulnerabilityList"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -8822,9 +9258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DispositionResponse"];
                 };
             };
             /** @description Created disposition */
@@ -8833,9 +9267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DispositionResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -8916,15 +9348,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `{ updated }` */
+            /** @description How many dispositions changed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["BatchDispositionResult"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -9111,9 +9541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DispositionWithHistoryResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -9202,9 +9630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DispositionResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -9289,9 +9715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DispositionResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -9370,15 +9794,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Paged VEX documents */
+            /** @description The VEX documents of the release */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VexDocumentList"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -9467,9 +9889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VexDocumentResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -9558,9 +9978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReleaseResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -9639,15 +10057,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The document */
+            /** @description The document with full content */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VexDocumentResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -9809,15 +10225,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The regenerated draft */
+            /** @description The regenerated draft with full content */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VexDocumentResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -9908,9 +10322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VexDocumentResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -10001,9 +10413,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VexDocumentResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -10092,9 +10502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VexDocumentResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -10179,15 +10587,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `{ vexDocument, disclosure }` */
+            /** @description The published document and its disclosure */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PublishedVexDocument"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -10266,15 +10672,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ data: [approval record] }` */
+            /** @description The approval records, oldest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ApprovalList"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -10355,15 +10759,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ data, meta, links }` */
+            /** @description A page of disclosures */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DisclosureList"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -10408,15 +10810,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Disclosure */
+            /** @description The disclosure with its snapshots and content; with `format=raw` the published file itself, byte for byte (`application/vnd.cyclonedx+json` or `application/json`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DisclosureResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -10465,9 +10865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DisclosureVerification"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -11249,15 +11647,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ data: [key] }`, an armored key block, or `{ keys }` */
+            /** @description `{ data: [key] }`, an armored key block (`format=asc`) or a JWK set (`format=jwks`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PublisherKeyList"];
+                    "application/pgp-keys": string;
+                    "application/jwk-set+json": components["schemas"]["PublisherJwks"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -11478,9 +11876,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TeamSettingsResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -11567,9 +11963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TeamSettingsResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -11652,29 +12046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            fingerprint: string;
-                            key_id: string;
-                            algorithm: string;
-                            created_at: string;
-                            expires_at: string | null;
-                            revoked_at: string | null;
-                            armored: string;
-                            jwk: {
-                                /** @enum {string} */
-                                kty: "OKP";
-                                /** @enum {string} */
-                                crv: "Ed25519";
-                                x: string;
-                                kid: string;
-                                /** @enum {string} */
-                                use: "sig";
-                                /** @enum {string} */
-                                alg: "EdDSA";
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PublisherKeyList"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -11758,27 +12130,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            fingerprint: string;
-                            key_id: string;
-                            algorithm: string;
-                            created_at: string;
-                            expires_at: string | null;
-                            revoked_at: string | null;
-                            armored: string;
-                            jwk: {
-                                /** @enum {string} */
-                                kty: "OKP";
-                                /** @enum {string} */
-                                crv: "Ed25519";
-                                x: string;
-                                kid: string;
-                                /** @enum {string} */
-                                use: "sig";
-                                /** @enum {string} */
-                                alg: "EdDSA";
-                            };
-                        };
+                        data: components["schemas"]["PublisherKey"];
                     };
                 };
             };
@@ -13017,9 +13369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */

@@ -99,7 +99,7 @@ describe('toSarif rules', () => {
     const decision = {
       id: '0f8fad5b-d9cb-469f-a165-70867728950e',
       response: null,
-      justification: 'component_not_present',
+      justification: 'component_not_present' as const,
       expires_at: null,
       review_required: false,
       carried_from: null,

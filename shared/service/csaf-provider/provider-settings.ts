@@ -8,21 +8,13 @@ import { config } from '../config';
 import { transactWrite, TransactionFailedError, type TransactItem } from '../data/table-client';
 import { ConflictError } from '../errors';
 import type { CsafPublisher } from '../schemas/csaf-provider';
+import type { CsafProviderView } from '../schemas/compliance';
 import { csafProviderStore, type CsafProviderSettings } from './provider-store';
 import { providerBaseUrl } from './urls';
 
 export interface CsafProviderSettingInput {
   directory: string;
   publisher: CsafPublisher;
-}
-
-export interface CsafProviderView {
-  directory: string;
-  publisher: CsafPublisher;
-  /** What the team's security.txt names in its `CSAF:` line (requirement 8). */
-  providerMetadataUrl: string;
-  /** Whether this deployment also serves it at /.well-known/csaf/provider-metadata.json (configuration). */
-  wellKnown: boolean;
 }
 
 function view(settings: Pick<CsafProviderSettings, 'directory' | 'publisher'>): CsafProviderView {

@@ -12,6 +12,7 @@ import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
 import { ConflictError, NotFoundError } from '../errors';
+import type { DisclosureView } from '../schemas/disclosures';
 import type { VexFormat } from '../schemas/vex';
 import { trimChar } from '../text';
 import { currentSigningKey, hmacSha256Hex, sha256Hex, signatureMatches } from './signing';
@@ -67,8 +68,8 @@ export function toDisclosureView(disclosure: Disclosure) {
 }
 
 /** Relative paths, like the spec's `self` and `raw`: a client finds every file from the disclosure. */
-function disclosureLinks(disclosure: Disclosure): Record<string, string> {
-  const links: Record<string, string> = {
+function disclosureLinks(disclosure: Disclosure): DisclosureView['links'] {
+  const links: DisclosureView['links'] = {
     self: `/api/disclosures/${disclosure.slug}`,
     raw: `/api/disclosures/${disclosure.slug}?format=raw`,
     verify: `/api/disclosures/${disclosure.slug}/verify`,
@@ -279,7 +280,7 @@ export const Disclosures = {
               skBetween: [keys.disclosureSequenceKey(low), keys.disclosureSequenceKey(high)],
               descending: true,
             })
-          ).map((item) => item.summary);
+          ).map((item) => item.summary as DisclosureView); // written by publish, toDisclosureView
     const link = (page: number) =>
       `/api/disclosures?page=${page}&limit=${query.limit}${query.format ? `&format=${query.format}` : ''}`;
     return {
@@ -396,6 +397,6 @@ async function verifyPublicKeySignature(disclosure: Disclosure, bytes: Buffer) {
     algorithm: PUBLISHER_KEY_ALGORITHM,
     key_fingerprint: result.fingerprint ?? disclosure.publicKeyFingerprint ?? null,
     // Rotation keeps old keys listed: `listed` is what lets an old disclosure still verify.
-    key_status: signer ? (signer.revokedAt ? 'revoked' : 'listed') : 'unknown',
+    key_status: signer ? (signer.revokedAt ? ('revoked' as const) : ('listed' as const)) : ('unknown' as const),
   };
 }

@@ -9,7 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import { parsePurl } from '../sbom/purl';
-import type { Disposition, DispositionStatus } from './disposition-store';
+import type { Disposition } from './disposition-store';
+import type { DispositionStatus } from './vocabulary';
 
 /** The finding fields a decision's identity is made of. */
 export interface DecisionSubject {

@@ -8,8 +8,8 @@ import { resolvePointer } from '../data/id-pointers';
 import { RELEASE_UNLOCKED_CONDITION } from '../releases/release-store';
 import { decisionState } from './decision-identity';
 import { dispositionCache, type CachedDispositions } from './disposition-cache';
-
-export type DispositionStatus = 'affected' | 'not_affected' | 'fixed' | 'under_investigation';
+import type { VexFormat } from '../schemas/vex';
+import type { DispositionResponse, DispositionStatus, Justification } from './vocabulary';
 
 /** The fields a member writes (and history and audit diff); `expiresAt` included. */
 export const DISPOSITION_FIELDS = [
@@ -38,8 +38,8 @@ export interface Disposition {
   /** The package without its version: what `any_version` carry-over matches on. */
   packageWithoutVersion: string;
   status: DispositionStatus;
-  justification: string | null;
-  response: string | null;
+  justification: Justification | null;
+  response: DispositionResponse | null;
   detail: string | null;
   actionStatement: string | null;
   impactStatement: string | null;
@@ -63,7 +63,7 @@ export interface Disposition {
 export interface ImportedFrom {
   documentSha256: string;
   author: string | null;
-  format: 'cyclonedx_vex' | 'openvex' | 'csaf';
+  format: VexFormat;
   importedAt: string;
 }
 
@@ -107,8 +107,8 @@ export function toDisposition(item: Item): Disposition {
     packageIdentity: text('packageIdentity'),
     packageWithoutVersion: text('packageWithoutVersion'),
     status: item.status as DispositionStatus,
-    justification: nullable('justification'),
-    response: nullable('response'),
+    justification: nullable('justification') as Justification | null,
+    response: nullable('response') as DispositionResponse | null,
     detail: nullable('detail'),
     actionStatement: nullable('actionStatement'),
     impactStatement: nullable('impactStatement'),

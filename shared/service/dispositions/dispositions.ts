@@ -15,12 +15,8 @@ import type { Actor } from '../identity/actor';
 import { Members } from '../identity/teams';
 import { releaseStore } from '../releases/release-store';
 import { findingStore, type Finding } from '../scans/finding-store';
-import {
-  DispositionTransaction,
-  dispositionStore,
-  type Disposition,
-  type DispositionStatus,
-} from './disposition-store';
+import { DispositionTransaction, dispositionStore, type Disposition } from './disposition-store';
+import type { DispositionStatus } from './vocabulary';
 import {
   plan,
   targetOfDisposition,

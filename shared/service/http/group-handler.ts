@@ -33,7 +33,7 @@ import {
   parseQuery,
   strictQuerySchema,
 } from './request';
-import { errorToProxyResult, toProxyResult, type OperationResult } from './response';
+import { errorToProxyResult, toProxyResult, type RawResult } from './response';
 import type { RouteDefinition } from './route-definition';
 
 type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -57,7 +57,20 @@ export interface OperationRequest<R extends RouteDefinition> {
   deadline: number;
 }
 
-export type Operation<R extends RouteDefinition> = (request: OperationRequest<R>) => Promise<OperationResult>;
+/**
+ * What an operation may answer: for each status its route declares, a JSON body of that response's
+ * schema (no body where the response has none), or raw bytes. The compiler holds every handler to
+ * the schemas the OpenAPI document publishes.
+ */
+export type RouteResult<R extends RouteDefinition> = {
+  [S in keyof R['responses'] & number]:
+    | (R['responses'][S] extends { schema: infer Schema extends z.ZodType }
+        ? { status: S; body: z.infer<Schema>; headers?: Record<string, string> }
+        : { status: S; body?: undefined; headers?: Record<string, string> })
+    | { status: S; raw: RawResult['raw']; contentType: string; headers?: Record<string, string> };
+}[keyof R['responses'] & number];
+
+export type Operation<R extends RouteDefinition> = (request: OperationRequest<R>) => Promise<RouteResult<R>>;
 /** The operations of one group's routes (shared/service/http/route-groups/), by operation id. */
 export type GroupOperations<Routes extends readonly RouteDefinition[]> = {
   [Id in Routes[number]['operationId']]?: Operation<Extract<Routes[number], { operationId: Id }>>;
@@ -94,7 +107,7 @@ function entityOfParams(route: RouteDefinition): string {
  */
 export function createGroupHandler<const Routes extends readonly RouteDefinition[]>(
   groupRoutes: Routes,
-  operations: GroupOperations<Routes>,
+  operations: NoInfer<GroupOperations<Routes>>,
 ) {
   // Looked up per request by method and resource; the first route of a pair wins, as a linear search would.
   const routeTable = new Map<string, { route: RouteDefinition; entity: string; query: z.ZodObject }>();

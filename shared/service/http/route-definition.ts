@@ -3,7 +3,7 @@
  * routes themselves: each endpoint group's routes live in shared/service/http/route-groups/,
  * so a group's Lambda builds only its own routes' zod schemas at cold start.
  */
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { RouteScope } from './scopes';
 
 export const ENDPOINT_GROUPS = [
@@ -30,6 +30,8 @@ export interface RouteResponse {
   schema?: z.ZodType;
   /** Defaults to application/json. */
   contentType?: string;
+  /** Other media types the same status answers with when a query parameter asks (their schema; null: text or a file). */
+  alternatives?: Readonly<Record<string, z.ZodType | null>>;
 }
 
 export interface RouteDefinition<G extends EndpointGroup = EndpointGroup> {
@@ -79,9 +81,5 @@ export function defineGroup<const G extends EndpointGroup, const R extends reado
 }
 
 export const noContent = { 204: { description: 'Done; no body' } };
-export const anyJson = (description: string): RouteResponse => ({
-  description,
-  schema: z.record(z.string(), z.unknown()),
-});
 /** CSAF distribution files are served as exactly `application/json` (csaf_downloader warns on anything else). */
 export const csafJson = (description: string): RouteResponse => ({ description, contentType: 'application/json' });

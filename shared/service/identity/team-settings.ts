@@ -18,11 +18,8 @@ import { quotaOfTeam, type TeamQuota } from './team-quota';
 import { DEFAULT_CARRY_OVER, type CarryOverSetting } from '../dispositions/carry-over-setting';
 import { Teams } from './teams';
 import { SessionTimeoutSettings, type SessionTimeouts } from './session-timeouts';
-import {
-  CsafProviderSettingsService,
-  type CsafProviderSettingInput,
-  type CsafProviderView,
-} from '../csaf-provider/provider-settings';
+import { CsafProviderSettingsService, type CsafProviderSettingInput } from '../csaf-provider/provider-settings';
+import type { TeamSettingsView } from '../schemas/compliance';
 
 export interface TeamSettings {
   requireDistinctApprover: boolean;
@@ -34,15 +31,6 @@ export interface TeamSettings {
   /** Read-only here: the per-team throttle API Gateway applies (429 + Retry-After beyond it). */
   throttle: TeamQuota;
 }
-
-/**
- * The settings as GET /api/settings shows them: plus the team's CSAF trusted provider (docs/csaf-provider.md),
- * or null, and the browser-session timeouts (their own item, which the authorizer reads).
- */
-export type TeamSettingsView = TeamSettings & {
-  csafProvider: CsafProviderView | null;
-  sessionTimeouts: SessionTimeouts;
-};
 
 interface StoredSettings {
   requireDistinctApprover?: boolean;

@@ -10,17 +10,7 @@ import { ForbiddenError } from '../errors';
 import { OPERATOR_ACTOR, serviceAccountName, type Actor, type Caller } from './actor';
 import { ApiKeys, type ApiKeyRecord } from './api-keys';
 import { MANAGE, Members, type Member, type Permission } from './teams';
-
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  scopes: string[];
-  serviceAccount: string;
-  createdAt: string;
-  createdBy: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
+import type { ApiKeyView, CreatedApiKeyView } from '../schemas/workspace';
 
 function keyView(record: ApiKeyRecord): ApiKeyView {
   return {
@@ -102,7 +92,7 @@ export const Workspace = {
     return (await ApiKeys.list(caller.teamId)).map(keyView).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   },
 
-  async createKey(caller: Caller, input: unknown): Promise<ApiKeyView & { key: string }> {
+  async createKey(caller: Caller, input: unknown): Promise<CreatedApiKeyView> {
     const actor = await authorizeManager(caller);
     const created = await ApiKeys.create(caller.teamId, input, { authorized: actor, heldScopes: caller.scopes });
     return { ...keyView(created), key: created.key };

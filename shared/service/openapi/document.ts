@@ -45,10 +45,19 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   for (const route of routes as readonly RouteDefinition[]) {
     const responses: Record<string, { description: string; content?: Record<string, { schema: object }> }> = {};
     for (const [status, response] of Object.entries(route.responses)) {
+      const alternatives = Object.fromEntries(
+        Object.entries(response.alternatives ?? {}).map(([type, schema]): [string, { schema: object }] => [
+          type,
+          { schema: schema ?? { type: 'string' } },
+        ]),
+      );
       responses[status] = response.schema
         ? {
             description: response.description,
-            content: { [response.contentType ?? 'application/json']: { schema: response.schema } },
+            content: {
+              [response.contentType ?? 'application/json']: { schema: response.schema },
+              ...alternatives,
+            },
           }
         : {
             description: response.description,

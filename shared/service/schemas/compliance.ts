@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { csafProviderSettingBody } from './csaf-provider';
+import { csafProviderSettingBody, csafPublisherSchema } from './csaf-provider';
 import { CARRY_OVER_SETTINGS } from '../dispositions/carry-over-setting';
 import { SESSION_TIMEOUT_BOUNDS, type SessionTimeouts } from '../identity/session-timeout-rules';
 
@@ -43,3 +43,38 @@ export const teamSettingsBody = z
     sessionTimeouts: sessionTimeoutsSchema.partial().optional(),
   })
   .meta({ id: 'UpdateTeamSettings' });
+
+/** The team's CSAF trusted provider as the settings show it (docs/csaf-provider.md). */
+export const csafProviderSchema = z
+  .object({
+    directory: z.string(),
+    publisher: csafPublisherSchema,
+    providerMetadataUrl: z.string().meta({ description: "What the team's security.txt names in its `CSAF:` line" }),
+    wellKnown: z
+      .boolean()
+      .meta({ description: 'Whether this deployment also serves it at /.well-known/csaf/provider-metadata.json' }),
+  })
+  .meta({ id: 'CsafProvider' });
+export type CsafProviderView = z.infer<typeof csafProviderSchema>;
+
+/** `GET`/`PUT /api/settings`: the settings in force, defaults filled in. */
+export const teamSettingsSchema = z
+  .object({
+    requireDistinctApprover: z.boolean(),
+    slaPolicy: slaPolicySchema,
+    hideInformational: z.boolean(),
+    carryOver: z.enum(CARRY_OVER_SETTINGS),
+    throttle: z
+      .object({
+        rateLimit: z.number(),
+        burstLimit: z.number(),
+        source: z.enum(['default', 'team']).meta({ description: "`team`: an operator's override for this team" }),
+      })
+      .meta({ description: 'Read-only: the per-team request quota (429 with Retry-After beyond it)' }),
+    csafProvider: csafProviderSchema.nullable(),
+    sessionTimeouts: sessionTimeoutsSchema,
+  })
+  .meta({ id: 'TeamSettings' });
+export type TeamSettingsView = z.infer<typeof teamSettingsSchema>;
+
+export const teamSettingsResponse = z.object({ data: teamSettingsSchema }).meta({ id: 'TeamSettingsResponse' });

@@ -1,6 +1,13 @@
 import * as z from 'zod';
 import { skippedEntriesSchema } from '../sbom/model';
-import { pagedListSchema, pageQuerySchema } from './common';
+import { pageMetaSchema, pagedListSchema, pageQuerySchema } from './common';
+import {
+  decisionStateSchema,
+  dispositionStatus,
+  importedFromSchema,
+  justificationValue,
+  responseValue,
+} from './dispositions';
 
 export const uploadSbomBody = z
   .strictObject({
@@ -58,6 +65,21 @@ export const createSbomUploadBody = z
 
 export const sbomUploadIdParams = z.object({ uploadId: z.uuid() });
 
+/** A pre-signed upload: PUT the file to `uploadUrl` before `expiresAt`, then POST `completePath`. */
+export const sbomUploadSessionSchema = z
+  .object({
+    uploadId: z.uuid(),
+    uploadUrl: z.string().meta({ description: 'Pre-signed S3 URL the client PUTs the file to' }),
+    method: z.literal('PUT'),
+    expiresAt: z.string(),
+    maxBytes: z.number().int(),
+    completePath: z.string().meta({ description: 'POST here once the file is uploaded' }),
+  })
+  .meta({ id: 'SbomUploadSession' });
+export const sbomUploadSessionResponse = z
+  .object({ data: sbomUploadSessionSchema })
+  .meta({ id: 'SbomUploadSessionResponse' });
+
 /**
  * The SBOM's scan (docs/scanning.md "Scan state and recovery", "One scan per SBOM"): the same
  * states the vulnerability list's 409 scan_pending / scan_failed name. `scanned_at` and the counts
@@ -94,20 +116,30 @@ export const sbomSchema = z
   .meta({ id: 'Sbom' });
 
 export const sbomIdParams = z.object({ id: z.uuid() });
+export const sbomResponse = z.object({ data: sbomSchema }).meta({ id: 'SbomResponse' });
 
 export const sbomListQuery = pageQuerySchema;
 export const sbomListResponse = pagedListSchema(sbomSchema, 'SbomList');
 
 export const cveScanBody = z.strictObject({ sbomId: z.uuid() }).meta({ id: 'CveScanRequest' });
 
+/** The scan's outcome (202): the findings themselves are on the vulnerabilities endpoint. */
+export const cveScanResponse = z
+  .object({
+    data: z.object({
+      sbomId: z.string(),
+      status: sbomScanSchema.shape.status,
+      scannedAt: z.string().nullable(),
+      findingCount: z.number().int(),
+      matchedComponentCount: z.number().int(),
+      unmatchedComponentCount: z.number().int(),
+      error: z.string().optional().meta({ description: 'Why the scan failed (status failed only)' }),
+    }),
+  })
+  .meta({ id: 'CveScanResult' });
+
 export const severityFilter = z.enum(['critical', 'high', 'medium', 'low', 'none']);
-export const vulnerabilityStatusFilter = z.enum([
-  'affected',
-  'not_affected',
-  'fixed',
-  'under_investigation',
-  'undisposed',
-]);
+export const vulnerabilityStatusFilter = z.enum([...dispositionStatus.options, 'undisposed']);
 
 export const decisionFilter = z.enum(['carried', 'review_required', 'expired']);
 export const VULNERABILITY_SORT_FIELDS = ['severity', 'epss', 'cvss', 'component', 'cve', 'first_detected'] as const;
@@ -165,23 +197,16 @@ export type VulnerabilityListQuery = z.output<typeof vulnerabilityListQuery>;
 export const findingDecisionSchema = z
   .object({
     id: z.string(),
-    status: z.enum(['affected', 'not_affected', 'fixed', 'under_investigation']),
-    response: z.string().nullable(),
-    justification: z.string().nullable(),
-    decision_state: z.enum(['none', 'decided', 'carried', 'review_required', 'expired']),
+    status: dispositionStatus,
+    response: responseValue.nullable(),
+    justification: justificationValue.nullable(),
+    decision_state: decisionStateSchema,
     expires_at: z.string().nullable(),
     review_required: z.boolean(),
     carried_from: z
       .object({ release_id: z.string(), release_version: z.string(), disposition_id: z.string() })
       .nullable(),
-    imported_from: z
-      .object({
-        document_sha256: z.string(),
-        author: z.string().nullable(),
-        format: z.string(),
-        imported_at: z.string(),
-      })
-      .nullable(),
+    imported_from: importedFromSchema.nullable(),
   })
   .meta({ id: 'FindingDecision' });
 
@@ -253,3 +278,25 @@ export const findingSummarySchema = z
   })
   .meta({ id: 'FindingSummary' });
 export type FindingSummary = z.infer<typeof findingSummarySchema>;
+
+/** GET /api/sboms/{id}/vulnerabilities: a page of findings, counts over every match, and the SBOM's scan. */
+export const sbomVulnerabilityListResponse = z
+  .object({
+    data: z.array(sbomVulnerabilitySchema),
+    summary: findingSummarySchema,
+    meta: pageMetaSchema,
+    scan: sbomScanSchema,
+  })
+  .meta({ id: 'SbomVulnerabilityList' });
+
+/** GET /api/releases/{releaseId}/vulnerabilities: as the SBOM list, with each SBOM of the release and its scan. */
+export const releaseVulnerabilityListResponse = z
+  .object({
+    data: z.array(releaseVulnerabilitySchema),
+    summary: findingSummarySchema,
+    meta: pageMetaSchema,
+    sboms: z.array(
+      z.object({ id: z.string(), file_name: z.string().nullable(), created_at: z.string(), scan: sbomScanSchema }),
+    ),
+  })
+  .meta({ id: 'ReleaseVulnerabilityList' });

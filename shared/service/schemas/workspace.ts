@@ -50,10 +50,12 @@ export const apiKeySchema = z
     revokedAt: z.string().nullable(),
   })
   .meta({ id: 'ApiKey' });
+export type ApiKeyView = z.infer<typeof apiKeySchema>;
 
 export const createdApiKeySchema = apiKeySchema
   .extend({ key: z.string().meta({ description: 'The key value (`vxd_` + 64 hex), shown only in this answer' }) })
   .meta({ id: 'CreatedApiKey' });
+export type CreatedApiKeyView = z.infer<typeof createdApiKeySchema>;
 
 export const keyIdParams = z.object({ keyId: z.uuid() });
 

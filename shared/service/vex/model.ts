@@ -10,9 +10,7 @@ import { vexFormat } from '../schemas/vex';
 export { vexFormat };
 export type { VexFormat } from '../schemas/vex';
 
-export type DispositionStatus = z.infer<typeof dispositionStatus>;
-export type Justification = z.infer<typeof justificationValue>;
-export type DispositionResponse = z.infer<typeof responseValue>;
+export type { DispositionResponse, DispositionStatus, Justification } from '../dispositions/vocabulary';
 
 /** ISO 8601 date-time with an offset or `Z` (every target format requires a zone). */
 const isoDateTime = z.iso.datetime({ offset: true });

@@ -6,7 +6,7 @@ import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, queryAll, type Item } from '../data/table-client';
 import { resolveUnderRelease, type ResolvedRelease } from '../releases/release-store';
-import type { VexFormat } from '../schemas/vex';
+import type { ApprovalRecordView, VexDocumentView, VexFormat } from '../schemas/vex';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -79,7 +79,7 @@ export function approvalItem(record: VexDocumentRecord, approval: ApprovalRecord
   };
 }
 
-export function toApprovalView(approval: ApprovalRecord) {
+export function toApprovalView(approval: ApprovalRecord): ApprovalRecordView {
   return {
     id: approval.id,
     action: approval.action,
@@ -91,7 +91,8 @@ export function toApprovalView(approval: ApprovalRecord) {
   };
 }
 
-export function toVexView(record: VexDocumentRecord, content?: unknown) {
+/** `content`: the parsed JSON of the document the service generated, an object in every format. */
+export function toVexView(record: VexDocumentRecord, content?: unknown): VexDocumentView {
   return {
     id: record.id,
     releaseId: record.releaseId,
@@ -119,7 +120,7 @@ export function toVexView(record: VexDocumentRecord, content?: unknown) {
           },
         }
       : null,
-    ...(content !== undefined ? { content } : {}),
+    ...(content !== undefined ? { content: content as Record<string, unknown> } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { anyJson, csafJson, defineGroup } from '../route-definition';
+import { csafJson, defineGroup } from '../route-definition';
 import * as disclosures from '../../schemas/disclosures';
 import * as csafProvider from '../../schemas/csaf-provider';
 
@@ -13,7 +13,7 @@ export const disclosureRoutes = defineGroup('disclosures', [
     mutates: false,
     summary: 'Published disclosures, newest first',
     request: { query: disclosures.disclosureListQuery },
-    responses: { 200: anyJson('`{ data, meta, links }`') },
+    responses: { 200: { description: 'A page of disclosures', schema: disclosures.disclosureListResponse } },
   },
   {
     operationId: 'getDisclosure',
@@ -23,7 +23,13 @@ export const disclosureRoutes = defineGroup('disclosures', [
     mutates: false,
     summary: 'A disclosure: metadata and content (json) or the exact published bytes (raw)',
     request: { params: disclosures.disclosureSlugParams, query: disclosures.disclosureReadQuery },
-    responses: { 200: anyJson('Disclosure') },
+    responses: {
+      200: {
+        description:
+          'The disclosure with its snapshots and content; with `format=raw` the published file itself, byte for byte (`application/vnd.cyclonedx+json` or `application/json`)',
+        schema: disclosures.disclosureResponse,
+      },
+    },
   },
   {
     operationId: 'verifyDisclosure',
@@ -34,7 +40,7 @@ export const disclosureRoutes = defineGroup('disclosures', [
     summary:
       "Recompute hash and HMAC of the stored bytes, and check the OpenPGP signature against the team's public keys",
     request: { params: disclosures.disclosureSlugParams },
-    responses: { 200: anyJson('Verification object') },
+    responses: { 200: { description: 'Verification object', schema: disclosures.disclosureVerificationSchema } },
   },
   // CSAF trusted provider per team (public, read-only; docs/csaf-provider.md)
   {
@@ -200,6 +206,12 @@ export const disclosureRoutes = defineGroup('disclosures', [
     summary:
       "A team's publisher keys, current and rotated out: fingerprints and validity (json), armored OpenPGP (asc) or JWKS (jwks)",
     request: { params: disclosures.publisherKeysParams, query: disclosures.publisherKeysQuery },
-    responses: { 200: anyJson('`{ data: [key] }`, an armored key block, or `{ keys }`') },
+    responses: {
+      200: {
+        description: '`{ data: [key] }`, an armored key block (`format=asc`) or a JWK set (`format=jwks`)',
+        schema: disclosures.publisherKeyListResponse,
+        alternatives: { 'application/pgp-keys': null, 'application/jwk-set+json': disclosures.publisherJwksSchema },
+      },
+    },
   },
 ]);

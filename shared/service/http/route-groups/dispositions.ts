@@ -1,4 +1,4 @@
-import { anyJson, defineGroup } from '../route-definition';
+import { defineGroup } from '../route-definition';
 import * as releases from '../../schemas/releases';
 import * as dispositions from '../../schemas/dispositions';
 import * as vexImports from '../../schemas/vex-imports';
@@ -14,7 +14,10 @@ export const dispositionRoutes = defineGroup('dispositions', [
     mutates: true,
     summary: 'Create or update the disposition of a vulnerability',
     request: { body: dispositions.createDispositionBody },
-    responses: { 200: anyJson('Updated disposition'), 201: anyJson('Created disposition') },
+    responses: {
+      200: { description: 'Updated disposition', schema: dispositions.dispositionResponse },
+      201: { description: 'Created disposition', schema: dispositions.dispositionResponse },
+    },
   },
   {
     operationId: 'batchDispositions',
@@ -24,7 +27,7 @@ export const dispositionRoutes = defineGroup('dispositions', [
     mutates: true,
     summary: 'Apply one disposition to up to 500 vulnerabilities (all or nothing)',
     request: { body: dispositions.batchDispositionBody },
-    responses: { 200: anyJson('`{ updated }`') },
+    responses: { 200: { description: 'How many dispositions changed', schema: dispositions.batchDispositionResponse } },
   },
   {
     operationId: 'importVex',
@@ -50,7 +53,9 @@ export const dispositionRoutes = defineGroup('dispositions', [
     mutates: false,
     summary: 'Read a disposition with its change history',
     request: { params: dispositions.dispositionIdParams },
-    responses: { 200: anyJson('The disposition and its history') },
+    responses: {
+      200: { description: 'The disposition and its history', schema: dispositions.dispositionWithHistoryResponse },
+    },
   },
   {
     operationId: 'updateDisposition',
@@ -60,7 +65,7 @@ export const dispositionRoutes = defineGroup('dispositions', [
     mutates: true,
     summary: 'Update a disposition; 409 while the release is locked',
     request: { params: dispositions.dispositionIdParams, body: dispositions.updateDispositionBody },
-    responses: { 200: anyJson('Updated disposition') },
+    responses: { 200: { description: 'Updated disposition', schema: dispositions.dispositionResponse } },
   },
   {
     operationId: 'confirmDisposition',
@@ -71,6 +76,6 @@ export const dispositionRoutes = defineGroup('dispositions', [
     summary:
       'Confirm a decision carried from another package version (clears review_required); 409 while the release is locked',
     request: { params: dispositions.dispositionIdParams },
-    responses: { 200: anyJson('The confirmed disposition') },
+    responses: { 200: { description: 'The confirmed disposition', schema: dispositions.dispositionResponse } },
   },
 ]);

@@ -1,5 +1,4 @@
-import * as z from 'zod';
-import { anyJson, defineGroup, noContent } from '../route-definition';
+import { defineGroup, noContent } from '../route-definition';
 import * as releases from '../../schemas/releases';
 import * as sboms from '../../schemas/sboms';
 
@@ -37,9 +36,9 @@ export const sbomRoutes = defineGroup('sboms', [
     responses: {
       200: {
         description: 'The release already holds these bytes: that SBOM',
-        schema: z.object({ data: sboms.sbomSchema }),
+        schema: sboms.sbomResponse,
       },
-      201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) },
+      201: { description: 'SBOM metadata', schema: sboms.sbomResponse },
     },
   },
   {
@@ -50,7 +49,9 @@ export const sbomRoutes = defineGroup('sboms', [
     mutates: true,
     summary: 'Start a pre-signed upload for a large SBOM (client PUTs the file to the returned URL)',
     request: { body: sboms.createSbomUploadBody },
-    responses: { 201: anyJson('Upload session with a pre-signed PUT URL') },
+    responses: {
+      201: { description: 'Upload session with a pre-signed PUT URL', schema: sboms.sbomUploadSessionResponse },
+    },
   },
   {
     operationId: 'completeSbomUpload',
@@ -63,9 +64,9 @@ export const sbomRoutes = defineGroup('sboms', [
     responses: {
       200: {
         description: 'The release already holds these bytes: that SBOM',
-        schema: z.object({ data: sboms.sbomSchema }),
+        schema: sboms.sbomResponse,
       },
-      201: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) },
+      201: { description: 'SBOM metadata', schema: sboms.sbomResponse },
     },
   },
   {
@@ -76,7 +77,7 @@ export const sbomRoutes = defineGroup('sboms', [
     mutates: false,
     summary: 'Read SBOM metadata',
     request: { params: sboms.sbomIdParams },
-    responses: { 200: { description: 'SBOM metadata', schema: z.object({ data: sboms.sbomSchema }) } },
+    responses: { 200: { description: 'SBOM metadata', schema: sboms.sbomResponse } },
   },
   {
     operationId: 'deleteSbom',

@@ -1,6 +1,4 @@
-import * as z from 'zod';
-import { anyJson, defineGroup } from '../route-definition';
-import { pageMetaSchema } from '../../schemas/common';
+import { defineGroup } from '../route-definition';
 import * as releases from '../../schemas/releases';
 import * as sboms from '../../schemas/sboms';
 
@@ -14,7 +12,9 @@ export const scanRoutes = defineGroup('scans', [
     mutates: true,
     summary: 'Scan an SBOM against the vulnerability corpus (runs synchronously)',
     request: { body: sboms.cveScanBody },
-    responses: { 202: anyJson('Scan finished; results are on the vulnerabilities endpoint') },
+    responses: {
+      202: { description: 'Scan finished; results are on the vulnerabilities endpoint', schema: sboms.cveScanResponse },
+    },
   },
   {
     operationId: 'listVulnerabilities',
@@ -26,14 +26,7 @@ export const scanRoutes = defineGroup('scans', [
       'Findings of an SBOM with their current dispositions (paged, filtered, sorted; `summary` counts every match); 409 (scan_pending, scan_failed) until a scan of it has completed',
     request: { params: sboms.sbomIdParams, query: sboms.vulnerabilityListQuery },
     responses: {
-      200: {
-        description: '`{ data, summary, meta, scan }`',
-        schema: z.looseObject({
-          data: z.array(sboms.sbomVulnerabilitySchema),
-          summary: sboms.findingSummarySchema,
-          meta: pageMetaSchema,
-        }),
-      },
+      200: { description: 'A page of findings, the summary and the scan', schema: sboms.sbomVulnerabilityListResponse },
     },
   },
   {
@@ -47,12 +40,8 @@ export const scanRoutes = defineGroup('scans', [
     request: { params: releases.releaseIdParams, query: sboms.vulnerabilityListQuery },
     responses: {
       200: {
-        description: '`{ data, summary, meta, sboms }`',
-        schema: z.looseObject({
-          data: z.array(sboms.releaseVulnerabilitySchema),
-          summary: sboms.findingSummarySchema,
-          meta: pageMetaSchema,
-        }),
+        description: 'A page of findings, the summary and each SBOM with its scan',
+        schema: sboms.releaseVulnerabilityListResponse,
       },
     },
   },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { anyJson, defineGroup, noContent } from '../route-definition';
+import { defineGroup, noContent } from '../route-definition';
 import * as disclosures from '../../schemas/disclosures';
 import * as compliance from '../../schemas/compliance';
 import * as trustPolicies from '../../schemas/trust-policies';
@@ -15,7 +15,7 @@ export const settingsRoutes = defineGroup('settings', [
     scope: 'settings:read',
     mutates: false,
     summary: 'Team settings: SLA policy and the distinct-approver rule',
-    responses: { 200: anyJson('Settings') },
+    responses: { 200: { description: 'Settings', schema: compliance.teamSettingsResponse } },
   },
   {
     operationId: 'updateTeamSettings',
@@ -25,7 +25,7 @@ export const settingsRoutes = defineGroup('settings', [
     mutates: true,
     summary: 'Change team settings',
     request: { body: compliance.teamSettingsBody },
-    responses: { 200: anyJson('Settings') },
+    responses: { 200: { description: 'Settings', schema: compliance.teamSettingsResponse } },
   },
   {
     operationId: 'listPublisherKeys',
@@ -35,7 +35,7 @@ export const settingsRoutes = defineGroup('settings', [
     mutates: false,
     summary: "The team's publisher keys (public halves), oldest first",
     responses: {
-      200: { description: 'Publisher keys', schema: z.object({ data: z.array(disclosures.publisherKeyView) }) },
+      200: { description: 'Publisher keys', schema: disclosures.publisherKeyListResponse },
     },
   },
   {
@@ -46,7 +46,7 @@ export const settingsRoutes = defineGroup('settings', [
     mutates: true,
     summary:
       'Add a new publisher key that signs from now on; older keys stay published so older signatures keep verifying',
-    responses: { 201: { description: 'The new key', schema: z.object({ data: disclosures.publisherKeyView }) } },
+    responses: { 201: { description: 'The new key', schema: z.object({ data: disclosures.publisherKeySchema }) } },
   },
   // OIDC workload identity federation (docs/oidc.md): trust policies are team settings; the exchange is public.
   {

@@ -1,4 +1,5 @@
-import { anyJson, defineGroup, noContent } from '../route-definition';
+import { defineGroup, noContent } from '../route-definition';
+import * as disclosures from '../../schemas/disclosures';
 import * as releases from '../../schemas/releases';
 import * as vex from '../../schemas/vex';
 
@@ -13,7 +14,7 @@ export const vexRoutes = defineGroup('vex', [
     mutates: false,
     summary: 'All VEX documents of a release',
     request: { params: releases.releaseIdParams },
-    responses: { 200: anyJson('Paged VEX documents') },
+    responses: { 200: { description: 'The VEX documents of the release', schema: vex.vexDocumentListResponse } },
   },
   {
     operationId: 'createVexDocument',
@@ -23,7 +24,7 @@ export const vexRoutes = defineGroup('vex', [
     mutates: true,
     summary: "Generate a VEX document (draft) from the release's findings and dispositions",
     request: { params: releases.releaseIdParams, body: vex.createVexBody },
-    responses: { 201: anyJson('The draft with full content') },
+    responses: { 201: { description: 'The draft with full content', schema: vex.vexDocumentResponse } },
   },
   {
     operationId: 'unlockRelease',
@@ -33,7 +34,7 @@ export const vexRoutes = defineGroup('vex', [
     mutates: true,
     summary: 'Unlock a release chain held by a submitted/approved/published VEX document',
     request: { params: releases.releaseIdParams, body: vex.unlockReleaseBody },
-    responses: { 200: anyJson('The unlocked release') },
+    responses: { 200: { description: 'The unlocked release', schema: releases.releaseResponse } },
   },
   {
     operationId: 'getVexDocument',
@@ -43,7 +44,7 @@ export const vexRoutes = defineGroup('vex', [
     mutates: false,
     summary: 'A VEX document with full content',
     request: { params: vex.vexIdParams },
-    responses: { 200: anyJson('The document') },
+    responses: { 200: { description: 'The document with full content', schema: vex.vexDocumentResponse } },
   },
   {
     operationId: 'deleteVexDocument',
@@ -63,7 +64,7 @@ export const vexRoutes = defineGroup('vex', [
     mutates: true,
     summary: 'Regenerate a draft from current dispositions (version + 1)',
     request: { params: vex.vexIdParams },
-    responses: { 200: anyJson('The regenerated draft') },
+    responses: { 200: { description: 'The regenerated draft with full content', schema: vex.vexDocumentResponse } },
   },
   {
     operationId: 'submitVexDocument',
@@ -73,7 +74,7 @@ export const vexRoutes = defineGroup('vex', [
     mutates: true,
     summary: 'Submit a draft for approval; locks the release chain',
     request: { params: vex.vexIdParams, body: vex.submitBody },
-    responses: { 200: anyJson('The document') },
+    responses: { 200: { description: 'The document', schema: vex.vexDocumentResponse } },
   },
   {
     operationId: 'approveVexDocument',
@@ -83,7 +84,7 @@ export const vexRoutes = defineGroup('vex', [
     mutates: true,
     summary: 'Approve a submitted document',
     request: { params: vex.vexIdParams, body: vex.approveBody },
-    responses: { 200: anyJson('The document') },
+    responses: { 200: { description: 'The document', schema: vex.vexDocumentResponse } },
   },
   {
     operationId: 'rejectVexDocument',
@@ -93,7 +94,7 @@ export const vexRoutes = defineGroup('vex', [
     mutates: true,
     summary: 'Reject a submitted document back to draft; unlocks the release chain',
     request: { params: vex.vexIdParams, body: vex.rejectBody },
-    responses: { 200: anyJson('The document') },
+    responses: { 200: { description: 'The document', schema: vex.vexDocumentResponse } },
   },
   {
     operationId: 'publishVexDocument',
@@ -103,7 +104,9 @@ export const vexRoutes = defineGroup('vex', [
     mutates: true,
     summary: 'Publish an approved document as an immutable, signed public disclosure',
     request: { params: vex.vexIdParams, body: vex.publishBody },
-    responses: { 200: anyJson('`{ vexDocument, disclosure }`') },
+    responses: {
+      200: { description: 'The published document and its disclosure', schema: disclosures.publishedVexResponse },
+    },
   },
   {
     operationId: 'listVexApprovals',
@@ -113,6 +116,6 @@ export const vexRoutes = defineGroup('vex', [
     mutates: false,
     summary: 'Approval trail of a VEX document',
     request: { params: vex.vexIdParams },
-    responses: { 200: anyJson('`{ data: [approval record] }`') },
+    responses: { 200: { description: 'The approval records, oldest first', schema: vex.approvalListResponse } },
   },
 ]);

@@ -18,7 +18,7 @@ import {
   type CdxJustification,
   type CsafRemediationCategory,
 } from '../formats/mapping';
-import { justificationValue } from '../../schemas/dispositions';
+import { JUSTIFICATIONS } from '../../dispositions/vocabulary';
 import type { DispositionResponse, DispositionStatus, Justification } from '../model';
 
 function invert<K extends string, V extends string>(
@@ -83,7 +83,7 @@ export const fromCycloneDx = {
   response: lookup(cdxResponse, {}),
 };
 
-const justifications = new Set<string>(justificationValue.options);
+const justifications = new Set<string>(JUSTIFICATIONS);
 
 /** OpenVEX justifications are the CISA labels, i.e. ours (the generator writes them unchanged). */
 export const fromOpenVex = {
