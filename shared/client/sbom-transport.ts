@@ -49,19 +49,12 @@ export async function sendSbom(
   return { ...(await sendDirect(api, raw)), route: 'direct' };
 }
 
-interface UploadSession {
-  uploadId: string;
-  uploadUrl: string;
-  method: string;
-  maxBytes: number;
-}
-
 /** POST /api/sboms/uploads → PUT the file's bytes to the pre-signed URL → POST the complete path. */
 async function sendPresigned(api: ApiClient, file: SbomFile): Promise<Sent> {
   const { body } = await ok(
     api.POST('/api/sboms/uploads', { body: { releaseId: file.releaseId, fileName: file.fileName } }),
   );
-  const session = body.data as UploadSession;
+  const session = body.data;
   if (file.bytes.length > session.maxBytes) {
     throw new ServiceError(
       `${file.fileName} is ${file.bytes.length} bytes, more than the ${session.maxBytes} the service accepts`,
