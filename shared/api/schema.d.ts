@@ -8878,13 +8878,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The raw file */
+            /** @description The raw file, with the media type of its format and encoding */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/vnd.cyclonedx+json": string;
+                    "application/vnd.cyclonedx+xml": string;
+                    "application/spdx+json": string;
+                    "text/spdx": string;
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */

@@ -9,8 +9,8 @@ import {
   CYCLONEDX_STATE,
   OPENVEX_STATUS,
 } from '../../shared/service/vex/formats/mapping';
-import { fromCsaf, fromCycloneDx, fromOpenVex } from '../../shared/service/vex/import/inverse-mapping';
-import { detectFormat, readStatements } from '../../shared/service/vex/import/statements';
+import { fromCsaf, fromCycloneDx, fromOpenVex } from '../../shared/service/vex/formats/inverse-mapping';
+import { detectFormat, readStatements } from '../../shared/service/vex/statements';
 import { dispositionStatus, justificationValue, responseValue } from '../../shared/service/schemas/dispositions';
 
 describe("VEX import vocabulary (inverse of the generators' mapping)", () => {
@@ -78,6 +78,7 @@ describe('VEX import statements', () => {
     expect(readStatements('cyclonedx_vex', document).statements).toEqual([
       expect.objectContaining({
         pointer: '/vulnerabilities/0/affects/0',
+        statement: '/vulnerabilities/0',
         vulnerabilityIds: ['CVE-2020-25649', 'GHSA-288c-cq4h-88gq'],
         purls: ['pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.10.0?type=jar'],
         decision: expect.objectContaining({
@@ -118,6 +119,7 @@ describe('VEX import statements', () => {
     expect(statements).toEqual([
       expect.objectContaining({
         pointer: '/vulnerabilities/0/product_status/known_affected/0',
+        statement: '/vulnerabilities/0/product_status/known_affected',
         product: 'lib-in-app',
         purls: ['pkg:npm/lib@1.0.0'],
         problem: 'affected needs a response (remediations[].category)',

@@ -1,82 +1,67 @@
 /**
- * The statements of a published VEX document as rows for people, whatever its format: OpenVEX
- * `statements`, CycloneDX `vulnerabilities[].analysis`, CSAF `vulnerabilities[].product_status`.
- * No DOM: test/unit/console-statements.test.ts reads real-world examples with it.
+ * The statements of a published VEX document as rows for people, whatever its format. The server's reader
+ * (shared/service/vex/statements.ts, which the VEX import uses) parses the document; this groups its flat
+ * (vulnerability, product) statements back into one row per statement of the document: an OpenVEX
+ * statement, a CycloneDX vulnerability, a CSAF product status group. Status and detail are in the
+ * disposition vocabulary whatever the format. No DOM: test/unit/console-statements.test.ts reads
+ * real-world examples with it.
  */
-import { label } from './api/types';
+import type { components } from '../../shared/api/schema';
+import { readStatements, type ImportStatement } from '../../shared/service/vex/statements';
+import { label } from './labels';
+
+type VexFormat = components['schemas']['VexDocument']['format'];
 
 export interface Statement {
   vulnerability: string;
+  /** The packages (purls) the statement names, or its product references where they name none. */
   products: string[];
+  /** The disposition status; empty when the document's status has none. */
   status: string;
   detail: string;
 }
 
-type Json = Record<string, unknown>;
-const object = (value: unknown): Json =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+function detailOf(statement: ImportStatement): string {
+  const decision = statement.decision;
+  if (!decision) return statement.problem ?? '';
+  return [
+    decision.justification ? label(decision.justification) : '',
+    decision.response ? label(decision.response) : '',
+    decision.impactStatement ?? '',
+    decision.actionStatement ?? '',
+    decision.detail ?? '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
 
-/** One row per statement (CSAF: per vulnerability and product status). */
-export function statementsOf(format: string, content: unknown): Statement[] {
-  const document = object(content);
-  if (format === 'openvex') {
-    return list(document.statements).map((entry) => {
-      const statement = object(entry);
-      const products = list(statement.products).flatMap((product) => {
-        const subcomponents = list(object(product).subcomponents).map((sub) => text(object(sub)['@id']));
-        return subcomponents.length ? subcomponents : [text(object(product)['@id'])];
-      });
-      return {
-        vulnerability: text(object(statement.vulnerability).name),
-        products,
-        status: text(statement.status),
-        detail: [
-          label(text(statement.justification)),
-          text(statement.impact_statement),
-          text(statement.action_statement),
-          text(statement.status_notes),
-        ]
-          .filter(Boolean)
-          .join(' · '),
+/** One row per statement of the document, in document order. */
+export function statementsOf(format: VexFormat, content: unknown): Statement[] {
+  const rows = new Map<string, { row: Statement; products: Set<string>; details: Set<string> }>();
+  for (const statement of readStatements(format, content).statements) {
+    let entry = rows.get(statement.statement);
+    if (!entry) {
+      entry = {
+        row: {
+          vulnerability: statement.vulnerability,
+          products: [],
+          status: statement.decision?.status ?? '',
+          detail: '',
+        },
+        products: new Set(),
+        details: new Set(),
       };
-    });
+      rows.set(statement.statement, entry);
+    }
+    for (const product of statement.purls.length > 0 ? statement.purls : [statement.product])
+      entry.products.add(product);
+    // CSAF states flags and remediations per product: a group's products may differ in detail.
+    const detail = detailOf(statement);
+    if (detail) entry.details.add(detail);
   }
-  if (format === 'cyclonedx_vex') {
-    return list(document.vulnerabilities).map((entry) => {
-      const vulnerability = object(entry);
-      const analysis = object(vulnerability.analysis);
-      return {
-        vulnerability: text(vulnerability.id),
-        products: list(vulnerability.affects).map((affect) => text(object(affect).ref)),
-        status: text(analysis.state),
-        detail: [
-          label(text(analysis.justification)),
-          list(analysis.response)
-            .map((value) => label(text(value)))
-            .join(', '),
-          text(analysis.detail),
-        ]
-          .filter(Boolean)
-          .join(' · '),
-      };
-    });
-  }
-  if (format === 'csaf') {
-    return list(document.vulnerabilities).flatMap((entry) => {
-      const vulnerability = object(entry);
-      const flags = list(vulnerability.flags)
-        .map((flag) => text(object(flag).label))
-        .filter(Boolean)
-        .join(', ');
-      return Object.entries(object(vulnerability.product_status)).map(([status, products]) => ({
-        vulnerability: text(vulnerability.cve) || text(object(list(vulnerability.ids)[0]).text),
-        products: list(products).map(text),
-        status,
-        detail: flags,
-      }));
-    });
-  }
-  return [];
+  return [...rows.values()].map(({ row, products, details }) => ({
+    ...row,
+    products: [...products],
+    detail: [...details].join('; '),
+  }));
 }

@@ -12,7 +12,7 @@ import { config } from '../config';
 import { keys } from '../data/keys';
 import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
 import { ConflictError, NotFoundError } from '../errors';
-import type { DisclosureView } from '../schemas/disclosures';
+import type { DisclosureSnapshotView, DisclosureView } from '../schemas/disclosures';
 import type { VexFormat } from '../schemas/vex';
 import { trimChar } from '../text';
 import { currentSigningKey, hmacSha256Hex, sha256Hex, signatureMatches } from './signing';
@@ -173,14 +173,6 @@ async function writeSignedFiles(
 }
 
 /** One published version of a VEX document, as listed under a disclosure's `snapshots`. */
-export interface DisclosureSnapshot {
-  version: number;
-  public_slug: string;
-  content_hash: string;
-  published_at: string;
-  links: { self: string; raw: string };
-}
-
 export interface PreparedDisclosure {
   disclosure: Disclosure;
   /** Items to commit in the publish transaction (disclosure, per-document entry, sequence counters and index entries). */
@@ -314,7 +306,7 @@ export const Disclosures = {
   },
 
   /** Every published version of the same VEX document, oldest first. */
-  async snapshots(disclosure: Disclosure): Promise<DisclosureSnapshot[]> {
+  async snapshots(disclosure: Disclosure): Promise<DisclosureSnapshotView[]> {
     const { pk, skPrefix } = keys.disclosureOfDocumentPrefix(disclosure.documentId);
     return (await queryAll({ pk, skPrefix })).map((item) => ({
       version: Number(item.version),
@@ -326,7 +318,7 @@ export const Disclosures = {
   },
 
   /** A disclosure for the public read: metadata, sibling snapshots and the stored bytes. */
-  async read(slug: string): Promise<{ disclosure: Disclosure; bytes: Buffer; snapshots: DisclosureSnapshot[] }> {
+  async read(slug: string): Promise<{ disclosure: Disclosure; bytes: Buffer; snapshots: DisclosureSnapshotView[] }> {
     const disclosure = await Disclosures.get(slug);
     const [bytes, snapshots] = await Promise.all([
       Disclosures.readBytes(disclosure),

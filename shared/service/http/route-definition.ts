@@ -80,6 +80,19 @@ export function defineGroup<const G extends EndpointGroup, const R extends reado
   return groupRoutes.map((route) => ({ ...route, group })) as { readonly [K in keyof R]: R[K] & { readonly group: G } };
 }
 
+/** A route anyone may read: GET, no credentials (no authorizer runs), no writes. */
+export type PublicRead = Omit<GroupRoute, 'method' | 'scope' | 'mutates'>;
+type AsPublicRead<R> = R & { readonly method: 'GET'; readonly scope: null; readonly mutates: false };
+
+/** Declares public reads (the disclosure routes and the files beside them) without repeating what makes them public. */
+export function publicReads<const R extends readonly PublicRead[]>(
+  reads: R,
+): { readonly [K in keyof R]: AsPublicRead<R[K]> } {
+  return reads.map((read) => ({ ...read, method: 'GET', scope: null, mutates: false })) as {
+    readonly [K in keyof R]: AsPublicRead<R[K]>;
+  };
+}
+
 export const noContent = { 204: { description: 'Done; no body' } };
 /** CSAF distribution files are served as exactly `application/json` (csaf_downloader warns on anything else). */
 export const csafJson = (description: string): RouteResponse => ({ description, contentType: 'application/json' });

@@ -61,7 +61,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           }
         : {
             description: response.description,
-            ...(response.contentType ? { content: { [response.contentType]: { schema: { type: 'string' } } } } : {}),
+            ...(response.contentType
+              ? { content: { [response.contentType]: { schema: { type: 'string' } }, ...alternatives } }
+              : {}),
           };
     }
     const errorStatuses =

@@ -7,7 +7,8 @@
  */
 import { UnsupportedMediaTypeError, ValidationError } from '../errors';
 import { mediaTypeOf, parseJsonBody } from '../http/request';
-import { RAW_SBOM_MEDIA_TYPES, uploadSbomBody } from '../schemas/sboms';
+import { RAW_SBOM_MEDIA_TYPES } from '../sbom/media-type';
+import { uploadSbomBody } from '../schemas/sboms';
 
 export interface SbomUploadInput {
   releaseId: string;

@@ -75,5 +75,13 @@ export const errorBodySchema = z
   })
   .meta({ id: 'Error' });
 
+/** The name of an API key or a trust policy: an identifier without spaces. */
+export const credentialNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[\w.-]+$/, 'letters, digits, dot, underscore and hyphen only');
+
 /** Optional `comment` of submit/approve/publish (spec "Limits": 5000 chars). */
 export const optionalCommentBody = z.strictObject({ comment: z.string().max(5000).optional() }).default({});

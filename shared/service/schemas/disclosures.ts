@@ -104,6 +104,7 @@ export const disclosureSnapshotSchema = z
     links: z.object({ self: z.string(), raw: z.string() }),
   })
   .meta({ id: 'DisclosureSnapshot' });
+export type DisclosureSnapshotView = z.infer<typeof disclosureSnapshotSchema>;
 
 /** `GET /api/disclosures/{slug}` (json): the disclosure, its snapshots and the VEX content. */
 export const disclosureDetailSchema = disclosureSchema

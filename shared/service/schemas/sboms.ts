@@ -36,17 +36,6 @@ export const sbomUploadQuery = z.strictObject({
     .meta({ description: 'With a raw SBOM body: the original file name, served back on download' }),
 });
 
-/** Media types of a raw SBOM body; any of them may also be sent gzip-compressed (`Content-Encoding: gzip`). */
-export const RAW_SBOM_MEDIA_TYPES = [
-  'application/vnd.cyclonedx+json',
-  'application/spdx+json',
-  'application/json',
-  'application/vnd.cyclonedx+xml',
-  'application/xml',
-  'text/xml',
-  'text/spdx',
-] as const;
-
 /** How the OpenAPI document shows an `application/json` body: the envelope, or the SBOM JSON document itself. */
 export const uploadSbomJsonBody = z.union([
   uploadSbomBody,

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { SCOPES } from '../http/scopes';
+import { credentialNameSchema } from './common';
 
 /** GitHub Actions' OIDC issuer, the default of a policy. */
 export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
@@ -52,12 +53,7 @@ export type TrustPolicyClaims = z.infer<typeof trustPolicyClaimsSchema>;
 
 export const createTrustPolicyBody = z
   .strictObject({
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .regex(/^[\w.-]+$/, 'letters, digits, dot, underscore and hyphen only'),
+    name: credentialNameSchema,
     issuer: z
       .url({ protocol: /^https?$/ })
       .max(512)

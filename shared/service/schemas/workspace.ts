@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { SCOPES } from '../http/scopes';
 import { EXPIRY_CHOICES_DAYS, PERMISSIONS } from '../identity/permission-names';
+import { credentialNameSchema } from './common';
 
 const permissions = z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length);
 
@@ -61,12 +62,7 @@ export const keyIdParams = z.object({ keyId: z.uuid() });
 
 export const createApiKeyBody = z
   .strictObject({
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .regex(/^[\w.-]+$/, 'letters, digits, dot, underscore and hyphen only'),
+    name: credentialNameSchema,
     scopes: z.array(z.enum(SCOPES)).min(1),
     expiresInDays: z.union(EXPIRY_CHOICES_DAYS.map((days) => z.literal(days))).optional(),
   })

@@ -5,22 +5,16 @@
 import { api } from '../api/client';
 import { ErrorMessage, Loading, Section, formatDate } from '../components';
 import { must, useLoad, useTitle } from '../hooks';
-import { label, type Disclosure, type DisclosureVerification } from '../api/types';
+import { label } from '../labels';
 import { statementsOf } from '../statements';
 
 export function DisclosurePage({ slug }: { slug: string }) {
   const disclosure = useLoad(
-    () =>
-      must(api.GET('/api/disclosures/{slug}', { params: { path: { slug }, query: {} } })).then(
-        (body) => (body as { data: Disclosure }).data,
-      ),
+    () => must(api.GET('/api/disclosures/{slug}', { params: { path: { slug }, query: {} } })).then((body) => body.data),
     [slug],
   );
   const verification = useLoad(
-    () =>
-      must(api.GET('/api/disclosures/{slug}/verify', { params: { path: { slug } } })).then(
-        (body) => body as unknown as DisclosureVerification,
-      ),
+    () => must(api.GET('/api/disclosures/{slug}/verify', { params: { path: { slug } } })),
     [slug],
   );
   const data = disclosure.data;

@@ -6,21 +6,18 @@
  */
 import { memo } from 'preact/compat';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, errorText } from '../api/client';
+import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, Loading, Notice, Pager, Section, formatDate } from '../components';
 import { must, useDebounced, useLoad } from '../hooks';
 import { can, useMe } from '../session';
-import {
-  JUSTIFICATIONS,
-  RESPONSES,
-  STATUSES,
-  label,
-  type DispositionDetail,
-  type DispositionStatus,
-  type Finding,
-  type Justification,
-  type ResponseAction,
-} from '../api/types';
+import { label } from '../labels';
+// The disposition vocabulary the service validates against (one plain module, no zod): the forms offer the same values.
+import { DISPOSITION_STATUSES, JUSTIFICATIONS, RESPONSES } from '../../../shared/service/dispositions/vocabulary';
+
+type Finding = Schemas['ReleaseVulnerability'];
+type DispositionStatus = Schemas['Disposition']['status'];
+type Justification = NonNullable<Schemas['Disposition']['justification']>;
+type ResponseAction = NonNullable<Schemas['Disposition']['response']>;
 
 type SortKey = 'severity' | 'epss' | 'cvss' | 'component' | 'cve' | 'first_detected';
 const BATCH_LIMIT = 500;
@@ -161,7 +158,7 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
           <select value={filters.status} onChange={(event) => update({ status: event.currentTarget.value })}>
             <option value="">Any</option>
             <option value="undisposed">No decision yet</option>
-            {STATUSES.map((status) => (
+            {DISPOSITION_STATUSES.map((status) => (
               <option key={status} value={status}>
                 {label(status)}
               </option>
@@ -379,7 +376,7 @@ function DecisionInputs({
           value={value.status}
           onChange={(event) => onChange({ ...value, status: event.currentTarget.value as DispositionStatus })}
         >
-          {STATUSES.map((status) => (
+          {DISPOSITION_STATUSES.map((status) => (
             <option key={status} value={status}>
               {label(status)}
             </option>
@@ -457,7 +454,7 @@ function BulkDecision({ selected, onDone }: { selected: Set<string>; onDone: () 
             },
           }),
         );
-        updated += Number((result as { updated?: unknown }).updated ?? 0);
+        updated += result.updated;
       }
       setNotice(`${updated} findings marked ${label(fields.status)}.`);
       onDone();
@@ -497,7 +494,7 @@ function DispositionPanel({
     () =>
       dispositionId
         ? must(api.GET('/api/dispositions/{dispositionId}', { params: { path: { dispositionId } } })).then(
-            (body) => (body as { data: DispositionDetail }).data,
+            (body) => body.data,
           )
         : Promise.resolve(undefined),
     [dispositionId],

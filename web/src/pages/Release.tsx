@@ -181,7 +181,7 @@ function UploadSbom({ releaseId, locked, onUploaded }: { releaseId: string; lock
     try {
       const result = await uploadSbom(releaseId, file, (fraction, phase) => setProgress({ fraction, phase }));
       if (result.status === 200 || result.status === 201) {
-        const sbom = (result.body as { data: Sbom }).data;
+        const sbom = (result.body as Schemas['SbomResponse']).data;
         setNotice(
           `${file.name}: ${sbom.format} ${sbom.spec_version}, ${sbom.component_count} components${result.status === 200 ? ' (already uploaded)' : ''}.`,
         );

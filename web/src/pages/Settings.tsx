@@ -3,10 +3,11 @@ import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, fieldText, Notice, Section, formatDate } from '../components';
 import { must, useLoad, useSaveResult, useTitle, type Loaded } from '../hooks';
 import { can, useMe } from '../session';
-import type { SlaPolicy, TeamSettings } from '../api/types';
 // The bounds the service validates against (one plain module, no zod): the form shows the same range.
 import { SESSION_TIMEOUT_BOUNDS } from '../../../shared/service/identity/session-timeout-rules';
 
+type TeamSettings = Schemas['TeamSettings'];
+type SlaPolicy = Schemas['SlaPolicy'];
 type Permission = Schemas['Member']['permissions'][number];
 type Scope = Schemas['CreateApiKey']['scopes'][number];
 const PERMISSIONS: Array<{ value: Permission; text: string }> = [
@@ -47,10 +48,7 @@ export function SettingsPage() {
   const me = useMe();
   const manage = can(me, 'settings:write');
   // One read of the team settings for the sections that show and save them.
-  const settings = useLoad(
-    () => must(api.GET('/api/settings')).then((body) => (body as { data: TeamSettings }).data),
-    [],
-  );
+  const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => body.data), []);
   return (
     <>
       <h1>Settings</h1>

@@ -4,11 +4,14 @@
  * optional otherwise), publish; the approval trail of each document.
  */
 import { useState } from 'preact/hooks';
-import { api, errorText } from '../api/client';
+import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, Notice, Section, formatDate } from '../components';
 import { must, useLoad } from '../hooks';
 import { can, useMe } from '../session';
-import { label, type ApprovalRecord, type VexDocument, type VexFormat } from '../api/types';
+import { label } from '../labels';
+
+type VexDocument = Schemas['VexDocument'];
+type VexFormat = VexDocument['format'];
 
 const FORMATS: Array<{ value: VexFormat; text: string }> = [
   { value: 'openvex', text: 'OpenVEX' },
@@ -20,10 +23,7 @@ export function VexDocuments({ releaseId, onChanged }: { releaseId: string; onCh
   const me = useMe();
   const writable = can(me, 'vex:write');
   const documents = useLoad(
-    () =>
-      must(api.GET('/api/releases/{releaseId}/vex', { params: { path: { releaseId } } })).then(
-        (body) => (body as { data: VexDocument[] }).data,
-      ),
+    () => must(api.GET('/api/releases/{releaseId}/vex', { params: { path: { releaseId } } })).then((body) => body.data),
     [releaseId],
   );
   const [error, setError] = useState<string>();
@@ -102,7 +102,7 @@ function VexCard({
   const approvals = useLoad(
     () =>
       must(api.GET('/api/vex/{vexId}/approvals', { params: { path: { vexId: document.id } } })).then(
-        (body) => (body as { data: ApprovalRecord[] }).data,
+        (body) => body.data,
       ),
     [document.id, document.workflow_status, document.version],
   );
@@ -110,7 +110,7 @@ function VexCard({
     () =>
       showContent
         ? must(api.GET('/api/vex/{vexId}', { params: { path: { vexId: document.id } } })).then(
-            (body) => (body as { data: VexDocument }).data.content,
+            (body) => body.data.content,
           )
         : Promise.resolve(undefined),
     [showContent, document.id, document.version],
@@ -252,8 +252,7 @@ function VexCard({
         <ol class="history">
           {approvals.data.map((record) => (
             <li key={record.id}>
-              <strong>{label(record.action)}</strong> by {record.actor_name ?? record.actor_id} ·{' '}
-              {formatDate(record.created_at)}
+              <strong>{label(record.action)}</strong> by {record.actor_name} · {formatDate(record.created_at)}
               {record.comment ? (
                 <>
                   : <q>{record.comment}</q>

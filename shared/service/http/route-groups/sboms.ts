@@ -1,6 +1,7 @@
 import { defineGroup, noContent } from '../route-definition';
 import * as releases from '../../schemas/releases';
 import * as sboms from '../../schemas/sboms';
+import { RAW_SBOM_MEDIA_TYPES, SBOM_MEDIA_TYPES } from '../../sbom/media-type';
 
 /** The `sboms` group's routes (the function `functions/sboms/handler.ts` serves them); the whole table is shared/service/http/routes.ts. */
 export const sbomRoutes = defineGroup('sboms', [
@@ -27,7 +28,7 @@ export const sbomRoutes = defineGroup('sboms', [
       query: sboms.sbomUploadQuery,
       // Two bodies (docs/sbom-formats.md "Raw bodies"): the spec's JSON envelope, or with `?releaseId=` the SBOM file itself.
       rawBody: {
-        contentTypes: sboms.RAW_SBOM_MEDIA_TYPES,
+        contentTypes: RAW_SBOM_MEDIA_TYPES,
         json: sboms.uploadSbomJsonBody,
         description:
           "The spec's JSON envelope `{ releaseId, content, fileName? }`, or with `?releaseId=` (and `?fileName=`) the SBOM file itself, stored byte for byte; gzip accepted",
@@ -98,6 +99,16 @@ export const sbomRoutes = defineGroup('sboms', [
     mutates: false,
     summary: 'Download the original SBOM file, byte for byte',
     request: { params: sboms.sbomIdParams },
-    responses: { 200: { description: 'The raw file', contentType: 'application/vnd.cyclonedx+json' } },
+    responses: {
+      200: {
+        description: 'The raw file, with the media type of its format and encoding',
+        contentType: SBOM_MEDIA_TYPES.CycloneDX.json,
+        alternatives: {
+          [SBOM_MEDIA_TYPES.CycloneDX.xml]: null,
+          [SBOM_MEDIA_TYPES.SPDX.json]: null,
+          [SBOM_MEDIA_TYPES.SPDX['tag-value']]: null,
+        },
+      },
+    },
   },
 ]);

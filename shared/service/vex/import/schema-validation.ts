@@ -9,6 +9,7 @@ import Ajv, { type AnySchemaObject, type ErrorObject, type ValidateFunction } fr
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ErrorDetail } from '../../errors';
+import type { VexFormat } from '../../schemas/vex';
 import cdx14 from './schemas/bom-1.4.schema.json' with { type: 'json' };
 import cdx15 from './schemas/bom-1.5.schema.json' with { type: 'json' };
 import cdx16 from './schemas/bom-1.6.schema.json' with { type: 'json' };
@@ -21,8 +22,6 @@ import csafSchema from './schemas/csaf_json_schema.json' with { type: 'json' };
 import cvss20 from './schemas/cvss-v2.0.json' with { type: 'json' };
 import cvss30 from './schemas/cvss-v3.0.json' with { type: 'json' };
 import cvss31 from './schemas/cvss-v3.1.json' with { type: 'json' };
-
-export type ImportFormat = 'cyclonedx_vex' | 'openvex' | 'csaf';
 
 export const CYCLONEDX_VERSIONS = ['1.4', '1.5', '1.6', '1.7'] as const;
 type CycloneDxVersion = (typeof CYCLONEDX_VERSIONS)[number];
@@ -110,7 +109,7 @@ function details(errors: ErrorObject[] | null | undefined): ErrorDetail[] {
 }
 
 /** The schema violations of `document` as JSON-pointer details; empty when it is valid. */
-export function schemaViolations(format: ImportFormat, document: unknown): ErrorDetail[] {
+export function schemaViolations(format: VexFormat, document: unknown): ErrorDetail[] {
   if (format === 'cyclonedx_vex') {
     const declared = (document as { specVersion?: unknown }).specVersion;
     if (!CYCLONEDX_VERSIONS.includes(declared as CycloneDxVersion)) {

@@ -31,8 +31,8 @@ import type { Actor } from '../../identity/actor';
 import { releaseLockedError } from '../../releases/release-lock';
 import { releaseStore } from '../../releases/release-store';
 import { findingStore, type Finding } from '../../scans/finding-store';
-import type { ImportFormat } from './schema-validation';
-import { detectFormat, readStatements, type ImportedDecision, type ImportStatement } from './statements';
+import type { VexFormat } from '../../schemas/vex';
+import { detectFormat, readStatements, type ImportedDecision, type ImportStatement } from '../statements';
 
 export type ImportOutcome = 'applied' | 'unchanged' | 'unmatched';
 export type UnmatchedReason =
@@ -52,7 +52,7 @@ export interface ImportStatementResult {
 
 export interface VexImportResult {
   releaseId: string;
-  format: ImportFormat;
+  format: VexFormat;
   documentSha256: string;
   author: string | null;
   importedAt: string;

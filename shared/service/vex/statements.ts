@@ -1,12 +1,12 @@
 /**
- * Reads a schema-valid VEX document into flat statements: one per (vulnerability, product
- * reference) the document makes, with the packages (purls) the reference resolves to under the
- * format's own rules and the decision translated into disposition fields. Pure; no I/O.
- * The matching rules are written down in docs/vex-import.md.
+ * Reads a VEX document into flat statements: one per (vulnerability, product reference) the document
+ * makes, with the packages (purls) the reference resolves to under the format's own rules and the
+ * decision translated into disposition fields. Pure, no I/O and no zod: the import (docs/vex-import.md)
+ * and the console's disclosure page read VEX statements with it, in one way.
  */
-import type { DispositionResponse, DispositionStatus, Justification } from '../model';
-import { fromCsaf, fromCycloneDx, fromOpenVex } from './inverse-mapping';
-import type { ImportFormat } from './schema-validation';
+import type { DispositionResponse, DispositionStatus, Justification } from '../dispositions/vocabulary';
+import type { VexFormat } from '../schemas/vex';
+import { fromCsaf, fromCycloneDx, fromOpenVex } from './formats/inverse-mapping';
 
 export interface ImportedDecision {
   status: DispositionStatus;
@@ -20,6 +20,8 @@ export interface ImportedDecision {
 export interface ImportStatement {
   /** JSON pointer of the statement's product reference in the document. */
   pointer: string;
+  /** JSON pointer of the statement it belongs to (OpenVEX statement, CycloneDX vulnerability, CSAF product status group). */
+  statement: string;
   /** The vulnerability id as the document writes it. */
   vulnerability: string;
   /** That id and the aliases the document gives for it. */
@@ -37,7 +39,7 @@ export interface ImportStatement {
 }
 
 export interface ParsedVexDocument {
-  format: ImportFormat;
+  format: VexFormat;
   author: string | null;
   statements: ImportStatement[];
 }
@@ -74,7 +76,7 @@ function problemOf(decision: ImportedDecision, justificationField: string, respo
 }
 
 /** Which format a parsed JSON document is, from the markers each format requires; null when none. */
-export function detectFormat(document: unknown): ImportFormat | null {
+export function detectFormat(document: unknown): VexFormat | null {
   if (!isObject(document)) return null;
   if (document.bomFormat === 'CycloneDX') return 'cyclonedx_vex';
   const context = document['@context'];
@@ -172,6 +174,7 @@ function parseCycloneDx(document: Json): ParsedVexDocument {
       const ref = str(affects.ref) ?? '';
       statements.push({
         pointer: pointer('vulnerabilities', v, 'affects', a),
+        statement: pointer('vulnerabilities', v),
         vulnerability: id,
         vulnerabilityIds: ids,
         product: ref,
@@ -225,6 +228,7 @@ function parseOpenVex(document: Json): ParsedVexDocument {
         subcomponents.length > 0 ? [...new Set(subcomponents.flatMap(openVexPurls))] : openVexPurls(product);
       statements.push({
         pointer: pointer('statements', s, 'products', p),
+        statement: pointer('statements', s),
         vulnerability: name,
         vulnerabilityIds: ids,
         product: str(product['@id']) ?? '',
@@ -317,6 +321,7 @@ function parseCsaf(document: Json): ParsedVexDocument {
         const purl = purls.get(productId) ?? null;
         statements.push({
           pointer: pointer('vulnerabilities', v, 'product_status', group, k),
+          statement: pointer('vulnerabilities', v, 'product_status', group),
           vulnerability: ids[0] ?? '',
           vulnerabilityIds: ids,
           product: productId,
@@ -332,8 +337,8 @@ function parseCsaf(document: Json): ParsedVexDocument {
   return { format: 'csaf', author: str(publisher.name), statements };
 }
 
-/** The statements of a schema-valid document of `format`. */
-export function readStatements(format: ImportFormat, document: unknown): ParsedVexDocument {
+/** The statements of a document of `format` (the import validates it against the format's schema first). */
+export function readStatements(format: VexFormat, document: unknown): ParsedVexDocument {
   const json = isObject(document) ? document : {};
   switch (format) {
     case 'cyclonedx_vex':

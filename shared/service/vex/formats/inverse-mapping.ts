@@ -17,9 +17,9 @@ import {
   type CdxAnalysisState,
   type CdxJustification,
   type CsafRemediationCategory,
-} from '../formats/mapping';
+} from './mapping';
 import { JUSTIFICATIONS } from '../../dispositions/vocabulary';
-import type { DispositionResponse, DispositionStatus, Justification } from '../model';
+import type { DispositionResponse, DispositionStatus, Justification } from '../../dispositions/vocabulary';
 
 function invert<K extends string, V extends string>(
   forward: Readonly<Record<K, V>>,
