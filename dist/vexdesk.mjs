@@ -43121,8 +43121,8 @@ var init_openpgp = __esm({
        */
       getLiteralData() {
         const msg = this.unwrapCompressed();
-        const literal = msg.packets.findPacket(enums.packet.literalData);
-        return literal && literal.getBytes() || null;
+        const literal2 = msg.packets.findPacket(enums.packet.literalData);
+        return literal2 && literal2.getBytes() || null;
       }
       /**
        * Get filename from literal data packet
@@ -43130,8 +43130,8 @@ var init_openpgp = __esm({
        */
       getFilename() {
         const msg = this.unwrapCompressed();
-        const literal = msg.packets.findPacket(enums.packet.literalData);
-        return literal && literal.getFilename() || null;
+        const literal2 = msg.packets.findPacket(enums.packet.literalData);
+        return literal2 && literal2.getFilename() || null;
       }
       /**
        * Get literal data as text
@@ -43139,9 +43139,9 @@ var init_openpgp = __esm({
        */
       getText() {
         const msg = this.unwrapCompressed();
-        const literal = msg.packets.findPacket(enums.packet.literalData);
-        if (literal) {
-          return literal.getText();
+        const literal2 = msg.packets.findPacket(enums.packet.literalData);
+        if (literal2) {
+          return literal2.getText();
         }
         return null;
       }
@@ -47799,6 +47799,7 @@ var ServiceError = class extends CliError {
 // shared/client/api-client.ts
 var RETRIED = /* @__PURE__ */ new Set([429, 502, 503, 504]);
 var ATTEMPTS = 4;
+var JSON_MEDIA_TYPE = /^[^;]*[/+]json\s*(?:;|$)/i;
 function parseBaseUrl(raw) {
   let url;
   try {
@@ -47869,10 +47870,16 @@ function retrying(baseUrl) {
 function serviceErrors(baseUrl) {
   const basePath = trimTrailing(new URL(baseUrl).pathname, "/");
   return {
-    async onResponse({ request, response }) {
-      if (response.ok) return void 0;
+    async onResponse({ request, response, options }) {
       const path = new URL(request.url).pathname.slice(basePath.length);
-      throw errorOf(request.method, path, response.status, await response.text());
+      if (!response.ok) throw errorOf(request.method, path, response.status, await response.text());
+      const type = response.headers.get("content-type");
+      if (options.parseAs === "json" && type !== null && !JSON_MEDIA_TYPE.test(type))
+        throw new ServiceError(
+          `${request.method} ${path} answered ${response.status} with a body that is not JSON`,
+          response.status
+        );
+      return void 0;
     }
   };
 }
@@ -50954,6 +50961,28 @@ var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
     return payload;
   };
 });
+var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
+  $ZodType.init(inst, def);
+  const values = new Set(def.values);
+  inst._zod.values = values;
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const vals = zod.def.values;
+    return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
+  });
+  inst._zod.parse = (payload, _ctx) => {
+    const input2 = payload.value;
+    if (values.has(input2)) {
+      return payload;
+    }
+    payload.issues.push({
+      code: "invalid_value",
+      values: def.values,
+      input: input2,
+      inst
+    });
+    return payload;
+  };
+});
 var $ZodTransform = /* @__PURE__ */ $constructor("$ZodTransform", (inst, def) => {
   $ZodType.init(inst, def);
   inst._zod.optin = "optional";
@@ -52931,6 +52960,46 @@ var enumProcessor = (schema, _ctx, json, _params) => {
     json.type = "string";
   json.enum = values;
 };
+var literalProcessor = (schema, ctx, json, params) => {
+  const def = schema._zod.def;
+  if (def.values.length === 0) {
+    json.not = {};
+    return;
+  }
+  const vals = [];
+  for (const val of def.values) {
+    if (val === void 0) {
+      if (handleUnrepresentable(schema, ctx, json, params, "Literal `undefined` cannot be represented in JSON Schema"))
+        return;
+    } else if (typeof val === "bigint") {
+      if (handleUnrepresentable(schema, ctx, json, params, "BigInt literals cannot be represented in JSON Schema"))
+        return;
+      vals.push(Number(val));
+    } else {
+      vals.push(val);
+    }
+  }
+  if (vals.length === 0) {
+  } else if (vals.length === 1) {
+    const val = vals[0];
+    json.type = val === null ? "null" : typeof val;
+    if (ctx.target === "draft-04" || ctx.target === "openapi-3.0") {
+      json.enum = [val];
+    } else {
+      json.const = val;
+    }
+  } else {
+    if (vals.every((v) => typeof v === "number"))
+      json.type = "number";
+    if (vals.every((v) => typeof v === "string"))
+      json.type = "string";
+    if (vals.every((v) => typeof v === "boolean"))
+      json.type = "boolean";
+    if (vals.every((v) => v === null))
+      json.type = "null";
+    json.enum = vals;
+  }
+};
 var customProcessor = (schema, ctx, json, params) => {
   handleUnrepresentable(schema, ctx, json, params, "Custom types cannot be represented in JSON Schema");
 };
@@ -54068,6 +54137,27 @@ function _enum(values, params) {
     ...util_exports.normalizeParams(params)
   });
 }
+var ZodLiteral = /* @__PURE__ */ $constructor("ZodLiteral", (inst, def) => {
+  $ZodLiteral.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => literalProcessor(inst, ctx, json, params);
+  inst.values = new Set(def.values);
+  Object.defineProperty(inst, "value", {
+    get() {
+      if (def.values.length > 1) {
+        throw new Error("This schema contains multiple valid literal values. Use `.values` instead.");
+      }
+      return def.values[0];
+    }
+  });
+});
+function literal(value, params) {
+  return new ZodLiteral({
+    type: "literal",
+    values: Array.isArray(value) ? value : [value],
+    ...util_exports.normalizeParams(params)
+  });
+}
 var ZodTransform = /* @__PURE__ */ $constructor("ZodTransform", (inst, def) => {
   _ensureDefaultMemoizer();
   $ZodTransform.init(inst, def);
@@ -54360,6 +54450,9 @@ var pageMetaSchema = object({
 function pagedListSchema(item, name) {
   return object({ data: array(item), meta: pageMetaSchema }).meta({ id: name });
 }
+function dataEnvelope(item, name) {
+  return object({ data: item }).meta({ id: name });
+}
 var errorBodySchema = object({
   error: object({
     code: string2(),
@@ -54368,7 +54461,157 @@ var errorBodySchema = object({
     requestId: string2()
   })
 }).meta({ id: "Error" });
+var credentialNameSchema = string2().trim().min(1).max(100).regex(/^[\w.-]+$/, "letters, digits, dot, underscore and hyphen only");
 var optionalCommentBody = strictObject({ comment: string2().max(5e3).optional() }).default({});
+
+// shared/service/dispositions/vocabulary.ts
+var DISPOSITION_STATUSES = ["affected", "not_affected", "fixed", "under_investigation"];
+var JUSTIFICATIONS = [
+  "component_not_present",
+  "vulnerable_code_not_present",
+  "vulnerable_code_not_in_execute_path",
+  "vulnerable_code_cannot_be_controlled_by_adversary",
+  "inline_mitigations_already_exist"
+];
+var RESPONSES = ["can_not_fix", "will_not_fix", "update", "rollback", "workaround_available"];
+
+// shared/service/schemas/vex.ts
+var vexFormat = _enum(["cyclonedx_vex", "openvex", "csaf"]);
+var workflowStatus = _enum(["draft", "submitted", "approved", "published"]);
+var createVexBody = strictObject({
+  format: vexFormat,
+  author: string2().max(255).optional(),
+  /** Binds the document to one SBOM of the release (its findings only); scanners apply a VEX to the BOM it names. */
+  sbomId: string2().min(1).max(64).optional()
+}).meta({ id: "CreateVexDocument" });
+var vexIdParams = object({ vexId: string2().min(1).max(64) });
+var rejectBody = strictObject({ comment: string2().trim().min(1).max(5e3) }).meta({ id: "RejectVexDocument" });
+var unlockReleaseBody = strictObject({ comment: string2().trim().min(1).max(5e3) }).meta({ id: "UnlockRelease" });
+var personRef = object({ id: string2(), name: string2() });
+var vexDocumentSchema = object({
+  id: string2(),
+  releaseId: string2(),
+  productId: string2(),
+  format: vexFormat,
+  workflow_status: workflowStatus,
+  author: string2().nullable(),
+  version: number2().int().meta({ description: "Incremented on each regeneration" }),
+  content_hash: string2().meta({ description: "SHA-256 (hex) of the document bytes" }),
+  sbom_ids: array(string2()).meta({ description: "The SBOMs whose findings the document covers" }),
+  sbom_id: string2().nullable().meta({ description: "The one SBOM the document is bound to, or null for every SBOM of the release" }),
+  finding_count: number2().int(),
+  created_at: string2(),
+  updated_at: string2(),
+  submitted_by: personRef.nullable(),
+  approved_at: string2().nullable(),
+  published_at: string2().nullable(),
+  disclosure: object({
+    id: string2(),
+    public_slug: string2(),
+    links: object({ self: string2(), raw: string2() })
+  }).nullable().meta({ description: "The public disclosure once published" }),
+  content: record(string2(), unknown()).optional().meta({ description: "The VEX document itself (CycloneDX, OpenVEX or CSAF JSON)" })
+}).meta({ id: "VexDocument" });
+var vexDocumentResponse = dataEnvelope(vexDocumentSchema, "VexDocumentResponse");
+var vexDocumentListResponse = pagedListSchema(vexDocumentSchema, "VexDocumentList");
+var approvalRecordSchema = object({
+  id: string2(),
+  action: _enum(["submit", "approve", "reject", "publish", "unlock"]),
+  actor_id: string2(),
+  actor_name: string2(),
+  comment: string2(),
+  created_at: string2(),
+  document_version: number2().int().meta({ description: "The document version the action applied to" })
+}).meta({ id: "ApprovalRecord" });
+var approvalListResponse = object({ data: array(approvalRecordSchema) }).meta({ id: "ApprovalList" });
+
+// shared/service/schemas/dispositions.ts
+var dispositionStatus = _enum(DISPOSITION_STATUSES);
+var justificationValue = _enum(JUSTIFICATIONS);
+var responseValue = _enum(RESPONSES);
+var text5000 = string2().max(5e3);
+var dispositionFields = {
+  status: dispositionStatus,
+  justification: justificationValue,
+  response: responseValue,
+  detail: text5000,
+  actionStatement: text5000,
+  impactStatement: text5000,
+  assignedTo: uuid2(),
+  /** After this instant the decision counts as undecided; must lie ahead when written (checked by the service). */
+  expiresAt: iso_exports.datetime({ offset: true })
+};
+var createDispositionBody = strictObject({
+  vulnerabilityId: uuid2(),
+  status: dispositionFields.status.default("under_investigation"),
+  justification: dispositionFields.justification.optional(),
+  response: dispositionFields.response.optional(),
+  detail: dispositionFields.detail.optional(),
+  actionStatement: dispositionFields.actionStatement.optional(),
+  impactStatement: dispositionFields.impactStatement.optional(),
+  assignedTo: dispositionFields.assignedTo.optional(),
+  expiresAt: dispositionFields.expiresAt.optional()
+}).meta({ id: "CreateDisposition" });
+var updateDispositionBody = strictObject({
+  status: dispositionFields.status.optional(),
+  justification: dispositionFields.justification.nullable().optional(),
+  response: dispositionFields.response.nullable().optional(),
+  detail: dispositionFields.detail.nullable().optional(),
+  actionStatement: dispositionFields.actionStatement.nullable().optional(),
+  impactStatement: dispositionFields.impactStatement.nullable().optional(),
+  assignedTo: dispositionFields.assignedTo.nullable().optional(),
+  expiresAt: dispositionFields.expiresAt.nullable().optional()
+}).meta({ id: "UpdateDisposition" });
+var batchDispositionBody = strictObject({
+  vulnerabilityIds: array(uuid2()).min(1).max(500),
+  status: dispositionStatus,
+  justification: justificationValue.optional(),
+  response: responseValue.optional(),
+  detail: text5000.optional(),
+  expiresAt: dispositionFields.expiresAt.optional()
+}).meta({ id: "BatchDisposition" });
+var dispositionIdParams = object({ dispositionId: uuid2() });
+var personRef2 = object({ id: string2(), name: string2() });
+var importedFromSchema = object({ document_sha256: string2(), author: string2().nullable(), format: vexFormat, imported_at: string2() }).meta({ id: "ImportedFrom" });
+var decisionStateSchema = _enum(["none", "decided", "carried", "review_required", "expired"]);
+var dispositionSchema = object({
+  id: string2(),
+  vulnerabilityId: string2(),
+  releaseId: string2(),
+  advisory_id: string2(),
+  package: string2().meta({ description: "The package at its version (purl or name@version) the decision is about" }),
+  status: dispositionStatus,
+  justification: justificationValue.nullable(),
+  response: responseValue.nullable(),
+  detail: string2().nullable(),
+  actionStatement: string2().nullable(),
+  impactStatement: string2().nullable(),
+  assignedTo: string2().nullable(),
+  decided_at: string2().nullable().meta({ description: "When the disposition first became final; null while not" }),
+  created_at: string2(),
+  updated_at: string2(),
+  updated_by: personRef2,
+  expires_at: string2().nullable(),
+  review_required: boolean2(),
+  carried_from: object({
+    release_id: string2(),
+    release_version: string2(),
+    disposition_id: string2(),
+    decided_by: personRef2,
+    decided_at: string2()
+  }).nullable().meta({ description: "The decision of an earlier release this one was carried from" }),
+  imported_from: importedFromSchema.nullable(),
+  decision_state: decisionStateSchema
+}).meta({ id: "Disposition" });
+var dispositionResponse = object({ data: dispositionSchema }).meta({ id: "DispositionResponse" });
+var dispositionChangeSchema = object({
+  changeId: string2(),
+  at: string2(),
+  actor: object({ id: string2(), name: string2(), email: string2().nullable() }),
+  changes: record(string2(), object({ from: unknown(), to: unknown() }))
+}).meta({ id: "DispositionChange" });
+var dispositionWithHistoryResponse = object({ data: dispositionSchema.extend({ history: array(dispositionChangeSchema) }) }).meta({ id: "DispositionWithHistoryResponse" });
+var batchDispositionResponse = object({ updated: number2().int() }).meta({ id: "BatchDispositionResult" });
 
 // shared/service/schemas/sboms.ts
 var uploadSbomBody = strictObject({
@@ -54390,6 +54633,15 @@ var createSbomUploadBody = strictObject({
   fileName: string2().min(1).max(255).optional()
 }).meta({ id: "CreateSbomUpload" });
 var sbomUploadIdParams = object({ uploadId: uuid2() });
+var sbomUploadSessionSchema = object({
+  uploadId: uuid2(),
+  uploadUrl: string2().meta({ description: "Pre-signed S3 URL the client PUTs the file to" }),
+  method: literal("PUT"),
+  expiresAt: string2(),
+  maxBytes: number2().int(),
+  completePath: string2().meta({ description: "POST here once the file is uploaded" })
+}).meta({ id: "SbomUploadSession" });
+var sbomUploadSessionResponse = object({ data: sbomUploadSessionSchema }).meta({ id: "SbomUploadSessionResponse" });
 var sbomScanSchema = object({
   status: _enum(["queued", "running", "completed", "failed"]),
   scanned_at: string2().nullable(),
@@ -54415,16 +54667,22 @@ var sbomSchema = object({
   scan: sbomScanSchema
 }).meta({ id: "Sbom" });
 var sbomIdParams = object({ id: uuid2() });
+var sbomResponse = object({ data: sbomSchema }).meta({ id: "SbomResponse" });
 var sbomListResponse = pagedListSchema(sbomSchema, "SbomList");
 var cveScanBody = strictObject({ sbomId: uuid2() }).meta({ id: "CveScanRequest" });
+var cveScanResponse = object({
+  data: object({
+    sbomId: string2(),
+    status: sbomScanSchema.shape.status,
+    scannedAt: string2().nullable(),
+    findingCount: number2().int(),
+    matchedComponentCount: number2().int(),
+    unmatchedComponentCount: number2().int(),
+    error: string2().optional().meta({ description: "Why the scan failed (status failed only)" })
+  })
+}).meta({ id: "CveScanResult" });
 var severityFilter = _enum(["critical", "high", "medium", "low", "none"]);
-var vulnerabilityStatusFilter = _enum([
-  "affected",
-  "not_affected",
-  "fixed",
-  "under_investigation",
-  "undisposed"
-]);
+var vulnerabilityStatusFilter = _enum([...dispositionStatus.options, "undisposed"]);
 var decisionFilter = _enum(["carried", "review_required", "expired"]);
 var VULNERABILITY_SORT_FIELDS = ["severity", "epss", "cvss", "component", "cve", "first_detected"];
 function commaList(values, example) {
@@ -54459,19 +54717,14 @@ var vulnerabilityListQuery = strictObject({
 });
 var findingDecisionSchema = object({
   id: string2(),
-  status: _enum(["affected", "not_affected", "fixed", "under_investigation"]),
-  response: string2().nullable(),
-  justification: string2().nullable(),
-  decision_state: _enum(["none", "decided", "carried", "review_required", "expired"]),
+  status: dispositionStatus,
+  response: responseValue.nullable(),
+  justification: justificationValue.nullable(),
+  decision_state: decisionStateSchema,
   expires_at: string2().nullable(),
   review_required: boolean2(),
   carried_from: object({ release_id: string2(), release_version: string2(), disposition_id: string2() }).nullable(),
-  imported_from: object({
-    document_sha256: string2(),
-    author: string2().nullable(),
-    format: string2(),
-    imported_at: string2()
-  }).nullable()
+  imported_from: importedFromSchema.nullable()
 }).meta({ id: "FindingDecision" });
 var severityValue = _enum(["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"]);
 var sbomVulnerabilitySchema = object({
@@ -54521,6 +54774,20 @@ var findingSummarySchema = object({
   underInvestigation: number2().int(),
   withoutDisposition: number2().int()
 }).meta({ id: "FindingSummary" });
+var sbomVulnerabilityListResponse = object({
+  data: array(sbomVulnerabilitySchema),
+  summary: findingSummarySchema,
+  meta: pageMetaSchema,
+  scan: sbomScanSchema
+}).meta({ id: "SbomVulnerabilityList" });
+var releaseVulnerabilityListResponse = object({
+  data: array(releaseVulnerabilitySchema),
+  summary: findingSummarySchema,
+  meta: pageMetaSchema,
+  sboms: array(
+    object({ id: string2(), file_name: string2().nullable(), created_at: string2(), scan: sbomScanSchema })
+  )
+}).meta({ id: "ReleaseVulnerabilityList" });
 
 // shared/client/findings.ts
 var SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"];
@@ -54564,12 +54831,12 @@ async function waitForScan(api, sbomId, options) {
   throw new ServiceError("unreachable");
 }
 async function readList(api, target, query) {
-  const answer = "sbomId" in target ? ok(api.GET("/api/sboms/{id}/vulnerabilities", { params: { path: { id: target.sbomId }, query } })) : ok(
+  const answer = "sbomId" in target ? await ok(api.GET("/api/sboms/{id}/vulnerabilities", { params: { path: { id: target.sbomId }, query } })) : await ok(
     api.GET("/api/releases/{releaseId}/vulnerabilities", {
       params: { path: { releaseId: target.releaseId }, query }
     })
   );
-  return (await answer).body;
+  return answer.body;
 }
 async function whenScanned(read, options) {
   const deadline = Date.now() + options.timeoutMs;
@@ -55587,8 +55854,8 @@ async function verify2(ref, baseUrl, out, options = {}) {
   if (options.fingerprint) normalizeFingerprint(options.fingerprint);
   const { api, slug } = parseDisclosureRef(ref, baseUrl);
   const params = { path: { slug } };
-  const meta2 = (await ok(api.GET("/api/disclosures/{slug}", { params }))).body;
-  const [raw, { body: serviceAnswer }] = await Promise.all([
+  const { body: meta2 } = await ok(api.GET("/api/disclosures/{slug}", { params }));
+  const [raw, { body: service }] = await Promise.all([
     ok(
       api.GET("/api/disclosures/{slug}", {
         params: { ...params, query: { format: "raw" } },
@@ -55598,7 +55865,6 @@ async function verify2(ref, baseUrl, out, options = {}) {
     ),
     ok(api.GET("/api/disclosures/{slug}/verify", { params }))
   ]);
-  const service = serviceAnswer;
   const bytes = Buffer.from(raw.body);
   const computed = `sha256:${createHash3("sha256").update(bytes).digest("hex")}`;
   const stated = meta2.data.content_hash;
