@@ -55866,8 +55866,8 @@ async function verify2(ref, baseUrl, out, options = {}) {
   if (options.fingerprint) normalizeFingerprint(options.fingerprint);
   const { api, slug } = parseDisclosureRef(ref, baseUrl);
   const params = { path: { slug } };
-  const meta2 = (await ok(api.GET("/api/disclosures/{slug}", { params }))).body;
-  const [raw, { body: serviceAnswer }] = await Promise.all([
+  const { body: meta2 } = await ok(api.GET("/api/disclosures/{slug}", { params }));
+  const [raw, { body: service }] = await Promise.all([
     ok(
       api.GET("/api/disclosures/{slug}", {
         params: { ...params, query: { format: "raw" } },
@@ -55877,7 +55877,6 @@ async function verify2(ref, baseUrl, out, options = {}) {
     ),
     ok(api.GET("/api/disclosures/{slug}/verify", { params }))
   ]);
-  const service = serviceAnswer;
   const bytes = Buffer.from(raw.body);
   const computed = `sha256:${createHash3("sha256").update(bytes).digest("hex")}`;
   const stated = meta2.data.content_hash;

@@ -9,6 +9,8 @@ export type { paths };
 type Schemas = components['schemas'];
 
 export type Sbom = Schemas['Sbom'];
+/** A published disclosure as GET /api/disclosures/{slug} answers it (format=json). */
+export type Disclosure = Schemas['DisclosureDetail'];
 /** An item of GET /api/sboms/{id}/vulnerabilities or GET /api/releases/{releaseId}/vulnerabilities. */
 export type Finding = Schemas['SbomVulnerability'] | Schemas['ReleaseVulnerability'];
 /** The filters of both vulnerability lists (docs/api.md "Both vulnerability lists"). */

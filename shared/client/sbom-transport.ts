@@ -49,13 +49,6 @@ export async function sendSbom(
   return { ...(await sendDirect(api, raw)), route: 'direct' };
 }
 
-interface UploadSession {
-  uploadId: string;
-  uploadUrl: string;
-  method: string;
-  maxBytes: number;
-}
-
 /** POST /api/sboms/uploads → PUT the file's bytes to the pre-signed URL → POST the complete path. */
 async function sendPresigned(api: ApiClient, file: SbomFile): Promise<Sent> {
   // The URL is signed for this exact size.
@@ -64,7 +57,7 @@ async function sendPresigned(api: ApiClient, file: SbomFile): Promise<Sent> {
       body: { releaseId: file.releaseId, fileName: file.fileName, size: file.bytes.length },
     }),
   );
-  const session = body.data as UploadSession;
+  const session = body.data;
   if (file.bytes.length > session.maxBytes) {
     throw new ServiceError(
       `${file.fileName} is ${file.bytes.length} bytes, more than the ${session.maxBytes} the service accepts`,

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { verifyDetachedSignature } from '../../service/disclosures/openpgp-verify';
 import { createApiClient, ok, type ApiClient } from '../api-client';
+import type { Disclosure } from '../api-types';
 import { EXIT_CODES, ServiceError, UsageError } from '../errors';
 import { pairs, type Output } from '../output';
 
@@ -34,15 +35,6 @@ export function parseDisclosureRef(ref: string, baseUrl: string | undefined): { 
   const slug = at < 0 ? '' : (url.pathname.slice(at + marker.length).split('/')[0] ?? '');
   if (!SLUG.test(slug)) throw new UsageError(`${ref} is not a disclosure URL (…/api/disclosures/<slug>)`);
   return { api: createApiClient(`${url.origin}${url.pathname.slice(0, at)}`), slug };
-}
-
-interface DisclosureJson {
-  public_slug: string;
-  content_hash: string;
-  signed: boolean;
-  format: string;
-  published_at: string;
-  links: Record<string, string | undefined>;
 }
 
 export interface VerifyOptions {
@@ -75,7 +67,7 @@ export function normalizeFingerprint(raw: string): string {
 
 async function checkSignature(
   api: ApiClient,
-  meta: DisclosureJson,
+  meta: Disclosure,
   bytes: Buffer,
   options: VerifyOptions,
 ): Promise<SignatureCheck> {
@@ -157,8 +149,8 @@ export async function verify(
   const { api, slug } = parseDisclosureRef(ref, baseUrl);
   const params = { path: { slug } };
   // The JSON first: an unknown slug is the service's 404 (exit 3), not a hash mismatch.
-  const meta = (await ok(api.GET('/api/disclosures/{slug}', { params }))).body as { data: DisclosureJson };
-  const [raw, { body: serviceAnswer }] = await Promise.all([
+  const { body: meta } = await ok(api.GET('/api/disclosures/{slug}', { params }));
+  const [raw, { body: service }] = await Promise.all([
     ok(
       api.GET('/api/disclosures/{slug}', {
         params: { ...params, query: { format: 'raw' } },
@@ -168,7 +160,6 @@ export async function verify(
     ),
     ok(api.GET('/api/disclosures/{slug}/verify', { params })),
   ]);
-  const service = serviceAnswer as { signature_valid: boolean | null; signature_algorithm: string | null };
   const bytes = Buffer.from(raw.body);
   const computed = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
   const stated = meta.data.content_hash;
