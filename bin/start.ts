@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   const { createLocalApi } = await import('../shared/local/api-gateway-emulator');
   const { startLocalBackgroundWork } = await import('../shared/local/background');
   const { TeamQuotas } = await import('../shared/service/identity/team-quota');
-  const { DEFAULT_PUBLIC_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } =
+  const { DEFAULT_PUBLIC_CLIENT_LIMIT, DEFAULT_SIGN_IN_CLIENT_LIMIT, PUBLIC_CLIENT_WINDOW_SECONDS } =
     await import('../shared/service/http/throttling');
   const { publicBaseUrl } = config(); // validates the whole configuration now, not at the first request
 
@@ -135,7 +135,8 @@ async function main(): Promise<void> {
     // The team default comes from TEAM_RATE_LIMIT / TEAM_BURST_LIMIT (shared/service/config.ts), as on AWS.
     throttling: {
       quotaOf: (usageIdentifier) => TeamQuotas.ofUsageIdentifier(usageIdentifier),
-      publicClientLimit: publicClientLimitOf(process.env.VEXDESK_PUBLIC_CLIENT_LIMIT, DEFAULT_PUBLIC_CLIENT_LIMIT),
+      publicClientLimit: clientLimitOf('VEXDESK_PUBLIC_CLIENT_LIMIT', DEFAULT_PUBLIC_CLIENT_LIMIT),
+      signInClientLimit: clientLimitOf('VEXDESK_SIGN_IN_CLIENT_LIMIT', DEFAULT_SIGN_IN_CLIENT_LIMIT),
       windowSeconds: PUBLIC_CLIENT_WINDOW_SECONDS,
     },
   });
@@ -217,12 +218,13 @@ function shutdown(signal: NodeJS.Signals): void {
 // Registered before anything starts, so a signal during start-up also stops the engines cleanly.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
 
-/** Requests per client IP per window on the disclosure routes; WAF accepts 10 to 2,000,000,000. */
-function publicClientLimitOf(raw: string | undefined, fallback: number): number {
+/** Requests per client IP per window of a per-client rule (the environment variable `name`); WAF accepts 10 to 2,000,000,000. */
+function clientLimitOf(name: string, fallback: number): number {
+  const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 10 || value > 2_000_000_000)
-    throw new Error(`VEXDESK_PUBLIC_CLIENT_LIMIT must be an integer from 10 to 2000000000, got ${JSON.stringify(raw)}`);
+    throw new Error(`${name} must be an integer from 10 to 2000000000, got ${JSON.stringify(raw)}`);
   return value;
 }
 

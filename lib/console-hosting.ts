@@ -32,6 +32,8 @@ import { PROJECT_ROOT } from './function-catalog';
 
 /** The viewer-request function that serves index.html for console routes (a plain JS file; the infra tests run it). */
 export const CONSOLE_REWRITE_FUNCTION_FILE = fileURLToPath(new URL('./cloudfront/console-rewrite.js', import.meta.url));
+/** The viewer-request function of the API behaviours that writes the viewer's address for the API's web ACL. */
+export const CLIENT_ADDRESS_FUNCTION_FILE = fileURLToPath(new URL('./cloudfront/client-address.js', import.meta.url));
 
 /** Where `npm run build:web` (Vite) writes the console: index.html and hashed files under assets/. */
 export const CONSOLE_BUILD_SCRIPT = 'build:web';
@@ -103,6 +105,8 @@ export interface ConsoleHostingProps {
   customDomain: { domainName: string; certificateArn: string } | undefined;
   /** An existing CLOUDFRONT-scope AWS WAF web ACL (created in us-east-1) to attach. */
   webAclArn: string | undefined;
+  /** The header CloudFront adds to every API request and its secret value: the API's web ACL refuses requests without it. */
+  originVerify: { headerName: string; value: string };
 }
 
 function acknowledge(scope: Construct, id: string, reason: string): void {
@@ -113,6 +117,7 @@ export class ConsoleHosting extends Construct {
   readonly bucket: s3.Bucket;
   readonly distribution: cloudfront.Distribution;
   readonly rewriteFunction: cloudfront.Function;
+  readonly clientAddressFunction: cloudfront.Function;
   readonly consoleHeaders: cloudfront.ResponseHeadersPolicy;
   readonly apiHeaders: cloudfront.ResponseHeadersPolicy;
   /** `https://` + the custom domain, or the distribution's own domain name. */
@@ -139,6 +144,12 @@ export class ConsoleHosting extends Construct {
       runtime: cloudfront.FunctionRuntime.JS_2_0,
     });
 
+    this.clientAddressFunction = new cloudfront.Function(this, 'ClientAddressFunction', {
+      comment: "Vexdesk API: the viewer's address in True-Client-IP for the API's per-client rate limits",
+      code: cloudfront.FunctionCode.fromFile({ filePath: CLIENT_ADDRESS_FUNCTION_FILE }),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+    });
+
     const { customHeaders, securityHeaders } = securityHeaderSettings();
     this.consoleHeaders = new cloudfront.ResponseHeadersPolicy(this, 'ConsoleHeaders', {
       comment: 'Vexdesk console: CSP without inline script, HSTS, no framing',
@@ -161,6 +172,7 @@ export class ConsoleHosting extends Construct {
       originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
       // API Gateway's own limit on an integration is 29 s; CloudFront's default wait is 30 s.
       readTimeout: Duration.seconds(30),
+      customHeaders: { [props.originVerify.headerName]: props.originVerify.value },
     });
     // The API is never cached (revocation and every write are immediate), and gets every viewer header but
     // Host (API Gateway routes by its own host name): Authorization, Cookie, X-CSRF-Token, Origin, Content-Type,
@@ -172,6 +184,9 @@ export class ConsoleHosting extends Construct {
       cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
       originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       responseHeadersPolicy: this.apiHeaders,
+      functionAssociations: [
+        { function: this.clientAddressFunction, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
+      ],
       compress: true,
     };
 

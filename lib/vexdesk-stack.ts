@@ -25,7 +25,7 @@ import type { Construct } from 'constructs';
 import { attachBackgroundTriggers, createScanQueue } from './background-jobs';
 import { ConsoleHosting } from './console-hosting';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
-import { createPublicClientFirewall } from './public-client-firewall';
+import { createOriginSecret, createPublicClientFirewall, ORIGIN_VERIFY_HEADER } from './public-client-firewall';
 import { API_STAGE_NAME, ServiceApi, createTeamUsagePlan } from './rest-api';
 import { ServiceFunctions } from './service-functions';
 import { DEFAULT_SETTINGS, type VexdeskSettings } from './settings';
@@ -87,6 +87,7 @@ export class VexdeskStack extends Stack {
     const serviceApi = new ServiceApi(this, settings, this.serviceFunctions);
     this.authorizer = serviceApi.authorizer;
     this.api = serviceApi.api;
+    const originSecret = createOriginSecret(this);
     this.console = new ConsoleHosting(this, 'Console', {
       restApiId: this.api.restApiId,
       stageName: API_STAGE_NAME,
@@ -97,6 +98,7 @@ export class VexdeskStack extends Stack {
           ? { domainName: new URL(settings.publicBaseUrl).hostname, certificateArn: settings.certificateArn }
           : undefined,
       webAclArn: settings.cloudFrontWebAclArn,
+      originVerify: { headerName: ORIGIN_VERIFY_HEADER, value: originSecret.secretValue.unsafeUnwrap() },
     });
     // One origin for console and API: the sign-in callback, the cookie's origin and
     // the CSRF Origin check all name it. The distribution references the API by id only, so no cycle forms.
@@ -108,10 +110,13 @@ export class VexdeskStack extends Stack {
       this.serviceFunctions.addEnvironment('CSAF_DEFAULT_PROVIDER', settings.csafDefaultProvider);
     this.userPool = configureSignIn(this, settings, this.publicBaseUrl, this.functions.get('signin'));
     this.teamUsagePlan = createTeamUsagePlan(this.api, settings, this.serviceFunctions);
-    this.publicClientFirewall = createPublicClientFirewall(this, this.api, settings);
+    this.publicClientFirewall = createPublicClientFirewall(this, this.api, settings, originSecret);
     attachBackgroundTriggers(this, catalog, (name) => this.requireFunction(name), this.scanQueue);
 
-    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append the route paths (/api/...)' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.url,
+      description: "API Gateway's own URL, for diagnosis: it answers only requests through CloudFront (PublicBaseUrl)",
+    });
     new CfnOutput(this, 'PublicBaseUrl', {
       value: this.publicBaseUrl,
       description:

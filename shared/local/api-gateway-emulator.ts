@@ -26,7 +26,7 @@ import {
   renderMethodNotAllowed,
   type GatewayResponseType,
 } from '../service/http/gateway-responses';
-import { isPublicClientLimitedPath } from '../service/http/throttling';
+import { isPublicClientLimitedPath, isSignInClientLimitedPath } from '../service/http/throttling';
 import type { ThrottleQuota } from '../service/identity/throttle-quota';
 import { authorizerEvent, lambdaContext, proxyEvent } from './api-gateway-events';
 import { decodeComponent, decodeQuery, firstValues, multiValueHeaders, readBody } from './api-gateway-request';
@@ -63,6 +63,8 @@ export interface LocalThrottlingOptions {
   quotaOf: (usageIdentifier: string) => Promise<ThrottleQuota | undefined>;
   /** Requests per client IP per PUBLIC_CLIENT_WINDOW_SECONDS on the anonymous disclosure routes (the WAF rule). */
   publicClientLimit: number;
+  /** Sign-in starts and token exchanges per client IP per window, counted together (the second WAF rule). */
+  signInClientLimit: number;
   windowSeconds: number;
 }
 
@@ -242,7 +244,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
 }
 
 interface Throttling {
-  /** WAF_FILTERED when the client is over the per-IP limit of the anonymous routes. */
+  /** WAF_FILTERED when the client is over a per-IP limit of the anonymous routes. */
   firewall(path: string, clientIp: string): GatewayResponseType | undefined;
   /** THROTTLED when the key's bucket is empty; INVALID_API_KEY when no usage plan holds it. */
   usagePlan(usageIdentifier: string | null | undefined): Promise<GatewayResponseType | undefined>;
@@ -252,10 +254,13 @@ interface Throttling {
 function createThrottling(options: LocalThrottlingOptions | undefined): Throttling {
   if (!options) return { firewall: () => undefined, usagePlan: () => Promise.resolve(undefined) };
   const clients = new ClientRateLimit(options.publicClientLimit, options.windowSeconds);
+  const signInClients = new ClientRateLimit(options.signInClientLimit, options.windowSeconds);
   const plans = new UsagePlanThrottle({ quotaOf: options.quotaOf });
+  const admitted = (path: string, clientIp: string, now: number) =>
+    (!isPublicClientLimitedPath(path) || clients.admit(clientIp, now)) &&
+    (!isSignInClientLimitedPath(path) || signInClients.admit(clientIp, now));
   return {
-    firewall: (path, clientIp) =>
-      isPublicClientLimitedPath(path) && !clients.admit(clientIp, performance.now()) ? 'WAF_FILTERED' : undefined,
+    firewall: (path, clientIp) => (admitted(path, clientIp, performance.now()) ? undefined : 'WAF_FILTERED'),
     usagePlan: async (usageIdentifier) => {
       if (!usageIdentifier) return 'INVALID_API_KEY';
       const decision = await plans.admit(usageIdentifier, performance.now());

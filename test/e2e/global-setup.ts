@@ -8,12 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConsole } from '../../bin/build-web';
 import { startServerProcess } from '../support/server-process';
-import { TEST_SIGNING_KEY } from '../support/global-setup';
+import { TEST_SIGN_IN_CLIENT_LIMIT, TEST_SIGNING_KEY } from '../support/global-setup';
 
 export default async function globalSetup(): Promise<void> {
   await buildConsole();
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-e2e-'));
-  const server = await startServerProcess(dataDir, { DISCLOSURE_SIGNING_KEY: TEST_SIGNING_KEY });
+  const server = await startServerProcess(dataDir, {
+    DISCLOSURE_SIGNING_KEY: TEST_SIGNING_KEY,
+    // The browser tests sign in often from one loopback address.
+    VEXDESK_SIGN_IN_CLIENT_LIMIT: TEST_SIGN_IN_CLIENT_LIMIT,
+  });
   process.env.VEXDESK_TEST_DATA_DIR = dataDir;
   process.env.VEXDESK_TEST_BASE_URL = server.baseUrl;
   (globalThis as { vexdeskServer?: typeof server }).vexdeskServer = server;

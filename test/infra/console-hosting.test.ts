@@ -141,7 +141,13 @@ describe("the distribution's behaviours", () => {
         ViewerProtocolPolicy: 'https-only',
         ResponseHeadersPolicyId: { Ref: logicalIdOf(stack, stack.console.apiHeaders) },
       });
-      expect(behavior?.FunctionAssociations).toBeUndefined();
+      // The viewer's address for the API's per-client limits (test/infra/client-firewall.test.ts).
+      expect(behavior?.FunctionAssociations).toEqual([
+        {
+          EventType: 'viewer-request',
+          FunctionARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.clientAddressFunction), 'FunctionARN'] },
+        },
+      ]);
       const origin = config.Origins.find((candidate) => candidate.Id === behavior?.TargetOriginId);
       expect(origin).toMatchObject({
         DomainName: {

@@ -85,22 +85,28 @@ describe('per-team throttling', () => {
 
     assertResourceProperties(custom, 'AWS::ApiGateway::UsagePlan', { Throttle: { RateLimit: 7, BurstLimit: 9 } });
     assertResourceProperties(custom, 'AWS::WAFv2::WebACL', {
-      Rules: [Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 50 }) } })],
+      Rules: Match.arrayWith([
+        Match.objectLike({
+          Name: 'public-client-rate-limit',
+          Statement: { RateBasedStatement: Match.objectLike({ Limit: 50 }) },
+        }),
+      ]),
     });
   });
 });
 
 describe('per-client throttling of the anonymous routes', () => {
-  it('rate-limits each source IP on the disclosure paths with a regional web ACL', () => {
+  it("rate-limits each client (the viewer's address CloudFront forwards) on the disclosure paths with a regional web ACL", () => {
     assertResourceProperties(template, 'AWS::WAFv2::WebACL', {
       Scope: 'REGIONAL',
       DefaultAction: { Allow: {} },
-      Rules: [
+      Rules: Match.arrayWith([
         Match.objectLike({
           Action: { Block: {} },
           Statement: {
             RateBasedStatement: {
-              AggregateKeyType: 'IP',
+              AggregateKeyType: 'FORWARDED_IP',
+              ForwardedIPConfig: { HeaderName: 'True-Client-IP', FallbackBehavior: 'MATCH' },
               Limit: 300,
               EvaluationWindowSec: 60,
               ScopeDownStatement: {
@@ -114,7 +120,7 @@ describe('per-client throttling of the anonymous routes', () => {
             },
           },
         }),
-      ],
+      ]),
     });
   });
 

@@ -23,3 +23,17 @@ export const PUBLIC_CLIENT_LIMITED_PATH = '/api/disclosures';
 export function isPublicClientLimitedPath(path: string): boolean {
   return path.includes(PUBLIC_CLIENT_LIMITED_PATH);
 }
+
+/**
+ * The anonymous routes that start a sign-in or exchange a CI token: each request writes an item (a sign-in
+ * flow, a token), so each client gets a small budget of them per PUBLIC_CLIENT_WINDOW_SECONDS, counted
+ * together. Matched with CONTAINS like the disclosure paths.
+ */
+export const SIGN_IN_CLIENT_LIMITED_PATHS = ['/api/auth/login', '/api/auth/oidc/token'] as const;
+
+/** Default sign-in starts and token exchanges per client per window. */
+export const DEFAULT_SIGN_IN_CLIENT_LIMIT = 30;
+
+export function isSignInClientLimitedPath(path: string): boolean {
+  return SIGN_IN_CLIENT_LIMITED_PATHS.some((limited) => path.includes(limited));
+}
