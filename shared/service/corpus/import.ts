@@ -19,6 +19,7 @@ import { parseEpssCsv, type EpssScores } from './parse/epss';
 import { parseKevCatalog, type KevCatalog } from './parse/kev';
 import { readOsvDirectory, readOsvZip, type OsvReadResult } from './parse/osv-archive';
 import { PackageFilter, packageFilterStore } from './package-filter';
+import { corpusChanges } from '../watch/corpus-changes';
 import {
   MAX_INLINE_BYTES,
   packageEntries,
@@ -205,6 +206,8 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
   // The advisory items go last: their content hash marks the work done, so an import cut off before
   // them redoes the package and alias items on the next run instead of skipping them as unchanged.
   await batchWrite(puts, deletes);
+  // Recorded before the advisory items mark the chunk done: a run cut off here records it again, never not at all.
+  await corpusChanges.record('osv', touched, []);
   await batchWrite(
     advisoryPuts,
     removed.map((item) => keys.corpusAdvisory(String(item.advisoryId))),
@@ -251,11 +254,25 @@ export async function importAdvisories(source: Iterable<OsvReadResult>): Promise
   return summary;
 }
 
-export async function importKev(catalog: KevCatalog): Promise<{ entries: number; written: number; unchanged: number }> {
+/**
+ * `removeUnlisted`: the catalog is CISA's whole feed (the scheduled refresh), so an entry of the previous
+ * feed that is not in it was removed from KEV. A file given to `corpus import` may be a part of the
+ * catalog and only adds and updates.
+ */
+export async function importKev(
+  catalog: KevCatalog,
+  { removeUnlisted = false }: { removeUnlisted?: boolean } = {},
+): Promise<{ entries: number; written: number; unchanged: number; removed: number }> {
   const entries = [...catalog.entries.values()];
-  const existing = new Map(
-    (await batchGet(entries.map((entry) => keys.corpusKev(entry.cveID)))).map((item) => [String(item.cveId), item]),
-  );
+  const [existingItems, [previousImport]] = await Promise.all([
+    batchGet(entries.map((entry) => keys.corpusKev(entry.cveID))),
+    batchGet([keys.corpusSourceImport('kev')]),
+  ]);
+  const existing = new Map(existingItems.map((item) => [String(item.cveId), item]));
+  // CISA removes an entry now and then (a misattribution): the previous catalog's list says which.
+  const listed = new Set(entries.map((entry) => entry.cveID));
+  const previouslyListed = (previousImport?.cveIds as string[] | undefined) ?? [];
+  const removed = removeUnlisted ? previouslyListed.filter((cveId) => !listed.has(cveId)) : [];
   const puts = entries
     .map((entry) => ({
       ...keys.corpusKev(entry.cveID),
@@ -277,9 +294,17 @@ export async function importKev(catalog: KevCatalog): Promise<{ entries: number;
         previous.knownRansomwareCampaignUse !== item.knownRansomwareCampaignUse
       );
     });
-  await batchWrite(puts);
-  await recordImport('kev', { catalogVersion: catalog.catalogVersion, importedAt: new Date().toISOString() });
-  return { entries: entries.length, written: puts.length, unchanged: entries.length - puts.length };
+  await batchWrite(
+    puts,
+    removed.map((cveId) => keys.corpusKev(cveId)),
+  );
+  await corpusChanges.record('kev', [], [...puts.map((item) => item.cveId), ...removed]);
+  await recordImport('kev', {
+    catalogVersion: catalog.catalogVersion,
+    importedAt: new Date().toISOString(),
+    cveIds: [...new Set([...previouslyListed.filter((cveId) => !removed.includes(cveId)), ...listed])].sort(),
+  });
+  return { entries: entries.length, written: puts.length, unchanged: entries.length - puts.length, removed: removed.length };
 }
 
 /** EPSS is republished daily for every CVE: a file for a score date already imported is skipped whole. */

@@ -151,7 +151,7 @@ export async function refreshCorpus(feeds: CorpusFeeds): Promise<Record<string, 
           };
           break;
         case 'kev':
-          results.kev = await importKev(feed.catalog);
+          results.kev = await importKev(feed.catalog, { removeUnlisted: true });
           break;
         case 'epss':
           results.epss = await importEpss(feed.scores);

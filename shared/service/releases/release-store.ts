@@ -56,6 +56,11 @@ export function releaseItem(release: Release): Item {
   return item;
 }
 
+/** Releases whose SBOMs corpus changes re-evaluate: those still supported. */
+export function isWatched(release: Pick<Release, 'status'>): boolean {
+  return release.status !== 'end-of-life';
+}
+
 export function toReleaseView(release: Release): ReleaseView {
   return {
     id: release.id,
@@ -66,6 +71,7 @@ export function toReleaseView(release: Release): ReleaseView {
     endOfLifeDate: release.endOfLifeDate,
     notes: release.notes,
     status: release.status,
+    watched: isWatched(release),
     purl: release.purl,
     is_locked: release.lockedBy !== null,
     locked_by_vex_id: release.lockedBy,

@@ -27,6 +27,10 @@ export interface ScanSummary {
   /** Components that could not be mapped to any ecosystem (no usable purl, CPE or name evidence). */
   unmatchedComponentCount: number;
   error?: string;
+  /** When the findings were last brought up to date with the corpus: by this scan or a re-evaluation since. */
+  lastEvaluatedAt?: string;
+  /** The corpus change the findings reflect (shared/service/watch/corpus-changes.ts); null before any change was recorded. */
+  corpusVersion?: string | null;
 }
 
 export interface Sbom {
@@ -125,6 +129,8 @@ export function toSbomView(sbom: Sbom) {
       finding_count: sbom.scan.findingCount,
       matched_component_count: sbom.scan.matchedComponentCount,
       unmatched_component_count: sbom.scan.unmatchedComponentCount,
+      last_evaluated_at: sbom.scan.lastEvaluatedAt ?? sbom.scan.scannedAt,
+      corpus_version: sbom.scan.corpusVersion ?? null,
       ...(sbom.scan.status === 'failed' && sbom.scan.error ? { error: sbom.scan.error } : {}),
     },
   };

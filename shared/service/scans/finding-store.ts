@@ -50,8 +50,18 @@ export interface Finding {
   matchEvidence: { kind: 'purl' | 'cpe' | 'name'; value: string };
   firstDetectedAt: string;
   lastSeenAt: string;
-  /** The latest scan no longer matched it; kept because a disposition refers to it. */
+  /** What found it first: the SBOM's scan, or a re-evaluation after the corpus moved. Absent on older findings (a scan). */
+  detectedBy?: 'scan' | 'corpus_update';
+  /**
+   * No longer matched (the advisory was withdrawn, or no longer covers the version): kept, with its
+   * decision, out of the default lists. `resolvedAt`/`resolvedReason` are absent on findings a scan
+   * marked before resolution had a reason.
+   */
   noLongerDetected: boolean;
+  resolvedAt?: string | null;
+  resolvedReason?: 'advisory_withdrawn' | 'no_longer_affected' | null;
+  /** When Vexdesk first saw the advisory KEV-listed for this finding (null when not listed). */
+  kevAddedAt?: string | null;
   /** RustSec notice kind (`unsound`, `unmaintained`, `notice`) when the finding is not a vulnerability; absent on findings stored before it existed. */
   informational?: string | null;
 }

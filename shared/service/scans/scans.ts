@@ -24,6 +24,8 @@ import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
 import { sbomRecovery } from '../sboms/sbom-recovery';
 import { findingId, findingItem, findingStore, type Finding } from './finding-store';
+import { buildFinding, resolveFinding, scoredCveIds, type FindingContext } from './finding-build';
+import { corpusChanges } from '../watch/corpus-changes';
 import { findingsDigest } from './findings-digest';
 import type { ScanJob } from './scan-dispatch';
 import { SCAN_MAX_RECOVERIES } from './scan-retries';
@@ -83,10 +85,11 @@ async function scanHolding(
   laps.lap('matching');
   const byRef = new Map(components.map((component) => [component.ref, component]));
   // Spec "Vulnerability": the highest-fidelity score, borrowed from an aliased record when the advisory has none.
-  const [severityOf, scores, settings] = await Promise.all([
+  const [severityOf, scores, settings, corpusVersion] = await Promise.all([
     severityResolver(result.findings, (id) => index.advisory(id)),
-    corpusStore.scores(result.findings.map((finding) => finding.cveId).filter((id) => /^CVE-\d{4}-\d{4,}$/.test(id))),
+    corpusStore.scores(scoredCveIds(result.findings)),
     TeamSettingsService.get(teamId),
+    corpusChanges.version(),
   ]);
   laps.lap('severityAndScores');
   const existing = new Map(
@@ -95,51 +98,26 @@ async function scanHolding(
   laps.lap('existingFindings');
   const now = new Date().toISOString();
 
+  const context: FindingContext = {
+    teamId,
+    productId: product.id,
+    releaseId: release.id,
+    sbomId: sbom.id,
+    index,
+    componentsByRef: byRef,
+    severityOf,
+    scores,
+    detectedBy: 'scan',
+    now,
+  };
   const current = new Map<string, Finding>();
   for (const match of result.findings) {
-    const advisory = index.advisory(match.advisoryId);
-    const component = byRef.get(match.componentRef);
     const id = findingId(sbom.id, match.componentRef, match.advisoryId);
-    const { severity, source, sourceId, cvssV2, cvssV3, cvssV4 } = severityOf(match);
-    const cveScores = scores.get(match.cveId);
-    const previous = existing.get(id);
-    current.set(id, {
-      id,
-      teamId,
-      productId: product.id,
-      releaseId: release.id,
-      sbomId: sbom.id,
-      advisoryId: match.advisoryId,
-      cveId: match.cveId,
-      aliases: [...new Set([...(advisory?.aliases ?? []), ...match.relatedAdvisoryIds])]
-        .filter((alias) => alias !== match.cveId)
-        .sort(),
-      summary: advisory?.summary ?? '',
-      componentRef: match.componentRef,
-      componentName: component?.name ?? match.packageName,
-      componentVersion: component?.version ?? match.version,
-      componentPurl: component?.purl ?? null,
-      severity,
-      severitySource: source,
-      severitySourceId: sourceId,
-      cvssV2,
-      cvssV3,
-      cvssV4,
-      epss: cveScores?.epss ?? null,
-      kev: cveScores?.kev ?? null,
-      cwes: advisory?.cwes ?? [],
-      affectedVersions: match.affectedRanges ? [match.affectedRanges] : [],
-      fixedVersions: match.fixedVersions,
-      matchConfidence: match.confidence,
-      matchEvidence: match.evidence,
-      informational: match.informational,
-      firstDetectedAt: previous?.firstDetectedAt ?? now,
-      lastSeenAt: now,
-      noLongerDetected: false,
-    });
+    current.set(id, buildFinding(match, context, existing.get(id)));
   }
 
   const vanished = [...existing.values()].filter((finding) => !current.has(finding.id));
+  const newlyResolved = vanished.filter((finding) => !finding.noLongerDetected).length;
   laps.lap('buildFindings');
   const decisionOf = decisionIndex(await dispositionStore.listByRelease(teamId, product.id, release.id));
   laps.lap('releaseDispositions');
@@ -158,19 +136,21 @@ async function scanHolding(
       );
     }
   }
-  const deletes = [];
   /** What the SBOM's finding items are once the writes are done: the digest holds the same. */
   const stored = [...current.values()];
+  // A finding no longer matched is kept, resolved, with its decision: the history of what was shipped stays.
   for (const finding of vanished) {
-    if (decisionOf(finding)) {
-      const kept = { ...finding, noLongerDetected: true };
-      puts.push(findingItem(kept));
-      stored.push(kept);
-    } else
-      deletes.push(
-        keys.finding(teamId, product.id, release.id, sbom.id, finding.id),
-        keys.idPointer(teamId, finding.id),
-      );
+    if (finding.noLongerDetected) {
+      stored.push(finding);
+      continue;
+    }
+    const resolved = resolveFinding(
+      finding,
+      index.advisory(finding.advisoryId) ? 'no_longer_affected' : 'advisory_withdrawn',
+      now,
+    );
+    puts.push(findingItem(resolved));
+    stored.push(resolved);
   }
   if (lease.lost) return 'lost';
   // The digest is written beside the items; it becomes the SBOM's only with the result's transaction below.
@@ -193,7 +173,7 @@ async function scanHolding(
       writerId: sbom.id,
       laps,
     }).finally(carryOver),
-    batchWrite(puts, deletes, { concurrency: WRITE_CONCURRENCY }).finally(findingWrites),
+    batchWrite(puts, [], { concurrency: WRITE_CONCURRENCY }).finally(findingWrites),
     findingsDigest.write(sbom, digestStamp, stored),
   ]);
   for (const outcome of [carryOutcome, ...writeOutcomes]) if (outcome.status === 'rejected') throw outcome.reason;
@@ -206,6 +186,8 @@ async function scanHolding(
     findingCount: current.size,
     matchedComponentCount: result.matches.filter((match) => match.findings.length > 0).length,
     unmatchedComponentCount: result.unmatchedCount,
+    lastEvaluatedAt: now,
+    corpusVersion,
   };
   lease.stop();
   try {
@@ -223,7 +205,7 @@ async function scanHolding(
           changes: {
             findingCount: summary.findingCount,
             added: [...current.keys()].filter((id) => !existing.has(id)).length,
-            noLongerDetected: vanished.length,
+            noLongerDetected: newlyResolved,
             unmatchedComponents: summary.unmatchedComponentCount,
             corpusAdvisoriesConsidered: index.size,
             decisionsCarried: carried.carried,
@@ -244,7 +226,7 @@ async function scanHolding(
     sbomId: sbom.id,
     components: components.length,
     findings: current.size,
-    writes: puts.length + deletes.length,
+    writes: puts.length,
     carried: carried.carried,
   });
   return summary;

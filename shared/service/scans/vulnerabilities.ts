@@ -71,8 +71,13 @@ export function toVulnerabilityView(finding: Finding, disposition: Disposition |
     match_confidence: finding.matchConfidence,
     match_evidence: finding.matchEvidence,
     first_detected_at: finding.firstDetectedAt,
+    detected_by: finding.detectedBy ?? 'scan',
     last_seen_at: finding.lastSeenAt,
+    state: finding.noLongerDetected ? ('resolved' as const) : ('open' as const),
+    resolved_at: finding.noLongerDetected ? (finding.resolvedAt ?? finding.lastSeenAt) : null,
+    resolved_reason: finding.noLongerDetected ? (finding.resolvedReason ?? 'no_longer_affected') : null,
     no_longer_detected: finding.noLongerDetected,
+    kev_added_at: finding.kev === null ? null : (finding.kevAddedAt ?? finding.firstDetectedAt),
     informational: finding.informational ?? null,
     ...(disposition ? { disposition: toFindingDecisionView(disposition) } : {}),
   };
@@ -283,6 +288,7 @@ function selectPage(
   for (const row of order) {
     const { finding } = row;
     if (!visible(finding)) continue;
+    if (filters.state !== 'all' && finding.noLongerDetected !== (filters.state === 'resolved')) continue;
     if (severities && !severities.has(finding.severity)) continue;
     if (filters.kev !== undefined && (row.kev === 1) !== filters.kev) continue;
     if (filters.fixable !== undefined && finding.fixedVersions.length > 0 !== filters.fixable) continue;
@@ -326,7 +332,7 @@ export const Vulnerabilities = {
 
   /**
    * The release as one picture: one row per package and advisory over the release's SBOMs
-   * (findings their SBOM's last scan no longer detected are left out), with the SBOMs and
+   * (by default only open findings: `state=resolved|all` shows those no longer matched), with the SBOMs and
    * findings it stands for.
    */
   async listRelease(teamId: string, releaseId: string, query: VulnerabilityListQuery) {
@@ -335,12 +341,12 @@ export const Vulnerabilities = {
     const unscanned = sboms.find((sbom) => sbom.scan.scannedAt === null);
     if (unscanned) throw new ScanNotReadyError(unscanned.scan, unscanned.id);
     const [set, dispositions, settings] = await Promise.all([
-      rowSet(`${teamId}/release/${release.id}`, sboms, (perSbom) => {
+      rowSet(`${teamId}/release/${release.id}/${query.state}`, sboms, (perSbom) => {
         const groups = new Map<string, { findings: Finding[]; sbomIds: string[] }>();
         // SBOMs oldest first: a row shows the finding of the newest SBOM that has it.
         perSbom.forEach((findings, index) => {
           for (const finding of findings) {
-            if (finding.noLongerDetected) continue;
+            if (query.state !== 'all' && finding.noLongerDetected !== (query.state === 'resolved')) continue;
             const key = decisionKey(finding);
             const group = groups.get(key) ?? { findings: [], sbomIds: [] };
             group.findings.push(finding);

@@ -56,6 +56,10 @@ export const releaseSchema = z
     endOfLifeDate: z.string().nullable(),
     notes: z.string().nullable(),
     status: releaseStatus,
+    watched: z.boolean().meta({
+      description:
+        'Whether corpus changes re-evaluate its SBOMs without a rescan: active and deprecated releases are watched, end-of-life ones are not',
+    }),
     purl: z.string().nullable(),
     is_locked: z.boolean(),
     locked_by_vex_id: z.string().nullable(),

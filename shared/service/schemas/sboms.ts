@@ -85,6 +85,10 @@ export const sbomScanSchema = z
     matched_component_count: z.number().int(),
     unmatched_component_count: z.number().int(),
     error: z.string().optional().meta({ description: 'Why the scan failed (status failed only)' }),
+    last_evaluated_at: z.string().nullable().meta({
+      description: 'When the findings were last brought up to date with the corpus (a scan, or a re-evaluation after a corpus change)',
+    }),
+    corpus_version: z.string().nullable().meta({ description: 'The corpus change the findings reflect' }),
   })
   .meta({ id: 'SbomScan' });
 
@@ -167,6 +171,9 @@ const booleanFlag = z
  * all must match, and `sort=<field>` ascending or `sort=-<field>` descending, ties in the
  * default order (KEV first, then severity, then EPSS, highest first).
  */
+/** Whether a finding is still matched by the corpus (`open`) or no longer (`resolved`: withdrawn or not affected any more). */
+export const findingStateFilter = z.enum(['open', 'resolved', 'all']);
+
 export const vulnerabilityListQuery = z.strictObject({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   perPage: z.coerce.number().int().min(1).max(500).default(100),
@@ -176,6 +183,9 @@ export const vulnerabilityListQuery = z.strictObject({
   kev: booleanFlag.optional(),
   fixable: booleanFlag.optional(),
   epssMin: z.coerce.number().min(0).max(1).optional(),
+  state: findingStateFilter.default('open').meta({
+    description: 'open (default): findings the corpus still matches; resolved: no longer matched; all: both',
+  }),
   search: z.string().trim().min(1).max(255).optional().meta({
     description: 'Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias',
   }),
@@ -241,8 +251,17 @@ export const sbomVulnerabilitySchema = z
     match_confidence: z.enum(['exact', 'high', 'low']),
     match_evidence: z.object({ kind: z.enum(['purl', 'cpe', 'name']), value: z.string() }),
     first_detected_at: z.string(),
+    detected_by: z.enum(['scan', 'corpus_update']).meta({
+      description: "The SBOM's scan, or a re-evaluation after the vulnerability corpus changed",
+    }),
     last_seen_at: z.string(),
+    state: z.enum(['open', 'resolved']),
+    resolved_at: z.string().nullable(),
+    resolved_reason: z.enum(['advisory_withdrawn', 'no_longer_affected']).nullable(),
     no_longer_detected: z.boolean(),
+    kev_added_at: z.string().nullable().meta({
+      description: 'When Vexdesk first saw the advisory KEV-listed for this finding (CISA\'s own date is kev.dateAdded)',
+    }),
     informational: z.string().nullable(),
     disposition: findingDecisionSchema.optional(),
   })

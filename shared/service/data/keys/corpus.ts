@@ -21,5 +21,13 @@ export const corpusKeys = {
   }),
   /** One completion record per corpus source (osv, kev, epss), written only when that source's import finished. */
   corpusSourceImport: (source: string): Key => ({ pk: 'CORPUS#META', sk: `SOURCE#${source}` }),
+  /**
+   * Corpus changes not yet applied to the watched SBOMs (shared/service/watch/corpus-changes.ts), oldest
+   * first; an applied change's items are deleted. Few at a time: one per import chunk, consumed within minutes.
+   */
+  corpusChange: (changeId: string, part: number): Key => ({ pk: 'CORPUS#CHANGES', sk: `${changeId}#${part}` }),
+  corpusChangePartition: () => ({ pk: 'CORPUS#CHANGES' }),
+  /** The latest recorded corpus change: the corpus version a scan's findings reflect. */
+  corpusVersion: (): Key => ({ pk: 'CORPUS#META', sk: 'VERSION' }),
   corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
 } as const;
