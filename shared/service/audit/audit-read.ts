@@ -93,7 +93,8 @@ async function loadPage(cursor: ShardCursor): Promise<boolean> {
 }
 
 /**
- * Merges ranges that are each sorted by `sortKey` into one ascending stream.
+ * Merges ranges that are each sorted by `sortKey` into one ascending stream (descending when the
+ * queries read `descending`, the event stream's newest-first order).
  * Sort keys are ASCII (ISO timestamp, '#', uuid), so JavaScript's string order is
  * DynamoDB's byte order; ids are unique, so no two keys are equal.
  */
@@ -104,13 +105,16 @@ export async function* mergeSorted(queries: PrefixQuery[]): AsyncGenerator<Item>
   });
   const sortKeyOf = (cursor: ShardCursor) =>
     String(cursor.page[cursor.index]?.[queries[0]?.skAttribute ?? tableDefinition.sortKey]);
+  const descending = queries[0]?.descending === true;
+  const before = (a: ShardCursor, b: ShardCursor) =>
+    descending ? sortKeyOf(a) > sortKeyOf(b) : sortKeyOf(a) < sortKeyOf(b);
   try {
     const loaded = await Promise.all(cursors.map(loadPage));
     const live = cursors.filter((_cursor, position) => loaded[position]);
     while (live.length > 0) {
       let smallest = 0;
       for (let position = 1; position < live.length; position += 1) {
-        if (sortKeyOf(live[position]!) < sortKeyOf(live[smallest]!)) smallest = position;
+        if (before(live[position]!, live[smallest]!)) smallest = position;
       }
       const cursor = live[smallest]!;
       yield cursor.page[cursor.index]!;

@@ -14,6 +14,8 @@
  * - audit partitions `TEAM#<teamId>#AUDIT#<shard>` (AUDIT_SHARDS of them, the
  *   shard from a hash of the entry id), sorted by time, with GSIs by entity type,
  *   action and both, sharded the same way; readers merge the shards in time order;
+ * - event partitions `TEAM#<teamId>#EVENTS#<shard>` (EVENT_SHARDS of them, the shard from a hash
+ *   of the event id), sorted by `<occurredAt>#<id>`, retained 90 days by the table's TTL;
  * - `TEAM#<teamId>#TRUST_POLICIES`: the team's OIDC trust policies;
  * - `TEAM#<teamId>#SESSION_TIMEOUTS`: the team's browser-session timeouts (read by the authorizer);
  * - `TEAM#<teamId>#PUBLISHER_KEYS`: the team's public publisher keys (read by the public disclosures
@@ -24,6 +26,7 @@
 import { auditKeys } from './keys/audit';
 import { corpusKeys } from './keys/corpus';
 import { disclosureKeys } from './keys/disclosures';
+import { eventKeys } from './keys/events';
 import { dispositionKeys } from './keys/dispositions';
 import { migrationKeys } from './keys/migrations';
 import { productKeys } from './keys/products';
@@ -41,6 +44,7 @@ export const keys = {
   ...vexKeys,
   ...disclosureKeys,
   ...auditKeys,
+  ...eventKeys,
   ...corpusKeys,
   ...migrationKeys,
 } as const;
