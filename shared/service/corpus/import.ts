@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { keys } from '../data/keys';
+import { keys, type Key } from '../data/keys';
 import { batchGet, batchWrite, type Item } from '../data/table-client';
 import { logger } from '../logger';
 import { packageKey } from '../matching/component-identity';
@@ -65,6 +65,52 @@ function matchDataFor(advisory: Advisory, key: string): MatchData {
   };
 }
 
+const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
+
+/** The CVE ids a record is known by. */
+function cveIdsOf(advisory: Advisory): string[] {
+  return [...new Set([advisory.cveId, ...aliasIdentifiers(advisory)])].filter((id) => CVE_ID.test(id)).sort();
+}
+
+/**
+ * The CVE index: an item per (CVE, record naming it) with the record's package keys, so that a KEV
+ * listing or a score change of a CVE finds the packages whose SBOMs to re-evaluate. Each item is the
+ * record's own: no read-modify-write, a changed record replaces its items and drops those it no longer names.
+ */
+function cveIndexWrites(
+  changed: readonly Advisory[],
+  removed: readonly Item[],
+  existing: ReadonlyMap<string, Item>,
+  withdrawnIds: ReadonlyMap<string, readonly string[]>,
+): { puts: Item[]; deletes: Key[] } {
+  const puts: Item[] = [];
+  const deletes: Key[] = [];
+  const dropStale = (advisoryId: string, keep: ReadonlySet<string>, before: readonly string[]) => {
+    for (const cveId of before) if (!keep.has(cveId)) deletes.push(keys.corpusCveAdvisory(cveId, advisoryId));
+  };
+  for (const advisory of changed) {
+    const cveIds = cveIdsOf(advisory);
+    for (const cveId of cveIds)
+      puts.push({
+        ...keys.corpusCveAdvisory(cveId, advisory.id),
+        entity: 'CorpusCveAdvisory',
+        cveId,
+        advisoryId: advisory.id,
+        packageKeys: packageKeysOf(advisory),
+      });
+    dropStale(advisory.id, new Set(cveIds), (existing.get(advisory.id)?.cveIds as string[] | undefined) ?? []);
+  }
+  for (const item of removed) {
+    const advisoryId = String(item.advisoryId);
+    const before = [
+      ...((item.cveIds as string[] | undefined) ?? []),
+      ...(withdrawnIds.get(advisoryId) ?? []).filter((id) => CVE_ID.test(id)),
+    ];
+    dropStale(advisoryId, new Set(), [...new Set(before)]);
+  }
+  return { puts, deletes };
+}
+
 async function packageItem(key: string, entries: MatchData[]): Promise<Item> {
   const base = { ...packageItemKey(key), entity: 'CorpusPackage', packageKey: key, advisoryCount: entries.length };
   const inline = JSON.stringify(entries);
@@ -88,8 +134,12 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
     if (advisory.withdrawn !== null) {
       summary.withdrawn += 1;
       if (previous) removed.push(previous);
-    } else if (previous?.contentHash === contentHash(advisory) && previous.aliasIds !== undefined) {
-      // An item without `aliasIds` predates the alias index: imported once more to join it.
+    } else if (
+      previous?.contentHash === contentHash(advisory) &&
+      previous.aliasIds !== undefined &&
+      previous.cveIds !== undefined
+    ) {
+      // An item without `aliasIds` or `cveIds` predates the alias or CVE index: imported once more to join it.
       summary.unchanged += 1;
     } else {
       changed.push(advisory);
@@ -167,6 +217,7 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
       contentHash: hash,
       packageKeys: packageKeysOf(advisory),
       aliasIds: aliasIdentifiers(advisory),
+      cveIds: cveIdsOf(advisory),
     };
     const full = JSON.stringify(advisory);
     advisoryPuts.push(
@@ -203,6 +254,9 @@ async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummar
   const aliasWrites = await aliasIndexWrites(aliasChanges);
   puts.push(...aliasWrites.puts);
   deletes.push(...aliasWrites.deletes);
+  const cveWrites = cveIndexWrites(changed, removed, existing, withdrawnIds);
+  puts.push(...cveWrites.puts);
+  deletes.push(...cveWrites.deletes);
   // The advisory items go last: their content hash marks the work done, so an import cut off before
   // them redoes the package and alias items on the next run instead of skipping them as unchanged.
   await batchWrite(puts, deletes);

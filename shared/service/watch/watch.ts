@@ -1,0 +1,123 @@
+/**
+ * Applying recorded corpus changes to the watched SBOMs (docs/watch.md): the journal's pending changes
+ * are read in batches, the package index names the SBOMs (of every team) that contain a changed
+ * package, and each of those is re-evaluated for exactly those packages. A batch leaves the journal
+ * only when every SBOM it names is done; a run cut off, or an SBOM busy past the deadline, leaves it
+ * for the next run (every step is idempotent). Callers: the corpus refresh after its imports (AWS),
+ * the admin CLI's `corpus import`, and the local runtime's background poll.
+ */
+import { keys } from '../data/keys';
+import { queryAll } from '../data/table-client';
+import { logger } from '../logger';
+import { corpusChanges, type CorpusChange } from './corpus-changes';
+import { reevaluateSbom, type ReevaluationOutcome } from './reevaluation';
+import { sbomsContaining, watchKeysForPackage } from './watch-index';
+
+/** Journal items per batch: their SBOMs are re-evaluated once for all of them. */
+const BATCH_ITEMS = 50;
+/** SBOMs re-evaluated at once. */
+const CONCURRENCY = 4;
+/** CVE index reads in flight. */
+const CVE_READ_CONCURRENCY = 8;
+
+export interface WatchRunSummary {
+  /** Journal items applied. */
+  changes: number;
+  packageKeys: number;
+  cveIds: number;
+  sboms: number;
+  outcomes: Partial<Record<ReevaluationOutcome['status'], number>>;
+  affectedComponents: number;
+  detected: number;
+  resolved: number;
+  updated: number;
+  events: number;
+  writes: number;
+  /** False when changes were left for the next run (deadline, or an SBOM busy throughout). */
+  complete: boolean;
+}
+
+function emptySummary(): WatchRunSummary {
+  return {
+    changes: 0,
+    packageKeys: 0,
+    cveIds: 0,
+    sboms: 0,
+    outcomes: {},
+    affectedComponents: 0,
+    detected: 0,
+    resolved: 0,
+    updated: 0,
+    events: 0,
+    writes: 0,
+    complete: true,
+  };
+}
+
+/** The corpus packages of the records naming each CVE (shared/service/corpus/import.ts cveIndexWrites). */
+async function packagesOfCves(cveIds: readonly string[]): Promise<Set<string>> {
+  const packages = new Set<string>();
+  for (let start = 0; start < cveIds.length; start += CVE_READ_CONCURRENCY) {
+    const batches = await Promise.all(
+      cveIds.slice(start, start + CVE_READ_CONCURRENCY).map((cveId) => queryAll(keys.corpusCveAdvisoryPrefix(cveId))),
+    );
+    for (const item of batches.flat())
+      for (const key of (item.packageKeys as string[] | undefined) ?? []) packages.add(key);
+  }
+  return packages;
+}
+
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+/** Applies pending corpus changes until none are left or `deadline` (epoch ms) is near. */
+export async function applyCorpusChanges(
+  options: { deadline?: number; batchItems?: number } = {},
+): Promise<WatchRunSummary> {
+  const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
+  const summary = emptySummary();
+  while (Date.now() < deadline) {
+    const batch: CorpusChange[] = await corpusChanges.pending(options.batchItems ?? BATCH_ITEMS);
+    if (batch.length === 0) return summary;
+    const cveIds = [...new Set(batch.flatMap((change) => change.cveIds))];
+    const packageKeys = new Set(batch.flatMap((change) => change.packageKeys));
+    for (const key of await packagesOfCves(cveIds)) packageKeys.add(key);
+    const changeId = batch.reduce((latest, change) => (change.changeId > latest ? change.changeId : latest), '');
+    const watched = await sbomsContaining([...packageKeys].flatMap(watchKeysForPackage));
+    let leftOver = false;
+    await inParallel(watched, CONCURRENCY, async (sbom) => {
+      const result = await reevaluateSbom(
+        sbom.teamId,
+        sbom.sbomId,
+        { packageKeys, cveIds: new Set(cveIds), changeId },
+        deadline,
+      );
+      summary.outcomes[result.status] = (summary.outcomes[result.status] ?? 0) + 1;
+      if (result.status === 'busy') leftOver = true;
+      summary.affectedComponents += result.affectedComponents;
+      summary.detected += result.detected;
+      summary.resolved += result.resolved;
+      summary.updated += result.updated;
+      summary.events += result.events;
+      summary.writes += result.writes;
+    });
+    summary.sboms += watched.length;
+    summary.packageKeys += packageKeys.size;
+    summary.cveIds += cveIds.length;
+    if (leftOver) {
+      summary.complete = false;
+      logger.info('corpus changes left for the next run: an SBOM stayed busy', { items: batch.length });
+      return summary;
+    }
+    await corpusChanges.applied(batch);
+    summary.changes += batch.length;
+  }
+  summary.complete = false;
+  return summary;
+}
