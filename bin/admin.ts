@@ -30,7 +30,7 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]
   publisher-key rotate --team ID [--by MEMBER_ID]   (new disclosure signing key; older keys stay published)
   publisher-key list --team ID
   corpus import PATH...   (OSV zip or directory, CISA KEV JSON, EPSS CSV or CSV.gz)
-  table migrate [--max-items N]   (moves items under old keys to the current layout, records owners of older keys and trust policies; idempotent, resumable)
+  table migrate [--max-items N]   (moves items under old keys to the current layout, records owners of older keys and trust policies, puts older SBOMs into the package index; idempotent, resumable)
 Target (default: embedded engines in $DATA_DIR): --stack NAME | --table T --sbom-bucket B --disclosure-bucket D [--usage-plan ID] [--region R]`;
 
 class UsageError extends Error {}
@@ -296,15 +296,17 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       const { ensureKeyLayout, migrateKeyLayout } = await import('../shared/service/data/key-layout-migration');
       const { ensureDecisionKeys } = await import('../shared/service/dispositions/decision-migration');
       const { ensureCredentialOwners } = await import('../shared/service/identity/credential-owner-migration');
+      const { ensureWatchIndex, migrateWatchIndex } = await import('../shared/service/watch/watch-index-migration');
       if (flags['max-items'] === undefined)
         return {
           migrated: (await ensureKeyLayout()) ?? 'already done',
           decisions: (await ensureDecisionKeys()) ?? 'already done',
           credentialOwners: (await ensureCredentialOwners()) ?? 'already done',
+          watchIndex: (await ensureWatchIndex()) ?? 'already done',
         };
       const maxItems = Number(flags['max-items']);
       if (!Number.isInteger(maxItems) || maxItems < 1) throw new UsageError('--max-items must be a positive integer');
-      return { migrated: await migrateKeyLayout({ maxItems }) };
+      return { migrated: await migrateKeyLayout({ maxItems }), watchIndex: await migrateWatchIndex({ maxItems }) };
     }
     default:
       throw new UsageError(`Unknown command "${noun} ${verb ?? ''}"`);

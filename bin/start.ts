@@ -119,6 +119,14 @@ async function main(): Promise<void> {
       message: 'API keys and trust policies made before owners were recorded got their owner before serving',
       result: owners,
     });
+  const { ensureWatchIndex } = await import('../shared/service/watch/watch-index-migration');
+  const watched = await ensureWatchIndex();
+  if (watched && watched.sboms > 0)
+    log({
+      type: 'migration',
+      message: 'SBOMs stored before the package index put into it before serving',
+      result: watched,
+    });
   if (stopSignal) return;
   running.background = await startLocalBackgroundWork({ dataDir, log });
   if (stopSignal) return;

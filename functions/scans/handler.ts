@@ -1,9 +1,12 @@
 import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { portfolioRoutes } from '../../shared/service/http/route-groups/portfolio';
 import { scanRoutes } from '../../shared/service/http/route-groups/scans';
 import { Scans } from '../../shared/service/scans/scans';
 import { Vulnerabilities } from '../../shared/service/scans/vulnerabilities';
+import { AdvisoryFindings } from '../../shared/service/watch/advisory-findings';
+import { Components } from '../../shared/service/watch/components';
 
-export const handler = createGroupHandler(scanRoutes, {
+export const handler = createGroupHandler([...scanRoutes, ...portfolioRoutes] as const, {
   // Spec: the scan runs synchronously within the request and answers 202; a scan already running is joined.
   // One that cannot end before the function's timeout answers 409 scan_pending instead (never a 5xx).
   triggerCveScan: async ({ caller, body, deadline }) => ({
@@ -22,5 +25,10 @@ export const handler = createGroupHandler(scanRoutes, {
   listReleaseVulnerabilities: async ({ caller, params, query }) => ({
     status: 200,
     body: await Vulnerabilities.listRelease(caller.teamId, params.releaseId, query),
+  }),
+  listComponentUsage: async ({ caller, query }) => ({ status: 200, body: await Components.list(caller.teamId, query) }),
+  listAdvisoryFindings: async ({ caller, query }) => ({
+    status: 200,
+    body: await AdvisoryFindings.list(caller.teamId, query),
   }),
 });

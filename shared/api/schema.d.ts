@@ -1357,6 +1357,226 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/components": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every release and SBOM of the team that contains a package (`purl`, version optional, or `ecosystem` + `name`), with the versions found (paged)
+         * @description Required scope: `vulnerabilities:read`
+         */
+        get: operations["listComponentUsage"];
+        /**
+         * Not allowed: /api/components serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/components serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/components serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/components serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/components serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/components serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/vulnerabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every finding of one advisory across the team, found by any alias (`advisory=CVE-…|GHSA-…|GO-…`), with release, SBOM, component and disposition (paged; `state`, `kev`, `severity`, `productId` filters)
+         * @description Required scope: `vulnerabilities:read`
+         */
+        get: operations["listAdvisoryFindings"];
+        /**
+         * Not allowed: /api/vulnerabilities serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/vulnerabilities serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/vulnerabilities serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/vulnerabilities serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/vulnerabilities serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/vulnerabilities serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
     "/api/dispositions": {
         parameters: {
             query?: never;
@@ -6750,6 +6970,88 @@ export interface components {
             sbom_ids: string[];
             finding_ids: string[];
         };
+        ComponentUsageList: {
+            data: components["schemas"]["ComponentUsage"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        ComponentUsage: {
+            product: {
+                id: string;
+                name: string;
+            };
+            release: {
+                id: string;
+                version: string;
+                /** @enum {string} */
+                status: "active" | "deprecated" | "end-of-life";
+            };
+            sbom_id: string;
+            /** @description Distinct versions of the package in the SBOM, sorted */
+            versions: string[];
+            /** @description Distinct purls of those components (at most 20) */
+            purls: string[];
+            component_names: string[];
+            /**
+             * @description `package`: components whose purl names the package; `name`: components without a purl, by name
+             * @enum {string}
+             */
+            matched_by: "package" | "name";
+        };
+        AdvisoryFindingList: {
+            data: components["schemas"]["AdvisoryFinding"][];
+            meta: components["schemas"]["PageMeta"];
+            /** @description The identifiers searched: the one asked and its aliases */
+            advisory_ids: string[];
+        };
+        AdvisoryFinding: {
+            id: string;
+            cve_id: string;
+            advisory_id: string;
+            aliases: string[];
+            summary: string;
+            component_name: string;
+            component_version: string | null;
+            component_purl: string | null;
+            component_ref: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "NONE";
+            /** @enum {string|null} */
+            severity_source: "cvss_v4" | "cvss_v3" | "cvss_v2" | "advisory" | null;
+            severity_source_id: string | null;
+            cvss_v3_score: number | null;
+            cvss_v3_vector: string | null;
+            cvss_v2_score: number | null;
+            cvss_v2_vector: string | null;
+            cvss_v4_score: number | null;
+            cvss_v4_vector: string | null;
+            epss_score: number | null;
+            epss_percentile: number | null;
+            is_kev: boolean;
+            kev: {
+                dateAdded: string;
+                dueDate: string | null;
+                knownRansomwareCampaignUse: string | null;
+            } | null;
+            cwes: string[];
+            affected_versions: string[];
+            fixed_versions: string[];
+            /** @enum {string} */
+            match_confidence: "exact" | "high" | "low";
+            match_evidence: {
+                /** @enum {string} */
+                kind: "purl" | "cpe" | "name";
+                value: string;
+            };
+            first_detected_at: string;
+            last_seen_at: string;
+            no_longer_detected: boolean;
+            informational: string | null;
+            disposition?: components["schemas"]["FindingDecision"];
+            product_id: string;
+            release_id: string;
+            release_version: string;
+            sbom_id: string;
+        };
         DispositionResponse: {
             data: components["schemas"]["Disposition"];
         };
@@ -9205,6 +9507,192 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReleaseVulnerabilityList"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComponentUsage: {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+                /** @description Package URL; with a version, only SBOMs holding that version */
+                purl?: string;
+                /** @description OSV ecosystem (npm, PyPI, Maven, Go, …), with `name` */
+                ecosystem?: string;
+                /** @description Package name in that ecosystem (Maven `group:artifact`, npm `@scope/name`) */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of releases and SBOMs with the package */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComponentUsageList"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAdvisoryFindings: {
+        parameters: {
+            query: {
+                page?: number;
+                perPage?: number;
+                /** @description CVE, GHSA, GO, PYSEC… id: any alias finds the findings */
+                advisory: string;
+                /** @description open (default), resolved (no longer detected) or all */
+                state?: "open" | "resolved" | "all";
+                kev?: "true" | "false";
+                /** @description Comma-separated, any of: critical, high, medium, low, none */
+                severity?: string;
+                productId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of findings and the identifiers searched */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdvisoryFindingList"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */

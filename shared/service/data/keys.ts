@@ -21,7 +21,9 @@
  * - `TEAM#<teamId>#PUBLISHER_KEYS`: the team's public publisher keys (read by the public disclosures
  *   function); their sealed private halves stay in the team partition;
  * - global partitions for API key and issued-token hashes, used OIDC token ids, member logins by email,
- *   browser sessions and sign-in flows by hash, corpus data and public disclosures.
+ *   browser sessions and sign-in flows by hash, corpus data and public disclosures;
+ * - the watch index `WATCH#PKG#<package>#<shard>` (global, team id first in the sort key): which SBOMs
+ *   contain a package.
  */
 import { auditKeys } from './keys/audit';
 import { corpusKeys } from './keys/corpus';
@@ -33,6 +35,7 @@ import { productKeys } from './keys/products';
 import { sbomKeys } from './keys/sboms';
 import { teamKeys } from './keys/teams';
 import { vexKeys } from './keys/vex';
+import { watchKeys } from './keys/watch';
 
 export type { Key } from './keys/partitions';
 
@@ -47,4 +50,5 @@ export const keys = {
   ...eventKeys,
   ...corpusKeys,
   ...migrationKeys,
+  ...watchKeys,
 } as const;

@@ -50,6 +50,8 @@ export interface SbomStaging {
   stagedAt: string;
   /** The key range of the SBOM's findings (a delete's record only). */
   findings?: { pk: string; skPrefix: string };
+  /** The SBOM's inventory (a delete's record only): its package-index entries are found from it. */
+  inventoryKey?: string;
 }
 
 function stagingItem(staging: SbomStaging): Item {

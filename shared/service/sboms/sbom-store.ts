@@ -61,6 +61,8 @@ export interface Sbom {
    * set in the same transaction as that scan's result; absent before the first digest.
    */
   findingsDigest?: string;
+  /** When the scan put the SBOM's components into the package index (shared/service/watch/watch-index.ts); absent before. */
+  watchIndexedAt?: string;
 }
 
 export function toSbom(item: Item): Sbom {
@@ -94,6 +96,7 @@ export function toSbom(item: Item): Sbom {
       unmatchedComponentCount: 0,
     },
     ...(typeof item.findingsDigest === 'string' ? { findingsDigest: item.findingsDigest } : {}),
+    ...(typeof item.watchIndexedAt === 'string' ? { watchIndexedAt: item.watchIndexedAt } : {}),
   };
 }
 
@@ -209,7 +212,11 @@ export const sbomStore = {
   },
 
   async readInventory(sbom: Sbom): Promise<SbomComponent[]> {
-    const object = await getObject({ Bucket: config().sbomBucket, Key: sbom.inventoryKey });
+    return sbomStore.readInventoryAt(sbom.inventoryKey);
+  },
+
+  async readInventoryAt(inventoryKey: string): Promise<SbomComponent[]> {
+    const object = await getObject({ Bucket: config().sbomBucket, Key: inventoryKey });
     const bytes = Buffer.from(await object.Body!.transformToByteArray()); // GetObject always has a Body on success
     return sbomComponentSchema.array().parse(JSON.parse(gunzipSync(bytes).toString('utf8')));
   },

@@ -29,6 +29,8 @@ import { releaseStore } from '../releases/release-store';
 import { contentClaimDelete, sbomStore, type ResolvedSbom, type Sbom } from './sbom-store';
 import { sbomRecovery, type SbomStaging } from './sbom-recovery';
 import { ingest, type UploadOutcome } from './sbom-ingest';
+import { removeSbom } from '../watch/watch-index';
+import { logger } from '../logger';
 
 // Tenant credentials are refreshed early enough for a URL of this lifetime (shared/service/aws-clients.ts).
 const UPLOAD_URL_TTL_SECONDS = PRESIGNED_URL_MAX_SECONDS;
@@ -71,6 +73,7 @@ async function sweepStaging(dueBefore: string): Promise<{ removed: number; objec
   const result = { removed: 0, objects: 0 };
   for (const staging of await sbomRecovery.staleStaging(dueBefore)) {
     if (!(await sbomStore.exists(staging.sbomKey))) {
+      await forgetWatched(staging);
       await Promise.all(staging.objectKeys.map((key) => deleteObject({ Bucket: bucket, Key: key })));
       result.objects += staging.objectKeys.length;
       if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
@@ -81,10 +84,22 @@ async function sweepStaging(dueBefore: string): Promise<{ removed: number; objec
   return result;
 }
 
+/** A deleted SBOM's package-index entries, found from its inventory before that goes. Best effort: readers skip entries of SBOMs that are gone. */
+async function forgetWatched(staging: SbomStaging): Promise<void> {
+  if (!staging.inventoryKey) return;
+  try {
+    const components = await sbomStore.readInventoryAt(staging.inventoryKey);
+    await removeSbom({ teamId: staging.teamId, id: staging.sbomId }, components);
+  } catch (error) {
+    logger.warn('package-index entries of a deleted SBOM left behind', { sbomId: staging.sbomId, error });
+  }
+}
+
 /** The files and findings of an SBOM whose item is gone: removed now, or by the sweep if this is cut off. */
 async function removeLeftovers(staging: SbomStaging): Promise<void> {
   const bucket = config().sbomBucket;
   if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
+  await forgetWatched(staging);
   await Promise.all(staging.objectKeys.map((key) => deleteObject({ Bucket: bucket, Key: key })));
   // Again: a scan that read the SBOM before its delete may have stored findings since the first pass (its own result write then fails).
   if (staging.findings) await deleteRangeWithPointers(staging.teamId, staging.findings);
@@ -262,6 +277,7 @@ export const Sboms = {
       objectKeys: [sbom.objectKey, sbom.inventoryKey, keys.sbomFindingsObject(teamId, product.id, release.id, sbom.id)],
       stagedAt: new Date().toISOString(),
       findings: keys.findingPrefix(teamId, product.id, release.id, sbom.id),
+      inventoryKey: sbom.inventoryKey,
     };
     try {
       await transactWrite([

@@ -88,8 +88,12 @@ export function findingId(sbomId: string, componentRef: string, advisoryId: stri
  */
 export function findingItem(finding: Finding): Item {
   const { id, teamId, productId, releaseId, sbomId, advisoryId, cveId, severity, componentRef } = finding;
+  const key = keys.finding(teamId, productId, releaseId, sbomId, id);
   return {
-    ...keys.finding(teamId, productId, releaseId, sbomId, id),
+    ...key,
+    // The team's findings by advisory and by CVE (GET /api/vulnerabilities?advisory=, docs/portfolio.md).
+    ...keys.findingByAdvisory(teamId, advisoryId, productId, key.sk),
+    ...(cveId && cveId !== advisoryId ? keys.findingByCve(teamId, cveId, productId, key.sk) : {}),
     entity: 'Finding',
     id,
     teamId,

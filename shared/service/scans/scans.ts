@@ -33,6 +33,7 @@ import { scanLease, type HeldLease } from './scan-lease';
 import { ScanNotReadyError } from './vulnerabilities';
 import { logger } from '../logger';
 import { ScanLaps } from './scan-laps';
+import { watchIndexItems } from '../watch/watch-index';
 
 /** Batch writes in flight: 2,000 findings and their id pointers are 160 BatchWriteItem calls. */
 const WRITE_CONCURRENCY = 16;
@@ -136,6 +137,9 @@ async function scanHolding(
       );
     }
   }
+  // Once per SBOM: its components do not change (watchIndexedAt is set with the result below).
+  if (!sbom.watchIndexedAt)
+    puts.push(...watchIndexItems({ ...sbom, productId: product.id, releaseId: release.id }, components));
   /** What the SBOM's finding items are once the writes are done: the digest holds the same. */
   const stored = [...current.values()];
   // A finding no longer matched is kept, resolved, with its decision: the history of what was shipped stays.
@@ -193,7 +197,10 @@ async function scanHolding(
   try {
     // The lease goes with the result: a joiner that sees it gone finds the findings stored.
     await transactWrite([
-      tx.put(sbomItem({ ...sbom, scan: summary, findingsDigest: digestStamp }), 'attribute_exists(pk)'),
+      tx.put(
+        sbomItem({ ...sbom, scan: summary, findingsDigest: digestStamp, watchIndexedAt: sbom.watchIndexedAt ?? now }),
+        'attribute_exists(pk)',
+      ),
       auditPut(
         teamId,
         actor,

@@ -142,7 +142,7 @@ export const VULNERABILITY_SORT_FIELDS = ['severity', 'epss', 'cvss', 'component
 export type VulnerabilitySortField = (typeof VULNERABILITY_SORT_FIELDS)[number];
 
 /** `a,b,c` of one enum's values (case-insensitive, duplicates dropped): several values of a filter match any of them. */
-function commaList<T extends string>(values: z.ZodEnum<{ [K in T]: K }>, example: string) {
+export function commaList<T extends string>(values: z.ZodEnum<{ [K in T]: K }>, example: string) {
   const allowed = values.options as readonly string[];
   return z
     .string()
@@ -162,7 +162,7 @@ function commaList<T extends string>(values: z.ZodEnum<{ [K in T]: K }>, example
     .meta({ description: `Comma-separated, any of: ${allowed.join(', ')}`, example });
 }
 
-const booleanFlag = z
+export const booleanFlag = z
   .enum(['true', 'false'], { error: 'must be true or false' })
   .transform((value) => value === 'true');
 

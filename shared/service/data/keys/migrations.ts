@@ -15,4 +15,6 @@ export const migrationKeys = {
   decisionKeyMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `DECISION_KEYS#${version}` }),
   /** Marks the recording of owners on older API keys and trust policies done (shared/service/identity/credential-owner-migration.ts). */
   credentialOwnerMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `CREDENTIAL_OWNERS#${version}` }),
+  /** Marks the indexing of SBOMs stored before the watch index done (shared/service/watch/watch-index-migration.ts). */
+  watchIndexMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `WATCH_INDEX#${version}` }),
 } as const;

@@ -1,0 +1,204 @@
+/**
+ * The package index (docs/watch.md "The package index"): which SBOMs contain a package, for every
+ * team. One item per (package identity, SBOM) in a global partition per identity, sharded by SBOM
+ * (WATCH_SHARDS), the team id leading the sort key:
+ * - a corpus change names packages; `sbomsContaining` finds every SBOM to re-evaluate, reading
+ *   every shard of each key, never an SBOM without the package;
+ * - `teamEntries` answers "where do we ship package X" for one team (team id in the key condition).
+ * The scan writes an SBOM's entries once (the SBOM item then carries `watchIndexedAt`); an SBOM
+ * delete removes them best effort, so readers drop entries whose SBOM is gone.
+ */
+import { createHash } from 'node:crypto';
+import { keys, type Key } from '../data/keys';
+import { batchWrite, queryAll, type Item } from '../data/table-client';
+import { identify, splitPackageKey, type PackageLookup } from '../matching/component-identity';
+import { parseCpe } from '../matching/cpe';
+import { shortName } from '../matching/package-name';
+import type { SbomComponent } from '../sbom/model';
+
+export const WATCH_SHARDS = 8;
+/** Bounds of one entry, so a hostile SBOM (10,000 versions of one name) cannot exceed DynamoDB's 400 KB item. */
+const MAX_VERSIONS = 200;
+const MAX_PURLS = 20;
+const MAX_NAMES = 20;
+const MAX_VALUE_LENGTH = 512;
+/** Queries in flight when reading many keys' shards. */
+const READ_CONCURRENCY = 16;
+
+/** Accepts every key, so `identify` yields a purl's candidate without the corpus (as the scan's matching does). */
+const PERMISSIVE: PackageLookup = { hasPackage: () => true, keysWithShortName: () => [] };
+
+export interface WatchEntry {
+  teamId: string;
+  productId: string;
+  releaseId: string;
+  sbomId: string;
+  indexKey: string;
+  /** Distinct component versions found under this key, sorted. */
+  versions: string[];
+  purls: string[];
+  /** Component names as the SBOM spells them. */
+  names: string[];
+}
+
+export interface WatchedSbom {
+  teamId: string;
+  productId: string;
+  releaseId: string;
+  sbomId: string;
+  indexKeys: string[];
+}
+
+/** The index key of a component known only by name (or a CPE product): no ecosystem, its short name. */
+export function nameKey(name: string): string {
+  return `name:${shortName(name.trim().toLowerCase())}`;
+}
+
+/** The index key is a name key (a component without a usable purl), not a package key. */
+export function isNameKey(indexKey: string): boolean {
+  return indexKey.startsWith('name:');
+}
+
+function purlKeys(component: SbomComponent): string[] {
+  if (component.purl === undefined) return [];
+  return identify({ ...component, cpes: [] }, PERMISSIVE)
+    .candidates.filter((candidate) => candidate.evidence.kind === 'purl')
+    .map((candidate) => candidate.key);
+}
+
+/** The index keys of a component: its purl's package keys; without one, its name and CPE products. */
+export function watchKeysOf(component: SbomComponent): string[] {
+  const fromPurl = purlKeys(component);
+  if (fromPurl.length > 0) return [...new Set(fromPurl)];
+  const found = new Set<string>();
+  if (component.name.trim() !== '') found.add(nameKey(component.name));
+  for (const raw of component.cpes) {
+    const cpe = parseCpe(raw);
+    if (cpe) for (const product of [cpe.product, cpe.product.replace(/_/g, '-')]) found.add(nameKey(product));
+  }
+  return [...found];
+}
+
+/** Index keys a changed corpus package key may concern: the key itself and `name:<shortName(name)>`. */
+export function watchKeysForPackage(packageKey: string): string[] {
+  return [packageKey, nameKey(splitPackageKey(packageKey).name)];
+}
+
+export function watchShard(sbomId: string): number {
+  return createHash('sha256').update(sbomId).digest().readUInt32BE(0) % WATCH_SHARDS;
+}
+
+function bounded(values: Set<string>, max: number): string[] {
+  return [...values]
+    .filter((value) => value.length <= MAX_VALUE_LENGTH)
+    .sort()
+    .slice(0, max);
+}
+
+/** Every index key of the components, with what was found under it. */
+function entriesOf(components: readonly SbomComponent[]) {
+  const found = new Map<string, { versions: Set<string>; purls: Set<string>; names: Set<string> }>();
+  for (const component of components) {
+    for (const indexKey of watchKeysOf(component)) {
+      const entry = found.get(indexKey) ?? { versions: new Set(), purls: new Set(), names: new Set() };
+      if (component.version !== undefined) entry.versions.add(component.version);
+      if (component.purl !== undefined) entry.purls.add(component.purl);
+      entry.names.add(component.name);
+      found.set(indexKey, entry);
+    }
+  }
+  return found;
+}
+
+/** Index items for an SBOM's components (idempotent puts). */
+export function watchIndexItems(
+  sbom: { teamId: string; productId: string; releaseId: string; id: string },
+  components: readonly SbomComponent[],
+): Item[] {
+  const shard = watchShard(sbom.id);
+  return [...entriesOf(components)].map(([indexKey, entry]) => ({
+    ...keys.watchEntry(indexKey, shard, sbom.teamId, sbom.id),
+    entity: 'WatchEntry',
+    teamId: sbom.teamId,
+    productId: sbom.productId,
+    releaseId: sbom.releaseId,
+    sbomId: sbom.id,
+    indexKey,
+    versions: bounded(entry.versions, MAX_VERSIONS),
+    purls: bounded(entry.purls, MAX_PURLS),
+    names: bounded(entry.names, MAX_NAMES),
+  }));
+}
+
+function toEntry(item: Item): WatchEntry {
+  return {
+    teamId: String(item.teamId),
+    productId: String(item.productId),
+    releaseId: String(item.releaseId),
+    sbomId: String(item.sbomId),
+    indexKey: String(item.indexKey),
+    versions: (item.versions as string[] | undefined) ?? [],
+    purls: (item.purls as string[] | undefined) ?? [],
+    names: (item.names as string[] | undefined) ?? [],
+  };
+}
+
+async function inParallel<T, R>(inputs: readonly T[], work: (input: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(inputs.length);
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < inputs.length) {
+      const index = next++;
+      results[index] = await work(inputs[index]!);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, inputs.length) }, () => worker()));
+  return results;
+}
+
+const shards = Array.from({ length: WATCH_SHARDS }, (_, shard) => shard);
+
+/** Every SBOM (all teams) indexed under any of the keys, grouped per SBOM. Reads every shard of each key. */
+export async function sbomsContaining(indexKeys: Iterable<string>): Promise<WatchedSbom[]> {
+  const reads = [...new Set(indexKeys)].flatMap((indexKey) => shards.map((shard) => ({ indexKey, shard })));
+  const pages = await inParallel(reads, ({ indexKey, shard }) =>
+    queryAll({
+      ...keys.watchShard(indexKey, shard),
+      projection: ['teamId', 'productId', 'releaseId', 'sbomId', 'indexKey'],
+    }),
+  );
+  const bySbom = new Map<string, WatchedSbom>();
+  for (const item of pages.flat()) {
+    const { teamId, productId, releaseId, sbomId, indexKey } = toEntry(item);
+    const id = `${teamId}#${sbomId}`;
+    let watched = bySbom.get(id);
+    if (!watched) {
+      watched = { teamId, productId, releaseId, sbomId, indexKeys: [] };
+      bySbom.set(id, watched);
+    }
+    if (!watched.indexKeys.includes(indexKey)) watched.indexKeys.push(indexKey);
+  }
+  return [...bySbom.values()];
+}
+
+/** One team's entries for one index key (team id in the sort key condition): the components query. */
+export async function teamEntries(teamId: string, indexKey: string): Promise<WatchEntry[]> {
+  const pages = await inParallel(shards, (shard) =>
+    queryAll({ ...keys.watchShard(indexKey, shard), ...keys.watchTeamPrefix(teamId) }),
+  );
+  return pages.flat().map(toEntry);
+}
+
+/** The keys of an SBOM's entries, from its components. */
+export function watchEntryKeys(sbom: { teamId: string; id: string }, components: readonly SbomComponent[]): Key[] {
+  const shard = watchShard(sbom.id);
+  return [...entriesOf(components).keys()].map((indexKey) => keys.watchEntry(indexKey, shard, sbom.teamId, sbom.id));
+}
+
+/** Removes an SBOM's entries (on its delete; best effort: readers drop entries whose SBOM is gone). */
+export async function removeSbom(
+  sbom: { teamId: string; id: string },
+  components: readonly SbomComponent[],
+): Promise<void> {
+  await batchWrite([], watchEntryKeys(sbom, components));
+}
