@@ -290,7 +290,10 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
     case 'corpus import': {
       const { importCorpusFiles } = await import('../shared/service/corpus/import');
       if (rest.length === 0) throw new UsageError('corpus import needs at least one PATH');
-      return importCorpusFiles(rest.map((path) => resolve(path)));
+      const imported = await importCorpusFiles(rest.map((path) => resolve(path)));
+      // The same re-evaluation the scheduled refresh runs on AWS: findings of watched releases follow the corpus now.
+      const { applyCorpusChanges } = await import('../shared/service/watch/watch');
+      return { ...imported, reevaluation: await applyCorpusChanges() };
     }
     case 'table migrate': {
       const { ensureKeyLayout, migrateKeyLayout } = await import('../shared/service/data/key-layout-migration');

@@ -16,6 +16,7 @@ import { DispositionBatches } from '../service/dispositions/disposition-batches'
 import { dispatchScan, registerInProcessScanWorker } from '../service/scans/scan-dispatch';
 import { Scans } from '../service/scans/scans';
 import { NO_GRACE, sweepUnfinishedWork } from '../service/scans/recovery-sweep';
+import { applyCorpusChanges } from '../service/watch/watch';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -29,6 +30,36 @@ export function sampleCorpusSources(directory = SAMPLE_CORPUS_DIR) {
     { source: 'osv' as const, path: join(directory, 'osv') },
     { source: 'kev' as const, path: join(directory, 'kev', 'known_exploited_vulnerabilities.json') },
   ].filter((entry) => existsSync(entry.path));
+}
+
+/** How often the local runtime looks for corpus changes another process (the admin CLI) recorded. */
+const WATCH_POLL_MS = Number(process.env.VEXDESK_WATCH_POLL_MS ?? 5000);
+
+/**
+ * Applies recorded corpus changes now and then: the admin CLI applies its own import's changes, and
+ * this picks up whatever one cut off left (on AWS the corpus refresh and the scan worker's sweep do).
+ */
+function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { stop(): Promise<void> } {
+  let current: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const tick = () => {
+    current = runAsFunction('corpus-refresh', () => applyCorpusChanges())
+      .then((summary) => {
+        if (summary.changes > 0) log({ type: 'watch', message: 'corpus changes applied', result: summary });
+      })
+      .catch((error: unknown) => log({ type: 'watch', error: (error as Error).message }))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, WATCH_POLL_MS).unref();
+      });
+  };
+  let timer = setTimeout(tick, 0).unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await current;
+    },
+  };
 }
 
 export async function startLocalBackgroundWork(options: {
@@ -45,6 +76,7 @@ export async function startLocalBackgroundWork(options: {
   if (corpus.imported.length > 0) options.log({ type: 'corpus', message: 'sample corpus loaded', result: corpus });
 
   const running = new Set<Promise<unknown>>();
+  const watch = watchCorpusChanges(options.log);
   registerInProcessScanWorker((job) => {
     const scan = runAsFunction('scan-worker', () => Scans.run(job.teamId, job.actor, job.sbomId))
       .then((summary) => options.log({ type: 'scan', sbomId: job.sbomId, findingCount: summary.findingCount }))
@@ -69,6 +101,7 @@ export async function startLocalBackgroundWork(options: {
     options.log({ type: 'recovery', message: 'resumed interrupted scans', result: resumed });
   return {
     stop: async () => {
+      await watch.stop();
       registerInProcessScanWorker(undefined);
       await Promise.allSettled([...running]);
     },
