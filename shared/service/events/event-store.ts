@@ -10,20 +10,9 @@ import { keys } from '../data/keys';
 import { mergeSorted } from '../audit/audit-read';
 import type { Item, PrefixQuery } from '../data/table-client';
 import { tableDefinition } from '../data/table-definition';
+import { EVENT_TYPES } from '../schemas/events';
 
-export const EVENT_TYPES = [
-  'finding.detected',
-  'finding.resolved',
-  'finding.kev_added',
-  'finding.severity_changed',
-  'scan.completed',
-  'scan.failed',
-  'vex.submitted',
-  'vex.approved',
-  'vex.rejected',
-  'vex.published',
-  'disclosure.stale',
-] as const;
+export { EVENT_TYPES };
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface TeamEvent {
