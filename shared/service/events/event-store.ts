@@ -105,8 +105,11 @@ const SORT_KEY_CEILING = '\uffff';
 export function eventQueryPlan(teamId: string, filter: EventFilter): PrefixQuery[] {
   // Stored times are milliseconds; Date truncates sub-millisecond digits, and every event of the bound's
   // own millisecond is at or before it, so the range starts after that whole millisecond.
-  const from =
-    filter.since !== undefined ? `${new Date(Date.parse(filter.since)).toISOString()}#${SORT_KEY_CEILING}` : '';
+  // Without `since`, no sort-key condition: DynamoDB refuses an empty string as a key condition's value.
+  const range: [string, string] | undefined =
+    filter.since !== undefined
+      ? [`${new Date(Date.parse(filter.since)).toISOString()}#${SORT_KEY_CEILING}`, SORT_KEY_CEILING]
+      : undefined;
   const conditions: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -131,7 +134,7 @@ export function eventQueryPlan(teamId: string, filter: EventFilter): PrefixQuery
   const filterExpression = conditions.length > 0 ? { expression: conditions.join(' AND '), names, values } : undefined;
   return keys.eventPartitions(teamId).map(({ pk }) => ({
     pk,
-    skBetween: [from, SORT_KEY_CEILING] as [string, string],
+    ...(range ? { skBetween: range } : {}),
     descending: true,
     pageSize: SHARD_PAGE_SIZE,
     ...(filterExpression ? { filter: filterExpression } : {}),
