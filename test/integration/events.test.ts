@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { batchWrite } from '../../shared/service/data/table-client';
 import { eventId, eventItem, type EventType, type TeamEvent } from '../../shared/service/events/event-store';
+import { eventListResponse } from '../../shared/service/schemas/events';
 import { Scans } from '../../shared/service/scans/scans';
 import { addKey, createTeamWithKey } from '../support/factories';
 import type { client } from '../support/http-client';
@@ -21,6 +22,7 @@ interface EventView {
 async function events(api: Api, query = ''): Promise<EventView[]> {
   const response = await api.get(`/api/events?perPage=1000${query ? `&${query}` : ''}`);
   expect(response.status).toBe(200);
+  expect(eventListResponse.safeParse(response.body).error?.issues ?? []).toEqual([]);
   return response.body.data as EventView[];
 }
 
