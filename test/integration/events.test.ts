@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { batchWrite } from '../../shared/service/data/table-client';
-import { eventId, eventItem, type EventType, type TeamEvent } from '../../shared/service/events/event-store';
+import { eventId, eventItem, type TeamEvent } from '../../shared/service/events/event-store';
 import { eventListResponse } from '../../shared/service/schemas/events';
 import { Scans } from '../../shared/service/scans/scans';
 import { addKey, createTeamWithKey } from '../support/factories';
@@ -34,7 +34,7 @@ async function burst(teamId: string, count: number, start = Date.parse('2026-03-
     const occurredAt = new Date(start + index).toISOString();
     return {
       id: eventId(releaseId, 'finding.detected', String(index)),
-      type: 'finding.detected' as EventType,
+      type: 'finding.detected',
       occurredAt,
       teamId,
       productId,
