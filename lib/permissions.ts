@@ -209,6 +209,8 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   compliance: { ...nothing, table: table('dynamodb:GetItem', 'dynamodb:Query'), sbomBucket: objects('s3:GetObject') },
   // The export is one range query per audit shard on the table, or on a GSI when filtered by entity type or action.
   audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
+  // The stream is one range query per event shard of the team's partitions, newest first.
+  events: { ...nothing, table: table('dynamodb:Query') },
   // Trust policies: listed by a Query of their partition, deleted (with the audit entry) in a transaction.
   // Publisher key rotation seals the new private key (never opens one). ConditionCheckItem: a change that takes
   // settings.manage from a member checks, in the same transaction, that another member still holds it.

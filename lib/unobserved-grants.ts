@@ -80,6 +80,7 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
       'vex',
       'compliance',
       'audit',
+      'events',
       'settings',
       'auth',
     ],

@@ -5052,6 +5052,116 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's event stream, newest first (paged, up to 1,000 per page; filtered by time, type, product and release; retained 90 days)
+         * @description Required scope: `vulnerabilities:read`
+         */
+        get: operations["listEvents"];
+        /**
+         * Not allowed: /api/events serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/events serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/events serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/events serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/events serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/events serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
     "/api/settings": {
         parameters: {
             query?: never;
@@ -7477,6 +7587,26 @@ export interface components {
                 /** @enum {string} */
                 alg: "EdDSA";
             }[];
+        };
+        EventList: {
+            data: components["schemas"]["TeamEvent"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        TeamEvent: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale";
+            occurred_at: string;
+            product_id: string;
+            release_id: string;
+            sbom_id?: string;
+            finding_id?: string;
+            advisory_id?: string;
+            /** @description Fields of the event type (docs/events.md) */
+            data: {
+                [key: string]: unknown;
+            };
         };
         TeamSettingsResponse: {
             data: components["schemas"]["TeamSettings"];
@@ -12315,6 +12445,98 @@ export interface operations {
                 };
                 content: {
                     "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events that occurred after this time (exclusive) */
+                since?: string;
+                /** @description Comma-separated, any of: finding.detected, finding.resolved, finding.kev_added, finding.severity_changed, scan.completed, scan.failed, vex.submitted, vex.approved, vex.rejected, vex.published, disclosure.stale */
+                type?: string;
+                productId?: string;
+                releaseId?: string;
+                page?: number;
+                perPage?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */

@@ -35,6 +35,7 @@ describe("tenant roles: team data only through credentials scoped to the caller'
       'auth',
       'compliance',
       'dispositions',
+      'events',
       'products',
       'releases',
       'sboms',

@@ -28,7 +28,7 @@ function writes(access: ResourceAccess): string[] {
 
 describe('endpoint group access', () => {
   it('treats the public disclosures, compliance, audit and OpenAPI groups as read-only, as their routes say', () => {
-    expect(readOnlyGroups().sort()).toEqual(['audit', 'compliance', 'disclosures', 'openapi']);
+    expect(readOnlyGroups().sort()).toEqual(['audit', 'compliance', 'disclosures', 'events', 'openapi']);
   });
 
   it('grants no writes to a group none of whose routes mutates', () => {

@@ -10,20 +10,9 @@ import { keys } from '../data/keys';
 import { mergeSorted } from '../audit/audit-read';
 import type { Item, PrefixQuery } from '../data/table-client';
 import { tableDefinition } from '../data/table-definition';
+import { EVENT_TYPES } from '../schemas/events';
 
-export const EVENT_TYPES = [
-  'finding.detected',
-  'finding.resolved',
-  'finding.kev_added',
-  'finding.severity_changed',
-  'scan.completed',
-  'scan.failed',
-  'vex.submitted',
-  'vex.approved',
-  'vex.rejected',
-  'vex.published',
-  'disclosure.stale',
-] as const;
+export { EVENT_TYPES };
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface TeamEvent {
@@ -116,8 +105,11 @@ const SORT_KEY_CEILING = '\uffff';
 export function eventQueryPlan(teamId: string, filter: EventFilter): PrefixQuery[] {
   // Stored times are milliseconds; Date truncates sub-millisecond digits, and every event of the bound's
   // own millisecond is at or before it, so the range starts after that whole millisecond.
-  const from =
-    filter.since !== undefined ? `${new Date(Date.parse(filter.since)).toISOString()}#${SORT_KEY_CEILING}` : '';
+  // Without `since`, no sort-key condition: DynamoDB refuses an empty string as a key condition's value.
+  const range: [string, string] | undefined =
+    filter.since !== undefined
+      ? [`${new Date(Date.parse(filter.since)).toISOString()}#${SORT_KEY_CEILING}`, SORT_KEY_CEILING]
+      : undefined;
   const conditions: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -142,7 +134,7 @@ export function eventQueryPlan(teamId: string, filter: EventFilter): PrefixQuery
   const filterExpression = conditions.length > 0 ? { expression: conditions.join(' AND '), names, values } : undefined;
   return keys.eventPartitions(teamId).map(({ pk }) => ({
     pk,
-    skBetween: [from, SORT_KEY_CEILING] as [string, string],
+    ...(range ? { skBetween: range } : {}),
     descending: true,
     pageSize: SHARD_PAGE_SIZE,
     ...(filterExpression ? { filter: filterExpression } : {}),

@@ -16,6 +16,7 @@ export const ENDPOINT_GROUPS = [
   'disclosures',
   'compliance',
   'audit',
+  'events',
   'settings',
   'auth',
   'signin',

@@ -20,6 +20,7 @@ import { vexRoutes } from './route-groups/vex';
 import { disclosureRoutes } from './route-groups/disclosures';
 import { complianceRoutes } from './route-groups/compliance';
 import { auditRoutes } from './route-groups/audit';
+import { eventRoutes } from './route-groups/events';
 import { settingsRoutes } from './route-groups/settings';
 import { authRoutes } from './route-groups/auth';
 import { signInRoutes } from './route-groups/signin';
@@ -44,6 +45,7 @@ export const routes = [
   ...disclosureRoutes,
   ...complianceRoutes,
   ...auditRoutes,
+  ...eventRoutes,
   ...settingsRoutes,
   ...authRoutes,
   ...signInRoutes,

@@ -6,7 +6,9 @@
  */
 import { keys, type Key } from '../data/keys';
 import { tableDefinition } from '../data/table-definition';
+import { scanFailedEvent } from '../events/change-events';
 import {
+  getItem,
   queryAll,
   transactWrite,
   TransactionFailedError,
@@ -104,8 +106,20 @@ export const sbomRecovery = {
     ]);
   },
 
-  /** The scan gave up: the SBOM says so (keeping the last completed scan's counts) and leaves the pending index. */
+  /**
+   * The scan gave up: the SBOM says so (keeping the last completed scan's counts) and leaves the pending
+   * index, with its `scan.failed` event.
+   */
   async markScanFailed(key: Key, message: string): Promise<void> {
+    const sbom = await getItem(key);
+    if (!sbom) return; // deleted meanwhile: nothing to record
+    const at = new Date().toISOString();
+    const ref = {
+      teamId: String(sbom.teamId),
+      productId: String(sbom.productId),
+      releaseId: String(sbom.releaseId),
+      id: String(sbom.id),
+    };
     try {
       await transactWrite([
         tx.update(
@@ -122,6 +136,7 @@ export const sbomRecovery = {
           { ':failed': 'failed', ':error': message },
           'attribute_exists(pk)',
         ),
+        scanFailedEvent(ref, message, at),
       ]);
     } catch (error) {
       if (!(error instanceof TransactionFailedError)) throw error; // the SBOM was deleted meanwhile: nothing to record

@@ -13,6 +13,7 @@ import { keys } from '../data/keys';
 import { batchWrite, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
 import { pointerItem } from '../data/id-pointers';
 import { auditPut } from '../audit/audit-log';
+import { scanCompletedEvent } from '../events/change-events';
 import type { Actor } from '../identity/actor';
 import { corpusStore } from '../corpus/corpus-store';
 import { severityResolver } from '../corpus/alias-severity';
@@ -222,6 +223,15 @@ async function scanHolding(
         now,
       ),
       lease.releaseItem(),
+      scanCompletedEvent(
+        sbom,
+        {
+          ...summary,
+          added: [...current.keys()].filter((id) => !existing.has(id)).length,
+          noLongerDetected: vanished.length,
+        },
+        now,
+      ),
     ]);
   } catch (error) {
     if (error instanceof TransactionFailedError && error.failedAt(2) && !error.failedAt(0)) return 'lost';

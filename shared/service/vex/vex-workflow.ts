@@ -8,6 +8,7 @@
 import { isSubmitter, submitterOf } from './distinct-approver';
 import { TransactionFailedError, transactWrite, type TransactItem } from '../data/table-client';
 import { auditPut } from '../audit/audit-log';
+import { vexTransitionEvent } from '../events/change-events';
 import { ConflictError, ForbiddenError } from '../errors';
 import { releaseLockedError } from '../releases/release-lock';
 import type { Actor } from '../identity/actor';
@@ -95,6 +96,7 @@ export const VexWorkflow = {
           },
           now,
         ),
+        vexTransitionEvent('vex.submitted', next, now),
       ]);
     } catch (error) {
       return failTransition(error, teamId, vexId, 'submit', 'draft');
@@ -135,6 +137,7 @@ export const VexWorkflow = {
           },
           now,
         ),
+        vexTransitionEvent('vex.approved', next, now),
       ]);
     } catch (error) {
       return failTransition(error, teamId, vexId, 'approve', 'submitted');
@@ -190,6 +193,7 @@ export const VexWorkflow = {
             now,
           ),
           ...(successor ? [unchangedCheck(successor)] : []),
+          vexTransitionEvent('vex.rejected', next, now, { comment }),
         ]);
         return next;
       } catch (error) {
@@ -281,6 +285,7 @@ export const VexWorkflow = {
                 publishedAt: now,
               })
             : []),
+          vexTransitionEvent('vex.published', next, now, { disclosure_slug: prepared.disclosure.slug }),
         ]);
         return { record: next, disclosure: prepared.disclosure };
       } catch (error) {
