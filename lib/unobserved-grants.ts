@@ -64,13 +64,6 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
       'Granted by the SQS event source mapping: the Lambda service polls and deletes the messages for the worker; its code makes no SQS call.',
   },
   {
-    functions: ['corpus-refresh'],
-    actions: ['s3:GetObject', 's3:PutObject'],
-    resource: 'arn:aws:s3:::{sbomBucket}/*',
-    reason:
-      'Advisories and packages past the DynamoDB item limit spill to S3 and are read back on re-import; the bundled sample corpus the local runtime imports has none that large.',
-  },
-  {
     functions: [
       'products',
       'releases',

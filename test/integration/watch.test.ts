@@ -1,0 +1,201 @@
+/**
+ * The watch (docs/watch.md): releases left alone follow the corpus. An advisory imported after the
+ * scan becomes a finding of every watched release containing its package, with its event; a KEV
+ * listing updates it; a withdrawal resolves it; end-of-life releases and other teams are untouched.
+ * The first import goes through the admin CLI against the running server, as an operator would.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { importCorpusFiles } from '../../shared/service/corpus/import';
+import { applyCorpusChanges } from '../../shared/service/watch/watch';
+import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { cycloneDxSbom } from '../support/seed';
+
+const run = promisify(execFile);
+type Api = Awaited<ReturnType<typeof createTeamWithKey>>['api'];
+
+function osvAdvisory(id: string, cve: string, pkg: string, extra: Record<string, unknown> = {}) {
+  return {
+    schema_version: '1.6.0',
+    id,
+    modified: new Date().toISOString(),
+    aliases: [cve],
+    summary: `Issue in ${pkg}`,
+    details: 'Details',
+    affected: [
+      {
+        package: { ecosystem: 'npm', name: pkg },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
+      },
+    ],
+    database_specific: { severity: 'HIGH' },
+    ...extra,
+  };
+}
+
+function kevCatalog(cve: string) {
+  return {
+    title: 'CISA KEV',
+    catalogVersion: '2099.02.01',
+    dateReleased: '2099-02-01T00:00:00Z',
+    count: 1,
+    vulnerabilities: [
+      {
+        cveID: cve,
+        vendorProject: 'x',
+        product: 'x',
+        vulnerabilityName: 'x',
+        dateAdded: '2099-02-01',
+        shortDescription: 'x',
+        requiredAction: 'x',
+        dueDate: '2099-02-22',
+        knownRansomwareCampaignUse: 'Unknown',
+        notes: '',
+        cwes: [],
+      },
+    ],
+  };
+}
+
+async function adminImport(path: string): Promise<Record<string, unknown>> {
+  const root = resolve(import.meta.dirname, '../..');
+  const { stdout } = await run(
+    process.execPath,
+    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), 'corpus', 'import', path],
+    { cwd: root, env: { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR } },
+  );
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+/** A product and a release with one scanned SBOM holding the package (and an unrelated one). */
+async function shippedRelease(api: Api, pkg: string, version: string, status = 'active') {
+  const product = (await api.post('/api/products', { name: `Watch ${pkg}`, slug: uniqueSlug('watch') })).body.data;
+  const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0', status })).body.data;
+  const upload = await api.post('/api/sboms/upload', {
+    releaseId: release.id,
+    content: cycloneDxSbom([
+      { name: pkg, version, purl: `pkg:npm/${pkg}@${version}` },
+      { name: 'left-pad', version: '1.3.0', purl: 'pkg:npm/left-pad@1.3.0' },
+    ]),
+  });
+  expect(upload.status).toBe(201);
+  expect((await api.post('/api/cve-scan', { sbomId: upload.body.data.id })).status).toBeLessThan(300);
+  return { product, release, sbomId: upload.body.data.id as string };
+}
+
+async function findings(api: Api, sbomId: string, state = 'open') {
+  const response = await api.get(`/api/sboms/${sbomId}/vulnerabilities?state=${state}`);
+  expect(response.status).toBe(200);
+  return response.body.data as Record<string, unknown>[];
+}
+
+describe('the watch: findings follow the corpus without a rescan', () => {
+  it('detects, KEV-lists and resolves findings of watched releases, with their events', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const pkg = `vexdesk-watch-${suffix}`;
+    const cve = `CVE-2096-${String(Date.now()).slice(-7)}`;
+    const advisoryId = `GHSA-watch-${suffix}`;
+    const { api } = await createTeamWithKey();
+    const other = await createTeamWithKey();
+    const first = await shippedRelease(api, pkg, '1.2.0');
+    const second = await shippedRelease(api, pkg, '1.4.0', 'deprecated');
+    const retired = await shippedRelease(api, pkg, '1.2.0', 'end-of-life');
+    const fixed = await shippedRelease(api, pkg, '2.1.0');
+    const elsewhere = await shippedRelease(other.api, pkg, '1.2.0');
+    expect(await findings(api, first.sbomId)).toHaveLength(0);
+    const before = new Date().toISOString();
+
+    // An advisory for the package arrives: the admin CLI imports it and re-evaluates what it touches.
+    const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    writeFileSync(join(dir, 'advisory.json'), JSON.stringify(osvAdvisory(advisoryId, cve, pkg)));
+    const imported = await adminImport(join(dir, 'advisory.json'));
+    expect(imported.reevaluation).toMatchObject({ complete: true });
+
+    for (const { sbomId } of [first, second]) {
+      const [finding] = await findings(api, sbomId);
+      expect(finding).toMatchObject({
+        advisory_id: advisoryId,
+        cve_id: cve,
+        detected_by: 'corpus_update',
+        state: 'open',
+        resolved_at: null,
+        is_kev: false,
+        kev_added_at: null,
+      });
+      expect(String(finding!.first_detected_at) >= before).toBe(true);
+    }
+    expect(await findings(api, retired.sbomId)).toHaveLength(0);
+    expect(await findings(api, fixed.sbomId)).toHaveLength(0);
+    expect((await api.get(`/api/releases/${retired.release.id}`)).body.data).toMatchObject({ watched: false });
+    expect((await api.get(`/api/releases/${first.release.id}`)).body.data).toMatchObject({ watched: true });
+    const sbomView = (await api.get(`/api/sboms/${first.sbomId}`)).body.data;
+    expect(sbomView.scan.corpus_version).toEqual(expect.any(String));
+    expect(sbomView.scan.last_evaluated_at >= before).toBe(true);
+
+    const detected = (await api.get(`/api/events?type=finding.detected&since=${encodeURIComponent(before)}`)).body
+      .data as Record<string, unknown>[];
+    expect(detected.map((event) => event.sbom_id).sort()).toEqual([first.sbomId, second.sbomId].sort());
+    expect(detected[0]).toMatchObject({ advisory_id: advisoryId, data: { cve_id: cve, component_name: pkg } });
+    // Another team's SBOM was re-evaluated too, and only it sees its finding and event.
+    expect(await findings(other.api, elsewhere.sbomId)).toHaveLength(1);
+    const theirs = (await other.api.get(`/api/events?type=finding.detected&since=${encodeURIComponent(before)}`)).body
+      .data as Record<string, unknown>[];
+    expect(theirs.map((event) => event.sbom_id)).toEqual([elsewhere.sbomId]);
+
+    // CISA lists the CVE as exploited.
+    writeFileSync(join(dir, 'kev.json'), JSON.stringify(kevCatalog(cve)));
+    const beforeKev = new Date().toISOString();
+    await importCorpusFiles([join(dir, 'kev.json')]);
+    expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    const [listed] = await findings(api, first.sbomId);
+    expect(listed).toMatchObject({ is_kev: true, kev: { dateAdded: '2099-02-01' } });
+    expect(String(listed!.kev_added_at) >= beforeKev).toBe(true);
+    const kevEvents = (await api.get(`/api/events?type=finding.kev_added&since=${encodeURIComponent(beforeKev)}`)).body
+      .data as Record<string, unknown>[];
+    expect(kevEvents.map((event) => event.sbom_id).sort()).toEqual([first.sbomId, second.sbomId].sort());
+
+    // The advisory is withdrawn: the findings are resolved, kept, and out of the default lists.
+    writeFileSync(
+      join(dir, 'advisory.json'),
+      JSON.stringify(osvAdvisory(advisoryId, cve, pkg, { withdrawn: new Date().toISOString() })),
+    );
+    const beforeWithdrawal = new Date().toISOString();
+    await importCorpusFiles([join(dir, 'advisory.json')]);
+    expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    expect(await findings(api, first.sbomId)).toHaveLength(0);
+    const [resolvedFinding] = await findings(api, first.sbomId, 'resolved');
+    expect(resolvedFinding).toMatchObject({
+      advisory_id: advisoryId,
+      state: 'resolved',
+      resolved_reason: 'advisory_withdrawn',
+      no_longer_detected: true,
+    });
+    expect(String(resolvedFinding!.resolved_at) >= beforeWithdrawal).toBe(true);
+    expect(await findings(api, first.sbomId, 'all')).toHaveLength(1);
+    const resolvedEvents = (
+      await api.get(`/api/events?type=finding.resolved&since=${encodeURIComponent(beforeWithdrawal)}`)
+    ).body.data as Record<string, unknown>[];
+    expect(resolvedEvents).toHaveLength(2);
+    expect(resolvedEvents[0]).toMatchObject({ data: { reason: 'advisory_withdrawn' } });
+  });
+
+  it('leaves SBOMs without the changed packages untouched', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const { api } = await createTeamWithKey();
+    const unrelated = await shippedRelease(api, `vexdesk-unrelated-${suffix}`, '1.0.0');
+    const evaluatedAt = (await api.get(`/api/sboms/${unrelated.sbomId}`)).body.data.scan.last_evaluated_at;
+    const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    writeFileSync(
+      join(dir, 'advisory.json'),
+      JSON.stringify(osvAdvisory(`GHSA-other-${suffix}`, `CVE-2095-${String(Date.now()).slice(-7)}`, `x-${suffix}`)),
+    );
+    await importCorpusFiles([join(dir, 'advisory.json')]);
+    expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    expect((await api.get(`/api/sboms/${unrelated.sbomId}`)).body.data.scan.last_evaluated_at).toBe(evaluatedAt);
+  });
+});
