@@ -6,6 +6,7 @@
  * All three are required, so a function deployed without them fails its cold start
  * instead of "refreshing" nothing every day.
  */
+import type { Context } from 'aws-lambda';
 import * as z from 'zod';
 import type { CorpusFeeds } from '../../shared/service/corpus/refresh';
 import { DispositionBatches } from '../../shared/service/dispositions/disposition-batches';
@@ -37,12 +38,22 @@ export function feedsFromEnvironment(environment: NodeJS.ProcessEnv): CorpusFeed
 // Read at cold start: a missing variable fails the deployment's first run, not silently every run.
 const feeds = feedsFromEnvironment(process.env);
 
-export async function handler(): Promise<Record<string, unknown>> {
+/** Left of the invocation when the re-evaluation stops taking new SBOMs: what remains waits for the next run. */
+const REEVALUATION_MARGIN_MS = 60_000;
+
+export async function handler(
+  _event?: unknown,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + (context?.getRemainingTimeInMillis() ?? 900_000) - REEVALUATION_MARGIN_MS;
   // The refresh code (feed parsers, CVSS calculator: ~300 KB) loads during the sweep's table reads, not at cold start.
   const refresh = import('../../shared/service/corpus/refresh');
   // Awaited below, where a failure surfaces; this keeps it from being unhandled if the sweep throws first.
   refresh.catch(() => undefined);
   // The scheduled sweep for disposition batches a crashed or timed-out Lambda left pending (reads of their releases finish them sooner).
   const dispositionBatches = await DispositionBatches.recoverPending();
-  return { dispositionBatches, ...(await (await refresh).refreshCorpus(feeds)) };
+  const refreshed = await (await refresh).refreshCorpus(feeds);
+  // Every watched SBOM a change names follows the corpus now; changes an earlier run left are applied too.
+  const { applyCorpusChanges } = await import('../../shared/service/watch/watch');
+  return { dispositionBatches, ...refreshed, reevaluation: await applyCorpusChanges({ deadline }) };
 }
