@@ -57,7 +57,7 @@ async function scannedSbom(api: ReturnType<typeof client>, pkg: string, version:
 }
 
 describe('corpus import and its effect on scans', () => {
-  it('is idempotent and incremental, and a withdrawn advisory drops out (kept and flagged when disposed)', async () => {
+  it('is idempotent and incremental, and a withdrawn advisory drops out (kept, resolved, with its decision)', async () => {
     const suffix = randomUUID().slice(0, 8);
     const [pkgA, pkgB] = [`vexdesk-test-a-${suffix}`, `vexdesk-test-b-${suffix}`];
     const [cveA, cveB] = [
@@ -101,11 +101,16 @@ describe('corpus import and its effect on scans', () => {
     await api.post('/api/cve-scan', { sbomId: sbomA.id });
     await api.post('/api/cve-scan', { sbomId: sbomB.id });
     expect((await api.get(`/api/sboms/${sbomA.id}/vulnerabilities`)).body.data).toHaveLength(0);
-    const kept = (await api.get(`/api/sboms/${sbomB.id}/vulnerabilities`)).body.data;
+    expect((await api.get(`/api/sboms/${sbomB.id}/vulnerabilities`)).body.data).toHaveLength(0);
+    // Resolved findings stay, out of the default list, decided or not.
+    const resolvedA = (await api.get(`/api/sboms/${sbomA.id}/vulnerabilities?state=resolved`)).body.data;
+    expect(resolvedA).toMatchObject([{ id: findingA[0].id, state: 'resolved', resolved_reason: 'advisory_withdrawn' }]);
+    const kept = (await api.get(`/api/sboms/${sbomB.id}/vulnerabilities?state=all`)).body.data;
     expect(kept).toHaveLength(1);
     expect(kept[0]).toMatchObject({
       id: findingB[0].id,
       no_longer_detected: true,
+      state: 'resolved',
       disposition: { status: 'not_affected' },
     });
   });
