@@ -21,5 +21,13 @@ export const corpusKeys = {
   }),
   /** One completion record per corpus source (osv, kev, epss), written only when that source's import finished. */
   corpusSourceImport: (source: string): Key => ({ pk: 'CORPUS#META', sk: `SOURCE#${source}` }),
+  /**
+   * What the scheduled refresh knows of one feed (shared/service/corpus/feed-state.ts): `osv` per ecosystem, `kev`,
+   * `epss`. One partition: the status endpoint reads them all in one batch.
+   */
+  corpusFeedState: (source: string, ecosystem?: string): Key => ({
+    pk: 'CORPUS#FEEDS',
+    sk: ecosystem === undefined ? `FEED#${source}` : `FEED#${source}#${ecosystem}`,
+  }),
   corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
 } as const;
