@@ -111,7 +111,13 @@ export class VexdeskStack extends Stack {
     this.userPool = configureSignIn(this, settings, this.publicBaseUrl, this.functions.get('signin'));
     this.teamUsagePlan = createTeamUsagePlan(this.api, settings, this.serviceFunctions);
     this.publicClientFirewall = createPublicClientFirewall(this, this.api, settings, originSecret);
-    attachBackgroundTriggers(this, catalog, (name) => this.requireFunction(name), this.scanQueue);
+    attachBackgroundTriggers(
+      this,
+      catalog,
+      (name) => this.requireFunction(name),
+      this.scanQueue,
+      settings.corpusRefreshSchedule,
+    );
 
     new CfnOutput(this, 'ApiUrl', {
       value: this.api.url,

@@ -1,9 +1,11 @@
 import { createGroupHandler } from '../../shared/service/http/group-handler';
+import { corpusRoutes } from '../../shared/service/http/route-groups/corpus';
 import { scanRoutes } from '../../shared/service/http/route-groups/scans';
+import { corpusStatus } from '../../shared/service/corpus/corpus-status';
 import { Scans } from '../../shared/service/scans/scans';
 import { Vulnerabilities } from '../../shared/service/scans/vulnerabilities';
 
-export const handler = createGroupHandler(scanRoutes, {
+export const handler = createGroupHandler([...scanRoutes, ...corpusRoutes], {
   // Spec: the scan runs synchronously within the request and answers 202; a scan already running is joined.
   // One that cannot end before the function's timeout answers 409 scan_pending instead (never a 5xx).
   triggerCveScan: async ({ caller, body, deadline }) => ({
@@ -23,4 +25,5 @@ export const handler = createGroupHandler(scanRoutes, {
     status: 200,
     body: await Vulnerabilities.listRelease(caller.teamId, params.releaseId, query),
   }),
+  getCorpusStatus: async () => ({ status: 200, body: { data: await corpusStatus() } }),
 });

@@ -1357,6 +1357,116 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/corpus/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How fresh the vulnerability corpus is: per feed (OSV per ecosystem, CISA KEV, EPSS) the last successful refresh, the last attempt and its error
+         * @description Any valid credential; no scope required
+         */
+        get: operations["getCorpusStatus"];
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
     "/api/dispositions": {
         parameters: {
             query?: never;
@@ -6750,6 +6860,29 @@ export interface components {
             sbom_ids: string[];
             finding_ids: string[];
         };
+        CorpusStatusResponse: {
+            data: components["schemas"]["CorpusStatus"];
+        };
+        CorpusStatus: {
+            /** @description Every feed the refresh has tried at least once: OSV per ecosystem, then KEV and EPSS */
+            sources: components["schemas"]["CorpusFeedStatus"][];
+            /** @description The version of the corpus the findings are evaluated against */
+            corpus_version?: string;
+        };
+        CorpusFeedStatus: {
+            /** @enum {string} */
+            source: "osv" | "kev" | "epss";
+            /** @description OSV only: the ecosystem, spelled as OSV spells it */
+            ecosystem?: string;
+            /** @description When a refresh of this feed last succeeded; null: never yet */
+            last_success_at: string | null;
+            /** @description When a refresh of this feed was last tried */
+            last_attempt_at: string | null;
+            /** @description Why the last attempt failed; absent when it succeeded. The feed keeps its data and mark until a run succeeds */
+            last_error?: string;
+            /** @description Records the last successful run took in: changed OSV records (all of them after a full download), KEV entries, EPSS rows */
+            records?: number;
+        };
         DispositionResponse: {
             data: components["schemas"]["Disposition"];
         };
@@ -9205,6 +9338,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReleaseVulnerabilityList"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCorpusStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feeds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CorpusStatusResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */

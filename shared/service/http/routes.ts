@@ -14,6 +14,7 @@ import { productRoutes } from './route-groups/products';
 import { releaseRoutes } from './route-groups/releases';
 import { sbomRoutes } from './route-groups/sboms';
 import { scanRoutes } from './route-groups/scans';
+import { corpusRoutes } from './route-groups/corpus';
 import { dispositionRoutes } from './route-groups/dispositions';
 import { vexRoutes } from './route-groups/vex';
 import { disclosureRoutes } from './route-groups/disclosures';
@@ -37,6 +38,7 @@ export const routes = [
   ...releaseRoutes,
   ...sbomRoutes,
   ...scanRoutes,
+  ...corpusRoutes,
   ...dispositionRoutes,
   ...vexRoutes,
   ...disclosureRoutes,
