@@ -42,7 +42,8 @@ export function parseModifiedIds(url: string, text: string): OsvListingEntry[] {
   const entries: OsvListingEntry[] = [];
   for (const [index, raw] of text.split('\n').entries()) {
     const line = raw.trim();
-    if (line === '') continue;
+    // OSV writes no header; a mirror that adds one is read all the same.
+    if (line === '' || (index === 0 && line.toLowerCase() === 'modified,id')) continue;
     const comma = line.indexOf(',');
     const modified = comma > 0 ? normalizeOsvTime(line.slice(0, comma)) : null;
     const id = line.slice(comma + 1).trim();
