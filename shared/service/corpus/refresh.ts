@@ -108,13 +108,19 @@ async function refreshOsv(baseUrl: string, ecosystem: string, context: FeedConte
   const listingDownload = await downloadBytes(listingUrl, recent ? previous.validators : undefined);
   if (listingDownload.notModified) return { result: { mode: 'unchanged', records: 0 }, state: { records: 0 } };
   const listing = parseModifiedIds(listingUrl, listingDownload.body.toString('utf8'));
-  const newest = listing.reduce<string | undefined>(
+  const listed = listing.reduce<string | undefined>(
     (max, entry) => (max === undefined || entry.modified > max ? entry.modified : max),
-    previous?.cursor,
+    undefined,
   );
-  const state = { cursor: newest, validators: listingDownload.validators };
 
   const plan = await planOsvRefresh(previous, listing, now(), osvLimits);
+  // After a whole archive the listing's newest time is the mark (a mirror may be behind the old one);
+  // after changes the mark only moves forward.
+  const cursor =
+    plan.kind === 'full' || previous?.cursor === undefined || (listed !== undefined && listed > previous.cursor)
+      ? (listed ?? previous?.cursor)
+      : previous.cursor;
+  const state = { cursor, validators: listingDownload.validators };
   if (plan.kind === 'full') {
     const zipUrl = osvEcosystemUrl(baseUrl, ecosystem, 'all.zip');
     const file = join(context.directory, `osv-${encodeURIComponent(ecosystem)}.zip`);
