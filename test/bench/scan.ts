@@ -229,7 +229,7 @@ export async function benchScan(options: { memoryOnly?: boolean } = {}): Promise
     );
     lines.push(`  server RSS at start: ${describeRss(rssAtStart)}`);
     lines.push(
-      `  server RSS after the 50,000-advisory import went through its engines: ${describeRss(rssAfterImport)}; peak during the import ${importPeak.toFixed(0)} MB (the server caches no corpus; docs/architecture.md "Local memory")`,
+      `  server RSS after the 50,000-advisory import went through its engines: ${describeRss(rssAfterImport)}; peak during the import ${importPeak.toFixed(0)} MB (the server caches no corpus; docs/architecture/local-runtime.md "Local memory")`,
     );
 
     const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
