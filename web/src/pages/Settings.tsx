@@ -3,8 +3,8 @@ import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, fieldText, Notice, Section, formatDate } from '../components';
 import { must, useLoad, useTitle } from '../hooks';
 import { can, useMe } from '../session';
-// Every scope a key may hold, in the service's order.
-import { SCOPES } from '../../../shared/service/identity/scopes';
+// Every scope a key may hold, in the service's order, and what a CI job running the Action needs.
+import { CI_SCOPES, SCOPES } from '../../../shared/service/identity/scopes';
 import { SessionTimeouts, Sla } from './TeamPolicies';
 
 type Permission = Schemas['Member']['permissions'][number];
@@ -13,15 +13,6 @@ type Scope = Schemas['CreateApiKey']['scopes'][number];
 const PERMISSIONS: Array<{ value: Permission; text: string }> = [
   { value: 'content.write', text: 'Edit content (products, SBOMs, decisions, VEX)' },
   { value: 'settings.manage', text: 'Manage settings (members, keys, policies)' },
-];
-/** What a CI pipeline uploading SBOMs needs (docs/ci.md). */
-const CI_SCOPES: Scope[] = [
-  'products:read',
-  'releases:read',
-  'releases:write',
-  'sboms:read',
-  'sboms:write',
-  'vulnerabilities:read',
 ];
 
 export function SettingsPage() {
