@@ -1,5 +1,5 @@
 /**
- * Tenant-scoped credentials bench (issue 8, defect 9): what acting with
+ * Tenant-scoped credentials bench: what acting with
  * credentials scoped to the caller's team adds to a request
  * (docs/architecture/request-path.md "Tenant-scoped credentials").
  *  - warm: resolving the team's clients from the per-container cache, per
