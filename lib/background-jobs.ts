@@ -1,6 +1,6 @@
 /**
  * Work outside a request: the scan queue every upload sends to and the scan worker consumes, the
- * worker's recovery sweep every 15 minutes, and the daily corpus refresh. Plain functions adding to
+ * worker's recovery sweep every 15 minutes, and the corpus refresh (hourly by default). Plain functions adding to
  * the stack scope, so logical IDs stay those of the deployed resources (lib/stack-support.ts).
  */
 import { Duration, type Stack } from 'aws-cdk-lib';
@@ -34,6 +34,7 @@ export function attachBackgroundTriggers(
   catalog: readonly FunctionSpec[],
   functionOf: (name: string) => lambda.Function,
   scanQueue: sqs.Queue | undefined,
+  corpusRefreshSchedule: string,
 ): void {
   for (const spec of catalog) {
     const fn = functionOf(spec.name);
@@ -49,9 +50,10 @@ export function attachBackgroundTriggers(
     }
     if (spec.role.kind === 'corpus-refresh') {
       new events.Rule(scope, 'CorpusRefreshSchedule', {
-        description: 'Daily refresh of the vulnerability corpus (OSV, CISA KEV, EPSS)',
-        schedule: events.Schedule.cron({ minute: '17', hour: '3' }),
-        targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 2, maxEventAge: Duration.hours(6) })],
+        description: 'Incremental refresh of the vulnerability corpus (OSV, CISA KEV, EPSS)',
+        schedule: events.Schedule.expression(corpusRefreshSchedule),
+        // A failed run is retried soon; a retry older than an hour would only overlap the next scheduled run.
+        targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
       });
     }
   }

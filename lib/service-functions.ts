@@ -15,7 +15,7 @@ import type { FunctionSpec } from './function-catalog';
 import { functionCode } from './function-code';
 import { acknowledgeScopedWildcards, grantAccess } from './function-grants';
 import type { ResourceAccess } from './permissions';
-import { osvFeedUrls, type VexdeskSettings } from './settings';
+import type { VexdeskSettings } from './settings';
 import type { Storage } from './storage';
 import { acknowledge, pascalCase } from './stack-support';
 import { createTenantRole } from './tenant-roles';
@@ -31,7 +31,7 @@ export interface ServiceFunctionsProps {
 export class ServiceFunctions {
   /** Every function of the catalog, by catalog name (`products`, `authorizer`, `scan-worker`, …). */
   readonly byName = new Map<string, lambda.Function>();
-  /** The tenant role of each function that acts for a caller's team (docs/architecture.md "Tenant-scoped credentials"). */
+  /** The tenant role of each function that acts for a caller's team (docs/architecture/request-path.md "Tenant-scoped credentials"). */
   readonly tenantRoles = new Map<string, iam.Role>();
 
   constructor(
@@ -103,11 +103,12 @@ export class ServiceFunctions {
   }
 }
 
-/** The refresh's feeds (functions/corpus-refresh/handler.ts requires all three; empty = that source off). */
+/** The refresh's feeds (functions/corpus-refresh/handler.ts requires all four; empty = that source off). */
 function corpusFeedEnvironment(settings: VexdeskSettings): Record<string, string> {
   const feeds = settings.corpusFeeds;
   return {
-    CORPUS_OSV_URLS: osvFeedUrls(feeds).join(','),
+    CORPUS_OSV_BASE_URL: feeds.osvBaseUrl,
+    CORPUS_OSV_ECOSYSTEMS: feeds.osvEcosystems.join(','),
     CORPUS_KEV_URL: feeds.kevUrl,
     CORPUS_EPSS_URL: feeds.epssUrl,
   };

@@ -22,7 +22,10 @@ export interface ThrottleSettings {
 
 /** Where the scheduled corpus refresh downloads from (docs/operations.md "Corpus refresh"). */
 export interface CorpusFeedSettings {
-  /** OSV ecosystems, spelled as OSV spells them; each is `<osvBaseUrl>/<ecosystem>/all.zip`. Default: every ecosystem the matcher supports. */
+  /**
+   * OSV ecosystems, spelled as OSV spells them; each is `<osvBaseUrl>/<ecosystem>/` (`modified_id.csv`, `<ID>.json`,
+   * `all.zip`). Default: every ecosystem the matcher supports.
+   */
   osvEcosystems: readonly string[];
   /** OSV's export bucket over HTTPS, or a mirror with the same layout. */
   osvBaseUrl: string;
@@ -39,12 +42,8 @@ export const DEFAULT_CORPUS_FEEDS: CorpusFeedSettings = {
   epssUrl: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz',
 };
 
-/** The OSV all.zip URL of each configured ecosystem. */
-export function osvFeedUrls(feeds: CorpusFeedSettings): string[] {
-  return feeds.osvEcosystems.map(
-    (ecosystem) => `${trimTrailing(feeds.osvBaseUrl, '/')}/${encodeURIComponent(ecosystem)}/all.zip`,
-  );
-}
+/** The corpus refresh's EventBridge schedule: hourly, so a new advisory reaches the findings within the hour. */
+export const DEFAULT_CORPUS_REFRESH_SCHEDULE = 'rate(1 hour)';
 
 export interface VexdeskSettings {
   /**
@@ -95,8 +94,10 @@ export interface VexdeskSettings {
    * /.well-known/csaf/provider-metadata.json (CSAF_DEFAULT_PROVIDER; docs/csaf-provider.md). Default: none.
    */
   csafDefaultProvider: string | undefined;
-  /** Feeds of the daily corpus refresh. */
+  /** Feeds of the corpus refresh. */
   corpusFeeds: CorpusFeedSettings;
+  /** When the corpus refresh runs: an EventBridge `rate(…)` or `cron(…)` expression. Default `rate(1 hour)`. */
+  corpusRefreshSchedule: string;
   /**
    * Browser sign-in (docs/sign-in.md): an external OpenID provider's issuer and this service's public
    * (PKCE) client there. Default (undefined): the stack creates a Cognito user pool, hosted domain and client.
@@ -121,6 +122,7 @@ export const DEFAULT_SETTINGS: VexdeskSettings = {
   consoleAssets: undefined,
   csafDefaultProvider: undefined,
   corpusFeeds: DEFAULT_CORPUS_FEEDS,
+  corpusRefreshSchedule: DEFAULT_CORPUS_REFRESH_SCHEDULE,
   signIn: undefined,
   signInDomainPrefix: undefined,
 };
@@ -147,6 +149,7 @@ export const CONTEXT_KEYS = {
   corpusOsvBaseUrl: 'vexdesk:corpusOsvBaseUrl',
   corpusKevUrl: 'vexdesk:corpusKevUrl',
   corpusEpssUrl: 'vexdesk:corpusEpssUrl',
+  corpusRefreshSchedule: 'vexdesk:corpusRefreshSchedule',
   signInIssuer: 'vexdesk:signInIssuer',
   signInClientId: 'vexdesk:signInClientId',
   signInDomainPrefix: 'vexdesk:signInDomainPrefix',
@@ -303,6 +306,24 @@ function osvEcosystemsOf(node: Node): string[] | undefined {
   return [...new Set(list as string[])];
 }
 
+/**
+ * `rate(<n> minute|minutes|hour|hours|day|days)` (1 takes the singular, as EventBridge requires) or `cron(<6 fields>)`.
+ * Checked here so a typo fails synth, not the deployment.
+ */
+function corpusRefreshScheduleOf(node: Node): string | undefined {
+  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.corpusRefreshSchedule);
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'string' ? raw.trim() : '';
+  const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(value);
+  const rateValid = rate !== null && Number(rate[1]) >= 1 && (Number(rate[1]) === 1) === !rate[2]!.endsWith('s');
+  const cronValid = /^cron\(\S+( \S+){5}\)$/.test(value);
+  if (!rateValid && !cronValid)
+    throw new Error(
+      `Context ${CONTEXT_KEYS.corpusRefreshSchedule} must be an EventBridge schedule such as "rate(1 hour)", "rate(30 minutes)" or "cron(17 * * * ? *)", got ${JSON.stringify(raw)}`,
+    );
+  return value;
+}
+
 /** An external issuer and its client id, given together or not at all. */
 function signInOf(node: Node): VexdeskSettings['signIn'] {
   const issuer = urlOf(node, CONTEXT_KEYS.signInIssuer, { allowEmpty: false, httpsOnly: true });
@@ -370,6 +391,7 @@ export function settingsFromContext(node: Node): VexdeskSettings {
       kevUrl: urlOf(node, CONTEXT_KEYS.corpusKevUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.kevUrl,
       epssUrl: urlOf(node, CONTEXT_KEYS.corpusEpssUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.epssUrl,
     },
+    corpusRefreshSchedule: corpusRefreshScheduleOf(node) ?? d.corpusRefreshSchedule,
     signIn: signInOf(node) ?? d.signIn,
     signInDomainPrefix: domainPrefixOf(node) ?? d.signInDomainPrefix,
   };

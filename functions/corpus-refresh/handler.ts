@@ -1,19 +1,26 @@
 /**
  * Scheduled refresh of the vulnerability corpus from the official feeds
- * (shared/service/corpus/refresh.ts). The stack sets the feed URLs from lib/settings.ts
- * (docs/operations.md "Corpus refresh"): CORPUS_OSV_URLS, comma-separated per-ecosystem
- * all.zip URLs, CORPUS_KEV_URL and CORPUS_EPSS_URL; an empty value turns that source off.
- * All three are required, so a function deployed without them fails its cold start
- * instead of "refreshing" nothing every day.
+ * (shared/service/corpus/refresh.ts). The stack sets the feeds from lib/settings.ts
+ * (docs/operations.md "Corpus refresh"): CORPUS_OSV_BASE_URL (OSV's export bucket or a mirror
+ * with its layout), CORPUS_OSV_ECOSYSTEMS (comma-separated, as OSV spells them; empty = no OSV
+ * refresh), CORPUS_KEV_URL and CORPUS_EPSS_URL (empty = that source off). All four are required,
+ * so a function deployed without them fails its cold start instead of "refreshing" nothing every hour.
  */
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
 import type { CorpusFeeds } from '../../shared/service/corpus/refresh';
 import { DispositionBatches } from '../../shared/service/dispositions/disposition-batches';
+import { ECOSYSTEMS } from '../../shared/service/matching/ecosystems';
 
 const url = z.url({ protocol: /^https?$/ });
 const feedVariables = z.object({
-  CORPUS_OSV_URLS: z.string({ error: 'required: comma-separated OSV all.zip URLs (empty = no OSV refresh)' }),
+  CORPUS_OSV_BASE_URL: z.url({
+    protocol: /^https?$/,
+    error: "required: the http(s) URL of OSV's export bucket, e.g. https://osv-vulnerabilities.storage.googleapis.com",
+  }),
+  CORPUS_OSV_ECOSYSTEMS: z.string({
+    error: 'required: comma-separated OSV ecosystems (empty = no OSV refresh)',
+  }),
   CORPUS_KEV_URL: z.union([z.literal(''), url], { error: 'required: the CISA KEV JSON URL (empty = no KEV refresh)' }),
   CORPUS_EPSS_URL: z.union([z.literal(''), url], {
     error: 'required: the EPSS CSV(.gz) URL (empty = no EPSS refresh)',
@@ -26,13 +33,24 @@ export function feedsFromEnvironment(environment: NodeJS.ProcessEnv): CorpusFeed
     throw new Error(
       `Invalid configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
     );
-  const osv = parsed.data.CORPUS_OSV_URLS.split(',')
-    .map((value) => value.trim())
-    .filter(Boolean);
-  for (const entry of osv)
-    if (!url.safeParse(entry).success)
-      throw new Error(`Invalid configuration: CORPUS_OSV_URLS: ${JSON.stringify(entry)} is not an http(s) URL`);
-  return { osv, kev: parsed.data.CORPUS_KEV_URL || undefined, epss: parsed.data.CORPUS_EPSS_URL || undefined };
+  const ecosystems = [
+    ...new Set(
+      parsed.data.CORPUS_OSV_ECOSYSTEMS.split(',')
+        .map((value) => value.trim())
+        .filter(Boolean),
+    ),
+  ];
+  const supported: readonly string[] = ECOSYSTEMS;
+  for (const ecosystem of ecosystems)
+    if (!supported.includes(ecosystem))
+      throw new Error(
+        `Invalid configuration: CORPUS_OSV_ECOSYSTEMS: ${JSON.stringify(ecosystem)} is not an ecosystem the matcher supports (${ECOSYSTEMS.join(', ')})`,
+      );
+  return {
+    osv: { baseUrl: parsed.data.CORPUS_OSV_BASE_URL, ecosystems },
+    kev: parsed.data.CORPUS_KEV_URL || undefined,
+    epss: parsed.data.CORPUS_EPSS_URL || undefined,
+  };
 }
 
 // Read at cold start: a missing variable fails the deployment's first run, not silently every run.
@@ -52,8 +70,12 @@ export async function handler(
   refresh.catch(() => undefined);
   // The scheduled sweep for disposition batches a crashed or timed-out Lambda left pending (reads of their releases finish them sooner).
   const dispositionBatches = await DispositionBatches.recoverPending();
-  const refreshed = await (await refresh).refreshCorpus(feeds);
-  // Every watched SBOM a change names follows the corpus now; changes an earlier run left are applied too.
+  const refreshing = (await refresh).refreshCorpus(feeds);
+  const refreshed = await refreshing.catch(() => undefined);
+  // Every watched SBOM a change names follows the corpus now, whether or not another feed failed (what the
+  // feeds that succeeded imported is recorded); changes an earlier run left are applied too.
   const { applyCorpusChanges } = await import('../../shared/service/watch/watch');
-  return { dispositionBatches, ...refreshed, reevaluation: await applyCorpusChanges({ deadline }) };
+  const reevaluation = await applyCorpusChanges({ deadline });
+  if (refreshed === undefined) await refreshing; // the refresh's own error: the run counts as failed and retries
+  return { dispositionBatches, ...refreshed, reevaluation };
 }

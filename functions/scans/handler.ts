@@ -1,12 +1,14 @@
 import { createGroupHandler } from '../../shared/service/http/group-handler';
 import { portfolioRoutes } from '../../shared/service/http/route-groups/portfolio';
+import { corpusRoutes } from '../../shared/service/http/route-groups/corpus';
 import { scanRoutes } from '../../shared/service/http/route-groups/scans';
+import { corpusStatus } from '../../shared/service/corpus/corpus-status';
 import { Scans } from '../../shared/service/scans/scans';
 import { Vulnerabilities } from '../../shared/service/scans/vulnerabilities';
 import { AdvisoryFindings } from '../../shared/service/watch/advisory-findings';
 import { Components } from '../../shared/service/watch/components';
 
-export const handler = createGroupHandler([...scanRoutes, ...portfolioRoutes] as const, {
+export const handler = createGroupHandler([...scanRoutes, ...portfolioRoutes, ...corpusRoutes] as const, {
   // Spec: the scan runs synchronously within the request and answers 202; a scan already running is joined.
   // One that cannot end before the function's timeout answers 409 scan_pending instead (never a 5xx).
   triggerCveScan: async ({ caller, body, deadline }) => ({
@@ -31,4 +33,5 @@ export const handler = createGroupHandler([...scanRoutes, ...portfolioRoutes] as
     status: 200,
     body: await AdvisoryFindings.list(caller.teamId, query),
   }),
+  getCorpusStatus: async () => ({ status: 200, body: { data: await corpusStatus() } }),
 });

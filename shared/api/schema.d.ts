@@ -1577,6 +1577,116 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/corpus/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How fresh the vulnerability corpus is: per feed (OSV per ecosystem, CISA KEV, EPSS) the last successful refresh, the last attempt and its error
+         * @description Any valid credential; no scope required
+         */
+        get: operations["getCorpusStatus"];
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/corpus/status serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
     "/api/dispositions": {
         parameters: {
             query?: never;
@@ -6821,6 +6931,8 @@ export interface components {
             notes: string | null;
             /** @enum {string} */
             status: "active" | "deprecated" | "end-of-life";
+            /** @description Whether corpus changes re-evaluate its SBOMs without a rescan: active and deprecated releases are watched, end-of-life ones are not */
+            watched: boolean;
             purl: string | null;
             is_locked: boolean;
             locked_by_vex_id: string | null;
@@ -6888,6 +7000,10 @@ export interface components {
             unmatched_component_count: number;
             /** @description Why the scan failed (status failed only) */
             error?: string;
+            /** @description When the findings were last brought up to date with the corpus (a scan, or a re-evaluation after a corpus change) */
+            last_evaluated_at: string | null;
+            /** @description The corpus change the findings reflect */
+            corpus_version: string | null;
         };
         SbomResponse: {
             data: components["schemas"]["Sbom"];
@@ -6983,8 +7099,20 @@ export interface components {
                 value: string;
             };
             first_detected_at: string;
+            /**
+             * @description The SBOM's scan, or a re-evaluation after the vulnerability corpus changed
+             * @enum {string}
+             */
+            detected_by: "scan" | "corpus_update";
             last_seen_at: string;
+            /** @enum {string} */
+            state: "open" | "resolved";
+            resolved_at: string | null;
+            /** @enum {string|null} */
+            resolved_reason: "advisory_withdrawn" | "no_longer_affected" | null;
             no_longer_detected: boolean;
+            /** @description When Vexdesk first saw the advisory KEV-listed for this finding (CISA's own date is kev.dateAdded) */
+            kev_added_at: string | null;
             informational: string | null;
             disposition?: components["schemas"]["FindingDecision"];
         };
@@ -7073,8 +7201,20 @@ export interface components {
                 value: string;
             };
             first_detected_at: string;
+            /**
+             * @description The SBOM's scan, or a re-evaluation after the vulnerability corpus changed
+             * @enum {string}
+             */
+            detected_by: "scan" | "corpus_update";
             last_seen_at: string;
+            /** @enum {string} */
+            state: "open" | "resolved";
+            resolved_at: string | null;
+            /** @enum {string|null} */
+            resolved_reason: "advisory_withdrawn" | "no_longer_affected" | null;
             no_longer_detected: boolean;
+            /** @description When Vexdesk first saw the advisory KEV-listed for this finding (CISA's own date is kev.dateAdded) */
+            kev_added_at: string | null;
             informational: string | null;
             disposition?: components["schemas"]["FindingDecision"];
             sbom_ids: string[];
@@ -7153,14 +7293,49 @@ export interface components {
                 value: string;
             };
             first_detected_at: string;
+            /**
+             * @description The SBOM's scan, or a re-evaluation after the vulnerability corpus changed
+             * @enum {string}
+             */
+            detected_by: "scan" | "corpus_update";
             last_seen_at: string;
+            /** @enum {string} */
+            state: "open" | "resolved";
+            resolved_at: string | null;
+            /** @enum {string|null} */
+            resolved_reason: "advisory_withdrawn" | "no_longer_affected" | null;
             no_longer_detected: boolean;
+            /** @description When Vexdesk first saw the advisory KEV-listed for this finding (CISA's own date is kev.dateAdded) */
+            kev_added_at: string | null;
             informational: string | null;
             disposition?: components["schemas"]["FindingDecision"];
             product_id: string;
             release_id: string;
             release_version: string;
             sbom_id: string;
+        };
+        CorpusStatusResponse: {
+            data: components["schemas"]["CorpusStatus"];
+        };
+        CorpusStatus: {
+            /** @description Every feed the refresh has tried at least once: OSV per ecosystem, then KEV and EPSS */
+            sources: components["schemas"]["CorpusFeedStatus"][];
+            /** @description The latest recorded corpus change (an SBOM's scan shows the version its findings reflect); null before the first */
+            corpus_version: string | null;
+        };
+        CorpusFeedStatus: {
+            /** @enum {string} */
+            source: "osv" | "kev" | "epss";
+            /** @description OSV only: the ecosystem, spelled as OSV spells it */
+            ecosystem?: string;
+            /** @description When a refresh of this feed last succeeded; null: never yet */
+            last_success_at: string | null;
+            /** @description When a refresh of this feed was last tried */
+            last_attempt_at: string | null;
+            /** @description Why the last attempt failed; absent when it succeeded. The feed keeps its data and mark until a run succeeds */
+            last_error?: string;
+            /** @description Records the last successful run took in: changed OSV records (all of them after a full download), KEV entries, EPSS rows */
+            records?: number;
         };
         DispositionResponse: {
             data: components["schemas"]["Disposition"];
@@ -9518,6 +9693,8 @@ export interface operations {
                 kev?: "true" | "false";
                 fixable?: "true" | "false";
                 epssMin?: number | null;
+                /** @description open (default): findings the corpus still matches; resolved: no longer matched; all: both */
+                state?: "open" | "resolved" | "all";
                 /** @description Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias */
                 search?: string;
                 sort?: "severity" | "epss" | "cvss" | "component" | "cve" | "first_detected" | "-severity" | "-epss" | "-cvss" | "-component" | "-cve" | "-first_detected";
@@ -9618,6 +9795,8 @@ export interface operations {
                 kev?: "true" | "false";
                 fixable?: "true" | "false";
                 epssMin?: number | null;
+                /** @description open (default): findings the corpus still matches; resolved: no longer matched; all: both */
+                state?: "open" | "resolved" | "all";
                 /** @description Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias */
                 search?: string;
                 sort?: "severity" | "epss" | "cvss" | "component" | "cve" | "first_detected" | "-severity" | "-epss" | "-cvss" | "-component" | "-cve" | "-first_detected";
@@ -9823,6 +10002,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdvisoryFindingList"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCorpusStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feeds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CorpusStatusResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */

@@ -28,7 +28,7 @@ import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
 import { BUNDLE_FILE_NAME, buildFunctionBundle, coldStartOutputs } from '../../lib/bundling';
 import { functionCatalog } from '../../lib/function-catalog';
-import { DEFAULT_CORPUS_FEEDS, osvFeedUrls } from '../../lib/settings';
+import { DEFAULT_CORPUS_FEEDS } from '../../lib/settings';
 
 /** Issue 9: every function loads in ≤ 60 ms in a fresh Node 24 (the AWS SDK bundled). */
 export const TARGETS = { maxLoadMs: 60 } as const;
@@ -78,7 +78,8 @@ export interface BundleBenchOptions {
 
 /** Variables the functions require at module load (as the stack sets them); the values are never used to call AWS. */
 const CHILD_ENV = {
-  CORPUS_OSV_URLS: osvFeedUrls(DEFAULT_CORPUS_FEEDS).join(','),
+  CORPUS_OSV_BASE_URL: DEFAULT_CORPUS_FEEDS.osvBaseUrl,
+  CORPUS_OSV_ECOSYSTEMS: DEFAULT_CORPUS_FEEDS.osvEcosystems.join(','),
   CORPUS_KEV_URL: DEFAULT_CORPUS_FEEDS.kevUrl,
   CORPUS_EPSS_URL: DEFAULT_CORPUS_FEEDS.epssUrl,
   PATH: process.env.PATH ?? '',

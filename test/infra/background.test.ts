@@ -126,7 +126,7 @@ describe('recovery sweep', () => {
         Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('scan-worker')), 'Arn'] } }),
       ],
     });
-    // Put: each scan writes the SBOM's findings digest beside its inventory (docs/architecture.md "Reading a release's findings").
+    // Put: each scan writes the SBOM's findings digest beside its inventory (docs/architecture/lists-and-caches.md "Reading a release's findings").
     expect(actionsOfRole(template, roleId('scan-worker'), logicalIdOf(stack, stack.sbomBucket))).toEqual([
       's3:DeleteObject',
       's3:GetObject',
@@ -136,14 +136,14 @@ describe('recovery sweep', () => {
 });
 
 describe('corpus refresh', () => {
-  it('runs every day from an EventBridge schedule, retrying twice', () => {
+  it('runs every hour from an EventBridge schedule, retrying twice within the hour', () => {
     assertResourceProperties(template, 'AWS::Events::Rule', {
-      ScheduleExpression: 'cron(17 3 * * ? *)',
+      ScheduleExpression: 'rate(1 hour)',
       State: 'ENABLED',
       Targets: [
         Match.objectLike({
           Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('corpus-refresh')), 'Arn'] },
-          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 6 * 3600 },
+          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
         }),
       ],
     });

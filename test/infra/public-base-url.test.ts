@@ -21,6 +21,18 @@ function environmentOf(stack: VexdeskStack, resources: Resources, name: string):
   return properties.Environment.Variables;
 }
 
+/** The schedule expressions of the rules that start the corpus refresh. */
+function refreshSchedules(stack: VexdeskStack, resources: Resources): unknown[] {
+  const refresh = logicalIdOf(stack, stack.requireFunction('corpus-refresh'));
+  return Object.values(resources)
+    .filter(
+      (resource) =>
+        resource.Type === 'AWS::Events::Rule' &&
+        JSON.stringify(resource.Properties?.Targets ?? []).includes(`"${refresh}"`),
+    )
+    .map((resource) => resource.Properties?.ScheduleExpression);
+}
+
 /** The stack as `cdk synth -c key=value` builds it (bin/app.ts). */
 function synthWithContext(context: Record<string, unknown>) {
   const app = createApp({ context });
@@ -79,35 +91,37 @@ describe('PUBLIC_BASE_URL on AWS', () => {
 });
 
 describe('corpus refresh feeds', () => {
-  it("default to OSV's all.zip of every ecosystem the matcher supports, CISA KEV and FIRST EPSS", () => {
+  it("default to OSV's bucket for every ecosystem the matcher supports, CISA KEV and FIRST EPSS, every hour", () => {
     const { stack, template } = defaultSynth();
     const environment = environmentOf(stack, resourcesOf(template), 'corpus-refresh');
-    expect(String(environment.CORPUS_OSV_URLS).split(',')).toEqual(
-      ECOSYSTEMS.map((ecosystem) => `https://osv-vulnerabilities.storage.googleapis.com/${ecosystem}/all.zip`),
-    );
+    expect(environment.CORPUS_OSV_BASE_URL).toBe('https://osv-vulnerabilities.storage.googleapis.com');
+    expect(String(environment.CORPUS_OSV_ECOSYSTEMS).split(',')).toEqual([...ECOSYSTEMS]);
     expect(environment.CORPUS_KEV_URL).toBe(
       'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
     );
     expect(environment.CORPUS_EPSS_URL).toBe('https://epss.empiricalsecurity.com/epss_scores-current.csv.gz');
     // Only the refresh downloads feeds.
-    expect(environmentOf(stack, resourcesOf(template), 'scan-worker')).not.toHaveProperty('CORPUS_OSV_URLS');
+    expect(environmentOf(stack, resourcesOf(template), 'scan-worker')).not.toHaveProperty('CORPUS_OSV_BASE_URL');
     const refresh = resourcesOf(template)[logicalIdOf(stack, stack.requireFunction('corpus-refresh'))]?.Properties;
     expect(refresh).toMatchObject({ EphemeralStorage: { Size: 4096 } });
+    expect(refreshSchedules(stack, resourcesOf(template))).toEqual(['rate(1 hour)']);
   });
 
-  it('take ecosystems, a mirror and the KEV and EPSS URLs from context; an empty URL turns that source off', () => {
+  it('take ecosystems, a mirror, the KEV and EPSS URLs and the schedule from context; an empty URL turns that source off', () => {
     const { stack, template } = synthWithContext({
+      [CONTEXT_KEYS.corpusRefreshSchedule]: 'rate(15 minutes)',
       [CONTEXT_KEYS.corpusOsvEcosystems]: 'npm, crates.io',
       [CONTEXT_KEYS.corpusOsvBaseUrl]: 'https://osv-mirror.acme.example/osv/',
       [CONTEXT_KEYS.corpusKevUrl]: '',
       [CONTEXT_KEYS.corpusEpssUrl]: 'https://mirror.acme.example/epss.csv.gz',
     });
     expect(environmentOf(stack, resourcesOf(template), 'corpus-refresh')).toMatchObject({
-      CORPUS_OSV_URLS:
-        'https://osv-mirror.acme.example/osv/npm/all.zip,https://osv-mirror.acme.example/osv/crates.io/all.zip',
+      CORPUS_OSV_BASE_URL: 'https://osv-mirror.acme.example/osv/',
+      CORPUS_OSV_ECOSYSTEMS: 'npm,crates.io',
       CORPUS_KEV_URL: '',
       CORPUS_EPSS_URL: 'https://mirror.acme.example/epss.csv.gz',
     });
+    expect(refreshSchedules(stack, resourcesOf(template))).toEqual(['rate(15 minutes)']);
   });
 
   it('refuses an ecosystem the matcher does not support and a URL that is not one', () => {
@@ -120,6 +134,21 @@ describe('corpus refresh feeds', () => {
     ]);
     expect(() => settingsWith({ [CONTEXT_KEYS.corpusEpssUrl]: 'ftp://x.example/e.csv' })).toThrow(
       /vexdesk:corpusEpssUrl must be an http\(s\) URL/,
+    );
+  });
+
+  it.each([['hourly'], ['rate(1 hours)'], ['rate(2 hour)'], ['rate(0 minutes)'], ['cron(0 * * *)']])(
+    'refuse the schedule %s',
+    (schedule) => {
+      expect(() => settingsWith({ [CONTEXT_KEYS.corpusRefreshSchedule]: schedule })).toThrow(
+        /vexdesk:corpusRefreshSchedule must be an EventBridge schedule/,
+      );
+    },
+  );
+
+  it('take a cron schedule as it is', () => {
+    expect(settingsWith({ [CONTEXT_KEYS.corpusRefreshSchedule]: 'cron(17 * * * ? *)' }).corpusRefreshSchedule).toBe(
+      'cron(17 * * * ? *)',
     );
   });
 });

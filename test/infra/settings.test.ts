@@ -43,6 +43,7 @@ describe('stack settings', () => {
       [CONTEXT_KEYS.corpusOsvBaseUrl]: 'https://osv-mirror.acme.example',
       [CONTEXT_KEYS.corpusKevUrl]: '',
       [CONTEXT_KEYS.corpusEpssUrl]: 'https://mirror.acme.example/epss.csv.gz',
+      [CONTEXT_KEYS.corpusRefreshSchedule]: 'rate(30 minutes)',
     });
 
     expect(settings).toEqual({
@@ -62,6 +63,7 @@ describe('stack settings', () => {
         kevUrl: '',
         epssUrl: 'https://mirror.acme.example/epss.csv.gz',
       },
+      corpusRefreshSchedule: 'rate(30 minutes)',
     });
   });
 

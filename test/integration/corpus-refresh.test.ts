@@ -1,22 +1,22 @@
 /**
  * The scheduled corpus refresh (functions/corpus-refresh) against a loopback HTTP
- * server serving the feeds in their real wire formats: OSV all.zip, CISA KEV JSON,
- * FIRST EPSS CSV.gz. A failed or partial download of any feed leaves the corpus as it
- * was; a whole set of feeds is imported (issue 9 item 11).
+ * server serving the feeds in their real wire formats: OSV's modified_id.csv and all.zip,
+ * CISA KEV JSON, FIRST EPSS CSV.gz. A failed or partial download of a feed leaves that feed's
+ * data as it was and says why; the other feeds are imported. Incremental OSV: corpus-feeds.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { zipSync, strToU8 } from 'fflate';
 import { runAsFunction } from '../../shared/service/aws-call-log';
 import { keys } from '../../shared/service/data/keys';
 import { batchGet } from '../../shared/service/data/table-client';
 import { packageItemKey } from '../../shared/service/corpus/corpus-store';
 import { packageKey } from '../../shared/service/matching/component-identity';
+import { refreshCorpus } from '../../shared/service/corpus/refresh';
+import { readFeedStates } from '../../shared/service/corpus/feed-state';
+import { publishEcosystem, startFeedServer, type Behaviour, type FeedServer } from '../support/feed-server';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -41,8 +41,6 @@ const osvRecord = {
     },
   ],
 };
-// all.zip holds one `<ID>.json` per record.
-const osvZip = Buffer.from(zipSync({ [`${advisoryId}.json`]: strToU8(JSON.stringify(osvRecord)) }));
 
 const sampleKev = JSON.parse(
   readFileSync(join(root, 'shared/service/corpus/sample/kev/known_exploited_vulnerabilities.json'), 'utf8'),
@@ -74,75 +72,33 @@ const epssGz = gzipSync(
   `#model_version:v2025.03.14,score_date:2098-01-0${randomInt(1, 9)}T00:00:00+0000\ncve,epss,percentile\n${cveId},0.91234,0.99876\nCVE-2098-0000001,0.00010,0.01000\n`,
 );
 
-type Behaviour = 'ok' | 'http-500' | 'truncated' | 'reset' | 'bad-md5';
-const behaviour: Record<'osv' | 'kev' | 'epss', Behaviour> = { osv: 'ok', kev: 'ok', epss: 'ok' };
-
-function md5(bytes: Buffer): string {
-  return createHash('md5').update(bytes).digest('base64');
-}
-
-function serve(response: ServerResponse, body: Buffer, how: Behaviour, type: string): void {
-  switch (how) {
-    case 'ok':
-    case 'bad-md5': {
-      // As GCS sends it for OSV: crc32c and md5 of the object.
-      const hash = how === 'ok' ? md5(body) : md5(Buffer.from('something else'));
-      response.writeHead(200, {
-        'Content-Type': type,
-        'Content-Length': body.length,
-        'x-goog-hash': `crc32c=AAAAAA==,md5=${hash}`,
-      });
-      response.end(body);
-      return;
-    }
-    case 'http-500':
-      response.writeHead(500, { 'Content-Type': 'text/plain' });
-      response.end('backend error');
-      return;
-    case 'truncated': {
-      // The file itself is cut short (an interrupted mirror): a consistent response of fewer bytes.
-      const part = body.subarray(0, Math.floor(body.length * 0.6));
-      response.writeHead(200, { 'Content-Type': type, 'Content-Length': part.length });
-      response.end(part);
-      return;
-    }
-    case 'reset':
-      // Announces the whole body, sends part of it, then resets the connection.
-      response.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length });
-      response.write(body.subarray(0, Math.floor(body.length / 2)), () => response.socket?.resetAndDestroy());
-      return;
-  }
-}
-
-let server: Server;
+let server: FeedServer;
 let handler: () => Promise<Record<string, unknown>>;
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    if (request.url === '/npm/all.zip') serve(response, osvZip, behaviour.osv, 'application/zip');
-    else if (request.url === '/feeds/known_exploited_vulnerabilities.json')
-      serve(response, kevJson, behaviour.kev, 'application/json');
-    else if (request.url === '/epss_scores-current.csv.gz') serve(response, epssGz, behaviour.epss, 'application/gzip');
-    else {
-      response.writeHead(404);
-      response.end();
-    }
-  });
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startFeedServer();
+  publishEcosystem(server, 'npm', [osvRecord]);
+  server.files.set('/feeds/known_exploited_vulnerabilities.json', { body: kevJson, type: 'application/json' });
+  server.files.set('/epss_scores-current.csv.gz', { body: epssGz, type: 'application/gzip' });
   Object.assign(process.env, {
-    CORPUS_OSV_URLS: `${base}/npm/all.zip`,
-    CORPUS_KEV_URL: `${base}/feeds/known_exploited_vulnerabilities.json`,
-    CORPUS_EPSS_URL: `${base}/epss_scores-current.csv.gz`,
+    CORPUS_OSV_BASE_URL: server.base,
+    CORPUS_OSV_ECOSYSTEMS: 'npm',
+    CORPUS_KEV_URL: `${server.base}/feeds/known_exploited_vulnerabilities.json`,
+    CORPUS_EPSS_URL: `${server.base}/epss_scores-current.csv.gz`,
   });
   // The handler reads its feeds at load, as at a Lambda cold start.
   ({ handler } = await import('../../functions/corpus-refresh/handler'));
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((closed) => server.close(closed));
+  await server.close();
 });
+
+function behave(how: { osv: Behaviour; kev: Behaviour; epss: Behaviour }): void {
+  server.files.get('/npm/all.zip')!.behaviour = how.osv;
+  server.files.get('/feeds/known_exploited_vulnerabilities.json')!.behaviour = how.kev;
+  server.files.get('/epss_scores-current.csv.gz')!.behaviour = how.epss;
+}
 
 /** Every item the fixture feeds would write, as stored now. */
 async function fixtureItems() {
@@ -160,73 +116,116 @@ async function fixtureItems() {
 
 const refresh = () => runAsFunction('corpus-refresh', () => handler());
 
+type Source = 'osv' | 'kev' | 'epss';
+
+/** Only one feed configured: the others' data and state stay out of the case. */
+function only(source: Source) {
+  return {
+    osv: { baseUrl: server.base, ecosystems: source === 'osv' ? ['npm'] : [] },
+    kev: source === 'kev' ? process.env.CORPUS_KEV_URL : undefined,
+    epss: source === 'epss' ? process.env.CORPUS_EPSS_URL : undefined,
+  };
+}
+
+const stateName: Record<Source, string> = { osv: 'osv/npm', kev: 'kev', epss: 'epss' };
+
 describe('corpus refresh from the feeds', () => {
   test.each([
-    [
-      'the EPSS download fails with HTTP 500',
-      { osv: 'ok', kev: 'ok', epss: 'http-500' },
-      /epss_scores-current\.csv\.gz: HTTP 500/,
-    ],
-    [
-      'the KEV download fails with HTTP 500',
-      { osv: 'ok', kev: 'http-500', epss: 'ok' },
-      /known_exploited_vulnerabilities\.json: HTTP 500/,
-    ],
-    ['the OSV connection is reset mid-body', { osv: 'reset', kev: 'ok', epss: 'ok' }, /all\.zip: download broken off/],
-    ['the OSV zip is truncated', { osv: 'truncated', kev: 'ok', epss: 'ok' }, /all\.zip: not a complete zip archive/],
-    [
-      'the EPSS gzip is truncated',
-      { osv: 'ok', kev: 'ok', epss: 'truncated' },
-      /epss_scores-current\.csv\.gz: unreadable epss feed/,
-    ],
-    [
-      'the OSV zip does not match its md5',
-      { osv: 'bad-md5', kev: 'ok', epss: 'ok' },
-      /all\.zip: content does not match/,
-    ],
-  ] as const)('%s: the refresh fails and the corpus stays as it was', async (_name, how, message) => {
-    Object.assign(behaviour, how);
+    ['the EPSS download fails with HTTP 500', 'epss', 'http-500', /epss_scores-current\.csv\.gz: HTTP 500/],
+    ['the KEV download fails with HTTP 500', 'kev', 'http-500', /known_exploited_vulnerabilities\.json: HTTP 500/],
+    ['the OSV connection is reset mid-body', 'osv', 'reset', /all\.zip: download broken off/],
+    ['the OSV zip is truncated', 'osv', 'truncated', /all\.zip: not a complete zip archive/],
+    ['the EPSS gzip is truncated', 'epss', 'truncated', /epss_scores-current\.csv\.gz: unreadable epss feed/],
+    ['the OSV zip does not match its md5', 'osv', 'bad-md5', /all\.zip: content does not match/],
+  ] as const)('%s: that feed fails, keeps its data and says why', async (_name, source, how, message) => {
+    behave({ osv: 'ok', kev: 'ok', epss: 'ok', [source]: how });
     const before = await fixtureItems();
     expect(before).toEqual({ advisory: undefined, package: undefined, kev: undefined, epss: undefined });
-    await expect(refresh()).rejects.toThrow(message);
+    await expect(runAsFunction('corpus-refresh', () => refreshCorpus(only(source)))).rejects.toThrow(message);
     expect(await fixtureItems()).toEqual(before);
+    const state = (await readFeedStates([{ source, ...(source === 'osv' ? { ecosystem: 'npm' } : {}) }])).get(
+      stateName[source],
+    );
+    expect(state).toMatchObject({ lastAttemptAt: expect.any(String), lastError: expect.stringMatching(message) });
+    expect(state?.lastSuccessAt).toBeUndefined();
   });
 
-  test('whole feeds are imported, and a second run writes nothing new', async () => {
-    Object.assign(behaviour, { osv: 'ok', kev: 'ok', epss: 'ok' });
-    const results = await refresh();
-    expect(results[process.env.CORPUS_OSV_URLS!]).toMatchObject({ entries: 1, read: 1, written: 1, errors: 0 });
-    expect(results.kev).toMatchObject({ written: 1 });
-    expect(results.epss).toMatchObject({ rows: 2, skipped: false });
+  test('one failing feed does not hold back the others; the next run takes it in and downloads nothing unchanged', async () => {
+    behave({ osv: 'ok', kev: 'ok', epss: 'http-500' });
+    await expect(refresh()).rejects.toThrow(/corpus refresh failed for epss: .*epss_scores-current\.csv\.gz: HTTP 500/);
+    const first = await fixtureItems();
+    expect(first.advisory).toMatchObject({ advisoryId, cveId });
+    expect(first.package).toMatchObject({ advisoryCount: 1 });
+    expect(first.kev).toMatchObject({ cveId, dueDate: '2026-11-22' });
+    expect(first.epss).toBeUndefined();
 
-    const after = await fixtureItems();
-    expect(after.advisory).toMatchObject({ advisoryId, cveId });
-    expect(after.package).toMatchObject({ advisoryCount: 1 });
-    expect(after.kev).toMatchObject({ cveId, dueDate: '2026-11-22' });
-    expect(after.epss).toMatchObject({ cveId, epss: 0.91234, percentile: 0.99876 });
+    behave({ osv: 'ok', kev: 'ok', epss: 'ok' });
+    server.requests.length = 0;
+    const results = await refresh();
+    // OSV's listing and the KEV catalog are unchanged (304 to their ETag): nothing downloaded, nothing imported.
+    expect(results['osv/npm']).toEqual({ mode: 'unchanged', records: 0 });
+    expect(results.kev).toEqual({ unchanged: true });
+    expect(results.epss).toMatchObject({ rows: 2, skipped: false });
+    expect(server.requests).toEqual([
+      { path: '/npm/modified_id.csv', status: 304 },
+      { path: '/feeds/known_exploited_vulnerabilities.json', status: 304 },
+      { path: '/epss_scores-current.csv.gz', status: 200 },
+    ]);
+    expect((await fixtureItems()).epss).toMatchObject({ cveId, epss: 0.91234, percentile: 0.99876 });
 
     const again = await refresh();
-    expect(again[process.env.CORPUS_OSV_URLS!]).toMatchObject({ read: 1, written: 0, unchanged: 1 });
-    expect(again.kev).toMatchObject({ written: 0 });
-    expect(again.epss).toMatchObject({ skipped: true });
+    expect(again.epss).toEqual({ skipped: true });
+  });
+
+  test('a KEV catalog whose version did not move is not imported again', async () => {
+    // Same catalog, new bytes (the server's ETag changes): downloaded, but its catalogVersion says nothing changed.
+    const catalog = JSON.parse(kevJson.toString('utf8')) as Record<string, unknown>;
+    server.files.set('/feeds/known_exploited_vulnerabilities.json', {
+      body: Buffer.from(JSON.stringify(catalog, null, 1)),
+      type: 'application/json',
+    });
+    const results = await runAsFunction('corpus-refresh', () => refreshCorpus(only('kev')));
+    expect(results.kev).toMatchObject({ unchanged: true });
   });
 
   test('a deployment without the feed variables fails at load, not with an empty refresh', async () => {
     const { feedsFromEnvironment } = await import('../../functions/corpus-refresh/handler');
-    expect(() => feedsFromEnvironment({})).toThrow(/CORPUS_OSV_URLS: required/);
+    expect(() => feedsFromEnvironment({})).toThrow(/CORPUS_OSV_BASE_URL: required/);
     expect(() =>
-      feedsFromEnvironment({ CORPUS_OSV_URLS: 'not a url', CORPUS_KEV_URL: '', CORPUS_EPSS_URL: '' }),
-    ).toThrow(/CORPUS_OSV_URLS/);
+      feedsFromEnvironment({
+        CORPUS_OSV_BASE_URL: 'not a url',
+        CORPUS_OSV_ECOSYSTEMS: 'npm',
+        CORPUS_KEV_URL: '',
+        CORPUS_EPSS_URL: '',
+      }),
+    ).toThrow(/CORPUS_OSV_BASE_URL/);
+    expect(() =>
+      feedsFromEnvironment({
+        CORPUS_OSV_BASE_URL: 'https://a.test',
+        CORPUS_OSV_ECOSYSTEMS: 'npm,cargo',
+        CORPUS_KEV_URL: '',
+        CORPUS_EPSS_URL: '',
+      }),
+    ).toThrow(/"cargo" is not an ecosystem the matcher supports/);
     expect(
       feedsFromEnvironment({
-        CORPUS_OSV_URLS: 'https://a.test/npm/all.zip, https://a.test/PyPI/all.zip',
+        CORPUS_OSV_BASE_URL: 'https://a.test/osv',
+        CORPUS_OSV_ECOSYSTEMS: 'npm, PyPI',
         CORPUS_KEV_URL: '',
         CORPUS_EPSS_URL: 'https://e.test/x.csv.gz',
       }),
     ).toEqual({
-      osv: ['https://a.test/npm/all.zip', 'https://a.test/PyPI/all.zip'],
+      osv: { baseUrl: 'https://a.test/osv', ecosystems: ['npm', 'PyPI'] },
       kev: undefined,
       epss: 'https://e.test/x.csv.gz',
     });
+    expect(
+      feedsFromEnvironment({
+        CORPUS_OSV_BASE_URL: 'https://a.test',
+        CORPUS_OSV_ECOSYSTEMS: '',
+        CORPUS_KEV_URL: '',
+        CORPUS_EPSS_URL: '',
+      }).osv.ecosystems,
+    ).toEqual([]);
   });
 });

@@ -1,91 +1,80 @@
 /**
- * The scheduled corpus refresh (functions/corpus-refresh): download every configured
- * feed, check each one is whole, and only then import them. A failed or partial
- * download (HTTP error, connection reset, truncated zip or gzip, a body shorter than
- * its Content-Length) fails the refresh before anything is written, so the corpus
- * stays exactly as it was and the next scheduled run tries again.
+ * The scheduled corpus refresh (functions/corpus-refresh, hourly on AWS): each feed fetches only
+ * what changed since its last success, is checked whole, and only then imported.
  *
- * Feeds are written to a private temporary directory as they arrive, not held in
- * memory: OSV's npm all.zip alone is a few hundred megabytes. Each file is read back
- * only for its own check and its own import.
+ * - OSV, per ecosystem: `modified_id.csv` names the records modified since the last success; only
+ *   those are downloaded (osv-feed.ts). The whole `all.zip` on the first run, after a gap longer
+ *   than the horizon, or when more records changed than the threshold.
+ * - KEV: the catalog (small) is fetched whole and imported only when its catalogVersion moved; the
+ *   import diffs it by entry.
+ * - EPSS: not downloaded again while the server says it is unchanged (ETag / Last-Modified) or the
+ *   URL's date is the score date already imported; the import skips a score date it has.
+ *
+ * Feeds fail alone: a failed download or check of one feed (an ecosystem, KEV, EPSS) imports none of
+ * it and leaves its mark where it was, so the next run fetches the same changes again; the other
+ * feeds go on. The run then throws, so the function's `Errors` metric counts it. Each feed's state
+ * (feed-state.ts) says when it last succeeded, when it was last tried and why it failed.
  */
-import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { unzipSync } from 'fflate';
 import { logger } from '../logger';
 import { importAdvisories, importEpss, importKev } from './import';
-import { parseEpssCsv, type EpssScores } from './parse/epss';
-import { parseKevCatalog, type KevCatalog } from './parse/kev';
+import { downloadBytes, downloadToFile, FeedDownloadError } from './feed-download';
+import { feedName, readFeedStates, writeFeedStates, type FeedId, type FeedState } from './feed-state';
+import {
+  DEFAULT_OSV_LIMITS,
+  fetchOsvRecords,
+  osvEcosystemUrl,
+  parseModifiedIds,
+  planOsvRefresh,
+  type OsvRefreshLimits,
+} from './osv-feed';
+import { parseEpssCsv } from './parse/epss';
+import { parseKevCatalog } from './parse/kev';
 import { readOsvZip } from './parse/osv-archive';
 
-/** Where the refresh downloads from; an empty list or undefined URL skips that source. */
+export { FeedDownloadError } from './feed-download';
+
+/** Where the refresh downloads from; no ecosystems or an undefined URL skips that source. */
 export interface CorpusFeeds {
-  /** OSV per-ecosystem `all.zip` URLs. */
-  osv: readonly string[];
+  /** OSV's export bucket (or a mirror with its layout) and the ecosystems to keep. */
+  osv: { baseUrl: string; ecosystems: readonly string[] };
   /** CISA KEV catalog JSON. */
   kev: string | undefined;
   /** FIRST EPSS daily scores, CSV or CSV.gz. */
   epss: string | undefined;
 }
 
-/** One download may take this long (the function's timeout is 900 s). */
-const DOWNLOAD_TIMEOUT_MS = 300_000;
+export interface RefreshOptions {
+  now?: () => Date;
+  osvLimits?: OsvRefreshLimits;
+}
 
-export class FeedDownloadError extends Error {
+/** One or more feeds failed; the others were refreshed. */
+export class CorpusRefreshError extends Error {
   constructor(
-    readonly url: string,
-    message: string,
-    options?: ErrorOptions,
+    readonly failures: Record<string, string>,
+    readonly results: Record<string, unknown>,
   ) {
-    super(`${url}: ${message}`, options);
-    this.name = 'FeedDownloadError';
+    super(`corpus refresh failed for ${Object.keys(failures).join(', ')}: ${Object.values(failures).join('; ')}`);
+    this.name = 'CorpusRefreshError';
   }
 }
 
-/** Streams `url` to `file`; fails on an HTTP error, a broken connection or a body of the wrong length. */
-async function download(url: string, file: string): Promise<void> {
-  let response: Response;
-  try {
-    response = await fetch(url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
-  } catch (error) {
-    throw new FeedDownloadError(url, `request failed: ${(error as Error).message}`, { cause: error });
-  }
-  if (!response.ok || !response.body) throw new FeedDownloadError(url, `HTTP ${response.status}`);
-  const expected = response.headers.get('content-length');
-  // GCS (OSV) sends `x-goog-hash: crc32c=…,md5=<base64>`: when present, the bytes must match it.
-  const md5 = /(?:^|,)\s*md5=([A-Za-z0-9+/=]+)/.exec(response.headers.get('x-goog-hash') ?? '')?.[1];
-  const hash = createHash('md5');
-  let received = 0;
-  const count = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      received += chunk.length;
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-  try {
-    await pipeline(Readable.fromWeb(response.body), count, createWriteStream(file, { mode: 0o600 }));
-  } catch (error) {
-    throw new FeedDownloadError(url, `download broken off after ${received} bytes: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  if (expected !== null && Number(expected) !== received)
-    throw new FeedDownloadError(url, `received ${received} of ${expected} bytes`);
-  if (md5 !== undefined && hash.digest('base64') !== md5)
-    throw new FeedDownloadError(url, 'content does not match its x-goog-hash md5');
+interface FeedOutcome {
+  result: Record<string, unknown>;
+  /** What the next run starts from. */
+  state: Pick<FeedState, 'records' | 'cursor' | 'lastFullAt' | 'validators' | 'version'>;
 }
 
-/** A downloaded feed, checked whole and ready to import. */
-type CheckedFeed =
-  | { source: 'osv'; url: string; file: string; entries: number }
-  | { source: 'kev'; url: string; catalog: KevCatalog }
-  | { source: 'epss'; url: string; scores: EpssScores };
+interface FeedContext {
+  previous: FeedState | undefined;
+  directory: string;
+  now: () => Date;
+  osvLimits: OsvRefreshLimits;
+}
 
 /** Reads the zip's central directory (at its end, so a truncated archive has none) without inflating anything. */
 function osvZipEntries(url: string, zip: Uint8Array): number {
@@ -103,64 +92,168 @@ function osvZipEntries(url: string, zip: Uint8Array): number {
   return entries;
 }
 
-async function check(source: 'osv' | 'kev' | 'epss', url: string, file: string): Promise<CheckedFeed> {
-  const bytes = await readFile(file);
-  try {
-    switch (source) {
-      case 'osv':
-        return { source, url, file, entries: osvZipEntries(url, bytes) };
-      case 'kev':
-        return { source, url, catalog: parseKevCatalog(bytes) };
-      case 'epss':
-        // A truncated gzip fails to inflate here; the scores are parsed once, before any write.
-        return { source, url, scores: parseEpssCsv(bytes) };
-    }
-  } catch (error) {
-    if (error instanceof FeedDownloadError) throw error;
-    throw new FeedDownloadError(url, `unreadable ${source} feed: ${(error as Error).message}`, { cause: error });
+function unreadable(url: string, source: string, error: unknown): FeedDownloadError {
+  return new FeedDownloadError(url, `unreadable ${source} feed: ${(error as Error).message}`, { cause: error });
+}
+
+async function refreshOsv(baseUrl: string, ecosystem: string, context: FeedContext): Promise<FeedOutcome> {
+  const { previous, now, osvLimits } = context;
+  const listingUrl = osvEcosystemUrl(baseUrl, ecosystem, 'modified_id.csv');
+  const recent =
+    previous?.lastSuccessAt !== undefined &&
+    previous.cursor !== undefined &&
+    now().getTime() - new Date(previous.lastSuccessAt).getTime() <= osvLimits.fullRefreshAfterMs;
+  // The listing is fetched first, also for a full refresh: its newest time becomes the cursor, so a
+  // record modified while all.zip downloads is fetched again next run rather than missed.
+  const listingDownload = await downloadBytes(listingUrl, recent ? previous.validators : undefined);
+  if (listingDownload.notModified) return { result: { mode: 'unchanged', records: 0 }, state: { records: 0 } };
+  const listing = parseModifiedIds(listingUrl, listingDownload.body.toString('utf8'));
+  const listed = listing.reduce<string | undefined>(
+    (max, entry) => (max === undefined || entry.modified > max ? entry.modified : max),
+    undefined,
+  );
+
+  const plan = await planOsvRefresh(previous, listing, now(), osvLimits);
+  // After a whole archive the listing's newest time is the mark (a mirror may be behind the old one);
+  // after changes the mark only moves forward.
+  const cursor =
+    plan.kind === 'full' || previous?.cursor === undefined || (listed !== undefined && listed > previous.cursor)
+      ? (listed ?? previous?.cursor)
+      : previous.cursor;
+  const state = { cursor, validators: listingDownload.validators };
+  if (plan.kind === 'full') {
+    const zipUrl = osvEcosystemUrl(baseUrl, ecosystem, 'all.zip');
+    const file = join(context.directory, `osv-${encodeURIComponent(ecosystem)}.zip`);
+    await downloadToFile(zipUrl, file);
+    const zip = await readFile(file);
+    const entries = osvZipEntries(zipUrl, zip);
+    const summary = await importAdvisories(readOsvZip(zip));
+    return {
+      result: { mode: 'full', reason: plan.reason, entries, ...summary },
+      state: { ...state, records: entries, lastFullAt: now().toISOString() },
+    };
   }
+  if (plan.entries.length === 0) return { result: { mode: 'changes', records: 0 }, state: { ...state, records: 0 } };
+  const records = await fetchOsvRecords(baseUrl, ecosystem, plan.entries);
+  const summary = await importAdvisories(records);
+  return {
+    result: { mode: 'changes', records: records.length, ...summary },
+    state: { ...state, records: records.length },
+  };
+}
+
+async function refreshKev(url: string, context: FeedContext): Promise<FeedOutcome> {
+  const { previous } = context;
+  const downloaded = await downloadBytes(url, previous?.lastSuccessAt ? previous.validators : undefined);
+  if (downloaded.notModified) return { result: { unchanged: true }, state: { records: previous?.records } };
+  let catalog;
+  try {
+    catalog = parseKevCatalog(JSON.parse(downloaded.body.toString('utf8')) as unknown);
+  } catch (error) {
+    throw unreadable(url, 'kev', error);
+  }
+  const state = { records: catalog.entries.size, validators: downloaded.validators, version: catalog.catalogVersion };
+  if (previous?.lastSuccessAt && catalog.catalogVersion !== '' && catalog.catalogVersion === previous.version)
+    return { result: { entries: catalog.entries.size, unchanged: true }, state };
+  // The feed is the whole catalog: an entry CISA dropped leaves KEV.
+  return { result: await importKev(catalog, { removeUnlisted: true }), state };
+}
+
+/** `…/epss_scores-2026-12-06.csv.gz`: the score date, when the URL names one. */
+const DATE_IN_URL = /(\d{4}-\d{2}-\d{2})(?:\.csv)?(?:\.gz)?$/;
+
+async function refreshEpss(url: string, context: FeedContext): Promise<FeedOutcome> {
+  const { previous } = context;
+  const dated = DATE_IN_URL.exec(new URL(url).pathname)?.[1];
+  if (previous?.lastSuccessAt && dated !== undefined && previous.version?.startsWith(dated))
+    return { result: { skipped: true }, state: { records: previous.records, version: previous.version } };
+  const file = join(context.directory, 'epss');
+  const downloaded = await downloadToFile(url, file, previous?.lastSuccessAt ? previous.validators : undefined);
+  if (downloaded.notModified)
+    return { result: { skipped: true }, state: { records: previous?.records, version: previous?.version } };
+  let scores;
+  try {
+    // A truncated gzip fails to inflate here; the scores are parsed once, before any write.
+    scores = parseEpssCsv(await readFile(file));
+  } catch (error) {
+    throw unreadable(url, 'epss', error);
+  }
+  return {
+    result: await importEpss(scores),
+    state: { records: scores.scores.size, validators: downloaded.validators, version: scores.scoreDate ?? undefined },
+  };
+}
+
+/** What a failure says in the status endpoint: the checks' own messages; anything else stays in the log. */
+function publicError(error: unknown): string {
+  if (error instanceof FeedDownloadError) return error.message;
+  return "the import failed; the corpus-refresh function's log has the details";
 }
 
 /**
- * Downloads and checks every feed, then imports them (OSV first, so KEV and EPSS
- * annotate advisories that exist). Throws, having written nothing, when any feed
- * cannot be downloaded whole.
+ * Refreshes every configured feed in turn (OSV first, so KEV and EPSS annotate advisories that
+ * exist). Returns what each did; throws `CorpusRefreshError` after the run when any feed failed.
  */
-export async function refreshCorpus(feeds: CorpusFeeds): Promise<Record<string, unknown>> {
-  const directory = await mkdtemp(join(tmpdir(), 'vexdesk-feeds-'));
-  try {
-    const wanted: Array<{ source: 'osv' | 'kev' | 'epss'; url: string }> = [
-      ...feeds.osv.map((url) => ({ source: 'osv' as const, url })),
-      ...(feeds.kev ? [{ source: 'kev' as const, url: feeds.kev }] : []),
-      ...(feeds.epss ? [{ source: 'epss' as const, url: feeds.epss }] : []),
-    ];
-    const checked: CheckedFeed[] = [];
-    for (const [index, feed] of wanted.entries()) {
-      const file = join(directory, `${index}-${feed.source}`);
-      await download(feed.url, file);
-      checked.push(await check(feed.source, feed.url, file));
-    }
+export async function refreshCorpus(
+  feeds: CorpusFeeds,
+  options: RefreshOptions = {},
+): Promise<Record<string, unknown>> {
+  const now = options.now ?? (() => new Date());
+  const osvLimits = options.osvLimits ?? DEFAULT_OSV_LIMITS;
+  const wanted: Array<FeedId & { run: (context: FeedContext) => Promise<FeedOutcome> }> = [
+    ...feeds.osv.ecosystems.map((ecosystem) => ({
+      source: 'osv' as const,
+      ecosystem,
+      run: (context: FeedContext) => refreshOsv(feeds.osv.baseUrl, ecosystem, context),
+    })),
+    ...(feeds.kev ? [{ source: 'kev' as const, run: (context: FeedContext) => refreshKev(feeds.kev!, context) }] : []),
+    ...(feeds.epss
+      ? [{ source: 'epss' as const, run: (context: FeedContext) => refreshEpss(feeds.epss!, context) }]
+      : []),
+  ];
+  const ids = wanted.map(({ source, ecosystem }): FeedId =>
+    ecosystem === undefined ? { source } : { source, ecosystem },
+  );
+  const states = await readFeedStates(ids);
+  const attemptedAt = now().toISOString();
+  // Marked as tried before the work: a run cut off by the function's timeout still shows when it started.
+  await writeFeedStates(ids.map((id) => ({ ...id, ...states.get(feedName(id)), lastAttemptAt: attemptedAt })));
 
-    const results: Record<string, unknown> = {};
-    for (const feed of checked) {
-      switch (feed.source) {
-        case 'osv':
-          results[feed.url] = {
-            entries: feed.entries,
-            ...(await importAdvisories(readOsvZip(await readFile(feed.file)))),
-          };
-          break;
-        case 'kev':
-          results.kev = await importKev(feed.catalog, { removeUnlisted: true });
-          break;
-        case 'epss':
-          results.epss = await importEpss(feed.scores);
-          break;
+  const directory = await mkdtemp(join(tmpdir(), 'vexdesk-feeds-'));
+  const results: Record<string, unknown> = {};
+  const failures: Record<string, string> = {};
+  try {
+    for (const [index, feed] of wanted.entries()) {
+      const id = ids[index]!;
+      const name = feedName(id);
+      const previous = states.get(name);
+      // Each feed's files go when it is done: /tmp holds one ecosystem's all.zip at a time.
+      const feedDirectory = await mkdtemp(join(directory, 'feed-'));
+      try {
+        const outcome = await feed.run({ previous, directory: feedDirectory, now, osvLimits });
+        results[name] = outcome.result;
+        await writeFeedStates([
+          {
+            ...previous,
+            ...id,
+            ...outcome.state,
+            lastAttemptAt: attemptedAt,
+            lastSuccessAt: now().toISOString(),
+            lastError: undefined,
+          },
+        ]);
+      } catch (error) {
+        failures[name] = (error as Error).message;
+        logger.error('corpus feed refresh failed', { feed: name, error });
+        await writeFeedStates([{ ...previous, ...id, lastAttemptAt: attemptedAt, lastError: publicError(error) }]);
+      } finally {
+        await rm(feedDirectory, { recursive: true, force: true });
       }
     }
-    logger.info('corpus refreshed', { results });
-    return results;
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
+  logger.info('corpus refreshed', { results, failures });
+  if (Object.keys(failures).length > 0) throw new CorpusRefreshError(failures, results);
+  return results;
 }

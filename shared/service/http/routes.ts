@@ -6,7 +6,7 @@
  * Each endpoint group's routes are defined in shared/service/http/route-groups/<group>.ts
  * and only there; this module joins them. A group's Lambda imports its own
  * group's list, not this table, so it builds no other group's schemas at cold
- * start (docs/architecture.md "Cold starts").
+ * start (docs/architecture/cold-starts.md "Bundles").
  */
 import { errorBodySchema } from '../schemas/common';
 import type { EndpointGroup, RouteDefinition } from './route-definition';
@@ -15,6 +15,7 @@ import { releaseRoutes } from './route-groups/releases';
 import { sbomRoutes } from './route-groups/sboms';
 import { scanRoutes } from './route-groups/scans';
 import { portfolioRoutes } from './route-groups/portfolio';
+import { corpusRoutes } from './route-groups/corpus';
 import { dispositionRoutes } from './route-groups/dispositions';
 import { vexRoutes } from './route-groups/vex';
 import { disclosureRoutes } from './route-groups/disclosures';
@@ -40,6 +41,7 @@ export const routes = [
   ...sbomRoutes,
   ...scanRoutes,
   ...portfolioRoutes,
+  ...corpusRoutes,
   ...dispositionRoutes,
   ...vexRoutes,
   ...disclosureRoutes,

@@ -32,5 +32,13 @@ export const corpusKeys = {
   corpusChangePartition: () => ({ pk: 'CORPUS#CHANGES' }),
   /** The latest recorded corpus change: the corpus version a scan's findings reflect. */
   corpusVersion: (): Key => ({ pk: 'CORPUS#META', sk: 'VERSION' }),
+  /**
+   * What the scheduled refresh knows of one feed (shared/service/corpus/feed-state.ts): `osv` per ecosystem, `kev`,
+   * `epss`. One partition: the status endpoint reads them all in one batch.
+   */
+  corpusFeedState: (source: string, ecosystem?: string): Key => ({
+    pk: 'CORPUS#FEEDS',
+    sk: ecosystem === undefined ? `FEED#${source}` : `FEED#${source}#${ecosystem}`,
+  }),
   corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
 } as const;
