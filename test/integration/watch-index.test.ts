@@ -137,13 +137,13 @@ describe('table migrate', () => {
     expect(cutOff).toMatchObject({ complete: false, sboms: 1 });
     const rest = await migrateWatchIndex();
     expect(rest.complete).toBe(true);
-    expect((await ids([packageKey('npm', lib)])).sort()).toEqual([one!.id, two!.id].sort());
-    const item = await getItem(keys.sbom(team.teamId, one!.productId, one!.releaseId, one!.id));
+    expect((await ids([packageKey('npm', lib)])).sort()).toEqual([one.id, two.id].sort());
+    const item = await getItem(keys.sbom(team.teamId, one.productId, one.releaseId, one.id));
     expect(item?.watchIndexedAt).toEqual(expect.any(String));
 
     // Done is done: a second run finds none of them.
     const again = await migrateWatchIndex();
     expect(again.complete).toBe(true);
-    expect((await ids([packageKey('npm', lib)])).sort()).toEqual([one!.id, two!.id].sort());
+    expect((await ids([packageKey('npm', lib)])).sort()).toEqual([one.id, two.id].sort());
   });
 });
