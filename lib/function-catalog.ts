@@ -57,7 +57,7 @@ const ENDPOINT_DEFAULTS = { memoryMb: 512, timeoutSeconds: 10 };
 const HEAVY_GROUPS: Partial<Record<EndpointGroup, { memoryMb: number; timeoutSeconds: number }>> = {
   sboms: { memoryMb: 2048, timeoutSeconds: API_INTEGRATION_TIMEOUT_SECONDS },
   scans: { memoryMb: 2048, timeoutSeconds: API_INTEGRATION_TIMEOUT_SECONDS },
-  // A 500-item batch is up to 32 transactions (docs/architecture.md "Write guarantees"); a batch
+  // A 500-item batch is up to 32 transactions (docs/architecture/background-work.md "Write guarantees"); a batch
   // cut off by the timeout is finished by a later read or the sweep, but it should rarely need to be.
   dispositions: { memoryMb: 1024, timeoutSeconds: API_INTEGRATION_TIMEOUT_SECONDS },
 };

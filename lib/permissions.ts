@@ -5,7 +5,7 @@
  * integration tests (test/infra/observed-aws-calls.json): every call must be
  * allowed, and every grant must be used by some call or listed in
  * UNOBSERVED_GRANTS (lib/unobserved-grants.ts) with its reason
- * (docs/architecture.md "Permissions that match the code"). How a function acting
+ * (docs/architecture/request-path.md "Permissions that match the code"). How a function acting
  * for a team splits this access between its roles: lib/tenant-access.ts.
  *
  * Write access is additionally clamped by the route table: an endpoint group
@@ -92,7 +92,7 @@ const objects = (...actions: ObjectAction[]): BucketAccess => ({ objects: action
 /** The explicit map: one line per endpoint group. */
 export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // Deleting a product walks its collection in batches and lists and removes every object under its prefix (spec: DELETE /api/products/{productId});
-  // a list page reads its products by key in one batch (docs/architecture.md "Product list at scale").
+  // a list page reads its products by key in one batch (docs/architecture/lists-and-caches.md "Product list at scale").
   products: {
     ...nothing,
     table: table(
@@ -126,7 +126,7 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // the duplicate-upload check for SBOMs stored before content claims); deleting an SBOM removes its findings in batches.
   sboms: {
     ...nothing,
-    // The staging record written before the files is deleted in the SBOM's own transaction (docs/architecture.md "Recovery after a crash").
+    // The staging record written before the files is deleted in the SBOM's own transaction (docs/architecture/background-work.md "Recovery after a crash").
     table: table(
       'dynamodb:GetItem',
       'dynamodb:Query',

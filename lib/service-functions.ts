@@ -31,7 +31,7 @@ export interface ServiceFunctionsProps {
 export class ServiceFunctions {
   /** Every function of the catalog, by catalog name (`products`, `authorizer`, `scan-worker`, …). */
   readonly byName = new Map<string, lambda.Function>();
-  /** The tenant role of each function that acts for a caller's team (docs/architecture.md "Tenant-scoped credentials"). */
+  /** The tenant role of each function that acts for a caller's team (docs/architecture/request-path.md "Tenant-scoped credentials"). */
   readonly tenantRoles = new Map<string, iam.Role>();
 
   constructor(

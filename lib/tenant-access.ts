@@ -1,5 +1,5 @@
 /**
- * Tenant roles (docs/architecture.md "Tenant-scoped credentials"). A function
+ * Tenant roles (docs/architecture/request-path.md "Tenant-scoped credentials"). A function
  * whose every route acts for a caller's team does its DynamoDB and S3 work
  * with credentials of its tenant role, assumed per team with the session tag
  * `teamId`: the role's policy allows the function's table and object actions

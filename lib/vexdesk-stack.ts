@@ -53,7 +53,7 @@ export class VexdeskStack extends Stack {
   readonly publicClientFirewall: wafv2.CfnWebACL;
   /** Every function of the catalog, by catalog name (`products`, `authorizer`, `scan-worker`, …). */
   readonly functions: Map<string, lambda.Function>;
-  /** The tenant role of each function that acts for a caller's team (docs/architecture.md "Tenant-scoped credentials"). */
+  /** The tenant role of each function that acts for a caller's team (docs/architecture/request-path.md "Tenant-scoped credentials"). */
   readonly tenantRoles: Map<string, iam.Role>;
   readonly scanQueue: sqs.Queue | undefined;
   readonly settings: VexdeskSettings;

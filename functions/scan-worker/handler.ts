@@ -3,7 +3,7 @@
  * - the SQS scan queue (every upload enqueues a job): a failed job is
  *   reported back so SQS retries it; the last delivery's failure marks the
  *   SBOM's scan failed before SQS moves the message to the dead-letter queue;
- * - a schedule (the recovery sweep, docs/architecture.md "Recovery after a
+ * - a schedule (the recovery sweep, docs/architecture/background-work.md "Recovery after a
  *   crash"): files of uploads cut off before their transaction, expired
  *   pre-signed sessions, and scans still owed long after the queue gave up
  *   (a dispatch lost with its Lambda, a last delivery that timed out).

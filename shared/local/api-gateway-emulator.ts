@@ -28,7 +28,7 @@ import {
 } from '../service/http/gateway-responses';
 import { isPublicClientLimitedPath, isSignInClientLimitedPath } from '../service/http/throttling';
 import type { ThrottleQuota } from '../service/identity/throttle-quota';
-import { authorizerEvent, lambdaContext, proxyEvent } from './api-gateway-events';
+import { authorizerEvent, clientOf, lambdaContext, proxyEvent } from './api-gateway-events';
 import { decodeComponent, decodeQuery, firstValues, multiValueHeaders, readBody } from './api-gateway-request';
 import { compileRouteTable, pathParametersOf } from './api-gateway-routes';
 import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
@@ -161,7 +161,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
 
     const multiHeaders = multiValueHeaders(request);
     const event = proxyEvent({
-      request,
+      client: clientOf(request),
       url,
       method,
       requestId,

@@ -10,8 +10,25 @@ import { firstValues } from './api-gateway-request';
 
 const STAGE = 'api';
 
+/** Who sent the request, as API Gateway reports it in the event's request context. */
+export interface ProxyClient {
+  httpVersion: string;
+  host: string | undefined;
+  sourceIp: string | undefined;
+  userAgent: string | undefined;
+}
+
+export function clientOf(request: IncomingMessage): ProxyClient {
+  return {
+    httpVersion: request.httpVersion,
+    host: request.headers.host,
+    sourceIp: request.socket.remoteAddress,
+    userAgent: request.headers['user-agent'],
+  };
+}
+
 export interface ProxyRequest {
-  request: IncomingMessage;
+  client: ProxyClient;
   url: URL;
   method: string;
   requestId: string;
@@ -25,7 +42,7 @@ export interface ProxyRequest {
 }
 
 export function proxyEvent(input: ProxyRequest): APIGatewayProxyEvent {
-  const { request, url, method, requestId, route, multiValueQuery } = input;
+  const { client, url, method, requestId, route, multiValueQuery } = input;
   const now = new Date();
   return {
     resource: route.path,
@@ -47,13 +64,13 @@ export function proxyEvent(input: ProxyRequest): APIGatewayProxyEvent {
       resourcePath: route.path,
       httpMethod: method,
       path: `/${STAGE}${url.pathname}`,
-      protocol: `HTTP/${request.httpVersion}`,
+      protocol: `HTTP/${client.httpVersion}`,
       requestTime: now.toUTCString(),
       requestTimeEpoch: now.getTime(),
-      domainName: request.headers.host ?? 'localhost',
+      domainName: client.host ?? 'localhost',
       identity: {
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: request.headers['user-agent'] ?? null,
+        sourceIp: client.sourceIp ?? '127.0.0.1',
+        userAgent: client.userAgent ?? null,
         accessKey: null,
         accountId: null,
         apiKey: null,

@@ -1,7 +1,7 @@
 /**
  * Work the deployed stack does outside API requests, run in-process locally:
  * the scan worker (SQS + Lambda on AWS), the first-start load of the bundled
- * sample corpus, and recovery after a crash (docs/architecture.md, "Recovery
+ * sample corpus, and recovery after a crash (docs/architecture/background-work.md, "Recovery
  * after a crash"). It all runs before the server serves, so nothing of this
  * process is in flight yet: every pending record found is left over from a
  * previous process. stop() waits for running scans so a shutdown never cuts

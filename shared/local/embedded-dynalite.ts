@@ -109,7 +109,7 @@ readLevelDbSynchronously();
  * process's RSS (file-backed) while the table is in LevelDB's table cache, which keeps up
  * to `maxOpenFiles` - 10 tables (default 1,000: the whole store of a large corpus). 74 is
  * LevelDB's minimum (64 cached tables); with 1 MB table files (LevelDB's smallest) at most
- * ~64 MB of tables are mapped at a time (docs/architecture.md "Local memory"). A table
+ * ~64 MB of tables are mapped at a time (docs/architecture/local-runtime.md "Local memory"). A table
  * leaving the cache is unmapped; reopening it reads its index and filter blocks again.
  */
 export const LEVELDB_OPEN_OPTIONS = { maxOpenFiles: 74, maxFileSize: 1024 * 1024 } as const;

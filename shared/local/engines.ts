@@ -121,7 +121,7 @@ const WORKER_ENTRY = new URL('./engine-worker.ts', import.meta.url);
  * objects). V8 sizes it from the heap limit, which on a machine with several GB gives 64 MB
  * semi-spaces: ~130 MB that one burst of requests (a corpus import) commits and the thread keeps
  * for good, while what dynalite holds between requests is ~25 MB. Same size as the API thread's
- * `--max-semi-space-size=16` (package.json `start`); docs/architecture.md "Local memory".
+ * `--max-semi-space-size=16` (package.json `start`); docs/architecture/local-runtime.md "Local memory".
  */
 export const ENGINE_YOUNG_GENERATION_MB = 48;
 

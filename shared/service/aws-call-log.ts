@@ -1,6 +1,6 @@
 /**
  * Records which AWS calls each function's code really makes, as the IAM
- * permission each call needs (docs/architecture.md "Permissions that match the
+ * permission each call needs (docs/architecture/request-path.md "Permissions that match the
  * code"). With `VEXDESK_AWS_CALL_LOG=<file>` set, every SDK client built in
  * shared/service/aws-clients.ts appends one JSON line per distinct call: the function
  * whose code issued it, the SDK operation, the IAM action, the resource as an

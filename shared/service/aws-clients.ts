@@ -8,7 +8,7 @@
  * `s3ClientOf()` answer clients that act with credentials scoped to that team when the
  * function has a tenant role (`TENANT_ROLE_ARN`): one AssumeRole per team per
  * container, tagged with the team id, refreshed by the SDK before expiry
- * (docs/architecture.md "Tenant-scoped credentials"). Without a tenant role
+ * (docs/architecture/request-path.md "Tenant-scoped credentials"). Without a tenant role
  * (locally, and functions that act for no team) they are the execution-role
  * clients. Every DynamoDB and S3 client carries the tenant guard either way.
  */
@@ -187,7 +187,7 @@ export function dynamo(): DynamoDBDocumentClient {
 /**
  * The S3 client of the current team (or the execution role), built with `Client`. Code calls the
  * operations of shared/service/aws-s3.ts, which import the S3 package on first use and pass the class: this
- * module does not import it, so no function loads it at cold start (docs/architecture.md "Cold starts").
+ * module does not import it, so no function loads it at cold start (docs/architecture/cold-starts.md "Bundles").
  */
 export function s3ClientOf(Client: typeof S3Client): S3Client {
   const clients = dataClients();

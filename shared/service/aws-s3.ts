@@ -4,8 +4,8 @@
  * The S3 package (about 130 KB minified with the middleware it adds to the SDK core) is imported
  * on the first call, not at cold start: in every function bundle it sits in a lazy chunk, so only
  * the requests that read or write an object load it, once per container. Most requests of the
- * releases, dispositions, scans and VEX functions never touch S3 (docs/architecture.md "Cold
- * starts"). Code outside this module imports only the package's types.
+ * releases, dispositions, scans and VEX functions never touch S3 (docs/architecture/cold-starts.md
+ * "Bundles"). Code outside this module imports only the package's types.
  */
 import type {
   CreateBucketCommandInput,

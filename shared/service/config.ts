@@ -25,7 +25,7 @@ const environmentSchema = z.object({
   PUBLISHER_KEY_KMS_KEY_ID: z.string().min(1).optional(),
   /** Local: file holding the key that seals them instead (created 0600 under the data directory on first need). */
   PUBLISHER_KEY_SEAL_FILE: z.string().min(1).optional(),
-  /** Role assumed per team for the DynamoDB and S3 calls of a team request (AWS); unset locally (docs/architecture.md "Tenant-scoped credentials"). */
+  /** Role assumed per team for the DynamoDB and S3 calls of a team request (AWS); unset locally (docs/architecture/request-path.md "Tenant-scoped credentials"). */
   TENANT_ROLE_ARN: z.string().min(1).optional(),
   /**
    * Public origin used in generated documents and reports (publisher namespace, disclosure links).

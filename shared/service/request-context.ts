@@ -35,7 +35,7 @@ export function runAsFunction<T>(name: string, body: () => T): T {
 
 /**
  * Runs `body` on behalf of one team: every DynamoDB and S3 call it makes goes
- * through clients scoped to that team (docs/architecture.md "Tenant-scoped
+ * through clients scoped to that team (docs/architecture/request-path.md "Tenant-scoped
  * credentials").
  */
 export function runAsTeam<T>(teamId: string, body: () => T): T {

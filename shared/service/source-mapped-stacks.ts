@@ -4,7 +4,7 @@
  * through that chunk is first formatted. With the flag, Node reads and parses
  * the map of every chunk it loads (about 1 MB of JSON per function), which cost
  * 7-15 ms of every cold start for maps that are used only when something fails
- * (docs/architecture.md "Cold starts").
+ * (docs/architecture/cold-starts.md "Bundles").
  *
  * Installed by the cold-start module of every bundle (shared/service/cold-start.ts).
  * Code run from the TypeScript sources (tests, `npm start`) has no `.mjs` frames

@@ -1,5 +1,5 @@
 /**
- * The code-level half of tenant isolation (docs/architecture.md "Tenant-scoped
+ * The code-level half of tenant isolation (docs/architecture/request-path.md "Tenant-scoped
  * credentials"): inside a team request, an SDK call that names another team's
  * partition key or object key is refused before it is sent. On AWS the
  * tenant-scoped credentials make IAM refuse it too; locally (no IAM in the

@@ -1,10 +1,10 @@
 /**
- * Release findings bench (issue 13 "Done when"): `GET /api/releases/{id}/vulnerabilities`, first
+ * Release findings bench: `GET /api/releases/{id}/vulnerabilities`, first
  * page, for a release of 20,000 findings (two SBOMs of 10,000 vulnerable components each, made by
  * real scans, 2,000 of them with a disposition), through HTTP against the local server. Also prints
  * what the list costs on a process that has not read the release yet (the digests read from S3)
  * and what reading the same findings from the table costs, which is why the digests exist
- * (docs/architecture.md "Reading a release's findings").
+ * (docs/architecture/lists-and-caches.md "Reading a release's findings").
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

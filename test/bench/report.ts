@@ -1,5 +1,5 @@
 /**
- * Compliance report and audit export bench (issue 5). Run: `npx tsx test/bench/report.ts`
+ * Compliance report and audit export bench. Run: `npx tsx test/bench/report.ts`
  * or `npm run bench -- report`. Starts its own embedded engines in a temporary directory.
  *
  * - Render only: 10,000 components + 2,000 findings from the sample fixtures.
@@ -16,6 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { routes } from '../../shared/service/http/routes';
+import { lambdaContext, proxyEvent } from '../../shared/local/api-gateway-events';
 import type { AuthorizerContext } from '../../shared/service/http/authorizer-context';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { startEmbeddedEngines } from '../../shared/local/engines';
@@ -44,79 +46,31 @@ function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
 }
 
-function lambdaContext(group: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `vexdesk-${group}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:vexdesk-${group}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/vexdesk-${group}`,
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 29_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 /** A GET as API Gateway hands it to a group Lambda after the authorizer accepted the key. */
 function apiEvent(
-  route: { resource: string; path: string },
+  target: { resource: string; path: string },
   authorizer: AuthorizerContext,
-  parameters: {
-    path?: Record<string, string>;
-    query?: Record<string, string>;
-  },
+  parameters: { path?: Record<string, string>; query?: Record<string, string> },
 ): APIGatewayProxyEvent {
-  const requestId = randomUUID();
-  return {
-    resource: route.resource,
-    path: route.path,
-    httpMethod: 'GET',
+  const route = routes.find((candidate) => candidate.method === 'GET' && candidate.path === target.resource);
+  if (!route) throw new Error(`no GET route ${target.resource}`);
+  const query = parameters.query ?? {};
+  const url = new URL(target.path, 'http://localhost');
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+  const event = proxyEvent({
+    client: { httpVersion: '1.1', host: 'localhost', sourceIp: '127.0.0.1', userAgent: 'bench' },
+    url,
+    method: 'GET',
+    requestId: randomUUID(),
+    route,
     headers: {},
     multiValueHeaders: {},
-    queryStringParameters: parameters.query ?? null,
-    multiValueQueryStringParameters: null,
+    multiValueQuery: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])),
     pathParameters: parameters.path ?? null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'bench',
-      resourceId: 'bench',
-      stage: 'bench',
-      requestId,
-      extendedRequestId: requestId,
-      resourcePath: route.resource,
-      httpMethod: 'GET',
-      path: route.path,
-      protocol: 'HTTP/1.1',
-      requestTime: new Date().toUTCString(),
-      requestTimeEpoch: Date.now(),
-      domainName: 'localhost',
-      identity: {
-        sourceIp: '127.0.0.1',
-        userAgent: 'bench',
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        user: null,
-        userArn: null,
-      },
-      authorizer: { ...authorizer, principalId: authorizer.serviceAccountId, integrationLatency: 0 },
-    },
-  };
+    body: Buffer.alloc(0),
+  });
+  event.requestContext.authorizer = { ...authorizer, principalId: authorizer.serviceAccountId, integrationLatency: 0 };
+  return event;
 }
 
 /** Team, release, corpus, SBOM, scan, dispositions and a published VEX document, all through the services. */

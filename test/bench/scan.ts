@@ -1,10 +1,10 @@
 /**
- * Scan bench (issue 3), embedded mode: a synthetic corpus of 50,000 OSV
+ * Scan bench, embedded mode: a synthetic corpus of 50,000 OSV
  * advisories (realistic ecosystem mix) imported from an all.zip, then
  * synthetic SBOMs of 10,000 and 20,000 components (10% vulnerable, two
  * advisories each: ~2,000 findings per 10,000) uploaded to the real local
  * server, each followed at once by POST /api/cve-scan (which joins the
- * upload's scan). Prints the issue 9 figures with their targets, the server's
+ * upload's scan). Prints the figures with their targets, the server's
  * peak RSS (engines included) and the scan-worker handler's own peak.
  */
 import { spawn } from 'node:child_process';
@@ -229,7 +229,7 @@ export async function benchScan(options: { memoryOnly?: boolean } = {}): Promise
     );
     lines.push(`  server RSS at start: ${describeRss(rssAtStart)}`);
     lines.push(
-      `  server RSS after the 50,000-advisory import went through its engines: ${describeRss(rssAfterImport)}; peak during the import ${importPeak.toFixed(0)} MB (the server caches no corpus; docs/architecture.md "Local memory")`,
+      `  server RSS after the 50,000-advisory import went through its engines: ${describeRss(rssAfterImport)}; peak during the import ${importPeak.toFixed(0)} MB (the server caches no corpus; docs/architecture/local-runtime.md "Local memory")`,
     );
 
     const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };

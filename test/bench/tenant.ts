@@ -1,7 +1,7 @@
 /**
- * Tenant-scoped credentials bench (issue 8, defect 9): what acting with
+ * Tenant-scoped credentials bench: what acting with
  * credentials scoped to the caller's team adds to a request
- * (docs/architecture.md "Tenant-scoped credentials").
+ * (docs/architecture/request-path.md "Tenant-scoped credentials").
  *  - warm: resolving the team's clients from the per-container cache, per
  *    `dynamo()`/S3 client lookup inside a team request, against the plain clients;
  *  - the tenant guard's check of one call's keys (a disposition write: a

@@ -126,7 +126,7 @@ describe('recovery sweep', () => {
         Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('scan-worker')), 'Arn'] } }),
       ],
     });
-    // Put: each scan writes the SBOM's findings digest beside its inventory (docs/architecture.md "Reading a release's findings").
+    // Put: each scan writes the SBOM's findings digest beside its inventory (docs/architecture/lists-and-caches.md "Reading a release's findings").
     expect(actionsOfRole(template, roleId('scan-worker'), logicalIdOf(stack, stack.sbomBucket))).toEqual([
       's3:DeleteObject',
       's3:GetObject',

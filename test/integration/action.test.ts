@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { CI_SCOPES } from '../../shared/service/identity/scopes';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { validateSarif } from '../support/schema-validation';
 import { baseUrl } from '../support/http-client';
@@ -271,15 +272,7 @@ describe("the Action signed in with the job's OIDC token", () => {
         repository_id: REPOSITORY_ID,
         sub: 'repo:octo-org/octo-repo:ref:refs/heads/*',
       },
-      scopes: [
-        'products:read',
-        'products:write',
-        'releases:read',
-        'releases:write',
-        'sboms:read',
-        'sboms:write',
-        'vulnerabilities:read',
-      ],
+      scopes: [...CI_SCOPES],
     });
     if (policy.status !== 201) throw new Error(`policy create failed: ${policy.status} ${policy.text}`);
     return { ...team, policyName: name };

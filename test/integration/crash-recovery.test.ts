@@ -1,5 +1,5 @@
 /**
- * Recovery after a crash (docs/architecture.md): the real server process is
+ * Recovery after a crash (docs/architecture/background-work.md): the real server process is
  * killed with SIGKILL mid-work and started again on the same data directory.
  * Contract: after a restart, every acknowledged upload's scan completes
  * without a client call, a not-yet-scanned SBOM's vulnerability list says so,

@@ -1,5 +1,5 @@
 /**
- * The local server's memory (issue 9, item 2; docs/architecture.md "Local memory"): V8 sizes a
+ * The local server's memory (docs/architecture/local-runtime.md "Local memory"): V8 sizes a
  * thread's young generation from the heap limit, 64 MB semi-spaces on a machine with several GB,
  * and a thread keeps what a burst of requests made it commit. Both threads of `npm start` (the API
  * and the embedded engines) are held to 16 MB semi-spaces; these tests drive real traffic and read

@@ -1,5 +1,5 @@
 /**
- * Writes per partition (docs/architecture.md "Partition load"). DynamoDB serves
+ * Writes per partition (docs/architecture/data-layout.md "Partition load"). DynamoDB serves
  * about 1,000 writes per second per partition, in the table and in each GSI; the
  * embedded engine has no such limit, so this counts what a real upload + scan and a
  * bulk audit stream send to each partition key and bounds it. The upload and the
@@ -164,7 +164,7 @@ describe('partition load', () => {
 
     expect(summary.findingCount).toBe(FINDINGS);
     // Findings themselves belong to the product's item collection (one Query lists a release's,
-    // a product delete walks it); docs/architecture.md "Partition load" gives its figure.
+    // a product delete walks it); docs/architecture/data-layout.md "Partition load" gives its figure.
     const productCollection = keys.productCollection(teamId, product.id).pk;
     expect(over(counts, WRITES_PER_PARTITION_PER_SCAN, (partition) => partition === productCollection)).toEqual({});
     expect(counts.get(keys.team(teamId).pk) ?? 0).toBeLessThanOrEqual(WRITES_PER_PARTITION_PER_SCAN);

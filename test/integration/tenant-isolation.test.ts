@@ -1,6 +1,6 @@
 /**
  * Team requests act for their own team only, also when requests of several
- * teams are in flight at once in one process (docs/architecture.md
+ * teams are in flight at once in one process (docs/architecture/request-path.md
  * "Tenant-scoped credentials"): the team rides in a per-request async context,
  * and the tenant guard refuses any call of a team request that names another
  * team's key. If the context leaked between interleaved requests, the guard

@@ -2,7 +2,7 @@
  * The AWS calls the functions' code really made during the integration run
  * (recorded by shared/service/aws-call-log.ts in every server the tests start), and the
  * committed manifest the infra tests check each function's IAM policy against
- * (test/infra/observed-aws-calls.json, docs/architecture.md "Permissions that
+ * (test/infra/observed-aws-calls.json, docs/architecture/request-path.md "Permissions that
  * match the code").
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Tenant-scoped data access (docs/architecture.md "Tenant-scoped credentials"):
+ * Tenant-scoped data access (docs/architecture/request-path.md "Tenant-scoped credentials"):
  * inside a team request the DynamoDB and S3 clients refuse another team's keys
  * before sending, and with a tenant role configured they act with credentials
  * assumed per team (session tag `teamId`), cached per team. Real SDK clients

@@ -60,6 +60,26 @@ export function Section({ title, children, id }: { title: string; children: Comp
   );
 }
 
+/** A table's header row: a column header per name, and an unnamed one (read by screen readers) for row actions. */
+export function ColumnHeads({ names, actions = false }: { names: string[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((name) => (
+          <th scope="col" key={name}>
+            {name}
+          </th>
+        ))}
+        {actions ? (
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        ) : null}
+      </tr>
+    </thead>
+  );
+}
+
 export function formatDate(value: string | null | undefined): string {
   if (!value) return '—';
   const date = new Date(value);

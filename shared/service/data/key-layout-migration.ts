@@ -1,6 +1,6 @@
 /**
  * Moves items written under the old key layout to the spread one
- * (docs/architecture.md "Partition load"):
+ * (docs/architecture/data-layout.md "Partition load"):
  * - id pointers `TEAM#<t>` / `ID#<uuid>` → `TEAM#<t>#ID#<uuid>` / `ID`;
  * - audit entries `TEAM#<t>#AUDIT` (and their unsharded GSI keys) → their shard
  *   `TEAM#<t>#AUDIT#<n>`, same sort key, GSI keys with the shard.

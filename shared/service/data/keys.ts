@@ -2,12 +2,12 @@
  * Every key of the single table, and every S3 object key, is built here and nowhere else: in the
  * family modules of keys/, joined into the one `keys` object.
  *
- * Layout (see docs/architecture.md for the access patterns):
+ * Layout (see docs/architecture/data-layout.md for the access patterns):
  * - team partition `TEAM#<teamId>`: the team, members, service accounts, API keys,
  *   products and slug claims;
  * - id pointers, one partition each (`TEAM#<teamId>#ID#<uuid>`), that resolve a
  *   public id to the item that holds it (a scan writes thousands at once: in the
- *   team partition they throttled on AWS, docs/architecture.md "Partition load");
+ *   team partition they throttled on AWS, docs/architecture/data-layout.md "Partition load");
  * - product collection `TEAM#<teamId>#PRODUCT#<productId>`: everything under a
  *   product (releases, SBOMs, findings, dispositions, VEX documents, approvals),
  *   so a product delete walks one item collection;

@@ -1,5 +1,5 @@
 /**
- * Lost races of conditional writes, retried inside the request (docs/architecture.md
+ * Lost races of conditional writes, retried inside the request (docs/architecture/request-path.md
  * "Concurrent updates"): a write conditioned on what it read fails when another request
  * changed that first; it is planned again from a fresh read instead of surfacing a 409.
  */

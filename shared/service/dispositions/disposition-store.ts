@@ -125,7 +125,7 @@ export interface ReleaseRef {
 }
 
 /**
- * The release item's attributes that version its dispositions (docs/architecture.md "Reading a
+ * The release item's attributes that version its dispositions (docs/architecture/lists-and-caches.md "Reading a
  * release's findings"): `dispositionsVersion` moves in the same transaction as every disposition
  * write; `dispositionsBulk_<id>` marks a bulk writer (carry-over) in flight until the time it holds.
  */

@@ -6,7 +6,7 @@
  * Each endpoint group's routes are defined in shared/service/http/route-groups/<group>.ts
  * and only there; this module joins them. A group's Lambda imports its own
  * group's list, not this table, so it builds no other group's schemas at cold
- * start (docs/architecture.md "Cold starts").
+ * start (docs/architecture/cold-starts.md "Bundles").
  */
 import { errorBodySchema } from '../schemas/common';
 import type { EndpointGroup, RouteDefinition } from './route-definition';

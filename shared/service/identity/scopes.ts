@@ -28,3 +28,12 @@ export type Scope = (typeof SCOPES)[number];
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
+
+/**
+ * What a CI job running the GitHub Action needs to upload an SBOM and read its findings, creating the
+ * product and release when it is asked to (`create: true`; docs/ci.md): every scope of products,
+ * releases and SBOMs, and reading vulnerabilities. The console offers it as the preset of a new key.
+ */
+export const CI_SCOPES: readonly Scope[] = SCOPES.filter(
+  (scope) => /^(products|releases|sboms):/.test(scope) || scope === 'vulnerabilities:read',
+);

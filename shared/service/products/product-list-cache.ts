@@ -1,6 +1,6 @@
 /**
  * Per-instance (per Lambda) caches of the product list, validated by the team's list version
- * (docs/architecture.md "Product list at scale"). Every product create, update and delete bumps
+ * (docs/architecture/lists-and-caches.md "Product list at scale"). Every product create, update and delete bumps
  * the version in its own transaction, and every list request reads the version with one strongly
  * consistent GetItem before it looks here, so a cached answer is served only while no write has
  * committed since it was read: correct across Lambdas without any invalidation message.

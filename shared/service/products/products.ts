@@ -114,7 +114,7 @@ export const Products = {
    * entries' small search attributes: once a team's index is built, no request reads every
    * product. Pages and search attributes are cached per instance under the team's list
    * version, read strongly consistent first: any write since makes it a miss
-   * (docs/architecture.md "Product list at scale"). `slug` is the exact lookup CI's
+   * (docs/architecture/lists-and-caches.md "Product list at scale"). `slug` is the exact lookup CI's
    * find-or-create needs: the slug claim, not the list.
    */
   async list(teamId: string, query: ProductListQuery) {

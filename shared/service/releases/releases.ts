@@ -193,7 +193,7 @@ export const Releases = {
 
   /**
    * Spec rule 3: while locked, PUT returns 409 — enforced by the write's own condition.
-   * Like a product update (docs/architecture.md "Concurrent updates"): only the fields that
+   * Like a product update (docs/architecture/request-path.md "Concurrent updates"): only the fields that
    * differ are written, conditioned on their values as read; a lost race is planned again.
    */
   async update(teamId: string, actor: Actor, releaseId: string, input: UpdateReleaseInput): Promise<Release> {

@@ -45,7 +45,7 @@ export async function ingest(
   if (existing) return { sbom: existing, created: false };
   // Spec rule 2: the release chain (release, SBOM, dispositions) is locked while a VEX document holds it.
   if (release.lockedBy) throw await releaseLockedError(teamId, release.lockedBy);
-  // The parsers load with the first upload: list, get, download and delete never need them (docs/architecture.md "Cold starts").
+  // The parsers load with the first upload: list, get, download and delete never need them (docs/architecture/cold-starts.md "Bundles").
   const { parseSbom } = await import('../sbom/parse');
   const parsed = parseSbom(bytes, fileName);
   const id = randomUUID();

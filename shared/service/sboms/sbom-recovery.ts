@@ -1,5 +1,5 @@
 /**
- * The two recovery records an SBOM has (see docs/architecture.md, "Recovery after a crash"): the
+ * The two recovery records an SBOM has (see docs/architecture/background-work.md, "Recovery after a crash"): the
  * pending-scan index on the SBOM item, which a scan's start and end move, and the staging item
  * written before an upload's S3 objects (or by a delete, for the files it leaves); and the
  * pre-signed upload sessions past their discard time.

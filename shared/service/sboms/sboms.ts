@@ -312,7 +312,7 @@ export const Sboms = {
   },
 
   /**
-   * Recovery sweep (local start; see docs/architecture.md "Recovery after a
+   * Recovery sweep (local start; see docs/architecture/background-work.md "Recovery after a
    * crash"): files of uploads that never got their SBOM item, and the staged
    * files and records of pre-signed upload sessions past their discard time.
    */

@@ -1,5 +1,5 @@
 /**
- * A release's findings, read fast (docs/architecture.md "Reading a release's findings").
+ * A release's findings, read fast (docs/architecture/lists-and-caches.md "Reading a release's findings").
  *
  * Reading finding items from the table costs about 0.15 ms each (2,000 in ~300 ms on the
  * embedded engine), so a 20,000-finding release cannot be listed from the table per

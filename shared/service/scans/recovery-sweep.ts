@@ -1,5 +1,5 @@
 /**
- * The recovery sweep (docs/architecture.md "Recovery after a crash"): the files
+ * The recovery sweep (docs/architecture/background-work.md "Recovery after a crash"): the files
  * of uploads cut off before their transaction and of expired pre-signed
  * sessions, then the scans still owed. One routine for both callers: the scan
  * worker on its 15-minute schedule (with grace periods, since requests and

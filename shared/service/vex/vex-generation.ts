@@ -144,8 +144,8 @@ export async function buildInput(
 /**
  * The generators (and the CVSS calculator they score with) load on the first
  * generation, not at cold start: most of this function's operations (list,
- * get, submit, approve, reject) never render (docs/architecture.md
- * "Cold starts and VEX generation").
+ * get, submit, approve, reject) never render (docs/architecture/cold-starts.md
+ * "Bundles").
  */
 export async function loadFormats() {
   return import('./formats/index');

@@ -163,7 +163,7 @@ export const vexStore = {
   /**
    * A document's text or generation input, gzipped (level 1): 2,000 findings make 1-2 MB of JSON
    * each, which took most of the two parallel puts' time; compressed they are a tenth of it, for
-   * a few milliseconds of CPU (docs/architecture.md "Reading a release's findings").
+   * a few milliseconds of CPU (docs/architecture/lists-and-caches.md "Reading a release's findings").
    */
   async putObject(key: string, body: string): Promise<void> {
     const compressed = await gzipAsync(body, { level: zlibConstants.Z_BEST_SPEED });

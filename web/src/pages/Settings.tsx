@@ -1,28 +1,20 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api/client';
-import { ErrorMessage, fieldText, Notice, Section, formatDate } from '../components';
+import { ColumnHeads, ErrorMessage, fieldText, Section, formatDate } from '../components';
 import { must, useLoad, useTitle } from '../hooks';
 import { can, useMe } from '../session';
-// Every scope a key may hold, in the service's order.
-import { SCOPES } from '../../../shared/service/identity/scopes';
+// Every scope a key may hold, in the service's order, and what a CI job running the Action needs.
+import { CI_SCOPES, SCOPES } from '../../../shared/service/identity/scopes';
+import { Members } from './Members';
 import { SessionTimeouts, Sla } from './TeamPolicies';
 
-type Permission = Schemas['Member']['permissions'][number];
 type Scope = Schemas['CreateApiKey']['scopes'][number];
 
-const PERMISSIONS: Array<{ value: Permission; text: string }> = [
-  { value: 'content.write', text: 'Edit content (products, SBOMs, decisions, VEX)' },
-  { value: 'settings.manage', text: 'Manage settings (members, keys, policies)' },
-];
-/** What a CI pipeline uploading SBOMs needs (docs/ci.md). */
-const CI_SCOPES: Scope[] = [
-  'products:read',
-  'releases:read',
-  'releases:write',
-  'sboms:read',
-  'sboms:write',
-  'vulnerabilities:read',
-];
+/** Whom a key or trust policy acts for: its owner's current permissions cap it. */
+function ownerText(owner: Schemas['ApiKey']['owner'] | Schemas['TrustPolicy']['owner']): string {
+  if (!owner) return 'not recorded';
+  return owner.kind === 'operator' ? 'the operator (admin CLI)' : (owner.email ?? owner.id);
+}
 
 export function SettingsPage() {
   useTitle('Settings');
@@ -30,149 +22,25 @@ export function SettingsPage() {
   const manage = can(me, 'settings:write');
   // One read of the team settings for the sections that show and save them.
   const settings = useLoad(() => must(api.GET('/api/settings')).then((body) => body.data), []);
+  // Removing a member revokes or hands over the keys and policies they own: both lists read again.
+  const [credentialsChanged, setCredentialsChanged] = useState(0);
   return (
     <>
       <h1>Settings</h1>
       {!manage ? (
         <p class="notice">You can read these settings; changing them needs the “Manage settings” permission.</p>
       ) : null}
-      <Members manage={manage} myId={me.caller.id} />
-      <ApiKeys manage={manage} />
+      <Members manage={manage} myId={me.caller.id} onRemoved={() => setCredentialsChanged((count) => count + 1)} />
+      <ApiKeys manage={manage} changed={credentialsChanged} />
+      <TrustPolicies changed={credentialsChanged} />
       <Sla manage={manage} settings={settings} />
       <SessionTimeouts manage={manage} settings={settings} />
     </>
   );
 }
 
-function Members({ manage, myId }: { manage: boolean; myId: string }) {
-  const members = useLoad(() => must(api.GET('/api/members')), []);
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
-  const invite = async (event: SubmitEvent) => {
-    event.preventDefault();
-    const formElement = event.currentTarget as HTMLFormElement;
-    const form = new FormData(formElement);
-    const email = fieldText(form, 'email');
-    const name = fieldText(form, 'name');
-    const permissions = form.getAll('permissions').map(String) as Permission[];
-    const { error: failure } = await api.POST('/api/members', {
-      body: { email, ...(name ? { name } : {}), permissions },
-    });
-    if (failure) setError(errorText(failure));
-    else {
-      setError(undefined);
-      setNotice(`${email} invited: they can sign in now.`);
-      formElement.reset();
-      members.reload();
-    }
-  };
-  const setPermission = async (member: Schemas['Member'], permission: Permission, on: boolean) => {
-    const permissions = on
-      ? [...new Set([...member.permissions, permission])]
-      : member.permissions.filter((value) => value !== permission);
-    const { error: failure } = await api.PUT('/api/members/{memberId}', {
-      params: { path: { memberId: member.id } },
-      body: { permissions },
-    });
-    setError(failure ? errorText(failure) : undefined);
-    setNotice(failure ? undefined : `Permissions of ${member.email} saved.`);
-    members.reload();
-  };
-  const remove = async (member: Schemas['Member']) => {
-    if (!window.confirm(`Remove ${member.email} from the team? Their sessions end at once.`)) return;
-    const { error: failure } = await api.DELETE('/api/members/{memberId}', {
-      params: { path: { memberId: member.id } },
-    });
-    setError(failure ? errorText(failure) : undefined);
-    setNotice(failure ? undefined : `${member.email} removed.`);
-    members.reload();
-  };
-  return (
-    <Section title="Members">
-      <ErrorMessage message={error ?? members.error} />
-      <Notice message={notice} />
-      <table>
-        <caption class="visually-hidden">Team members</caption>
-        <thead>
-          <tr>
-            <th scope="col">Member</th>
-            {PERMISSIONS.map((permission) => (
-              <th scope="col" key={permission.value}>
-                {permission.value}
-              </th>
-            ))}
-            <th scope="col">Since</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(members.data?.data ?? []).map((member) => (
-            <tr key={member.id}>
-              <td>
-                {member.name}
-                <div class="muted small">{member.email}</div>
-              </td>
-              {PERMISSIONS.map((permission) => (
-                <td key={permission.value}>
-                  <input
-                    type="checkbox"
-                    aria-label={`${permission.value} for ${member.email}`}
-                    disabled={!manage}
-                    checked={member.permissions.includes(permission.value)}
-                    onChange={(event) => void setPermission(member, permission.value, event.currentTarget.checked)}
-                  />
-                </td>
-              ))}
-              <td>{formatDate(member.createdAt)}</td>
-              <td>
-                {manage && member.id !== myId ? (
-                  <button type="button" class="danger" onClick={() => void remove(member)}>
-                    Remove<span class="visually-hidden"> {member.email}</span>
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {manage ? (
-        <form class="grid-form" aria-label="Invite a member" onSubmit={(event) => void invite(event)}>
-          <h3 class="wide">Invite a member</h3>
-          <label>
-            Email
-            <input name="email" type="email" required maxLength={254} />
-          </label>
-          <label>
-            Name
-            <input name="name" maxLength={255} />
-          </label>
-          <fieldset class="wide">
-            <legend>Permissions</legend>
-            {PERMISSIONS.map((permission) => (
-              <label class="check" key={permission.value}>
-                <input type="checkbox" name="permissions" value={permission.value} />
-                {permission.text}
-              </label>
-            ))}
-          </fieldset>
-          <div class="actions">
-            <button type="submit" class="primary">
-              Invite
-            </button>
-          </div>
-        </form>
-      ) : null}
-    </Section>
-  );
-}
-
-function ApiKeys({ manage }: { manage: boolean }) {
-  const keys = useLoad(() => must(api.GET('/api/keys')), []);
-  // Who created a key, by name where the creator is a member (keys made with the admin CLI name the operator).
-  const members = useLoad(() => must(api.GET('/api/members')), []);
-  const creator = (id: string) => members.data?.data.find((member) => member.id === id)?.name ?? id;
+function ApiKeys({ manage, changed }: { manage: boolean; changed: number }) {
+  const keys = useLoad(() => must(api.GET('/api/keys')), [changed]);
   const [error, setError] = useState<string>();
   const [created, setCreated] = useState<Schemas['CreatedApiKey'] | undefined>();
   const [scopes, setScopes] = useState<Set<Scope>>(new Set(CI_SCOPES));
@@ -244,26 +112,13 @@ function ApiKeys({ manage }: { manage: boolean }) {
       ) : null}
       <table>
         <caption class="visually-hidden">API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">State</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Name', 'Scopes', 'Owner', 'Created', 'Expires', 'State']} actions />
         <tbody>
           {(keys.data?.data ?? []).map((key) => (
             <tr key={key.id}>
-              <td>
-                {key.name}
-                <div class="muted small">by {creator(key.createdBy)}</div>
-              </td>
+              <td>{key.name}</td>
               <td class="small">{key.scopes.join(', ')}</td>
+              <td>{ownerText(key.owner)}</td>
               <td>{formatDate(key.createdAt)}</td>
               <td>{key.expiresAt ? formatDate(key.expiresAt) : 'Never'}</td>
               <td>{key.revokedAt ? `Revoked ${formatDate(key.revokedAt)}` : 'Active'}</td>
@@ -320,6 +175,34 @@ function ApiKeys({ manage }: { manage: boolean }) {
           </div>
         </form>
       ) : null}
+    </Section>
+  );
+}
+
+/** The team's CI trust policies (created with the CLI or the API, docs/oidc.md), with whom their tokens act for. */
+function TrustPolicies({ changed }: { changed: number }) {
+  const policies = useLoad(() => must(api.GET('/api/trust-policies')), [changed]);
+  return (
+    <Section title="CI trust policies">
+      <ErrorMessage message={policies.error} />
+      {policies.data?.data.length === 0 ? <p class="muted">No trust policies.</p> : null}
+      <table>
+        <caption class="visually-hidden">CI trust policies</caption>
+        <ColumnHeads names={['Name', 'Scopes', 'Owner', 'Created']} />
+        <tbody>
+          {(policies.data?.data ?? []).map((policy) => (
+            <tr key={policy.id}>
+              <td>
+                {policy.name}
+                <div class="muted small">{policy.issuer}</div>
+              </td>
+              <td class="small">{policy.scopes.join(', ')}</td>
+              <td>{ownerText(policy.owner)}</td>
+              <td>{formatDate(policy.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </Section>
   );
 }

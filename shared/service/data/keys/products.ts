@@ -13,7 +13,7 @@ export const productKeys = {
   /** The partition holding everything under a product (walked by the cascading delete). */
   productCollection: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId) }),
   /**
-   * Live products of a team and whether its list index is built (docs/architecture.md "Product list at scale").
+   * Live products of a team and whether its list index is built (docs/architecture/lists-and-caches.md "Product list at scale").
    * At the head of the index partition: `~` sorts after every timestamp, so the descending Query of a
    * page returns the count first and the total costs no extra request.
    */
