@@ -143,18 +143,23 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // spilled to S3), marks the SBOM scanning and writes findings in batches, and their digest beside the
   // inventory, which the lists read (shared/service/scans/findings-digest.ts). Listing a release's dispositions
   // first settles a disposition batch left pending (shared/service/dispositions/disposition-batches.ts), with its writes.
+  // The portfolio questions (docs/portfolio.md) query the package index and the team's findings by advisory (gsi2)
+  // and CVE (gsi3), and read the rows' SBOMs and releases by key in batches.
   scans: {
     ...nothing,
-    table: table(
-      'dynamodb:GetItem',
-      'dynamodb:Query',
-      'dynamodb:BatchGetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:ConditionCheckItem',
-      'dynamodb:BatchWriteItem',
-    ),
+    table: {
+      ...table(
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:BatchGetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:BatchWriteItem',
+      ),
+      queryIndexes: true,
+    },
     sbomBucket: objects('s3:GetObject', 's3:PutObject'),
   },
   // Batches record their intent, mark chunks applied on it, delete it at the end and undo chunks conditionally.

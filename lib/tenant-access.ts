@@ -63,11 +63,18 @@ interface TeamRequestShape {
 /** How a tenant group's declared access splits between its team's keys and global ones (test/infra/observed-aws-calls.json). */
 const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
   // Pre-signed uploads: the client PUTs to an upload session that completing the upload reads, measures and deletes.
-  sboms: { uploads: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
-  // A scan matches against the shared corpus (batch reads; large items spill to S3).
+  // Deleting an SBOM removes its package-index entries (global partitions, team id in the sort key).
+  sboms: {
+    uploads: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    globalPartitions: [{ actions: ['dynamodb:BatchWriteItem'], leadingKeys: ['WATCH#*'] }],
+  },
+  // A scan matches against the shared corpus (batch reads; large items spill to S3) and writes the SBOM's
+  // package-index entries; the components question queries them (the team id in the sort-key condition).
   scans: {
-    globalOnlyTableActions: ['dynamodb:BatchGetItem'],
-    globalPartitions: [{ actions: ['dynamodb:BatchGetItem'], leadingKeys: ['CORPUS#*'] }],
+    globalPartitions: [
+      { actions: ['dynamodb:BatchGetItem'], leadingKeys: ['CORPUS#*'] },
+      { actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem'], leadingKeys: ['WATCH#*'] },
+    ],
     globalObjects: [{ bucket: 'sbomBucket', actions: ['s3:GetObject'], prefix: 'corpus/' }],
   },
   // Publish writes the public disclosure items in the same transaction as the team's document, and the snapshot.

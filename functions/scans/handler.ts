@@ -7,6 +7,7 @@ import { Scans } from '../../shared/service/scans/scans';
 import { Vulnerabilities } from '../../shared/service/scans/vulnerabilities';
 import { AdvisoryFindings } from '../../shared/service/watch/advisory-findings';
 import { Components } from '../../shared/service/watch/components';
+import { Dashboard } from '../../shared/service/watch/dashboard';
 
 export const handler = createGroupHandler([...scanRoutes, ...portfolioRoutes, ...corpusRoutes] as const, {
   // Spec: the scan runs synchronously within the request and answers 202; a scan already running is joined.
@@ -34,4 +35,5 @@ export const handler = createGroupHandler([...scanRoutes, ...portfolioRoutes, ..
     body: await AdvisoryFindings.list(caller.teamId, query),
   }),
   getCorpusStatus: async () => ({ status: 200, body: { data: await corpusStatus() } }),
+  getDashboard: async ({ caller }) => ({ status: 200, body: { data: await Dashboard.get(caller.teamId) } }),
 });

@@ -1577,6 +1577,116 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team at a glance: open findings by severity, open KEV, undecided, SLA breaches, the 10 products with most open critical or KEV findings, and the daily counts of the last 30 days
+         * @description Required scope: `vulnerabilities:read`
+         */
+        get: operations["getDashboard"];
+        /**
+         * Not allowed: /api/dashboard serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/dashboard serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/dashboard serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/dashboard serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/dashboard serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/dashboard serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
     "/api/corpus/status": {
         parameters: {
             query?: never;
@@ -7314,6 +7424,48 @@ export interface components {
             release_version: string;
             sbom_id: string;
         };
+        Dashboard: {
+            data: {
+                generated_at: string;
+                /** @description Open findings (one per release, package and advisory) of active and deprecated releases */
+                open: {
+                    total: number;
+                    critical: number;
+                    high: number;
+                    medium: number;
+                    low: number;
+                    none: number;
+                };
+                open_kev: number;
+                /** @description Open findings without a decision that counts */
+                undecided: number;
+                /** @description Open findings past (or near) the team's SLA window */
+                sla: {
+                    breached: number;
+                    at_risk: number;
+                };
+                /** @description At most 10 products with the most open critical or known-exploited findings */
+                top_products: {
+                    product_id: string;
+                    name: string;
+                    open: number;
+                    critical: number;
+                    kev: number;
+                }[];
+                /** @description Daily snapshots of the last 30 days, oldest first; days without one are absent */
+                trend: {
+                    day: string;
+                    open: number;
+                    critical: number;
+                    high: number;
+                    medium: number;
+                    low: number;
+                    none: number;
+                    kev: number;
+                    undecided: number;
+                }[];
+            };
+        };
         CorpusStatusResponse: {
             data: components["schemas"]["CorpusStatus"];
         };
@@ -10002,6 +10154,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdvisoryFindingList"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dashboard */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */

@@ -132,9 +132,12 @@ describe('key layout migration', () => {
       migrated: 'already done',
       decisions: 'already done',
       credentialOwners: 'already done',
+      watchIndex: 'already done',
     });
     expect(await admin('table', 'migrate', '--max-items', '10')).toEqual({
       migrated: { pointers: 1, auditEntries: 0, complete: true },
+      // SBOMs of other tests not yet scanned have no package-index entries yet: up to 10 of them are indexed.
+      watchIndex: expect.objectContaining({ complete: expect.any(Boolean) }),
     });
     expect((await api.get(`/api/releases/${release.id}`)).status).toBe(200);
     await expect(admin('table', 'migrate', '--max-items', '0')).rejects.toMatchObject({ code: 2 });

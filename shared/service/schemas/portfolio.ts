@@ -17,12 +17,10 @@ export const componentListQuery = pageQuerySchema.extend({
   ecosystem: oneLine(z.string().trim().min(1).max(32))
     .optional()
     .meta({ description: 'OSV ecosystem (npm, PyPI, Maven, Go, …), with `name`', example: 'npm' }),
-  name: oneLine(z.string().trim().min(1).max(512))
-    .optional()
-    .meta({
-      description: 'Package name in that ecosystem (Maven `group:artifact`, npm `@scope/name`)',
-      example: 'lodash',
-    }),
+  name: oneLine(z.string().trim().min(1).max(512)).optional().meta({
+    description: 'Package name in that ecosystem (Maven `group:artifact`, npm `@scope/name`)',
+    example: 'lodash',
+  }),
 });
 export type ComponentListQuery = z.output<typeof componentListQuery>;
 
@@ -81,3 +79,50 @@ export const advisoryFindingListResponse = z
     advisory_ids: z.array(z.string()).meta({ description: 'The identifiers searched: the one asked and its aliases' }),
   })
   .meta({ id: 'AdvisoryFindingList' });
+
+const severityCounts = {
+  critical: z.number().int(),
+  high: z.number().int(),
+  medium: z.number().int(),
+  low: z.number().int(),
+  none: z.number().int(),
+};
+
+/** GET /api/dashboard: the team's open findings now and the stored daily counts of the last 30 days. */
+export const dashboardResponse = z
+  .object({
+    data: z.object({
+      generated_at: z.string(),
+      open: z.object({ total: z.number().int(), ...severityCounts }).meta({
+        description: 'Open findings (one per release, package and advisory) of active and deprecated releases',
+      }),
+      open_kev: z.number().int(),
+      undecided: z.number().int().meta({ description: 'Open findings without a decision that counts' }),
+      sla: z
+        .object({ breached: z.number().int(), at_risk: z.number().int() })
+        .meta({ description: "Open findings past (or near) the team's SLA window" }),
+      top_products: z
+        .array(
+          z.object({
+            product_id: z.string(),
+            name: z.string(),
+            open: z.number().int(),
+            critical: z.number().int(),
+            kev: z.number().int(),
+          }),
+        )
+        .meta({ description: 'At most 10 products with the most open critical or known-exploited findings' }),
+      trend: z
+        .array(
+          z.object({
+            day: z.string(),
+            open: z.number().int(),
+            ...severityCounts,
+            kev: z.number().int(),
+            undecided: z.number().int(),
+          }),
+        )
+        .meta({ description: 'Daily snapshots of the last 30 days, oldest first; days without one are absent' }),
+    }),
+  })
+  .meta({ id: 'Dashboard' });

@@ -6,7 +6,7 @@
 import { teamPk, type Key } from './partitions';
 
 /** `<ecosystem>\u0000<name>` package keys read as `<ecosystem>#<name>` in a partition key. */
-const printable = (indexKey: string) => indexKey.replace(/\u0000/g, '#');
+const printable = (indexKey: string) => indexKey.split('\u0000').join('#');
 
 export const watchKeys = {
   /**

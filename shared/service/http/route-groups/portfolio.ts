@@ -36,4 +36,14 @@ export const portfolioRoutes = defineGroup('scans', [
       },
     },
   },
+  {
+    operationId: 'getDashboard',
+    method: 'GET',
+    path: '/api/dashboard',
+    scope: 'vulnerabilities:read',
+    mutates: false,
+    summary:
+      'The team at a glance: open findings by severity, open KEV, undecided, SLA breaches, the 10 products with most open critical or KEV findings, and the daily counts of the last 30 days',
+    responses: { 200: { description: 'The dashboard', schema: portfolio.dashboardResponse } },
+  },
 ]);

@@ -1,0 +1,201 @@
+/**
+ * GET /api/dashboard (docs/portfolio.md "The dashboard"): the team's open findings now, and a daily
+ * snapshot of the counts for the trend.
+ *
+ * Computed from every watched release (status active or deprecated) of the team: its SBOMs' findings
+ * digests (shared/service/scans/findings-digest.ts, kept in memory per process by stamp) and its
+ * dispositions, one row per package and advisory as the release list shows it. The cost grows with
+ * the team's findings (docs/portfolio.md "Cost").
+ *
+ * The trend is not recomputed history: each UTC day's counts are stored once, by the first dashboard
+ * read of that day or by `Dashboard.snapshot` (the corpus refresh); days with no snapshot are absent.
+ */
+import { keys } from '../data/keys';
+import { queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
+import { decisionIndex, decisionKey, effectiveStatus } from '../dispositions/decision-identity';
+import type { Disposition } from '../dispositions/disposition-store';
+import { Dispositions } from '../dispositions/dispositions';
+import { evaluateFindingSla } from '../compliance/sla';
+import { TeamSettingsService } from '../identity/team-settings';
+import { productStore } from '../products/product-store';
+import { releaseStore } from '../releases/release-store';
+import { sbomStore } from '../sboms/sbom-store';
+import { shownTo, type Finding, type Severity } from '../scans/finding-store';
+import { findingsDigest } from '../scans/findings-digest';
+
+const TOP_PRODUCTS = 10;
+const TREND_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export interface SeverityCounts {
+  critical: number;
+  high: number;
+  medium: number;
+  low: number;
+  none: number;
+}
+
+export interface DayCounts extends SeverityCounts {
+  day: string;
+  open: number;
+  kev: number;
+  undecided: number;
+}
+
+const emptyCounts = (): SeverityCounts => ({ critical: 0, high: 0, medium: 0, low: 0, none: 0 });
+const severityField = (severity: Severity) => severity.toLowerCase() as keyof SeverityCounts;
+
+interface ProductCounts {
+  productId: string;
+  name: string;
+  open: number;
+  critical: number;
+  kev: number;
+}
+
+/** One open row of a release: its findings of one package and advisory, and their decision. */
+interface OpenRow {
+  finding: Finding;
+  decision: Disposition | undefined;
+}
+
+/** The open rows of one release: findings still detected, one per package and advisory, with their decision. */
+async function openRowsOfRelease(
+  teamId: string,
+  productId: string,
+  releaseId: string,
+  visible: (finding: Finding) => boolean,
+): Promise<OpenRow[]> {
+  const [sboms, dispositions] = await Promise.all([
+    sbomStore.listByRelease(teamId, productId, releaseId),
+    Dispositions.listByRelease(teamId, productId, releaseId),
+  ]);
+  const decisionOf = decisionIndex(dispositions);
+  const rows = new Map<string, OpenRow>();
+  for (const sbom of sboms) {
+    if (sbom.scan.scannedAt === null) continue;
+    for (const finding of await findingsDigest.read(sbom)) {
+      if (finding.noLongerDetected || !visible(finding)) continue;
+      const key = decisionKey(finding);
+      const decision = decisionOf(finding);
+      const held = rows.get(key);
+      if (!held || (decision && (!held.decision || decision.updatedAt > held.decision.updatedAt)))
+        rows.set(key, { finding, decision: decision ?? held?.decision });
+    }
+  }
+  return [...rows.values()];
+}
+
+async function currentCounts(teamId: string, now: Date) {
+  const settings = await TeamSettingsService.get(teamId);
+  const visible = shownTo(settings);
+  const products = await productStore.listAll(teamId);
+  const nowIso = now.toISOString();
+  const open = emptyCounts();
+  let openTotal = 0;
+  let kev = 0;
+  let undecided = 0;
+  const sla = { breached: 0, atRisk: 0 };
+  const perProduct: ProductCounts[] = [];
+  for (const product of products) {
+    const releases = (await releaseStore.listByProduct(teamId, product.id)).filter(
+      (release) => release.status !== 'end-of-life',
+    );
+    const counts: ProductCounts = { productId: product.id, name: product.name, open: 0, critical: 0, kev: 0 };
+    const rowsPerRelease = await Promise.all(
+      releases.map((release) => openRowsOfRelease(teamId, product.id, release.id, visible)),
+    );
+    for (const { finding, decision } of rowsPerRelease.flat()) {
+      const isKev = finding.kev !== null;
+      openTotal += 1;
+      open[severityField(finding.severity)] += 1;
+      counts.open += 1;
+      if (finding.severity === 'CRITICAL') counts.critical += 1;
+      if (isKev) {
+        kev += 1;
+        counts.kev += 1;
+      }
+      if (effectiveStatus(decision, nowIso) === undefined) undecided += 1;
+      const state = evaluateFindingSla(
+        {
+          severity: severityField(finding.severity),
+          isKev,
+          kevDueDate: finding.kev?.dueDate ?? null,
+          firstDetectedAt: finding.firstDetectedAt,
+          disposition: decision ?? null,
+        },
+        settings.slaPolicy,
+        now,
+      ).state;
+      if (state === 'breached') sla.breached += 1;
+      else if (state === 'at_risk') sla.atRisk += 1;
+    }
+    perProduct.push(counts);
+  }
+  const topProducts = perProduct
+    .filter((counts) => counts.critical + counts.kev > 0)
+    .sort((a, b) => b.critical + b.kev - (a.critical + a.kev) || b.kev - a.kev || a.name.localeCompare(b.name))
+    .slice(0, TOP_PRODUCTS);
+  return { open, openTotal, kev, undecided, sla, topProducts };
+}
+
+const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+
+function toDayCounts(item: Item): DayCounts {
+  return item.counts as DayCounts;
+}
+
+/** Stores the day's counts unless that day already has them (the first snapshot of a day stays). */
+async function storeSnapshot(teamId: string, counts: DayCounts): Promise<void> {
+  try {
+    await transactWrite([
+      tx.create({ ...keys.dashboardSnapshot(teamId, counts.day), entity: 'DashboardSnapshot', teamId, counts }),
+    ]);
+  } catch (error) {
+    if (!(error instanceof TransactionFailedError)) throw error;
+  }
+}
+
+function snapshotOf(day: string, current: Awaited<ReturnType<typeof currentCounts>>): DayCounts {
+  return { day, open: current.openTotal, ...current.open, kev: current.kev, undecided: current.undecided };
+}
+
+export const Dashboard = {
+  async get(teamId: string, now = new Date()) {
+    const today = dayOf(now);
+    const [current, stored] = await Promise.all([
+      currentCounts(teamId, now),
+      queryAll({
+        ...keys.dashboardSnapshotRange(teamId, dayOf(new Date(now.getTime() - (TREND_DAYS - 1) * DAY_MS)), today),
+      }),
+    ]);
+    const trend = stored.map(toDayCounts);
+    if (!trend.some((day) => day.day === today)) {
+      const snapshot = snapshotOf(today, current);
+      await storeSnapshot(teamId, snapshot);
+      trend.push(snapshot);
+    }
+    return {
+      generated_at: now.toISOString(),
+      open: { total: current.openTotal, ...current.open },
+      open_kev: current.kev,
+      undecided: current.undecided,
+      sla: { breached: current.sla.breached, at_risk: current.sla.atRisk },
+      top_products: current.topProducts.map(({ productId, name, open, critical, kev }) => ({
+        product_id: productId,
+        name,
+        open,
+        critical,
+        kev,
+      })),
+      trend,
+    };
+  },
+
+  /** Stores today's counts for the team if it has none yet (the corpus refresh calls it for every team it touched). */
+  async snapshot(teamId: string, now = new Date()): Promise<void> {
+    const today = dayOf(now);
+    const stored = await queryAll({ ...keys.dashboardSnapshotRange(teamId, today, today) });
+    if (stored.length === 0) await storeSnapshot(teamId, snapshotOf(today, await currentCounts(teamId, now)));
+  },
+};

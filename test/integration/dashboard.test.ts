@@ -1,0 +1,160 @@
+/**
+ * GET /api/dashboard (docs/portfolio.md "The dashboard"): open findings by severity, KEV, undecided,
+ * SLA breaches and the products with most critical or KEV findings, from the watched releases only;
+ * the trend from stored daily snapshots, the first of a day kept.
+ */
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { randomInt, randomUUID } from 'node:crypto';
+import { importAdvisories, importKev } from '../../shared/service/corpus/import';
+import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
+import { keys } from '../../shared/service/data/keys';
+import { batchWrite } from '../../shared/service/data/table-client';
+import { runAsTeam } from '../../shared/service/request-context';
+import { dashboardResponse } from '../../shared/service/schemas/portfolio';
+import { Dashboard } from '../../shared/service/watch/dashboard';
+import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { cycloneDxSbom } from '../support/seed';
+
+type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
+
+const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
+const base = randomInt(1_000_000, 8_000_000);
+const LIBS = [
+  { name: `dash-${suffix}-critical`, cve: `CVE-2094-${base}`, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' },
+  { name: `dash-${suffix}-high`, cve: `CVE-2094-${base + 1}`, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' },
+  { name: `dash-${suffix}-low`, cve: `CVE-2094-${base + 2}`, vector: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N' },
+] as const;
+const [critical, high, low] = LIBS;
+
+async function importCorpus(): Promise<void> {
+  await importAdvisories(
+    LIBS.map((lib) => ({
+      source: 'dashboard-test',
+      advisory: parseOsvAdvisory({
+        id: `GHSA-dash-${suffix}-${lib.cve.slice(-4)}`,
+        modified: new Date().toISOString(),
+        aliases: [lib.cve],
+        summary: lib.name,
+        details: 'x',
+        severity: [{ type: 'CVSS_V3', score: lib.vector }],
+        affected: [
+          {
+            package: { ecosystem: 'npm', name: lib.name },
+            ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
+          },
+        ],
+      }),
+    })),
+  );
+  await importKev({
+    catalogVersion: `dashboard-${suffix}`,
+    dateReleased: new Date().toISOString(),
+    skipped: 0,
+    entries: new Map([
+      [
+        critical.cve,
+        {
+          cveID: critical.cve,
+          vendorProject: 'x',
+          product: 'x',
+          vulnerabilityName: 'x',
+          dateAdded: '2026-01-01',
+          shortDescription: '',
+          requiredAction: '',
+          dueDate: null,
+          knownRansomwareCampaignUse: 'Unknown',
+          notes: '',
+          cwes: [],
+        },
+      ],
+    ]),
+  });
+}
+
+async function releaseWith(team: Team, product: string, libs: readonly { name: string }[], status = 'active') {
+  const created = (await team.api.post('/api/products', { name: product, slug: uniqueSlug('dash') })).body.data;
+  const release = (await team.api.post(`/api/products/${created.id}/releases`, { version: '1.0.0', status })).body.data;
+  expect(release.status).toBe(status);
+  const content = cycloneDxSbom(
+    libs.map((lib) => ({ name: lib.name, version: '1.0.0', purl: `pkg:npm/${lib.name}@1.0.0` })),
+  );
+  const upload = await team.api.post('/api/sboms/upload', { releaseId: release.id, content });
+  expect((await team.api.post('/api/cve-scan', { sbomId: upload.body.data.id })).status).toBe(202);
+  const findings = (await team.api.get(`/api/sboms/${upload.body.data.id}/vulnerabilities`)).body.data as {
+    id: string;
+    cve_id: string;
+  }[];
+  return { productId: created.id as string, findings };
+}
+
+const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+
+let team: Team;
+let shipping: Awaited<ReturnType<typeof releaseWith>>;
+
+beforeAll(async () => {
+  await importCorpus();
+  team = await createTeamWithKey();
+  shipping = await releaseWith(team, 'Shipping', [critical, high]);
+  await releaseWith(team, 'Quiet', [low]);
+  await releaseWith(team, 'Retired', [critical], 'end-of-life');
+  const highFinding = shipping.findings.find((finding) => finding.cve_id === high.cve)!;
+  const decided = await team.api.post('/api/dispositions', {
+    vulnerabilityId: highFinding.id,
+    status: 'not_affected',
+    justification: 'vulnerable_code_not_in_execute_path',
+  });
+  expect(decided.status).toBe(201);
+  // Snapshots stored on earlier days: yesterday's is in the trend, one older than 30 days is not.
+  const snapshot = (offset: number, open: number) => ({
+    ...keys.dashboardSnapshot(team.teamId, day(offset)),
+    entity: 'DashboardSnapshot',
+    teamId: team.teamId,
+    counts: { day: day(offset), open, critical: 0, high: 0, medium: 0, low: 0, none: 0, kev: 0, undecided: 0 },
+  });
+  await batchWrite([snapshot(-1, 7), snapshot(-40, 9)]);
+}, 120_000);
+
+describe('GET /api/dashboard', () => {
+  it('counts the open findings of watched releases', async () => {
+    const response = await team.api.get('/api/dashboard');
+    expect(response.status).toBe(200);
+    expect(dashboardResponse.safeParse(response.body).error?.issues ?? []).toEqual([]);
+    const { data } = response.body;
+    expect(data.open).toEqual({ total: 3, critical: 1, high: 1, medium: 0, low: 1, none: 0 });
+    expect(data.open_kev).toBe(1);
+    expect(data.undecided).toBe(2);
+    expect(data.sla).toEqual({ breached: 0, at_risk: 0 });
+    expect(data.top_products).toEqual([
+      { product_id: shipping.productId, name: 'Shipping', open: 2, critical: 1, kev: 1 },
+    ]);
+    expect(data.trend.map((entry: { day: string; open: number }) => [entry.day, entry.open])).toEqual([
+      [day(-1), 7],
+      [day(0), 3],
+    ]);
+  });
+
+  it("keeps the day's first snapshot while the counts move", async () => {
+    const criticalFinding = shipping.findings.find((finding) => finding.cve_id === critical.cve)!;
+    await team.api.post('/api/dispositions', { vulnerabilityId: criticalFinding.id, status: 'under_investigation' });
+    const { data } = (await team.api.get('/api/dashboard')).body;
+    expect(data.undecided).toBe(1);
+    expect(data.trend.at(-1)).toMatchObject({ day: day(0), open: 3, undecided: 2 });
+  });
+
+  it('counts SLA breaches of open findings without a final decision', async () => {
+    // Sixty days on: the critical (KEV, 7 days) finding is overdue, the low one (180 days) is not, the decided one is closed.
+    const later = await runAsTeam(team.teamId, () =>
+      Dashboard.get(team.teamId, new Date(Date.now() + 60 * 86_400_000)),
+    );
+    expect(later.sla).toEqual({ breached: 1, at_risk: 0 });
+  });
+
+  it('shows another team nothing of this one', async () => {
+    const other = await createTeamWithKey();
+    const { data } = (await other.api.get('/api/dashboard')).body;
+    expect(data.open.total).toBe(0);
+    expect(data.top_products).toEqual([]);
+    expect(data.trend).toEqual([expect.objectContaining({ day: day(0), open: 0 })]);
+  });
+});
