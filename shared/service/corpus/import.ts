@@ -358,7 +358,12 @@ export async function importKev(
     importedAt: new Date().toISOString(),
     cveIds: [...new Set([...previouslyListed.filter((cveId) => !removed.includes(cveId)), ...listed])].sort(),
   });
-  return { entries: entries.length, written: puts.length, unchanged: entries.length - puts.length, removed: removed.length };
+  return {
+    entries: entries.length,
+    written: puts.length,
+    unchanged: entries.length - puts.length,
+    removed: removed.length,
+  };
 }
 
 /** EPSS is republished daily for every CVE: a file for a score date already imported is skipped whole. */

@@ -81,7 +81,7 @@ export function buildFinding(match: Match, context: FindingContext, previous: Fi
     resolvedAt: null,
     resolvedReason: null,
     // When Vexdesk first saw the KEV listing for this finding; CISA's own date stays in `kev.dateAdded`.
-    kevAddedAt: kev === null ? null : (previous?.kev ? (previous.kevAddedAt ?? previous.firstDetectedAt) : now),
+    kevAddedAt: kev === null ? null : previous?.kev ? (previous.kevAddedAt ?? previous.firstDetectedAt) : now,
   };
 }
 

@@ -86,7 +86,8 @@ export const sbomScanSchema = z
     unmatched_component_count: z.number().int(),
     error: z.string().optional().meta({ description: 'Why the scan failed (status failed only)' }),
     last_evaluated_at: z.string().nullable().meta({
-      description: 'When the findings were last brought up to date with the corpus (a scan, or a re-evaluation after a corpus change)',
+      description:
+        'When the findings were last brought up to date with the corpus (a scan, or a re-evaluation after a corpus change)',
     }),
     corpus_version: z.string().nullable().meta({ description: 'The corpus change the findings reflect' }),
   })
@@ -260,7 +261,7 @@ export const sbomVulnerabilitySchema = z
     resolved_reason: z.enum(['advisory_withdrawn', 'no_longer_affected']).nullable(),
     no_longer_detected: z.boolean(),
     kev_added_at: z.string().nullable().meta({
-      description: 'When Vexdesk first saw the advisory KEV-listed for this finding (CISA\'s own date is kev.dateAdded)',
+      description: "When Vexdesk first saw the advisory KEV-listed for this finding (CISA's own date is kev.dateAdded)",
     }),
     informational: z.string().nullable(),
     disposition: findingDecisionSchema.optional(),

@@ -113,7 +113,8 @@ async function reevaluateHolding(
   const byId = new Map(existing.map((finding) => [finding.id, finding]));
   // Open findings of other components whose CVE's KEV listing or scores moved.
   const rescored = existing.filter(
-    (finding) => !finding.noLongerDetected && !affectedRefs.has(finding.componentRef) && delta.cveIds.has(finding.cveId),
+    (finding) =>
+      !finding.noLongerDetected && !affectedRefs.has(finding.componentRef) && delta.cveIds.has(finding.cveId),
   );
   const [severityOf, scores] = await Promise.all([
     severityResolver(result.findings, (id) => index.advisory(id)),

@@ -12,7 +12,10 @@ export const corpusKeys = {
   /** The scores of every record whose id or aliases name this identifier (shared/service/corpus/alias-severity.ts). */
   corpusAlias: (identifier: string): Key => ({ pk: `CORPUS#ALIAS#${identifier}`, sk: 'ALIAS' }),
   /** One item per (CVE, advisory naming it): a KEV or score change of a CVE finds the packages to re-evaluate. */
-  corpusCveAdvisory: (cveId: string, advisoryId: string): Key => ({ pk: `CORPUS#CVE#${cveId}`, sk: `ADV#${advisoryId}` }),
+  corpusCveAdvisory: (cveId: string, advisoryId: string): Key => ({
+    pk: `CORPUS#CVE#${cveId}`,
+    sk: `ADV#${advisoryId}`,
+  }),
   corpusCveAdvisoryPrefix: (cveId: string) => ({ pk: `CORPUS#CVE#${cveId}`, skPrefix: 'ADV#' }),
   corpusKev: (cveId: string): Key => ({ pk: `CORPUS#KEV#${cveId}`, sk: 'KEV' }),
   corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
