@@ -4,6 +4,7 @@ import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, setCsrfToken, whenSessionEnds } from './api/client';
 import { MeContext, type Me } from './session';
 import { SignInPage } from './pages/SignIn';
+import { DashboardPage } from './pages/Dashboard';
 import { ProductsPage } from './pages/Products';
 import { ProductPage } from './pages/Product';
 import { ReleasePage } from './pages/Release';
@@ -59,7 +60,8 @@ function SignedInShell() {
       <Header me={me} />
       <main id="main" class="page" tabIndex={-1}>
         <Router>
-          <Route path="/" component={ProductsPage} />
+          <Route path="/" component={DashboardPage} />
+          <Route path="/products" component={ProductsPage} />
           <Route path="/products/:productId" component={ProductPage} />
           <Route path="/releases/:releaseId" component={ReleasePage} />
           <Route path="/settings" component={SettingsPage} />
@@ -76,8 +78,10 @@ function Header({ me }: { me: Me }) {
   const current = (prefix: string) =>
     (
       prefix === '/'
-        ? path === '/' || path.startsWith('/products') || path.startsWith('/releases')
-        : path.startsWith(prefix)
+        ? path === '/'
+        : prefix === '/products'
+          ? path.startsWith('/products') || path.startsWith('/releases')
+          : path.startsWith(prefix)
     )
       ? 'page'
       : undefined;
@@ -96,6 +100,9 @@ function Header({ me }: { me: Me }) {
       </a>
       <nav aria-label="Main">
         <a href="/" aria-current={current('/')}>
+          Dashboard
+        </a>
+        <a href="/products" aria-current={current('/products')}>
           Products
         </a>
         <a href="/audit" aria-current={current('/audit')}>

@@ -27,10 +27,27 @@ interface Filters {
   search: string;
 }
 
-export function Findings({ releaseId, version, locked }: { releaseId: string; version: number; locked: boolean }) {
+export function Findings({
+  releaseId,
+  version,
+  locked,
+  initialSearch = '',
+}: {
+  releaseId: string;
+  version: number;
+  locked: boolean;
+  /** From the page's `?q=` (the dashboard's event links name the advisory). */
+  initialSearch?: string;
+}) {
   const me = useMe();
   const writable = can(me, 'dispositions:write') && !locked;
-  const [filters, setFilters] = useState<Filters>({ severity: '', status: '', kev: false, fixable: false, search: '' });
+  const [filters, setFilters] = useState<Filters>({
+    severity: '',
+    status: '',
+    kev: false,
+    fixable: false,
+    search: initialSearch,
+  });
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'severity', descending: true });
   const [page, setPage] = useState(1);
   const [perPage, setPerPage] = useState(100);

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, fieldText, Loading, Notice, Section, formatDate } from '../components';
 import { must, useLoad, useSaveResult, useTitle } from '../hooks';
@@ -12,6 +13,7 @@ type Sbom = Schemas['Sbom'];
 
 export function ReleasePage({ releaseId }: { releaseId: string }) {
   const me = useMe();
+  const { query } = useLocation();
   const release = useLoad(
     () => must(api.GET('/api/releases/{releaseId}', { params: { path: { releaseId } } })),
     [releaseId],
@@ -54,7 +56,7 @@ export function ReleasePage({ releaseId }: { releaseId: string }) {
   return (
     <>
       <p class="crumbs">
-        <a href="/">Products</a> /{' '}
+        <a href="/products">Products</a> /{' '}
         {productId ? <a href={`/products/${productId}`}>{product.data?.data.name ?? 'Product'}</a> : null} /
       </p>
       <h1>{title}</h1>
@@ -81,7 +83,12 @@ export function ReleasePage({ releaseId }: { releaseId: string }) {
             />
           ) : null}
           <SbomList sboms={sboms.data?.data} error={sboms.error} scanning={scanning} />
-          <Findings releaseId={releaseId} version={findingsVersion} locked={data.is_locked} />
+          <Findings
+            releaseId={releaseId}
+            version={findingsVersion}
+            locked={data.is_locked}
+            initialSearch={query.q ?? ''}
+          />
           <VexDocuments releaseId={releaseId} onChanged={release.reload} />
           {can(me, 'releases:write') ? <EditRelease release={data} onSaved={release.reload} /> : null}
         </>
