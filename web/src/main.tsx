@@ -6,6 +6,7 @@ import { MeContext, type Me } from './session';
 import { SignInPage } from './pages/SignIn';
 import { DashboardPage } from './pages/Dashboard';
 import { ProductsPage } from './pages/Products';
+import { SearchPage } from './pages/PortfolioSearch';
 import { ProductPage } from './pages/Product';
 import { ReleasePage } from './pages/Release';
 import { SettingsPage } from './pages/Settings';
@@ -62,6 +63,7 @@ function SignedInShell() {
         <Router>
           <Route path="/" component={DashboardPage} />
           <Route path="/products" component={ProductsPage} />
+          <Route path="/search" component={SearchPage} />
           <Route path="/products/:productId" component={ProductPage} />
           <Route path="/releases/:releaseId" component={ReleasePage} />
           <Route path="/settings" component={SettingsPage} />

@@ -7,6 +7,7 @@ import { api, type Schemas } from '../api/client';
 import { ErrorMessage, Loading, Section, formatDate } from '../components';
 import { must, useLoad, useTitle } from '../hooks';
 import { LatestEvents } from './EventList';
+import { PortfolioSearchForm } from './PortfolioSearch';
 import { TrendChart } from './TrendChart';
 
 type Dashboard = Schemas['Dashboard']['data'];
@@ -18,6 +19,7 @@ export function DashboardPage() {
   return (
     <>
       <h1>Dashboard</h1>
+      <PortfolioSearchForm />
       <ErrorMessage message={dashboard.error} />
       <Loading when={dashboard.loading && !dashboard.data} />
       {data ? (

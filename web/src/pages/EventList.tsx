@@ -1,13 +1,13 @@
 /**
  * The team's latest events (GET /api/events, newest first), each said in a sentence and linked to the
  * console page it concerns: the release page (its findings filtered to the event's advisory for finding
- * events), the public disclosure for a published VEX document. Events carry ids only; the releases and
- * products they name are read once per distinct id to show their names.
+ * events), the public disclosure for a published VEX document.
  */
 import { api, type Schemas } from '../api/client';
 import { ErrorMessage, Loading, formatDate } from '../components';
 import { must, useLoad } from '../hooks';
 import { label } from '../labels';
+import { productNames, releaseNames } from '../names';
 
 type TeamEvent = Schemas['TeamEvent'];
 
@@ -59,27 +59,12 @@ export function eventSentence(event: TeamEvent): string {
   }
 }
 
-interface Names {
-  releases: Map<string, { version: string; productId: string }>;
-  products: Map<string, string>;
-}
-
-/** Names of the releases and products the events name (deleted ones stay unnamed). */
-async function namesOf(events: TeamEvent[]): Promise<Names> {
-  const releases = new Map<string, { version: string; productId: string }>();
-  await Promise.all(
-    [...new Set(events.map((event) => event.release_id))].map(async (releaseId) => {
-      const { data } = await api.GET('/api/releases/{releaseId}', { params: { path: { releaseId } } });
-      if (data) releases.set(releaseId, { version: data.data.version, productId: data.data.productId });
-    }),
-  );
-  const products = new Map<string, string>();
-  await Promise.all(
-    [...new Set(events.map((event) => event.product_id))].map(async (productId) => {
-      const { data } = await api.GET('/api/products/{productId}', { params: { path: { productId } } });
-      if (data) products.set(productId, data.data.name);
-    }),
-  );
+/** Names of the releases and products the events name. */
+async function namesOf(events: TeamEvent[]) {
+  const [releases, products] = await Promise.all([
+    releaseNames(events.map((event) => event.release_id)),
+    productNames(events.map((event) => event.product_id)),
+  ]);
   return { releases, products };
 }
 
