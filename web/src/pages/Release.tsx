@@ -6,6 +6,7 @@ import { must, useLoad, useSaveResult, useTitle } from '../hooks';
 import { can, useMe } from '../session';
 import { uploadSbom } from '../upload';
 import { Findings } from './Findings';
+import { NewSinceUpload } from './NewSinceUpload';
 import { VexDocuments } from './Vex';
 
 type Release = Schemas['Release'];
@@ -83,6 +84,7 @@ export function ReleasePage({ releaseId }: { releaseId: string }) {
             />
           ) : null}
           <SbomList sboms={sboms.data?.data} error={sboms.error} scanning={scanning} />
+          <NewSinceUpload releaseId={releaseId} version={findingsVersion} sboms={sboms.data?.data} />
           <Findings
             releaseId={releaseId}
             version={findingsVersion}
@@ -116,6 +118,16 @@ function ReleaseSummary({
         <div>
           <dt>Release date</dt>
           <dd>{release.releaseDate ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Watch</dt>
+          <dd>
+            {release.watched ? (
+              'Re-evaluated when the vulnerability data changes'
+            ) : (
+              <span class="badge warn">Not watched: end-of-life releases are not re-evaluated</span>
+            )}
+          </dd>
         </div>
         <div>
           <dt>Chain</dt>
@@ -275,6 +287,7 @@ function SbomList({
               <th scope="col">Scan</th>
               <th scope="col">Findings</th>
               <th scope="col">Uploaded</th>
+              <th scope="col">Last evaluated</th>
             </tr>
           </thead>
           <tbody>
@@ -290,6 +303,7 @@ function SbomList({
                 <td>{sbom.scan.status}</td>
                 <td>{sbom.scan.finding_count}</td>
                 <td>{formatDate(sbom.created_at)}</td>
+                <td>{formatDate(sbom.scan.last_evaluated_at)}</td>
               </tr>
             ))}
           </tbody>
