@@ -7,6 +7,7 @@ import { batchWrite } from '../../shared/service/data/table-client';
 import { eventId, eventItem, type TeamEvent } from '../../shared/service/events/event-store';
 import { SLACK_LIMITS } from '../../shared/service/notifications/messages';
 import { send } from '../../shared/service/notifications/transports';
+import { auditEntries } from '../support/audit-coverage';
 import { addKey, createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
 import { eventually, startReceiver, type ReceivedRequest } from '../support/webhook-receiver';
@@ -114,7 +115,11 @@ describe('notification channels', () => {
     // the connection's own lookup refuses it, as it would a public name rebound to a private address.
     const { url, received } = await receiver();
     const outcome = await send(
-      { type: 'webhook', url: url.replace('127.0.0.1', 'localhost'), secret: `whsec_${Buffer.alloc(24).toString('base64')}` },
+      {
+        type: 'webhook',
+        url: url.replace('127.0.0.1', 'localhost'),
+        secret: `whsec_${Buffer.alloc(24).toString('base64')}`,
+      },
       { id: randomUUID(), type: 'test', timestamp: new Date().toISOString(), data: {} },
     );
     expect(outcome.delivered).toBe(false);
@@ -153,7 +158,9 @@ describe('notification channels', () => {
     expect((await other.api.post(`/api/notification-channels/${channel.id}/test`, {})).status).toBe(404);
     expect((await other.api.get(`/api/notification-rules/${created.id}`)).status).toBe(404);
     expect(await deliveries(other)).toEqual([]);
-    expect((await other.api.post(`/api/notification-deliveries/${tested.body.data.id}/redeliver`, {})).status).toBe(404);
+    expect((await other.api.post(`/api/notification-deliveries/${tested.body.data.id}/redeliver`, {})).status).toBe(
+      404,
+    );
     // Nor can a rule of the other team send to this team's channel.
     expect((await other.api.post('/api/notification-rules', { name: 'x', channelId: channel.id })).status).toBe(422);
   });
@@ -177,6 +184,21 @@ describe('notification channels', () => {
     });
     expect(allowed.status).toBe(201);
   });
+
+  it('accepts a product filter naming products of the team only', async () => {
+    const team = await createTeamWithKey();
+    const { url } = await receiver();
+    const channel = await webhookChannel(team, url);
+    const seeded = await seedReleaseWithFindings(team.api, team.teamId, 1);
+    await rule(team, channel.id, { filters: { productIds: [seeded.product.id], minSeverity: 'critical' } });
+    const unknown = await team.api.post('/api/notification-rules', {
+      name: 'x',
+      channelId: channel.id,
+      filters: { productIds: [randomUUID()] },
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.text).toContain('filters.productIds');
+  });
 });
 
 describe('notification delivery', () => {
@@ -191,7 +213,9 @@ describe('notification delivery', () => {
     expect(body).toMatchObject({ type: 'scan.completed', data: { release_id: seeded.release.id } });
     expect(request.headers['webhook-id']).toBe(body.data.id);
     const logged = await eventually(async () =>
-      (await deliveries(team, `?channelId=${channel.id}&status=delivered`)).find((item) => item.eventId === body.data.id),
+      (await deliveries(team, `?channelId=${channel.id}&status=delivered`)).find(
+        (item) => item.eventId === body.data.id,
+      ),
     );
     expect(logged).toMatchObject({ attempt: 1, responseStatus: 200, eventType: 'scan.completed' });
   });
@@ -228,9 +252,7 @@ describe('notification delivery', () => {
     const channel = await webhookChannel(team, target.url);
     await rule(team, channel.id);
     const event = await findingEvent(team.teamId);
-    const first = await eventually(async () =>
-      (await deliveries(team, `?eventId=${event.id}&status=delivered`)).at(0),
-    );
+    const first = await eventually(async () => (await deliveries(team, `?eventId=${event.id}&status=delivered`)).at(0));
     const again = await team.api.post(`/api/notification-deliveries/${first.id}/redeliver`, {});
     expect(again.status).toBe(202);
     await eventually(() => (target.received.length >= 2 ? true : undefined));
@@ -243,13 +265,15 @@ describe('notification delivery', () => {
     const channel = await webhookChannel(team, target.url);
     await rule(team, channel.id);
     const event = await findingEvent(team.teamId);
-    const dead = await eventually(async () =>
-      (await deliveries(team, `?eventId=${event.id}&status=dead`)).at(0),
-    );
+    const dead = await eventually(async () => (await deliveries(team, `?eventId=${event.id}&status=dead`)).at(0));
     expect(dead.responseStatus).toBe(410);
     const now = await team.api.get(`/api/notification-channels/${channel.id}`);
     expect(now.body.data).toMatchObject({ enabled: false });
     expect(now.body.data.disabledReason).toContain('410');
+    const audit = await auditEntries(team.teamId);
+    expect(audit).toContainEqual(
+      expect.objectContaining({ action: 'disable', entityId: channel.id, actorName: 'vexdesk-notifications' }),
+    );
   });
 });
 
@@ -264,7 +288,11 @@ describe('slack and e-mail channels', () => {
   it('sends Slack a Block Kit message within its limits, with severity, KEV and a console link', async () => {
     const team = await createTeamWithKey();
     const target = await receiver();
-    const created = await team.api.post('/api/notification-channels', { type: 'slack', name: 'oncall', url: target.url });
+    const created = await team.api.post('/api/notification-channels', {
+      type: 'slack',
+      name: 'oncall',
+      url: target.url,
+    });
     expect(created.status).toBe(201);
     expect(created.body.data.secret).toBeUndefined();
     await rule(team, created.body.data.id as string);
@@ -300,7 +328,7 @@ describe('slack and e-mail channels', () => {
     expect(mail).toContain('text/html');
   });
 
-  it('collects a daily-digest rule\'s events and sends them as one message at the rule\'s hour', async () => {
+  it("collects a daily-digest rule's events and sends them as one message at the rule's hour", async () => {
     const team = await createTeamWithKey();
     const created = await team.api.post('/api/notification-channels', {
       type: 'email',

@@ -152,7 +152,13 @@ export const ChannelStore = {
   },
 
   /** Disables an enabled channel with its audit entry (and whatever else goes with it); false when it already was. */
-  async disable(teamId: string, channelId: string, reason: string, at: string, along: TransactItem[]): Promise<boolean> {
+  async disable(
+    teamId: string,
+    channelId: string,
+    reason: string,
+    at: string,
+    along: TransactItem[],
+  ): Promise<boolean> {
     try {
       await transactWrite([
         tx.update(

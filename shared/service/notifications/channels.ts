@@ -8,12 +8,7 @@ import { auditPut } from '../audit/audit-log';
 import { config } from '../config';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { Caller } from '../identity/actor';
-import type {
-  ChannelView,
-  CreateChannelBody,
-  DeliveryView,
-  UpdateChannelBody,
-} from '../schemas/notifications';
+import type { ChannelView, CreateChannelBody, DeliveryView, UpdateChannelBody } from '../schemas/notifications';
 import { ChannelStore, openSecrets, sealSecrets, toChannelView, type StoredChannel } from './channel-store';
 import { Dispatch } from './dispatch';
 import { RuleStore } from './rule-store';

@@ -118,12 +118,16 @@ export async function digestsDue(now = Date.now()): Promise<StoredDelivery[]> {
     else {
       // A run that died after sending: clear only what that digest listed, the rest waits for the next one.
       const existing = await DeliveryStore.get(teamId, delivery.id);
-      const sent = new Set(((existing?.message.data.events as TeamEventView[] | undefined) ?? []).map((event) => event.id));
+      const sent = new Set(
+        ((existing?.message.data.events as TeamEventView[] | undefined) ?? []).map((event) => event.id),
+      );
       listed = included.filter((item) => sent.has((item.event as TeamEventView).id));
     }
     await batchWrite(
       [],
-      listed.map((item) => keys.notificationDigestEntry(teamId, ruleId, String(item.occurredAt), (item.event as TeamEventView).id)),
+      listed.map((item) =>
+        keys.notificationDigestEntry(teamId, ruleId, String(item.occurredAt), (item.event as TeamEventView).id),
+      ),
     );
   }
   return created;

@@ -51,7 +51,13 @@ export function deliveryIdOf(teamId: string, channelId: string, messageId: strin
   return eventId('notification-delivery', teamId, channelId, messageId);
 }
 
-function newDelivery(teamId: string, channelId: string, ruleId: string | null, message: NotificationMessage, at: string): StoredDelivery {
+function newDelivery(
+  teamId: string,
+  channelId: string,
+  ruleId: string | null,
+  message: NotificationMessage,
+  at: string,
+): StoredDelivery {
   return {
     id: deliveryIdOf(teamId, channelId, message.id),
     teamId,
@@ -124,7 +130,8 @@ async function attempt(delivery: StoredDelivery): Promise<StoredDelivery | undef
     return { ...claimed, ...outcome, status, nextAttemptAt: next, lastAttemptAt: at };
   };
   if (!channel) return record(refused('the channel was deleted'), 'dead', null);
-  if (!channel.enabled) return record(refused(`the channel is disabled (${channel.disabledReason ?? 'by a person'})`), 'dead', null);
+  if (!channel.enabled)
+    return record(refused(`the channel is disabled (${channel.disabledReason ?? 'by a person'})`), 'dead', null);
 
   let outcome: DeliveryOutcome;
   try {
@@ -194,7 +201,10 @@ function releaseStatusOf(routing: TeamRouting, event: TeamEvent): Promise<Releas
 /** Turns one outbox entry into its deliveries and digest entries, then takes it out of the outbox. */
 async function dispatchEvent(routing: TeamRouting, event: TeamEvent): Promise<StoredDelivery[]> {
   const wanted = routing.rules.some((rule) => rule.eventTypes.includes(event.type));
-  const status = wanted && routing.rules.some((rule) => rule.filters.releaseStatus) ? await releaseStatusOf(routing, event) : undefined;
+  const status =
+    wanted && routing.rules.some((rule) => rule.filters.releaseStatus)
+      ? await releaseStatusOf(routing, event)
+      : undefined;
   const matching = wanted ? routing.rules.filter((rule) => ruleMatches(rule, event, status)) : [];
   const created: StoredDelivery[] = [];
   const message = eventMessage(toEventView(event));
@@ -213,7 +223,13 @@ async function dispatchEvent(routing: TeamRouting, event: TeamEvent): Promise<St
     if (await DeliveryStore.createIfAbsent(delivery)) created.push(delivery);
   }
   // Conditional: an update of an item that expired meanwhile must not bring back a bare key.
-  await updateItem(keys.event(event.teamId, event.occurredAt, event.id), 'REMOVE gsi1pk, gsi1sk', undefined, undefined, 'attribute_exists(pk)');
+  await updateItem(
+    keys.event(event.teamId, event.occurredAt, event.id),
+    'REMOVE gsi1pk, gsi1sk',
+    undefined,
+    undefined,
+    'attribute_exists(pk)',
+  );
   return created;
 }
 
@@ -317,7 +333,13 @@ export const Dispatch = {
     const delivery = { ...newDelivery(caller.teamId, channel.id, null, message, at), nextAttemptAt: null };
     await DeliveryStore.createIfAbsent(delivery);
     await recordAudit(caller.teamId, caller.actor, [
-      { action: 'test', entityType: 'notification_channel', entityId: channel.id, entityName: channel.name, changes: {} },
+      {
+        action: 'test',
+        entityType: 'notification_channel',
+        entityId: channel.id,
+        entityName: channel.name,
+        changes: {},
+      },
     ]);
     const recorded = await attempt(delivery);
     const current = recorded ?? (await DeliveryStore.get(caller.teamId, delivery.id)) ?? delivery;

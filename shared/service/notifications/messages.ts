@@ -36,17 +36,24 @@ function consoleLink(data: Record<string, unknown>): string {
   return `${base}/`;
 }
 
+/** A field's value as text: strings, numbers and booleans only (event data is JSON). */
+function scalar(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+}
+
 /** One line per fact a person on call decides with. */
 function facts(data: Record<string, unknown>): [string, string][] {
   const own = (data.data as Record<string, unknown> | undefined) ?? {};
   const rows: [string, string][] = [];
   const add = (label: string, value: unknown) => {
-    if (value !== undefined && value !== null && value !== '') rows.push([label, String(value)]);
+    const text = scalar(value);
+    if (text) rows.push([label, text]);
   };
   add('Severity', own.severity);
   if (own.is_kev !== undefined) add('KEV', own.is_kev === true ? 'yes: known exploited' : 'no');
   add('CVE', own.cve_id);
-  if (own.component_name !== undefined) add('Component', `${String(own.component_name)} ${String(own.component_version ?? '')}`);
+  if (own.component_name !== undefined)
+    add('Component', `${scalar(own.component_name)} ${scalar(own.component_version)}`.trim());
   add('Product', data.product_id);
   add('Release', data.release_id);
   add('Findings', own.finding_count);
@@ -56,7 +63,7 @@ function facts(data: Record<string, unknown>): [string, string][] {
 
 function headline(message: NotificationMessage): string {
   if (message.type === 'test') return 'Vexdesk test notification';
-  if (message.type === 'digest') return `Vexdesk daily digest: ${String(message.data.count ?? 0)} events`;
+  if (message.type === 'digest') return `Vexdesk daily digest: ${scalar(message.data.count) || '0'} events`;
   return `Vexdesk: ${message.type}`;
 }
 
@@ -74,7 +81,10 @@ export function slackMessage(message: NotificationMessage): Record<string, unkno
     });
   if (message.type === 'digest') {
     const lines = digestLines(message).join('\n');
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(lines || 'Nothing happened.', SLACK_LIMITS.sectionText) } });
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: clip(lines || 'Nothing happened.', SLACK_LIMITS.sectionText) },
+    });
   }
   blocks.push({
     type: 'actions',
@@ -98,17 +108,23 @@ function digestLines(message: NotificationMessage): string[] {
   });
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 export function emailMessage(message: NotificationMessage): { subject: string; text: string; html: string } {
   const subject = headline(message);
   const link = consoleLink(message.data);
   const lines =
-    message.type === 'digest' ? digestLines(message) : facts(message.data).map(([label, value]) => `${label}: ${value}`);
-  const text = [subject, '', ...lines, '', `Open in Vexdesk: ${link}`, `Event ${message.id} at ${message.timestamp}`].join(
-    '\n',
-  );
+    message.type === 'digest'
+      ? digestLines(message)
+      : facts(message.data).map(([label, value]) => `${label}: ${value}`);
+  const text = [
+    subject,
+    '',
+    ...lines,
+    '',
+    `Open in Vexdesk: ${link}`,
+    `Event ${message.id} at ${message.timestamp}`,
+  ].join('\n');
   const html = [
     `<h1>${escapeHtml(subject)}</h1>`,
     `<ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`,

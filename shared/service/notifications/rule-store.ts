@@ -1,6 +1,14 @@
 /** Data module of notification rules: the only code that reads or writes their items. */
 import { keys } from '../data/keys';
-import { getItem, queryAll, transactWrite, TransactionFailedError, tx, type Item, type TransactItem } from '../data/table-client';
+import {
+  getItem,
+  queryAll,
+  transactWrite,
+  TransactionFailedError,
+  tx,
+  type Item,
+  type TransactItem,
+} from '../data/table-client';
 import { ruleFiltersSchema, type NotificationRule } from '../schemas/notifications';
 
 export interface StoredRule extends NotificationRule {
@@ -17,7 +25,7 @@ function toRule(item: Item): StoredRule {
     filters: ruleFiltersSchema.parse(item.filters ?? {}),
     mode: item.mode as NotificationRule['mode'],
     digestHour: Number(item.digestHour ?? 8),
-    digestTimeZone: String(item.digestTimeZone ?? 'UTC'),
+    digestTimeZone: typeof item.digestTimeZone === 'string' ? item.digestTimeZone : 'UTC',
     enabled: item.enabled !== false,
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),

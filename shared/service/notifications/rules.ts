@@ -23,9 +23,7 @@ export function scopeToRead(type: EventTypeName): string {
 async function assertWithinReach(caller: Caller, rule: StoredRule): Promise<void> {
   const missing = [...new Set(rule.eventTypes.map(scopeToRead))].filter((scope) => !caller.scopes.includes(scope));
   if (missing.length > 0)
-    throw new ForbiddenError(
-      `A rule may send only events the caller may read; not held: ${missing.sort().join(', ')}`,
-    );
+    throw new ForbiddenError(`A rule may send only events the caller may read; not held: ${missing.sort().join(', ')}`);
   const productIds = rule.filters.productIds ?? [];
   if (productIds.length === 0) return;
   const found = new Set((await productStore.getMany(rule.teamId, productIds)).map((product) => product.id));
@@ -37,7 +35,9 @@ async function assertWithinReach(caller: Caller, rule: StoredRule): Promise<void
 }
 
 const channelMissing = () =>
-  new ValidationError('Invalid notification rule', [{ path: 'channelId', message: 'no channel of this team has this id' }]);
+  new ValidationError('Invalid notification rule', [
+    { path: 'channelId', message: 'no channel of this team has this id' },
+  ]);
 
 export const NotificationRules = {
   async list(teamId: string): Promise<NotificationRule[]> {

@@ -44,7 +44,9 @@ async function post(url: string, body: string, headers: Record<string, string>):
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       allowLoopback: config().notifications.allowLoopback,
     });
-    const text = Buffer.from(await response.arrayBuffer()).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+    const text = Buffer.from(await response.arrayBuffer())
+      .subarray(0, RESPONSE_EXCERPT_BYTES)
+      .toString('utf8');
     return {
       delivered: response.status >= 200 && response.status < 300,
       responseStatus: response.status,
@@ -53,7 +55,13 @@ async function post(url: string, body: string, headers: Record<string, string>):
       error: null,
     };
   } catch (error) {
-    return { delivered: false, responseStatus: null, responseBody: null, durationMs: elapsed(), error: (error as Error).message };
+    return {
+      delivered: false,
+      responseStatus: null,
+      responseBody: null,
+      durationMs: elapsed(),
+      error: (error as Error).message,
+    };
   }
 }
 
@@ -66,7 +74,11 @@ export function signedWebhookHeaders(secret: string, message: NotificationMessag
   };
 }
 
-async function sendEmail(recipients: string[], channelId: string, message: NotificationMessage): Promise<DeliveryOutcome> {
+async function sendEmail(
+  recipients: string[],
+  channelId: string,
+  message: NotificationMessage,
+): Promise<DeliveryOutcome> {
   const started = performance.now();
   const settings = config().notifications;
   const { subject, text, html } = emailMessage(message);

@@ -98,11 +98,7 @@ export const timeZone = z
 const ruleFields = {
   name,
   channelId: z.uuid(),
-  eventTypes: z
-    .array(z.enum(EVENT_TYPES))
-    .min(1)
-    .max(EVENT_TYPES.length)
-    .meta({ description: 'Omitted: every type' }),
+  eventTypes: z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length).meta({ description: 'Omitted: every type' }),
   filters: ruleFiltersSchema,
   mode: z.enum(RULE_MODES),
   digestHour: z.number().int().min(0).max(23).meta({ description: 'Hour of the daily digest, in digestTimeZone' }),

@@ -68,4 +68,3 @@ export const notificationKeys = {
   }),
   notificationDigestPendingPartition: (shard: number) => ({ gsi1pk: `NOTIFY_DIGEST#${shard}` }),
 } as const;
-

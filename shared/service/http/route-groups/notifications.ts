@@ -39,7 +39,8 @@ export const notificationRoutes = defineGroup('notifications', [
     path: '/api/notification-channels/{channelId}',
     scope: 'settings:write',
     mutates: true,
-    summary: "Rename a channel, change its URL or recipients, or enable or disable it (enabling resets its failure count)",
+    summary:
+      'Rename a channel, change its URL or recipients, or enable or disable it (enabling resets its failure count)',
     request: { params: n.channelIdParams, body: n.updateChannelBody },
     responses: { 200: { description: 'Channel', schema: n.channelResponse } },
   },
@@ -59,7 +60,7 @@ export const notificationRoutes = defineGroup('notifications', [
     path: '/api/notification-channels/{channelId}/rotate-secret',
     scope: 'settings:write',
     mutates: true,
-    summary: "A new signing secret for a webhook channel, shown only in this answer; the old one stops signing at once",
+    summary: 'A new signing secret for a webhook channel, shown only in this answer; the old one stops signing at once',
     request: { params: n.channelIdParams },
     responses: { 200: { description: 'Channel with its new secret', schema: n.channelWithSecretResponse } },
   },
