@@ -13,6 +13,8 @@ import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
+import { keys } from '../../shared/service/data/keys';
+import { scanLease } from '../../shared/service/scans/scan-lease';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
 
@@ -197,5 +199,31 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     await importCorpusFiles([join(dir, 'advisory.json')]);
     expect(await applyCorpusChanges()).toMatchObject({ complete: true });
     expect((await api.get(`/api/sboms/${unrelated.sbomId}`)).body.data.scan.last_evaluated_at).toBe(evaluatedAt);
+  });
+
+  it('leaves a change for the next run while a scan holds an SBOM, and applies it once the scan is done', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const pkg = `vexdesk-busy-${suffix}`;
+    const { api, teamId } = await createTeamWithKey();
+    const { product, release, sbomId } = await shippedRelease(api, pkg, '1.0.0');
+    const taken = await scanLease.take(keys.scanLease(teamId, product.id, release.id, sbomId), sbomId);
+    if (!('held' in taken)) throw new Error('the SBOM should be free to lease');
+    const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    writeFileSync(
+      join(dir, 'advisory.json'),
+      JSON.stringify(osvAdvisory(`GHSA-busy-${suffix}`, `CVE-2094-${String(Date.now()).slice(-7)}`, pkg)),
+    );
+    try {
+      await importCorpusFiles([join(dir, 'advisory.json')]);
+      const cutOff = await applyCorpusChanges({ deadline: Date.now() + 1500 });
+      expect(cutOff).toMatchObject({ complete: false });
+      expect(cutOff.outcomes.busy).toBeGreaterThanOrEqual(1);
+      expect(await findings(api, sbomId)).toHaveLength(0);
+    } finally {
+      await taken.held.release();
+    }
+    // The journal kept the change: this run (or the server's own poll, whichever comes first) applies it.
+    expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    expect(await findings(api, sbomId)).toMatchObject([{ detected_by: 'corpus_update' }]);
   });
 });
