@@ -44,7 +44,7 @@ function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { sto
   let current: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const tick = () => {
-    current = runAsFunction('corpus-refresh', () => applyCorpusChanges())
+    current = runAsFunction('corpus-refresh', () => applyCorpusChanges({ stopping: () => stopped }))
       .then((summary) => {
         if (summary.changes > 0) log({ type: 'watch', message: 'corpus changes applied', result: summary });
       })
