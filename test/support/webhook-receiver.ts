@@ -27,10 +27,10 @@ export async function startReceiver(answer: (index: number) => number = () => 20
   };
 }
 
-/** Polls until `check` answers something (not undefined), or fails after `timeoutMs`. */
+/** Polls until `check` answers something (not undefined), or fails after `timeoutMs` (generous: other test files' event bursts share the dispatcher). */
 export async function eventually<T>(
   check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
+  timeoutMs = 45_000,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {

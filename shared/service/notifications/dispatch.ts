@@ -40,6 +40,7 @@ const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 export const FAILURES_BEFORE_DISABLE = 20;
 const ATTEMPT_CONCURRENCY = 16;
+const OUTBOX_CONCURRENCY_PER_SHARD = 8;
 
 /** Exponential from the configured base, capped at an hour, with ±25 % jitter so retries do not march in step. */
 export function retryDelayMs(attempt: number, base = config().notifications.retryBaseMs): number {
@@ -158,12 +159,16 @@ async function attempt(delivery: StoredDelivery): Promise<StoredDelivery | undef
   return record(outcome, 'failed', new Date(next).toISOString());
 }
 
-async function inParallel<T>(items: T[], work: (item: T) => Promise<unknown>): Promise<void> {
+async function inParallel<T>(
+  items: T[],
+  work: (item: T) => Promise<unknown>,
+  concurrency = ATTEMPT_CONCURRENCY,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await work(items[next++]!);
   };
-  await Promise.all(Array.from({ length: Math.min(ATTEMPT_CONCURRENCY, items.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
 /** What one team's rules and channels are, read once per run. */
@@ -251,11 +256,16 @@ export const Dispatch = {
         });
         const first = await pages.next();
         await pages.return(undefined);
-        for (const item of first.done ? [] : first.value) {
-          const event = toTeamEvent(item);
-          events += 1;
-          deliveries.push(...(await dispatchEvent(await routingOf(routing, event.teamId), event)));
-        }
+        // Several entries at once: a burst of thousands (one corpus change) clears in seconds, not minutes.
+        await inParallel(
+          first.done ? [] : first.value,
+          async (item) => {
+            const event = toTeamEvent(item);
+            events += 1;
+            deliveries.push(...(await dispatchEvent(await routingOf(routing, event.teamId), event)));
+          },
+          OUTBOX_CONCURRENCY_PER_SHARD,
+        );
       }),
     );
     return { events, deliveries };
