@@ -23,6 +23,7 @@ const TYPE_TEXT: Record<TeamEvent['type'], string> = {
   'vex.rejected': 'VEX rejected',
   'vex.published': 'VEX published',
   'disclosure.stale': 'Disclosure out of date',
+  'channel.disabled': 'Notification channel disabled',
 };
 
 function text(data: Record<string, unknown>, key: string): string | undefined {
@@ -56,6 +57,8 @@ export function eventSentence(event: TeamEvent): string {
       return document;
     case 'disclosure.stale':
       return `${text(data, 'undecided_count') ?? 'Some'} new findings without a decision since the disclosure was published`;
+    case 'channel.disabled':
+      return `${text(data, 'channel_name') ?? 'A channel'}: ${text(data, 'reason') ?? 'disabled'}`;
   }
 }
 
@@ -72,6 +75,7 @@ async function namesOf(events: TeamEvent[]) {
 function eventLink(event: TeamEvent): string {
   const slug = text(event.data, 'disclosure_slug');
   if (event.type === 'vex.published' && slug) return `/d/${encodeURIComponent(slug)}`;
+  if (event.type === 'channel.disabled') return '/settings';
   const advisory = text(event.data, 'cve_id') ?? event.advisory_id;
   return event.type.startsWith('finding.') && advisory
     ? `/releases/${event.release_id}?q=${encodeURIComponent(advisory)}`
