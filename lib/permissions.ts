@@ -216,6 +216,16 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
   // The stream is one range query per event shard of the team's partitions, newest first.
   events: { ...nothing, table: table('dynamodb:Query') },
+  // CRA cases: the team's CRA partition (cases written whole in a transaction with their audit entry and draft
+  // versions); marking a vulnerability exploited finds the team's findings through the finding indexes (gsi2,
+  // gsi3) after widening the id through the corpus's alias items (BatchGetItem, global), and reads their releases.
+  cra: {
+    ...nothing,
+    table: {
+      ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchGetItem'),
+      queryIndexes: true,
+    },
+  },
   // Trust policies: listed by a Query of their partition, deleted (with the audit entry) in a transaction.
   // Publisher key rotation seals the new private key (never opens one). ConditionCheckItem: a change that takes
   // settings.manage from a member checks, in the same transaction, that another member still holds it.

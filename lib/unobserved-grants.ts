@@ -74,6 +74,7 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
       'compliance',
       'audit',
       'events',
+      'cra',
       'settings',
       'auth',
     ],
