@@ -49,7 +49,12 @@ async function memberMarks(teamId: string): Promise<Map<string, MemberMark>> {
 
 /** A component as a fix is compared: its purl without version and qualifiers, else its lower-case name. */
 function packageOf(component: { name: string; purl?: string | null | undefined }): string {
-  if (component.purl) return component.purl.replace(/[?#].*$/, '').replace(/@[^@/]*$/, '');
+  if (component.purl) {
+    const end = component.purl.search(/[?#]/);
+    const bare = end === -1 ? component.purl : component.purl.slice(0, end);
+    const at = bare.lastIndexOf('@');
+    return at > bare.lastIndexOf('/') ? bare.slice(0, at) : bare;
+  }
   return component.name.toLowerCase();
 }
 
