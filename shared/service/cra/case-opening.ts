@@ -122,7 +122,10 @@ function newCase(product: Product, release: Release, findings: Finding[], mark: 
     productId: product.id,
     productName: product.name,
     vulnerabilityId: first.cveId,
-    aliases: [...new Set(findings.flatMap((finding) => finding.aliases))].sort(),
+    // Every other name of the vulnerability: the advisories' ids and their aliases.
+    aliases: [...new Set(findings.flatMap((finding) => [finding.advisoryId, ...finding.aliases]))]
+      .filter((alias) => alias !== first.cveId)
+      .sort(),
     advisoryIds: [...new Set(findings.map((finding) => finding.advisoryId))].sort(),
     summary: first.summary,
     severity: first.severity,
