@@ -11,9 +11,10 @@ import { auditEntries, mutatingRoutes } from '../support/audit-coverage';
 import { accessScenarios } from '../support/audit-scenarios/access';
 import { catalogScenarios } from '../support/audit-scenarios/catalog';
 import { triageScenarios } from '../support/audit-scenarios/triage';
+import { craScenarios } from '../support/audit-scenarios/cra';
 import { createTeamWithKey } from '../support/factories';
 
-const scenarios = { ...catalogScenarios, ...triageScenarios, ...accessScenarios };
+const scenarios = { ...catalogScenarios, ...triageScenarios, ...accessScenarios, ...craScenarios };
 
 describe('audit coverage', () => {
   it('has a scenario for every mutating route in the route table', () => {
