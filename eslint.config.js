@@ -32,6 +32,7 @@ const PLAIN_SERVICE_MODULES = [
   'disclosures/openpgp-verify.ts',
   'cra/member-states.ts',
   'cra/rules.ts',
+  'matching/ecosystems.ts',
 ];
 
 export default tseslint.config(

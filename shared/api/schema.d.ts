@@ -8031,6 +8031,10 @@ export interface components {
                 unmatchedComponentCount: number;
                 /** @description Why the scan failed (status failed only) */
                 error?: string;
+                /** @description When the findings were last brought up to date with the corpus (this scan, or a re-evaluation since) */
+                lastEvaluatedAt?: string;
+                /** @description The corpus change the findings reflect */
+                corpusVersion?: string | null;
             };
         };
         CveScanRequest: {

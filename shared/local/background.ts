@@ -54,7 +54,7 @@ function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { sto
     if (result.events > 0) log({ type: 'cra', message: 'CRA deadline events', result });
   };
   const tick = () => {
-    current = runAsFunction('corpus-refresh', () => applyCorpusChanges())
+    current = runAsFunction('corpus-refresh', () => applyCorpusChanges({ stopping: () => stopped }))
       .then(async (summary) => {
         if (summary.changes > 0) log({ type: 'watch', message: 'corpus changes applied', result: summary });
         await checkCra();

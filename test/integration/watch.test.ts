@@ -226,4 +226,33 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     expect(await applyCorpusChanges()).toMatchObject({ complete: true });
     expect(await findings(api, sbomId)).toMatchObject([{ detected_by: 'corpus_update' }]);
   });
+
+  it('says a published disclosure went stale when the release gains a finding nobody decided on', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const pkg = `vexdesk-stale-${suffix}`;
+    const { api } = await createTeamWithKey();
+    const { release, sbomId } = await shippedRelease(api, pkg, '1.0.0');
+    const document = (await api.post(`/api/releases/${release.id}/vex`, { format: 'cyclonedx_vex', author: 'PSIRT' }))
+      .body.data as { id: string };
+    for (const step of ['submit', 'approve', 'publish'])
+      expect((await api.post(`/api/vex/${document.id}/${step}`, {})).status).toBe(200);
+    const before = new Date().toISOString();
+    const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    writeFileSync(
+      join(dir, 'advisory.json'),
+      JSON.stringify(osvAdvisory(`GHSA-stale-${suffix}`, `CVE-2093-${String(Date.now()).slice(-7)}`, pkg)),
+    );
+    await importCorpusFiles([join(dir, 'advisory.json')]);
+    expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    const [finding] = await findings(api, sbomId);
+    const stale = (await api.get(`/api/events?type=disclosure.stale&since=${encodeURIComponent(before)}`)).body
+      .data as Record<string, unknown>[];
+    expect(stale).toMatchObject([
+      {
+        release_id: release.id,
+        sbom_id: sbomId,
+        data: { vex_document_ids: [document.id], undecided_finding_ids: [finding!.id], undecided_count: 1 },
+      },
+    ]);
+  });
 });

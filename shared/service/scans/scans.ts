@@ -71,6 +71,9 @@ async function scanHolding(
 ): Promise<ScanSummary | 'lost'> {
   const teamId = sbom.teamId;
   const laps = new ScanLaps();
+  // Read before any corpus read: the findings reflect at least this version (Scans.run compares it after the result).
+  const corpusVersionRead = corpusChanges.version();
+  corpusVersionRead.catch(() => undefined);
   // The matcher (version schemes, advisory index: ~80 KB) loads while the scan's first reads run:
   // the functions that list findings never load it, and a scan's cold start overlaps it with I/O.
   const matcher = import('./scan-matching');
@@ -92,7 +95,7 @@ async function scanHolding(
     severityResolver(result.findings, (id) => index.advisory(id)),
     corpusStore.scores(scoredCveIds(result.findings)),
     TeamSettingsService.get(teamId),
-    corpusChanges.version(),
+    corpusVersionRead,
   ]);
   laps.lap('severityAndScores');
   const existing = new Map(
@@ -269,6 +272,9 @@ export const Scans = {
     options: { deadline?: number; answerByDeadline?: boolean } = {},
   ): Promise<ScanSummary> {
     const deadline = (options.deadline ?? Number.POSITIVE_INFINITY) - JOIN_ANSWER_MARGIN_MS;
+    // A corpus change recorded while this scan read the corpus, and applied before the scan's index entries
+    // existed, would pass this SBOM by: the scan runs once more when the corpus version moved meanwhile.
+    let rescanned = false;
     for (;;) {
       const resolved = await Sboms.resolve(teamId, sbomId);
       const { sbom, release, product } = resolved;
@@ -287,7 +293,13 @@ export const Scans = {
           scanning.catch((error: unknown) => logger.error('scan failed after its request answered', error as Error));
           throw pending();
         }
-        if (outcome !== 'lost') return outcome;
+        if (outcome !== 'lost') {
+          if (!rescanned && (outcome.corpusVersion ?? null) !== (await corpusChanges.version())) {
+            rescanned = true;
+            continue;
+          }
+          return outcome;
+        }
         continue; // stalled past the lease: whoever took it over finishes the scan; join that one
       }
       if ((await beforeDeadline(scanLease.waitUntilReleased(leaseKey, taken.holder, deadline), deadline)) !== true)
