@@ -318,7 +318,10 @@ describe('CRA Article 14 cases', () => {
         }[]
       )
         .filter((event) => event.data.case_id === craCase!.id)
-        .map((event) => `${event.type}:${String(event.data.stage)}:${String(event.data.before ?? '')}`)
+        .map(
+          (event) =>
+            `${event.type}:${String(event.data.stage)}:${typeof event.data.before === 'string' ? event.data.before : ''}`,
+        )
         .sort();
     await checkCraDeadlines(new Date(due - 7 * HOUR).toISOString());
     expect(await signalsOf()).toEqual([]);
