@@ -8,7 +8,7 @@ export const handler = createGroupHandler(craRoutes, {
   listCraCases: async ({ caller, query }) => ({ status: 200, body: await CraCases.list(caller.teamId, query) }),
   getCraCase: async ({ caller, params }) => ({
     status: 200,
-    body: { data: CraCases.view(await CraCases.get(caller.teamId, params.caseId)) },
+    body: { data: await CraCases.describe(await CraCases.get(caller.teamId, params.caseId)) },
   }),
   updateCraCase: async ({ caller, params, body }) => ({
     status: 200,

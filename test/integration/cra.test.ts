@@ -339,6 +339,19 @@ describe('CRA Article 14 cases', () => {
       met: null,
     });
 
+    // A not_affected decision asks for dismissal; it does not dismiss.
+    const finding = (
+      (await api.get(`/api/vulnerabilities?advisory=${cve}`)).body.data as { id: string; product_id: string }[]
+    ).find((each) => each.product_id === onMarket.id);
+    await api.post('/api/dispositions', {
+      vulnerabilityId: finding?.id,
+      status: 'not_affected',
+      justification: 'vulnerable_code_not_in_execute_path',
+    });
+    expect((await api.get(`/api/cra/cases/${craCase!.id}`)).body.data).toMatchObject({
+      status: 'open',
+      dismissal_suggested: { justification: 'vulnerable_code_not_in_execute_path' },
+    });
     const dismissed = await api.post(`/api/cra/cases/${craCase!.id}/dismiss`, {
       reason: 'not_affected: code not in execute path',
     });

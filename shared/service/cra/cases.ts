@@ -11,6 +11,8 @@ import { keys } from '../data/keys';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { Actor } from '../identity/actor';
 import { releaseStore } from '../releases/release-store';
+import { effectiveStatus } from '../dispositions/decision-identity';
+import { Dispositions } from '../dispositions/dispositions';
 import type { CraCaseListQuery, UpdateCraCaseInput } from '../schemas/cra';
 import { caseStore, type CraCase } from './case-store';
 import { CRA_STAGES, isLive, nextDeadline, STATUS_AFTER, submissionRefusal, type CraStage } from './rules';
@@ -103,6 +105,29 @@ export const CraCases = {
   },
 
   get: getCase,
+
+  /** The case as GET answers it; a live case every affected release of which is now decided not_affected asks to be dismissed. */
+  async describe(craCase: CraCase) {
+    const view = toCaseDetailView(craCase, new Date().toISOString());
+    if (!isLive(craCase.status) || craCase.dismissalSuggested !== null) return view;
+    const now = new Date().toISOString();
+    const decisions = await Promise.all(
+      craCase.affected.map(async (affected) =>
+        (await Dispositions.listByRelease(craCase.teamId, craCase.productId, affected.releaseId)).find(
+          (disposition) =>
+            craCase.advisoryIds.includes(disposition.advisoryId) &&
+            effectiveStatus(disposition, now) === 'not_affected',
+        ),
+      ),
+    );
+    const decided = decisions.filter((decision) => decision !== undefined);
+    if (decided.length === 0 || decided.length < decisions.length) return view;
+    const latest = decided.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1))[0];
+    return {
+      ...view,
+      dismissal_suggested: { at: latest?.updatedAt ?? now, justification: latest?.justification ?? null },
+    };
+  },
 
   view: (craCase: CraCase) => toCaseDetailView(craCase, new Date().toISOString()),
 
