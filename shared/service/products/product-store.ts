@@ -65,7 +65,12 @@ export function toProduct(item: Item): Product {
 export function productItem(product: Product): Item {
   const { deletingAt: _deletingAt, ...fields } = product;
   // false is stored as NULL, as an unset optional field, so a write's unchanged-condition reads both alike.
-  return { ...keys.product(product.teamId, product.id), entity: 'Product', ...fields, craInScope: fields.craInScope || null };
+  return {
+    ...keys.product(product.teamId, product.id),
+    entity: 'Product',
+    ...fields,
+    craInScope: fields.craInScope || null,
+  };
 }
 
 export function toProductView(product: Product): ProductView {
