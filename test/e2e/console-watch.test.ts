@@ -10,15 +10,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
 import { demoLogin } from '../support/browser-session';
 import { baseUrl, client } from '../support/http-client';
 import { cycloneDxSbom } from '../support/seed';
+import { kevCatalog, osvRecord, writeRecords } from '../support/corpus-records';
 import { launchBrowser, recordCspViolations, tabTo } from './browser';
 import { bootstrapKey, expectAccessible, signInThroughProvider } from './console-support';
 
@@ -31,59 +29,15 @@ const cve = `CVE-2097-${String(Date.now()).slice(-7)}`;
 const advisoryId = `GHSA-e2e-${suffix}`;
 // Markup in a name must reach the page as text.
 const productName = `Watched <b>Gateway</b> & Co ${suffix}`;
-const corpusDir = mkdtempSync(join(tmpdir(), 'console-watch-'));
 
 let browser: Browser;
 let page: Page;
 const cspViolations: string[] = [];
 const state: { releaseId?: string; retiredId?: string; productId?: string } = {};
 
-function osvAdvisory(extra: Record<string, unknown> = {}) {
-  return {
-    schema_version: '1.6.0',
-    id: advisoryId,
-    modified: new Date().toISOString(),
-    aliases: [cve],
-    summary: `Request smuggling in ${pkg}`,
-    details: 'Details',
-    affected: [
-      {
-        package: { ecosystem: 'npm', name: pkg },
-        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
-      },
-    ],
-    database_specific: { severity: 'HIGH' },
-    ...extra,
-  };
-}
-
-const kevCatalog = {
-  title: 'CISA KEV',
-  catalogVersion: '2099.03.01',
-  dateReleased: '2099-03-01T00:00:00Z',
-  count: 1,
-  vulnerabilities: [
-    {
-      cveID: cve,
-      vendorProject: 'x',
-      product: 'x',
-      vulnerabilityName: 'x',
-      dateAdded: '2099-03-01',
-      shortDescription: 'x',
-      requiredAction: 'x',
-      dueDate: '2099-03-22',
-      knownRansomwareCampaignUse: 'Unknown',
-      notes: '',
-      cwes: [],
-    },
-  ],
-};
-
 /** Imports one corpus file in this process and re-evaluates what it touches, as `admin corpus import` does. */
 async function corpusChange(name: string, content: unknown): Promise<void> {
-  const path = join(corpusDir, name);
-  writeFileSync(path, JSON.stringify(content));
-  await importCorpusFiles([path]);
+  await importCorpusFiles([writeRecords({ [name]: content })[name]!]);
   expect(await applyCorpusChanges()).toMatchObject({ complete: true });
 }
 
@@ -136,8 +90,8 @@ afterAll(async () => {
 
 describe('the web console and the corpus watch', () => {
   it('shows on the dashboard a known-exploited finding that arrived through a corpus change', async () => {
-    await corpusChange('advisory.json', osvAdvisory());
-    await corpusChange('kev.json', kevCatalog);
+    await corpusChange('advisory.json', osvRecord(advisoryId, cve, pkg, { summary: `Request smuggling in ${pkg}` }));
+    await corpusChange('kev.json', kevCatalog([cve], '2099-03-01'));
 
     await page.goto(`${baseUrl()}/`);
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
@@ -231,7 +185,13 @@ describe('the web console and the corpus watch', () => {
   });
 
   it('shows a withdrawn advisory as resolved under the state filter', async () => {
-    await corpusChange('advisory.json', osvAdvisory({ withdrawn: new Date().toISOString() }));
+    await corpusChange(
+      'advisory.json',
+      osvRecord(advisoryId, cve, pkg, {
+        summary: `Request smuggling in ${pkg}`,
+        extra: { withdrawn: new Date().toISOString() },
+      }),
+    );
     await page.goto(`${baseUrl()}/releases/${state.releaseId}`);
     const findings = page.getByRole('region', { name: 'Findings' });
     await findings.getByText('No finding matches.').waitFor();

@@ -37,6 +37,7 @@ describe("tenant roles: team data only through credentials scoped to the caller'
       'cra',
       'dispositions',
       'events',
+      'notifications',
       'products',
       'releases',
       'sboms',

@@ -17,52 +17,10 @@ import { keys } from '../../shared/service/data/keys';
 import { scanLease } from '../../shared/service/scans/scan-lease';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
+import { kevCatalog, osvRecord } from '../support/corpus-records';
 
 const run = promisify(execFile);
 type Api = Awaited<ReturnType<typeof createTeamWithKey>>['api'];
-
-function osvAdvisory(id: string, cve: string, pkg: string, extra: Record<string, unknown> = {}) {
-  return {
-    schema_version: '1.6.0',
-    id,
-    modified: new Date().toISOString(),
-    aliases: [cve],
-    summary: `Issue in ${pkg}`,
-    details: 'Details',
-    affected: [
-      {
-        package: { ecosystem: 'npm', name: pkg },
-        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
-      },
-    ],
-    database_specific: { severity: 'HIGH' },
-    ...extra,
-  };
-}
-
-function kevCatalog(cve: string) {
-  return {
-    title: 'CISA KEV',
-    catalogVersion: '2099.02.01',
-    dateReleased: '2099-02-01T00:00:00Z',
-    count: 1,
-    vulnerabilities: [
-      {
-        cveID: cve,
-        vendorProject: 'x',
-        product: 'x',
-        vulnerabilityName: 'x',
-        dateAdded: '2099-02-01',
-        shortDescription: 'x',
-        requiredAction: 'x',
-        dueDate: '2099-02-22',
-        knownRansomwareCampaignUse: 'Unknown',
-        notes: '',
-        cwes: [],
-      },
-    ],
-  };
-}
 
 async function adminImport(path: string): Promise<Record<string, unknown>> {
   const root = resolve(import.meta.dirname, '../..');
@@ -114,7 +72,7 @@ describe('the watch: findings follow the corpus without a rescan', () => {
 
     // An advisory for the package arrives: the admin CLI imports it and re-evaluates what it touches.
     const dir = mkdtempSync(join(tmpdir(), 'watch-'));
-    writeFileSync(join(dir, 'advisory.json'), JSON.stringify(osvAdvisory(advisoryId, cve, pkg)));
+    writeFileSync(join(dir, 'advisory.json'), JSON.stringify(osvRecord(advisoryId, cve, pkg)));
     const imported = await adminImport(join(dir, 'advisory.json'));
     expect(imported.reevaluation).toMatchObject({ complete: true });
 
@@ -150,7 +108,7 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     expect(theirs.map((event) => event.sbom_id)).toEqual([elsewhere.sbomId]);
 
     // CISA lists the CVE as exploited.
-    writeFileSync(join(dir, 'kev.json'), JSON.stringify(kevCatalog(cve)));
+    writeFileSync(join(dir, 'kev.json'), JSON.stringify(kevCatalog([cve], '2099-02-01')));
     const beforeKev = new Date().toISOString();
     await importCorpusFiles([join(dir, 'kev.json')]);
     expect(await applyCorpusChanges()).toMatchObject({ complete: true });
@@ -164,7 +122,7 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     // The advisory is withdrawn: the findings are resolved, kept, and out of the default lists.
     writeFileSync(
       join(dir, 'advisory.json'),
-      JSON.stringify(osvAdvisory(advisoryId, cve, pkg, { withdrawn: new Date().toISOString() })),
+      JSON.stringify(osvRecord(advisoryId, cve, pkg, { extra: { withdrawn: new Date().toISOString() } })),
     );
     const beforeWithdrawal = new Date().toISOString();
     await importCorpusFiles([join(dir, 'advisory.json')]);
@@ -194,7 +152,7 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     const dir = mkdtempSync(join(tmpdir(), 'watch-'));
     writeFileSync(
       join(dir, 'advisory.json'),
-      JSON.stringify(osvAdvisory(`GHSA-other-${suffix}`, `CVE-2095-${String(Date.now()).slice(-7)}`, `x-${suffix}`)),
+      JSON.stringify(osvRecord(`GHSA-other-${suffix}`, `CVE-2095-${String(Date.now()).slice(-7)}`, `x-${suffix}`)),
     );
     await importCorpusFiles([join(dir, 'advisory.json')]);
     expect(await applyCorpusChanges()).toMatchObject({ complete: true });
@@ -211,7 +169,7 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     const dir = mkdtempSync(join(tmpdir(), 'watch-'));
     writeFileSync(
       join(dir, 'advisory.json'),
-      JSON.stringify(osvAdvisory(`GHSA-busy-${suffix}`, `CVE-2094-${String(Date.now()).slice(-7)}`, pkg)),
+      JSON.stringify(osvRecord(`GHSA-busy-${suffix}`, `CVE-2094-${String(Date.now()).slice(-7)}`, pkg)),
     );
     try {
       await importCorpusFiles([join(dir, 'advisory.json')]);
@@ -240,7 +198,7 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     const dir = mkdtempSync(join(tmpdir(), 'watch-'));
     writeFileSync(
       join(dir, 'advisory.json'),
-      JSON.stringify(osvAdvisory(`GHSA-stale-${suffix}`, `CVE-2093-${String(Date.now()).slice(-7)}`, pkg)),
+      JSON.stringify(osvRecord(`GHSA-stale-${suffix}`, `CVE-2093-${String(Date.now()).slice(-7)}`, pkg)),
     );
     await importCorpusFiles([join(dir, 'advisory.json')]);
     expect(await applyCorpusChanges()).toMatchObject({ complete: true });

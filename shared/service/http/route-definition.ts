@@ -18,6 +18,7 @@ export const ENDPOINT_GROUPS = [
   'audit',
   'events',
   'cra',
+  'notifications',
   'settings',
   'auth',
   'signin',

@@ -23,6 +23,7 @@ import { complianceRoutes } from './route-groups/compliance';
 import { auditRoutes } from './route-groups/audit';
 import { eventRoutes } from './route-groups/events';
 import { craRoutes } from './route-groups/cra';
+import { notificationRoutes } from './route-groups/notifications';
 import { settingsRoutes } from './route-groups/settings';
 import { authRoutes } from './route-groups/auth';
 import { signInRoutes } from './route-groups/signin';
@@ -50,6 +51,7 @@ export const routes = [
   ...auditRoutes,
   ...eventRoutes,
   ...craRoutes,
+  ...notificationRoutes,
   ...settingsRoutes,
   ...authRoutes,
   ...signInRoutes,

@@ -11,7 +11,6 @@
  */
 import { keys } from '../data/keys';
 import { batchWrite, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
-import { pointerItem } from '../data/id-pointers';
 import { auditPut } from '../audit/audit-log';
 import { scanCompletedEvent } from '../events/change-events';
 import type { Actor } from '../identity/actor';
@@ -24,7 +23,7 @@ import { TeamSettingsService } from '../identity/team-settings';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
 import { sbomRecovery } from '../sboms/sbom-recovery';
-import { findingId, findingItem, findingStore, type Finding } from './finding-store';
+import { findingId, findingItem, findingPointerItem, findingStore, type Finding } from './finding-store';
 import { buildFinding, resolveFinding, scoredCveIds, type FindingContext } from './finding-build';
 import { corpusChanges } from '../watch/corpus-changes';
 import { findingsDigest } from './findings-digest';
@@ -130,17 +129,7 @@ async function scanHolding(
   const puts: Item[] = [];
   for (const finding of current.values()) {
     puts.push(findingItem(finding));
-    if (!existing.has(finding.id)) {
-      puts.push(
-        pointerItem(teamId, finding.id, {
-          entityType: 'finding',
-          target: keys.finding(teamId, product.id, release.id, sbom.id, finding.id),
-          productId: product.id,
-          releaseId: release.id,
-          sbomId: sbom.id,
-        }),
-      );
-    }
+    if (!existing.has(finding.id)) puts.push(findingPointerItem(finding));
   }
   // Once per SBOM: its components do not change (watchIndexedAt is set with the result below).
   if (!sbom.watchIndexedAt)

@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'cra.case_opened',
   'cra.deadline_approaching',
   'cra.deadline_missed',
+  'channel.disabled',
 ] as const;
 export type EventTypeName = (typeof EVENT_TYPES)[number];
 

@@ -26,6 +26,7 @@ const TYPE_TEXT: Record<TeamEvent['type'], string> = {
   'cra.case_opened': 'CRA case opened',
   'cra.deadline_approaching': 'CRA deadline approaching',
   'cra.deadline_missed': 'CRA deadline missed',
+  'channel.disabled': 'Notification channel disabled',
 };
 
 function text(data: Record<string, unknown>, key: string): string | undefined {
@@ -65,6 +66,8 @@ export function eventSentence(event: TeamEvent): string {
       return `${text(data, 'vulnerability_id') ?? '?'}: ${label(text(data, 'stage') ?? 'report')} due within ${text(data, 'before') ?? '?'} (${text(data, 'due') ?? '?'})`;
     case 'cra.deadline_missed':
       return `${text(data, 'vulnerability_id') ?? '?'}: ${label(text(data, 'stage') ?? 'report')} was due ${text(data, 'due') ?? '?'}`;
+    case 'channel.disabled':
+      return `${text(data, 'channel_name') ?? 'A channel'}: ${text(data, 'reason') ?? 'disabled'}`;
   }
 }
 
@@ -81,6 +84,7 @@ async function namesOf(events: TeamEvent[]) {
 function eventLink(event: TeamEvent): string {
   const slug = text(event.data, 'disclosure_slug');
   if (event.type === 'vex.published' && slug) return `/d/${encodeURIComponent(slug)}`;
+  if (event.type === 'channel.disabled') return '/settings';
   const advisory = text(event.data, 'cve_id') ?? event.advisory_id;
   return event.type.startsWith('finding.') && advisory
     ? `/releases/${event.release_id}?q=${encodeURIComponent(advisory)}`
