@@ -14,11 +14,10 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync, crea
 import { join } from 'node:path';
 import { crc32, createGzip, deflateRawSync } from 'node:zlib';
 import { once } from 'node:events';
-import { Zip, type ZipInputFile } from 'fflate';
 import { ADVISORIES, syntheticRecord } from './synthetic-corpus';
 
 /** Bumped when the generated shapes change: a cached corpus of an older version is generated again. */
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 
 export const FULL_RECORDS = 520_000;
 export const EPSS_ROWS = 326_000;
@@ -190,26 +189,74 @@ function* epssCves(): Generator<string> {
   }
 }
 
-async function writeZip(path: string, records: number): Promise<void> {
+/**
+ * Writes a zip as Go's archive/zip (OSV's exporter) does for a large archive: deflated entries, then
+ * the central directory and, past 65,535 entries, the ZIP64 end records (fflate's streaming Zip
+ * writes none, and its count wraps at 65,536).
+ */
+function writeZip(path: string, records: number): void {
   const fd = openSync(path, 'w', 0o600);
-  const zip = new Zip((error, chunk) => {
-    if (error) throw error;
-    writeSync(fd, chunk);
-  });
+  const central: Buffer[] = [];
+  let offset = 0;
+  const write = (bytes: Buffer) => {
+    writeSync(fd, bytes);
+    offset += bytes.length;
+  };
   for (let index = 0; index < records; index += 1) {
     const record = index < ADVISORIES ? syntheticRecord(index) : realisticRecord(index);
+    const name = Buffer.from(`${String(record.id)}.json`);
     const bytes = Buffer.from(JSON.stringify(record));
-    // Deflated by node's zlib (native): fflate's per-entry deflater made generation take minutes longer.
-    const entry: ZipInputFile = {
-      filename: `${String(record.id)}.json`,
-      compression: 8,
-      size: bytes.length,
-      crc: crc32(bytes),
-    };
-    zip.add(entry);
-    entry.ondata?.(null, deflateRawSync(bytes, { level: 1 }), true);
+    const deflated = deflateRawSync(bytes, { level: 1 });
+    const crc = crc32(bytes);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt16LE(8, 8); // deflate
+    local.writeUInt16LE(0x0021, 12); // 1980-01-01
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(deflated.length, 18);
+    local.writeUInt32LE(bytes.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(0x02014b50, 0);
+    entry.writeUInt16LE(20, 4);
+    entry.writeUInt16LE(20, 6);
+    local.copy(entry, 8, 6, 30); // flags, method, time, date, crc, sizes, name length, extra length
+    entry.writeUInt32LE(offset, 42);
+    central.push(entry, name);
+    write(local);
+    write(name);
+    write(deflated);
   }
-  zip.end();
+  const centralStart = offset;
+  for (const part of central) write(part);
+  const centralSize = offset - centralStart;
+  const zip64 = records > 0xffff;
+  if (zip64) {
+    const end64 = Buffer.alloc(56);
+    end64.writeUInt32LE(0x06064b50, 0);
+    end64.writeBigUInt64LE(44n, 4);
+    end64.writeUInt16LE(45, 12);
+    end64.writeUInt16LE(45, 14);
+    end64.writeBigUInt64LE(BigInt(records), 24);
+    end64.writeBigUInt64LE(BigInt(records), 32);
+    end64.writeBigUInt64LE(BigInt(centralSize), 40);
+    end64.writeBigUInt64LE(BigInt(centralStart), 48);
+    const locator = Buffer.alloc(20);
+    locator.writeUInt32LE(0x07064b50, 0);
+    locator.writeBigUInt64LE(BigInt(offset), 8);
+    locator.writeUInt32LE(1, 16);
+    write(end64);
+    write(locator);
+  }
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(zip64 ? 0xffff : records, 8);
+  end.writeUInt16LE(zip64 ? 0xffff : records, 10);
+  end.writeUInt32LE(centralSize, 12);
+  end.writeUInt32LE(centralStart, 16);
+  write(end);
   closeSync(fd);
 }
 
@@ -267,7 +314,7 @@ export async function fullCorpusFiles(cacheDir: string, records: number): Promis
   const files = { zip: join(dir, 'all.zip'), kev: join(dir, 'kev.json'), epss: join(dir, 'epss_scores.csv.gz') };
   if (existsSync(join(dir, 'complete'))) return files;
   mkdirSync(dir, { recursive: true });
-  await writeZip(`${files.zip}.partial`, records);
+  writeZip(`${files.zip}.partial`, records);
   renameSync(`${files.zip}.partial`, files.zip);
   await writeEpss(files.epss);
   const fd = openSync(files.kev, 'w', 0o600);
