@@ -30,6 +30,7 @@ const PLAIN_SERVICE_MODULES = [
   'dispositions/vocabulary.ts',
   'vex/statements.ts',
   'disclosures/openpgp-verify.ts',
+  'matching/ecosystems.ts',
 ];
 
 export default tseslint.config(

@@ -1,6 +1,6 @@
 /**
  * Work outside a request: the scan queue every upload sends to and the scan worker consumes, the
- * worker's recovery sweep every 15 minutes, and the corpus refresh (hourly by default). Plain functions adding to
+ * worker's recovery sweep every 15 minutes, the corpus refresh (hourly by default) and the notification worker (every minute). Plain functions adding to
  * the stack scope, so logical IDs stay those of the deployed resources (lib/stack-support.ts).
  */
 import { Duration, type Stack } from 'aws-cdk-lib';
@@ -45,6 +45,14 @@ export function attachBackgroundTriggers(
         description:
           'Recovery after a crash: files of unfinished uploads, expired upload sessions, scans the queue gave up on',
         schedule: events.Schedule.rate(Duration.minutes(15)),
+        targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 0 })],
+      });
+    }
+    if (spec.role.kind === 'notify-worker') {
+      new events.Rule(scope, 'NotifyWorkerSchedule', {
+        description: 'Notifications: new events become deliveries, owed attempts and daily digests go out',
+        schedule: events.Schedule.rate(Duration.minutes(1)),
+        // The next run a minute later does whatever a failed one left: its state is all in the table.
         targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 0 })],
       });
     }

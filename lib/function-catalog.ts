@@ -9,6 +9,7 @@ import { ENDPOINT_GROUPS, type EndpointGroup } from '../shared/service/http/rout
 import {
   AUTHORIZER_ACCESS,
   CORPUS_REFRESH_ACCESS,
+  NOTIFY_WORKER_ACCESS,
   SCAN_WORKER_ACCESS,
   effectiveGroupAccess,
   type ResourceAccess,
@@ -21,7 +22,8 @@ export type FunctionRole =
   | { kind: 'endpoint-group'; group: EndpointGroup }
   | { kind: 'authorizer' }
   | { kind: 'scan-worker' }
-  | { kind: 'corpus-refresh' };
+  | { kind: 'corpus-refresh' }
+  | { kind: 'notify-worker' };
 
 export interface FunctionSpec {
   /** kebab-case name; also the folder under functions/. */
@@ -103,6 +105,15 @@ export const BACKGROUND_FUNCTIONS: readonly FunctionSpec[] = [
     // The feeds are downloaded to /tmp and checked whole before any import (npm's all.zip alone is over 200 MB).
     ephemeralStorageMb: 4096,
     access: CORPUS_REFRESH_ACCESS,
+  },
+  {
+    name: 'notify-worker',
+    entry: entryOf('notify-worker'),
+    role: { kind: 'notify-worker' },
+    memoryMb: 512,
+    // A run makes attempts of at most 10 s each, 16 at a time; the next scheduled run picks up what is left.
+    timeoutSeconds: 300,
+    access: NOTIFY_WORKER_ACCESS,
   },
 ];
 

@@ -216,6 +216,28 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
   // The stream is one range query per event shard of the team's partitions, newest first.
   events: { ...nothing, table: table('dynamodb:Query') },
+  // Notification channels, rules and the delivery log (a Query per log shard on gsi2). Channel URLs and secrets are
+  // sealed on write and opened to send a test; a rule's product filter is checked by a batch read of the products;
+  // a test delivery is claimed and recorded with single-item updates (its audit entry and a redelivery's are written
+  // after them, a batch write); a rule is written on the condition that its
+  // channel exists.
+  notifications: {
+    ...nothing,
+    table: {
+      ...table(
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:BatchGetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:BatchWriteItem',
+      ),
+      queryIndexes: true,
+    },
+    publisherKey: ['kms:Encrypt', 'kms:Decrypt'],
+  },
   // Trust policies: listed by a Query of their partition, deleted (with the audit entry) in a transaction.
   // Publisher key rotation seals the new private key (never opens one). ConditionCheckItem: a change that takes
   // settings.manage from a member checks, in the same transaction, that another member still holds it.
@@ -320,6 +342,27 @@ export const CORPUS_REFRESH_ACCESS: ResourceAccess = {
     queryIndexes: true,
   },
   sbomBucket: objects('s3:GetObject', 's3:PutObject'),
+};
+
+/**
+ * The notification worker (shared/service/notifications/dispatch.ts), every minute: reads the outbox, digest and
+ * due-attempt indexes (gsi1, gsi3) across teams, the teams' rules, channels and releases, writes deliveries and digest
+ * entries, clears outbox entries and records attempts (UpdateItem), deletes sent digest entries in batches, and opens
+ * channel secrets to deliver. Disabling a failing channel writes its audit entry and event in one transaction.
+ */
+export const NOTIFY_WORKER_ACCESS: ResourceAccess = {
+  ...nothing,
+  table: {
+    ...table(
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:BatchWriteItem',
+    ),
+    queryIndexes: true,
+  },
+  publisherKey: ['kms:Decrypt'],
 };
 
 const READ_ONLY_OBJECTS: readonly ObjectAction[] = ['s3:GetObject'];

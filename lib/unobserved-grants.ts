@@ -51,6 +51,20 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
       "On AWS publishing opens the sealed publisher key with KMS to sign; locally the data directory's key file opens it (same configuration switch).",
   },
   {
+    functions: ['notifications'],
+    actions: ['kms:Encrypt', 'kms:Decrypt'],
+    resource: 'arn:aws:kms:{region}:{account}:key/{publisherKey}',
+    reason:
+      "On AWS a notification channel's URL and signing secret are sealed under the stack's KMS key when it is created, changed or rotated, and opened to send a test; locally the data directory's key file does both (same configuration switch as the publisher keys).",
+  },
+  {
+    functions: ['notify-worker'],
+    actions: ['kms:Decrypt'],
+    resource: 'arn:aws:kms:{region}:{account}:key/{publisherKey}',
+    reason:
+      "On AWS the notification worker opens a channel's sealed URL and secret with KMS to deliver; locally the data directory's key file opens them.",
+  },
+  {
     functions: ['scan-worker'],
     actions: [
       'sqs:ReceiveMessage',
@@ -74,6 +88,7 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
       'compliance',
       'audit',
       'events',
+      'notifications',
       'settings',
       'auth',
     ],

@@ -17,6 +17,7 @@ import { dispatchScan, registerInProcessScanWorker } from '../service/scans/scan
 import { Scans } from '../service/scans/scans';
 import { NO_GRACE, sweepUnfinishedWork } from '../service/scans/recovery-sweep';
 import { applyCorpusChanges } from '../service/watch/watch';
+import { Dispatch } from '../service/notifications/dispatch';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -43,13 +44,40 @@ function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { sto
   let current: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const tick = () => {
-    current = runAsFunction('corpus-refresh', () => applyCorpusChanges())
+    current = runAsFunction('corpus-refresh', () => applyCorpusChanges({ stopping: () => stopped }))
       .then((summary) => {
         if (summary.changes > 0) log({ type: 'watch', message: 'corpus changes applied', result: summary });
       })
       .catch((error: unknown) => log({ type: 'watch', error: (error as Error).message }))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, WATCH_POLL_MS).unref();
+      });
+  };
+  let timer = setTimeout(tick, 0).unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await current;
+    },
+  };
+}
+
+/** How often the local runtime turns new events into notifications and makes owed attempts (AWS: every minute). */
+const NOTIFY_POLL_MS = Number(process.env.VEXDESK_NOTIFY_POLL_MS ?? 1000);
+
+/** The notification worker's passes, in-process (functions/notify-worker on AWS). */
+function dispatchNotifications(log: (line: Record<string, unknown>) => void): { stop(): Promise<void> } {
+  let current: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const tick = () => {
+    current = runAsFunction('notify-worker', () => Dispatch.runOnce())
+      .then((pass) => {
+        if (pass.attempted > 0) log({ type: 'notify', result: pass });
+      })
+      .catch((error: unknown) => log({ type: 'notify', error: (error as Error).message }))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, NOTIFY_POLL_MS).unref();
       });
   };
   let timer = setTimeout(tick, 0).unref();
@@ -77,6 +105,7 @@ export async function startLocalBackgroundWork(options: {
 
   const running = new Set<Promise<unknown>>();
   const watch = watchCorpusChanges(options.log);
+  const notifications = dispatchNotifications(options.log);
   registerInProcessScanWorker((job) => {
     const scan = runAsFunction('scan-worker', () => Scans.run(job.teamId, job.actor, job.sbomId))
       .then((summary) => options.log({ type: 'scan', sbomId: job.sbomId, findingCount: summary.findingCount }))
@@ -102,6 +131,7 @@ export async function startLocalBackgroundWork(options: {
   return {
     stop: async () => {
       await watch.stop();
+      await notifications.stop();
       registerInProcessScanWorker(undefined);
       await Promise.allSettled([...running]);
     },

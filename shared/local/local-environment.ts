@@ -32,4 +32,6 @@ export function applyLocalEnvironment(
   // The local stand-in for the stack's KMS key (shared/service/disclosures/key-vault.ts): a file of the data
   // directory, 0600 like credentials.json, so the server and the admin CLI open the same sealed keys.
   if (engines.dataDir) process.env.PUBLISHER_KEY_SEAL_FILE ??= join(engines.dataDir, 'publisher-key-seal.key');
+  // Notification e-mails land here as .eml files unless VEXDESK_SMTP_URL names a server.
+  if (engines.dataDir) process.env.NOTIFY_OUTBOX_DIR ??= join(engines.dataDir, 'outbox');
 }

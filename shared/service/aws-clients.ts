@@ -16,6 +16,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { KMSClient } from '@aws-sdk/client-kms';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { STSClient } from '@aws-sdk/client-sts';
@@ -64,6 +65,7 @@ const tenantClients = new Map<string, DataClients>();
 let sqsClient: SQSClient | undefined;
 let secretsClient: SecretsManagerClient | undefined;
 let kmsClient: KMSClient | undefined;
+let sesClient: SESv2Client | undefined;
 let stsClient: STSClient | undefined;
 
 /**
@@ -227,6 +229,16 @@ export async function kms() {
     recordAwsCalls(kmsClient, 'kms');
   }
   return { sdk, client: kmsClient };
+}
+
+/** SES sends notification e-mail on AWS (shared/service/notifications/email.ts); execution role. */
+export async function ses() {
+  const sdk = await import('@aws-sdk/client-sesv2');
+  if (!sesClient) {
+    // Not recorded: no integration run reaches SES (local e-mail is SMTP or files), so its grant is listed unobserved.
+    sesClient = withoutSdkLogging(new sdk.SESv2Client({ region: config().region }));
+  }
+  return { sdk, client: sesClient };
 }
 
 export function tableName(): string {

@@ -65,6 +65,18 @@ const environmentSchema = z.object({
     .default('/'),
   /** Tests only: trust OIDC issuers on loopback over plain HTTP (docs/oidc.md). Anything but "1" leaves them refused. */
   VEXDESK_ALLOW_LOOPBACK_ISSUERS: z.string().optional(),
+  /** Tests and local use only: notification URLs on loopback over plain HTTP (docs/notifications.md). Never set by the stack. */
+  VEXDESK_ALLOW_LOOPBACK_WEBHOOKS: z.string().optional(),
+  /** Local e-mail delivery over SMTP (smtp://host:port); unset locally: `.eml` files in NOTIFY_OUTBOX_DIR. */
+  VEXDESK_SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  /** Local: where e-mails go as `.eml` files when no SMTP server is set (`$DATA_DIR/outbox`). */
+  NOTIFY_OUTBOX_DIR: z.string().min(1).optional(),
+  /** AWS: the SES identity notification e-mails are sent from; set, e-mail goes through SES. */
+  NOTIFY_SES_FROM: z.email().optional(),
+  /** Sender address of SMTP and file e-mail. */
+  NOTIFY_EMAIL_FROM: z.email().default('notifications@vexdesk.invalid'),
+  /** First retry delay of a failed delivery; doubles each attempt (tests shorten it). */
+  VEXDESK_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
 });
 
 export type AppConfig = Readonly<{
@@ -86,6 +98,14 @@ export type AppConfig = Readonly<{
   teamRateLimit: number;
   teamBurstLimit: number;
   allowLoopbackIssuers: boolean;
+  notifications: Readonly<{
+    allowLoopback: boolean;
+    smtpUrl: string | undefined;
+    outboxDir: string | undefined;
+    sesFrom: string | undefined;
+    emailFrom: string;
+    retryBaseMs: number;
+  }>;
   signIn:
     Readonly<{ issuer: string; clientId: string; clientSecret: string | undefined; returnPath: string }> | undefined;
 }>;
@@ -119,6 +139,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
     teamRateLimit: env.TEAM_RATE_LIMIT,
     teamBurstLimit: env.TEAM_BURST_LIMIT,
     allowLoopbackIssuers: env.VEXDESK_ALLOW_LOOPBACK_ISSUERS === '1',
+    notifications: {
+      allowLoopback: env.VEXDESK_ALLOW_LOOPBACK_WEBHOOKS === '1',
+      smtpUrl: env.VEXDESK_SMTP_URL,
+      outboxDir: env.NOTIFY_OUTBOX_DIR,
+      sesFrom: env.NOTIFY_SES_FROM,
+      emailFrom: env.NOTIFY_EMAIL_FROM,
+      retryBaseMs: env.VEXDESK_NOTIFY_RETRY_BASE_MS,
+    },
     signIn:
       env.SIGN_IN_ISSUER !== undefined && env.SIGN_IN_CLIENT_ID !== undefined
         ? {

@@ -115,7 +115,7 @@ export async function benchConsole(): Promise<string> {
     await page.locator('#email').fill(bootstrap.login.email);
     await page.locator('#password').fill(bootstrap.login.password);
     await page.locator('#password').press('Enter');
-    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     // Every page load records its main-thread long tasks; read after each run (a navigation starts afresh).
     await page.addInitScript(
       `window.__longTasks = []; new PerformanceObserver((list) => { for (const entry of list.getEntries()) window.__longTasks.push(entry.duration); }).observe({ type: 'longtask', buffered: true });`,

@@ -120,7 +120,7 @@ describe('the web console: API keys, CSRF and the end of a session', () => {
       }),
     );
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Products' }).click();
-    await page.waitForURL(/\/sign-in\?expired=1&returnTo=%2F$/);
+    await page.waitForURL(/\/sign-in\?expired=1&returnTo=%2Fproducts$/);
     await page.getByText('Your session has ended. Sign in again to continue.').waitFor();
     await screenshot(page, '13-session-expired');
     await page.goto(`${baseUrl()}/releases/${state.releaseId}`);
@@ -148,7 +148,7 @@ describe('the web console: API keys, CSRF and the end of a session', () => {
     // When the provider sends us back, the form never appears: its wait must not fail the run later.
     form.catch(() => undefined);
     await back;
-    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     const cookie = `${SESSION_COOKIE}=${await sessionCookie(admin)}`;
     expect((await fetch(`${baseUrl()}/api/products`, { headers: { Cookie: cookie } })).status).toBe(200);
 

@@ -63,8 +63,12 @@ describe('the web console, from sign-in to a published disclosure', () => {
     await page.waitForURL(/\/sign-in\?returnTo=%2F$/);
     await expectAccessible(page, '01-sign-in');
     await signInThroughProvider(page, await demoLogin());
-    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/');
+    await page.getByRole('region', { name: 'Vulnerability data' }).getByText('Corpus version').waitFor();
+    await expectAccessible(page, '02-dashboard');
+    await tabTo(page, page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Products' }));
+    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
     await expectAccessible(page, '02-products-empty');
   });
 

@@ -36,6 +36,7 @@ describe("tenant roles: team data only through credentials scoped to the caller'
       'compliance',
       'dispositions',
       'events',
+      'notifications',
       'products',
       'releases',
       'sboms',

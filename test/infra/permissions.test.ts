@@ -67,14 +67,16 @@ describe('endpoint group access', () => {
     });
   });
 
-  it('lets only the signing functions use the publisher-key KMS key: vex seals and opens, settings only seals (rotation)', () => {
+  it('lets only the functions that seal secrets use the KMS key: vex seals and opens, settings only seals (rotation), notifications seal channel secrets and open them to deliver', () => {
     const users = functionCatalog()
       .filter((spec) => spec.access.publisherKey.length > 0)
       .map((spec) => [spec.name, [...spec.access.publisherKey]]);
 
     expect(users).toEqual([
       ['vex', ['kms:Encrypt', 'kms:Decrypt']],
+      ['notifications', ['kms:Encrypt', 'kms:Decrypt']],
       ['settings', ['kms:Encrypt']],
+      ['notify-worker', ['kms:Decrypt']],
     ]);
     // The public function verifies with the public keys only, and reads no team item but their partition.
     expect(effectiveGroupAccess('disclosures').publisherKey).toEqual([]);

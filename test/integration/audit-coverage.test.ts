@@ -10,10 +10,11 @@ import { ApiKeys } from '../../shared/service/identity/api-keys';
 import { auditEntries, mutatingRoutes } from '../support/audit-coverage';
 import { accessScenarios } from '../support/audit-scenarios/access';
 import { catalogScenarios } from '../support/audit-scenarios/catalog';
+import { notificationScenarios } from '../support/audit-scenarios/notifications';
 import { triageScenarios } from '../support/audit-scenarios/triage';
 import { createTeamWithKey } from '../support/factories';
 
-const scenarios = { ...catalogScenarios, ...triageScenarios, ...accessScenarios };
+const scenarios = { ...catalogScenarios, ...triageScenarios, ...accessScenarios, ...notificationScenarios };
 
 describe('audit coverage', () => {
   it('has a scenario for every mutating route in the route table', () => {

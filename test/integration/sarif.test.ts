@@ -136,11 +136,12 @@ describe('SARIF from the vulnerability lists', () => {
         await decide(expiring!, {
           status: 'not_affected',
           justification: 'component_not_present',
-          expiresAt: new Date(Date.now() + 1500).toISOString(),
+          // Far enough ahead that a slow request still lands before it; passed by the time the list is read.
+          expiresAt: new Date(Date.now() + 5000).toISOString(),
         })
       ).status,
     ).toBe(201);
-    await new Promise((done) => setTimeout(done, 2000));
+    await new Promise((done) => setTimeout(done, 5500));
 
     const findings = (await listAll<unknown>(team.api, `/api/sboms/${first.sbomId}/vulnerabilities`)).map((item) =>
       sbomVulnerabilitySchema.parse(item),

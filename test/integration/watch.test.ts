@@ -13,54 +13,14 @@ import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
+import { keys } from '../../shared/service/data/keys';
+import { scanLease } from '../../shared/service/scans/scan-lease';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
+import { kevCatalog, osvRecord } from '../support/corpus-records';
 
 const run = promisify(execFile);
 type Api = Awaited<ReturnType<typeof createTeamWithKey>>['api'];
-
-function osvAdvisory(id: string, cve: string, pkg: string, extra: Record<string, unknown> = {}) {
-  return {
-    schema_version: '1.6.0',
-    id,
-    modified: new Date().toISOString(),
-    aliases: [cve],
-    summary: `Issue in ${pkg}`,
-    details: 'Details',
-    affected: [
-      {
-        package: { ecosystem: 'npm', name: pkg },
-        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }],
-      },
-    ],
-    database_specific: { severity: 'HIGH' },
-    ...extra,
-  };
-}
-
-function kevCatalog(cve: string) {
-  return {
-    title: 'CISA KEV',
-    catalogVersion: '2099.02.01',
-    dateReleased: '2099-02-01T00:00:00Z',
-    count: 1,
-    vulnerabilities: [
-      {
-        cveID: cve,
-        vendorProject: 'x',
-        product: 'x',
-        vulnerabilityName: 'x',
-        dateAdded: '2099-02-01',
-        shortDescription: 'x',
-        requiredAction: 'x',
-        dueDate: '2099-02-22',
-        knownRansomwareCampaignUse: 'Unknown',
-        notes: '',
-        cwes: [],
-      },
-    ],
-  };
-}
 
 async function adminImport(path: string): Promise<Record<string, unknown>> {
   const root = resolve(import.meta.dirname, '../..');
@@ -112,7 +72,7 @@ describe('the watch: findings follow the corpus without a rescan', () => {
 
     // An advisory for the package arrives: the admin CLI imports it and re-evaluates what it touches.
     const dir = mkdtempSync(join(tmpdir(), 'watch-'));
-    writeFileSync(join(dir, 'advisory.json'), JSON.stringify(osvAdvisory(advisoryId, cve, pkg)));
+    writeFileSync(join(dir, 'advisory.json'), JSON.stringify(osvRecord(advisoryId, cve, pkg)));
     const imported = await adminImport(join(dir, 'advisory.json'));
     expect(imported.reevaluation).toMatchObject({ complete: true });
 
@@ -148,7 +108,7 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     expect(theirs.map((event) => event.sbom_id)).toEqual([elsewhere.sbomId]);
 
     // CISA lists the CVE as exploited.
-    writeFileSync(join(dir, 'kev.json'), JSON.stringify(kevCatalog(cve)));
+    writeFileSync(join(dir, 'kev.json'), JSON.stringify(kevCatalog([cve], '2099-02-01')));
     const beforeKev = new Date().toISOString();
     await importCorpusFiles([join(dir, 'kev.json')]);
     expect(await applyCorpusChanges()).toMatchObject({ complete: true });
@@ -162,7 +122,7 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     // The advisory is withdrawn: the findings are resolved, kept, and out of the default lists.
     writeFileSync(
       join(dir, 'advisory.json'),
-      JSON.stringify(osvAdvisory(advisoryId, cve, pkg, { withdrawn: new Date().toISOString() })),
+      JSON.stringify(osvRecord(advisoryId, cve, pkg, { extra: { withdrawn: new Date().toISOString() } })),
     );
     const beforeWithdrawal = new Date().toISOString();
     await importCorpusFiles([join(dir, 'advisory.json')]);
@@ -192,10 +152,65 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     const dir = mkdtempSync(join(tmpdir(), 'watch-'));
     writeFileSync(
       join(dir, 'advisory.json'),
-      JSON.stringify(osvAdvisory(`GHSA-other-${suffix}`, `CVE-2095-${String(Date.now()).slice(-7)}`, `x-${suffix}`)),
+      JSON.stringify(osvRecord(`GHSA-other-${suffix}`, `CVE-2095-${String(Date.now()).slice(-7)}`, `x-${suffix}`)),
     );
     await importCorpusFiles([join(dir, 'advisory.json')]);
     expect(await applyCorpusChanges()).toMatchObject({ complete: true });
     expect((await api.get(`/api/sboms/${unrelated.sbomId}`)).body.data.scan.last_evaluated_at).toBe(evaluatedAt);
+  });
+
+  it('leaves a change for the next run while a scan holds an SBOM, and applies it once the scan is done', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const pkg = `vexdesk-busy-${suffix}`;
+    const { api, teamId } = await createTeamWithKey();
+    const { product, release, sbomId } = await shippedRelease(api, pkg, '1.0.0');
+    const taken = await scanLease.take(keys.scanLease(teamId, product.id, release.id, sbomId), sbomId);
+    if (!('held' in taken)) throw new Error('the SBOM should be free to lease');
+    const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    writeFileSync(
+      join(dir, 'advisory.json'),
+      JSON.stringify(osvRecord(`GHSA-busy-${suffix}`, `CVE-2094-${String(Date.now()).slice(-7)}`, pkg)),
+    );
+    try {
+      await importCorpusFiles([join(dir, 'advisory.json')]);
+      const cutOff = await applyCorpusChanges({ deadline: Date.now() + 1500 });
+      expect(cutOff).toMatchObject({ complete: false });
+      expect(cutOff.outcomes.busy).toBeGreaterThanOrEqual(1);
+      expect(await findings(api, sbomId)).toHaveLength(0);
+    } finally {
+      await taken.held.release();
+    }
+    // The journal kept the change: this run (or the server's own poll, whichever comes first) applies it.
+    expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    expect(await findings(api, sbomId)).toMatchObject([{ detected_by: 'corpus_update' }]);
+  });
+
+  it('says a published disclosure went stale when the release gains a finding nobody decided on', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const pkg = `vexdesk-stale-${suffix}`;
+    const { api } = await createTeamWithKey();
+    const { release, sbomId } = await shippedRelease(api, pkg, '1.0.0');
+    const document = (await api.post(`/api/releases/${release.id}/vex`, { format: 'cyclonedx_vex', author: 'PSIRT' }))
+      .body.data as { id: string };
+    for (const step of ['submit', 'approve', 'publish'])
+      expect((await api.post(`/api/vex/${document.id}/${step}`, {})).status).toBe(200);
+    const before = new Date().toISOString();
+    const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    writeFileSync(
+      join(dir, 'advisory.json'),
+      JSON.stringify(osvRecord(`GHSA-stale-${suffix}`, `CVE-2093-${String(Date.now()).slice(-7)}`, pkg)),
+    );
+    await importCorpusFiles([join(dir, 'advisory.json')]);
+    expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    const [finding] = await findings(api, sbomId);
+    const stale = (await api.get(`/api/events?type=disclosure.stale&since=${encodeURIComponent(before)}`)).body
+      .data as Record<string, unknown>[];
+    expect(stale).toMatchObject([
+      {
+        release_id: release.id,
+        sbom_id: sbomId,
+        data: { vex_document_ids: [document.id], undecided_finding_ids: [finding!.id], undecided_count: 1 },
+      },
+    ]);
   });
 });

@@ -23,6 +23,10 @@ export default async function globalSetup(): Promise<void> {
   const server = await startServerProcess(dataDir, {
     DISCLOSURE_SIGNING_KEY: TEST_SIGNING_KEY,
     VEXDESK_ALLOW_LOOPBACK_ISSUERS: '1',
+    // Notification tests deliver to receivers on loopback and watch retries happen within seconds.
+    VEXDESK_ALLOW_LOOPBACK_WEBHOOKS: '1',
+    VEXDESK_NOTIFY_RETRY_BASE_MS: '300',
+    VEXDESK_NOTIFY_POLL_MS: '200',
   });
   process.env.VEXDESK_TEST_DATA_DIR = dataDir;
   process.env.VEXDESK_TEST_BASE_URL = server.baseUrl;

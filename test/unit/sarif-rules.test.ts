@@ -36,8 +36,13 @@ function finding(overrides: Partial<SbomVulnerability> = {}): SbomVulnerability 
     match_confidence: 'exact',
     match_evidence: { kind: 'purl', value: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1' },
     first_detected_at: '2026-01-01T00:00:00.000Z',
+    detected_by: 'scan',
     last_seen_at: '2026-01-01T00:00:00.000Z',
+    state: 'open',
+    resolved_at: null,
+    resolved_reason: null,
     no_longer_detected: false,
+    kev_added_at: '2026-01-01T00:00:00.000Z',
     informational: null,
     ...overrides,
   });

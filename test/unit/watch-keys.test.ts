@@ -79,7 +79,7 @@ describe('watchKeysForPackage', () => {
 });
 
 describe('watchIndexItems', () => {
-  it('writes one entry per key of an SBOM, in one shard, team id first in the sort key', () => {
+  it('writes one entry per key of an SBOM, in one shard, team id first in the sort key, and marks each key present', () => {
     const sbom = { teamId: 'team-1', productId: 'p', releaseId: 'r', id: 'sbom-1' };
     const items = watchIndexItems(sbom, [
       component({ name: 'lodash', version: '4.17.20', purl: 'pkg:npm/lodash@4.17.20' }),
@@ -87,11 +87,19 @@ describe('watchIndexItems', () => {
       component({ name: 'lodash', version: '4.17.21', purl: 'pkg:npm/lodash@4.17.21', ref: 'c' }),
       component({ name: 'zlib', version: '1.3' }),
     ]);
-    expect(items).toHaveLength(2);
+    const entries = items.filter((item) => item.entity === 'WatchEntry');
+    expect(entries).toHaveLength(2);
+    expect(items.filter((item) => item.entity === 'WatchAny')).toEqual([
+      { pk: 'WATCH#ANY', sk: 'ANY', entity: 'WatchAny' },
+    ]);
+    expect(items.filter((item) => item.entity === 'WatchKey')).toEqual([
+      { pk: 'WATCH#KEY#npm#lodash', sk: 'KEY', entity: 'WatchKey', indexKey: packageKey('npm', 'lodash') },
+      { pk: 'WATCH#KEY#name:zlib', sk: 'KEY', entity: 'WatchKey', indexKey: 'name:zlib' },
+    ]);
     const shard = watchShard('sbom-1');
     expect(shard).toBeGreaterThanOrEqual(0);
     expect(shard).toBeLessThan(WATCH_SHARDS);
-    const lodash = items.find((item) => item.indexKey === packageKey('npm', 'lodash'))!;
+    const lodash = entries.find((item) => item.indexKey === packageKey('npm', 'lodash'))!;
     expect(lodash).toMatchObject({
       pk: `WATCH#PKG#npm#lodash#${shard}`,
       sk: 'team-1#sbom-1',
@@ -110,7 +118,9 @@ describe('watchIndexItems', () => {
     const components = Array.from({ length: 5000 }, (_, index) =>
       component({ name: 'x', version: `${index}.${'9'.repeat(50)}`, ref: String(index) }),
     );
-    const [item] = watchIndexItems({ teamId: 't', productId: 'p', releaseId: 'r', id: 's' }, components);
+    const item = watchIndexItems({ teamId: 't', productId: 'p', releaseId: 'r', id: 's' }, components).find(
+      (each) => each.entity === 'WatchEntry',
+    );
     expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThan(64 * 1024);
   });
 });

@@ -4,7 +4,9 @@ import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, setCsrfToken, whenSessionEnds } from './api/client';
 import { MeContext, type Me } from './session';
 import { SignInPage } from './pages/SignIn';
+import { DashboardPage } from './pages/Dashboard';
 import { ProductsPage } from './pages/Products';
+import { SearchPage } from './pages/PortfolioSearch';
 import { ProductPage } from './pages/Product';
 import { ReleasePage } from './pages/Release';
 import { SettingsPage } from './pages/Settings';
@@ -59,7 +61,9 @@ function SignedInShell() {
       <Header me={me} />
       <main id="main" class="page" tabIndex={-1}>
         <Router>
-          <Route path="/" component={ProductsPage} />
+          <Route path="/" component={DashboardPage} />
+          <Route path="/products" component={ProductsPage} />
+          <Route path="/search" component={SearchPage} />
           <Route path="/products/:productId" component={ProductPage} />
           <Route path="/releases/:releaseId" component={ReleasePage} />
           <Route path="/settings" component={SettingsPage} />
@@ -76,8 +80,10 @@ function Header({ me }: { me: Me }) {
   const current = (prefix: string) =>
     (
       prefix === '/'
-        ? path === '/' || path.startsWith('/products') || path.startsWith('/releases')
-        : path.startsWith(prefix)
+        ? path === '/'
+        : prefix === '/products'
+          ? path.startsWith('/products') || path.startsWith('/releases')
+          : path.startsWith(prefix)
     )
       ? 'page'
       : undefined;
@@ -96,6 +102,9 @@ function Header({ me }: { me: Me }) {
       </a>
       <nav aria-label="Main">
         <a href="/" aria-current={current('/')}>
+          Dashboard
+        </a>
+        <a href="/products" aria-current={current('/products')}>
           Products
         </a>
         <a href="/audit" aria-current={current('/audit')}>

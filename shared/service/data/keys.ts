@@ -16,6 +16,8 @@
  *   action and both, sharded the same way; readers merge the shards in time order;
  * - event partitions `TEAM#<teamId>#EVENTS#<shard>` (EVENT_SHARDS of them, the shard from a hash
  *   of the event id), sorted by `<occurredAt>#<id>`, retained 90 days by the table's TTL;
+ * - `TEAM#<teamId>#NOTIFY_CHANNELS`, `#NOTIFY_RULES`, `#NOTIFY_DELIVERIES#<shard>`, `#NOTIFY_DIGEST#<rule>`:
+ *   notifications (docs/notifications.md), with the global sparse outbox (gsi1) and due-attempt (gsi3) indexes;
  * - `TEAM#<teamId>#TRUST_POLICIES`: the team's OIDC trust policies;
  * - `TEAM#<teamId>#SESSION_TIMEOUTS`: the team's browser-session timeouts (read by the authorizer);
  * - `TEAM#<teamId>#PUBLISHER_KEYS`: the team's public publisher keys (read by the public disclosures
@@ -31,6 +33,7 @@ import { disclosureKeys } from './keys/disclosures';
 import { eventKeys } from './keys/events';
 import { dispositionKeys } from './keys/dispositions';
 import { migrationKeys } from './keys/migrations';
+import { notificationKeys } from './keys/notifications';
 import { productKeys } from './keys/products';
 import { sbomKeys } from './keys/sboms';
 import { teamKeys } from './keys/teams';
@@ -51,4 +54,5 @@ export const keys = {
   ...corpusKeys,
   ...migrationKeys,
   ...watchKeys,
+  ...notificationKeys,
 } as const;

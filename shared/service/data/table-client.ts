@@ -8,9 +8,11 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactGetCommand,
   TransactWriteCommand,
+  UpdateCommand,
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -120,6 +122,62 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
     if (error instanceof TransactionCanceledException) {
       throw new TransactionFailedError((error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None'));
     }
+    throw error;
+  }
+}
+
+/** Whether a single-item write failed its condition. */
+export function isConditionFailure(error: unknown): boolean {
+  return (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
+}
+
+/** One item written on its own; false when `condition` did not hold. */
+export async function putItem(
+  item: Item,
+  condition?: string,
+  names?: Record<string, string>,
+  values?: Record<string, unknown>,
+): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: item,
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ...(names && Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ...(values && Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** One item updated on its own; answers its new state, or undefined when `condition` did not hold. */
+export async function updateItem(
+  key: Key,
+  update: string,
+  names: Record<string, string> | undefined,
+  values: Record<string, unknown> | undefined,
+  condition?: string,
+): Promise<Item | undefined> {
+  try {
+    const result = await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: update,
+        ...(names && Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ...(values && Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return result.Attributes;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
 }

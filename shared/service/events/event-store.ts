@@ -48,7 +48,8 @@ export function eventId(...parts: string[]): string {
 /**
  * The table item of an event (retained 90 days through the table's TTL attribute `expiresAtEpoch`).
  * Usable in batchWrite puts and in transactions via tx.put(eventItem(e)): a plain put, so a retried
- * write of the same event replaces it instead of failing.
+ * write of the same event replaces it instead of failing (and puts it back in the notification outbox, where
+ * the deliveries it already has are found by their derived ids, not made twice).
  */
 export function eventItem(event: TeamEvent): Item {
   return {
@@ -64,6 +65,9 @@ export function eventItem(event: TeamEvent): Item {
     findingId: event.findingId ?? null,
     advisoryId: event.advisoryId ?? null,
     data: event.data,
+    // Written with the event, removed once its deliveries exist: an event is never lost between its write
+    // and its notifications (shared/service/notifications/dispatcher.ts).
+    ...keys.notifyOutboxEntry(event.id, event.occurredAt, event.teamId),
     [tableDefinition.timeToLiveAttribute]: Math.floor(Date.parse(event.occurredAt) / 1000) + RETENTION_SECONDS,
   };
 }

@@ -22,6 +22,7 @@ import { disclosureRoutes } from './route-groups/disclosures';
 import { complianceRoutes } from './route-groups/compliance';
 import { auditRoutes } from './route-groups/audit';
 import { eventRoutes } from './route-groups/events';
+import { notificationRoutes } from './route-groups/notifications';
 import { settingsRoutes } from './route-groups/settings';
 import { authRoutes } from './route-groups/auth';
 import { signInRoutes } from './route-groups/signin';
@@ -48,6 +49,7 @@ export const routes = [
   ...complianceRoutes,
   ...auditRoutes,
   ...eventRoutes,
+  ...notificationRoutes,
   ...settingsRoutes,
   ...authRoutes,
   ...signInRoutes,

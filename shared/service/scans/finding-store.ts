@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { keys } from '../data/keys';
 import { getItem, queryAll, type Item } from '../data/table-client';
-import { resolvePointer } from '../data/id-pointers';
+import { pointerItem, resolvePointer } from '../data/id-pointers';
 
 export type Severity = 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW' | 'NONE';
 export interface Cvss {
@@ -106,6 +106,18 @@ export function findingItem(finding: Finding): Item {
     componentRef,
     findingJson: JSON.stringify(finding),
   };
+}
+
+/** The id pointer that resolves a new finding's public id (written once, with its first item). */
+export function findingPointerItem(finding: Finding): Item {
+  const { teamId, productId, releaseId, sbomId, id } = finding;
+  return pointerItem(teamId, id, {
+    entityType: 'finding',
+    target: keys.finding(teamId, productId, releaseId, sbomId, id),
+    productId,
+    releaseId,
+    sbomId,
+  });
 }
 
 export function toFinding(item: Item): Finding {

@@ -11,7 +11,6 @@
  */
 import { keys } from '../data/keys';
 import { batchWrite, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
-import { pointerItem } from '../data/id-pointers';
 import { auditPut } from '../audit/audit-log';
 import { scanCompletedEvent } from '../events/change-events';
 import type { Actor } from '../identity/actor';
@@ -24,7 +23,7 @@ import { TeamSettingsService } from '../identity/team-settings';
 import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
 import { sbomRecovery } from '../sboms/sbom-recovery';
-import { findingId, findingItem, findingStore, type Finding } from './finding-store';
+import { findingId, findingItem, findingPointerItem, findingStore, type Finding } from './finding-store';
 import { buildFinding, resolveFinding, scoredCveIds, type FindingContext } from './finding-build';
 import { corpusChanges } from '../watch/corpus-changes';
 import { findingsDigest } from './findings-digest';
@@ -70,6 +69,9 @@ async function scanHolding(
 ): Promise<ScanSummary | 'lost'> {
   const teamId = sbom.teamId;
   const laps = new ScanLaps();
+  // Read before any corpus read: the findings reflect at least this version (Scans.run compares it after the result).
+  const corpusVersionRead = corpusChanges.version();
+  corpusVersionRead.catch(() => undefined);
   // The matcher (version schemes, advisory index: ~80 KB) loads while the scan's first reads run:
   // the functions that list findings never load it, and a scan's cold start overlaps it with I/O.
   const matcher = import('./scan-matching');
@@ -91,7 +93,7 @@ async function scanHolding(
     severityResolver(result.findings, (id) => index.advisory(id)),
     corpusStore.scores(scoredCveIds(result.findings)),
     TeamSettingsService.get(teamId),
-    corpusChanges.version(),
+    corpusVersionRead,
   ]);
   laps.lap('severityAndScores');
   const existing = new Map(
@@ -126,17 +128,7 @@ async function scanHolding(
   const puts: Item[] = [];
   for (const finding of current.values()) {
     puts.push(findingItem(finding));
-    if (!existing.has(finding.id)) {
-      puts.push(
-        pointerItem(teamId, finding.id, {
-          entityType: 'finding',
-          target: keys.finding(teamId, product.id, release.id, sbom.id, finding.id),
-          productId: product.id,
-          releaseId: release.id,
-          sbomId: sbom.id,
-        }),
-      );
-    }
+    if (!existing.has(finding.id)) puts.push(findingPointerItem(finding));
   }
   // Once per SBOM: its components do not change (watchIndexedAt is set with the result below).
   if (!sbom.watchIndexedAt)
@@ -267,6 +259,9 @@ export const Scans = {
     options: { deadline?: number; answerByDeadline?: boolean } = {},
   ): Promise<ScanSummary> {
     const deadline = (options.deadline ?? Number.POSITIVE_INFINITY) - JOIN_ANSWER_MARGIN_MS;
+    // A corpus change recorded while this scan read the corpus, and applied before the scan's index entries
+    // existed, would pass this SBOM by: the scan runs once more when the corpus version moved meanwhile.
+    let rescanned = false;
     for (;;) {
       const resolved = await Sboms.resolve(teamId, sbomId);
       const { sbom, release, product } = resolved;
@@ -285,7 +280,13 @@ export const Scans = {
           scanning.catch((error: unknown) => logger.error('scan failed after its request answered', error as Error));
           throw pending();
         }
-        if (outcome !== 'lost') return outcome;
+        if (outcome !== 'lost') {
+          if (!rescanned && (outcome.corpusVersion ?? null) !== (await corpusChanges.version())) {
+            rescanned = true;
+            continue;
+          }
+          return outcome;
+        }
         continue; // stalled past the lease: whoever took it over finishes the scan; join that one
       }
       if ((await beforeDeadline(scanLease.waitUntilReleased(leaseKey, taken.holder, deadline), deadline)) !== true)

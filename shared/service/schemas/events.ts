@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'vex.rejected',
   'vex.published',
   'disclosure.stale',
+  'channel.disabled',
 ] as const;
 export type EventTypeName = (typeof EVENT_TYPES)[number];
 

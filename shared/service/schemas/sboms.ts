@@ -131,6 +131,11 @@ export const cveScanResponse = z
       matchedComponentCount: z.number().int(),
       unmatchedComponentCount: z.number().int(),
       error: z.string().optional().meta({ description: 'Why the scan failed (status failed only)' }),
+      lastEvaluatedAt: z.string().optional().meta({
+        description:
+          'When the findings were last brought up to date with the corpus (this scan, or a re-evaluation since)',
+      }),
+      corpusVersion: z.string().nullable().optional().meta({ description: 'The corpus change the findings reflect' }),
     }),
   })
   .meta({ id: 'CveScanResult' });

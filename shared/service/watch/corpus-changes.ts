@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { keys } from '../data/keys';
-import { batchWrite, getItem, queryPages, type Item } from '../data/table-client';
+import { batchGet, batchWrite, queryPages, type Item } from '../data/table-client';
 
 export type CorpusChangeSource = 'osv' | 'kev' | 'epss';
 
@@ -88,9 +88,12 @@ export const corpusChanges = {
     );
   },
 
-  /** The latest recorded change, or null before the first. */
+  /**
+   * The latest recorded change, or null before the first. A batch read, like the scan's other corpus reads,
+   * so the functions that scan need no other permission on the corpus.
+   */
   async version(): Promise<string | null> {
-    const item = await getItem(keys.corpusVersion());
+    const [item] = await batchGet([keys.corpusVersion()]);
     return typeof item?.version === 'string' ? item.version : null;
   },
 };

@@ -12,7 +12,6 @@
  */
 import { keys } from '../data/keys';
 import { batchWrite, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
-import { pointerItem } from '../data/id-pointers';
 import { corpusStore } from '../corpus/corpus-store';
 import { severityResolver } from '../corpus/alias-severity';
 import { decisionIndex } from '../dispositions/decision-identity';
@@ -21,7 +20,7 @@ import { eventId, eventItem, type TeamEvent } from '../events/event-store';
 import { isWatched } from '../releases/release-store';
 import { sbomStore, type ResolvedSbom } from '../sboms/sbom-store';
 import { buildFinding, resolveFinding, scoredCveIds, type FindingContext } from '../scans/finding-build';
-import { findingId, findingItem, type Finding } from '../scans/finding-store';
+import { findingId, findingItem, findingPointerItem, type Finding } from '../scans/finding-store';
 import { findingsDigest } from '../scans/findings-digest';
 import { scanLease, type HeldLease } from '../scans/scan-lease';
 import { vexStore } from '../vex/vex-store';
@@ -206,16 +205,7 @@ async function reevaluateHolding(
   const puts: Item[] = [];
   for (const finding of changed.values()) {
     puts.push(findingItem(finding));
-    if (!byId.has(finding.id))
-      puts.push(
-        pointerItem(teamId, finding.id, {
-          entityType: 'finding',
-          target: keys.finding(teamId, product.id, release.id, sbom.id, finding.id),
-          productId: product.id,
-          releaseId: release.id,
-          sbomId: sbom.id,
-        }),
-      );
+    if (!byId.has(finding.id)) puts.push(findingPointerItem(finding));
   }
   await batchWrite(events.map(eventItem), [], { concurrency: WRITE_CONCURRENCY });
   await batchWrite(puts, [], { concurrency: WRITE_CONCURRENCY });

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { keys, type Key } from '../data/keys';
-import { batchWrite, queryAll, type Item } from '../data/table-client';
+import { batchGet, batchWrite, queryAll, type Item } from '../data/table-client';
 import { identify, splitPackageKey, type PackageLookup } from '../matching/component-identity';
 import { parseCpe } from '../matching/cpe';
 import { shortName } from '../matching/package-name';
@@ -116,18 +116,30 @@ export function watchIndexItems(
   components: readonly SbomComponent[],
 ): Item[] {
   const shard = watchShard(sbom.id);
-  return [...entriesOf(components)].map(([indexKey, entry]) => ({
-    ...keys.watchEntry(indexKey, shard, sbom.teamId, sbom.id),
-    entity: 'WatchEntry',
-    teamId: sbom.teamId,
-    productId: sbom.productId,
-    releaseId: sbom.releaseId,
-    sbomId: sbom.id,
+  const entries = entriesOf(components);
+  // Presence items are the same for every SBOM with the key: idempotent puts, never removed (a stale one
+  // only costs the shard queries that find nothing).
+  const presence = [...entries.keys()].map((indexKey) => ({
+    ...keys.watchKeyPresence(indexKey),
+    entity: 'WatchKey',
     indexKey,
-    versions: bounded(entry.versions, MAX_VERSIONS),
-    purls: bounded(entry.purls, MAX_PURLS),
-    names: bounded(entry.names, MAX_NAMES),
   }));
+  return [
+    { ...keys.watchAnySbom(), entity: 'WatchAny' },
+    ...presence,
+    ...[...entries].map(([indexKey, entry]) => ({
+      ...keys.watchEntry(indexKey, shard, sbom.teamId, sbom.id),
+      entity: 'WatchEntry',
+      teamId: sbom.teamId,
+      productId: sbom.productId,
+      releaseId: sbom.releaseId,
+      sbomId: sbom.id,
+      indexKey,
+      versions: bounded(entry.versions, MAX_VERSIONS),
+      purls: bounded(entry.purls, MAX_PURLS),
+      names: bounded(entry.names, MAX_NAMES),
+    })),
+  ];
 }
 
 function toEntry(item: Item): WatchEntry {
@@ -158,9 +170,18 @@ async function inParallel<T, R>(inputs: readonly T[], work: (input: T) => Promis
 
 const shards = Array.from({ length: WATCH_SHARDS }, (_, shard) => shard);
 
+/** Whether any SBOM of any team was ever indexed. */
+export async function anySbomWatched(): Promise<boolean> {
+  return (await batchGet([keys.watchAnySbom()])).length > 0;
+}
+
 /** Every SBOM (all teams) indexed under any of the keys, grouped per SBOM. Reads every shard of each key. */
 export async function sbomsContaining(indexKeys: Iterable<string>): Promise<WatchedSbom[]> {
-  const reads = [...new Set(indexKeys)].flatMap((indexKey) => shards.map((shard) => ({ indexKey, shard })));
+  const present = await batchGet(
+    [...new Set(indexKeys)].map((indexKey) => keys.watchKeyPresence(indexKey)),
+    { concurrency: READ_CONCURRENCY },
+  );
+  const reads = present.flatMap((item) => shards.map((shard) => ({ indexKey: String(item.indexKey), shard })));
   const pages = await inParallel(reads, ({ indexKey, shard }) =>
     queryAll({
       ...keys.watchShard(indexKey, shard),

@@ -11,7 +11,7 @@ import { queryAll } from '../data/table-client';
 import { logger } from '../logger';
 import { corpusChanges, type CorpusChange } from './corpus-changes';
 import { reevaluateSbom, type ReevaluationOutcome } from './reevaluation';
-import { sbomsContaining, watchKeysForPackage } from './watch-index';
+import { anySbomWatched, sbomsContaining, watchKeysForPackage } from './watch-index';
 
 /** Journal items per batch: their SBOMs are re-evaluated once for all of them. */
 const BATCH_ITEMS = 50;
@@ -76,15 +76,25 @@ async function inParallel<T>(items: readonly T[], limit: number, work: (item: T)
   );
 }
 
-/** Applies pending corpus changes until none are left or `deadline` (epoch ms) is near. */
+/**
+ * Applies pending corpus changes until none are left, `deadline` (epoch ms) is near, or `stopping()`
+ * says the process is shutting down (checked between SBOMs: what is left stays in the journal).
+ */
 export async function applyCorpusChanges(
-  options: { deadline?: number; batchItems?: number } = {},
+  options: { deadline?: number; batchItems?: number; stopping?: () => boolean } = {},
 ): Promise<WatchRunSummary> {
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
+  const stopping = options.stopping ?? (() => false);
   const summary = emptySummary();
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !stopping()) {
     const batch: CorpusChange[] = await corpusChanges.pending(options.batchItems ?? BATCH_ITEMS);
     if (batch.length === 0) return summary;
+    // No SBOM was ever indexed (the corpus a first start loads): nothing can be affected.
+    if (!(await anySbomWatched())) {
+      await corpusChanges.applied(batch);
+      summary.changes += batch.length;
+      continue;
+    }
     const cveIds = [...new Set(batch.flatMap((change) => change.cveIds))];
     const packageKeys = new Set(batch.flatMap((change) => change.packageKeys));
     for (const key of await packagesOfCves(cveIds)) packageKeys.add(key);
@@ -92,6 +102,10 @@ export async function applyCorpusChanges(
     const watched = await sbomsContaining([...packageKeys].flatMap(watchKeysForPackage));
     let leftOver = false;
     await inParallel(watched, CONCURRENCY, async (sbom) => {
+      if (stopping()) {
+        leftOver = true;
+        return;
+      }
       const result = await reevaluateSbom(
         sbom.teamId,
         sbom.sbomId,
@@ -112,7 +126,9 @@ export async function applyCorpusChanges(
     summary.cveIds += cveIds.length;
     if (leftOver) {
       summary.complete = false;
-      logger.info('corpus changes left for the next run: an SBOM stayed busy', { items: batch.length });
+      logger.info('corpus changes left for the next run: an SBOM stayed busy, or the run was stopped', {
+        items: batch.length,
+      });
       return summary;
     }
     await corpusChanges.applied(batch);

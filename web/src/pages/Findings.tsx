@@ -7,7 +7,7 @@
 import { memo } from 'preact/compat';
 import { useCallback, useState } from 'preact/hooks';
 import { api, type Schemas } from '../api/client';
-import { ErrorMessage, Loading, Pager, Section } from '../components';
+import { ErrorMessage, Loading, Pager, Section, formatDate } from '../components';
 import { must, useDebounced, useLoad } from '../hooks';
 import { can, useMe } from '../session';
 import { label } from '../labels';
@@ -25,12 +25,31 @@ interface Filters {
   kev: boolean;
   fixable: boolean;
   search: string;
+  state: 'open' | 'resolved' | 'all';
 }
 
-export function Findings({ releaseId, version, locked }: { releaseId: string; version: number; locked: boolean }) {
+export function Findings({
+  releaseId,
+  version,
+  locked,
+  initialSearch = '',
+}: {
+  releaseId: string;
+  version: number;
+  locked: boolean;
+  /** From the page's `?q=` (the dashboard's event links name the advisory). */
+  initialSearch?: string;
+}) {
   const me = useMe();
   const writable = can(me, 'dispositions:write') && !locked;
-  const [filters, setFilters] = useState<Filters>({ severity: '', status: '', kev: false, fixable: false, search: '' });
+  const [filters, setFilters] = useState<Filters>({
+    severity: '',
+    status: '',
+    kev: false,
+    fixable: false,
+    search: initialSearch,
+    state: 'open',
+  });
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'severity', descending: true });
   const [page, setPage] = useState(1);
   const [perPage, setPerPage] = useState(100);
@@ -49,6 +68,7 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
               page,
               perPage,
               sort: `${sort.descending ? '-' : ''}${sort.key}` as `-${SortKey}`,
+              state: filters.state,
               ...(filters.severity ? { severity: filters.severity } : {}),
               ...(filters.status ? { status: filters.status } : {}),
               ...(filters.kev ? { kev: 'true' as const } : {}),
@@ -68,6 +88,7 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
       filters.status,
       filters.kev,
       filters.fixable,
+      filters.state,
       search,
       changes,
     ],
@@ -137,6 +158,17 @@ export function Findings({ releaseId, version, locked }: { releaseId: string; ve
             onInput={(event) => update({ search: event.currentTarget.value })}
             placeholder="CVE, package or purl"
           />
+        </label>
+        <label>
+          State
+          <select
+            value={filters.state}
+            onChange={(event) => update({ state: event.currentTarget.value as Filters['state'] })}
+          >
+            <option value="open">Open</option>
+            <option value="resolved">Resolved (no longer detected)</option>
+            <option value="all">All</option>
+          </select>
         </label>
         <label>
           Severity
@@ -294,6 +326,18 @@ const FindingRow = memo(function FindingRow({ row, selected, writable, onToggle,
         <span class="mono">{row.cve_id}</span>
         {row.advisory_id !== row.cve_id ? <span class="muted small"> {row.advisory_id}</span> : null}
         <div class="small">{row.summary}</div>
+        {row.detected_by === 'corpus_update' ? (
+          <div class="small">
+            <span class="badge new">New since upload</span> found by the corpus watch{' '}
+            {formatDate(row.first_detected_at)}
+          </div>
+        ) : null}
+        {row.state === 'resolved' ? (
+          <div class="small">
+            <span class="badge">Resolved</span> {formatDate(row.resolved_at)}
+            {row.resolved_reason ? `: ${label(row.resolved_reason)}` : ''}
+          </div>
+        ) : null}
       </td>
       <td>
         {row.component_name}

@@ -6,7 +6,7 @@ export function NotFoundPage() {
     <>
       <h1>Page not found</h1>
       <p>
-        <a href="/">Back to products</a>
+        <a href="/">Back to the dashboard</a>
       </p>
     </>
   );

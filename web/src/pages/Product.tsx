@@ -15,7 +15,7 @@ export function ProductPage({ productId }: { productId: string }) {
   return (
     <>
       <p class="crumbs">
-        <a href="/">Products</a> /
+        <a href="/products">Products</a> /
       </p>
       <h1>{product.data?.data.name ?? 'Product'}</h1>
       <ErrorMessage message={product.error} />

@@ -1,10 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { api, errorText, type Schemas } from '../api/client';
 import { ErrorMessage, fieldText, Loading, Notice, Section, formatDate } from '../components';
 import { must, useLoad, useSaveResult, useTitle } from '../hooks';
 import { can, useMe } from '../session';
 import { uploadSbom } from '../upload';
 import { Findings } from './Findings';
+import { NewSinceUpload } from './NewSinceUpload';
 import { VexDocuments } from './Vex';
 
 type Release = Schemas['Release'];
@@ -12,6 +14,7 @@ type Sbom = Schemas['Sbom'];
 
 export function ReleasePage({ releaseId }: { releaseId: string }) {
   const me = useMe();
+  const { query } = useLocation();
   const release = useLoad(
     () => must(api.GET('/api/releases/{releaseId}', { params: { path: { releaseId } } })),
     [releaseId],
@@ -54,7 +57,7 @@ export function ReleasePage({ releaseId }: { releaseId: string }) {
   return (
     <>
       <p class="crumbs">
-        <a href="/">Products</a> /{' '}
+        <a href="/products">Products</a> /{' '}
         {productId ? <a href={`/products/${productId}`}>{product.data?.data.name ?? 'Product'}</a> : null} /
       </p>
       <h1>{title}</h1>
@@ -81,7 +84,13 @@ export function ReleasePage({ releaseId }: { releaseId: string }) {
             />
           ) : null}
           <SbomList sboms={sboms.data?.data} error={sboms.error} scanning={scanning} />
-          <Findings releaseId={releaseId} version={findingsVersion} locked={data.is_locked} />
+          <NewSinceUpload releaseId={releaseId} version={findingsVersion} sboms={sboms.data?.data} />
+          <Findings
+            releaseId={releaseId}
+            version={findingsVersion}
+            locked={data.is_locked}
+            initialSearch={query.q ?? ''}
+          />
           <VexDocuments releaseId={releaseId} onChanged={release.reload} />
           {can(me, 'releases:write') ? <EditRelease release={data} onSaved={release.reload} /> : null}
         </>
@@ -109,6 +118,16 @@ function ReleaseSummary({
         <div>
           <dt>Release date</dt>
           <dd>{release.releaseDate ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Watch</dt>
+          <dd>
+            {release.watched ? (
+              'Re-evaluated when the vulnerability data changes'
+            ) : (
+              <span class="badge warn">Not watched: end-of-life releases are not re-evaluated</span>
+            )}
+          </dd>
         </div>
         <div>
           <dt>Chain</dt>
@@ -268,6 +287,7 @@ function SbomList({
               <th scope="col">Scan</th>
               <th scope="col">Findings</th>
               <th scope="col">Uploaded</th>
+              <th scope="col">Last evaluated</th>
             </tr>
           </thead>
           <tbody>
@@ -283,6 +303,7 @@ function SbomList({
                 <td>{sbom.scan.status}</td>
                 <td>{sbom.scan.finding_count}</td>
                 <td>{formatDate(sbom.created_at)}</td>
+                <td>{formatDate(sbom.scan.last_evaluated_at)}</td>
               </tr>
             ))}
           </tbody>

@@ -19,6 +19,13 @@ export const watchKeys = {
     sk: `${teamId}#${sbomId}`,
   }),
   watchShard: (indexKey: string, shard: number) => ({ pk: `WATCH#PKG#${printable(indexKey)}#${shard}` }),
+  /**
+   * That some SBOM (of any team) was indexed under the key: a large corpus change names thousands of
+   * packages, most in no SBOM, and one batched read of these spares the eight shard queries of each.
+   */
+  watchKeyPresence: (indexKey: string): Key => ({ pk: `WATCH#KEY#${printable(indexKey)}`, sk: 'KEY' }),
+  /** That any SBOM was ever indexed: until then (a first start loading its corpus) a change re-evaluates nothing. */
+  watchAnySbom: (): Key => ({ pk: 'WATCH#ANY', sk: 'ANY' }),
   watchTeamPrefix: (teamId: string) => ({ skPrefix: `${teamId}#` }),
   /** A finding's entry in the index by advisory (gsi2), sorted by product, release, SBOM. */
   findingByAdvisory: (teamId: string, advisoryId: string, productId: string, sortKey: string) => ({
