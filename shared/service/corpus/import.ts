@@ -7,7 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { keys } from '../data/keys';
-import { batchGet, batchWrite } from '../data/table-client';
+import { batchGet, batchWrite, type Item } from '../data/table-client';
 import { parseEpssCsv, type EpssScores } from './parse/epss';
 import { parseKevCatalog, type KevCatalog } from './parse/kev';
 import { readOsvDirectory } from './parse/osv-archive';
@@ -77,28 +77,41 @@ export async function importKev(
   };
 }
 
+const EPSS_SLICE = 5_000;
+
 /** EPSS is republished daily for every CVE: a file for a score date already imported is skipped whole. */
 export async function importEpss(scores: EpssScores): Promise<{ rows: number; written: number; skipped: boolean }> {
   const [previous] = await batchGet([keys.corpusSourceImport('epss')]);
   if (scores.scoreDate && previous?.scoreDate === scores.scoreDate && previous?.modelVersion === scores.modelVersion) {
     return { rows: scores.scores.size, written: 0, skipped: true };
   }
-  const puts = [...scores.scores].map(([cveId, score]) => ({
-    ...keys.corpusEpss(cveId),
-    entity: 'CorpusEpss',
-    cveId,
-    epss: score.epss,
-    percentile: score.percentile,
-    scoreDate: scores.scoreDate,
-    modelVersion: scores.modelVersion,
-  }));
-  await batchWrite(puts);
+  // Written a slice at a time: 326,000 rows as items at once were most of the importing process's peak memory.
+  let written = 0;
+  let slice: Item[] = [];
+  for (const [cveId, score] of scores.scores) {
+    slice.push({
+      ...keys.corpusEpss(cveId),
+      entity: 'CorpusEpss',
+      cveId,
+      epss: score.epss,
+      percentile: score.percentile,
+      scoreDate: scores.scoreDate,
+      modelVersion: scores.modelVersion,
+    });
+    if (slice.length >= EPSS_SLICE) {
+      await batchWrite(slice, [], { concurrency: 8 });
+      written += slice.length;
+      slice = [];
+    }
+  }
+  await batchWrite(slice, [], { concurrency: 8 });
+  written += slice.length;
   await recordImport('epss', {
     scoreDate: scores.scoreDate,
     modelVersion: scores.modelVersion,
     importedAt: new Date().toISOString(),
   });
-  return { rows: scores.scores.size, written: puts.length, skipped: false };
+  return { rows: scores.scores.size, written, skipped: false };
 }
 
 /**
