@@ -30,6 +30,8 @@ const PLAIN_SERVICE_MODULES = [
   'dispositions/vocabulary.ts',
   'vex/statements.ts',
   'disclosures/openpgp-verify.ts',
+  'cra/member-states.ts',
+  'cra/rules.ts',
   'matching/ecosystems.ts',
 ];
 

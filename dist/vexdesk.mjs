@@ -54658,7 +54658,11 @@ var sbomScanSchema = object({
   finding_count: number2().int(),
   matched_component_count: number2().int(),
   unmatched_component_count: number2().int(),
-  error: string2().optional().meta({ description: "Why the scan failed (status failed only)" })
+  error: string2().optional().meta({ description: "Why the scan failed (status failed only)" }),
+  last_evaluated_at: string2().nullable().meta({
+    description: "When the findings were last brought up to date with the corpus (a scan, or a re-evaluation after a corpus change)"
+  }),
+  corpus_version: string2().nullable().meta({ description: "The corpus change the findings reflect" })
 }).meta({ id: "SbomScan" });
 var sbomSchema = object({
   id: uuid2(),
@@ -54688,7 +54692,11 @@ var cveScanResponse = object({
     findingCount: number2().int(),
     matchedComponentCount: number2().int(),
     unmatchedComponentCount: number2().int(),
-    error: string2().optional().meta({ description: "Why the scan failed (status failed only)" })
+    error: string2().optional().meta({ description: "Why the scan failed (status failed only)" }),
+    lastEvaluatedAt: string2().optional().meta({
+      description: "When the findings were last brought up to date with the corpus (this scan, or a re-evaluation since)"
+    }),
+    corpusVersion: string2().nullable().optional().meta({ description: "The corpus change the findings reflect" })
   })
 }).meta({ id: "CveScanResult" });
 var severityFilter = _enum(["critical", "high", "medium", "low", "none"]);
@@ -54711,6 +54719,7 @@ function commaList(values, example) {
   }).meta({ description: `Comma-separated, any of: ${allowed.join(", ")}`, example });
 }
 var booleanFlag = _enum(["true", "false"], { error: "must be true or false" }).transform((value) => value === "true");
+var findingStateFilter = _enum(["open", "resolved", "all"]);
 var vulnerabilityListQuery = strictObject({
   page: coerce_exports.number().int().min(1).max(1e6).default(1),
   perPage: coerce_exports.number().int().min(1).max(500).default(100),
@@ -54720,6 +54729,9 @@ var vulnerabilityListQuery = strictObject({
   kev: booleanFlag.optional(),
   fixable: booleanFlag.optional(),
   epssMin: coerce_exports.number().min(0).max(1).optional(),
+  state: findingStateFilter.default("open").meta({
+    description: "open (default): findings the corpus still matches; resolved: no longer matched; all: both"
+  }),
   search: string2().trim().min(1).max(255).optional().meta({
     description: "Case-insensitive substring of the component name or purl, the CVE, advisory id or an alias"
   }),
@@ -54770,8 +54782,17 @@ var sbomVulnerabilitySchema = object({
   match_confidence: _enum(["exact", "high", "low"]),
   match_evidence: object({ kind: _enum(["purl", "cpe", "name"]), value: string2() }),
   first_detected_at: string2(),
+  detected_by: _enum(["scan", "corpus_update"]).meta({
+    description: "The SBOM's scan, or a re-evaluation after the vulnerability corpus changed"
+  }),
   last_seen_at: string2(),
+  state: _enum(["open", "resolved"]),
+  resolved_at: string2().nullable(),
+  resolved_reason: _enum(["advisory_withdrawn", "no_longer_affected"]).nullable(),
   no_longer_detected: boolean2(),
+  kev_added_at: string2().nullable().meta({
+    description: "When Vexdesk first saw the advisory KEV-listed for this finding (CISA's own date is kev.dateAdded)"
+  }),
   informational: string2().nullable(),
   disposition: findingDecisionSchema.optional()
 }).meta({ id: "SbomVulnerability" });

@@ -216,6 +216,16 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   audit: { ...nothing, table: { ...table('dynamodb:Query'), queryIndexes: true } },
   // The stream is one range query per event shard of the team's partitions, newest first.
   events: { ...nothing, table: table('dynamodb:Query') },
+  // CRA cases: the team's CRA partition (cases written whole in a transaction with their audit entry and draft
+  // versions); marking a vulnerability exploited finds the team's findings through the finding indexes (gsi2,
+  // gsi3) after widening the id through the corpus's alias items (BatchGetItem, global), and reads their releases.
+  cra: {
+    ...nothing,
+    table: {
+      ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchGetItem'),
+      queryIndexes: true,
+    },
+  },
   // Notification channels, rules and the delivery log (a Query per log shard on gsi2). Channel URLs and secrets are
   // sealed on write and opened to send a test; a rule's product filter is checked by a batch read of the products;
   // a test delivery is claimed and recorded with single-item updates (its audit entry and a redelivery's are written

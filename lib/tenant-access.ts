@@ -100,6 +100,11 @@ const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
   },
   // The OIDC exchange claims the CI token's jti and stores the issued token's hash (global items found by hash).
   auth: { globalPartitions: [{ actions: ['dynamodb:PutItem'], leadingKeys: ['OIDC_JTI#*', 'OIDC_TOKEN#*'] }] },
+  // Marking a vulnerability exploited widens its id through the corpus's alias and advisory items.
+  cra: {
+    globalOnlyTableActions: ['dynamodb:BatchGetItem'],
+    globalPartitions: [{ actions: ['dynamodb:BatchGetItem'], leadingKeys: ['CORPUS#*'] }],
+  },
   // The attestation report links each published document's disclosure.
   compliance: { globalPartitions: [{ actions: ['dynamodb:GetItem'], leadingKeys: ['DISCLOSURE#*'] }] },
 };

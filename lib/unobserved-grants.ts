@@ -88,6 +88,7 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
       'compliance',
       'audit',
       'events',
+      'cra',
       'notifications',
       'settings',
       'auth',

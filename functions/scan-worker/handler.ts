@@ -6,7 +6,8 @@
  * - a schedule (the recovery sweep, docs/architecture/background-work.md "Recovery after a
  *   crash"): files of uploads cut off before their transaction, expired
  *   pre-signed sessions, and scans still owed long after the queue gave up
- *   (a dispatch lost with its Lambda, a last delivery that timed out).
+ *   (a dispatch lost with its Lambda, a last delivery that timed out); and the CRA deadline check
+ *   (events 6 h and 1 h before each deadline and when one is missed, docs/cra-reporting.md).
  */
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
@@ -15,6 +16,7 @@ import { logger } from '../../shared/service/logger';
 import { SCAN_QUEUE_MAX_RECEIVES } from '../../shared/service/scans/scan-retries';
 import { Scans } from '../../shared/service/scans/scans';
 import { SCHEDULED_GRACE, sweepUnfinishedWork } from '../../shared/service/scans/recovery-sweep';
+import { checkCraDeadlines } from '../../shared/service/cra/deadline-check';
 
 const scanJob = z.object({
   teamId: z.uuid(),
@@ -69,7 +71,12 @@ async function sweep(context: Context): Promise<Record<string, unknown>> {
     keepGoing: () => context.getRemainingTimeInMillis() > SCAN_BUDGET_MS,
   });
   logger.info('recovery sweep', result);
-  return result;
+  // Every 15 minutes: a 1-hour warning is never more than a quarter of its hour late.
+  const craDeadlines = await checkCraDeadlines().catch((error: unknown) => {
+    logger.error('CRA deadline check failed', error as Error);
+    return undefined;
+  });
+  return { ...result, craDeadlines };
 }
 
 export async function handler(

@@ -5382,6 +5382,875 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/cra/cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CRA Article 14 cases, soonest deadline first (filtered by status, product and next deadline)
+         * @description Required scope: `cra:read`
+         */
+        get: operations["listCraCases"];
+        /**
+         * Not allowed: /api/cra/cases serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/cra/cases/{caseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One CRA case with its deadlines, timeliness, submissions, drafts and timeline
+         * @description Required scope: `cra:read`
+         */
+        get: operations["getCraCase"];
+        /**
+         * Set the awareness time earlier (with a reason) or edit a stage's draft fields (each edit a new version)
+         * @description Required scope: `cra:write`
+         */
+        put: operations["updateCraCase"];
+        /**
+         * Not allowed: /api/cra/cases/{caseId} serves GET, PUT
+         * @description Answered by the gateway with 405 and `Allow: GET, PUT`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId} serves GET, PUT
+         * @description Answered by the gateway with 405 and `Allow: GET, PUT`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId} serves GET, PUT
+         * @description Answered by the gateway with 405 and `Allow: GET, PUT`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId} serves GET, PUT
+         * @description Answered by the gateway with 405 and `Allow: GET, PUT`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId} serves GET, PUT
+         * @description Answered by the gateway with 405 and `Allow: GET, PUT`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/cra/cases/{caseId}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/dismiss serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/dismiss serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Dismiss a case with a reason (say, a not_affected decision and its justification)
+         * @description Required scope: `cra:write`
+         */
+        post: operations["dismissCraCase"];
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/dismiss serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/dismiss serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/dismiss serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/dismiss serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/cra/cases/{caseId}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/close serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/close serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Close a case whose final report is recorded
+         * @description Required scope: `cra:write`
+         */
+        post: operations["closeCraCase"];
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/close serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/close serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/close serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/close serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/cra/cases/{caseId}/fix": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/fix serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/fix serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Record a corrective or mitigating measure and when it became available: the final report is due 14 days later
+         * @description Required scope: `cra:write`
+         */
+        post: operations["recordCraFix"];
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/fix serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/fix serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/fix serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/fix serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/cra/cases/{caseId}/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/submissions serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/submissions serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Record a report a person submitted to the single reporting platform, with the platform's reference; moves the status on
+         * @description Required scope: `cra:write`
+         */
+        post: operations["recordCraSubmission"];
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/submissions serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/submissions serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/submissions serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/submissions serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/cra/cases/{caseId}/reports/{stage}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The draft of a stage's report, from the data and the edited fields (JSON, or Markdown with ?format=markdown or Accept: text/markdown)
+         * @description Required scope: `cra:read`
+         */
+        get: operations["getCraReport"];
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/reports/{stage} serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/reports/{stage} serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/reports/{stage} serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/reports/{stage} serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/reports/{stage} serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/reports/{stage} serves GET
+         * @description Answered by the gateway with 405 and `Allow: GET`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/cra/exploited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not allowed: /api/cra/exploited serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/exploited serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Mark a vulnerability actively exploited, with a reason and evidence: cases open for its findings on on-market releases
+         * @description Required scope: `cra:write`
+         */
+        post: operations["markExploited"];
+        /**
+         * Not allowed: /api/cra/exploited serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/exploited serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/exploited serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/exploited serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
     "/api/notification-channels": {
         parameters: {
             query?: never;
@@ -7793,6 +8662,7 @@ export interface components {
             vendor: string | null;
             websiteUrl: string | null;
             repositoryUrl: string | null;
+            cra_in_scope: boolean;
             created_at: string;
             updated_at: string;
         };
@@ -7828,6 +8698,8 @@ export interface components {
             websiteUrl?: string;
             /** Format: uri */
             repositoryUrl?: string;
+            /** @description Placed on the EU market under the Cyber Resilience Act: its active and deprecated releases get CRA Article 14 cases (docs/cra-reporting.md). Default false */
+            cra_in_scope?: boolean;
         };
         UpdateProduct: {
             name?: string;
@@ -7838,6 +8710,8 @@ export interface components {
             websiteUrl?: string | null;
             /** Format: uri */
             repositoryUrl?: string | null;
+            /** @description Placed on the EU market under the Cyber Resilience Act: its active and deprecated releases get CRA Article 14 cases (docs/cra-reporting.md). Default false */
+            cra_in_scope?: boolean;
         };
         ReleaseList: {
             data: components["schemas"]["Release"][];
@@ -8741,7 +9615,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            type: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "channel.disabled";
+            type: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled";
             occurred_at: string;
             product_id: string;
             release_id: string;
@@ -8752,6 +9626,316 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        CraCaseList: {
+            data: components["schemas"]["CraCase"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        CraCase: {
+            /** Format: uuid */
+            id: string;
+            product_id: string;
+            product_name: string;
+            vulnerability_id: string;
+            aliases: string[];
+            advisory_ids: string[];
+            summary: string;
+            severity: string;
+            cvss: {
+                version: string;
+                vector: string;
+                score: number;
+            } | null;
+            cwes: string[];
+            exploitation: {
+                /** @enum {string} */
+                source: "kev" | "member";
+                kev_date_added: string | null;
+                kev_added_at: string | null;
+                known_ransomware_campaign_use: string | null;
+                reason: string | null;
+                evidence_url: string | null;
+                marked_by: string | null;
+            };
+            /** @enum {string} */
+            status: "open" | "early_warning_sent" | "notified" | "final_report_sent" | "closed" | "dismissed";
+            aware_at: string;
+            observed_aware_at: string;
+            aware_at_reason: string | null;
+            affected_releases: {
+                release_id: string;
+                version: string;
+                components: {
+                    name: string;
+                    version: string | null;
+                    purl: string | null;
+                }[];
+                fixed_versions: string[];
+                finding_ids: string[];
+                first_detected_at: string;
+            }[];
+            fix_available_at: string | null;
+            fix: {
+                /** @enum {string} */
+                source: "release" | "member";
+                release_id: string | null;
+                version: string | null;
+                measure: string | null;
+            } | null;
+            early_warning_due: string;
+            notification_due: string;
+            final_report_due: string | null;
+            next_deadline: string | null;
+            timeliness: {
+                early_warning: {
+                    due: string | null;
+                    submitted_at: string | null;
+                    met: boolean | null;
+                    late_by_seconds: number | null;
+                    overdue: boolean;
+                };
+                notification: {
+                    due: string | null;
+                    submitted_at: string | null;
+                    met: boolean | null;
+                    late_by_seconds: number | null;
+                    overdue: boolean;
+                };
+                final_report: {
+                    due: string | null;
+                    submitted_at: string | null;
+                    met: boolean | null;
+                    late_by_seconds: number | null;
+                    overdue: boolean;
+                };
+            };
+            submissions: {
+                /** @enum {string} */
+                stage: "early_warning" | "notification" | "final_report";
+                submitted_at: string;
+                reference: string;
+                note: string | null;
+                recorded_at: string;
+                recorded_by: string;
+            }[];
+            dismissal: {
+                reason: string;
+                at: string;
+                by: string;
+            } | null;
+            dismissal_suggested: {
+                at: string;
+                justification: string | null;
+            } | null;
+            created_at: string;
+            updated_at: string;
+        };
+        CraCaseResponse: {
+            data: components["schemas"]["CraCaseDetail"];
+        };
+        CraCaseDetail: {
+            /** Format: uuid */
+            id: string;
+            product_id: string;
+            product_name: string;
+            vulnerability_id: string;
+            aliases: string[];
+            advisory_ids: string[];
+            summary: string;
+            severity: string;
+            cvss: {
+                version: string;
+                vector: string;
+                score: number;
+            } | null;
+            cwes: string[];
+            exploitation: {
+                /** @enum {string} */
+                source: "kev" | "member";
+                kev_date_added: string | null;
+                kev_added_at: string | null;
+                known_ransomware_campaign_use: string | null;
+                reason: string | null;
+                evidence_url: string | null;
+                marked_by: string | null;
+            };
+            /** @enum {string} */
+            status: "open" | "early_warning_sent" | "notified" | "final_report_sent" | "closed" | "dismissed";
+            aware_at: string;
+            observed_aware_at: string;
+            aware_at_reason: string | null;
+            affected_releases: {
+                release_id: string;
+                version: string;
+                components: {
+                    name: string;
+                    version: string | null;
+                    purl: string | null;
+                }[];
+                fixed_versions: string[];
+                finding_ids: string[];
+                first_detected_at: string;
+            }[];
+            fix_available_at: string | null;
+            fix: {
+                /** @enum {string} */
+                source: "release" | "member";
+                release_id: string | null;
+                version: string | null;
+                measure: string | null;
+            } | null;
+            early_warning_due: string;
+            notification_due: string;
+            final_report_due: string | null;
+            next_deadline: string | null;
+            timeliness: {
+                early_warning: {
+                    due: string | null;
+                    submitted_at: string | null;
+                    met: boolean | null;
+                    late_by_seconds: number | null;
+                    overdue: boolean;
+                };
+                notification: {
+                    due: string | null;
+                    submitted_at: string | null;
+                    met: boolean | null;
+                    late_by_seconds: number | null;
+                    overdue: boolean;
+                };
+                final_report: {
+                    due: string | null;
+                    submitted_at: string | null;
+                    met: boolean | null;
+                    late_by_seconds: number | null;
+                    overdue: boolean;
+                };
+            };
+            submissions: {
+                /** @enum {string} */
+                stage: "early_warning" | "notification" | "final_report";
+                submitted_at: string;
+                reference: string;
+                note: string | null;
+                recorded_at: string;
+                recorded_by: string;
+            }[];
+            dismissal: {
+                reason: string;
+                at: string;
+                by: string;
+            } | null;
+            dismissal_suggested: {
+                at: string;
+                justification: string | null;
+            } | null;
+            created_at: string;
+            updated_at: string;
+            timeline: {
+                at: string;
+                type: string;
+                by: string;
+                detail: {
+                    [key: string]: unknown;
+                };
+            }[];
+            drafts: {
+                [key: string]: {
+                    fields: {
+                        [key: string]: string;
+                    };
+                    version: number;
+                    updated_at: string;
+                    updated_by: string;
+                };
+            };
+        };
+        UpdateCraCase: {
+            /**
+             * Format: date-time
+             * @description Earlier than the observed awareness only, with a reason
+             */
+            aware_at?: string;
+            aware_at_reason?: string;
+            drafts?: {
+                early_warning?: {
+                    summary?: string;
+                    malicious_use?: string;
+                    notes?: string;
+                };
+                notification?: {
+                    product_description?: string;
+                    exploit_nature?: string;
+                    vulnerability_nature?: string;
+                    corrective_measures?: string;
+                    user_measures?: string;
+                    sensitivity?: string;
+                    notes?: string;
+                };
+                final_report?: {
+                    description?: string;
+                    severity_and_impact?: string;
+                    malicious_actor?: string;
+                    security_update?: string;
+                    users_informed?: string;
+                    notes?: string;
+                };
+            };
+        };
+        DismissCraCase: {
+            reason: string;
+        };
+        /** @default {} */
+        CloseCraCase: {
+            note?: string;
+        };
+        RecordCraFix: {
+            measure: string;
+            /** Format: date-time */
+            available_at: string;
+            /** Format: uuid */
+            release_id?: string;
+        };
+        CraSubmission: {
+            /** @enum {string} */
+            stage: "early_warning" | "notification" | "final_report";
+            /** Format: date-time */
+            submitted_at: string;
+            reference: string;
+            note?: string;
+        };
+        CraReportResponse: {
+            data: components["schemas"]["CraReport"];
+        };
+        CraReport: {
+            case_id: string;
+            /** @enum {string} */
+            stage: "early_warning" | "notification" | "final_report";
+            article: string;
+            due: string | null;
+            draft_version: number;
+            /** @description What Vexdesk knows, drafted from the data */
+            facts: {
+                [key: string]: unknown;
+            };
+            /** @description The free-text fields a person finishes */
+            fields: {
+                [key: string]: string;
+            };
+            markdown: string;
+        };
+        MarkExploitedResponse: {
+            data: {
+                vulnerability_id: string;
+                case_ids: string[];
+            };
+        };
+        MarkExploited: {
+            /** @description A CVE or an advisory id */
+            vulnerability_id: string;
+            reason: string;
+            /** Format: uri */
+            evidence_url: string;
         };
         NotificationChannel: {
             id: string;
@@ -8792,7 +9976,7 @@ export interface components {
             ruleId: string | null;
             eventId: string;
             /** @enum {string} */
-            eventType: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "channel.disabled" | "test" | "digest";
+            eventType: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "test" | "digest";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed" | "dead";
             /** @description Attempts made so far */
@@ -8810,7 +9994,7 @@ export interface components {
             id: string;
             name: string;
             channelId: string;
-            eventTypes: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "channel.disabled")[];
+            eventTypes: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled")[];
             filters: components["schemas"]["NotificationRuleFilters"];
             /** @enum {string} */
             mode: "immediate" | "daily_digest";
@@ -8856,6 +10040,7 @@ export interface components {
             };
             csafProvider: components["schemas"]["CsafProvider"];
             sessionTimeouts: components["schemas"]["SessionTimeouts"];
+            cra: components["schemas"]["CraSettings"];
         };
         SlaPolicy: {
             critical: number;
@@ -8887,6 +10072,13 @@ export interface components {
         SessionTimeouts: {
             idleMinutes: number;
             absoluteMinutes: number;
+        };
+        CraSettings: {
+            manufacturerName: string;
+            contact: string;
+            /** @enum {string|null} */
+            mainEstablishment: "AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IT" | "LT" | "LU" | "LV" | "MT" | "NL" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK" | null;
+            memberStates: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IT" | "LT" | "LU" | "LV" | "MT" | "NL" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
         };
         UpdateTeamSettings: {
             requireDistinctApprover?: boolean;
@@ -8921,6 +10113,13 @@ export interface components {
                 idleMinutes?: number;
                 absoluteMinutes?: number;
             };
+            cra?: components["schemas"]["UpdateCraSettings"];
+        };
+        UpdateCraSettings: {
+            manufacturerName?: string;
+            contact?: string;
+            mainEstablishment?: string | null;
+            memberStates?: string[];
         };
         TrustPolicy: {
             /** Format: uuid */
@@ -8929,7 +10128,7 @@ export interface components {
             issuer: string;
             audience: string;
             claims: components["schemas"]["TrustPolicyClaims"];
-            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger")[];
+            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger" | "cra:read" | "cra:write")[];
             ttlMinutes: number;
             createdAt: string;
             /** @description The audit actor that created it (a key's service account, a member) */
@@ -8961,7 +10160,7 @@ export interface components {
             issuer?: string;
             audience: string;
             claims: components["schemas"]["TrustPolicyClaims"];
-            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger")[];
+            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger" | "cra:read" | "cra:write")[];
             /** @default 15 */
             ttlMinutes?: number;
         };
@@ -9065,7 +10264,7 @@ export interface components {
         };
         CreateApiKey: {
             name: string;
-            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger" | "settings:read" | "settings:write")[];
+            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger" | "settings:read" | "settings:write" | "cra:read" | "cra:write")[];
             expiresInDays?: 30 | 90 | 180 | 365;
         };
         OidcTokenResponse: {
@@ -13914,7 +15113,7 @@ export interface operations {
             query?: {
                 /** @description Only events that occurred after this time (exclusive) */
                 since?: string;
-                /** @description Comma-separated, any of: finding.detected, finding.resolved, finding.kev_added, finding.severity_changed, scan.completed, scan.failed, vex.submitted, vex.approved, vex.rejected, vex.published, disclosure.stale, channel.disabled */
+                /** @description Comma-separated, any of: finding.detected, finding.resolved, finding.kev_added, finding.severity_changed, scan.completed, scan.failed, vex.submitted, vex.approved, vex.rejected, vex.published, disclosure.stale, cra.case_opened, cra.deadline_approaching, cra.deadline_missed, channel.disabled */
                 type?: string;
                 productId?: string;
                 releaseId?: string;
@@ -13934,6 +15133,803 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCraCases: {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+                /** @description Comma-separated, any of: open, early_warning_sent, notified, final_report_sent, closed, dismissed */
+                status?: string;
+                productId?: string;
+                /** @description Only cases whose next deadline falls before this time */
+                due_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cases */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraCaseList"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCraCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The case */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraCaseResponse"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCraCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateCraCase"];
+            };
+        };
+        responses: {
+            /** @description The case */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraCaseResponse"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dismissCraCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DismissCraCase"];
+            };
+        };
+        responses: {
+            /** @description The case */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraCaseResponse"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    closeCraCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CloseCraCase"];
+            };
+        };
+        responses: {
+            /** @description The case */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraCaseResponse"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recordCraFix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RecordCraFix"];
+            };
+        };
+        responses: {
+            /** @description The case */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraCaseResponse"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recordCraSubmission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CraSubmission"];
+            };
+        };
+        responses: {
+            /** @description The case */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraCaseResponse"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCraReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "markdown";
+            };
+            header?: never;
+            path: {
+                caseId: string;
+                stage: "early_warning" | "notification" | "final_report";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draft */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraReportResponse"];
+                    "text/markdown": string;
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    markExploited: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MarkExploited"];
+            };
+        };
+        responses: {
+            /** @description The cases of the vulnerability */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkExploitedResponse"];
                 };
             };
             /** @description Malformed request (invalid JSON, gzip or encoding) */
@@ -14735,7 +16731,7 @@ export interface operations {
                     /** Format: uuid */
                     channelId: string;
                     /** @description Omitted: every type */
-                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "channel.disabled")[];
+                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled")[];
                     filters?: components["schemas"]["NotificationRuleFilters"];
                     /**
                      * @default immediate
@@ -14934,7 +16930,7 @@ export interface operations {
                     /** Format: uuid */
                     channelId?: string;
                     /** @description Omitted: every type */
-                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "channel.disabled")[];
+                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled")[];
                     filters?: components["schemas"]["NotificationRuleFilters"];
                     /** @enum {string} */
                     mode?: "immediate" | "daily_digest";

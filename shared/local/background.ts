@@ -17,6 +17,7 @@ import { dispatchScan, registerInProcessScanWorker } from '../service/scans/scan
 import { Scans } from '../service/scans/scans';
 import { NO_GRACE, sweepUnfinishedWork } from '../service/scans/recovery-sweep';
 import { applyCorpusChanges } from '../service/watch/watch';
+import { checkCraDeadlines } from '../service/cra/deadline-check';
 import { Dispatch } from '../service/notifications/dispatch';
 
 export interface BackgroundWork {
@@ -36,6 +37,9 @@ export function sampleCorpusSources(directory = SAMPLE_CORPUS_DIR) {
 /** How often the local runtime looks for corpus changes another process (the admin CLI) recorded. */
 const WATCH_POLL_MS = Number(process.env.VEXDESK_WATCH_POLL_MS ?? 5000);
 
+/** How often the local runtime checks CRA deadlines (on AWS the scan worker's sweep, every 15 minutes). */
+const CRA_CHECK_MS = Number(process.env.VEXDESK_CRA_CHECK_MS ?? 60_000);
+
 /**
  * Applies recorded corpus changes now and then: the admin CLI applies its own import's changes, and
  * this picks up whatever one cut off left (on AWS the corpus refresh and the scan worker's sweep do).
@@ -43,10 +47,18 @@ const WATCH_POLL_MS = Number(process.env.VEXDESK_WATCH_POLL_MS ?? 5000);
 function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { stop(): Promise<void> } {
   let current: Promise<unknown> = Promise.resolve();
   let stopped = false;
+  let craCheckedAt = 0;
+  const checkCra = async () => {
+    if (Date.now() - craCheckedAt < CRA_CHECK_MS) return;
+    craCheckedAt = Date.now();
+    const result = await runAsFunction('scan-worker', () => checkCraDeadlines());
+    if (result.events > 0) log({ type: 'cra', message: 'CRA deadline events', result });
+  };
   const tick = () => {
     current = runAsFunction('corpus-refresh', () => applyCorpusChanges({ stopping: () => stopped }))
-      .then((summary) => {
+      .then(async (summary) => {
         if (summary.changes > 0) log({ type: 'watch', message: 'corpus changes applied', result: summary });
+        await checkCra();
       })
       .catch((error: unknown) => log({ type: 'watch', error: (error as Error).message }))
       .finally(() => {

@@ -189,6 +189,7 @@ export async function benchProductList(
           vendor: 'Bench',
           websiteUrl: null,
           repositoryUrl: null,
+          craInScope: false,
           createdAt,
           updatedAt: createdAt,
           revision: 1,

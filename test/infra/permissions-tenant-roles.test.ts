@@ -34,6 +34,7 @@ describe("tenant roles: team data only through credentials scoped to the caller'
       'audit',
       'auth',
       'compliance',
+      'cra',
       'dispositions',
       'events',
       'notifications',

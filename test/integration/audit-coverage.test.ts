@@ -12,9 +12,16 @@ import { accessScenarios } from '../support/audit-scenarios/access';
 import { catalogScenarios } from '../support/audit-scenarios/catalog';
 import { notificationScenarios } from '../support/audit-scenarios/notifications';
 import { triageScenarios } from '../support/audit-scenarios/triage';
+import { craScenarios } from '../support/audit-scenarios/cra';
 import { createTeamWithKey } from '../support/factories';
 
-const scenarios = { ...catalogScenarios, ...triageScenarios, ...accessScenarios, ...notificationScenarios };
+const scenarios = {
+  ...catalogScenarios,
+  ...triageScenarios,
+  ...accessScenarios,
+  ...notificationScenarios,
+  ...craScenarios,
+};
 
 describe('audit coverage', () => {
   it('has a scenario for every mutating route in the route table', () => {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { batchWrite } from '../../shared/service/data/table-client';
+import { batchWrite, transactWrite, tx } from '../../shared/service/data/table-client';
 import { eventId, eventItem, type TeamEvent } from '../../shared/service/events/event-store';
 import { SLACK_LIMITS } from '../../shared/service/notifications/messages';
 import { send } from '../../shared/service/notifications/transports';
@@ -47,12 +47,12 @@ async function rule(team: Team, channelId: string, extra: Record<string, unknown
 }
 
 /** A finding event of the team, written as the re-evaluation writes its events. */
-async function findingEvent(
+function findingEventOf(
   teamId: string,
   data: Record<string, unknown> = {},
   occurredAt = new Date().toISOString(),
-): Promise<TeamEvent> {
-  const event: TeamEvent = {
+): TeamEvent {
+  return {
     id: eventId(randomUUID(), 'finding.detected'),
     type: 'finding.detected',
     occurredAt,
@@ -62,6 +62,14 @@ async function findingEvent(
     findingId: randomUUID(),
     data: { cve_id: 'CVE-2026-0001', severity: 'critical', is_kev: true, ...data },
   };
+}
+
+async function findingEvent(
+  teamId: string,
+  data: Record<string, unknown> = {},
+  occurredAt = new Date().toISOString(),
+): Promise<TeamEvent> {
+  const event = findingEventOf(teamId, data, occurredAt);
   await batchWrite([eventItem(event)]);
   return event;
 }
@@ -341,8 +349,11 @@ describe('slack and e-mail channels', () => {
     const startOfHour = new Date();
     startOfHour.setUTCMinutes(0, 0, 0);
     const before = new Date(startOfHour.getTime() - 60_000).toISOString();
-    const first = await findingEvent(team.teamId, { cve_id: 'CVE-2026-1111' }, before);
-    const second = await findingEvent(team.teamId, { cve_id: 'CVE-2026-2222' }, before);
+    // Written in one transaction: the dispatcher sends the digest as soon as it sees an event past the hour,
+    // so two separate writes could land in two digests.
+    const first = findingEventOf(team.teamId, { cve_id: 'CVE-2026-1111' }, before);
+    const second = findingEventOf(team.teamId, { cve_id: 'CVE-2026-2222' }, before);
+    await transactWrite([tx.put(eventItem(first)), tx.put(eventItem(second))]);
     const digest = await eventually(async () =>
       (await deliveries(team, '?status=delivered')).find((item) => item.eventType === 'digest'),
     );

@@ -25,10 +25,13 @@
  * - global partitions for API key and issued-token hashes, used OIDC token ids, member logins by email,
  *   browser sessions and sign-in flows by hash, corpus data and public disclosures;
  * - the watch index `WATCH#PKG#<package>#<shard>` (global, team id first in the sort key): which SBOMs
- *   contain a package.
+ *   contain a package;
+ * - `TEAM#<teamId>#CRA`: the team's CRA Article 14 cases and their drafts; live cases are also in the sparse
+ *   gsi1 partition `CRA#OPEN`, which the deadline check reads.
  */
 import { auditKeys } from './keys/audit';
 import { corpusKeys } from './keys/corpus';
+import { craKeys } from './keys/cra';
 import { disclosureKeys } from './keys/disclosures';
 import { eventKeys } from './keys/events';
 import { dispositionKeys } from './keys/dispositions';
@@ -54,5 +57,6 @@ export const keys = {
   ...corpusKeys,
   ...migrationKeys,
   ...watchKeys,
+  ...craKeys,
   ...notificationKeys,
 } as const;

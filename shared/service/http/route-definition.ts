@@ -17,6 +17,7 @@ export const ENDPOINT_GROUPS = [
   'compliance',
   'audit',
   'events',
+  'cra',
   'notifications',
   'settings',
   'auth',

@@ -22,6 +22,7 @@ import { disclosureRoutes } from './route-groups/disclosures';
 import { complianceRoutes } from './route-groups/compliance';
 import { auditRoutes } from './route-groups/audit';
 import { eventRoutes } from './route-groups/events';
+import { craRoutes } from './route-groups/cra';
 import { notificationRoutes } from './route-groups/notifications';
 import { settingsRoutes } from './route-groups/settings';
 import { authRoutes } from './route-groups/auth';
@@ -49,6 +50,7 @@ export const routes = [
   ...complianceRoutes,
   ...auditRoutes,
   ...eventRoutes,
+  ...craRoutes,
   ...notificationRoutes,
   ...settingsRoutes,
   ...authRoutes,

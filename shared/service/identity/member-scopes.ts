@@ -19,10 +19,11 @@ export const MEMBER_BASE_SCOPES: readonly Scope[] = [
   'compliance:read',
   'audit:read',
   'settings:read',
+  'cra:read',
 ];
 
 export const PERMISSION_SCOPES: Record<Permission, readonly Scope[]> = {
-  /** The day-to-day work: products, releases, SBOM uploads and scans, triage, the VEX workflow. */
+  /** The day-to-day work: products, releases, SBOM uploads and scans, triage, the VEX workflow, CRA reports. */
   'content.write': [
     'products:write',
     'releases:write',
@@ -30,6 +31,7 @@ export const PERMISSION_SCOPES: Record<Permission, readonly Scope[]> = {
     'cve:trigger',
     'dispositions:write',
     'vex:write',
+    'cra:write',
   ],
   /** Spec "Authentication" rule 7: keys, members, trust policies and team settings. */
   'settings.manage': ['settings:write'],

@@ -1,7 +1,7 @@
 /**
  * API key scopes. The first fifteen are the spec's ("Authentication" → Scopes);
  * `settings:read`/`settings:write` are ours, for the team settings the spec
- * leaves open (SLA policy, distinct-approver rule).
+ * leaves open (SLA policy, distinct-approver rule); `cra:read`/`cra:write` for CRA Article 14 reporting.
  */
 export const SCOPES = [
   'products:read',
@@ -21,6 +21,8 @@ export const SCOPES = [
   'cve:trigger',
   'settings:read',
   'settings:write',
+  'cra:read',
+  'cra:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

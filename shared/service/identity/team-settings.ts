@@ -20,6 +20,7 @@ import { Teams } from './teams';
 import { SessionTimeoutSettings, type SessionTimeouts } from './session-timeouts';
 import { CsafProviderSettingsService, type CsafProviderSettingInput } from '../csaf-provider/provider-settings';
 import type { TeamSettingsView } from '../schemas/compliance';
+import type { CraSettings } from '../cra/member-states';
 
 export interface TeamSettings {
   requireDistinctApprover: boolean;
@@ -28,6 +29,8 @@ export interface TeamSettings {
   hideInformational: boolean;
   /** Which earlier decisions a release's scan takes over: none, the same package version (default), or any version (flagged for review). */
   carryOver: CarryOverSetting;
+  /** The manufacturer's CRA details (docs/cra-reporting.md "Scope"); empty until set. */
+  cra: CraSettings;
   /** Read-only here: the per-team throttle API Gateway applies (429 + Retry-After beyond it). */
   throttle: TeamQuota;
 }
@@ -37,6 +40,7 @@ interface StoredSettings {
   hideInformational?: boolean;
   carryOver?: CarryOverSetting;
   slaPolicy?: Partial<SlaPolicy>;
+  cra?: Partial<CraSettings>;
 }
 
 function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle'> {
@@ -45,6 +49,25 @@ function resolve(stored: StoredSettings): Omit<TeamSettings, 'throttle'> {
     slaPolicy: resolveSlaPolicy(stored.slaPolicy),
     hideInformational: stored.hideInformational === true,
     carryOver: stored.carryOver ?? DEFAULT_CARRY_OVER,
+    cra: {
+      manufacturerName: stored.cra?.manufacturerName ?? '',
+      contact: stored.cra?.contact ?? '',
+      mainEstablishment: stored.cra?.mainEstablishment ?? null,
+      memberStates: stored.cra?.memberStates ?? [],
+    },
+  };
+}
+
+function definedFields<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+function craAudit(cra: CraSettings): Record<string, unknown> {
+  return {
+    craManufacturerName: cra.manufacturerName,
+    craContact: cra.contact,
+    craMainEstablishment: cra.mainEstablishment,
+    craMemberStates: cra.memberStates.join(','),
   };
 }
 
@@ -74,6 +97,7 @@ export const TeamSettingsService = {
       slaPolicy?: Partial<SlaPolicy> | undefined;
       csafProvider?: CsafProviderSettingInput | null | undefined;
       sessionTimeouts?: Partial<SessionTimeouts> | undefined;
+      cra?: { [K in keyof CraSettings]?: CraSettings[K] | undefined } | undefined;
     },
   ): Promise<TeamSettingsView> {
     const [team, csaf, sessionsBefore] = await Promise.all([
@@ -95,6 +119,7 @@ export const TeamSettingsService = {
       ...(patch.hideInformational !== undefined ? { hideInformational: patch.hideInformational } : {}),
       ...(patch.carryOver !== undefined ? { carryOver: patch.carryOver } : {}),
       ...(patch.slaPolicy ? { slaPolicy: { ...(current.slaPolicy ?? {}), ...patch.slaPolicy } } : {}),
+      ...(patch.cra ? { cra: { ...(current.cra ?? {}), ...definedFields(patch.cra) } } : {}),
     };
     const before = resolve(current);
     const after = resolve(next);
@@ -123,6 +148,7 @@ export const TeamSettingsService = {
             carryOver: before.carryOver,
             ...before.slaPolicy,
             ...session(sessionsBefore),
+            ...craAudit(before.cra),
             ...(csafChange ? { csafProvider: csaf.view } : {}),
           },
           {
@@ -131,6 +157,7 @@ export const TeamSettingsService = {
             carryOver: after.carryOver,
             ...after.slaPolicy,
             ...session(sessionsAfter),
+            ...craAudit(after.cra),
             ...(csafChange ? { csafProvider: csafChange.view } : {}),
           },
         ),

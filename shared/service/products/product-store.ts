@@ -25,6 +25,8 @@ export interface Product {
   vendor: string | null;
   websiteUrl: string | null;
   repositoryUrl: string | null;
+  /** On the EU market under the CRA (docs/cra-reporting.md); stored only when true. */
+  craInScope: boolean;
   createdAt: string;
   updatedAt: string;
   revision: number;
@@ -32,7 +34,15 @@ export interface Product {
   deletingAt: string | null;
 }
 
-export const PRODUCT_FIELDS = ['name', 'slug', 'description', 'vendor', 'websiteUrl', 'repositoryUrl'] as const;
+export const PRODUCT_FIELDS = [
+  'name',
+  'slug',
+  'description',
+  'vendor',
+  'websiteUrl',
+  'repositoryUrl',
+  'craInScope',
+] as const;
 
 export function toProduct(item: Item): Product {
   return {
@@ -44,6 +54,7 @@ export function toProduct(item: Item): Product {
     vendor: (item.vendor as string | undefined) ?? null,
     websiteUrl: (item.websiteUrl as string | undefined) ?? null,
     repositoryUrl: (item.repositoryUrl as string | undefined) ?? null,
+    craInScope: item.craInScope === true,
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
     revision: Number(item.revision ?? 0),
@@ -53,7 +64,13 @@ export function toProduct(item: Item): Product {
 
 export function productItem(product: Product): Item {
   const { deletingAt: _deletingAt, ...fields } = product;
-  return { ...keys.product(product.teamId, product.id), entity: 'Product', ...fields };
+  // false is stored as NULL, as an unset optional field, so a write's unchanged-condition reads both alike.
+  return {
+    ...keys.product(product.teamId, product.id),
+    entity: 'Product',
+    ...fields,
+    craInScope: fields.craInScope || null,
+  };
 }
 
 export function toProductView(product: Product): ProductView {
@@ -65,6 +82,7 @@ export function toProductView(product: Product): ProductView {
     vendor: product.vendor,
     websiteUrl: product.websiteUrl,
     repositoryUrl: product.repositoryUrl,
+    cra_in_scope: product.craInScope,
     created_at: product.createdAt,
     updated_at: product.updatedAt,
   };

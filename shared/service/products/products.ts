@@ -62,6 +62,7 @@ export const Products = {
       vendor: input.vendor ?? null,
       websiteUrl: input.websiteUrl ?? null,
       repositoryUrl: input.repositoryUrl ?? null,
+      craInScope: input.cra_in_scope ?? false,
       createdAt: now,
       updatedAt: now,
       revision: 1,
@@ -177,12 +178,19 @@ export const Products = {
       new ConflictError('The product kept changing under this update; retry', 'concurrent_modification');
     return retryLostRaces(async () => {
       const current = await Products.get(teamId, productId);
-      const { patch, previous } = changedFields(current, input, PRODUCT_FIELDS);
+      const { cra_in_scope: craInScope, ...fields } = input;
+      const { patch, previous } = changedFields(current, { ...fields, craInScope }, PRODUCT_FIELDS);
       if (Object.keys(patch).length === 0) return current;
+      // Stored only when true (productItem): false is written, and was read, as absent.
+      if (patch.craInScope !== undefined) previous.craInScope = previous.craInScope || null;
       const next = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 };
       const changes = diffChanges(auditableFields(current), auditableFields(next));
 
-      const update = patchExpression({ ...patch, updatedAt: next.updatedAt });
+      const update = patchExpression({
+        ...patch,
+        ...(patch.craInScope !== undefined ? { craInScope: patch.craInScope || null } : {}),
+        updatedAt: next.updatedAt,
+      });
       const guard = unchangedCondition(previous);
       const items = [
         tx.update(

@@ -34,6 +34,7 @@ import { ScanNotReadyError } from './vulnerabilities';
 import { logger } from '../logger';
 import { ScanLaps } from './scan-laps';
 import { watchIndexItems } from '../watch/watch-index';
+import { CraCaseOpening } from '../cra/case-opening';
 
 /** Batch writes in flight: 2,000 findings and their id pointers are 160 BatchWriteItem calls. */
 const WRITE_CONCURRENCY = 16;
@@ -231,6 +232,7 @@ async function scanHolding(
   }
   laps.lap('result');
   findingsDigest.committed(sbom, digestStamp, stored);
+  await CraCaseOpening.findingsStored({ product, release, findings: stored, components });
   laps.log({
     sbomId: sbom.id,
     components: components.length,

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { csafProviderSettingBody, csafPublisherSchema } from './csaf-provider';
 import { CARRY_OVER_SETTINGS } from '../dispositions/carry-over-setting';
 import { SESSION_TIMEOUT_BOUNDS, type SessionTimeouts } from '../identity/session-timeout-rules';
+import { craSettingsBody, craSettingsSchema } from './cra-settings';
 
 const { idleMinutes, absoluteMinutes } = SESSION_TIMEOUT_BOUNDS;
 
@@ -41,6 +42,8 @@ export const teamSettingsBody = z
     csafProvider: csafProviderSettingBody.optional(),
     /** Browser-session timeouts (docs/sign-in.md "Sessions"); a shorter value ends running sessions at once. */
     sessionTimeouts: sessionTimeoutsSchema.partial().optional(),
+    /** The manufacturer's CRA details (docs/cra-reporting.md); only supplied fields change. */
+    cra: craSettingsBody.optional(),
   })
   .meta({ id: 'UpdateTeamSettings' });
 
@@ -73,6 +76,7 @@ export const teamSettingsSchema = z
       .meta({ description: 'Read-only: the per-team request quota (429 with Retry-After beyond it)' }),
     csafProvider: csafProviderSchema.nullable(),
     sessionTimeouts: sessionTimeoutsSchema,
+    cra: craSettingsSchema,
   })
   .meta({ id: 'TeamSettings' });
 export type TeamSettingsView = z.infer<typeof teamSettingsSchema>;

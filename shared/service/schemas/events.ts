@@ -14,6 +14,9 @@ export const EVENT_TYPES = [
   'vex.rejected',
   'vex.published',
   'disclosure.stale',
+  'cra.case_opened',
+  'cra.deadline_approaching',
+  'cra.deadline_missed',
   'channel.disabled',
 ] as const;
 export type EventTypeName = (typeof EVENT_TYPES)[number];

@@ -24,6 +24,11 @@ const productFields = {
   repositoryUrl: repositoryUrl,
 };
 
+const craInScope = z.boolean().meta({
+  description:
+    'Placed on the EU market under the Cyber Resilience Act: its active and deprecated releases get CRA Article 14 cases (docs/cra-reporting.md). Default false',
+});
+
 export const createProductBody = z
   .strictObject({
     name: productFields.name,
@@ -32,6 +37,7 @@ export const createProductBody = z
     vendor: productFields.vendor.optional(),
     websiteUrl: productFields.websiteUrl.optional(),
     repositoryUrl: productFields.repositoryUrl.optional(),
+    cra_in_scope: craInScope.optional(),
   })
   .meta({ id: 'CreateProduct' });
 export type CreateProductInput = z.infer<typeof createProductBody>;
@@ -45,6 +51,7 @@ export const updateProductBody = z
     vendor: productFields.vendor.nullable().optional(),
     websiteUrl: productFields.websiteUrl.nullable().optional(),
     repositoryUrl: productFields.repositoryUrl.nullable().optional(),
+    cra_in_scope: craInScope.optional(),
   })
   .meta({ id: 'UpdateProduct' });
 export type UpdateProductInput = z.infer<typeof updateProductBody>;
@@ -65,6 +72,7 @@ export const productSchema = z
     vendor: z.string().nullable(),
     websiteUrl: z.string().nullable(),
     repositoryUrl: z.string().nullable(),
+    cra_in_scope: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
   })

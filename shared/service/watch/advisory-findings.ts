@@ -84,6 +84,18 @@ function wanted(query: AdvisoryFindingListQuery): (finding: Finding) => boolean 
   };
 }
 
+/** Every finding of the team, in any product, of the asked id or an identifier the corpus ties to it. */
+export async function teamFindingsOf(teamId: string, asked: string): Promise<Finding[]> {
+  const identifiers = await advisoryIdentifiers(asked);
+  const items = (await Promise.all(identifiers.map((identifier) => findingsFor(teamId, identifier, undefined)))).flat();
+  const byId = new Map<string, Finding>();
+  for (const item of items) {
+    const finding = toFinding(item);
+    if (finding.teamId === teamId) byId.set(finding.id, finding);
+  }
+  return [...byId.values()];
+}
+
 export const AdvisoryFindings = {
   async list(teamId: string, query: AdvisoryFindingListQuery) {
     const identifiers = await advisoryIdentifiers(query.advisory);

@@ -25,6 +25,7 @@ import { findingsDigest } from '../scans/findings-digest';
 import { scanLease, type HeldLease } from '../scans/scan-lease';
 import { vexStore } from '../vex/vex-store';
 import { watchKeysForPackage, watchKeysOf } from './watch-index';
+import { CraCaseOpening } from '../cra/case-opening';
 
 export interface CorpusDelta {
   /** Corpus package keys whose advisories were added, modified or withdrawn. */
@@ -249,6 +250,7 @@ async function reevaluateHolding(
     throw error;
   }
   if (digestStamp !== undefined && changed.size > 0) findingsDigest.committed(sbom, digestStamp, stored);
+  await CraCaseOpening.findingsStored({ product, release, findings: stored, components });
   return {
     status: 'evaluated',
     affectedComponents: affected.length,

@@ -23,6 +23,9 @@ const TYPE_TEXT: Record<TeamEvent['type'], string> = {
   'vex.rejected': 'VEX rejected',
   'vex.published': 'VEX published',
   'disclosure.stale': 'Disclosure out of date',
+  'cra.case_opened': 'CRA case opened',
+  'cra.deadline_approaching': 'CRA deadline approaching',
+  'cra.deadline_missed': 'CRA deadline missed',
   'channel.disabled': 'Notification channel disabled',
 };
 
@@ -57,6 +60,12 @@ export function eventSentence(event: TeamEvent): string {
       return document;
     case 'disclosure.stale':
       return `${text(data, 'undecided_count') ?? 'Some'} new findings without a decision since the disclosure was published`;
+    case 'cra.case_opened':
+      return `${text(data, 'vulnerability_id') ?? 'A vulnerability'} is actively exploited: early warning due ${text(data, 'early_warning_due') ?? '?'}`;
+    case 'cra.deadline_approaching':
+      return `${text(data, 'vulnerability_id') ?? '?'}: ${label(text(data, 'stage') ?? 'report')} due within ${text(data, 'before') ?? '?'} (${text(data, 'due') ?? '?'})`;
+    case 'cra.deadline_missed':
+      return `${text(data, 'vulnerability_id') ?? '?'}: ${label(text(data, 'stage') ?? 'report')} was due ${text(data, 'due') ?? '?'}`;
     case 'channel.disabled':
       return `${text(data, 'channel_name') ?? 'A channel'}: ${text(data, 'reason') ?? 'disabled'}`;
   }
