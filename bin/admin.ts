@@ -290,7 +290,14 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
     case 'corpus import': {
       const { importCorpusFiles } = await import('../shared/service/corpus/import');
       if (rest.length === 0) throw new UsageError('corpus import needs at least one PATH');
-      const imported = await importCorpusFiles(rest.map((path) => resolve(path)));
+      const { importProgressReporter } = await import('../shared/service/corpus/import-progress');
+      // Progress on stderr (stdout carries the JSON result): a live line on a terminal, JSON lines otherwise.
+      const progress = importProgressReporter(process.stderr);
+      const imported = await importCorpusFiles(
+        rest.map((path) => resolve(path)),
+        { onProgress: progress.onProgress },
+      );
+      progress.done();
       // The same re-evaluation the scheduled refresh runs on AWS: findings of watched releases follow the corpus now.
       const { applyCorpusChanges } = await import('../shared/service/watch/watch');
       return { ...imported, reevaluation: await applyCorpusChanges() };

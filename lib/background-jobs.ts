@@ -63,6 +63,18 @@ export function attachBackgroundTriggers(
         // A failed run is retried soon; a retry older than an hour would only overlap the next scheduled run.
         targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
       });
+      // A whole-archive import runs in units of a few minutes: each run of this schedule goes on from the
+      // last checkpoint (a run with nothing under way reads the feed states and ends).
+      new events.Rule(scope, 'CorpusRefreshContinuation', {
+        description: 'Continues a corpus archive import under way from its last checkpoint',
+        schedule: events.Schedule.rate(Duration.minutes(5)),
+        targets: [
+          new eventTargets.LambdaFunction(fn, {
+            event: events.RuleTargetInput.fromObject({ continuation: true }),
+            retryAttempts: 0,
+          }),
+        ],
+      });
     }
   }
 }

@@ -58,19 +58,33 @@ const feeds = feedsFromEnvironment(process.env);
 
 /** Left of the invocation when the re-evaluation stops taking new SBOMs: what remains waits for the next run. */
 const REEVALUATION_MARGIN_MS = 60_000;
+/**
+ * How long one invocation imports: an archive import stops at its first checkpoint after this (a
+ * checkpoint is seconds of work), well inside the 300 s timeout with the re-evaluation after it
+ * (docs/corpus-at-scale.md "Units").
+ */
+export const IMPORT_BUDGET_MS = 150_000;
+
+/** The continuation schedule's event: only archive imports under way go on. */
+const continuationEvent = z.object({ continuation: z.literal(true) });
 
 export async function handler(
-  _event?: unknown,
+  event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + (context?.getRemainingTimeInMillis() ?? 900_000) - REEVALUATION_MARGIN_MS;
+  const started = Date.now();
+  const deadline = started + (context?.getRemainingTimeInMillis() ?? 300_000) - REEVALUATION_MARGIN_MS;
+  const continuationOnly = continuationEvent.safeParse(event).success;
   // The refresh code (feed parsers, CVSS calculator: ~300 KB) loads during the sweep's table reads, not at cold start.
   const refresh = import('../../shared/service/corpus/refresh');
   // Awaited below, where a failure surfaces; this keeps it from being unhandled if the sweep throws first.
   refresh.catch(() => undefined);
   // The scheduled sweep for disposition batches a crashed or timed-out Lambda left pending (reads of their releases finish them sooner).
   const dispositionBatches = await DispositionBatches.recoverPending();
-  const refreshing = (await refresh).refreshCorpus(feeds);
+  const refreshing = (await refresh).refreshCorpus(feeds, {
+    workDeadline: Math.min(started + IMPORT_BUDGET_MS, deadline),
+    continuationOnly,
+  });
   const refreshed = await refreshing.catch(() => undefined);
   // Every watched SBOM a change names follows the corpus now, whether or not another feed failed (what the
   // feeds that succeeded imported is recorded); changes an earlier run left are applied too.

@@ -17,7 +17,7 @@ import { currentRssMb, median, ms, peakRssMb } from './stats';
 import { BACKGROUND_FUNCTIONS } from '../../lib/function-catalog';
 import { ADVISORIES, syntheticCorpusZip, syntheticSbom } from './synthetic-corpus';
 
-type Post = (path: string, body: unknown) => Promise<{ data: Record<string, unknown> }>;
+export type Post = (path: string, body: unknown) => Promise<{ data: Record<string, unknown> }>;
 
 /**
  * The server exactly as a user starts it: `npm start`, so its memory figures include the Node
@@ -25,7 +25,7 @@ type Post = (path: string, body: unknown) => Promise<{ data: Record<string, unkn
  * the tsx CLI without them). npm execs node (`exec` in the script), so server.json's pid is the
  * server itself; it is the one signalled to stop.
  */
-async function startViaNpmStart(
+export async function startViaNpmStart(
   dataDir: string,
   env: Record<string, string>,
 ): Promise<{ baseUrl: string; pid: number; stop(): Promise<void> }> {
@@ -72,14 +72,14 @@ async function startViaNpmStart(
 }
 
 /** Current RSS of a process and its anonymous / file-backed parts (LevelDB maps its table files), in MB. */
-function rssOf(pid: number): { total: number; anon: number; file: number } {
+export function rssOf(pid: number): { total: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) =>
     Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
   return { total: currentRssMb(status) ?? Number.NaN, anon: kb('RssAnon'), file: kb('RssFile') };
 }
 
-function describeRss({ total, anon, file }: { total: number; anon: number; file: number }): string {
+export function describeRss({ total, anon, file }: { total: number; anon: number; file: number }): string {
   return `${total.toFixed(0)} MB (anonymous ${anon.toFixed(0)}, file-backed ${file.toFixed(0)})`;
 }
 
@@ -150,7 +150,7 @@ async function workerChild(dataDir: string, job: { teamId: string; sbomId: strin
 }
 
 /** Upload, then POST /api/cve-scan right away (it joins the upload's scan), then optionally the first list page. */
-async function uploadAndScan(
+export async function uploadAndScan(
   post: Post,
   get: (path: string) => Promise<unknown>,
   productId: string,

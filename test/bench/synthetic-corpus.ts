@@ -46,37 +46,40 @@ export const ADVISORIES = 50_000;
 /** Two advisories per package on average, so 25,000 vulnerable packages exist in the corpus. */
 const VULNERABLE_PACKAGES = 25_000;
 
+/** Record `index` of the scan bench's corpus: package `bench-vuln-<index mod 25,000>`. */
+export function syntheticRecord(index: number): Record<string, unknown> {
+  const packageId = index % VULNERABLE_PACKAGES;
+  const { ecosystem } = pick(packageId);
+  const { name } = packageName(ecosystem, packageId, 'vuln');
+  const fixedMinor = 5 + (index % 3);
+  return {
+    schema_version: '1.6.0',
+    id: `BENCH-${index}`,
+    modified: '2026-01-01T00:00:00Z',
+    published: '2025-06-01T00:00:00Z',
+    aliases: [`CVE-2030-${String(100000 + index)}`],
+    summary: `Synthetic issue ${index} in ${name}`,
+    details: 'Synthetic advisory for the scan bench.',
+    severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' }],
+    affected: [
+      {
+        package: { ecosystem, name },
+        ranges: [
+          {
+            type: ecosystem === 'Go' ? 'SEMVER' : 'ECOSYSTEM',
+            events: [{ introduced: '1.0.0' }, { fixed: `1.${fixedMinor}.0` }],
+          },
+        ],
+      },
+    ],
+    database_specific: { cwe_ids: ['CWE-20'], severity: 'HIGH' },
+  };
+}
+
 export function syntheticCorpusZip(): Uint8Array {
   const files: Record<string, Uint8Array> = {};
-  for (let index = 0; index < ADVISORIES; index += 1) {
-    const packageId = index % VULNERABLE_PACKAGES;
-    const { ecosystem } = pick(packageId);
-    const { name } = packageName(ecosystem, packageId, 'vuln');
-    const fixedMinor = 5 + (index % 3);
-    const record = {
-      schema_version: '1.6.0',
-      id: `BENCH-${index}`,
-      modified: '2026-01-01T00:00:00Z',
-      published: '2025-06-01T00:00:00Z',
-      aliases: [`CVE-2030-${String(100000 + index)}`],
-      summary: `Synthetic issue ${index} in ${name}`,
-      details: 'Synthetic advisory for the scan bench.',
-      severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' }],
-      affected: [
-        {
-          package: { ecosystem, name },
-          ranges: [
-            {
-              type: ecosystem === 'Go' ? 'SEMVER' : 'ECOSYSTEM',
-              events: [{ introduced: '1.0.0' }, { fixed: `1.${fixedMinor}.0` }],
-            },
-          ],
-        },
-      ],
-      database_specific: { cwe_ids: ['CWE-20'], severity: 'HIGH' },
-    };
-    files[`BENCH-${index}.json`] = strToU8(JSON.stringify(record));
-  }
+  for (let index = 0; index < ADVISORIES; index += 1)
+    files[`BENCH-${index}.json`] = strToU8(JSON.stringify(syntheticRecord(index)));
   return zipSync(files, { level: 1 });
 }
 

@@ -149,6 +149,23 @@ describe('corpus refresh', () => {
     });
   });
 
+  it('continues an archive import under way every 5 minutes, in invocations of at most 5 minutes', () => {
+    assertResourceProperties(template, 'AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.requireFunction('corpus-refresh')), 'Arn'] },
+          Input: JSON.stringify({ continuation: true }),
+        }),
+      ],
+    });
+    assertResourceProperties(template, 'AWS::Lambda::Function', {
+      Description: 'Vexdesk corpus-refresh',
+      Timeout: 300,
+    });
+  });
+
   it('writes the table and spills oversized corpus items to the SBOM bucket, and nothing else', () => {
     const actions = actionsOfRole(template, roleId('corpus-refresh'));
 

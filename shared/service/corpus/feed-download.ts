@@ -9,8 +9,8 @@ import { createWriteStream } from 'node:fs';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-/** One download may take this long (the function's timeout is 900 s). */
-const DOWNLOAD_TIMEOUT_MS = 300_000;
+/** One download may take this long (the function runs up to 300 s; an all.zip downloads in seconds). */
+const DOWNLOAD_TIMEOUT_MS = 150_000;
 
 export class FeedDownloadError extends Error {
   constructor(

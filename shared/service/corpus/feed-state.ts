@@ -8,6 +8,7 @@ import { keys } from '../data/keys';
 import { batchGet, batchWrite, type Item } from '../data/table-client';
 import { ECOSYSTEMS } from '../matching/ecosystems';
 import type { FeedValidators } from './feed-download';
+import type { ArchiveImportState } from './osv-archive-refresh';
 
 export type FeedSource = 'osv' | 'kev' | 'epss';
 
@@ -32,6 +33,8 @@ export interface FeedState extends FeedId {
   validators?: FeedValidators;
   /** KEV: the catalogVersion; EPSS: the score date (of the last successful import). */
   version?: string;
+  /** OSV: a whole-archive import under way, resumed by the next run from its cursor. */
+  archive?: ArchiveImportState;
 }
 
 export function feedName(feed: FeedId): string {

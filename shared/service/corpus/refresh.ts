@@ -18,11 +18,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { unzipSync } from 'fflate';
 import { logger } from '../logger';
 import { importAdvisories, importEpss, importKev } from './import';
 import { downloadBytes, downloadToFile, FeedDownloadError } from './feed-download';
 import { feedName, readFeedStates, writeFeedStates, type FeedId, type FeedState } from './feed-state';
+import { refreshLease } from './refresh-lease';
 import {
   DEFAULT_OSV_LIMITS,
   fetchOsvRecords,
@@ -33,7 +33,7 @@ import {
 } from './osv-feed';
 import { parseEpssCsv } from './parse/epss';
 import { parseKevCatalog } from './parse/kev';
-import { readOsvZip } from './parse/osv-archive';
+import { importArchiveUnit, stageArchive, type ArchiveImportState } from './osv-archive-refresh';
 
 export { FeedDownloadError } from './feed-download';
 
@@ -50,6 +50,15 @@ export interface CorpusFeeds {
 export interface RefreshOptions {
   now?: () => Date;
   osvLimits?: OsvRefreshLimits;
+  /**
+   * When this run's import work ends (epoch ms): an archive import stops at its first checkpoint after
+   * it, and feeds not begun by then wait for the next run. None = run everything to the end.
+   */
+  workDeadline?: number;
+  /** Only continue whole-archive imports under way (the continuation schedule); the feeds wait for the hourly run. */
+  continuationOnly?: boolean;
+  /** Records between two checkpoints of an archive import (osv-import.ts `CHECKPOINT_RECORDS`). */
+  checkpointRecords?: number;
 }
 
 /** One or more feeds failed; the others were refreshed. */
@@ -66,7 +75,9 @@ export class CorpusRefreshError extends Error {
 interface FeedOutcome {
   result: Record<string, unknown>;
   /** What the next run starts from. */
-  state: Pick<FeedState, 'records' | 'cursor' | 'lastFullAt' | 'validators' | 'version'>;
+  state: Pick<FeedState, 'records' | 'cursor' | 'lastFullAt' | 'validators' | 'version' | 'archive'>;
+  /** An archive import stopped at a checkpoint: the feed is not refreshed yet, the next run goes on. */
+  pending?: boolean;
 }
 
 interface FeedContext {
@@ -74,30 +85,41 @@ interface FeedContext {
   directory: string;
   now: () => Date;
   osvLimits: OsvRefreshLimits;
-}
-
-/** Reads the zip's central directory (at its end, so a truncated archive has none) without inflating anything. */
-function osvZipEntries(url: string, zip: Uint8Array): number {
-  let entries = 0;
-  try {
-    unzipSync(zip, {
-      filter: () => {
-        entries += 1;
-        return false;
-      },
-    });
-  } catch (error) {
-    throw new FeedDownloadError(url, `not a complete zip archive: ${(error as Error).message}`, { cause: error });
-  }
-  return entries;
+  shouldStop: () => boolean;
+  checkpointRecords: number | undefined;
+  /** Stores the feed's state now (an archive's cursor at each checkpoint), keeping the rest of it. */
+  save: (state: Partial<FeedState>) => Promise<void>;
 }
 
 function unreadable(url: string, source: string, error: unknown): FeedDownloadError {
   return new FeedDownloadError(url, `unreadable ${source} feed: ${(error as Error).message}`, { cause: error });
 }
 
+/** The next unit of an archive import; when it reaches the end, the ecosystem's state becomes the download's. */
+async function continueArchive(archive: ArchiveImportState, context: FeedContext): Promise<FeedOutcome> {
+  const unit = await importArchiveUnit(archive, {
+    shouldStop: context.shouldStop,
+    checkpointRecords: context.checkpointRecords,
+    save: (next) => context.save({ archive: next }),
+  });
+  const { next, done, from, ...summary } = unit;
+  const result = { mode: 'full', reason: archive.reason, from, ...summary };
+  if (!done) return { result: { ...result, next }, state: { archive: { ...archive, next } }, pending: true };
+  return {
+    result,
+    state: {
+      cursor: archive.cursor,
+      validators: archive.validators,
+      records: unit.entries,
+      lastFullAt: context.now().toISOString(),
+      archive: undefined,
+    },
+  };
+}
+
 async function refreshOsv(baseUrl: string, ecosystem: string, context: FeedContext): Promise<FeedOutcome> {
   const { previous, now, osvLimits } = context;
+  if (previous?.archive) return continueArchive(previous.archive, context);
   const listingUrl = osvEcosystemUrl(baseUrl, ecosystem, 'modified_id.csv');
   const recent =
     previous?.lastSuccessAt !== undefined &&
@@ -125,13 +147,15 @@ async function refreshOsv(baseUrl: string, ecosystem: string, context: FeedConte
     const zipUrl = osvEcosystemUrl(baseUrl, ecosystem, 'all.zip');
     const file = join(context.directory, `osv-${encodeURIComponent(ecosystem)}.zip`);
     await downloadToFile(zipUrl, file);
-    const zip = await readFile(file);
-    const entries = osvZipEntries(zipUrl, zip);
-    const summary = await importAdvisories(readOsvZip(zip));
-    return {
-      result: { mode: 'full', reason: plan.reason, entries, ...summary },
-      state: { ...state, records: entries, lastFullAt: now().toISOString() },
-    };
+    const archive = await stageArchive(zipUrl, ecosystem, file, {
+      reason: plan.reason,
+      cursor: state.cursor,
+      validators: state.validators,
+      startedAt: now().toISOString(),
+    });
+    // Stored before the first unit: a run killed from here on resumes the staged copy, not a new download.
+    await context.save({ archive });
+    return continueArchive(archive, context);
   }
   if (plan.entries.length === 0) return { result: { mode: 'changes', records: 0 }, state: { ...state, records: 0 } };
   const records = await fetchOsvRecords(baseUrl, ecosystem, plan.entries);
@@ -211,48 +235,77 @@ export async function refreshCorpus(
       ? [{ source: 'epss' as const, run: (context: FeedContext) => refreshEpss(feeds.epss!, context) }]
       : []),
   ];
-  const ids = wanted.map(({ source, ecosystem }): FeedId =>
+  const allIds = wanted.map(({ source, ecosystem }): FeedId =>
     ecosystem === undefined ? { source } : { source, ecosystem },
   );
-  const states = await readFeedStates(ids);
+  const states = await readFeedStates(allIds);
+  // A continuation run goes on with the archive imports under way and leaves the feeds to the hourly run.
+  const chosen = wanted
+    .map((feed, index) => ({ feed, id: allIds[index]! }))
+    .filter(({ id }) => !options.continuationOnly || states.get(feedName(id))?.archive !== undefined);
+  if (chosen.length === 0) return {};
   const attemptedAt = now().toISOString();
-  // Marked as tried before the work: a run cut off by the function's timeout still shows when it started.
-  await writeFeedStates(ids.map((id) => ({ ...id, ...states.get(feedName(id)), lastAttemptAt: attemptedAt })));
 
+  const shouldStop = () => options.workDeadline !== undefined && Date.now() >= options.workDeadline;
   const directory = await mkdtemp(join(tmpdir(), 'vexdesk-feeds-'));
   const results: Record<string, unknown> = {};
   const failures: Record<string, string> = {};
+  const pending: string[] = [];
   try {
-    for (const [index, feed] of wanted.entries()) {
-      const id = ids[index]!;
+    for (const { feed, id } of chosen) {
       const name = feedName(id);
-      const previous = states.get(name);
+      if (shouldStop()) {
+        // Out of time before this feed began: the next run (a continuation) takes it.
+        results[name] = { deferred: true };
+        pending.push(name);
+        continue;
+      }
+      const lease = await refreshLease.take(name, now());
+      if (!lease) {
+        results[name] = { skipped: 'another run is refreshing this feed' };
+        continue;
+      }
+      // Read again under the lease: a run that held it until now may have moved the feed on.
+      const previous = (await readFeedStates([id])).get(name);
+      let current: FeedState = { ...previous, ...id, lastAttemptAt: attemptedAt };
+      const save = async (state: Partial<FeedState>) => {
+        current = { ...current, ...state };
+        await writeFeedStates([current]);
+      };
+      // Marked as tried before the work: a run cut off by the function's timeout still shows when it started.
+      await save({});
       // Each feed's files go when it is done: /tmp holds one ecosystem's all.zip at a time.
       const feedDirectory = await mkdtemp(join(directory, 'feed-'));
       try {
-        const outcome = await feed.run({ previous, directory: feedDirectory, now, osvLimits });
+        const outcome = await feed.run({
+          previous,
+          directory: feedDirectory,
+          now,
+          osvLimits,
+          shouldStop,
+          checkpointRecords: options.checkpointRecords,
+          save,
+        });
         results[name] = outcome.result;
-        await writeFeedStates([
-          {
-            ...previous,
-            ...id,
-            ...outcome.state,
-            lastAttemptAt: attemptedAt,
-            lastSuccessAt: now().toISOString(),
-            lastError: undefined,
-          },
-        ]);
+        if (outcome.pending) pending.push(name);
+        await save({
+          ...outcome.state,
+          ...(outcome.pending ? {} : { lastSuccessAt: now().toISOString() }),
+          lastError: undefined,
+        });
       } catch (error) {
         failures[name] = (error as Error).message;
         logger.error('corpus feed refresh failed', { feed: name, error });
-        await writeFeedStates([{ ...previous, ...id, lastAttemptAt: attemptedAt, lastError: publicError(error) }]);
+        await save({ lastError: publicError(error) });
       } finally {
         await rm(feedDirectory, { recursive: true, force: true });
+        await refreshLease.release(lease);
       }
     }
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
+  if (pending.length > 0) results.pending = pending;
   logger.info('corpus refreshed', { results, failures });
   if (Object.keys(failures).length > 0) throw new CorpusRefreshError(failures, results);
   return results;

@@ -311,7 +311,17 @@ const BATCH_GET_LIMIT = 100;
  * Reads many items by key (100 per BatchGetItem, a few requests in flight),
  * retrying unprocessed keys. Missing items are simply absent from the result.
  */
-export async function batchGet<T extends Item>(itemKeys: Key[], options: { concurrency?: number } = {}): Promise<T[]> {
+export async function batchGet<T extends Item>(
+  itemKeys: Key[],
+  options: { concurrency?: number; projection?: readonly string[] } = {},
+): Promise<T[]> {
+  // Attribute names go through placeholders: some (`source`, `name`) are reserved words.
+  const projection = options.projection
+    ? {
+        ProjectionExpression: options.projection.map((_, index) => `#p${index}`).join(', '),
+        ExpressionAttributeNames: Object.fromEntries(options.projection.map((name, index) => [`#p${index}`, name])),
+      }
+    : {};
   const chunks: Key[][] = [];
   for (let offset = 0; offset < itemKeys.length; offset += BATCH_GET_LIMIT)
     chunks.push(itemKeys.slice(offset, offset + BATCH_GET_LIMIT));
@@ -324,7 +334,9 @@ export async function batchGet<T extends Item>(itemKeys: Key[], options: { concu
         if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
         const response = await dynamo().send(
-          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
+          new BatchGetCommand({
+            RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } },
+          }),
         );
         results.push(...((response.Responses?.[tableName()] ?? []) as T[]));
         pending = (response.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Record<string, unknown>[];

@@ -44,4 +44,11 @@ export const corpusKeys = {
     sk: ecosystem === undefined ? `FEED#${source}` : `FEED#${source}#${ecosystem}`,
   }),
   corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
+  /**
+   * The staged copy of an ecosystem's all.zip while the refresh imports it in units (shared/service/corpus/
+   * osv-archive-refresh.ts): read by range, replaced by the next whole-archive refresh of that ecosystem.
+   */
+  corpusArchiveObject: (ecosystem: string) => `corpus/archive/${encodeURIComponent(ecosystem)}/all.zip`,
+  /** Held by the run refreshing one feed (scheduled or continuation) so that two never import it at once. */
+  corpusFeedLease: (feed: string): Key => ({ pk: 'CORPUS#FEEDS', sk: `LEASE#${feed}` }),
 } as const;

@@ -1,0 +1,268 @@
+/**
+ * One chunk of an OSV import: the advisories' package items, short-name items, alias and CVE index
+ * items, the change journal, then the advisory items (import.ts reads the records and cuts them
+ * into chunks). An advisory whose normalised content is unchanged is not written again; withdrawn
+ * advisories drop out; the package items an advisory touches are rewritten with its new match data.
+ */
+import { createHash } from 'node:crypto';
+import { keys, type Key } from '../data/keys';
+import { batchGet, batchWrite, type Item } from '../data/table-client';
+import { packageKey } from '../matching/component-identity';
+import { splitEcosystem } from '../matching/ecosystems';
+import { shortName } from '../matching/package-name';
+import type { Advisory } from './parse/advisory';
+import { aliasIdentifiers, aliasIndexWrites, scoresOf, type AliasChange } from './alias-severity';
+import { corpusChanges } from '../watch/corpus-changes';
+import {
+  MAX_INLINE_BYTES,
+  packageEntries,
+  packageItemKey,
+  spillToS3,
+  toMatchData,
+  type MatchData,
+} from './corpus-store';
+
+/** What the chunk reads of an advisory item it may replace: not the advisory itself. */
+const EXISTING_ADVISORY_FIELDS = ['advisoryId', 'contentHash', 'packageKeys', 'aliasIds', 'cveIds'] as const;
+
+export interface AdvisoryImportSummary {
+  read: number;
+  written: number;
+  unchanged: number;
+  withdrawn: number;
+  errors: number;
+  packagesWritten: number;
+}
+
+function contentHash(advisory: Advisory): string {
+  return createHash('sha256').update(JSON.stringify(advisory)).digest('hex');
+}
+
+export function packageKeysOf(advisory: Advisory): string[] {
+  const result = new Set<string>();
+  for (const affected of advisory.affected) {
+    const split = splitEcosystem(affected.ecosystem);
+    if (split) result.add(packageKey(split.ecosystem, affected.name));
+  }
+  return [...result];
+}
+
+/** The advisory restricted to the affected entries of one package. */
+function matchDataFor(advisory: Advisory, key: string): MatchData {
+  const data = toMatchData(advisory);
+  return {
+    ...data,
+    affected: data.affected.filter((affected) => {
+      const split = splitEcosystem(affected.ecosystem);
+      return split !== null && packageKey(split.ecosystem, affected.name) === key;
+    }),
+  };
+}
+
+const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
+
+/** The CVE ids a record is known by. */
+function cveIdsOf(advisory: Advisory): string[] {
+  return [...new Set([advisory.cveId, ...aliasIdentifiers(advisory)])].filter((id) => CVE_ID.test(id)).sort();
+}
+
+/**
+ * The CVE index: an item per (CVE, record naming it) with the record's package keys, so that a KEV
+ * listing or a score change of a CVE finds the packages whose SBOMs to re-evaluate. Each item is the
+ * record's own: no read-modify-write, a changed record replaces its items and drops those it no longer names.
+ */
+function cveIndexWrites(
+  changed: readonly Advisory[],
+  removed: readonly Item[],
+  existing: ReadonlyMap<string, Item>,
+  withdrawnIds: ReadonlyMap<string, readonly string[]>,
+): { puts: Item[]; deletes: Key[] } {
+  const puts: Item[] = [];
+  const deletes: Key[] = [];
+  const dropStale = (advisoryId: string, keep: ReadonlySet<string>, before: readonly string[]) => {
+    for (const cveId of before) if (!keep.has(cveId)) deletes.push(keys.corpusCveAdvisory(cveId, advisoryId));
+  };
+  for (const advisory of changed) {
+    const cveIds = cveIdsOf(advisory);
+    for (const cveId of cveIds)
+      puts.push({
+        ...keys.corpusCveAdvisory(cveId, advisory.id),
+        entity: 'CorpusCveAdvisory',
+        cveId,
+        advisoryId: advisory.id,
+        packageKeys: packageKeysOf(advisory),
+      });
+    dropStale(advisory.id, new Set(cveIds), (existing.get(advisory.id)?.cveIds as string[] | undefined) ?? []);
+  }
+  for (const item of removed) {
+    const advisoryId = String(item.advisoryId);
+    const before = [
+      ...((item.cveIds as string[] | undefined) ?? []),
+      ...(withdrawnIds.get(advisoryId) ?? []).filter((id) => CVE_ID.test(id)),
+    ];
+    dropStale(advisoryId, new Set(), [...new Set(before)]);
+  }
+  return { puts, deletes };
+}
+
+async function packageItem(key: string, entries: MatchData[]): Promise<Item> {
+  const base = { ...packageItemKey(key), entity: 'CorpusPackage', packageKey: key, advisoryCount: entries.length };
+  const inline = JSON.stringify(entries);
+  // One string attribute, not nested maps: a scan reads a thousand of these, and (un)marshalling
+  // nested attribute maps was most of that read's cost (docs/scanning.md "Where scan time goes").
+  if (Buffer.byteLength(inline) <= MAX_INLINE_BYTES) return { ...base, entriesJson: inline };
+  return { ...base, spillKey: await spillToS3('package', key, entries) };
+}
+
+export async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummary): Promise<void> {
+  const existing = new Map(
+    (
+      await batchGet(
+        advisories.map((advisory) => keys.corpusAdvisory(advisory.id)),
+        { projection: EXISTING_ADVISORY_FIELDS },
+      )
+    ).map((item) => [String(item.advisoryId), item]),
+  );
+  const changed: Advisory[] = [];
+  const removed: Item[] = [];
+  for (const advisory of advisories) {
+    const previous = existing.get(advisory.id);
+    if (advisory.withdrawn !== null) {
+      summary.withdrawn += 1;
+      if (previous) removed.push(previous);
+    } else if (
+      previous?.contentHash === contentHash(advisory) &&
+      previous.aliasIds !== undefined &&
+      previous.cveIds !== undefined
+    ) {
+      // An item without `aliasIds` or `cveIds` predates the alias or CVE index: imported once more to join it.
+      summary.unchanged += 1;
+    } else {
+      changed.push(advisory);
+    }
+  }
+  if (changed.length === 0 && removed.length === 0) return;
+
+  const dropIds = new Set([
+    ...changed.map((advisory) => advisory.id),
+    ...removed.map((item) => String(item.advisoryId)),
+  ]);
+  const touched = new Set<string>();
+  for (const item of [
+    ...removed,
+    ...changed.map((advisory) => existing.get(advisory.id)).filter((item): item is Item => item !== undefined),
+  ]) {
+    for (const key of (item.packageKeys as string[] | undefined) ?? []) touched.add(key);
+  }
+  const additions = new Map<string, MatchData[]>();
+  for (const advisory of changed) {
+    for (const key of packageKeysOf(advisory)) {
+      touched.add(key);
+      additions.set(key, [...(additions.get(key) ?? []), matchDataFor(advisory, key)]);
+    }
+  }
+  const current = new Map<string, MatchData[]>();
+  for (const item of await batchGet([...touched].map(packageItemKey)))
+    current.set(String(item.packageKey), await packageEntries(item));
+
+  const puts: Item[] = [];
+  const deletes = [];
+  const newPackages: string[] = [];
+  for (const key of touched) {
+    const before = current.get(key);
+    if (!before) newPackages.push(key);
+    const entries = [...(before ?? []).filter((entry) => !dropIds.has(entry.id)), ...(additions.get(key) ?? [])].sort(
+      (a, b) => a.id.localeCompare(b.id),
+    );
+    if (entries.length > 0) puts.push(await packageItem(key, entries));
+    else if (before) deletes.push(packageItemKey(key));
+  }
+  summary.packagesWritten += puts.length;
+
+  // New packages join their short-name item, which CPE and name-only matching read.
+  const byShortName = new Map<string, string[]>();
+  for (const key of newPackages) {
+    const short = shortName(key.slice(key.indexOf('\u0000') + 1));
+    byShortName.set(short, [...(byShortName.get(short) ?? []), key]);
+  }
+  const shortItems = new Map(
+    (await batchGet([...byShortName.keys()].map((short) => keys.corpusShortName(short)))).map((item) => [
+      String(item.shortName),
+      item,
+    ]),
+  );
+  for (const [short, added] of byShortName) {
+    const known = (shortItems.get(short)?.packageKeys as string[] | undefined) ?? [];
+    puts.push({
+      ...keys.corpusShortName(short),
+      entity: 'CorpusShortName',
+      shortName: short,
+      packageKeys: [...new Set([...known, ...added])].sort(),
+    });
+  }
+
+  const advisoryPuts: Item[] = [];
+  for (const advisory of changed) {
+    const hash = contentHash(advisory);
+    const record = {
+      ...keys.corpusAdvisory(advisory.id),
+      entity: 'CorpusAdvisory',
+      advisoryId: advisory.id,
+      cveId: advisory.cveId,
+      modified: advisory.modified,
+      contentHash: hash,
+      packageKeys: packageKeysOf(advisory),
+      aliasIds: aliasIdentifiers(advisory),
+      cveIds: cveIdsOf(advisory),
+    };
+    // One string attribute, not nested maps: marshalling the record as maps was most of the engine's
+    // work per written advisory (docs/corpus-at-scale.md "Where import time goes").
+    const full = JSON.stringify(advisory);
+    advisoryPuts.push(
+      Buffer.byteLength(full) <= MAX_INLINE_BYTES
+        ? { ...record, advisoryJson: full }
+        : { ...record, spillKey: await spillToS3('advisory', advisory.id, advisory) },
+    );
+  }
+  // Items written before the alias index existed have no `aliasIds`: they were never in it. A withdrawn
+  // record still lists its aliases: those items are cleaned too, in case an earlier run was cut off
+  // after writing them but before its advisory item.
+  const withdrawnIds = new Map(
+    advisories
+      .filter((advisory) => advisory.withdrawn !== null)
+      .map((advisory) => [advisory.id, aliasIdentifiers(advisory)]),
+  );
+  const aliasChanges: AliasChange[] = [
+    ...changed.map((advisory) => ({
+      advisoryId: advisory.id,
+      before: (existing.get(advisory.id)?.aliasIds as string[] | undefined) ?? [],
+      after: { identifiers: aliasIdentifiers(advisory), scores: scoresOf(advisory) },
+    })),
+    ...removed.map((item) => ({
+      advisoryId: String(item.advisoryId),
+      before: [
+        ...new Set([
+          ...((item.aliasIds as string[] | undefined) ?? []),
+          ...(withdrawnIds.get(String(item.advisoryId)) ?? []),
+        ]),
+      ],
+      after: null,
+    })),
+  ];
+  const aliasWrites = await aliasIndexWrites(aliasChanges);
+  puts.push(...aliasWrites.puts);
+  deletes.push(...aliasWrites.deletes);
+  const cveWrites = cveIndexWrites(changed, removed, existing, withdrawnIds);
+  puts.push(...cveWrites.puts);
+  deletes.push(...cveWrites.deletes);
+  // The advisory items go last: their content hash marks the work done, so an import cut off before
+  // them redoes the package and alias items on the next run instead of skipping them as unchanged.
+  await batchWrite(puts, deletes);
+  // Recorded before the advisory items mark the chunk done: a run cut off here records it again, never not at all.
+  await corpusChanges.record('osv', touched, []);
+  await batchWrite(
+    advisoryPuts,
+    removed.map((item) => keys.corpusAdvisory(String(item.advisoryId))),
+  );
+  summary.written += changed.length;
+}

@@ -1,0 +1,174 @@
+/**
+ * OSV import: records are read as a stream (a directory, a zip read by random access, the records
+ * a refresh downloaded), cut into chunks of 1,000 and written chunk by chunk (advisory-chunk.ts),
+ * so memory holds one chunk, never the archive.
+ *
+ * A zip is imported in resumable units (`importOsvArchive`): every `CHECKPOINT_RECORDS` entries the
+ * package filter gains the keys read since the last checkpoint and the caller persists the entry
+ * index to start from; a unit stops at the first checkpoint after its time is up. A unit killed
+ * between checkpoints is redone from the last one: its chunks already written are found unchanged
+ * by content hash (their advisory items are written last), so nothing is duplicated or skipped.
+ */
+import { logger } from '../logger';
+import type { Advisory } from './parse/advisory';
+import { importChunk, packageKeysOf, type AdvisoryImportSummary } from './advisory-chunk';
+import { readZipEntries, zipEntryCount, type RandomAccessSource } from './parse/zip-entries';
+import { parseOsvAdvisory } from './parse/osv';
+import type { OsvReadResult } from './parse/osv-archive';
+import { PackageFilter, packageFilterStore } from './package-filter';
+import { completedSources, recordImport } from './source-imports';
+
+export type { AdvisoryImportSummary } from './advisory-chunk';
+
+const CHUNK = 1000;
+/** Entries between two checkpoints of an archive import: ten chunks, a few seconds of work. */
+export const CHECKPOINT_RECORDS = 10_000;
+
+export interface ImportProgress {
+  /** Records read so far (unreadable ones included). */
+  read: number;
+  /** Records in the source, when known (a zip's central directory says). */
+  total: number | undefined;
+  summary: AdvisoryImportSummary;
+}
+
+export interface OsvImportOptions {
+  /** Called after each chunk. */
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/** One import run: its chunk, its summary and the package filter keys not yet stored. */
+class OsvImportRun {
+  readonly summary: AdvisoryImportSummary = {
+    read: 0,
+    written: 0,
+    unchanged: 0,
+    withdrawn: 0,
+    errors: 0,
+    packagesWritten: 0,
+  };
+  private chunk: Advisory[] = [];
+  private chunkIds = new Set<string>();
+  private readCount = 0;
+
+  private constructor(
+    private filter: PackageFilter | undefined,
+    private readonly total: number | undefined,
+    private readonly options: OsvImportOptions,
+  ) {}
+
+  /**
+   * Every package an import names goes into the filter, unchanged ones included. A corpus that had
+   * OSV data before the filter existed gets none: this import alone cannot list the packages earlier
+   * imports wrote.
+   */
+  static async start(total: number | undefined, options: OsvImportOptions): Promise<OsvImportRun> {
+    const filtered = (await packageFilterStore.exists()) || !(await completedSources()).has('osv');
+    return new OsvImportRun(filtered ? new PackageFilter() : undefined, total, options);
+  }
+
+  /** Takes one record; writes the chunk when it is full. */
+  async add(result: OsvReadResult): Promise<void> {
+    this.readCount += 1;
+    if ('error' in result) {
+      this.summary.errors += 1;
+      logger.warn('skipped an OSV record', { source: result.source, error: result.error });
+      return;
+    }
+    // One advisory per chunk: a duplicate id in one chunk would race with itself.
+    if (this.chunkIds.has(result.advisory.id)) return;
+    this.chunkIds.add(result.advisory.id);
+    this.summary.read += 1;
+    if (this.filter) for (const key of packageKeysOf(result.advisory)) this.filter.add(key);
+    this.chunk.push(result.advisory);
+    if (this.chunk.length >= CHUNK) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.chunk.length > 0) await importChunk(this.chunk, this.summary);
+    this.chunk = [];
+    this.chunkIds = new Set();
+    this.options.onProgress?.({ read: this.readCount, total: this.total, summary: this.summary });
+  }
+
+  /** Writes what is pending and stores the filter keys read so far: what was written is now findable. */
+  async checkpoint(): Promise<void> {
+    await this.flush();
+    if (this.filter) {
+      await packageFilterStore.add(this.filter);
+      this.filter = new PackageFilter();
+    }
+  }
+
+  /** The whole source was imported: the completion record goes last. */
+  async complete(): Promise<AdvisoryImportSummary> {
+    await this.checkpoint();
+    await recordImport('osv', { importedAt: new Date().toISOString() });
+    return this.summary;
+  }
+}
+
+export async function importAdvisories(
+  source: Iterable<OsvReadResult> | AsyncIterable<OsvReadResult>,
+  options: OsvImportOptions & { total?: number } = {},
+): Promise<AdvisoryImportSummary> {
+  const run = await OsvImportRun.start(options.total, options);
+  for await (const result of source) await run.add(result);
+  return run.complete();
+}
+
+export interface ArchiveUnitOptions extends OsvImportOptions {
+  /** The entry index to start at (a checkpoint of an earlier unit); 0 = the first. */
+  from?: number;
+  /** Asked at each checkpoint: true ends the unit there. */
+  shouldStop?: () => boolean;
+  /** Persists the entry index the next unit starts at, once the entries before it are written. */
+  checkpoint?: (next: number) => Promise<void>;
+  /** Records between checkpoints (`CHECKPOINT_RECORDS`; tests make it small). */
+  checkpointRecords?: number;
+}
+
+export interface ArchiveUnitResult extends AdvisoryImportSummary {
+  /** Entries in the archive. */
+  entries: number;
+  /** Where the next unit starts; `entries` when the archive is done. */
+  next: number;
+  done: boolean;
+}
+
+/** Imports an OSV all.zip from entry `from` on, until its end or the first checkpoint after `shouldStop()`. */
+export async function importOsvArchive(
+  source: RandomAccessSource,
+  options: ArchiveUnitOptions = {},
+): Promise<ArchiveUnitResult> {
+  const entries = await zipEntryCount(source);
+  const from = options.from ?? 0;
+  const run = await OsvImportRun.start(entries, options);
+  let sinceCheckpoint = 0;
+  for await (const entry of readZipEntries(source, from)) {
+    if (entry.name.toLowerCase().endsWith('.json')) {
+      await run.add(parseEntry(entry.name, entry.bytes));
+      sinceCheckpoint += 1;
+    }
+    if (sinceCheckpoint >= (options.checkpointRecords ?? CHECKPOINT_RECORDS)) {
+      sinceCheckpoint = 0;
+      const next = entry.index + 1;
+      await run.checkpoint();
+      await options.checkpoint?.(next);
+      if (next < entries && options.shouldStop?.()) return { ...run.summary, entries, next, done: false };
+    }
+  }
+  const summary = await run.complete();
+  await options.checkpoint?.(entries);
+  return { ...summary, entries, next: entries, done: true };
+}
+
+const decoder = new TextDecoder('utf-8');
+
+function parseEntry(source: string, bytes: Uint8Array): OsvReadResult {
+  try {
+    return { source, advisory: parseOsvAdvisory(JSON.parse(decoder.decode(bytes)) as unknown) };
+  } catch (error) {
+    return { source, error: error instanceof Error ? error.message : String(error) };
+  }
+}
