@@ -10128,7 +10128,7 @@ export interface components {
             issuer: string;
             audience: string;
             claims: components["schemas"]["TrustPolicyClaims"];
-            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger" | "cra:read" | "cra:write")[];
+            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger")[];
             ttlMinutes: number;
             createdAt: string;
             /** @description The audit actor that created it (a key's service account, a member) */
@@ -10160,7 +10160,7 @@ export interface components {
             issuer?: string;
             audience: string;
             claims: components["schemas"]["TrustPolicyClaims"];
-            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger" | "cra:read" | "cra:write")[];
+            scopes: ("products:read" | "products:write" | "releases:read" | "releases:write" | "sboms:read" | "sboms:write" | "vulnerabilities:read" | "dispositions:read" | "dispositions:write" | "vex:read" | "vex:write" | "disclosures:read" | "compliance:read" | "audit:read" | "cve:trigger")[];
             /** @default 15 */
             ttlMinutes?: number;
         };

@@ -75,8 +75,8 @@ describe('claim matching', () => {
 });
 
 describe('scopes a policy may grant', () => {
-  it("are the spec's scopes, without settings", () => {
+  it("are the spec's scopes, without settings or CRA reporting", () => {
     expect(WORKLOAD_SCOPES).toHaveLength(15);
-    expect(WORKLOAD_SCOPES.some((scope) => scope.startsWith('settings:'))).toBe(false);
+    expect(WORKLOAD_SCOPES.some((scope) => scope.startsWith('settings:') || scope.startsWith('cra:'))).toBe(false);
   });
 });

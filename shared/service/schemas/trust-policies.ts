@@ -13,12 +13,12 @@ export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.co
 
 /**
  * Scopes a policy may grant: the spec's ("Authentication" → Scopes). Our own
- * `settings:*` stay out, so a CI job can never manage trust policies or keys.
+ * `settings:*` stay out, so a CI job can never manage trust policies or keys, and
+ * `cra:*` too: regulatory reports are people's work, not a pipeline's.
  */
-export const WORKLOAD_SCOPES = SCOPES.filter((scope) => !scope.startsWith('settings:')) as Exclude<
-  (typeof SCOPES)[number],
-  `settings:${string}`
->[];
+export const WORKLOAD_SCOPES = SCOPES.filter(
+  (scope) => !scope.startsWith('settings:') && !scope.startsWith('cra:'),
+) as Exclude<(typeof SCOPES)[number], `settings:${string}` | `cra:${string}`>[];
 
 export const MAX_TOKEN_TTL_MINUTES = 60;
 export const DEFAULT_TOKEN_TTL_MINUTES = 15;
