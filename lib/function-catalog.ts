@@ -6,14 +6,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ENDPOINT_GROUPS, type EndpointGroup } from '../shared/service/http/routes';
-import {
-  AUTHORIZER_ACCESS,
-  CORPUS_REFRESH_ACCESS,
-  NOTIFY_WORKER_ACCESS,
-  SCAN_WORKER_ACCESS,
-  effectiveGroupAccess,
-  type ResourceAccess,
-} from './permissions';
+import { effectiveGroupAccess, type ResourceAccess } from './permissions';
+import { AUTHORIZER_ACCESS, CORPUS_REFRESH_ACCESS, NOTIFY_WORKER_ACCESS, SCAN_WORKER_ACCESS } from './worker-access';
 import { executionAccessOfTenantGroup, isTenantGroup, tenantAccessOf, type TenantAccess } from './tenant-access';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -6,7 +6,6 @@ import { describe, expect, it } from '@jest/globals';
 import { ENDPOINT_GROUPS } from '../../shared/service/http/routes';
 import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
 import {
-  AUTHORIZER_ACCESS,
   GROUP_ACCESS,
   effectiveGroupAccess,
   groupMutates,
@@ -14,6 +13,7 @@ import {
   readOnlyGroups,
   type ResourceAccess,
 } from '../../lib/permissions';
+import { AUTHORIZER_ACCESS } from '../../lib/worker-access';
 
 const READ_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
 
