@@ -124,6 +124,8 @@ describe('unknown query parameters', () => {
       directory: 'unknown-directory',
       year: '2026',
       file: route.path.includes('/openpgp/') ? `${'A'.repeat(40)}.asc` : 'unknown.json',
+      // A well-formed CRA report stage (a malformed one is a 404 before the query is read).
+      stage: 'early_warning',
     };
     const path = route.path.replace(/\{(\w+)\}/g, (_match, name: string) => params[name] ?? UNKNOWN_ID);
     // Query parameters a route requires, so that the unknown one is the only finding.
