@@ -170,8 +170,13 @@ describe('POST /api/releases/{releaseId}/vex-imports', () => {
       expect(first.status).toBe(200);
       const statements = first.body.data.statements as StatementResult[];
       const targetFindings = await target.vulnerabilities();
-      const twin = (v: Vulnerability) =>
-        sourceFindings.find((s) => s.component_purl === v.component_purl && s.advisory_id === v.advisory_id)!;
+      const twin = (v: Vulnerability) => {
+        const found = sourceFindings.find(
+          (s) => s.component_purl === v.component_purl && s.advisory_id === v.advisory_id,
+        );
+        if (!found) throw new Error(`1.1's finding ${v.advisory_id} of ${v.component_purl} has no twin in 1.0's list`);
+        return found;
+      };
       for (const v of targetFindings) {
         const decision = decide(twin(v));
         if (format === 'csaf' && !/^CVE-\d{4}-\d{4,}$/.test(v.cve_id)) {

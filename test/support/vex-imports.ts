@@ -51,7 +51,8 @@ export async function releaseWithSbom(api: Api, productId: string, version: stri
   expect(upload.status).toBe(201);
   expect((await api.post('/api/cve-scan', { sbomId: upload.body.data.id })).status).toBe(202);
   const vulnerabilities = async () =>
-    (await api.get(`/api/sboms/${upload.body.data.id}/vulnerabilities`)).body.data as Vulnerability[];
+    // Every finding on one page (the default page of 100 would cut two releases' lists at different findings).
+    (await api.get(`/api/sboms/${upload.body.data.id}/vulnerabilities?perPage=500`)).body.data as Vulnerability[];
   expect((await vulnerabilities()).length).toBeGreaterThan(0);
   return { release, vulnerabilities };
 }
