@@ -5,7 +5,7 @@
  * Dependency-Track); and several formats are submitted and published for one locked release.
  */
 import { describe, expect, it } from '@jest/globals';
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PackageURL } from 'packageurl-js';
 import { importAdvisories } from '../../shared/service/corpus/import';
@@ -70,11 +70,18 @@ async function advisoriesFor(purls: string[]): Promise<Map<string, string>> {
 async function triagedFixture(fixture: string, pick: (purls: string[]) => string[], releasePurl: string) {
   const team = await createTeamWithKey();
   const api: Api = team.api;
-  const content = readFileSync(new URL(fixture, FIXTURES), 'utf8');
-  const purls = [...content.matchAll(/pkg:maven\/[^"\s]+/g)]
+  const original = readFileSync(new URL(fixture, FIXTURES), 'utf8');
+  const purls = [...original.matchAll(/pkg:maven\/[^"\s]+/g)]
     .map((m) => m[0])
     .filter((v, i, all) => all.indexOf(v) === i);
-  const [notAffected, fixed, affected] = pick(purls) as [string, string, string];
+  // The picked packages get a namespace of this run's own: the synthetic advisories then name no real
+  // package, so no other test's SBOM of the same fixture meets them (the corpus is shared, and it is watched).
+  const suffix = randomUUID().replace(/-/g, '').slice(0, 8);
+  const own = (purl: string) =>
+    purl.replace(/^pkg:maven\/([^/]+)\//, (_match, namespace: string) => `pkg:maven/${namespace}.interop${suffix}/`);
+  const picked = pick(purls);
+  const content = picked.reduce((text, purl) => text.replaceAll(purl, own(purl)), original);
+  const [notAffected, fixed, affected] = picked.map(own) as [string, string, string];
   const cves = await advisoriesFor([notAffected, fixed, affected]);
   const product = (
     await api.post('/api/products', { name: 'Interop', slug: uniqueSlug('interop'), vendor: 'ACME Corp' })
