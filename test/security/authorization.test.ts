@@ -15,6 +15,8 @@ import { SCOPES, type Scope } from '../../shared/service/identity/scopes';
 import { routes, type RouteDefinition } from '../../shared/service/http/routes';
 import { PERMISSION_SCOPES } from '../../shared/service/identity/member-scopes';
 import { PERMISSIONS, type Permission } from '../../shared/service/identity/permission-names';
+import { TeamQuotas } from '../../shared/service/identity/team-quota';
+import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
 import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer';
 import {
   everyPermissionBut,
@@ -56,6 +58,9 @@ const keysWithout = new Map<Scope, Api>();
 beforeAll(async () => {
   issuer = await startTestIssuer();
   team = await newTeam();
+  // Four credentials × every mutating route, as fast as the server answers: above the default team quota (50/s,
+  // burst 100), whose 429 would hide the 403 under test. Throttling has tests of its own.
+  await TeamQuotas.set(team.teamId, { rateLimit: 10_000, burstLimit: 5_000 }, OPERATOR_ACTOR);
   for (const permission of PERMISSIONS) {
     // Owners start with every permission, so the key and the policy may grant everything; then the permission goes.
     const keyOwner = await addMember(team.teamId, PERMISSIONS);
