@@ -34,7 +34,9 @@ async function adminImport(path: string): Promise<Record<string, unknown>> {
 
 /** A product and a release with one scanned SBOM holding the package (and an unrelated one). */
 async function shippedRelease(api: Api, pkg: string, version: string, status = 'active') {
-  const product = (await api.post('/api/products', { name: `Watch ${pkg}`, slug: uniqueSlug('watch') })).body.data;
+  const product = (
+    await api.post('/api/products', { name: `Watch ${pkg}`, slug: uniqueSlug('watch'), vendor: 'ACME Corp' })
+  ).body.data;
   const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0', status })).body.data;
   const upload = await api.post('/api/sboms/upload', {
     releaseId: release.id,
