@@ -16,6 +16,7 @@ import { checkCraDeadlines } from '../../shared/service/cra/deadline-check';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
 import { cycloneDxSbom } from '../support/seed';
+import { eventually } from '../support/webhook-receiver';
 
 type Api = Awaited<ReturnType<typeof createTeamWithKey>>['api'];
 const HOUR = 60 * 60 * 1000;
@@ -179,9 +180,16 @@ describe('CRA Article 14 cases', () => {
     expect(events).toHaveLength(1);
     expect(events[0].data).toMatchObject({ case_id: craCase.id, aware_at: craCase.aware_at });
 
-    // A release scanned after the listing joins the case through its scan.
+    // A release scanned after the listing joins the case through its scan (right after the scan's result: a
+    // request that joined the scan may answer a moment before the scan's holder has recorded it).
     const later = await shipped(api, onMarket.id, '1.1.0', pkg, '1.3.0');
-    const joined = (await api.get(`/api/cra/cases/${craCase.id}`)).body.data;
+    const joined = await eventually(async () => {
+      const read = (await api.get(`/api/cra/cases/${craCase.id}`)).body.data as {
+        affected_releases: { version: string }[];
+        aware_at: string;
+      };
+      return read.affected_releases.length === 2 ? read : undefined;
+    }, 20_000);
     expect(joined.affected_releases.map((release: { version: string }) => release.version).sort()).toEqual([
       '1.0.0',
       '1.1.0',
