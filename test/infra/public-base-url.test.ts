@@ -104,7 +104,8 @@ describe('corpus refresh feeds', () => {
     expect(environmentOf(stack, resourcesOf(template), 'scan-worker')).not.toHaveProperty('CORPUS_OSV_BASE_URL');
     const refresh = resourcesOf(template)[logicalIdOf(stack, stack.requireFunction('corpus-refresh'))]?.Properties;
     expect(refresh).toMatchObject({ EphemeralStorage: { Size: 4096 } });
-    expect(refreshSchedules(stack, resourcesOf(template))).toEqual(['rate(1 hour)']);
+    // The hourly refresh, and the continuation that resumes a whole-archive import cut into units.
+    expect(refreshSchedules(stack, resourcesOf(template))).toEqual(['rate(1 hour)', 'rate(5 minutes)']);
   });
 
   it('take ecosystems, a mirror, the KEV and EPSS URLs and the schedule from context; an empty URL turns that source off', () => {
@@ -121,7 +122,7 @@ describe('corpus refresh feeds', () => {
       CORPUS_KEV_URL: '',
       CORPUS_EPSS_URL: 'https://mirror.acme.example/epss.csv.gz',
     });
-    expect(refreshSchedules(stack, resourcesOf(template))).toEqual(['rate(15 minutes)']);
+    expect(refreshSchedules(stack, resourcesOf(template))).toEqual(['rate(15 minutes)', 'rate(5 minutes)']);
   });
 
   it('refuses an ecosystem the matcher does not support and a URL that is not one', () => {
