@@ -7,6 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
+import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite-iterators';
 
 const require = createRequire(import.meta.url);
 
@@ -165,6 +166,7 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
   }
   if (store === undefined)
     throw new Error('dynalite did not create its store through db.create (another dynalite version?)');
+  closeIteratorsOnDestroy((store as { db: IteratorStore }).db);
   return {
     server,
     write: (action, validated) =>
