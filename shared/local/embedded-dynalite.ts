@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite-iterators';
+import { cacheTables, installBatchWriteItem, type DynaliteStore, type TableCache } from './embedded-dynalite-store';
 
 const require = createRequire(import.meta.url);
 
@@ -73,6 +74,7 @@ interface DbModule {
   ): DynaliteError | null | undefined;
 }
 
+installBatchWriteItem();
 export const createDynaliteServer = require('dynalite') as (options: DynaliteOptions) => Server;
 
 interface LevelPrototype {
@@ -152,6 +154,8 @@ export interface Dynalite {
     action: 'putItem' | 'updateItem' | 'deleteItem',
     validated: Record<string, unknown>,
   ) => Promise<{ status: number; body: Record<string, unknown> }>;
+  /** The table descriptions' cache: a table operation runs between `begin()` and `end()`. */
+  tables: TableCache;
 }
 
 export function createDynalite(options: DynaliteOptions): Dynalite {
@@ -169,6 +173,7 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
   closeIteratorsOnDestroy((store as { db: IteratorStore }).db);
   return {
     server,
+    tables: cacheTables(store as DynaliteStore),
     write: (action, validated) =>
       new Promise((resolve, reject) => {
         writeActions[action](store, validated, (error, data) => {
