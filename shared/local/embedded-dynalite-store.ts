@@ -18,14 +18,14 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-type AttributeMap = Record<string, Record<string, unknown>>;
+export type AttributeMap = Record<string, Record<string, unknown>>;
 
-interface DynaliteError {
+export interface DynaliteError {
   statusCode: number;
   body: { __type: string; message?: string };
 }
 
-interface TableDescription {
+export interface TableDescription {
   TableName: string;
   TableStatus?: string;
   KeySchema: { AttributeName: string; KeyType: string }[];
@@ -77,7 +77,7 @@ interface DbHelpers {
 const dbHelpers = require('dynalite/db') as DbHelpers;
 
 // dynalite keeps items and index entries in one LevelDB under these prefixes (db/index.js getSubDb).
-const itemPrefix = (tableName: string) => `item-${tableName}~`;
+export const itemPrefix = (tableName: string) => `item-${tableName}~`;
 const indexPrefix = (kind: 'Local' | 'Global', tableName: string, indexName: string) =>
   `index-${kind.toLowerCase()}~${tableName}~${indexName}~`;
 
@@ -92,7 +92,7 @@ interface BatchWriteData {
 }
 
 /** The table, or dynalite's refusal (ResourceNotFoundException); a store failure rejects. */
-function tableOf(store: DynaliteStore, name: string): Promise<TableDescription | DynaliteError> {
+export function tableOf(store: DynaliteStore, name: string): Promise<TableDescription | DynaliteError> {
   return new Promise((resolve, reject) => {
     store.getTable(name, false, (error, table) => {
       if (isDynaliteError(error)) resolve(error);
@@ -149,7 +149,7 @@ function levelOperations(write: PlannedWrite, existing: AttributeMap | undefined
   return [...deletes, ...puts, item ? { type: 'put', key: itemKey, value: item } : { type: 'del', key: itemKey }];
 }
 
-function isDynaliteError(error: unknown): error is DynaliteError {
+export function isDynaliteError(error: unknown): error is DynaliteError {
   return typeof error === 'object' && error !== null && 'statusCode' in error && 'body' in error;
 }
 
@@ -210,18 +210,20 @@ export function batchWriteItem(
 }
 
 /**
- * Makes dynalite's request handler use `batchWriteItem` above: dynalite loads its actions with
- * `require('./actions/<name>')` when its index module is first loaded, so the cached module is
+ * Makes dynalite's request handler run the given actions: dynalite loads its actions with
+ * `require('./actions/<name>')` when its index module is first loaded, so the cached modules are
  * replaced before that. Throws if dynalite's index was loaded already (the swap would be silently lost).
  */
-export function installBatchWriteItem(): void {
+export function installActions(actions: Record<string, unknown>): void {
   const indexPath = require.resolve('dynalite');
-  if (require.cache[indexPath]) throw new Error('dynalite was loaded before its batch write could be replaced');
-  const actionPath = require.resolve('dynalite/actions/batchWriteItem');
-  require(actionPath);
-  const cached = require.cache[actionPath];
-  if (!cached) throw new Error('dynalite/actions/batchWriteItem is not in the module cache');
-  cached.exports = batchWriteItem;
+  if (require.cache[indexPath]) throw new Error('dynalite was loaded before its actions could be replaced');
+  for (const [name, action] of Object.entries(actions)) {
+    const actionPath = require.resolve(`dynalite/actions/${name}`);
+    require(actionPath);
+    const cached = require.cache[actionPath];
+    if (!cached) throw new Error(`dynalite/actions/${name} is not in the module cache`);
+    cached.exports = action;
+  }
 }
 
 export interface TableCache {

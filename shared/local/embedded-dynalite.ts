@@ -8,7 +8,14 @@
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite-iterators';
-import { cacheTables, installBatchWriteItem, type DynaliteStore, type TableCache } from './embedded-dynalite-store';
+import { batchGetItem } from './embedded-dynalite-batch-get';
+import {
+  batchWriteItem,
+  cacheTables,
+  installActions,
+  type DynaliteStore,
+  type TableCache,
+} from './embedded-dynalite-store';
 
 const require = createRequire(import.meta.url);
 
@@ -74,7 +81,7 @@ interface DbModule {
   ): DynaliteError | null | undefined;
 }
 
-installBatchWriteItem();
+installActions({ batchWriteItem, batchGetItem });
 export const createDynaliteServer = require('dynalite') as (options: DynaliteOptions) => Server;
 
 interface LevelPrototype {

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type {
-  DynamoDBClient} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetItemCommand,
   BatchWriteItemCommand,
   DeleteTableCommand,
   DescribeTableCommand,
@@ -131,6 +131,41 @@ describe('BatchWriteItem on the embedded engine', () => {
       }),
     );
     expect(written.Items).toEqual([]);
+  });
+
+  it('answers BatchGetItem with the stored items, projected, missing keys left out', async () => {
+    const pk = uniquePk('get');
+    await client.send(
+      new BatchWriteItemCommand({
+        RequestItems: { [TABLE]: [put(pk, 'a', { note: 'first', extra: 'x' }), put(pk, 'b', { note: 'second' })] },
+      }),
+    );
+    const key = (sk: string) => ({ pk: { S: pk }, sk: { S: sk } });
+    const answer = await client.send(
+      new BatchGetItemCommand({
+        RequestItems: {
+          [TABLE]: {
+            Keys: [key('a'), key('missing'), key('b')],
+            ProjectionExpression: '#sk, note',
+            ExpressionAttributeNames: { '#sk': 'sk' },
+          },
+        },
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    const items = (answer.Responses?.[TABLE] ?? []).sort((x, y) => String(x.sk?.S).localeCompare(String(y.sk?.S)));
+    expect(items).toEqual([
+      { sk: { S: 'a' }, note: { S: 'first' } },
+      { sk: { S: 'b' }, note: { S: 'second' } },
+    ]);
+    expect(answer.UnprocessedKeys).toEqual({});
+    expect(answer.ConsumedCapacity).toEqual([{ TableName: TABLE, CapacityUnits: 1.5 }]);
+    await expect(
+      client.send(new BatchGetItemCommand({ RequestItems: { [TABLE]: { Keys: [{ pk: { S: pk } }] } } })),
+    ).rejects.toThrow('The provided key element does not match the schema');
+    await expect(
+      client.send(new BatchGetItemCommand({ RequestItems: { 'no-such-table': { Keys: [key('a')] } } })),
+    ).rejects.toThrow('Requested resource not found');
   });
 
   it('sees a table recreated with an index after the table was cached', async () => {
