@@ -158,8 +158,11 @@ describe('the CRA reporting page', () => {
     await draft.getByRole('button', { name: 'Save draft of the early warning' }).click();
     await draft.getByText('Draft saved.').waitFor();
     await page.getByRole('region', { name: 'Timeline' }).getByText('Early warning draft edited (version 1)').waitFor();
-    await expect(draft.getByLabel('Summary').inputValue()).resolves.toBe(
-      `${cve} in ${productName}: exploited in the wild, reviewed by the PSIRT.`,
+    const edited = `${cve} in ${productName}: exploited in the wild, reviewed by the PSIRT.`;
+    await draft.getByText(/draft version 1 \(edited by /).waitFor();
+    await expect(draft.getByLabel('Summary').inputValue()).resolves.toBe(edited);
+    expect((await api().get(`/api/cra/cases/${state.caseId}/reports/early_warning`)).body.data.fields.summary).toBe(
+      edited,
     );
   });
 
@@ -174,7 +177,13 @@ describe('the CRA reporting page', () => {
     await expect(eventually(async () => /^Overdue by 6 h/.test(await earlyWarning.innerText()), true)).resolves.toBe(
       true,
     );
-    expect(await earlyWarning.evaluate('(element) => getComputedStyle(element).color')).toBe('rgb(185, 28, 28)');
+    // Overdue in red (--danger); the test project compiles without the DOM library, this runs in the page.
+    const color = await earlyWarning.evaluate(
+      (element) =>
+        (globalThis as unknown as { getComputedStyle: (node: unknown) => { color: string } }).getComputedStyle(element)
+          .color,
+    );
+    expect(color).toBe('rgb(185, 28, 28)');
     await expect(
       deadlines
         .getByRole('row', { name: /^Notification/ })
@@ -217,6 +226,7 @@ describe('the CRA reporting page', () => {
     await expectAccessible(page, '63-cra-case-submitted');
 
     await page.goto(`${baseUrl()}/cra`);
+    await caseRow().waitFor();
     const cells = await caseRow().getByRole('cell').allInnerTexts();
     expect(cells[2]).toBe('early warning sent');
     expect(cells[4]).toMatch(/^Late by 5 h 5\d min\n/);

@@ -71,7 +71,8 @@ function StageDraft({
           </p>
           <CopyButtons report={report.data} />
           <DraftFields
-            key={`${report.data.draft_version}-${craCase.updated_at}`}
+            // A saved edit comes back as a new version: the fields start over from it.
+            key={report.data.draft_version}
             report={report.data}
             writable={writable}
             onSaved={onChanged}
@@ -133,10 +134,7 @@ function DraftFields({ report, writable, onSaved }: { report: Report; writable: 
       params: { path: { caseId: report.case_id } },
       body: { drafts },
     });
-    settle(failure, 'Draft saved.', () => {
-      setEdits({});
-      onSaved();
-    });
+    settle(failure, 'Draft saved.', onSaved);
   };
   return (
     <form

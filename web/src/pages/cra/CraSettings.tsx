@@ -1,7 +1,7 @@
 /** The team setting `cra` on the settings page: the manufacturer the CRA reports name, and where it sells. */
 import { useState } from 'preact/hooks';
 import { api, type Schemas } from '../../api/client';
-import { ErrorMessage, fieldText, Notice, Section } from '../../components';
+import { ErrorMessage, Notice, Section } from '../../components';
 import { useSaveResult, type Loaded } from '../../hooks';
 // The codes the service accepts (a plain module, no zod): ISO 3166-1 alpha-2, Greece as GR.
 import { EU_MEMBER_STATES } from '../../../../shared/service/cra/member-states';
@@ -12,14 +12,22 @@ type MemberState = (typeof EU_MEMBER_STATES)[number];
 export function CraSettings({ manage, settings }: { manage: boolean; settings: Loaded<TeamSettings> }) {
   const { error, notice, start, settle } = useSaveResult();
   const current = settings.data?.cra;
+  // The form's values as edited, over the saved ones (a checkbox's re-render must not undo typed text).
+  const [draft, setDraft] = useState<Partial<Record<'manufacturerName' | 'contact' | 'mainEstablishment', string>>>({});
   const [chosen, setChosen] = useState<Set<MemberState> | undefined>();
   const states = chosen ?? new Set(current?.memberStates ?? []);
+  const values = {
+    manufacturerName: draft.manufacturerName ?? current?.manufacturerName ?? '',
+    contact: draft.contact ?? current?.contact ?? '',
+    mainEstablishment: draft.mainEstablishment ?? current?.mainEstablishment ?? '',
+  };
+  const edit = (field: keyof typeof values) => (event: { currentTarget: { value: string } }) =>
+    setDraft({ ...draft, [field]: event.currentTarget.value });
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const manufacturerName = fieldText(form, 'manufacturerName');
-    const contact = fieldText(form, 'contact');
-    const main = fieldText(form, 'mainEstablishment');
+    const manufacturerName = values.manufacturerName.trim();
+    const contact = values.contact.trim();
+    const main = values.mainEstablishment;
     start();
     const { error: failure } = await api.PUT('/api/settings', {
       body: {
@@ -32,6 +40,7 @@ export function CraSettings({ manage, settings }: { manage: boolean; settings: L
       },
     });
     settle(failure, 'CRA details saved.', () => {
+      setDraft({});
       setChosen(undefined);
       settings.reload();
     });
@@ -48,15 +57,26 @@ export function CraSettings({ manage, settings }: { manage: boolean; settings: L
         <form class="grid-form" aria-label="CRA reporting details" onSubmit={(event) => void save(event)}>
           <label>
             Manufacturer name
-            <input name="manufacturerName" maxLength={255} value={current.manufacturerName} disabled={!manage} />
+            <input
+              name="manufacturerName"
+              maxLength={255}
+              value={values.manufacturerName}
+              disabled={!manage}
+              onInput={edit('manufacturerName')}
+            />
           </label>
           <label>
             Contact
-            <input name="contact" maxLength={500} value={current.contact} disabled={!manage} />
+            <input name="contact" maxLength={500} value={values.contact} disabled={!manage} onInput={edit('contact')} />
           </label>
           <label>
             Main establishment
-            <select name="mainEstablishment" value={current.mainEstablishment ?? ''} disabled={!manage}>
+            <select
+              name="mainEstablishment"
+              value={values.mainEstablishment}
+              disabled={!manage}
+              onChange={edit('mainEstablishment')}
+            >
               <option value="">Not set</option>
               {EU_MEMBER_STATES.map((code) => (
                 <option key={code} value={code}>
