@@ -124,7 +124,9 @@ const fieldTitle = (field: string) => label(field).replace(/^./, (first) => firs
 function DraftFields({ report, writable, onSaved }: { report: Report; writable: boolean; onSaved: () => void }) {
   const [edits, setEdits] = useState<Record<string, string>>({});
   const { error, notice, start, settle } = useSaveResult();
-  const changed = Object.entries(edits).filter(([field, value]) => value !== report.fields[field]);
+  // Every stage also takes free `notes`, which the service does not prefill.
+  const fields: Record<string, string> = { ...report.fields, notes: report.fields.notes ?? '' };
+  const changed = Object.entries(edits).filter(([field, value]) => value !== fields[field]);
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
     if (changed.length === 0) return;
@@ -142,7 +144,7 @@ function DraftFields({ report, writable, onSaved }: { report: Report; writable: 
       aria-label={`${STAGE_TITLE[report.stage]} fields`}
       onSubmit={(event) => void save(event)}
     >
-      {Object.entries(report.fields).map(([field, value]) => (
+      {Object.entries(fields).map(([field, value]) => (
         <label key={field} class="draft-field">
           <span class="draft-field-name">{fieldTitle(field)}</span>
           <textarea
