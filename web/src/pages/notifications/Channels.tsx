@@ -43,6 +43,7 @@ export function Channels(props: { manage: boolean; channels: Loaded<{ data: Chan
   ): Promise<void> => {
     setBusy(channel.id);
     setNotice(undefined);
+    setTested(undefined);
     try {
       const { data, error: failure } = await call();
       if (failure !== undefined || data === undefined) setError(errorText(failure));

@@ -2,7 +2,6 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../../api/client';
 import { ColumnHeads, ErrorMessage, fieldText, formatDate, Notice, Pager, Section } from '../../components';
 import { must, useLoad } from '../../hooks';
-import { label } from '../../labels';
 import { DELIVERY_STATUSES, deliveryStatusText, type Channel, type Delivery, type DeliveryStatus } from './vocabulary';
 
 const PER_PAGE = 25;
@@ -50,7 +49,9 @@ export function Deliveries(props: { manage: boolean; channels: Channel[]; change
       params: { path: { deliveryId: delivery.id } },
     });
     setError(failure ? errorText(failure) : undefined);
-    setNotice(failure ? undefined : `${label(delivery.eventType)} to ${channelName(delivery.channelId)} is due again.`);
+    setNotice(
+      failure ? undefined : `The ${delivery.eventType} delivery to ${channelName(delivery.channelId)} is due again.`,
+    );
     log.reload();
   };
 
@@ -114,7 +115,7 @@ export function Deliveries(props: { manage: boolean; channels: Channel[]; change
                 <td>{formatDate(delivery.createdAt)}</td>
                 <td>{channelName(delivery.channelId)}</td>
                 <td>
-                  {label(delivery.eventType)}
+                  {delivery.eventType}
                   <div class="muted small mono">{delivery.eventId}</div>
                 </td>
                 <td>{delivery.attempt}</td>

@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../../api/client';
 import { ErrorMessage, fieldText } from '../../components';
-import { label } from '../../labels';
 import {
   EVENT_TYPES,
   eventTypeInfo,
@@ -116,7 +115,7 @@ export function RuleForm(props: {
                 disabled={!allowed}
                 defaultChecked={allowed && chosenEvents.has(type)}
               />
-              {label(type)} <span class="muted small">({allowed ? text : `needs ${scope}`})</span>
+              <span class="mono">{type}</span> <span class="muted small">({allowed ? text : `needs ${scope}`})</span>
             </label>
           );
         })}

@@ -2,7 +2,6 @@ import { useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../../api/client';
 import { ColumnHeads, ErrorMessage, Notice, Section } from '../../components';
 import { must, useLoad } from '../../hooks';
-import { label } from '../../labels';
 import { useMe } from '../../session';
 import { RuleForm } from './RuleForm';
 import { EVENT_TYPES, modeText, releaseStatusText, type Channel, type Rule } from './vocabulary';
@@ -77,7 +76,7 @@ export function Rules({ manage, channels }: { manage: boolean; channels: Channel
               <td>{rule.name}</td>
               <td>{channelName(rule.channelId)}</td>
               <td class="small">
-                {rule.eventTypes.length === EVENT_TYPES.length ? 'every type' : rule.eventTypes.map(label).join(', ')}
+                {rule.eventTypes.length === EVENT_TYPES.length ? 'every type' : rule.eventTypes.join(', ')}
               </td>
               <td class="small">{filtersText(rule, productById)}</td>
               <td>{whenText(rule)}</td>
