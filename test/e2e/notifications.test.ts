@@ -3,7 +3,7 @@
  * VEXDESK_ALLOW_LOOPBACK_WEBHOOKS=1 by the e2e setup): a webhook channel to a receiver on loopback shows its
  * signing secret once (the receiver verifies a test delivery with it), a test delivery shows its result and is in
  * the delivery log, a redelivery reaches the receiver again, a private URL is refused with the service's message,
- * a rule is created and edited, and a member without "Manage settings" sees the settings without their write
+ * a rule is created and edited, a disabled channel is enabled again, and a member without "Manage settings" sees the settings without their write
  * actions. axe-core runs on the pages it visits.
  *
  * The steps share one browser and run in order: each builds on the one before.
@@ -243,6 +243,18 @@ describe('the web console: notification settings', () => {
     for (const name of ['Add channel', 'New rule', /^Send test/, /^Rotate secret/, /^Redeliver/, /^Delete/, /^Edit/])
       expect(await readerPage.getByRole('button', { name }).count()).toBe(0);
     await context.close();
+  });
+
+  it('shows a disabled channel with its state and enables it again', async () => {
+    const off = await client(bootstrapKey()).put(`/api/notification-channels/${state.channelId}`, { enabled: false });
+    expect(off.status).toBe(200);
+    await page.reload();
+    const row = channels().getByRole('row', { name: new RegExp(`on-call <b>hook</b> ${suffix}`) });
+    await row.getByRole('cell', { name: /^Disabled/ }).waitFor();
+    await tabTo(page, row.getByRole('button', { name: `Enable ${channelName}` }));
+    await channels().getByText(`${channelName} enabled again.`).waitFor();
+    await row.getByRole('cell', { name: 'Active', exact: true }).waitFor();
+    expect((await apiData(`/api/notification-channels/${state.channelId}`)).data.enabled).toBe(true);
   });
 
   it('deletes the rule, then the channel', async () => {
