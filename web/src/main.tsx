@@ -10,6 +10,7 @@ import { SearchPage } from './pages/PortfolioSearch';
 import { ProductPage } from './pages/Product';
 import { ReleasePage } from './pages/Release';
 import { SettingsPage } from './pages/Settings';
+import { NotificationsPage } from './pages/notifications/NotificationsPage';
 import { AuditPage } from './pages/Audit';
 import { DisclosurePage } from './pages/Disclosure';
 import { CraCasesPage } from './pages/cra/CraCases';
@@ -69,6 +70,7 @@ function SignedInShell() {
           <Route path="/products/:productId" component={ProductPage} />
           <Route path="/releases/:releaseId" component={ReleasePage} />
           <Route path="/settings" component={SettingsPage} />
+          <Route path="/settings/notifications" component={NotificationsPage} />
           <Route path="/cra" component={CraCasesPage} />
           <Route path="/cra/:caseId" component={CraCasePage} />
           <Route path="/audit" component={AuditPage} />
