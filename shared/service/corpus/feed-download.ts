@@ -5,7 +5,7 @@
  * answers 304 and is not downloaded again.
  *
  * Redirects are followed by hand, at most `MAX_REDIRECTS`, and never from https to anything else: feed
- * URLs are operator configuration, but a feed host that moved (FIRST's EPSS did) or a CDN in front of
+ * URLs are operator configuration, but a feed host that moved (EPSS did) or a CDN in front of
  * it must not be able to downgrade the download to plain http or point it at another scheme.
  */
 import { createHash, type Hash } from 'node:crypto';
