@@ -10,6 +10,7 @@ import { SearchPage } from './pages/PortfolioSearch';
 import { ProductPage } from './pages/Product';
 import { ReleasePage } from './pages/Release';
 import { SettingsPage } from './pages/Settings';
+import { NotificationsPage } from './pages/notifications/NotificationsPage';
 import { AuditPage } from './pages/Audit';
 import { DisclosurePage } from './pages/Disclosure';
 import { NotFoundPage } from './pages/NotFound';
@@ -67,6 +68,7 @@ function SignedInShell() {
           <Route path="/products/:productId" component={ProductPage} />
           <Route path="/releases/:releaseId" component={ReleasePage} />
           <Route path="/settings" component={SettingsPage} />
+          <Route path="/settings/notifications" component={NotificationsPage} />
           <Route path="/audit" component={AuditPage} />
           <Route default component={NotFoundPage} />
         </Router>

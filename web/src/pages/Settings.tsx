@@ -27,6 +27,9 @@ export function SettingsPage() {
   return (
     <>
       <h1>Settings</h1>
+      <nav aria-label="Settings pages" class="links">
+        <a href="/settings/notifications">Notifications: channels, rules and the delivery log</a>
+      </nav>
       {!manage ? (
         <p class="notice">You can read these settings; changing them needs the “Manage settings” permission.</p>
       ) : null}
