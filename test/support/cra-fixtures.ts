@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
-import type { createTeamWithKey} from './factories';
+import type { createTeamWithKey } from './factories';
 import { uniqueSlug } from './factories';
 import { cycloneDxSbom } from './seed';
 
