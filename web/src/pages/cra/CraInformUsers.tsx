@@ -62,7 +62,7 @@ export function CraInformUsers({ craCase, onChanged }: { craCase: CaseDetail; on
       {craCase.users_informed_at ? (
         <p class="notice" role="status">
           Users informed at {formatDate(craCase.users_informed_at)}
-          {informing?.disclosure_url ? <DisclosureLinks url={informing.disclosure_url} /> : null}
+          {informing?.disclosure_url ? <DisclosureLinks url={informing.disclosure_url} showUrl /> : null}
         </p>
       ) : (
         <p class="muted">Users not informed yet: no advisory drafted from this case is published.</p>
@@ -146,16 +146,25 @@ function DocumentState({ document, state }: { document: LinkedDocument; state: s
   );
 }
 
-function DisclosureLinks({ url }: { url: string }) {
+/** The console's page of the disclosure and, where asked (or when there is no such page), the link itself. */
+function DisclosureLinks({ url, showUrl = false }: { url: string; showUrl?: boolean }) {
   const page = disclosurePagePath(url);
   return (
     <>
-      {' · '}
-      {page ? <a href={page}>public disclosure</a> : null}
-      {page ? ' · ' : null}
-      <a href={url} class="mono small">
-        {url}
-      </a>
+      {page ? (
+        <>
+          {' · '}
+          <a href={page}>public disclosure</a>
+        </>
+      ) : null}
+      {showUrl || !page ? (
+        <>
+          {' · '}
+          <a href={url} class="mono small">
+            {url}
+          </a>
+        </>
+      ) : null}
     </>
   );
 }
