@@ -56,6 +56,15 @@ export const NotificationChannels = {
     let channel: StoredChannel;
     let secret: string | undefined;
     if (input.type === 'email') {
+      // A deployment without an SES sender could never deliver it: refuse now rather than let every message die.
+      if (config().notifications.emailTransport === null)
+        throw new ValidationError('Invalid notification channel', [
+          {
+            path: 'type',
+            message:
+              'e-mail is not configured on this deployment: the operator sets an SES identity and sender (vexdesk:notifySesIdentity, vexdesk:notifySesFrom)',
+          },
+        ]);
       const recipients = [...new Set(input.recipients.map((address) => address.toLowerCase()))];
       channel = { ...base, target: recipients.join(', '), recipients, sealed: null };
     } else {
