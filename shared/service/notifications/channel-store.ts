@@ -33,6 +33,8 @@ export interface StoredChannel {
   consecutiveFailures: number;
   target: string;
   recipients?: string[];
+  /** An e-mail channel to the members who may approve, resolved per message (./approvers.ts). */
+  approvers?: boolean;
   sealed: string | null;
   createdAt: string;
   updatedAt: string;
@@ -65,6 +67,7 @@ function toChannel(item: Item): StoredChannel {
     consecutiveFailures: Number(item.consecutiveFailures ?? 0),
     target: String(item.target),
     ...(Array.isArray(item.recipients) ? { recipients: item.recipients as string[] } : {}),
+    ...(item.approvers === true ? { approvers: true } : {}),
     sealed: typeof item.sealed === 'string' ? item.sealed : null,
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
@@ -80,6 +83,7 @@ export function toChannelView(channel: StoredChannel): ChannelView {
     disabledReason: channel.disabledReason,
     target: channel.target,
     ...(channel.recipients ? { recipients: channel.recipients } : {}),
+    ...(channel.approvers ? { approvers: true } : {}),
     consecutiveFailures: channel.consecutiveFailures,
     createdAt: channel.createdAt,
     updatedAt: channel.updatedAt,

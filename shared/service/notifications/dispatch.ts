@@ -25,6 +25,7 @@ import type { PageMeta } from '../schemas/common';
 import type { DeliveryListQuery, DeliveryView } from '../schemas/notifications';
 import { ChannelStore, openSecrets, type StoredChannel } from './channel-store';
 import { DeliveryStore, toDeliveryView, type StoredDelivery } from './delivery-store';
+import { approverAddresses } from './approvers';
 import { collectForDigest, digestsDue } from './digests';
 import { ruleMatches } from './matching';
 import { eventMessage, type NotificationMessage } from './messages';
@@ -78,8 +79,12 @@ function newDelivery(
   };
 }
 
-async function targetOf(channel: StoredChannel): Promise<DeliveryTarget> {
-  if (channel.type === 'email') return { type: 'email', recipients: channel.recipients ?? [], channelId: channel.id };
+async function targetOf(channel: StoredChannel, message: NotificationMessage): Promise<DeliveryTarget> {
+  if (channel.type === 'email') {
+    const recipients = channel.approvers ? await approverAddresses(channel.teamId, message) : channel.recipients;
+    if (!recipients?.length) throw new NoRecipientsError();
+    return { type: 'email', recipients, channelId: channel.id };
+  }
   const secrets = await openSecrets(channel);
   if (!secrets.url) throw new Error('channel has no URL');
   if (channel.type === 'slack') return { type: 'slack', url: secrets.url };
@@ -111,6 +116,13 @@ async function disableChannel(channel: StoredChannel, reason: string): Promise<v
   ]);
 }
 
+/** Nobody to write to (no member may approve): not the receiver's failure, and retrying would not help. */
+class NoRecipientsError extends Error {
+  constructor() {
+    super('nobody to send to: no member may approve it');
+  }
+}
+
 const refused = (error: string): DeliveryOutcome => ({
   delivered: false,
   responseStatus: null,
@@ -136,8 +148,9 @@ async function attempt(delivery: StoredDelivery): Promise<StoredDelivery | undef
 
   let outcome: DeliveryOutcome;
   try {
-    outcome = await send(await targetOf(channel), claimed.message);
+    outcome = await send(await targetOf(channel, claimed.message), claimed.message);
   } catch (error) {
+    if (error instanceof NoRecipientsError) return record(refused(error.message), 'dead', null);
     outcome = refused((error as Error).message);
   }
   if (outcome.delivered) {
