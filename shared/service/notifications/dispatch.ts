@@ -40,6 +40,8 @@ const LEASE_MS = 60_000;
 const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 export const FAILURES_BEFORE_DISABLE = 20;
+/** Failures count toward disabling at most once per 5 minutes: 20 mean about 1.5 h without a single success. */
+const FAILURE_COUNT_SPACING_MS = 5 * 60 * 1000;
 const ATTEMPT_CONCURRENCY = 16;
 const OUTBOX_CONCURRENCY_PER_SHARD = 8;
 
@@ -162,7 +164,7 @@ async function attempt(delivery: StoredDelivery): Promise<StoredDelivery | undef
     await disableChannel(channel, 'the receiver answered 410 Gone');
     return recorded;
   }
-  const failures = await ChannelStore.recordFailure(channel.teamId, channel.id);
+  const failures = await ChannelStore.recordFailure(channel.teamId, channel.id, new Date(), FAILURE_COUNT_SPACING_MS);
   if (failures >= FAILURES_BEFORE_DISABLE)
     await disableChannel(channel, `${FAILURES_BEFORE_DISABLE} deliveries in a row failed`);
   // A test answers its one attempt; it is not retried (redeliver sends it again).
