@@ -17,6 +17,8 @@ export default async function globalSetup(): Promise<void> {
     DISCLOSURE_SIGNING_KEY: TEST_SIGNING_KEY,
     // The browser tests sign in often from one loopback address.
     VEXDESK_SIGN_IN_CLIENT_LIMIT: TEST_SIGN_IN_CLIENT_LIMIT,
+    // The notification settings test sends to a receiver on loopback over plain http.
+    VEXDESK_ALLOW_LOOPBACK_WEBHOOKS: '1',
   });
   process.env.VEXDESK_TEST_DATA_DIR = dataDir;
   process.env.VEXDESK_TEST_BASE_URL = server.baseUrl;

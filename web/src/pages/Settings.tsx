@@ -7,6 +7,7 @@ import { can, useMe } from '../session';
 import { CI_SCOPES, SCOPES } from '../../../shared/service/identity/scopes';
 import { Members } from './Members';
 import { SessionTimeouts, Sla } from './TeamPolicies';
+import { CraSettings } from './cra/CraSettings';
 
 type Scope = Schemas['CreateApiKey']['scopes'][number];
 
@@ -27,6 +28,9 @@ export function SettingsPage() {
   return (
     <>
       <h1>Settings</h1>
+      <nav aria-label="Settings pages" class="links">
+        <a href="/settings/notifications">Notifications: channels, rules and the delivery log</a>
+      </nav>
       {!manage ? (
         <p class="notice">You can read these settings; changing them needs the “Manage settings” permission.</p>
       ) : null}
@@ -35,6 +39,7 @@ export function SettingsPage() {
       <TrustPolicies changed={credentialsChanged} />
       <Sla manage={manage} settings={settings} />
       <SessionTimeouts manage={manage} settings={settings} />
+      <CraSettings manage={manage} settings={settings} />
     </>
   );
 }
