@@ -7,8 +7,10 @@
 import { mergeSorted } from '../audit/audit-read';
 import { keys } from '../data/keys';
 import { notifyShards } from '../data/keys/notifications';
-import { getItem, putItem, updateItem, type Item, type PrefixQuery } from '../data/table-client';
+import { getItem, putItem, tx, updateItem, type Item, type PrefixQuery, type TransactItem } from '../data/table-client';
 import { tableDefinition } from '../data/table-definition';
+import type { ConditionalUpdate } from '../data/update-batcher';
+import { eventId } from '../events/event-store';
 import type { DeliveryStatus, DeliveryView } from '../schemas/notifications';
 import type { NotificationMessage } from './messages';
 import type { DeliveryOutcome } from './transports';
@@ -33,6 +35,38 @@ export interface StoredDelivery {
   /** When retrying began (creation or the last redelivery): retries stop 24 h after it. */
   retryingSince: string;
   message: NotificationMessage;
+}
+
+/** A delivery's id derives from the team, the channel and the message: a message reaches a channel once. */
+export function deliveryIdOf(teamId: string, channelId: string, messageId: string): string {
+  return eventId('notification-delivery', teamId, channelId, messageId);
+}
+
+/** A new delivery of `message` to a channel, owed at once. */
+export function newDelivery(
+  teamId: string,
+  channelId: string,
+  ruleId: string | null,
+  message: NotificationMessage,
+  at: string,
+): StoredDelivery {
+  return {
+    id: deliveryIdOf(teamId, channelId, message.id),
+    teamId,
+    channelId,
+    ruleId,
+    status: 'pending',
+    attempt: 0,
+    responseStatus: null,
+    responseBody: null,
+    durationMs: null,
+    error: null,
+    nextAttemptAt: at,
+    createdAt: at,
+    lastAttemptAt: null,
+    retryingSince: at,
+    message,
+  };
 }
 
 function toDelivery(item: Item): StoredDelivery {
@@ -125,6 +159,15 @@ export const DeliveryStore = {
     return putItem(deliveryItem(delivery), 'attribute_not_exists(pk)');
   },
 
+  /**
+   * A new delivery already claimed for its first attempt (as `claim` would leave it), as a transaction item that
+   * fails when it exists: the pass that creates it attempts it at once, without a claim of its own.
+   */
+  createClaimed(delivery: StoredDelivery, leaseUntil: string): { delivery: StoredDelivery; write: TransactItem } {
+    const claimed = { ...delivery, attempt: delivery.attempt + 1, nextAttemptAt: leaseUntil };
+    return { delivery: claimed, write: tx.create(deliveryItem(claimed)) };
+  },
+
   async get(teamId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
     const item = await getItem(keys.notificationDelivery(teamId, deliveryId));
     return item ? toDelivery(item) : undefined;
@@ -179,6 +222,24 @@ export const DeliveryStore = {
     nextAttemptAt: string | null,
     at: string,
   ): Promise<void> {
+    const { key, update, names, values, condition } = DeliveryStore.attemptRecord(
+      delivery,
+      outcome,
+      status,
+      nextAttemptAt,
+      at,
+    );
+    await updateItem(key, update, names, values, condition);
+  },
+
+  /** The write `recordAttempt` makes, for callers that gather several into one transaction. */
+  attemptRecord(
+    delivery: StoredDelivery,
+    outcome: DeliveryOutcome,
+    status: DeliveryStatus,
+    nextAttemptAt: string | null,
+    at: string,
+  ): ConditionalUpdate {
     const values: Record<string, unknown> = {
       ':status': status,
       ':responseStatus': outcome.responseStatus,
@@ -197,13 +258,13 @@ export const DeliveryStore = {
       values[':dueSk'] = due.gsi3sk;
       update += ', gsi3pk = :duePk, gsi3sk = :dueSk';
     } else update += ' REMOVE gsi3pk, gsi3sk';
-    await updateItem(
-      keys.notificationDelivery(delivery.teamId, delivery.id),
+    return {
+      key: keys.notificationDelivery(delivery.teamId, delivery.id),
       update,
-      { '#status': 'status', '#error': 'error', '#attempt': 'attempt' },
+      names: { '#status': 'status', '#error': 'error', '#attempt': 'attempt' },
       values,
-      '#attempt = :attempt',
-    );
+      condition: '#attempt = :attempt',
+    };
   },
 
   /** Owes the delivery again from now: pending, due at once, with a new 24-hour retry window. */

@@ -6,12 +6,12 @@
  */
 import { keys } from '../data/keys';
 import { notifyShards } from '../data/keys/notifications';
-import { batchWrite, putItem, queryAll, type Item } from '../data/table-client';
+import { batchWrite, queryAll, type Item } from '../data/table-client';
 import { tableDefinition } from '../data/table-definition';
 import { eventId, type TeamEvent } from '../events/event-store';
 import { toEventView } from '../events/events';
 import type { TeamEventView } from '../schemas/events';
-import { DeliveryStore, type StoredDelivery } from './delivery-store';
+import { DeliveryStore, newDelivery, type StoredDelivery } from './delivery-store';
 import type { NotificationMessage } from './messages';
 import { RuleStore, type StoredRule } from './rule-store';
 
@@ -20,8 +20,9 @@ const DIGEST_ENTRY_SECONDS = 8 * 24 * 60 * 60;
 /** A digest lists at most this many events; more are counted, not listed. */
 const DIGEST_MAX_EVENTS = 500;
 
-export async function collectForDigest(rule: StoredRule, event: TeamEvent): Promise<void> {
-  await putItem({
+/** The entry that collects `event` for the rule's next digest. */
+export function digestEntryItem(rule: StoredRule, event: TeamEvent): Item {
+  return {
     ...keys.notificationDigestEntry(rule.teamId, rule.id, event.occurredAt, event.id),
     ...keys.notificationDigestPending(rule.teamId, rule.id, event.occurredAt, event.id),
     entity: 'NotificationDigestEntry',
@@ -30,7 +31,7 @@ export async function collectForDigest(rule: StoredRule, event: TeamEvent): Prom
     occurredAt: event.occurredAt,
     event: toEventView(event),
     [tableDefinition.timeToLiveAttribute]: Math.floor(Date.now() / 1000) + DIGEST_ENTRY_SECONDS,
-  });
+  };
 }
 
 /** Offset of `timeZone` from UTC at `instant`, in milliseconds. */
@@ -96,23 +97,7 @@ export async function digestsDue(now = Date.now()): Promise<StoredDelivery[]> {
       timestamp: new Date(dueAt).toISOString(),
       data: { rule_id: ruleId, rule_name: rule.name, count: events.length, events: events.slice(0, DIGEST_MAX_EVENTS) },
     };
-    const delivery: StoredDelivery = {
-      id: eventId('notification-delivery', teamId, rule.channelId, message.id),
-      teamId,
-      channelId: rule.channelId,
-      ruleId,
-      status: 'pending',
-      attempt: 0,
-      responseStatus: null,
-      responseBody: null,
-      durationMs: null,
-      error: null,
-      nextAttemptAt: at,
-      createdAt: at,
-      lastAttemptAt: null,
-      retryingSince: at,
-      message,
-    };
+    const delivery = newDelivery(teamId, rule.channelId, ruleId, message, at);
     let listed = included;
     if (await DeliveryStore.createIfAbsent(delivery)) created.push(delivery);
     else {

@@ -1,49 +1,48 @@
 /**
  * From events to deliveries, and deliveries to receivers (docs/notifications.md "Delivery"):
  * 1. Every event item is written with an outbox entry (a sparse global index, shared/service/data/keys/notifications.ts).
- *    The dispatcher reads the outbox, writes one delivery per matching channel (its id derived from the event and
- *    the channel, created only if absent), and only then removes the entry. A crash before the removal makes the
- *    next run find the entry again and the deliveries already there: late, never lost, never doubled.
+ *    The dispatcher reads the outbox and writes one delivery per matching channel (its id derived from the event
+ *    and the channel, created only if absent) in one transaction with the entry's removal (./dispatch-outbox.ts).
+ *    A crash leaves all of it or none; an entry whose deliveries partly exist goes alone, and only then is removed:
+ *    late, never lost, never doubled.
  * 2. Deliveries owed an attempt sit in a due index. An attempt is claimed first (a lease), then made, then
  *    recorded: a 2xx is delivered; a 410 ends the channel; anything else retries with exponential backoff and
  *    jitter for 24 hours, then the delivery is dead. 20 failures in a row disable the channel too.
+ * A pass reads each team's channels and rules once and gathers attempt records into transactions (./dispatch-pass.ts).
  * The same code runs in the local background loop and in the scheduled `notify-worker` function on AWS.
  */
 import { auditPut, recordAudit } from '../audit/audit-log';
 import { config } from '../config';
 import { keys } from '../data/keys';
 import { notifyShards } from '../data/keys/notifications';
-import { getItem, queryPages, tx, updateItem, type Item } from '../data/table-client';
+import { queryPages, tx, type Item } from '../data/table-client';
 import { tableDefinition } from '../data/table-definition';
 import { eventId, eventItem, toTeamEvent, type TeamEvent } from '../events/event-store';
-import { toEventView } from '../events/events';
 import type { Actor, Caller } from '../identity/actor';
-import { toRelease, type ReleaseStatus } from '../releases/release-store';
 import { NotFoundError } from '../errors';
 import { pageMeta } from '../data/paging';
 import type { PageMeta } from '../schemas/common';
 import type { DeliveryListQuery, DeliveryView } from '../schemas/notifications';
-import { ChannelStore, openSecrets, type StoredChannel } from './channel-store';
-import { DeliveryStore, toDeliveryView, type StoredDelivery } from './delivery-store';
+import { ChannelStore, type StoredChannel } from './channel-store';
+import { DeliveryStore, deliveryIdOf, newDelivery, toDeliveryView, type StoredDelivery } from './delivery-store';
+import { DispatchPass, leaseEnd, type Owed } from './dispatch-pass';
+import { dispatchAlone, dispatchTogether, planEvent, transactionGroups } from './dispatch-outbox';
 import { approverAddresses } from './approvers';
-import { collectForDigest, digestsDue } from './digests';
-import { ruleMatches } from './matching';
-import { eventMessage, type NotificationMessage } from './messages';
-import { RuleStore, type StoredRule } from './rule-store';
+import { digestsDue } from './digests';
+import type { NotificationMessage } from './messages';
 import { send, type DeliveryOutcome, type DeliveryTarget } from './transports';
 
 /** Who the audit log names for what the dispatcher does on its own (disabling a failing channel). */
 export const NOTIFIER_ACTOR: Actor = { id: 'notifier', name: 'vexdesk-notifications', email: null, kind: 'operator' };
 
-/** An attempt that has not recorded its outcome by then (the process died) is owed again. */
-const LEASE_MS = 60_000;
 const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 export const FAILURES_BEFORE_DISABLE = 20;
 /** Failures count toward disabling at most once per 5 minutes: 20 mean about 1.5 h without a single success. */
 const FAILURE_COUNT_SPACING_MS = 5 * 60 * 1000;
-const ATTEMPT_CONCURRENCY = 16;
-const OUTBOX_CONCURRENCY_PER_SHARD = 8;
+/** Attempts wait mostly on the receiver and the table, so many may be in flight. */
+const ATTEMPT_CONCURRENCY = 64;
+const OUTBOX_CONCURRENCY_PER_SHARD = 4;
 
 /** Exponential from the configured base, capped at an hour, with ±25 % jitter so retries do not march in step. */
 export function retryDelayMs(attempt: number, base = config().notifications.retryBaseMs): number {
@@ -51,43 +50,19 @@ export function retryDelayMs(attempt: number, base = config().notifications.retr
   return Math.round(delay * (0.75 + Math.random() * 0.5));
 }
 
-export function deliveryIdOf(teamId: string, channelId: string, messageId: string): string {
-  return eventId('notification-delivery', teamId, channelId, messageId);
-}
+export { deliveryIdOf };
 
-function newDelivery(
-  teamId: string,
-  channelId: string,
-  ruleId: string | null,
+async function targetOf(
+  pass: DispatchPass,
+  channel: StoredChannel,
   message: NotificationMessage,
-  at: string,
-): StoredDelivery {
-  return {
-    id: deliveryIdOf(teamId, channelId, message.id),
-    teamId,
-    channelId,
-    ruleId,
-    status: 'pending',
-    attempt: 0,
-    responseStatus: null,
-    responseBody: null,
-    durationMs: null,
-    error: null,
-    nextAttemptAt: at,
-    createdAt: at,
-    lastAttemptAt: null,
-    retryingSince: at,
-    message,
-  };
-}
-
-async function targetOf(channel: StoredChannel, message: NotificationMessage): Promise<DeliveryTarget> {
+): Promise<DeliveryTarget> {
   if (channel.type === 'email') {
     const recipients = channel.approvers ? await approverAddresses(channel.teamId, message) : channel.recipients;
     if (!recipients?.length) throw new NoRecipientsError();
     return { type: 'email', recipients, channelId: channel.id };
   }
-  const secrets = await openSecrets(channel);
+  const secrets = await pass.secretsOf(channel);
   if (!secrets.url) throw new Error('channel has no URL');
   if (channel.type === 'slack') return { type: 'slack', url: secrets.url };
   if (!secrets.secret) throw new Error('webhook channel has no signing secret');
@@ -106,6 +81,9 @@ async function disableChannel(channel: StoredChannel, reason: string): Promise<v
     releaseId: '',
     data: { channel_id: channel.id, channel_name: channel.name, channel_type: channel.type, reason },
   };
+  // The pass's copy too: its other attempts to the channel become dead without a request.
+  channel.enabled = false;
+  channel.disabledReason = reason;
   await ChannelStore.disable(channel.teamId, channel.id, reason, at, [
     auditPut(channel.teamId, NOTIFIER_ACTOR, {
       action: 'disable',
@@ -133,15 +111,14 @@ const refused = (error: string): DeliveryOutcome => ({
   error,
 });
 
-/** Claims, makes and records one attempt; answers the delivery as recorded (undefined if someone else holds it). */
-async function attempt(delivery: StoredDelivery): Promise<StoredDelivery | undefined> {
-  const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
-  const claimed = await DeliveryStore.claim(delivery, leaseUntil);
+/** Claims (unless done), makes and records one attempt; answers the delivery as recorded (undefined if someone else holds it). */
+async function attempt(pass: DispatchPass, owed: Owed): Promise<StoredDelivery | undefined> {
+  const claimed = owed.claimed ? owed.delivery : await DeliveryStore.claim(owed.delivery, leaseEnd());
   if (!claimed) return undefined;
-  const channel = await ChannelStore.get(claimed.teamId, claimed.channelId);
+  const channel = await pass.channel(claimed.teamId, claimed.channelId);
   const record = async (outcome: DeliveryOutcome, status: StoredDelivery['status'], next: string | null) => {
     const at = new Date().toISOString();
-    await DeliveryStore.recordAttempt(claimed, outcome, status, next, at);
+    await pass.record(DeliveryStore.attemptRecord(claimed, outcome, status, next, at));
     return { ...claimed, ...outcome, status, nextAttemptAt: next, lastAttemptAt: at };
   };
   if (!channel) return record(refused('the channel was deleted'), 'dead', null);
@@ -150,13 +127,16 @@ async function attempt(delivery: StoredDelivery): Promise<StoredDelivery | undef
 
   let outcome: DeliveryOutcome;
   try {
-    outcome = await send(await targetOf(channel, claimed.message), claimed.message);
+    outcome = await send(await targetOf(pass, channel, claimed.message), claimed.message);
   } catch (error) {
     if (error instanceof NoRecipientsError) return record(refused(error.message), 'dead', null);
     outcome = refused((error as Error).message);
   }
   if (outcome.delivered) {
-    if (channel.consecutiveFailures > 0) await ChannelStore.recordSuccess(channel.teamId, channel.id);
+    if (channel.consecutiveFailures > 0) {
+      channel.consecutiveFailures = 0;
+      await ChannelStore.recordSuccess(channel.teamId, channel.id);
+    }
     return record(outcome, 'delivered', null);
   }
   if (outcome.responseStatus === 410) {
@@ -165,6 +145,7 @@ async function attempt(delivery: StoredDelivery): Promise<StoredDelivery | undef
     return recorded;
   }
   const failures = await ChannelStore.recordFailure(channel.teamId, channel.id, new Date(), FAILURE_COUNT_SPACING_MS);
+  if (failures > 0) channel.consecutiveFailures = failures;
   if (failures >= FAILURES_BEFORE_DISABLE)
     await disableChannel(channel, `${FAILURES_BEFORE_DISABLE} deliveries in a row failed`);
   // A test answers its one attempt; it is not retried (redeliver sends it again).
@@ -186,79 +167,11 @@ async function inParallel<T>(
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
-/** What one team's rules and channels are, read once per run. */
-interface TeamRouting {
-  rules: StoredRule[];
-  channels: Map<string, StoredChannel>;
-  releaseStatus: Map<string, Promise<ReleaseStatus | undefined>>;
-}
-
-async function routingOf(cache: Map<string, Promise<TeamRouting>>, teamId: string): Promise<TeamRouting> {
-  let routing = cache.get(teamId);
-  if (!routing) {
-    routing = Promise.all([RuleStore.list(teamId), ChannelStore.list(teamId)]).then(([rules, channels]) => ({
-      rules: rules.filter((rule) => rule.enabled),
-      channels: new Map(channels.map((channel) => [channel.id, channel])),
-      releaseStatus: new Map(),
-    }));
-    cache.set(teamId, routing);
-  }
-  return routing;
-}
-
-function releaseStatusOf(routing: TeamRouting, event: TeamEvent): Promise<ReleaseStatus | undefined> {
-  if (!event.productId || !event.releaseId) return Promise.resolve(undefined);
-  let status = routing.releaseStatus.get(event.releaseId);
-  if (!status) {
-    status = getItem(keys.release(event.teamId, event.productId, event.releaseId)).then((item) =>
-      item ? toRelease(item).status : undefined,
-    );
-    routing.releaseStatus.set(event.releaseId, status);
-  }
-  return status;
-}
-
-/** Turns one outbox entry into its deliveries and digest entries, then takes it out of the outbox. */
-async function dispatchEvent(routing: TeamRouting, event: TeamEvent): Promise<StoredDelivery[]> {
-  const wanted = routing.rules.some((rule) => rule.eventTypes.includes(event.type));
-  const status =
-    wanted && routing.rules.some((rule) => rule.filters.releaseStatus)
-      ? await releaseStatusOf(routing, event)
-      : undefined;
-  const matching = wanted ? routing.rules.filter((rule) => ruleMatches(rule, event, status)) : [];
-  const created: StoredDelivery[] = [];
-  const message = eventMessage(toEventView(event));
-  const now = new Date().toISOString();
-  const seenChannels = new Set<string>();
-  for (const rule of matching) {
-    const channel = routing.channels.get(rule.channelId);
-    if (!channel?.enabled) continue;
-    if (rule.mode === 'daily_digest') {
-      await collectForDigest(rule, event);
-      continue;
-    }
-    if (seenChannels.has(channel.id)) continue;
-    seenChannels.add(channel.id);
-    const delivery = newDelivery(event.teamId, channel.id, rule.id, message, now);
-    if (await DeliveryStore.createIfAbsent(delivery)) created.push(delivery);
-  }
-  // Conditional: an update of an item that expired meanwhile must not bring back a bare key.
-  await updateItem(
-    keys.event(event.teamId, event.occurredAt, event.id),
-    'REMOVE gsi1pk, gsi1sk',
-    undefined,
-    undefined,
-    'attribute_exists(pk)',
-  );
-  return created;
-}
-
 export const Dispatch = {
   /** Reads up to `limit` outbox entries per shard and writes their deliveries; answers how many of each. */
-  async drainOutbox(limit = 500): Promise<{ events: number; deliveries: StoredDelivery[] }> {
+  async drainOutbox(pass: DispatchPass, limit = 500): Promise<{ events: number; deliveries: Owed[] }> {
     const index = tableDefinition.globalIndexes[0];
-    const routing = new Map<string, Promise<TeamRouting>>();
-    const deliveries: StoredDelivery[] = [];
+    const deliveries: Owed[] = [];
     let events = 0;
     await Promise.all(
       notifyShards.map(async (shard) => {
@@ -271,13 +184,20 @@ export const Dispatch = {
         });
         const first = await pages.next();
         await pages.return(undefined);
-        // Several entries at once: a burst of thousands (one corpus change) clears in seconds, not minutes.
-        await inParallel(
-          first.done ? [] : first.value,
-          async (item) => {
+        const plans = await Promise.all(
+          (first.done ? [] : first.value).map(async (item) => {
             const event = toTeamEvent(item);
-            events += 1;
-            deliveries.push(...(await dispatchEvent(await routingOf(routing, event.teamId), event)));
+            return planEvent(pass, await pass.routingOf(event.teamId), event);
+          }),
+        );
+        events += plans.length;
+        // Many entries per transaction: a burst of thousands (one corpus change) clears in seconds, not minutes.
+        await inParallel(
+          transactionGroups(plans),
+          async (group) => {
+            const together = await dispatchTogether(group);
+            if (together) deliveries.push(...together);
+            else for (const plan of group) deliveries.push(...(await dispatchAlone(plan)));
           },
           OUTBOX_CONCURRENCY_PER_SHARD,
         );
@@ -286,34 +206,38 @@ export const Dispatch = {
     return { events, deliveries };
   },
 
-  /** Makes the attempts owed by now (up to `limit`); answers how many were made and delivered. */
-  async attemptDue(limit = 500): Promise<{ attempted: number; delivered: number }> {
-    const due: StoredDelivery[] = [];
-    for await (const delivery of DeliveryStore.due(new Date().toISOString(), limit)) due.push(delivery);
+  /** Makes the attempts owed (each claimed unless it was created claimed); answers how many were made and delivered. */
+  async attempt(pass: DispatchPass, owed: Owed[]): Promise<{ attempted: number; delivered: number }> {
     let attempted = 0;
     let delivered = 0;
-    await inParallel(due, async (delivery) => {
-      const recorded = await attempt(delivery);
+    await inParallel(owed, async (one) => {
+      const recorded = await attempt(pass, one);
       if (recorded) attempted += 1;
       if (recorded?.status === 'delivered') delivered += 1;
     });
+    await pass.finish();
     return { attempted, delivered };
   },
 
   /** One pass: new events become deliveries, owed attempts are made. */
   async runOnce(): Promise<{ events: number; attempted: number; delivered: number }> {
-    const drained = await Dispatch.drainOutbox();
+    const pass = new DispatchPass({ batchRecords: true });
+    const drained = await Dispatch.drainOutbox(pass);
     const digests = await digestsDue();
     // The new deliveries go at once, without waiting for the due index to show them.
-    let attempted = 0;
-    let delivered = 0;
-    await inParallel([...drained.deliveries, ...digests], async (delivery) => {
-      const recorded = await attempt(delivery);
-      if (recorded) attempted += 1;
-      if (recorded?.status === 'delivered') delivered += 1;
-    });
-    const due = await Dispatch.attemptDue();
-    return { events: drained.events, attempted: attempted + due.attempted, delivered: delivered + due.delivered };
+    const fresh = await Dispatch.attempt(pass, [
+      ...drained.deliveries,
+      ...digests.map((delivery) => ({ delivery, claimed: false })),
+    ]);
+    const due: Owed[] = [];
+    for await (const delivery of DeliveryStore.due(new Date().toISOString(), 500))
+      due.push({ delivery, claimed: false });
+    const retried = await Dispatch.attempt(pass, due);
+    return {
+      events: drained.events,
+      attempted: fresh.attempted + retried.attempted,
+      delivered: fresh.delivered + retried.delivered,
+    };
   },
 
   /** Owes a delivery again now (a new 24-hour retry window), and audits who asked. */
@@ -366,7 +290,7 @@ export const Dispatch = {
         changes: {},
       },
     ]);
-    const recorded = await attempt(delivery);
+    const recorded = await attempt(new DispatchPass(), { delivery, claimed: false });
     const current = recorded ?? (await DeliveryStore.get(caller.teamId, delivery.id)) ?? delivery;
     return toDeliveryView(current);
   },
