@@ -3,13 +3,14 @@
  * cdk.json, so tests and deployments cannot disagree), same construct ids.
  */
 import { readFileSync } from 'node:fs';
-import { App, type Stack } from 'aws-cdk-lib';
+import { App, Validations, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from '@jest/globals';
 import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { PROJECT_ROOT } from '../../../lib/function-catalog';
 import { VexdeskStack, type VexdeskStackProps } from '../../../lib/vexdesk-stack';
+import { cachedCloudFormationValidation } from './validation-cache';
 
 interface CdkJson {
   context: Record<string, unknown>;
@@ -29,7 +30,7 @@ export interface SynthOptions {
 }
 
 export function createApp(options: SynthOptions = {}): App {
-  return new App({
+  const app = new App({
     context: {
       ...cdkJsonContext(),
       // Bundling: record each asset's directory on its resource (as the CLI does), so tests can open the bundle.
@@ -38,6 +39,9 @@ export function createApp(options: SynthOptions = {}): App {
       ...options.context,
     },
   });
+  // The validator cdk.json switches on, remembering the templates it has checked in this run.
+  Validations.of(app).addPlugins(cachedCloudFormationValidation);
+  return app;
 }
 
 /** A stand-in for the built console (web/dist), so tests that bundle the functions do not also build the console. */
