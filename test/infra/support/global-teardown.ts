@@ -1,8 +1,8 @@
 /** Removes the run's directory made by ./global-setup.ts. */
 import { rmSync } from 'node:fs';
-import { VALIDATION_CACHE_ENV } from './global-setup';
+import { infraRunDir } from './global-setup';
 
 export default function globalTeardown(): void {
-  const dir = process.env[VALIDATION_CACHE_ENV];
+  const dir = infraRunDir();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }

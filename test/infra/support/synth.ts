@@ -2,7 +2,8 @@
  * Builds the stack the way `cdk synth` does: same feature flags (read from
  * cdk.json, so tests and deployments cannot disagree), same construct ids.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Validations, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from '@jest/globals';
@@ -10,6 +11,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { PROJECT_ROOT } from '../../../lib/function-catalog';
 import { VexdeskStack, type VexdeskStackProps } from '../../../lib/vexdesk-stack';
+import { infraRunDir } from './global-setup';
 import { cachedCloudFormationValidation } from './validation-cache';
 
 interface CdkJson {
@@ -30,7 +32,10 @@ export interface SynthOptions {
 }
 
 export function createApp(options: SynthOptions = {}): App {
+  const runDir = infraRunDir();
   const app = new App({
+    // In the run's directory, removed when the run ends (CDK's default, a temp directory of its own, stays behind).
+    ...(runDir && { outdir: mkdtempSync(join(runDir, 'cdk.out-')) }),
     context: {
       ...cdkJsonContext(),
       // Bundling: record each asset's directory on its resource (as the CLI does), so tests can open the bundle.
@@ -54,6 +59,23 @@ export function synthStack(options: SynthOptions = {}): { app: App; stack: Vexde
     : options.props;
   const stack = new VexdeskStack(app, 'Vexdesk', props);
   return { app, stack, template: Template.fromStack(stack) };
+}
+
+type Synthesized = ReturnType<typeof synthStack>;
+const sharedStacks = new Map<string, Synthesized>();
+
+/**
+ * The stack with these settings (defaults when none), synthesized once for every test of the file
+ * that only reads it: test/infra/default-stack.test.ts gathers the suites that read the default stack.
+ */
+export function sharedStack(settings: { tracing?: boolean } = {}): Synthesized {
+  const key = JSON.stringify(settings);
+  let synthesized = sharedStacks.get(key);
+  if (!synthesized) {
+    synthesized = synthStack({ props: { settings } });
+    sharedStacks.set(key, synthesized);
+  }
+  return synthesized;
 }
 
 /** The logical id CloudFormation will see for a construct (or its default child). */

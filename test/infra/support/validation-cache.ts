@@ -8,8 +8,8 @@
  * still validated by the real engine once per run, and a report read back
  * fails synth exactly as the fresh one did.
  *
- * The reports live in the run's directory (test/infra/support/global-setup.ts); outside a
- * jest run of the infra project there is none and every template is validated.
+ * The reports live in the run's directory (./global-setup.ts); outside a jest run of the infra
+ * project there is none, and each test file validates every template it synthesizes.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ import {
   type IPolicyValidationContext,
   type PolicyValidationPluginReport,
 } from 'aws-cdk-lib';
-import { VALIDATION_CACHE_ENV } from './global-setup';
+import { infraRunDir } from './global-setup';
 
 /** Where a template path stood in the report: its index among the validated stacks. */
 const TEMPLATE_INDEX = 'vexdesk-template-index:';
@@ -77,7 +77,8 @@ function withTemplatePaths(
 }
 
 function cacheDir(): string | undefined {
-  return process.env[VALIDATION_CACHE_ENV] || undefined;
+  const runDir = infraRunDir();
+  return runDir && join(runDir, 'validation');
 }
 
 function readStored(key: string): string | undefined {

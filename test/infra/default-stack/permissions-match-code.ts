@@ -8,12 +8,12 @@
  * permissions-tenant-roles.test.ts check what the policies refuse.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import type { AwsCallRecord } from '../../shared/service/aws-call-log';
-import { functionCatalog } from '../../lib/function-catalog';
-import { UNOBSERVED_GRANTS, type UnobservedGrant } from '../../lib/unobserved-grants';
-import { REGENERATE_AWS_CALLS, normaliseRecords, readAwsCallManifest } from '../support/aws-call-manifest';
-import { allows, conditionsHold, wildcardMatches, type ResolvedStatement } from './support/iam-policy';
-import { describeCall, synthesizePolicies, type SynthesizedPolicies } from './support/synthesized-policies';
+import type { AwsCallRecord } from '../../../shared/service/aws-call-log';
+import { functionCatalog } from '../../../lib/function-catalog';
+import { UNOBSERVED_GRANTS, type UnobservedGrant } from '../../../lib/unobserved-grants';
+import { REGENERATE_AWS_CALLS, normaliseRecords, readAwsCallManifest } from '../../support/aws-call-manifest';
+import { allows, conditionsHold, wildcardMatches, type ResolvedStatement } from '../support/iam-policy';
+import { describeCall, synthesizePolicies, type SynthesizedPolicies } from '../support/synthesized-policies';
 
 const manifest = readAwsCallManifest();
 const catalogNames = functionCatalog().map((spec) => spec.name);

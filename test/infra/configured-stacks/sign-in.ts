@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Match } from 'aws-cdk-lib/assertions';
-import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
+import { CONTEXT_KEYS, settingsFromContext } from '../../../lib/settings';
 import { App } from 'aws-cdk-lib';
-import { assertResourceProperties, logicalIdOf, resourcesOf, synthStack } from './support/synth';
+import { assertResourceProperties, logicalIdOf, resourcesOf, synthStack } from '../support/synth';
 
 function signInEnvironment(
   template: ReturnType<typeof synthStack>['template'],
