@@ -46,7 +46,7 @@ export default {
       ...common,
       displayName: 'infra',
       testMatch: ['<rootDir>/test/infra/**/*.test.ts'],
-      // A directory for the run: templates validated once, their reports read by every file (test/infra/support/validation-cache.ts).
+      // A directory for the run's cloud assemblies, removed at the end (test/infra/support/global-setup.ts).
       globalSetup: '<rootDir>/test/infra/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/infra/support/global-teardown.ts',
     },

@@ -4,7 +4,7 @@
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Validations, type Stack } from 'aws-cdk-lib';
+import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from '@jest/globals';
 import type { CfnElement } from 'aws-cdk-lib';
@@ -12,7 +12,6 @@ import type { IConstruct } from 'constructs';
 import { PROJECT_ROOT } from '../../../lib/function-catalog';
 import { VexdeskStack, type VexdeskStackProps } from '../../../lib/vexdesk-stack';
 import { infraRunDir } from './global-setup';
-import { cachedCloudFormationValidation } from './validation-cache';
 
 interface CdkJson {
   context: Record<string, unknown>;
@@ -33,7 +32,7 @@ export interface SynthOptions {
 
 export function createApp(options: SynthOptions = {}): App {
   const runDir = infraRunDir();
-  const app = new App({
+  return new App({
     // In the run's directory, removed when the run ends (CDK's default, a temp directory of its own, stays behind).
     ...(runDir && { outdir: mkdtempSync(join(runDir, 'cdk.out-')) }),
     context: {
@@ -44,9 +43,6 @@ export function createApp(options: SynthOptions = {}): App {
       ...options.context,
     },
   });
-  // The validator cdk.json switches on, remembering the templates it has checked in this run.
-  Validations.of(app).addPlugins(cachedCloudFormationValidation);
-  return app;
 }
 
 /** A stand-in for the built console (web/dist), so tests that bundle the functions do not also build the console. */
