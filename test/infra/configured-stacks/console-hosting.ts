@@ -2,7 +2,7 @@
  * The web console on AWS (docs/console-hosting.md): a private bucket behind CloudFront with origin access
  * control, `/api/*` and `/.well-known/csaf/*` to API Gateway uncached with every viewer header but Host,
  * the security headers, and the SPA rewrite (its JS run here against sample events). The deployment of a
- * built console and the one origin for console, API and sign-in: console-deployment.test.ts.
+ * built console and the one origin for console, API and sign-in: console-deployment.ts.
  */
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
@@ -138,7 +138,7 @@ describe("the distribution's behaviours", () => {
         ViewerProtocolPolicy: 'https-only',
         ResponseHeadersPolicyId: { Ref: logicalIdOf(stack, stack.console.apiHeaders) },
       });
-      // The viewer's address for the API's per-client limits (test/infra/client-firewall.test.ts).
+      // The viewer's address for the API's per-client limits (test/infra/default-stack/client-firewall.ts).
       expect(behavior?.FunctionAssociations).toEqual([
         {
           EventType: 'viewer-request',

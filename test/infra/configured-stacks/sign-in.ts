@@ -46,7 +46,7 @@ describe('sign-in with the default Cognito user pool', () => {
       AllowedOAuthFlowsUserPoolClient: true,
       AllowedOAuthFlows: ['code'],
       AllowedOAuthScopes: Match.arrayWith(['openid', 'email', 'profile']),
-      // On the CloudFront distribution, which serves console and API on one origin (test/infra/console-deployment.test.ts).
+      // On the CloudFront distribution, which serves console and API on one origin (test/infra/configured-stacks/console-deployment.ts).
       CallbackURLs: [
         {
           'Fn::Join': [

@@ -4,8 +4,8 @@
  * `UPDATE_AWS_CALLS=1 npm run test:integration`) must be allowed by that function's synthesized policy,
  * and every grant must be used by some call or be a documented exception (UNOBSERVED_GRANTS in
  * lib/unobserved-grants.ts). A tenant function's DynamoDB and S3 calls are checked against its tenant
- * role (test/infra/support/synthesized-policies.ts); permissions-leading-keys.test.ts and
- * permissions-tenant-roles.test.ts check what the policies refuse.
+ * role (test/infra/support/synthesized-policies.ts); permissions-leading-keys.ts and
+ * permissions-tenant-roles.ts check what the policies refuse.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { AwsCallRecord } from '../../../shared/service/aws-call-log';
