@@ -6031,6 +6031,116 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/cra/cases/{caseId}/inform-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Draft the CSAF advisory of the affected releases through the VEX workflow to inform users (Art. 14(8)); publishing it records users_informed_at. Needs vex:write too
+         * @description Required scope: `cra:write`
+         */
+        post: operations["informCraUsers"];
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
     "/api/cra/cases/{caseId}/reports/{stage}": {
         parameters: {
             query?: never;
@@ -9727,6 +9837,19 @@ export interface components {
                 at: string;
                 justification: string | null;
             } | null;
+            /** @description When an advisory drafted from the case was first published (Art. 14(8)) */
+            users_informed_at: string | null;
+            users_informed: {
+                documents: {
+                    vex_id: string;
+                    release_id: string;
+                    version: string;
+                    drafted_at: string;
+                    drafted_by: string;
+                    published_at: string | null;
+                    disclosure_url: string | null;
+                }[];
+            };
             created_at: string;
             updated_at: string;
         };
@@ -9829,6 +9952,19 @@ export interface components {
                 at: string;
                 justification: string | null;
             } | null;
+            /** @description When an advisory drafted from the case was first published (Art. 14(8)) */
+            users_informed_at: string | null;
+            users_informed: {
+                documents: {
+                    vex_id: string;
+                    release_id: string;
+                    version: string;
+                    drafted_at: string;
+                    drafted_by: string;
+                    published_at: string | null;
+                    disclosure_url: string | null;
+                }[];
+            };
             created_at: string;
             updated_at: string;
             timeline: {
@@ -9903,6 +10039,12 @@ export interface components {
             submitted_at: string;
             reference: string;
             note?: string;
+        };
+        /** @default {} */
+        InformCraUsers: {
+            /** @description Affected releases to draft the advisory of; default: every affected release */
+            release_ids?: string[];
+            author?: string;
         };
         CraReportResponse: {
             data: components["schemas"]["CraReport"];
@@ -15748,6 +15890,95 @@ export interface operations {
         };
         responses: {
             /** @description The case */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraCaseResponse"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    informCraUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InformCraUsers"];
+            };
+        };
+        responses: {
+            /** @description The case, with the drafted advisories */
             201: {
                 headers: {
                     [name: string]: unknown;

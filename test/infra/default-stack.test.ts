@@ -7,6 +7,7 @@
  */
 import './default-stack/stack-storage';
 import './default-stack/stack-rest-api';
+import './default-stack/stack-headroom';
 import './default-stack/stack-least-privilege';
 import './default-stack/throttling';
 import './default-stack/client-firewall';

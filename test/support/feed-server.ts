@@ -8,12 +8,14 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { strToU8, zipSync } from 'fflate';
 
-export type Behaviour = 'ok' | 'http-500' | 'truncated' | 'reset' | 'bad-md5';
+export type Behaviour = 'ok' | 'http-500' | 'truncated' | 'reset' | 'bad-md5' | 'redirect';
 
 export interface ServedFile {
   body: Buffer;
   type: string;
   behaviour?: Behaviour;
+  /** With behaviour `redirect`: the Location answered (302). */
+  location?: string;
 }
 
 export interface FeedServer {
@@ -49,6 +51,10 @@ function serve(response: ServerResponse, file: ServedFile, ifNoneMatch: string |
       response.end(file.body);
       return 200;
     }
+    case 'redirect':
+      response.writeHead(302, { Location: file.location ?? '/' });
+      response.end();
+      return 302;
     case 'http-500':
       response.writeHead(500, { 'Content-Type': 'text/plain' });
       response.end('backend error');

@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, setCsrfToken, whenSessionEnds } from './api/client';
-import { MeContext, type Me } from './session';
+import { can, MeContext, type Me } from './session';
 import { SignInPage } from './pages/SignIn';
 import { DashboardPage } from './pages/Dashboard';
 import { ProductsPage } from './pages/Products';
@@ -13,6 +13,8 @@ import { SettingsPage } from './pages/Settings';
 import { NotificationsPage } from './pages/notifications/NotificationsPage';
 import { AuditPage } from './pages/Audit';
 import { DisclosurePage } from './pages/Disclosure';
+import { CraCasesPage } from './pages/cra/CraCases';
+import { CraCasePage } from './pages/cra/CraCase';
 import { NotFoundPage } from './pages/NotFound';
 
 /** Pages anyone may open: the public disclosure and the sign-in page itself. */
@@ -69,6 +71,8 @@ function SignedInShell() {
           <Route path="/releases/:releaseId" component={ReleasePage} />
           <Route path="/settings" component={SettingsPage} />
           <Route path="/settings/notifications" component={NotificationsPage} />
+          <Route path="/cra" component={CraCasesPage} />
+          <Route path="/cra/:caseId" component={CraCasePage} />
           <Route path="/audit" component={AuditPage} />
           <Route default component={NotFoundPage} />
         </Router>
@@ -109,6 +113,11 @@ function Header({ me }: { me: Me }) {
         <a href="/products" aria-current={current('/products')}>
           Products
         </a>
+        {can(me, 'cra:read') ? (
+          <a href="/cra" aria-current={current('/cra')}>
+            CRA reporting
+          </a>
+        ) : null}
         <a href="/audit" aria-current={current('/audit')}>
           Audit
         </a>

@@ -3,6 +3,10 @@
  * the announced length, and the md5 of `x-goog-hash` that OSV's bucket (Google Cloud Storage) sends.
  * A feed fetched before may be asked for conditionally (ETag, Last-Modified): an unchanged feed then
  * answers 304 and is not downloaded again.
+ *
+ * Redirects are followed by hand, at most `MAX_REDIRECTS`, and never from https to anything else: feed
+ * URLs are operator configuration, but a feed host that moved (EPSS did) or a CDN in front of
+ * it must not be able to downgrade the download to plain http or point it at another scheme.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -11,6 +15,8 @@ import { pipeline } from 'node:stream/promises';
 
 /** One download may take this long (the function runs up to 300 s; an all.zip downloads in seconds). */
 const DOWNLOAD_TIMEOUT_MS = 150_000;
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export class FeedDownloadError extends Error {
   constructor(
@@ -35,11 +41,29 @@ async function request(url: string, validators: FeedValidators | undefined): Pro
   const headers: Record<string, string> = {};
   if (validators?.etag) headers['If-None-Match'] = validators.etag;
   if (validators?.lastModified) headers['If-Modified-Since'] = validators.lastModified;
-  try {
-    return await fetch(url, { headers, signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
-  } catch (error) {
-    throw new FeedDownloadError(url, `request failed: ${(error as Error).message}`, { cause: error });
+  const signal = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
+  let current = new URL(url);
+  for (let redirects = 0; ; redirects++) {
+    let response: Response;
+    try {
+      response = await fetch(current, { headers, redirect: 'manual', signal });
+    } catch (error) {
+      throw new FeedDownloadError(url, `request failed: ${(error as Error).message}`, { cause: error });
+    }
+    if (!REDIRECT_STATUSES.has(response.status)) return response;
+    await response.body?.cancel();
+    current = redirectTarget(url, current, response.headers.get('location'), redirects);
   }
+}
+
+/** Where a redirect leads, if it may be followed: a Location, within the hop limit, not away from https. */
+function redirectTarget(url: string, from: URL, location: string | null, redirects: number): URL {
+  if (!location) throw new FeedDownloadError(url, 'redirect without a Location');
+  if (redirects >= MAX_REDIRECTS) throw new FeedDownloadError(url, `more than ${MAX_REDIRECTS} redirects`);
+  const to = new URL(location, from);
+  const allowed = to.protocol === 'https:' || (from.protocol === 'http:' && to.protocol === 'http:');
+  if (!allowed) throw new FeedDownloadError(url, `redirect from ${from.protocol} to ${to.protocol} refused`);
+  return to;
 }
 
 function validatorsOf(response: Response): FeedValidators {

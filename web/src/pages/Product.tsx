@@ -18,6 +18,11 @@ export function ProductPage({ productId }: { productId: string }) {
         <a href="/products">Products</a> /
       </p>
       <h1>{product.data?.data.name ?? 'Product'}</h1>
+      {product.data?.data.cra_in_scope ? (
+        <p class="muted">
+          On the EU market: CRA Article 14 applies (<a href="/cra">CRA reporting</a>).
+        </p>
+      ) : null}
       <ErrorMessage message={product.error} />
       <Loading when={product.loading && !product.data} />
       {product.data ? (
@@ -152,7 +157,12 @@ function EditProduct({ product, onSaved }: { product: Schemas['Product']; onSave
     start();
     const { error: failure } = await api.PUT('/api/products/{productId}', {
       params: { path: { productId: product.id } },
-      body: { name: text('name'), vendor: text('vendor') || null, description: text('description') || null },
+      body: {
+        name: text('name'),
+        vendor: text('vendor') || null,
+        description: text('description') || null,
+        cra_in_scope: form.get('cra_in_scope') === 'on',
+      },
     });
     settle(failure, 'Saved.', onSaved);
   };
@@ -170,6 +180,11 @@ function EditProduct({ product, onSaved }: { product: Schemas['Product']; onSave
         <label class="wide">
           Description
           <textarea name="description" maxLength={5000} rows={2} value={product.description ?? ''} />
+        </label>
+        <label class="check wide">
+          <input type="checkbox" name="cra_in_scope" checked={product.cra_in_scope} />
+          Placed on the EU market (Cyber Resilience Act): actively exploited vulnerabilities in its active and
+          deprecated releases open CRA reporting cases
         </label>
         <ErrorMessage message={error} />
         <div class="actions">

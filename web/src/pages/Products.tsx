@@ -90,6 +90,7 @@ function CreateProduct() {
         slug: text('slug'),
         ...(text('vendor') ? { vendor: text('vendor') } : {}),
         ...(text('description') ? { description: text('description') } : {}),
+        cra_in_scope: form.get('cra_in_scope') === 'on',
       },
     });
     setBusy(false);
@@ -114,6 +115,10 @@ function CreateProduct() {
         <label class="wide">
           Description
           <textarea name="description" maxLength={5000} rows={2} />
+        </label>
+        <label class="check wide">
+          <input type="checkbox" name="cra_in_scope" />
+          Placed on the EU market (Cyber Resilience Act)
         </label>
         <ErrorMessage message={error} />
         <div class="actions">

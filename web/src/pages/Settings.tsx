@@ -7,6 +7,7 @@ import { can, useMe } from '../session';
 import { CI_SCOPES, SCOPES } from '../../../shared/service/identity/scopes';
 import { Members } from './Members';
 import { SessionTimeouts, Sla } from './TeamPolicies';
+import { CraSettings } from './cra/CraSettings';
 
 type Scope = Schemas['CreateApiKey']['scopes'][number];
 
@@ -38,6 +39,7 @@ export function SettingsPage() {
       <TrustPolicies changed={credentialsChanged} />
       <Sla manage={manage} settings={settings} />
       <SessionTimeouts manage={manage} settings={settings} />
+      <CraSettings manage={manage} settings={settings} />
     </>
   );
 }
