@@ -2,8 +2,8 @@ import { settleAwsCallManifest } from './aws-call-manifest';
 import type { ServerProcess } from './server-process';
 
 /**
- * Stops the local server gracefully (SIGTERM), bounded so a hung server cannot
- * hold the run, then checks the AWS calls the servers recorded against the
+ * Stops the local servers gracefully (SIGTERM), bounded so a hung server cannot
+ * hold the run, then checks the AWS calls all servers recorded against the
  * committed manifest. An error thrown here makes jest exit non-zero.
  */
 /** The part of jest's GlobalConfig that says whether this run selected only some tests. */
@@ -15,7 +15,8 @@ interface RunSelection {
 }
 
 export default async function globalTeardown(globalConfig: RunSelection): Promise<void> {
-  await (globalThis as { vexdeskServer?: ServerProcess }).vexdeskServer?.stop();
+  const servers = (globalThis as { vexdeskServers?: ServerProcess[] }).vexdeskServers ?? [];
+  await Promise.all(servers.map((server) => server.stop()));
   const logDir = process.env.VEXDESK_AWS_CALL_LOG_DIR;
   if (!logDir) return;
   const partialRun =
