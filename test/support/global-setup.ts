@@ -49,7 +49,7 @@ export default async function globalSetup(globalConfig: WorkerCount): Promise<vo
   const count = Math.min(Math.max(1, globalConfig.maxWorkers), MAX_TEST_SERVERS);
   const started = await Promise.allSettled(Array.from({ length: count }, () => startTestServer()));
   const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  (globalThis as { vexdeskServers?: ServerProcess[] }).vexdeskServers = servers;
+  (globalThis as { vexdeskServers?: Array<ServerProcess & { dataDir: string }> }).vexdeskServers = servers;
   const failure = started.find((result) => result.status === 'rejected');
   if (failure) {
     await Promise.all(servers.map((server) => server.stop()));
