@@ -198,13 +198,8 @@ describe('corpus import and its effect on scans', () => {
     const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
     const admin = async (...args: string[]) =>
       JSON.parse(
-        (
-          await run(
-            process.execPath,
-            [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
-            { cwd: root, env },
-          )
-        ).stdout,
+        (await run(process.execPath, ['--import', 'tsx', join(root, 'bin/admin.ts'), ...args], { cwd: root, env }))
+          .stdout,
       ) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- CLI JSON
     const { teamId } = await admin('team', 'create', '--name', 'CLI team');
     const { memberId } = await admin(

@@ -298,14 +298,7 @@ describe('disclosure signatures', () => {
     delete env.PUBLISHER_KEY_SEAL_FILE;
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [
-        join(root, 'node_modules/tsx/dist/cli.mjs'),
-        join(root, 'bin/admin.ts'),
-        'publisher-key',
-        'rotate',
-        '--team',
-        teamId,
-      ],
+      ['--import', 'tsx', join(root, 'bin/admin.ts'), 'publisher-key', 'rotate', '--team', teamId],
       { cwd: root, env },
     );
     const rotated = JSON.parse(stdout) as { fingerprint: string; created_at: string };

@@ -91,15 +91,11 @@ async function importAdvisories(dataDir: string, names: string[]): Promise<void>
       }),
     ),
   );
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/admin.ts'), 'corpus', 'import', dir],
-    {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/admin.ts'), 'corpus', 'import', dir], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const code = await new Promise((done) => child.once('exit', done));
   if (code !== 0) throw new Error(`corpus import exited with ${String(code)}`);
 }

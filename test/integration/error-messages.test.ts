@@ -18,11 +18,10 @@ async function admin(
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/admin.ts'), ...args],
-      { cwd, env },
-    );
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/admin.ts'), ...args], {
+      cwd,
+      env,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

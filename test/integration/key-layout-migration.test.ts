@@ -24,11 +24,10 @@ const root = resolve(import.meta.dirname, '../..');
 /** The admin CLI against the test server's data directory (it joins the running engines). */
 async function admin(...args: string[]): Promise<unknown> {
   const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
-  const { stdout } = await run(
-    process.execPath,
-    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
-    { cwd: root, env },
-  );
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(root, 'bin/admin.ts'), ...args], {
+    cwd: root,
+    env,
+  });
   return JSON.parse(stdout) as unknown;
 }
 

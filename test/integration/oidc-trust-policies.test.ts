@@ -113,7 +113,7 @@ describe('admin CLI trust-policy commands', () => {
     try {
       const { stdout, stderr } = await promisify(execFile)(
         process.execPath,
-        [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
+        ['--import', 'tsx', join(root, 'bin/admin.ts'), ...args],
         { cwd: root, env },
       );
       return { code: 0, json: JSON.parse(stdout) as Record<string, unknown>, stderr };

@@ -21,11 +21,10 @@ const root = resolve(import.meta.dirname, '../..');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON
 async function admin(...args: string[]): Promise<Record<string, any>> {
   const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
-  const { stdout } = await run(
-    process.execPath,
-    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
-    { cwd: root, env },
-  );
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(root, 'bin/admin.ts'), ...args], {
+    cwd: root,
+    env,
+  });
   return JSON.parse(stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- CLI JSON
 }
 

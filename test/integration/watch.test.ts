@@ -26,7 +26,7 @@ async function adminImport(path: string): Promise<Record<string, unknown>> {
   const root = resolve(import.meta.dirname, '../..');
   const { stdout } = await run(
     process.execPath,
-    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), 'corpus', 'import', path],
+    ['--import', 'tsx', join(root, 'bin/admin.ts'), 'corpus', 'import', path],
     { cwd: root, env: { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR } },
   );
   return JSON.parse(stdout) as Record<string, unknown>;
