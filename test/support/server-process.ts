@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { TSX_LOADER } from './tsx-loader';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -37,7 +38,7 @@ export async function startServerProcess(
   rmSync(serverFile, { force: true });
   // process.execPath: the same pinned Node as the test run, whatever node is first on PATH. Node with tsx's
   // loader, as `npm start` runs it: no tsx CLI process between the test run and the server.
-  const child = spawn(process.execPath, [...cpuProfileFlags(), '--import', 'tsx', join(root, 'bin/start.ts')], {
+  const child = spawn(process.execPath, [...cpuProfileFlags(), ...TSX_LOADER, join(root, 'bin/start.ts')], {
     cwd: root,
     env: { ...process.env, ...awsCallLog(), ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', options.onStdoutLine ? 'pipe' : 'ignore', 'inherit'],
