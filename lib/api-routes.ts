@@ -2,7 +2,13 @@
  * The REST API's resources and methods, straight from the route table: one proxy
  * integration per endpoint group's function, the authorizer on every route with a scope, a MOCK 405
  * with `Allow` for the methods a path does not serve, and CORS preflight on the public disclosure routes.
+ *
+ * They live in a nested stack of their own (`ApiRoutes`): with one resource, one method and one 405 per path
+ * they are most of the stack's resources, and CloudFormation allows 500 per stack. The API, its authorizer,
+ * deployment and stage stay in the top-level stack; the methods attach to that API, so its deployment still
+ * changes (and waits for the nested stack) whenever a route does.
  */
+import { NestedStack, type Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import {
   GATEWAY_RESPONSE_HEADERS,
@@ -34,7 +40,37 @@ const METHOD_NOT_ALLOWED_MEDIA_TYPES = [
   'application/spdx+json',
 ];
 
-export function addRoutes(api: apigw.RestApi, authorizer: apigw.RequestAuthorizer, functions: ServiceFunctions): void {
+/** The nested stack holding every resource and method of the REST API. */
+export class ApiRoutes extends NestedStack {
+  constructor(scope: Stack, api: apigw.RestApi, authorizer: apigw.RequestAuthorizer, functions: ServiceFunctions) {
+    super(scope, 'ApiRoutes', { description: 'Vexdesk REST API resources and methods, from the route table' });
+    // The methods are here, not under the API, so their Cognito finding is acknowledged here.
+    acknowledge(
+      this,
+      'AwsSolutions-COG4',
+      'Clients authenticate with scoped API keys, CI tokens or a browser session, all checked by the Lambda REQUEST authorizer; Cognito only signs people in, it never authorizes an API call.',
+    );
+    const topLevel = new Map<string, apigw.Resource>();
+    // Each first path segment (`api`, `.well-known`) is created in this stack under the API's root, which stays
+    // in the parent; everything below it follows through resourceForPath.
+    const resourceForPath = (path: string): apigw.Resource => {
+      const [first = '', ...rest] = path.replace(/^\//, '').split('/');
+      let top = topLevel.get(first);
+      if (!top) {
+        top = new apigw.Resource(this, first, { parent: api.root, pathPart: first });
+        topLevel.set(first, top);
+      }
+      return rest.length === 0 ? top : top.resourceForPath(rest.join('/'));
+    };
+    addRoutes(resourceForPath, authorizer, functions);
+  }
+}
+
+function addRoutes(
+  resourceForPath: (path: string) => apigw.Resource,
+  authorizer: apigw.RequestAuthorizer,
+  functions: ServiceFunctions,
+): void {
   const integrations = new Map<EndpointGroup, apigw.LambdaIntegration>();
   const integrationFor = (group: EndpointGroup): apigw.LambdaIntegration => {
     let integration = integrations.get(group);
@@ -51,7 +87,7 @@ export function addRoutes(api: apigw.RestApi, authorizer: apigw.RequestAuthorize
   const corsResources = new Set<apigw.Resource>();
 
   for (const route of routes as readonly RouteDefinition[]) {
-    const resource = api.root.resourceForPath(route.path);
+    const resource = resourceForPath(route.path);
     const method = resource.addMethod(
       route.method,
       integrationFor(route.group),
@@ -78,7 +114,7 @@ export function addRoutes(api: apigw.RestApi, authorizer: apigw.RequestAuthorize
       addCorsPreflight(resource);
     }
   }
-  for (const path of routePaths()) addMethodNotAllowed(api.root.resourceForPath(path), path);
+  for (const path of routePaths()) addMethodNotAllowed(resourceForPath(path), path);
 }
 
 /**

@@ -219,12 +219,22 @@ export const GROUP_ACCESS: Record<EndpointGroup, ResourceAccess> = {
   // CRA cases: the team's CRA partition (cases written whole in a transaction with their audit entry and draft
   // versions); marking a vulnerability exploited finds the team's findings through the finding indexes (gsi2,
   // gsi3) after widening the id through the corpus's alias items (BatchGetItem, global), and reads their releases.
+  // Informing users drafts the CSAF advisory of each affected release as the VEX workflow's generate does: it reads
+  // the release's findings digests and stores the document's content and input in the SBOM bucket, and creates the
+  // document on the condition that its product exists.
   cra: {
     ...nothing,
     table: {
-      ...table('dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchGetItem'),
+      ...table(
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
+      ),
       queryIndexes: true,
     },
+    sbomBucket: objects('s3:GetObject', 's3:PutObject'),
   },
   // Notification channels, rules and the delivery log (a Query per log shard on gsi2). Channel URLs and secrets are
   // sealed on write and opened to send a test; a rule's product filter is checked by a batch read of the products;

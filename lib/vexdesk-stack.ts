@@ -1,7 +1,8 @@
 /**
  * The Vexdesk stack: one DynamoDB table, the SBOM and disclosure buckets and the keys (lib/storage.ts),
  * one Lambda per endpoint group plus the authorizer and the background functions with their grants
- * (lib/service-functions.ts), the REST API built from the route table (lib/rest-api.ts), sign-in
+ * (lib/service-functions.ts), the REST API built from the route table (lib/rest-api.ts; its resources and
+ * methods in the nested stack of lib/api-routes.ts), sign-in
  * (lib/sign-in.ts), and the CloudFront distribution serving the web console and the API on one origin
  * (lib/console-hosting.ts). Environment-agnostic: no lookups, so `cdk synth` works offline and the
  * template deploys anywhere.
@@ -22,11 +23,13 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
+import type { ApiRoutes } from './api-routes';
 import { attachBackgroundTriggers, createScanQueue } from './background-jobs';
 import { ConsoleHosting } from './console-hosting';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
 import { createOriginSecret, createPublicClientFirewall, ORIGIN_VERIFY_HEADER } from './public-client-firewall';
 import { API_STAGE_NAME, ServiceApi, createTeamUsagePlan } from './rest-api';
+import { configureNotifyEmail } from './notify-email';
 import { ServiceFunctions } from './service-functions';
 import { DEFAULT_SETTINGS, type VexdeskSettings } from './settings';
 import { configureSignIn } from './sign-in';
@@ -47,6 +50,8 @@ export class VexdeskStack extends Stack {
   /** Seals the teams' publisher private keys (shared/service/disclosures/key-vault.ts). */
   readonly publisherKey: kms.Key;
   readonly api: apigw.RestApi;
+  /** The nested stack holding the API's resources and methods, which would not fit beside the rest (lib/api-routes.ts). */
+  readonly routes: ApiRoutes;
   readonly authorizer: apigw.RequestAuthorizer;
   /** The default per-team usage plan; teams with an override get their own (admin CLI). */
   readonly teamUsagePlan: apigw.UsagePlan;
@@ -87,6 +92,7 @@ export class VexdeskStack extends Stack {
     const serviceApi = new ServiceApi(this, settings, this.serviceFunctions);
     this.authorizer = serviceApi.authorizer;
     this.api = serviceApi.api;
+    this.routes = serviceApi.routes;
     const originSecret = createOriginSecret(this);
     this.console = new ConsoleHosting(this, 'Console', {
       restApiId: this.api.restApiId,
@@ -108,6 +114,7 @@ export class VexdeskStack extends Stack {
     // The team whose CSAF provider-metadata.json is also at /.well-known/csaf/ (docs/csaf-provider.md).
     if (settings.csafDefaultProvider)
       this.serviceFunctions.addEnvironment('CSAF_DEFAULT_PROVIDER', settings.csafDefaultProvider);
+    configureNotifyEmail(settings.notifyEmail, this.serviceFunctions);
     this.userPool = configureSignIn(this, settings, this.publicBaseUrl, this.functions.get('signin'));
     this.teamUsagePlan = createTeamUsagePlan(this.api, settings, this.serviceFunctions);
     this.publicClientFirewall = createPublicClientFirewall(this, this.api, settings, originSecret);

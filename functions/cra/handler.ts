@@ -1,6 +1,7 @@
 import { CraCases } from '../../shared/service/cra/cases';
 import { draftReport } from '../../shared/service/cra/drafts';
 import { CraExploitation } from '../../shared/service/cra/exploitation';
+import { CraUsersInformed } from '../../shared/service/cra/users-informed';
 import { createGroupHandler } from '../../shared/service/http/group-handler';
 import { craRoutes } from '../../shared/service/http/route-groups/cra';
 
@@ -29,6 +30,14 @@ export const handler = createGroupHandler(craRoutes, {
   recordCraSubmission: async ({ caller, params, body }) => ({
     status: 201,
     body: { data: CraCases.view(await CraCases.submit(caller.teamId, caller.actor, params.caseId, body)) },
+  }),
+  informCraUsers: async ({ caller, params, body }) => ({
+    status: 201,
+    body: {
+      data: CraCases.view(
+        await CraUsersInformed.draftAdvisories(caller.teamId, caller.actor, caller.scopes, params.caseId, body),
+      ),
+    },
   }),
   getCraReport: async ({ caller, params, query, headers }) => {
     const report = await draftReport(await CraCases.get(caller.teamId, params.caseId), params.stage);

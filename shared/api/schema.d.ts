@@ -6031,6 +6031,116 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/cra/cases/{caseId}/inform-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Draft the CSAF advisory of the affected releases through the VEX workflow to inform users (Art. 14(8)); publishing it records users_informed_at. Needs vex:write too
+         * @description Required scope: `cra:write`
+         */
+        post: operations["informCraUsers"];
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        /**
+         * Not allowed: /api/cra/cases/{caseId}/inform-users serves POST
+         * @description Answered by the gateway with 405 and `Allow: POST`; no handler runs.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                405: components["responses"]["MethodNotAllowed"];
+            };
+        };
+        trace?: never;
+    };
     "/api/cra/cases/{caseId}/reports/{stage}": {
         parameters: {
             query?: never;
@@ -9615,7 +9725,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            type: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled";
+            type: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring";
             occurred_at: string;
             product_id: string;
             release_id: string;
@@ -9727,6 +9837,19 @@ export interface components {
                 at: string;
                 justification: string | null;
             } | null;
+            /** @description When an advisory drafted from the case was first published (Art. 14(8)) */
+            users_informed_at: string | null;
+            users_informed: {
+                documents: {
+                    vex_id: string;
+                    release_id: string;
+                    version: string;
+                    drafted_at: string;
+                    drafted_by: string;
+                    published_at: string | null;
+                    disclosure_url: string | null;
+                }[];
+            };
             created_at: string;
             updated_at: string;
         };
@@ -9829,6 +9952,19 @@ export interface components {
                 at: string;
                 justification: string | null;
             } | null;
+            /** @description When an advisory drafted from the case was first published (Art. 14(8)) */
+            users_informed_at: string | null;
+            users_informed: {
+                documents: {
+                    vex_id: string;
+                    release_id: string;
+                    version: string;
+                    drafted_at: string;
+                    drafted_by: string;
+                    published_at: string | null;
+                    disclosure_url: string | null;
+                }[];
+            };
             created_at: string;
             updated_at: string;
             timeline: {
@@ -9904,6 +10040,12 @@ export interface components {
             reference: string;
             note?: string;
         };
+        /** @default {} */
+        InformCraUsers: {
+            /** @description Affected releases to draft the advisory of; default: every affected release */
+            release_ids?: string[];
+            author?: string;
+        };
         CraReportResponse: {
             data: components["schemas"]["CraReport"];
         };
@@ -9947,6 +10089,8 @@ export interface components {
             /** @description Where it delivers, with the secret parts of the URL left out */
             target: string;
             recipients?: string[];
+            /** @description true: an e-mail channel writing to the members who may approve, not to fixed recipients */
+            approvers?: boolean;
             consecutiveFailures: number;
             createdAt: string;
             updatedAt: string;
@@ -9961,6 +10105,8 @@ export interface components {
             /** @description Where it delivers, with the secret parts of the URL left out */
             target: string;
             recipients?: string[];
+            /** @description true: an e-mail channel writing to the members who may approve, not to fixed recipients */
+            approvers?: boolean;
             consecutiveFailures: number;
             createdAt: string;
             updatedAt: string;
@@ -9976,7 +10122,7 @@ export interface components {
             ruleId: string | null;
             eventId: string;
             /** @enum {string} */
-            eventType: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "test" | "digest";
+            eventType: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring" | "test" | "digest";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed" | "dead";
             /** @description Attempts made so far */
@@ -9994,7 +10140,7 @@ export interface components {
             id: string;
             name: string;
             channelId: string;
-            eventTypes: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled")[];
+            eventTypes: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring")[];
             filters: components["schemas"]["NotificationRuleFilters"];
             /** @enum {string} */
             mode: "immediate" | "daily_digest";
@@ -15113,7 +15259,7 @@ export interface operations {
             query?: {
                 /** @description Only events that occurred after this time (exclusive) */
                 since?: string;
-                /** @description Comma-separated, any of: finding.detected, finding.resolved, finding.kev_added, finding.severity_changed, scan.completed, scan.failed, vex.submitted, vex.approved, vex.rejected, vex.published, disclosure.stale, cra.case_opened, cra.deadline_approaching, cra.deadline_missed, channel.disabled */
+                /** @description Comma-separated, any of: finding.detected, finding.resolved, finding.kev_added, finding.severity_changed, scan.completed, scan.failed, vex.submitted, vex.approved, vex.rejected, vex.published, disclosure.stale, cra.case_opened, cra.deadline_approaching, cra.deadline_missed, channel.disabled, apikey.expiring */
                 type?: string;
                 productId?: string;
                 releaseId?: string;
@@ -15821,6 +15967,95 @@ export interface operations {
             };
         };
     };
+    informCraUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InformCraUsers"];
+            };
+        };
+        responses: {
+            /** @description The case, with the drafted advisories */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CraCaseResponse"];
+                };
+            };
+            /** @description Malformed request (invalid JSON, gzip or encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the required scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (including ids of other teams) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (locked release, duplicate, wrong workflow state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `details` lists field paths */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getCraReport: {
         parameters: {
             query?: {
@@ -16107,8 +16342,7 @@ export interface operations {
                     /** @enum {string} */
                     type: "email";
                     name: string;
-                    /** @description Up to 50 addresses */
-                    recipients: string[];
+                    recipients: string[] | "approvers";
                 };
             };
         };
@@ -16291,8 +16525,7 @@ export interface operations {
                     name?: string;
                     /** @description https URL (http://127.0.0.1 only where loopback webhooks are allowed) */
                     url?: string;
-                    /** @description Up to 50 addresses */
-                    recipients?: string[];
+                    recipients?: string[] | "approvers";
                     /** @description true re-enables a channel disabled after failures */
                     enabled?: boolean;
                 };
@@ -16731,7 +16964,7 @@ export interface operations {
                     /** Format: uuid */
                     channelId: string;
                     /** @description Omitted: every type */
-                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled")[];
+                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring")[];
                     filters?: components["schemas"]["NotificationRuleFilters"];
                     /**
                      * @default immediate
@@ -16930,7 +17163,7 @@ export interface operations {
                     /** Format: uuid */
                     channelId?: string;
                     /** @description Omitted: every type */
-                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled")[];
+                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring")[];
                     filters?: components["schemas"]["NotificationRuleFilters"];
                     /** @enum {string} */
                     mode?: "immediate" | "daily_digest";

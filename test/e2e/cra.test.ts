@@ -5,7 +5,9 @@
  * admin CLI does), and a case opens. The cases list shows it with its three countdowns; the case page shows the
  * drafts, copies them (Markdown and JSON name the CVE), saves an edited field, sets the awareness time earlier
  * (the early warning turns overdue, in red), shows the API's 422 for a submission in the future, then records
- * the early warning and shows the status and the lateness. axe-core runs on every page.
+ * the early warning and shows the status and the lateness. A second release joins the case; the "Inform users"
+ * panel drafts the CSAF advisory of the release chosen, links its VEX document, and once it is published (through
+ * the API) shows when users were informed with the public disclosure. axe-core runs on every page.
  *
  * The steps share one browser and run in order: each builds on the one before.
  */
@@ -230,6 +232,68 @@ describe('the CRA reporting page', () => {
     const cells = await caseRow().getByRole('cell').allInnerTexts();
     expect(cells[2]).toBe('early warning sent');
     expect(cells[4]).toMatch(/^Late by 5 h 5\d min\n/);
+  });
+
+  it('drafts the CSAF advisory of a chosen release to inform users; its publication shows when users were informed', async () => {
+    const first = (await api().get(`/api/cra/cases/${state.caseId}`)).body.data.affected_releases[0].release_id;
+    // A second release ships the package too: its scan joins the case.
+    const release = await api().post(`/api/products/${state.productId}/releases`, { version: '4.3.0' });
+    const upload = await api().post('/api/sboms/upload', {
+      releaseId: release.body.data.id,
+      content: cycloneDxSbom([{ name: pkg, version: '1.0.0', purl: `pkg:npm/${pkg}@1.0.0` }]),
+    });
+    expect((await api().post('/api/cve-scan', { sbomId: upload.body.data.id })).status).toBeLessThan(300);
+    const affected = async () =>
+      (await api().get(`/api/cra/cases/${state.caseId}`)).body.data.affected_releases.length as number;
+    await expect(eventually(affected, 2)).resolves.toBe(2);
+
+    await page.goto(`${baseUrl()}/cra/${state.caseId}`);
+    const panel = page.getByRole('region', { name: 'Inform users (Art. 14(8))' });
+    await panel.getByText('Users not informed yet').waitFor();
+    const form = panel.getByRole('form', { name: 'Draft the CSAF advisories' });
+    await form.getByLabel('4.3.0', { exact: true }).uncheck();
+    await form.getByLabel('Author').fill('Acme PSIRT');
+    await form.getByRole('button', { name: 'Draft CSAF advisories' }).click();
+    await panel.getByText('1 CSAF advisory drafted: publish through the VEX workflow.').waitFor();
+    const [drafted] = (await api().get(`/api/cra/cases/${state.caseId}`)).body.data.users_informed.documents;
+    expect(drafted).toMatchObject({ release_id: first, version: '4.2.0', published_at: null });
+    const vexId = String(drafted.vex_id);
+    expect((await api().get(`/api/vex/${vexId}`)).body.data).toMatchObject({ format: 'csaf', author: 'Acme PSIRT' });
+    const row = panel.getByRole('row', { name: /^4\.2\.0/ });
+    await row.getByText('draft', { exact: true }).waitFor();
+    await expect(row.getByRole('link', { name: 'CSAF VEX document' }).getAttribute('href')).resolves.toBe(
+      `/releases/${first}#vex-${vexId}`,
+    );
+    // Only the release without an advisory is still offered.
+    await expect(form.getByRole('checkbox').count()).resolves.toBe(1);
+    await expect(form.getByLabel('4.3.0', { exact: true }).isChecked()).resolves.toBe(true);
+    await page
+      .getByRole('region', { name: 'Timeline' })
+      .getByText('CSAF advisory drafted to inform users (release 4.2.0)')
+      .waitFor();
+
+    for (const step of ['submit', 'approve', 'publish']) {
+      expect((await api().post(`/api/vex/${vexId}/${step}`, {})).status).toBe(200);
+    }
+    const published = (await api().get(`/api/cra/cases/${state.caseId}`)).body.data;
+    const slug = String(published.users_informed.documents[0].disclosure_url).split('/').pop();
+    await page.reload();
+    await panel
+      .getByText(`Users informed at ${published.users_informed_at.replace('T', ' ').slice(0, 16)} UTC`)
+      .waitFor();
+    await expect(
+      panel
+        .getByRole('status')
+        .filter({ hasText: 'Users informed' })
+        .getByRole('link', { name: 'public disclosure' })
+        .getAttribute('href'),
+    ).resolves.toBe(`/d/${slug}`);
+    await row.getByText('published', { exact: true }).waitFor();
+    await page
+      .getByRole('region', { name: 'Timeline' })
+      .getByText(`Users informed: advisory published (disclosure ${slug})`)
+      .waitFor();
+    await expectAccessible(page, '64-cra-inform-users');
     expect(cspViolations).toEqual([]);
   });
 });

@@ -47,7 +47,7 @@ let methods: ApiMethod[];
 
 beforeAll(() => {
   ({ stack, template } = synthStack());
-  methods = apiMethods(template);
+  methods = apiMethods(stack);
 });
 
 const functionId = (name: string): string => functionLogicalId(stack, name);

@@ -28,7 +28,7 @@ let methods: ApiMethod[];
 beforeAll(() => {
   ({ stack, template } = synthStack());
   // OPTIONS (CORS preflight) and ANY (the MOCK 405) run no Lambda and are not routes.
-  methods = apiMethods(template).filter((method) => method.httpMethod !== 'OPTIONS' && method.httpMethod !== 'ANY');
+  methods = apiMethods(stack).filter((method) => method.httpMethod !== 'OPTIONS' && method.httpMethod !== 'ANY');
 });
 
 function apiId(): string {

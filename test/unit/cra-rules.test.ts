@@ -34,6 +34,14 @@ describe('awareness and deadlines', () => {
     expect(awareAtOf(AWARE, '2026-09-01T00:00:00.000Z')).toBe(AWARE);
   });
 
+  it('is no earlier than the release being on the market: the product put in scope, the release date', () => {
+    const detected = '2026-09-01T00:00:00.000Z';
+    const listed = '2026-09-02T00:00:00.000Z';
+    expect(awareAtOf(detected, listed, AWARE, null)).toBe(AWARE);
+    expect(awareAtOf(detected, listed, '2026-10-15')).toBe('2026-10-15T00:00:00.000Z');
+    expect(awareAtOf(detected, listed, null, '2026-01-15')).toBe(listed);
+  });
+
   it('gives 24 h, 72 h, and 14 days after a fix', () => {
     expect(deadlinesOf(AWARE, null)).toEqual({
       early_warning: '2026-10-02T08:30:00.000Z',

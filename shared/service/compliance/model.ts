@@ -136,6 +136,28 @@ export const reportVexDocumentSchema = z.object({
   disclosure: reportDisclosureSchema.nullable().default(null),
 });
 
+const craStage = z.enum(['early_warning', 'notification', 'final_report']);
+
+/** A CRA Article 14 case listing this release (docs/cra-reporting.md): its deadlines and what was submitted when. */
+export const reportCraCaseSchema = z.object({
+  id: z.string(),
+  vulnerabilityId: z.string(),
+  aliases: z.array(z.string()).default([]),
+  /** `open`, `early_warning_sent`, …, `closed`, `dismissed`: kept open so new statuses still render. */
+  status: z.string(),
+  awareAt: isoDateTime,
+  affectedVersions: z.array(z.string()).default([]),
+  deadlines: z.object({
+    early_warning: isoDateTime,
+    notification: isoDateTime,
+    /** Null until a corrective or mitigating measure is available. */
+    final_report: isoDateTime.nullable(),
+  }),
+  submissions: z.array(z.object({ stage: craStage, submittedAt: isoDateTime, reference: z.string() })).default([]),
+  usersInformedAt: isoDateTime.nullable().default(null),
+  dismissalReason: optionalText,
+});
+
 export const complianceReportInputSchema = z.object({
   team: reportTeamSchema,
   product: reportProductSchema,
@@ -144,6 +166,8 @@ export const complianceReportInputSchema = z.object({
   components: z.array(reportComponentSchema).default([]),
   findings: z.array(reportFindingSchema).default([]),
   vexDocuments: z.array(reportVexDocumentSchema).default([]),
+  /** The CRA Article 14 cases whose affected releases include this one, timed at `generatedAt`. */
+  craCases: z.array(reportCraCaseSchema).default([]),
   /** Team overrides (the settings store a partial policy); missing keys take the defaults. */
   slaPolicy: slaPolicySchema.partial().nullable().default(null),
   /** Also the "now" of the SLA evaluation, so a report re-rendered from the same input is identical. */
@@ -161,6 +185,7 @@ export type ReportDisposition = z.output<typeof reportDispositionSchema>;
 export type ReportSbom = z.output<typeof reportSbomSchema>;
 export type ReportComponent = z.output<typeof reportComponentSchema>;
 export type ReportVexDocument = z.output<typeof reportVexDocumentSchema>;
+export type ReportCraCase = z.output<typeof reportCraCaseSchema>;
 
 export const renderOptionsSchema = z.object({
   /**

@@ -20,6 +20,8 @@ import { justificationValue, responseValue } from '../schemas/dispositions';
 import { sbomStore, type Sbom } from '../sboms/sbom-store';
 import { findingStore, shownTo, type Finding } from '../scans/finding-store';
 import { vexStore, type VexDocumentRecord } from '../vex/vex-store';
+import { caseStore, type CraCase } from '../cra/case-store';
+import { deadlinesOf } from '../cra/rules';
 import type { ComplianceReportInput } from './model';
 import type { RenderedReport } from './report';
 import { DEFAULT_SLA_POLICY } from './sla';
@@ -117,6 +119,27 @@ async function toReportVexDocument(document: VexDocumentRecord): Promise<ReportV
   };
 }
 
+type ReportCraCaseInput = NonNullable<ComplianceReportInput['craCases']>[number];
+
+function toReportCraCase(craCase: CraCase): ReportCraCaseInput {
+  return {
+    id: craCase.id,
+    vulnerabilityId: craCase.vulnerabilityId,
+    aliases: craCase.aliases,
+    status: craCase.status,
+    awareAt: craCase.awareAt,
+    affectedVersions: craCase.affected.map((affected) => affected.version),
+    deadlines: deadlinesOf(craCase.awareAt, craCase.fix?.availableAt ?? null),
+    submissions: craCase.submissions.map((submission) => ({
+      stage: submission.stage,
+      submittedAt: submission.submittedAt,
+      reference: submission.reference,
+    })),
+    usersInformedAt: craCase.usersInformed?.informedAt ?? null,
+    dismissalReason: craCase.dismissal?.reason ?? null,
+  };
+}
+
 export interface AssembleOptions {
   /** The report's generation time and the SLA's "now"; defaults to the current time. */
   now?: Date;
@@ -126,13 +149,15 @@ export const ComplianceReports = {
   /** Everything the renderer needs for one release; 404 (NotFoundError) for a release outside the team. */
   async assemble(teamId: string, releaseId: string, options: AssembleOptions = {}): Promise<ComplianceReportInput> {
     const { release, product } = await Releases.resolve(teamId, releaseId);
-    const [team, settings, sboms, findings, dispositions, documents] = await Promise.all([
+    const [team, settings, sboms, findings, dispositions, documents, craCases] = await Promise.all([
       Teams.get(teamId),
       TeamSettingsService.get(teamId),
       sbomStore.listByRelease(teamId, product.id, release.id),
       findingStore.listByRelease(teamId, product.id, release.id),
       dispositionStore.listByRelease(teamId, product.id, release.id),
       vexStore.listByRelease(teamId, product.id, release.id),
+      // Cases are few per team (actively exploited vulnerabilities in shipped products): one query of its CRA partition.
+      caseStore.list(teamId),
     ]);
     const [components, vexDocuments] = await Promise.all([
       releaseComponents(sboms),
@@ -185,6 +210,9 @@ export const ComplianceReports = {
         .filter(shownTo(settings))
         .map((finding) => toReportFinding(finding, countedDecision(decisionOf(finding), now))),
       vexDocuments,
+      craCases: craCases
+        .filter((craCase) => craCase.affected.some((affected) => affected.releaseId === release.id))
+        .map(toReportCraCase),
       // null means "service defaults" in the report; a team policy equal to them reads the same.
       slaPolicy: customised ? policy : null,
       generatedAt: (options.now ?? new Date()).toISOString(),

@@ -3,6 +3,7 @@
  * framework assessments and display strings. Templates only loop and print, so the
  * rules live here where they are typed and unit-testable, and rendering stays fast.
  */
+import { craCaseRows, type CraCaseRowView } from './cra-cases';
 import { assessFrameworks, type FrameworkAssessments } from './assessments';
 import {
   buildFindingRows,
@@ -161,6 +162,7 @@ export interface ReportViewModel {
     exceptions: FindingRow[];
     acceptedRisk: number;
   };
+  craCases: CraCaseRowView[];
   frameworks: {
     craPart2: AssessmentView[];
     craPart1: AssessmentView[];
@@ -344,6 +346,7 @@ export function buildViewModel(
       exceptions,
       acceptedRisk: facts.affectedAcceptedRisk,
     },
+    craCases: craCaseRows(data.craCases, data.generatedAt),
     frameworks: {
       craPart2: assessmentViews(frameworks.craPart2),
       craPart1: assessmentViews(frameworks.craPart1),

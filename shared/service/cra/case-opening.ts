@@ -32,6 +32,8 @@ export interface StoredFindings {
   /** Every finding of the SBOM as stored now (resolved ones included). */
   findings: readonly Finding[];
   components: readonly SbomComponent[];
+  /** When the release entered the market, if that is what brought these findings here (shared/service/cra/market-entry.ts). */
+  onMarketSince?: string;
 }
 
 interface MemberMark {
@@ -111,11 +113,19 @@ function exploitationOf(finding: Finding, mark: MemberMark | undefined): { explo
   };
 }
 
-function newCase(product: Product, release: Release, findings: Finding[], mark: MemberMark | undefined, now: string) {
+function newCase(where: StoredFindings, findings: Finding[], mark: MemberMark | undefined, now: string) {
+  const { product, release } = where;
   const first = findings[0] as Finding;
   const { exploitation, since } = exploitationOf(first, mark);
   const detected = findings.map((finding) => finding.firstDetectedAt).sort()[0] ?? now;
-  const awareAt = awareAtOf(detected, since);
+  // Vexdesk held every fact only once the release was on the market too.
+  const awareAt = awareAtOf(
+    detected,
+    since,
+    product.craInScopeSince ?? null,
+    release.releaseDate,
+    where.onMarketSince ?? null,
+  );
   const craCase: CraCase = {
     id: caseIdOf(product.teamId, product.id, first.cveId),
     teamId: product.teamId,
@@ -176,9 +186,10 @@ function openedEvent(craCase: CraCase, releaseId: string): TransactItem {
 }
 
 /** Opens the case of (product, vulnerability), or adds the release to it. */
-async function openOrJoin(product: Product, release: Release, findings: Finding[], mark: MemberMark | undefined) {
+async function openOrJoin(where: StoredFindings, findings: Finding[], mark: MemberMark | undefined) {
+  const { product, release } = where;
   const now = new Date().toISOString();
-  const fresh = newCase(product, release, findings, mark, now);
+  const fresh = newCase(where, findings, mark, now);
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
     const current = await caseStore.find(product.teamId, fresh.id);
     let items: TransactItem[];
@@ -301,6 +312,6 @@ export const CraCaseOpening = {
     for (const finding of reportable)
       byVulnerability.set(finding.cveId, [...(byVulnerability.get(finding.cveId) ?? []), finding]);
     for (const [vulnerabilityId, findings] of byVulnerability)
-      await openOrJoin(product, release, findings, marks.get(vulnerabilityId));
+      await openOrJoin(where, findings, marks.get(vulnerabilityId));
   },
 };

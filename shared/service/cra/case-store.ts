@@ -55,6 +55,23 @@ export interface Draft {
   updatedBy: string;
 }
 
+/** A CSAF advisory drafted from the case for one affected release (Art. 14(8)); published, it informs users. */
+export interface InformingDocument {
+  vexId: string;
+  releaseId: string;
+  version: string;
+  draftedAt: string;
+  draftedBy: string;
+  publishedAt: string | null;
+  disclosureSlug: string | null;
+}
+
+export interface UsersInformed {
+  documents: InformingDocument[];
+  /** When the first of the case's advisories was published: users were informed then. */
+  informedAt: string | null;
+}
+
 export interface TimelineEntry {
   at: string;
   type: string;
@@ -88,6 +105,8 @@ export interface CraCase {
   /** Set when a `not_affected` decision now covers every affected release: a person dismisses, not the service. */
   dismissalSuggested: { at: string; justification: string | null } | null;
   drafts: Partial<Record<CraStage, Draft>>;
+  /** The advisories that inform users (absent on cases stored before users could be informed from a case). */
+  usersInformed?: UsersInformed | null;
   /** Deadline signals already sent (`<stage>:<label>`), so the periodic check sends each once. */
   signals: string[];
   timeline: TimelineEntry[];

@@ -34,7 +34,7 @@ async function getCase(teamId: string, caseId: string): Promise<CraCase> {
 }
 
 /** Plans a change from a fresh read and commits it with its audit entry; retried when the case moved meanwhile. */
-async function change(
+export async function changeCase(
   teamId: string,
   actor: Actor,
   caseId: string,
@@ -132,7 +132,7 @@ export const CraCases = {
   view: (craCase: CraCase) => toCaseDetailView(craCase, new Date().toISOString()),
 
   async update(teamId: string, actor: Actor, caseId: string, input: UpdateCraCaseInput): Promise<CraCase> {
-    return change(teamId, actor, caseId, (current, now) => {
+    return changeCase(teamId, actor, caseId, (current, now) => {
       const next: CraCase = { ...current, drafts: { ...current.drafts } };
       const changes: Record<string, unknown> = {};
       const extra: TransactItem[] = [];
@@ -175,7 +175,7 @@ export const CraCases = {
   },
 
   async dismiss(teamId: string, actor: Actor, caseId: string, reason: string): Promise<CraCase> {
-    return change(teamId, actor, caseId, (current, now) => {
+    return changeCase(teamId, actor, caseId, (current, now) => {
       requireLive(current);
       return {
         next: { ...current, status: 'dismissed', dismissal: { reason, at: now, by: actor.name } },
@@ -186,7 +186,7 @@ export const CraCases = {
   },
 
   async close(teamId: string, actor: Actor, caseId: string, note: string | undefined): Promise<CraCase> {
-    return change(teamId, actor, caseId, (current) => {
+    return changeCase(teamId, actor, caseId, (current) => {
       if (current.status !== 'final_report_sent')
         throw new ConflictError('A case closes once its final report is recorded', 'final_report_missing');
       return {
@@ -208,7 +208,7 @@ export const CraCases = {
     const release = resolved?.product.id === current.productId ? resolved.release : undefined;
     if (input.release_id !== undefined && !release)
       throw invalid('release_id', 'must be a release of the case’s product');
-    return change(teamId, actor, caseId, (latest, now) => {
+    return changeCase(teamId, actor, caseId, (latest, now) => {
       requireLive(latest);
       const availableAt = new Date(Date.parse(input.available_at)).toISOString();
       if (Date.parse(availableAt) > Date.parse(now)) throw invalid('available_at', 'must not be in the future');
@@ -235,7 +235,7 @@ export const CraCases = {
     caseId: string,
     input: { stage: CraStage; submitted_at: string; reference: string; note?: string | undefined },
   ): Promise<CraCase> {
-    return change(teamId, actor, caseId, (current, now) => {
+    return changeCase(teamId, actor, caseId, (current, now) => {
       const submittedAt = new Date(Date.parse(input.submitted_at)).toISOString();
       const refusal = submissionRefusal(current.status, input.stage, current.awareAt, submittedAt, now);
       if (refusal?.startsWith('submitted_at')) throw invalid('submitted_at', refusal);

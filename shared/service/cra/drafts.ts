@@ -3,7 +3,6 @@
  * facts the data gives, free-text fields prefilled from them that a person finishes (their edits win),
  * and the same as Markdown to paste into the single reporting platform. A draft, not a submission.
  */
-import { config } from '../config';
 import { Dispositions } from '../dispositions/dispositions';
 import { TeamSettingsService } from '../identity/team-settings';
 import { productStore } from '../products/product-store';
@@ -11,7 +10,7 @@ import { CRA_DRAFT_FIELDS, type CraReportView } from '../schemas/cra';
 import { vexStore } from '../vex/vex-store';
 import type { CraCase } from './case-store';
 import type { CraStage } from './rules';
-import { deadlinesOfCase } from './views';
+import { deadlinesOfCase, disclosureUrl } from './views';
 
 const ARTICLE: Record<CraStage, string> = {
   early_warning: 'Art. 14(2)(a) early warning (within 24 hours of becoming aware)',
@@ -49,14 +48,16 @@ async function disclosuresOf(craCase: CraCase) {
       .filter((id) => id !== '')
       .map((releaseId) => vexStore.listByRelease(craCase.teamId, craCase.productId, releaseId)),
   );
-  const base = config().publicBaseUrl;
+  // The advisories drafted from the case first: they are what informed users (Art. 14(8)).
   return documents
     .flat()
     .filter((document) => document.publishedAt !== null && document.disclosure !== null)
     .map((document) => ({
       published_at: document.publishedAt,
-      url: `${base}/api/disclosures/${document.disclosure?.slug ?? ''}`,
-    }));
+      url: disclosureUrl(document.disclosure?.slug ?? ''),
+      drafted_from_case: document.craCaseId === craCase.id,
+    }))
+    .sort((a, b) => Number(b.drafted_from_case) - Number(a.drafted_from_case));
 }
 
 async function factsOf(craCase: CraCase, stage: CraStage): Promise<Record<string, unknown>> {
@@ -112,8 +113,20 @@ async function factsOf(craCase: CraCase, stage: CraStage): Promise<Record<string
     known_ransomware_campaign_use: exploitation.knownRansomwareCampaignUse,
     fixed_versions: fixedVersions,
     security_update: fix,
+    users_informed_at: craCase.usersInformed?.informedAt ?? null,
     users_informed: await disclosuresOf(craCase),
   };
+}
+
+/** Whether and where users were informed: the case's published advisory, else the releases' other disclosures. */
+function usersInformedText(craCase: CraCase, facts: Record<string, unknown>): string {
+  const links = (facts.users_informed as { url: string; drafted_from_case: boolean }[] | undefined) ?? [];
+  const informedAt = craCase.usersInformed?.informedAt ?? null;
+  const fromCase = links.filter((link) => link.drafted_from_case).map((link) => link.url);
+  if (informedAt !== null && fromCase.length > 0)
+    return `Users were informed on ${informedAt} by the CSAF advisory published at ${fromCase.join(', ')}.`;
+  if (links.length > 0) return `Published disclosures of the affected releases: ${links.map((l) => l.url).join(', ')}.`;
+  return 'Not yet: draft the CSAF advisory from the case (inform users) and publish it.';
 }
 
 /** Free-text fields prefilled from the facts; a person's edits replace them field by field. */
@@ -150,9 +163,7 @@ function prefilled(craCase: CraCase, stage: CraStage, facts: Record<string, unkn
         security_update: craCase.fix
           ? `${craCase.fix.measure ?? ''} (available since ${craCase.fix.availableAt})`.trim()
           : 'No security update recorded yet.',
-        users_informed:
-          (facts.users_informed as { url: string }[] | undefined)?.map((link) => link.url).join(', ') ||
-          'Not yet: publish the advisory for the affected releases.',
+        users_informed: usersInformedText(craCase, facts),
       };
   }
 }

@@ -46,9 +46,20 @@ export function isOnMarket(
   return release.releaseDate === null || Date.parse(release.releaseDate) <= Date.parse(now);
 }
 
-/** When Vexdesk first held both facts: the finding and the exploitation. Never later than either observation. */
-export function awareAtOf(firstDetectedAt: string, exploitedSince: string): string {
-  return Date.parse(firstDetectedAt) >= Date.parse(exploitedSince) ? firstDetectedAt : exploitedSince;
+/**
+ * When Vexdesk first held every fact: the finding, the exploitation and, when known, the release being
+ * on the market (the product put in scope, the release date, a status or date change). The latest of
+ * those observations, never later; absent ones (null) count for nothing.
+ */
+export function awareAtOf(
+  firstDetectedAt: string,
+  exploitedSince: string,
+  ...onMarketSince: (string | null)[]
+): string {
+  return [firstDetectedAt, exploitedSince, ...onMarketSince]
+    .filter((at): at is string => at !== null && !Number.isNaN(Date.parse(at)))
+    .map((at) => new Date(Date.parse(at)).toISOString())
+    .reduce((latest, at) => (at > latest ? at : latest));
 }
 
 const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();

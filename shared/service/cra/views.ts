@@ -1,4 +1,5 @@
 /** A CRA case in the API's field names, with its deadlines and their timeliness computed at `now`. */
+import { config } from '../config';
 import type { CraCaseDetailView, CraCaseView } from '../schemas/cra';
 import type { CraCase } from './case-store';
 import { deadlinesOf, nextDeadline, timelinessOf, type CraDeadlines, type CraStage } from './rules';
@@ -9,6 +10,11 @@ export function deadlinesOfCase(craCase: CraCase): CraDeadlines {
 
 export function submissionOf(craCase: CraCase, stage: CraStage) {
   return craCase.submissions.find((submission) => submission.stage === stage);
+}
+
+/** The public link of a published disclosure. */
+export function disclosureUrl(slug: string): string {
+  return `${config().publicBaseUrl}/api/disclosures/${slug}`;
 }
 
 export function toCaseView(craCase: CraCase, now: string): CraCaseView {
@@ -69,6 +75,18 @@ export function toCaseView(craCase: CraCase, now: string): CraCaseView {
     })),
     dismissal: craCase.dismissal,
     dismissal_suggested: craCase.dismissalSuggested,
+    users_informed_at: craCase.usersInformed?.informedAt ?? null,
+    users_informed: {
+      documents: (craCase.usersInformed?.documents ?? []).map((document) => ({
+        vex_id: document.vexId,
+        release_id: document.releaseId,
+        version: document.version,
+        drafted_at: document.draftedAt,
+        drafted_by: document.draftedBy,
+        published_at: document.publishedAt,
+        disclosure_url: document.disclosureSlug === null ? null : disclosureUrl(document.disclosureSlug),
+      })),
+    },
     created_at: craCase.createdAt,
     updated_at: craCase.updatedAt,
   };

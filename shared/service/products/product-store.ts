@@ -27,6 +27,8 @@ export interface Product {
   repositoryUrl: string | null;
   /** On the EU market under the CRA (docs/cra-reporting.md); stored only when true. */
   craInScope: boolean;
+  /** When the product was last put in scope (absent for products put in scope before it was recorded). */
+  craInScopeSince?: string | null;
   createdAt: string;
   updatedAt: string;
   revision: number;
@@ -55,6 +57,7 @@ export function toProduct(item: Item): Product {
     websiteUrl: (item.websiteUrl as string | undefined) ?? null,
     repositoryUrl: (item.repositoryUrl as string | undefined) ?? null,
     craInScope: item.craInScope === true,
+    craInScopeSince: (item.craInScopeSince as string | undefined) ?? null,
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
     revision: Number(item.revision ?? 0),
@@ -70,6 +73,7 @@ export function productItem(product: Product): Item {
     entity: 'Product',
     ...fields,
     craInScope: fields.craInScope || null,
+    craInScopeSince: (fields.craInScope && fields.craInScopeSince) || null,
   };
 }
 

@@ -63,6 +63,7 @@ export const Products = {
       websiteUrl: input.websiteUrl ?? null,
       repositoryUrl: input.repositoryUrl ?? null,
       craInScope: input.cra_in_scope ?? false,
+      craInScopeSince: input.cra_in_scope === true ? now : null,
       createdAt: now,
       updatedAt: now,
       revision: 1,
@@ -176,19 +177,25 @@ export const Products = {
   async update(teamId: string, actor: Actor, productId: string, input: UpdateProductInput): Promise<Product> {
     const concurrent = () =>
       new ConflictError('The product kept changing under this update; retry', 'concurrent_modification');
-    return retryLostRaces(async () => {
+    let enteredScopeAt: string | null = null;
+    const stored = await retryLostRaces(async () => {
+      enteredScopeAt = null;
       const current = await Products.get(teamId, productId);
       const { cra_in_scope: craInScope, ...fields } = input;
       const { patch, previous } = changedFields(current, { ...fields, craInScope }, PRODUCT_FIELDS);
       if (Object.keys(patch).length === 0) return current;
       // Stored only when true (productItem): false is written, and was read, as absent.
       if (patch.craInScope !== undefined) previous.craInScope = previous.craInScope || null;
-      const next = { ...current, ...patch, updatedAt: new Date().toISOString(), revision: current.revision + 1 };
+      const updatedAt = new Date().toISOString();
+      const next: Product = { ...current, ...patch, updatedAt, revision: current.revision + 1 };
+      if (patch.craInScope !== undefined) next.craInScopeSince = patch.craInScope ? updatedAt : null;
       const changes = diffChanges(auditableFields(current), auditableFields(next));
 
       const update = patchExpression({
         ...patch,
-        ...(patch.craInScope !== undefined ? { craInScope: patch.craInScope || null } : {}),
+        ...(patch.craInScope !== undefined
+          ? { craInScope: patch.craInScope || null, craInScopeSince: patch.craInScope ? next.updatedAt : null }
+          : {}),
         updatedAt: next.updatedAt,
       });
       const guard = unchangedCondition(previous);
@@ -231,9 +238,16 @@ export const Products = {
           throw await slugTaken(teamId, next.slug);
         throw error;
       }
+      if (patch.craInScope === true) enteredScopeAt = updatedAt;
       // What is stored now, other requests' fields included.
       return (await productStore.find(teamId, productId)) ?? next;
     }, concurrent);
+    if (enteredScopeAt !== null && stored.craInScope) {
+      // On the EU market from now: its releases' exploited findings open cases (loaded only then).
+      const { CraMarketEntry } = await import('../cra/market-entry');
+      await CraMarketEntry.productEnteredScope(stored, enteredScopeAt);
+    }
+    return stored;
   },
 
   /**

@@ -16,7 +16,7 @@ import { canonicalPurl } from '../sbom/purl';
 import type { Actor } from '../identity/actor';
 import type { CreateReleaseInput, ReleaseListQuery, UpdateReleaseInput } from '../schemas/releases';
 // Not the Products service: its cascading delete walks a whole product, which releases never need.
-import { productStore } from '../products/product-store';
+import { productStore, type Product } from '../products/product-store';
 import { RELEASE_FIELDS, releaseItem, releaseStore, type Release, type ResolvedRelease } from './release-store';
 
 /** Names the release holding the version (`details[0]`: `{ path: "existing_id", message: <release id> }`), for CI's find-or-create. */
@@ -200,7 +200,9 @@ export const Releases = {
     assertPurl(input.purl);
     const concurrent = () =>
       new ConflictError('The release kept changing under this update; retry', 'concurrent_modification');
-    return retryLostRaces(async () => {
+    let marketChange: { product: Product; before: Release; at: string } | null = null;
+    const stored = await retryLostRaces(async () => {
+      marketChange = null;
       const { release: current, product } = await Releases.resolve(teamId, releaseId);
       if (current.lockedBy) throw await releaseLockedError(teamId, current.lockedBy);
       const { patch, previous } = changedFields(current, input, RELEASE_FIELDS);
@@ -254,7 +256,16 @@ export const Releases = {
         }
         throw error;
       }
+      if (product.craInScope && (patch.status !== undefined || patch.releaseDate !== undefined))
+        marketChange = { product, before: current, at: next.updatedAt };
       return (await releaseStore.resolve(teamId, releaseId))?.release ?? next;
     }, concurrent);
+    const change = marketChange as { product: Product; before: Release; at: string } | null;
+    if (change) {
+      // Its status or date may have put it on the EU market now: its exploited findings open cases (loaded only then).
+      const { CraMarketEntry } = await import('../cra/market-entry');
+      await CraMarketEntry.releaseChanged(change.product, change.before, stored, change.at);
+    }
+    return stored;
   },
 };

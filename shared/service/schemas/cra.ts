@@ -108,6 +108,19 @@ export const markExploitedBody = z
   })
   .meta({ id: 'MarkExploited' });
 
+export const informCraUsersBody = z
+  .strictObject({
+    release_ids: z
+      .array(z.uuid())
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'Affected releases to draft the advisory of; default: every affected release' }),
+    author: oneLine(z.string().trim().min(1).max(200)).optional(),
+  })
+  .default({})
+  .meta({ id: 'InformCraUsers' });
+
 export const craReportQuery = z.strictObject({ format: z.enum(['json', 'markdown']).optional() });
 
 const timelinessSchema = z.object({
@@ -185,6 +198,23 @@ export const craCaseSchema = z
     ),
     dismissal: z.object({ reason: z.string(), at: z.string(), by: z.string() }).nullable(),
     dismissal_suggested: z.object({ at: z.string(), justification: z.string().nullable() }).nullable(),
+    users_informed_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'When an advisory drafted from the case was first published (Art. 14(8))' }),
+    users_informed: z.object({
+      documents: z.array(
+        z.object({
+          vex_id: z.string(),
+          release_id: z.string(),
+          version: z.string(),
+          drafted_at: z.string(),
+          drafted_by: z.string(),
+          published_at: z.string().nullable(),
+          disclosure_url: z.string().nullable(),
+        }),
+      ),
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -24,6 +24,7 @@ export const VexDocuments = {
     actor: Actor,
     releaseId: string,
     input: { format: VexFormat; author?: string | undefined; sbomId?: string | undefined },
+    link: { craCaseId?: string } = {},
   ) {
     const resolved = await Releases.resolve(teamId, releaseId);
     const { product, release } = resolved;
@@ -71,6 +72,7 @@ export const VexDocuments = {
       revision: 1,
       sbomId,
       lockedAt: null,
+      ...(link.craCaseId !== undefined ? { craCaseId: link.craCaseId } : {}),
     };
     await Promise.all([
       vexStore.putObject(record.contentKey, content),
@@ -95,7 +97,13 @@ export const VexDocuments = {
           entityType: 'vex_document',
           entityId: id,
           entityName: `${product.name} ${release.version} ${input.format}`,
-          changes: { format: input.format, author: record.author, version: 1, findingCount: record.findingCount },
+          changes: {
+            format: input.format,
+            author: record.author,
+            version: 1,
+            findingCount: record.findingCount,
+            ...(link.craCaseId !== undefined ? { craCaseId: link.craCaseId } : {}),
+          },
         },
         now,
       ),

@@ -46,6 +46,8 @@ export interface VexDocumentRecord {
    * the one another format's document holds); null while draft; absent on older items.
    */
   lockedAt?: string | null;
+  /** The CRA case this advisory was drafted from to inform users (docs/cra-reporting.md); its publication is recorded there. */
+  craCaseId?: string | null;
 }
 
 export interface ApprovalRecord {

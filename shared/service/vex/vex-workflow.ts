@@ -96,7 +96,8 @@ export const VexWorkflow = {
           },
           now,
         ),
-        vexTransitionEvent('vex.submitted', next, now),
+        // Who submitted: notifications to approvers leave them out where they may not approve it.
+        vexTransitionEvent('vex.submitted', next, now, { submitted_by: next.submittedBy?.personId ?? actor.id }),
       ]);
     } catch (error) {
       return failTransition(error, teamId, vexId, 'submit', 'draft');
@@ -287,6 +288,11 @@ export const VexWorkflow = {
             : []),
           vexTransitionEvent('vex.published', next, now, { disclosure_slug: prepared.disclosure.slug }),
         ]);
+        if (next.craCaseId) {
+          // Drafted from a CRA case to inform users (Art. 14(8)): the case records the publication (loaded only then).
+          const { CraUsersInformed } = await import('../cra/users-informed');
+          await CraUsersInformed.documentPublished(teamId, actor, next);
+        }
         return { record: next, disclosure: prepared.disclosure };
       } catch (error) {
         if (!(error instanceof TransactionFailedError)) throw error;

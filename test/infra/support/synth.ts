@@ -91,18 +91,42 @@ export function resourcesOf(template: Template): Resources {
   return (template.toJSON() as { Resources: Resources }).Resources;
 }
 
+/** Replace every `{ Ref: parameter }` of a nested template by what the parent stack passes for it. */
+function withParameters(value: unknown, parameters: Record<string, unknown>): unknown {
+  if (Array.isArray(value)) return value.map((item) => withParameters(item, parameters));
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 1 && entries[0]![0] === 'Ref' && typeof entries[0]![1] === 'string') {
+    const passed = parameters[entries[0]![1]];
+    if (passed !== undefined) return passed;
+  }
+  return Object.fromEntries(entries.map(([key, item]) => [key, withParameters(item, parameters)]));
+}
+
+/**
+ * The REST API's resources and methods, which live in the nested routes stack (lib/api-routes.ts), with its
+ * parameters resolved to the parent's values: a method's authorizer reads `{ Ref: <authorizer> }` and its
+ * integration `Fn::GetAtt <function> Arn`, as if it were in the top-level template.
+ */
+export function apiRouteResources(stack: VexdeskStack): Resources {
+  const routes = stack.routes;
+  const nestedResource = resourcesOf(Template.fromStack(stack))[logicalIdOf(stack, routes.nestedStackResource!)];
+  const parameters = (nestedResource?.Properties?.Parameters ?? {}) as Record<string, unknown>;
+  return withParameters(resourcesOf(Template.fromStack(routes)), parameters) as Resources;
+}
+
 /**
  * Rebuild each API Gateway resource's path (`/api/products/{productId}`) from
  * the parent links in the template, so methods can be matched to routes.
  */
-export function apiResourcePaths(template: Template): Map<string, string> {
-  const resources = resourcesOf(template);
+export function apiResourcePaths(resources: Resources): Map<string, string> {
   const paths = new Map<string, string>();
   const pathOf = (logicalId: string): string => {
     const known = paths.get(logicalId);
     if (known !== undefined) return known;
     const properties = resources[logicalId]?.Properties as { ParentId: unknown; PathPart: string };
     const parent = properties.ParentId as { Ref?: string };
+    // The API's root resource (a GetAtt RootResourceId) has the empty path.
     const parentPath = parent.Ref ? pathOf(parent.Ref) : '';
     const path = `${parentPath}/${properties.PathPart}`;
     paths.set(logicalId, path);
@@ -121,9 +145,11 @@ export interface ApiMethod {
   properties: Record<string, unknown>;
 }
 
-export function apiMethods(template: Template): ApiMethod[] {
-  const paths = apiResourcePaths(template);
-  return Object.entries(resourcesOf(template))
+/** Every method of the REST API, with its path (see apiRouteResources). */
+export function apiMethods(stack: VexdeskStack): ApiMethod[] {
+  const resources = apiRouteResources(stack);
+  const paths = apiResourcePaths(resources);
+  return Object.entries(resources)
     .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Method')
     .map(([logicalId, resource]) => {
       const properties = resource.Properties ?? {};

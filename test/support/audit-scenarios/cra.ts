@@ -74,6 +74,15 @@ export const craScenarios: Record<string, Scenario> = {
     const { caseId } = await exploitedCase(team);
     return { act: async () => ({ response: await submit(team, caseId, 'early_warning'), entityId: caseId }) };
   },
+  informCraUsers: async (team) => {
+    const { caseId } = await exploitedCase(team);
+    return {
+      act: async () => ({
+        response: await team.api.post(`/api/cra/cases/${caseId}/inform-users`, {}),
+        entityId: caseId,
+      }),
+    };
+  },
   closeCraCase: async (team) => {
     const { caseId } = await exploitedCase(team);
     ok(await submit(team, caseId, 'early_warning'), 'early warning');

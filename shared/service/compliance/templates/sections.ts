@@ -155,6 +155,19 @@ const CRA = `{% import "macros.njk" as ui %}
 {{ ui.assessmentTable(frameworks.craPart1) }}
 <h3>Reporting obligations</h3>
 {{ ui.assessmentTable(frameworks.craReporting) }}
+<h3>Article 14 cases of this release</h3>
+{% if craCases.length == 0 %}<p>No CRA Article 14 case lists this release.</p>
+{% else %}
+<p class="small muted">Each case of an actively exploited vulnerability affecting this release: the deadline of each report, when it was submitted to the single reporting platform (with its reference) and whether that met the deadline, timed at this report's generation.</p>
+<table class="cra-cases">
+<thead><tr><th>Case</th><th>Report</th><th>Due</th><th>Submitted</th><th>Outcome</th></tr></thead>
+<tbody>
+{% for c in craCases %}{% for s in c.stages %}
+<tr>{% if loop.first %}<td rowspan="{{ c.stages.length }}"><strong>{{ c.vulnerability }}</strong>{% if c.aliases %}<br><span class="small muted">{{ c.aliases }}</span>{% endif %}<br><span class="small">{{ c.status }} · aware since {{ c.awareAt }} · versions {{ c.affectedVersions }}</span>{% if c.usersInformedAt %}<br><span class="small">users informed {{ c.usersInformedAt }}</span>{% endif %}{% if c.dismissalReason %}<br><span class="small">dismissed: {{ c.dismissalReason }}</span>{% endif %}</td>{% endif %}<td>{{ s.stage }}</td><td class="nowrap">{{ s.due }}</td><td class="nowrap">{{ s.submitted }}{% if s.reference %}<br><span class="mono small">{{ s.reference }}</span>{% endif %}</td><td>{{ ui.badge(s.badge, s.outcome) }}</td></tr>
+{% endfor %}{% endfor %}
+</tbody>
+</table>
+{% endif %}
 </section>
 `;
 

@@ -76,6 +76,17 @@ export const craRoutes = defineGroup('cra', [
     responses: { 201: { description: 'The case', schema: cra.craCaseResponse } },
   },
   {
+    operationId: 'informCraUsers',
+    method: 'POST',
+    path: '/api/cra/cases/{caseId}/inform-users',
+    scope: 'cra:write',
+    mutates: true,
+    summary:
+      'Draft the CSAF advisory of the affected releases through the VEX workflow to inform users (Art. 14(8)); publishing it records users_informed_at. Needs vex:write too',
+    request: { params: cra.craCaseIdParams, body: cra.informCraUsersBody },
+    responses: { 201: { description: 'The case, with the drafted advisories', schema: cra.craCaseResponse } },
+  },
+  {
     operationId: 'getCraReport',
     method: 'GET',
     path: '/api/cra/cases/{caseId}/reports/{stage}',

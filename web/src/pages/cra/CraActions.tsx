@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Schemas } from '../../api/client';
 import { ErrorMessage, fieldText, Notice, Section } from '../../components';
-import { useSaveResult } from '../../hooks';
+import { useSaveResult, type SaveResult } from '../../hooks';
 import { CRA_STAGES, LIVE_STATUSES, STAGE_TITLE, type CraStage } from './Deadline';
 
 type CaseDetail = Schemas['CraCaseDetail'];
@@ -39,12 +39,16 @@ const zoneNote = () => {
 };
 
 export function CraActions({ craCase, onChanged }: { craCase: CaseDetail; onChanged: () => void }) {
+  // Held here: the submission form starts over on the next stage, and "recorded" must outlive it.
+  const submissionResult = useSaveResult();
   if (!LIVE_STATUSES.includes(craCase.status)) return null;
   const next = NEXT_STAGE[craCase.status];
   return (
     <>
       {/* Keyed by the stage owed next: after a submission the form starts over on the next stage. */}
-      {next ? <Submission key={next} craCase={craCase} next={next} onChanged={onChanged} /> : null}
+      {next ? (
+        <Submission key={next} craCase={craCase} next={next} result={submissionResult} onChanged={onChanged} />
+      ) : null}
       {craCase.status === 'final_report_sent' ? <Close craCase={craCase} onChanged={onChanged} /> : null}
       <Fix craCase={craCase} onChanged={onChanged} />
       <AwareAt craCase={craCase} onChanged={onChanged} />
@@ -53,8 +57,17 @@ export function CraActions({ craCase, onChanged }: { craCase: CaseDetail; onChan
   );
 }
 
-function Submission({ craCase, next, onChanged }: { craCase: CaseDetail; next: CraStage; onChanged: () => void }) {
-  const { error, notice, start, settle } = useSaveResult();
+function Submission({
+  craCase,
+  next,
+  result: { error, notice, start, settle },
+  onChanged,
+}: {
+  craCase: CaseDetail;
+  next: CraStage;
+  result: SaveResult;
+  onChanged: () => void;
+}) {
   const [stage, setStage] = useState<CraStage>(next);
   const [submittedAt, setSubmittedAt] = useState(() => localInputValue(new Date()));
   const submit = async (event: SubmitEvent) => {

@@ -1,4 +1,4 @@
-/** One CRA case: what it is about, the three deadlines, the drafts, the actions and the timeline. */
+/** One CRA case: what it is about, the three deadlines, the drafts, informing users, the actions and the timeline. */
 import { api, type Schemas } from '../../api/client';
 import { ColumnHeads, ErrorMessage, formatDate, Loading, Section } from '../../components';
 import { must, useLoad, useTitle } from '../../hooks';
@@ -6,6 +6,7 @@ import { label } from '../../labels';
 import { can, useMe } from '../../session';
 import { CraActions } from './CraActions';
 import { CraDrafts } from './CraDrafts';
+import { CraInformUsers } from './CraInformUsers';
 import { CRA_STAGES, Deadline, LIVE_STATUSES, StatusBadge, STAGE_TITLE, useNow, type CraStage } from './Deadline';
 
 type CaseDetail = Schemas['CraCaseDetail'];
@@ -48,6 +49,7 @@ export function CraCasePage({ caseId }: { caseId: string }) {
           <Overview craCase={data} />
           <Deadlines craCase={data} />
           <CraDrafts craCase={data} writable={writable && live} onChanged={craCase.reload} />
+          <CraInformUsers craCase={data} onChanged={craCase.reload} />
           {writable ? <CraActions craCase={data} onChanged={craCase.reload} /> : null}
           <Timeline entries={data.timeline} />
         </>
@@ -215,6 +217,13 @@ export function timelineText(entry: Pick<TimelineEntry, 'type' | 'detail'>): str
       return `Dismissed: ${text(detail.reason)}`;
     case 'close':
       return 'Closed';
+    case 'draft_advisory': {
+      const documents = Array.isArray(detail.documents) ? (detail.documents as { release?: unknown }[]) : [];
+      const releases = documents.map((document) => text(document.release));
+      return `CSAF advisory drafted to inform users (release${releases.length > 1 ? 's' : ''} ${releases.join(', ')})`;
+    }
+    case 'users_informed':
+      return `Users informed: advisory published (disclosure ${text(detail.disclosureSlug)})`;
     case 'update': {
       const parts: string[] = [];
       const aware = detail.awareAt as { to?: unknown; reason?: unknown } | undefined;
