@@ -129,6 +129,7 @@ describe('key layout migration', () => {
 
     // The server's start wrote the marker after migrating its (empty) table.
     expect(await admin('table', 'migrate')).toEqual({
+      apiKeyExpiryIndex: 'already done',
       migrated: 'already done',
       decisions: 'already done',
       credentialOwners: 'already done',
