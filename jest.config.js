@@ -12,7 +12,13 @@ export default {
   // them share the one local server safely; the server's work overlaps the workers' waiting.
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      // Each file has its own module registry; the compiled schemas are shared through a cache instead.
+      setupFiles: ['<rootDir>/test/support/ajv-compile-cache.ts'],
+    },
     {
       ...common,
       displayName: 'integration',
