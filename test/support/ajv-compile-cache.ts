@@ -19,6 +19,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { AnySchema, AnyValidateFunction } from 'ajv/dist/core';
 import type AjvCore from 'ajv/dist/core';
+import type * as Codegen from 'ajv/dist/compile/codegen';
+import type * as Standalone from 'ajv/dist/standalone';
 
 const requireFromRoot = createRequire(import.meta.url);
 const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/ajv-standalone/', import.meta.url));
@@ -44,8 +46,8 @@ interface AjvInternals {
 }
 
 const ajvCore = requireFromRoot('ajv/dist/core') as { default: { prototype: AjvInternals } };
-const codegen = requireFromRoot('ajv/dist/compile/codegen') as typeof import('ajv/dist/compile/codegen');
-const standaloneCode = (requireFromRoot('ajv/dist/standalone') as typeof import('ajv/dist/standalone')).default;
+const codegen = requireFromRoot('ajv/dist/compile/codegen') as typeof Codegen;
+const standaloneCode = (requireFromRoot('ajv/dist/standalone') as typeof Standalone).default;
 const ajvVersion = (requireFromRoot('ajv/package.json') as { version: string }).version;
 
 /**
