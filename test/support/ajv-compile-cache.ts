@@ -130,6 +130,24 @@ function store(file: string, code: string): void {
   renameSync(partial, file);
 }
 
+let bypass = false;
+const stats = { loaded: 0, compiled: 0 };
+
+/** How many schemas this test file's ajv instances loaded from the cache and compiled (and stored). */
+export function compileCacheStats(): { loaded: number; compiled: number } {
+  return { ...stats };
+}
+
+/** Runs `run` with ajv's own compiler only, neither reading nor filling the cache: the reference for the cache. */
+export function withoutCompileCache<T>(run: () => T): T {
+  bypass = true;
+  try {
+    return run();
+  } finally {
+    bypass = false;
+  }
+}
+
 function install(): void {
   const proto = ajvCore.default.prototype as AjvInternals & { compileCached?: true };
   if (proto.compileCached === true || process.env.AJV_COMPILE_CACHE === 'off') return;
@@ -140,16 +158,19 @@ function install(): void {
   proto.compileCached = true;
   // Every compile, getSchema and meta-schema check that needs code comes through here (ajv/dist/core.js).
   proto._compileSchemaEnv = function compileOrLoad(this: AjvInternals, sch: SchemaEnv): AnyValidateFunction {
+    if (bypass) return compileSchemaEnv.call(this, sch);
     const known = loaded.get(sch);
     if (known !== undefined) return known;
-    // Generated code must keep its source (for standalone export) and read function formats by name.
+    // Generated code must keep its source (for standalone export) and read function formats from this instance
+    // (also where ajv-formats would have it require its own module).
     // `_metaOpts` shares this `code` object.
     this.opts.code.source = true;
-    this.opts.code.formats ??= codegen._`${new codegen.Name(FORMATS_PARAM)}`;
+    this.opts.code.formats = codegen._`${new codegen.Name(FORMATS_PARAM)}`;
     const file = `${CACHE_DIR}${cacheKey(this, sch)}.cjs`;
     const cached = load(this, file);
     if (cached !== undefined) {
       loaded.set(sch, cached);
+      stats.loaded += 1;
       return cached;
     }
     const validate = compileSchemaEnv.call(this, sch);
@@ -160,6 +181,7 @@ function install(): void {
       // A schema referring to one loaded from the cache has no complete source; it compiles each time.
     }
     if (code !== undefined) store(file, code);
+    stats.compiled += 1;
     return validate;
   };
 }
