@@ -307,8 +307,10 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       const { ensureDecisionKeys } = await import('../shared/service/dispositions/decision-migration');
       const { ensureCredentialOwners } = await import('../shared/service/identity/credential-owner-migration');
       const { ensureWatchIndex, migrateWatchIndex } = await import('../shared/service/watch/watch-index-migration');
+      const { ensureApiKeyExpiryIndex } = await import('../shared/service/identity/key-expiry');
       if (flags['max-items'] === undefined)
         return {
+          apiKeyExpiryIndex: (await ensureApiKeyExpiryIndex()) ?? 'already done',
           migrated: (await ensureKeyLayout()) ?? 'already done',
           decisions: (await ensureDecisionKeys()) ?? 'already done',
           credentialOwners: (await ensureCredentialOwners()) ?? 'already done',

@@ -119,6 +119,10 @@ async function main(): Promise<void> {
       message: 'API keys and trust policies made before owners were recorded got their owner before serving',
       result: owners,
     });
+  const { ensureApiKeyExpiryIndex } = await import('../shared/service/identity/key-expiry');
+  const expiryIndexed = await ensureApiKeyExpiryIndex();
+  if (expiryIndexed && expiryIndexed.keys > 0)
+    log({ type: 'migration', message: 'API keys made before the expiry index put into it', result: expiryIndexed });
   const { ensureWatchIndex } = await import('../shared/service/watch/watch-index-migration');
   const watched = await ensureWatchIndex();
   if (watched && watched.sboms > 0)

@@ -10,6 +10,8 @@ import { DEFAULT_PUBLIC_CLIENT_LIMIT } from '../shared/service/http/throttling';
 import { DEFAULT_TEAM_QUOTA } from '../shared/service/identity/throttle-quota';
 import { ECOSYSTEMS } from '../shared/service/matching/ecosystems';
 import { trimTrailing } from '../shared/service/text';
+import { corpusRefreshScheduleOf, osvEcosystemsOf } from './corpus-settings';
+import { notifyEmailOf, type NotifyEmailSettings } from './notify-email';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -105,6 +107,8 @@ export interface VexdeskSettings {
   signIn: { issuer: string; clientId: string } | undefined;
   /** Prefix of the Cognito hosted domain (`<prefix>.auth.<region>.amazoncognito.com`); unique per region. Default: from the stack's name. */
   signInDomainPrefix: string | undefined;
+  /** Notification e-mail through SES (lib/notify-email.ts). Default (undefined): none, e-mail channels are refused. */
+  notifyEmail: NotifyEmailSettings | undefined;
 }
 
 export const DEFAULT_SETTINGS: VexdeskSettings = {
@@ -125,6 +129,7 @@ export const DEFAULT_SETTINGS: VexdeskSettings = {
   corpusRefreshSchedule: DEFAULT_CORPUS_REFRESH_SCHEDULE,
   signIn: undefined,
   signInDomainPrefix: undefined,
+  notifyEmail: undefined,
 };
 
 /** Context keys understood by `settingsFromContext`. */
@@ -153,6 +158,8 @@ export const CONTEXT_KEYS = {
   signInIssuer: 'vexdesk:signInIssuer',
   signInClientId: 'vexdesk:signInClientId',
   signInDomainPrefix: 'vexdesk:signInDomainPrefix',
+  notifySesIdentity: 'vexdesk:notifySesIdentity',
+  notifySesFrom: 'vexdesk:notifySesFrom',
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -280,50 +287,6 @@ function csafDefaultProviderOf(node: Node): string | undefined {
   return raw;
 }
 
-/** Comma-separated (as `-c` passes it) or a JSON array (cdk.json); '' = none. */
-function osvEcosystemsOf(node: Node): string[] | undefined {
-  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.corpusOsvEcosystems);
-  if (raw === undefined) return undefined;
-  const list =
-    typeof raw === 'string'
-      ? raw
-          .split(',')
-          .map((value) => value.trim())
-          .filter(Boolean)
-      : raw;
-  if (!Array.isArray(list))
-    throw new Error(
-      `Context ${CONTEXT_KEYS.corpusOsvEcosystems} must be a comma-separated list of OSV ecosystems, got ${JSON.stringify(raw)}`,
-    );
-  const supported: readonly string[] = ECOSYSTEMS;
-  for (const ecosystem of list) {
-    if (typeof ecosystem !== 'string' || !supported.includes(ecosystem)) {
-      throw new Error(
-        `Context ${CONTEXT_KEYS.corpusOsvEcosystems}: ${JSON.stringify(ecosystem)} is not an ecosystem the matcher supports (${ECOSYSTEMS.join(', ')})`,
-      );
-    }
-  }
-  return [...new Set(list as string[])];
-}
-
-/**
- * `rate(<n> minute|minutes|hour|hours|day|days)` (1 takes the singular, as EventBridge requires) or `cron(<6 fields>)`.
- * Checked here so a typo fails synth, not the deployment.
- */
-function corpusRefreshScheduleOf(node: Node): string | undefined {
-  const raw: unknown = node.tryGetContext(CONTEXT_KEYS.corpusRefreshSchedule);
-  if (raw === undefined) return undefined;
-  const value = typeof raw === 'string' ? raw.trim() : '';
-  const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(value);
-  const rateValid = rate !== null && Number(rate[1]) >= 1 && (Number(rate[1]) === 1) === !rate[2]!.endsWith('s');
-  const cronValid = /^cron\(\S+( \S+){5}\)$/.test(value);
-  if (!rateValid && !cronValid)
-    throw new Error(
-      `Context ${CONTEXT_KEYS.corpusRefreshSchedule} must be an EventBridge schedule such as "rate(1 hour)", "rate(30 minutes)" or "cron(17 * * * ? *)", got ${JSON.stringify(raw)}`,
-    );
-  return value;
-}
-
 /** An external issuer and its client id, given together or not at all. */
 function signInOf(node: Node): VexdeskSettings['signIn'] {
   const issuer = urlOf(node, CONTEXT_KEYS.signInIssuer, { allowEmpty: false, httpsOnly: true });
@@ -385,14 +348,15 @@ export function settingsFromContext(node: Node): VexdeskSettings {
     consoleAssets: consoleAssetsOf(node) ?? d.consoleAssets,
     csafDefaultProvider: csafDefaultProviderOf(node) ?? d.csafDefaultProvider,
     corpusFeeds: {
-      osvEcosystems: osvEcosystemsOf(node) ?? d.corpusFeeds.osvEcosystems,
+      osvEcosystems: osvEcosystemsOf(node, CONTEXT_KEYS.corpusOsvEcosystems) ?? d.corpusFeeds.osvEcosystems,
       osvBaseUrl:
         urlOf(node, CONTEXT_KEYS.corpusOsvBaseUrl, { allowEmpty: false, httpsOnly: false }) ?? d.corpusFeeds.osvBaseUrl,
       kevUrl: urlOf(node, CONTEXT_KEYS.corpusKevUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.kevUrl,
       epssUrl: urlOf(node, CONTEXT_KEYS.corpusEpssUrl, { allowEmpty: true, httpsOnly: false }) ?? d.corpusFeeds.epssUrl,
     },
-    corpusRefreshSchedule: corpusRefreshScheduleOf(node) ?? d.corpusRefreshSchedule,
+    corpusRefreshSchedule: corpusRefreshScheduleOf(node, CONTEXT_KEYS.corpusRefreshSchedule) ?? d.corpusRefreshSchedule,
     signIn: signInOf(node) ?? d.signIn,
     signInDomainPrefix: domainPrefixOf(node) ?? d.signInDomainPrefix,
+    notifyEmail: notifyEmailOf(node, CONTEXT_KEYS.notifySesIdentity, CONTEXT_KEYS.notifySesFrom) ?? d.notifyEmail,
   };
 }

@@ -65,6 +65,13 @@ export const UNOBSERVED_GRANTS: readonly UnobservedGrant[] = [
       "On AWS the notification worker opens a channel's sealed URL and secret with KMS to deliver; locally the data directory's key file opens them.",
   },
   {
+    functions: ['notify-worker', 'notifications'],
+    actions: ['ses:SendEmail'],
+    resource: 'arn:aws:ses:{region}:{account}:identity/{sesIdentity}',
+    reason:
+      'Only when the stack is given an SES identity (vexdesk:notifySesIdentity): e-mail channels then deliver, and send their test message, through SES; locally e-mail goes to SMTP or .eml files (configuration: NOTIFY_SES_FROM unset).',
+  },
+  {
     functions: ['scan-worker'],
     actions: [
       'sqs:ReceiveMessage',

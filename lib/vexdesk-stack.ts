@@ -29,6 +29,7 @@ import { ConsoleHosting } from './console-hosting';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
 import { createOriginSecret, createPublicClientFirewall, ORIGIN_VERIFY_HEADER } from './public-client-firewall';
 import { API_STAGE_NAME, ServiceApi, createTeamUsagePlan } from './rest-api';
+import { configureNotifyEmail } from './notify-email';
 import { ServiceFunctions } from './service-functions';
 import { DEFAULT_SETTINGS, type VexdeskSettings } from './settings';
 import { configureSignIn } from './sign-in';
@@ -113,6 +114,7 @@ export class VexdeskStack extends Stack {
     // The team whose CSAF provider-metadata.json is also at /.well-known/csaf/ (docs/csaf-provider.md).
     if (settings.csafDefaultProvider)
       this.serviceFunctions.addEnvironment('CSAF_DEFAULT_PROVIDER', settings.csafDefaultProvider);
+    configureNotifyEmail(settings.notifyEmail, this.serviceFunctions);
     this.userPool = configureSignIn(this, settings, this.publicBaseUrl, this.functions.get('signin'));
     this.teamUsagePlan = createTeamUsagePlan(this.api, settings, this.serviceFunctions);
     this.publicClientFirewall = createPublicClientFirewall(this, this.api, settings, originSecret);

@@ -17,6 +17,7 @@ import { SCAN_QUEUE_MAX_RECEIVES } from '../../shared/service/scans/scan-retries
 import { Scans } from '../../shared/service/scans/scans';
 import { SCHEDULED_GRACE, sweepUnfinishedWork } from '../../shared/service/scans/recovery-sweep';
 import { checkCraDeadlines } from '../../shared/service/cra/deadline-check';
+import { checkApiKeyExpiry } from '../../shared/service/identity/key-expiry';
 
 const scanJob = z.object({
   teamId: z.uuid(),
@@ -76,7 +77,12 @@ async function sweep(context: Context): Promise<Record<string, unknown>> {
     logger.error('CRA deadline check failed', error as Error);
     return undefined;
   });
-  return { ...result, craDeadlines };
+  // A week's warning, so a quarter of an hour late does not matter.
+  const expiringKeys = await checkApiKeyExpiry().catch((error: unknown) => {
+    logger.error('API key expiry check failed', error as Error);
+    return undefined;
+  });
+  return { ...result, craDeadlines, expiringKeys };
 }
 
 export async function handler(

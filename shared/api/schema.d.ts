@@ -9725,7 +9725,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            type: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled";
+            type: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring";
             occurred_at: string;
             product_id: string;
             release_id: string;
@@ -10089,6 +10089,8 @@ export interface components {
             /** @description Where it delivers, with the secret parts of the URL left out */
             target: string;
             recipients?: string[];
+            /** @description true: an e-mail channel writing to the members who may approve, not to fixed recipients */
+            approvers?: boolean;
             consecutiveFailures: number;
             createdAt: string;
             updatedAt: string;
@@ -10103,6 +10105,8 @@ export interface components {
             /** @description Where it delivers, with the secret parts of the URL left out */
             target: string;
             recipients?: string[];
+            /** @description true: an e-mail channel writing to the members who may approve, not to fixed recipients */
+            approvers?: boolean;
             consecutiveFailures: number;
             createdAt: string;
             updatedAt: string;
@@ -10118,7 +10122,7 @@ export interface components {
             ruleId: string | null;
             eventId: string;
             /** @enum {string} */
-            eventType: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "test" | "digest";
+            eventType: "finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring" | "test" | "digest";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed" | "dead";
             /** @description Attempts made so far */
@@ -10136,7 +10140,7 @@ export interface components {
             id: string;
             name: string;
             channelId: string;
-            eventTypes: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled")[];
+            eventTypes: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring")[];
             filters: components["schemas"]["NotificationRuleFilters"];
             /** @enum {string} */
             mode: "immediate" | "daily_digest";
@@ -15255,7 +15259,7 @@ export interface operations {
             query?: {
                 /** @description Only events that occurred after this time (exclusive) */
                 since?: string;
-                /** @description Comma-separated, any of: finding.detected, finding.resolved, finding.kev_added, finding.severity_changed, scan.completed, scan.failed, vex.submitted, vex.approved, vex.rejected, vex.published, disclosure.stale, cra.case_opened, cra.deadline_approaching, cra.deadline_missed, channel.disabled */
+                /** @description Comma-separated, any of: finding.detected, finding.resolved, finding.kev_added, finding.severity_changed, scan.completed, scan.failed, vex.submitted, vex.approved, vex.rejected, vex.published, disclosure.stale, cra.case_opened, cra.deadline_approaching, cra.deadline_missed, channel.disabled, apikey.expiring */
                 type?: string;
                 productId?: string;
                 releaseId?: string;
@@ -16338,8 +16342,7 @@ export interface operations {
                     /** @enum {string} */
                     type: "email";
                     name: string;
-                    /** @description Up to 50 addresses */
-                    recipients: string[];
+                    recipients: string[] | "approvers";
                 };
             };
         };
@@ -16522,8 +16525,7 @@ export interface operations {
                     name?: string;
                     /** @description https URL (http://127.0.0.1 only where loopback webhooks are allowed) */
                     url?: string;
-                    /** @description Up to 50 addresses */
-                    recipients?: string[];
+                    recipients?: string[] | "approvers";
                     /** @description true re-enables a channel disabled after failures */
                     enabled?: boolean;
                 };
@@ -16962,7 +16964,7 @@ export interface operations {
                     /** Format: uuid */
                     channelId: string;
                     /** @description Omitted: every type */
-                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled")[];
+                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring")[];
                     filters?: components["schemas"]["NotificationRuleFilters"];
                     /**
                      * @default immediate
@@ -17161,7 +17163,7 @@ export interface operations {
                     /** Format: uuid */
                     channelId?: string;
                     /** @description Omitted: every type */
-                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled")[];
+                    eventTypes?: ("finding.detected" | "finding.resolved" | "finding.kev_added" | "finding.severity_changed" | "scan.completed" | "scan.failed" | "vex.submitted" | "vex.approved" | "vex.rejected" | "vex.published" | "disclosure.stale" | "cra.case_opened" | "cra.deadline_approaching" | "cra.deadline_missed" | "channel.disabled" | "apikey.expiring")[];
                     filters?: components["schemas"]["NotificationRuleFilters"];
                     /** @enum {string} */
                     mode?: "immediate" | "daily_digest";

@@ -18,6 +18,7 @@ import { Scans } from '../service/scans/scans';
 import { NO_GRACE, sweepUnfinishedWork } from '../service/scans/recovery-sweep';
 import { applyCorpusChanges } from '../service/watch/watch';
 import { checkCraDeadlines } from '../service/cra/deadline-check';
+import { checkApiKeyExpiry } from '../service/identity/key-expiry';
 import { Dispatch } from '../service/notifications/dispatch';
 
 export interface BackgroundWork {
@@ -37,7 +38,7 @@ export function sampleCorpusSources(directory = SAMPLE_CORPUS_DIR) {
 /** How often the local runtime looks for corpus changes another process (the admin CLI) recorded. */
 const WATCH_POLL_MS = Number(process.env.VEXDESK_WATCH_POLL_MS ?? 5000);
 
-/** How often the local runtime checks CRA deadlines (on AWS the scan worker's sweep, every 15 minutes). */
+/** How often the local runtime checks CRA deadlines and expiring API keys (on AWS the scan worker's sweep, every 15 minutes). */
 const CRA_CHECK_MS = Number(process.env.VEXDESK_CRA_CHECK_MS ?? 60_000);
 
 /**
@@ -53,6 +54,8 @@ function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { sto
     craCheckedAt = Date.now();
     const result = await runAsFunction('scan-worker', () => checkCraDeadlines());
     if (result.events > 0) log({ type: 'cra', message: 'CRA deadline events', result });
+    const expiring = await runAsFunction('scan-worker', () => checkApiKeyExpiry());
+    if (expiring.events > 0) log({ type: 'keys', message: 'apikey.expiring events', result: expiring });
   };
   const tick = () => {
     current = runAsFunction('corpus-refresh', () => applyCorpusChanges({ stopping: () => stopped }))

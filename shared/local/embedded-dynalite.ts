@@ -7,6 +7,15 @@
  */
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
+import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite-iterators';
+import { batchGetItem } from './embedded-dynalite-batch-get';
+import {
+  batchWriteItem,
+  cacheTables,
+  installActions,
+  type DynaliteStore,
+  type TableCache,
+} from './embedded-dynalite-store';
 
 const require = createRequire(import.meta.url);
 
@@ -72,6 +81,7 @@ interface DbModule {
   ): DynaliteError | null | undefined;
 }
 
+installActions({ batchWriteItem, batchGetItem });
 export const createDynaliteServer = require('dynalite') as (options: DynaliteOptions) => Server;
 
 interface LevelPrototype {
@@ -151,6 +161,8 @@ export interface Dynalite {
     action: 'putItem' | 'updateItem' | 'deleteItem',
     validated: Record<string, unknown>,
   ) => Promise<{ status: number; body: Record<string, unknown> }>;
+  /** The table descriptions' cache: a table operation runs between `begin()` and `end()`. */
+  tables: TableCache;
 }
 
 export function createDynalite(options: DynaliteOptions): Dynalite {
@@ -165,8 +177,10 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
   }
   if (store === undefined)
     throw new Error('dynalite did not create its store through db.create (another dynalite version?)');
+  closeIteratorsOnDestroy((store as { db: IteratorStore }).db);
   return {
     server,
+    tables: cacheTables(store as DynaliteStore),
     write: (action, validated) =>
       new Promise((resolve, reject) => {
         writeActions[action](store, validated, (error, data) => {

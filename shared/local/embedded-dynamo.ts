@@ -31,6 +31,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { createDynalite } from './embedded-dynalite';
+import type { TableCache } from './embedded-dynalite-store';
 import { EngineBroken, EngineGate, EngineStopped } from './embedded-dynamo-gate';
 import { API_PREFIX, ERROR_TYPE, JSON_TYPE, inProcessCalls, isRecord, type Reply } from './embedded-dynamo-wire';
 import { TransactionJournal } from './embedded-journal';
@@ -150,6 +151,7 @@ interface FrontTargets {
   transactions: TransactionEngine;
   /** dynalite's server: its request handler answers every call but the transactions. */
   dynalite: http.Server;
+  tables: TableCache;
 }
 
 async function handleTransaction(
@@ -178,7 +180,7 @@ async function handleTransaction(
 }
 
 async function handle(req: http.IncomingMessage, res: http.ServerResponse, targets: FrontTargets): Promise<void> {
-  const { credentials, gate, transactions, dynalite } = targets;
+  const { credentials, gate, transactions, dynalite, tables } = targets;
   const target = req.headers['x-amz-target'];
   const operation = typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
   try {
@@ -211,7 +213,11 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, targe
       return;
     }
     res.once('close', release);
-    if (TABLE_OPERATIONS.has(operation)) transactions.forgetTables();
+    if (TABLE_OPERATIONS.has(operation)) {
+      transactions.forgetTables();
+      tables.begin();
+      res.once('close', tables.end);
+    }
     // The body was read for the signature check: dynalite gets it replayed.
     const replay = Object.assign(Readable.from(body.length > 0 ? [body] : []), {
       headers: req.headers,
@@ -236,7 +242,11 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, targe
 
 export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promise<EmbeddedDynamo> {
   // Tables become ACTIVE at once: real DynamoDB takes seconds, nothing local should wait.
-  const { server: dynalite, write } = createDynalite({
+  const {
+    server: dynalite,
+    write,
+    tables,
+  } = createDynalite({
     ...(options.path ? { path: options.path } : {}),
     createTableMs: 0,
     deleteTableMs: 0,
@@ -261,7 +271,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     const undone = await journal?.recover((images) => restoreTransaction(call, images));
     if (undone) console.error(`[embedded-dynamo] undid ${undone} transaction(s) interrupted by a crash`);
     const transactions = new TransactionEngine({ call, write, gate, journal, crashAfterItems });
-    const targets: FrontTargets = { credentials: options.credentials, gate, transactions, dynalite };
+    const targets: FrontTargets = { credentials: options.credentials, gate, transactions, dynalite, tables };
     front = http.createServer((req, res) => void handle(req, res, targets));
     port = await listen(front, options.port ?? 0);
   } catch (error) {

@@ -104,6 +104,8 @@ export type AppConfig = Readonly<{
     outboxDir: string | undefined;
     sesFrom: string | undefined;
     emailFrom: string;
+    /** How e-mail channels deliver: SES when a sender is set, else SMTP, else `.eml` files; null: not at all. */
+    emailTransport: 'ses' | 'smtp' | 'files' | null;
     retryBaseMs: number;
   }>;
   signIn:
@@ -145,6 +147,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
       outboxDir: env.NOTIFY_OUTBOX_DIR,
       sesFrom: env.NOTIFY_SES_FROM,
       emailFrom: env.NOTIFY_EMAIL_FROM,
+      emailTransport: emailTransportOf(env),
       retryBaseMs: env.VEXDESK_NOTIFY_RETRY_BASE_MS,
     },
     signIn:
@@ -157,6 +160,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {
           }
         : undefined,
   });
+}
+
+function emailTransportOf(env: z.infer<typeof environmentSchema>): AppConfig['notifications']['emailTransport'] {
+  if (env.NOTIFY_SES_FROM) return 'ses';
+  if (env.VEXDESK_SMTP_URL) return 'smtp';
+  return env.NOTIFY_OUTBOX_DIR ? 'files' : null;
 }
 
 let loaded: AppConfig | undefined;

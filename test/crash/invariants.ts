@@ -1,6 +1,7 @@
 /**
- * The five invariants the crash test checks after every restart, as a pure function
- * of the client journal and a snapshot of the store. Each violation names its ids.
+ * The invariants the crash test checks after every restart: the first five as a pure function of the client
+ * journal and a snapshot of the store; the sixth (notifications.ts) through the API and a webhook receiver.
+ * Each violation names its ids.
  */
 import type { Snapshot, StoredChange } from './store-snapshot';
 import type { BatchOp, Op, SingleOp } from './workload';
@@ -11,6 +12,7 @@ export const INVARIANTS = {
   3: 'no partial batch',
   4: 'no orphan',
   5: 'scans resumed',
+  6: 'notifications delayed, never dropped or doubled',
 } as const;
 export type InvariantId = keyof typeof INVARIANTS;
 

@@ -15,6 +15,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INVARIANTS, type InvariantId, type Violation } from './invariants';
+import { FINAL_SETTLE_MS, repeatedAcknowledgements, settleNotifications, watchNotifications } from './notifications';
 import { Rng } from './rng';
 import { startCrashServer, type CrashServer } from './server';
 import { SETTLE_MS, settle } from './settle';
@@ -51,7 +52,13 @@ const base = mkdtempSync(join(tmpdir(), 'vexdesk-crash-'));
 const dataDir = join(base, 'data');
 const rng = new Rng(SEED);
 const journal = new Journal();
-const serverEnv = { DISCLOSURE_SIGNING_KEY: 'vexdesk-crash-test-signing-key', LOG_LEVEL: 'WARN' };
+const serverEnv = {
+  DISCLOSURE_SIGNING_KEY: 'vexdesk-crash-test-signing-key',
+  LOG_LEVEL: 'WARN',
+  // The notification invariant's receiver is on loopback; failed attempts retry within the settle time.
+  VEXDESK_ALLOW_LOOPBACK_WEBHOOKS: '1',
+  VEXDESK_NOTIFY_RETRY_BASE_MS: '200',
+};
 let server: CrashServer | undefined;
 let starts = 0;
 
@@ -98,8 +105,9 @@ async function main(): Promise<number> {
   const expectedFindings = new Map<string, number>();
   const setupSboms = await setUp(journal, state);
   const pooled = new Set(setupSboms);
+  const notify = await watchNotifications(state);
   print(
-    `setup: ${setupSboms.length} SBOMs scanned, ${state.pool.length} findings in the pool (${seconds(Date.now() - started)})`,
+    `setup: ${setupSboms.length} SBOMs scanned, ${state.pool.length} findings in the pool, a webhook receiver subscribed to every event (${seconds(Date.now() - started)})`,
   );
 
   const failedIn = new Map<InvariantId, number[]>();
@@ -162,9 +170,11 @@ async function main(): Promise<number> {
     const reader = await StoreReader.open(dataDir);
     try {
       const { result, settledMs } = await settle(journal, reader, teamId, expectedFindings, state);
+      const notified = await settleNotifications(notify, state, { final: false, withinMs: SETTLE_MS });
+      result.violations.push(...notified.violations);
       const { checked } = result;
       print(
-        `  restarted, ready in ${seconds(readyMs)}; checked ${checked.dispositions} dispositions, ${checked.writes} single writes, ${checked.batches} batches, ${checked.sboms} SBOMs, ${checked.objects} objects, ${checked.vex ?? 0} VEX documents; ${settledMs === undefined ? `violations remain after ${seconds(SETTLE_MS)}` : `all held after ${seconds(settledMs)}`}`,
+        `  restarted, ready in ${seconds(readyMs)}; checked ${checked.dispositions} dispositions, ${checked.writes} single writes, ${checked.batches} batches, ${checked.sboms} SBOMs, ${checked.objects} objects, ${checked.vex ?? 0} VEX documents, ${notified.events} events' deliveries; ${settledMs === undefined ? `violations remain after ${seconds(SETTLE_MS)}` : `all held after ${seconds(settledMs)}`}`,
       );
       for (const id of Object.keys(INVARIANTS).map(Number) as InvariantId[]) {
         const found = result.violations.filter((violation) => violation.invariant === id);
@@ -192,6 +202,22 @@ async function main(): Promise<number> {
     cycles = cycle;
   }
 
+  // Every event since the subscription reaches the receiver, claimed attempts of a killed server included (their lease ends).
+  const final = await settleNotifications(notify, state, { final: true, withinMs: FINAL_SETTLE_MS });
+  print();
+  print(
+    `notifications: ${final.events} events, ${notify.acknowledged.size} idempotency keys acknowledged by the receiver (${repeatedAcknowledgements(notify)} of them twice: re-sent after a kill between the answer and its record)${final.settledMs === undefined ? '' : `, all delivered ${seconds(final.settledMs)} after the last check began`}`,
+  );
+  if (final.violations.length > 0) {
+    failedIn.set(6, [...(failedIn.get(6) ?? []), cycles + 1]);
+    print(`  FAIL 6 ${INVARIANTS[6]} after ${seconds(FINAL_SETTLE_MS)} with the last server running:`);
+    for (const violation of final.violations.slice(0, 6)) print(`         ${violation.message}`);
+    appendFileSync(
+      join(base, 'violations.txt'),
+      final.violations.map((violation) => `end invariant 6: ${violation.message}\n`).join(''),
+    );
+  }
+  await notify.close();
   await current.stop();
   print();
   const elapsed = Date.now() - started;

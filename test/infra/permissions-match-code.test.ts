@@ -13,7 +13,12 @@ import { functionCatalog } from '../../lib/function-catalog';
 import { UNOBSERVED_GRANTS, type UnobservedGrant } from '../../lib/unobserved-grants';
 import { REGENERATE_AWS_CALLS, normaliseRecords, readAwsCallManifest } from '../support/aws-call-manifest';
 import { allows, conditionsHold, wildcardMatches, type ResolvedStatement } from './support/iam-policy';
-import { describeCall, synthesizePolicies, type SynthesizedPolicies } from './support/synthesized-policies';
+import {
+  PLACEHOLDER_NOTIFY_EMAIL,
+  describeCall,
+  synthesizePolicies,
+  type SynthesizedPolicies,
+} from './support/synthesized-policies';
 
 const manifest = readAwsCallManifest();
 const catalogNames = functionCatalog().map((spec) => spec.name);
@@ -79,6 +84,7 @@ describe('the observed-call manifest', () => {
 describe.each([
   ['default settings', {}],
   ['X-Ray tracing on', { tracing: true }],
+  ['e-mail through SES', { notifyEmail: PLACEHOLDER_NOTIFY_EMAIL }],
 ])("each function's IAM policy, %s", (_label, settings) => {
   let policies: SynthesizedPolicies;
 
@@ -104,12 +110,10 @@ describe.each([
 });
 
 describe('the documented exceptions (UNOBSERVED_GRANTS)', () => {
-  let defaults: SynthesizedPolicies;
-  let traced: SynthesizedPolicies;
+  let variants: SynthesizedPolicies[];
 
   beforeAll(() => {
-    defaults = synthesizePolicies({});
-    traced = synthesizePolicies({ tracing: true });
+    variants = [{}, { tracing: true }, { notifyEmail: PLACEHOLDER_NOTIFY_EMAIL }].map(synthesizePolicies);
   });
 
   it('each give a reason', () => {
@@ -118,7 +122,7 @@ describe('the documented exceptions (UNOBSERVED_GRANTS)', () => {
 
   it("each still excuse a grant that exists and that no recorded call uses (for every function named, or some function for '*')", () => {
     const excused = (name: string, action: string, resource: string) =>
-      [defaults, traced].some((policies) =>
+      variants.some((policies) =>
         unusedGrants(name, policies.allStatementsOf(name)).some(
           (grant) => grant.action === action && grant.resource === resource,
         ),

@@ -127,7 +127,13 @@ export const ApiKeys = {
     const { revokedAt: _notRevoked, ...storedRecord } = record;
     try {
       await transactWrite([
-        tx.create({ ...keys.apiKey(teamId, record.id), entity: 'ApiKey', ...storedRecord, keyHash }),
+        tx.create({
+          ...keys.apiKey(teamId, record.id),
+          entity: 'ApiKey',
+          ...storedRecord,
+          keyHash,
+          ...(record.expiresAt ? keys.apiKeyExpiryIndex(teamId, record.id, record.expiresAt) : {}),
+        }),
         tx.create({
           ...keys.apiKeyHash(keyHash),
           entity: 'ApiKeyHash',

@@ -33,6 +33,8 @@ export interface StoredChannel {
   consecutiveFailures: number;
   target: string;
   recipients?: string[];
+  /** An e-mail channel to the members who may approve, resolved per message (./approvers.ts). */
+  approvers?: boolean;
   sealed: string | null;
   createdAt: string;
   updatedAt: string;
@@ -65,6 +67,7 @@ function toChannel(item: Item): StoredChannel {
     consecutiveFailures: Number(item.consecutiveFailures ?? 0),
     target: String(item.target),
     ...(Array.isArray(item.recipients) ? { recipients: item.recipients as string[] } : {}),
+    ...(item.approvers === true ? { approvers: true } : {}),
     sealed: typeof item.sealed === 'string' ? item.sealed : null,
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
@@ -80,6 +83,7 @@ export function toChannelView(channel: StoredChannel): ChannelView {
     disabledReason: channel.disabledReason,
     target: channel.target,
     ...(channel.recipients ? { recipients: channel.recipients } : {}),
+    ...(channel.approvers ? { approvers: true } : {}),
     consecutiveFailures: channel.consecutiveFailures,
     createdAt: channel.createdAt,
     updatedAt: channel.updatedAt,
@@ -132,21 +136,25 @@ export const ChannelStore = {
   async recordSuccess(teamId: string, channelId: string): Promise<void> {
     await updateItem(
       keys.notificationChannel(teamId, channelId),
-      'SET consecutiveFailures = :zero',
+      'SET consecutiveFailures = :zero REMOVE lastCountedFailureAt',
       undefined,
       { ':zero': 0 },
       'attribute_exists(pk) AND consecutiveFailures <> :zero',
     );
   },
 
-  /** One more failure in a row; answers the new count (0 when the channel is gone). */
-  async recordFailure(teamId: string, channelId: string): Promise<number> {
+  /**
+   * One more failure in a row, counted at most once per `spacingMs`: a burst of deliveries failing during a short
+   * outage is one failure of the receiver, not hundreds. Answers the new count, or 0 when this one was not
+   * counted (or the channel is gone).
+   */
+  async recordFailure(teamId: string, channelId: string, at: Date, spacingMs: number): Promise<number> {
     const result = await updateItem(
       keys.notificationChannel(teamId, channelId),
-      'ADD consecutiveFailures :one',
+      'ADD consecutiveFailures :one SET lastCountedFailureAt = :at',
       undefined,
-      { ':one': 1 },
-      'attribute_exists(pk)',
+      { ':one': 1, ':at': at.toISOString(), ':counted': new Date(at.getTime() - spacingMs).toISOString() },
+      'attribute_exists(pk) AND (attribute_not_exists(lastCountedFailureAt) OR lastCountedFailureAt <= :counted)',
     );
     return Number(result?.consecutiveFailures ?? 0);
   },

@@ -24,6 +24,17 @@ async function assertDeliverableUrl(url: string): Promise<void> {
   if (problem) throw new ValidationError('Invalid notification channel', [{ path: 'url', message: problem }]);
 }
 
+const APPROVERS = 'approvers';
+
+/** An e-mail channel's recipients as stored: a de-duplicated list, or the approvers resolved per message. */
+function emailAudience(
+  recipients: string[] | typeof APPROVERS,
+): Pick<StoredChannel, 'target' | 'recipients' | 'approvers'> {
+  if (recipients === APPROVERS) return { target: 'the members who may approve', approvers: true };
+  const list = [...new Set(recipients.map((address) => address.toLowerCase()))];
+  return { target: list.join(', '), recipients: list };
+}
+
 async function requireChannel(teamId: string, channelId: string): Promise<StoredChannel> {
   const channel = await ChannelStore.get(teamId, channelId);
   if (!channel) throw new NotFoundError('Notification channel');
@@ -56,8 +67,16 @@ export const NotificationChannels = {
     let channel: StoredChannel;
     let secret: string | undefined;
     if (input.type === 'email') {
-      const recipients = [...new Set(input.recipients.map((address) => address.toLowerCase()))];
-      channel = { ...base, target: recipients.join(', '), recipients, sealed: null };
+      // A deployment without an SES sender could never deliver it: refuse now rather than let every message die.
+      if (config().notifications.emailTransport === null)
+        throw new ValidationError('Invalid notification channel', [
+          {
+            path: 'type',
+            message:
+              'e-mail is not configured on this deployment: the operator sets an SES identity and sender (vexdesk:notifySesIdentity, vexdesk:notifySesFrom)',
+          },
+        ]);
+      channel = { ...base, ...emailAudience(input.recipients), sealed: null };
     } else {
       await assertDeliverableUrl(input.url);
       secret = input.type === 'webhook' ? newSecret() : undefined;
@@ -79,7 +98,7 @@ export const NotificationChannels = {
 
   async update(caller: Caller, channelId: string, input: UpdateChannelBody): Promise<ChannelView> {
     const current = await requireChannel(caller.teamId, channelId);
-    const next: StoredChannel = { ...current, updatedAt: new Date().toISOString() };
+    let next: StoredChannel = { ...current, updatedAt: new Date().toISOString() };
     const changes: Record<string, unknown> = {};
     if (input.name !== undefined && input.name !== current.name) {
       next.name = input.name;
@@ -101,9 +120,9 @@ export const NotificationChannels = {
         throw new ValidationError('Invalid notification channel', [
           { path: 'recipients', message: `a ${current.type} channel has a URL, not recipients` },
         ]);
-      next.recipients = [...new Set(input.recipients.map((address) => address.toLowerCase()))];
-      next.target = next.recipients.join(', ');
-      changes.recipients = { from: current.recipients, to: next.recipients };
+      const { recipients: _list, approvers: _approvers, ...others } = next;
+      next = { ...others, ...emailAudience(input.recipients) };
+      changes.recipients = { from: current.approvers ? APPROVERS : current.recipients, to: input.recipients };
     }
     if (input.enabled !== undefined && input.enabled !== current.enabled) {
       next.enabled = input.enabled;

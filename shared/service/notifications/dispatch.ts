@@ -25,6 +25,7 @@ import type { PageMeta } from '../schemas/common';
 import type { DeliveryListQuery, DeliveryView } from '../schemas/notifications';
 import { ChannelStore, openSecrets, type StoredChannel } from './channel-store';
 import { DeliveryStore, toDeliveryView, type StoredDelivery } from './delivery-store';
+import { approverAddresses } from './approvers';
 import { collectForDigest, digestsDue } from './digests';
 import { ruleMatches } from './matching';
 import { eventMessage, type NotificationMessage } from './messages';
@@ -39,6 +40,8 @@ const LEASE_MS = 60_000;
 const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 export const FAILURES_BEFORE_DISABLE = 20;
+/** Failures count toward disabling at most once per 5 minutes: 20 mean about 1.5 h without a single success. */
+const FAILURE_COUNT_SPACING_MS = 5 * 60 * 1000;
 const ATTEMPT_CONCURRENCY = 16;
 const OUTBOX_CONCURRENCY_PER_SHARD = 8;
 
@@ -78,8 +81,12 @@ function newDelivery(
   };
 }
 
-async function targetOf(channel: StoredChannel): Promise<DeliveryTarget> {
-  if (channel.type === 'email') return { type: 'email', recipients: channel.recipients ?? [], channelId: channel.id };
+async function targetOf(channel: StoredChannel, message: NotificationMessage): Promise<DeliveryTarget> {
+  if (channel.type === 'email') {
+    const recipients = channel.approvers ? await approverAddresses(channel.teamId, message) : channel.recipients;
+    if (!recipients?.length) throw new NoRecipientsError();
+    return { type: 'email', recipients, channelId: channel.id };
+  }
   const secrets = await openSecrets(channel);
   if (!secrets.url) throw new Error('channel has no URL');
   if (channel.type === 'slack') return { type: 'slack', url: secrets.url };
@@ -111,6 +118,13 @@ async function disableChannel(channel: StoredChannel, reason: string): Promise<v
   ]);
 }
 
+/** Nobody to write to (no member may approve): not the receiver's failure, and retrying would not help. */
+class NoRecipientsError extends Error {
+  constructor() {
+    super('nobody to send to: no member may approve it');
+  }
+}
+
 const refused = (error: string): DeliveryOutcome => ({
   delivered: false,
   responseStatus: null,
@@ -136,8 +150,9 @@ async function attempt(delivery: StoredDelivery): Promise<StoredDelivery | undef
 
   let outcome: DeliveryOutcome;
   try {
-    outcome = await send(await targetOf(channel), claimed.message);
+    outcome = await send(await targetOf(channel, claimed.message), claimed.message);
   } catch (error) {
+    if (error instanceof NoRecipientsError) return record(refused(error.message), 'dead', null);
     outcome = refused((error as Error).message);
   }
   if (outcome.delivered) {
@@ -149,7 +164,7 @@ async function attempt(delivery: StoredDelivery): Promise<StoredDelivery | undef
     await disableChannel(channel, 'the receiver answered 410 Gone');
     return recorded;
   }
-  const failures = await ChannelStore.recordFailure(channel.teamId, channel.id);
+  const failures = await ChannelStore.recordFailure(channel.teamId, channel.id, new Date(), FAILURE_COUNT_SPACING_MS);
   if (failures >= FAILURES_BEFORE_DISABLE)
     await disableChannel(channel, `${FAILURES_BEFORE_DISABLE} deliveries in a row failed`);
   // A test answers its one attempt; it is not retried (redeliver sends it again).

@@ -16,7 +16,7 @@ import { RuleStore, toRuleView, type StoredRule } from './rule-store';
 export function scopeToRead(type: EventTypeName): string {
   if (type.startsWith('scan.')) return 'sboms:read';
   if (type.startsWith('vex.')) return 'vex:read';
-  if (type === 'channel.disabled') return 'settings:read';
+  if (type === 'channel.disabled' || type === 'apikey.expiring') return 'settings:read';
   return 'vulnerabilities:read';
 }
 

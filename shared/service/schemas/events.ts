@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'cra.deadline_approaching',
   'cra.deadline_missed',
   'channel.disabled',
+  'apikey.expiring',
 ] as const;
 export type EventTypeName = (typeof EVENT_TYPES)[number];
 

@@ -23,11 +23,19 @@ const recipients = z
   .min(1)
   .max(50)
   .meta({ description: 'Up to 50 addresses' });
+/** Who an e-mail channel writes to: fixed addresses, or the members who may approve (resolved per message). */
+const emailRecipients = z.union([
+  recipients,
+  z.literal('approvers').meta({
+    description:
+      "`approvers`: each message goes to the team's members who may approve VEX documents (permission content.write), less a vex.submitted document's submitter when the team requires a distinct approver; resolved when it is sent",
+  }),
+]);
 
 export const createChannelBody = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('webhook'), name, url }),
   z.strictObject({ type: z.literal('slack'), name, url: url.meta({ description: 'A Slack incoming-webhook URL' }) }),
-  z.strictObject({ type: z.literal('email'), name, recipients }),
+  z.strictObject({ type: z.literal('email'), name, recipients: emailRecipients }),
 ]);
 export type CreateChannelBody = z.infer<typeof createChannelBody>;
 
@@ -35,7 +43,7 @@ export const updateChannelBody = z
   .strictObject({
     name: name.optional(),
     url: url.optional(),
-    recipients: recipients.optional(),
+    recipients: emailRecipients.optional(),
     enabled: z.boolean().optional().meta({ description: 'true re-enables a channel disabled after failures' }),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'name at least one field to change' });
@@ -54,6 +62,10 @@ export const channelSchema = z
     disabledReason: z.string().nullable(),
     target: z.string().meta({ description: 'Where it delivers, with the secret parts of the URL left out' }),
     recipients: z.array(z.string()).optional(),
+    approvers: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true: an e-mail channel writing to the members who may approve, not to fixed recipients' }),
     consecutiveFailures: z.number().int(),
     createdAt: z.string(),
     updatedAt: z.string(),

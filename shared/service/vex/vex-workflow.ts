@@ -96,7 +96,8 @@ export const VexWorkflow = {
           },
           now,
         ),
-        vexTransitionEvent('vex.submitted', next, now),
+        // Who submitted: notifications to approvers leave them out where they may not approve it.
+        vexTransitionEvent('vex.submitted', next, now, { submitted_by: next.submittedBy?.personId ?? actor.id }),
       ]);
     } catch (error) {
       return failTransition(error, teamId, vexId, 'submit', 'draft');

@@ -7,6 +7,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { AwsCallRecord } from '../../../shared/service/aws-call-log';
 import { TEAM_TAG_VARIABLE } from '../../../lib/tenant-access';
+import type { VexdeskSettings } from '../../../lib/settings';
 import type { VexdeskStack } from '../../../lib/vexdesk-stack';
 import { resolvedStatementsOfRole, withTeamTag, type PlaceholderResource, type ResolvedStatement } from './iam-policy';
 import { logicalIdOf, synthStack } from './synth';
@@ -46,16 +47,33 @@ export interface SynthesizedPolicies {
   allStatementsOf(name: string): ResolvedStatement[];
 }
 
+/** An SES identity for the stack variant that sends e-mail through SES; its statements read it as a placeholder. */
+export const PLACEHOLDER_NOTIFY_EMAIL = {
+  identityArn: 'arn:aws:ses:eu-west-1:123456789012:identity/notify.example',
+  from: 'alerts@notify.example',
+};
+const SES_IDENTITY_PLACEHOLDER = 'arn:aws:ses:{region}:{account}:identity/{sesIdentity}';
+
+/** A literal from context (the SES identity) turned into the manifest's placeholder form. */
+function withContextPlaceholders(statements: ResolvedStatement[]): ResolvedStatement[] {
+  return statements.map((statement) => ({
+    ...statement,
+    resources: statement.resources.map((resource) =>
+      resource === PLACEHOLDER_NOTIFY_EMAIL.identityArn ? SES_IDENTITY_PLACEHOLDER : resource,
+    ),
+  }));
+}
+
 /** The services whose calls a tenant function makes with its tenant role. */
 export const TEAM_DATA_SERVICES = /^(dynamodb|s3):/;
 
-export function synthesizePolicies(settings: { tracing?: boolean }): SynthesizedPolicies {
+export function synthesizePolicies(settings: Partial<VexdeskSettings>): SynthesizedPolicies {
   const { stack, template } = synthStack({ props: { settings } });
   const placeholders = placeholdersOf(stack);
   const statementsOf = (name: string) => {
     const role = stack.requireFunction(name).role;
     if (!role) throw new Error(`${name} has no role`);
-    return resolvedStatementsOfRole(template, logicalIdOf(stack, role), placeholders);
+    return withContextPlaceholders(resolvedStatementsOfRole(template, logicalIdOf(stack, role), placeholders));
   };
   const tenantStatementsOf = (name: string, team = '{id}') => {
     const role = stack.tenantRoles.get(name);

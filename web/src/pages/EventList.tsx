@@ -27,6 +27,7 @@ const TYPE_TEXT: Record<TeamEvent['type'], string> = {
   'cra.deadline_approaching': 'CRA deadline approaching',
   'cra.deadline_missed': 'CRA deadline missed',
   'channel.disabled': 'Notification channel disabled',
+  'apikey.expiring': 'API key expiring',
 };
 
 function text(data: Record<string, unknown>, key: string): string | undefined {
@@ -68,6 +69,8 @@ export function eventSentence(event: TeamEvent): string {
       return `${text(data, 'vulnerability_id') ?? '?'}: ${label(text(data, 'stage') ?? 'report')} was due ${text(data, 'due') ?? '?'}`;
     case 'channel.disabled':
       return `${text(data, 'channel_name') ?? 'A channel'}: ${text(data, 'reason') ?? 'disabled'}`;
+    case 'apikey.expiring':
+      return `${text(data, 'key_name') ?? 'An API key'} expires ${text(data, 'expires_at') ?? 'within 7 days'}`;
   }
 }
 
@@ -84,7 +87,8 @@ async function namesOf(events: TeamEvent[]) {
 function eventLink(event: TeamEvent): string {
   const slug = text(event.data, 'disclosure_slug');
   if (event.type === 'vex.published' && slug) return `/d/${encodeURIComponent(slug)}`;
-  if (event.type === 'channel.disabled') return '/settings';
+  if (event.type === 'channel.disabled') return '/settings/notifications';
+  if (event.type === 'apikey.expiring') return '/settings';
   const advisory = text(event.data, 'cve_id') ?? event.advisory_id;
   return event.type.startsWith('finding.') && advisory
     ? `/releases/${event.release_id}?q=${encodeURIComponent(advisory)}`

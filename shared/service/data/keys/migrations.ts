@@ -17,4 +17,6 @@ export const migrationKeys = {
   credentialOwnerMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `CREDENTIAL_OWNERS#${version}` }),
   /** Marks the indexing of SBOMs stored before the watch index done (shared/service/watch/watch-index-migration.ts). */
   watchIndexMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `WATCH_INDEX#${version}` }),
+  /** Marks the indexing of API keys made before the expiry index done (shared/service/identity/key-expiry.ts). */
+  apiKeyExpiryIndexMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `APIKEY_EXPIRY_INDEX#${version}` }),
 } as const;

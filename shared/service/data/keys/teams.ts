@@ -20,6 +20,15 @@ export const teamKeys = {
   }),
   apiKey: (teamId: string, keyId: string): Key => ({ pk: teamPk(teamId), sk: `APIKEY#${keyId}` }),
   apiKeyPrefix: (teamId: string) => ({ pk: teamPk(teamId), skPrefix: 'APIKEY#' }),
+  /**
+   * Sparse gsi1 entry on an API key with an expiry, sorted by it: the periodic check finds the keys expiring within
+   * 7 days without a Scan, and removes the entry when it has written their `apikey.expiring` event (once per key).
+   */
+  apiKeyExpiryIndex: (teamId: string, keyId: string, expiresAt: string) => ({
+    gsi1pk: 'APIKEY_EXPIRY',
+    gsi1sk: `${expiresAt}#${teamId}#${keyId}`,
+  }),
+  apiKeyExpiryPartition: () => ({ gsi1pk: 'APIKEY_EXPIRY' }),
   apiKeyNameClaim: (teamId: string, name: string): Key => ({ pk: teamPk(teamId), sk: `APIKEY_NAME#${name}` }),
   /**
    * Sign-in (docs/sign-in.md): a member's login entry, one per team the email belongs to, in a global

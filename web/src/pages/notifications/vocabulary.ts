@@ -39,6 +39,7 @@ const EVENT_TYPE_INFO = {
   'cra.deadline_approaching': { text: 'a CRA deadline approaches', scope: 'vulnerabilities:read' },
   'cra.deadline_missed': { text: 'a CRA deadline is missed', scope: 'vulnerabilities:read' },
   'channel.disabled': { text: 'a notification channel is disabled', scope: 'settings:read' },
+  'apikey.expiring': { text: 'an API key expires within 7 days', scope: 'settings:read' },
 } satisfies Record<EventType, { text: string; scope: string }>;
 export const EVENT_TYPES = Object.keys(EVENT_TYPE_INFO) as EventType[];
 export const eventTypeInfo = (type: EventType): { text: string; scope: string } => EVENT_TYPE_INFO[type];
