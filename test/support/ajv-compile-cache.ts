@@ -3,15 +3,16 @@
  *
  * Jest gives every test file its own module registry, so every file that validates a VEX document
  * compiled the official schemas again, and @secvisogram/csaf-validator-lib compiles some sixty
- * schemas when it loads: about ten CPU seconds per file. Here `compile` first looks for the
- * standalone code (ajv/dist/standalone) that ajv generated for the same schema on an instance in
- * the same state; on a miss it compiles as always and stores that code for the next file.
+ * schemas when it loads, each of its JTD instances the JTD meta-schema too: about ten CPU seconds
+ * per file. Here every compilation (compile, getSchema, the meta-schema check) first looks in
+ * node_modules/.cache/ajv-standalone for the standalone code (ajv/dist/standalone) that ajv
+ * generated for the same schema on an instance in the same state; on a miss it compiles as always
+ * and stores that code for the next file and the next run.
  *
  * The key covers everything the generated code depends on: ajv's version and class, the options,
  * the formats and keywords, every schema the instance knows (refs resolve through them) and the
  * schema itself. A hit returns ajv's own generated code, so validation and its errors are the same;
  * formats that are functions are taken from the live instance, not from the cache.
- * AJV_COMPILE_CACHE=off compiles every schema as before.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -150,7 +151,7 @@ export function withoutCompileCache<T>(run: () => T): T {
 
 function install(): void {
   const proto = ajvCore.default.prototype as AjvInternals & { compileCached?: true };
-  if (proto.compileCached === true || process.env.AJV_COMPILE_CACHE === 'off') return;
+  if (proto.compileCached === true) return;
   const compileSchemaEnv = proto._compileSchemaEnv;
   // ajv keeps a compiled function on its schema environment; one loaded from the cache is kept here instead, so
   // that a schema compiled later that refers to this one still compiles with its source (and can be cached).
