@@ -49,6 +49,8 @@ interface AjvInternals {
 const ajvCore = requireFromRoot('ajv/dist/core') as { default: { prototype: AjvInternals } };
 const codegen = requireFromRoot('ajv/dist/compile/codegen') as typeof Codegen;
 const standaloneCode = (requireFromRoot('ajv/dist/standalone') as typeof Standalone).default;
+const EQUAL_MODULE = 'ajv/dist/runtime/equal';
+const deepEqual = (requireFromRoot(EQUAL_MODULE) as { default: (a: unknown, b: unknown) => boolean }).default;
 const ajvVersion = (requireFromRoot('ajv/package.json') as { version: string }).version;
 
 /**
@@ -104,6 +106,73 @@ function cacheKey(ajv: AjvInternals, sch: SchemaEnv): string {
   return createHash('sha256').update(JSON.stringify(state)).digest('hex');
 }
 
+/**
+ * The JSON text of a plain JSON value with its keys sorted, or null for anything else (undefined,
+ * functions, class instances, keys that fast-deep-equal treats specially). Deep-equal values
+ * (fast-deep-equal: same keys in any order, NaN equal to NaN, -0 to 0) have the same text.
+ */
+function canonical(value: unknown): string | null {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') return String(value);
+  if (typeof value !== 'object') return null;
+  const parts: string[] = [];
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return null;
+    for (let i = 0; i < value.length; i++) {
+      const part = canonical(value[i]);
+      if (part === null) return null;
+      parts.push(part);
+    }
+    return `[${parts.join(',')}]`;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return null;
+  for (const key of Object.keys(value).sort()) {
+    if (SPECIAL_KEYS.has(key)) return null;
+    const part = canonical((value as Record<string, unknown>)[key]);
+    if (part === null) return null;
+    parts.push(`${JSON.stringify(key)}:${part}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+/** Keys that fast-deep-equal reads as methods (a document may carry them as data). */
+const SPECIAL_KEYS = new Set(['constructor', 'valueOf', 'toString', '__proto__']);
+
+let fingerprints = new WeakMap<object, string | null>();
+let forgetQueued = false;
+function fingerprint(value: object): string | null {
+  let known = fingerprints.get(value);
+  if (known === undefined) {
+    const text = canonical(value);
+    known = text === null ? null : createHash('sha256').update(text).digest('base64');
+    fingerprints.set(value, known);
+    // A validation runs synchronously; data may change between validations, so fingerprints last one task.
+    if (!forgetQueued) {
+      forgetQueued = true;
+      queueMicrotask(() => {
+        fingerprints = new WeakMap();
+        forgetQueued = false;
+      });
+    }
+  }
+  return known;
+}
+
+/**
+ * ajv's deep equality (fast-deep-equal), first comparing fingerprints of plain JSON objects: `uniqueItems` over
+ * 2,000 objects makes two million comparisons, and unequal fingerprints prove inequality. Equal fingerprints, and
+ * anything not plain JSON, go to fast-deep-equal itself, so every answer (and every exception) is the same.
+ */
+function fingerprintedEqual(a: unknown, b: unknown): boolean {
+  if (a !== b && typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
+    const fa = fingerprint(a);
+    if (fa !== null) {
+      const fb = fingerprint(b);
+      if (fb !== null && fa !== fb) return false;
+    }
+  }
+  return deepEqual(a, b);
+}
+
 function load(ajv: AjvInternals, file: string): AnyValidateFunction | undefined {
   let code: string;
   try {
@@ -111,13 +180,18 @@ function load(ajv: AjvInternals, file: string): AnyValidateFunction | undefined 
   } catch {
     return undefined;
   }
+  // Options that change the data while validating would outdate a fingerprint within one validation.
+  const { useDefaults, removeAdditional, coerceTypes } = ajv.opts;
+  const fingerprinted = !useDefaults && !removeAdditional && !coerceTypes;
+  const requireForCode = (id: string): unknown =>
+    id === EQUAL_MODULE && fingerprinted ? { default: fingerprintedEqual } : requireFromRoot(id);
   const module = { exports: {} as AnyValidateFunction };
   // The generated CommonJS module, in this test file's realm; its require() loads ajv's runtime helpers.
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- ajv's own generated code, as ajv itself evaluates it
   new Function('module', 'exports', 'require', FORMATS_PARAM, code)(
     module,
     module.exports,
-    requireFromRoot,
+    requireForCode,
     ajv.formats,
   );
   return module.exports;
