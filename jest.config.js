@@ -48,6 +48,13 @@ export default {
       setupFiles: ['<rootDir>/test/support/integration-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
     },
-    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'infra',
+      testMatch: ['<rootDir>/test/infra/**/*.test.ts'],
+      // A directory for the run's cloud assemblies, removed at the end (test/infra/support/global-setup.ts).
+      globalSetup: '<rootDir>/test/infra/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/infra/support/global-teardown.ts',
+    },
   ],
 };

@@ -1,7 +1,7 @@
 /**
  * Grants that no AWS call of the integration tests exercises, each with the reason it is still needed
- * (docs/architecture/request-path.md "Permissions that match the code"). test/infra/permissions-match-code.test.ts
- * checks the stack's grants against the observed calls and this list.
+ * (docs/architecture/request-path.md "Permissions that match the code").
+ * test/infra/default-stack/permissions-match-code.ts checks the stack's grants against the observed calls and this list.
  */
 
 /**

@@ -3,7 +3,7 @@
  * VEXDESK_ALLOW_LOOPBACK_WEBHOOKS=1 by the e2e setup): a webhook channel to a receiver on loopback shows its
  * signing secret once (the receiver verifies a test delivery with it), a test delivery shows its result and is in
  * the delivery log, a redelivery reaches the receiver again, a private URL is refused with the service's message,
- * a rule is created and edited, a disabled channel is enabled again, and a member without "Manage settings" sees the settings without their write
+ * an e-mail channel to the approvers is added, a rule is created and edited, a disabled channel is enabled again, and a member without "Manage settings" sees the settings without their write
  * actions. axe-core runs on the pages it visits.
  *
  * The steps share one browser and run in order: each builds on the one before.
@@ -107,6 +107,19 @@ describe('the web console: notification settings', () => {
       .waitFor();
     const listed = (await apiData('/api/notification-channels')).data as Array<{ name: string }>;
     expect(listed.map((entry) => entry.name)).not.toContain(`private ${suffix}`);
+  });
+
+  it('adds an e-mail channel that writes to the members who may approve', async () => {
+    const form = page.getByRole('form', { name: 'Add a channel' });
+    await form.getByRole('combobox', { name: 'Type' }).selectOption({ label: 'E-mail' });
+    await form.getByLabel('Name', { exact: true }).fill(`approvers ${suffix}`);
+    await form.getByRole('checkbox', { name: /members who may approve/ }).check();
+    expect(await form.getByLabel(/^Recipients/).count()).toBe(0);
+    await form.getByRole('button', { name: 'Add channel' }).click();
+    const row = channels().getByRole('row', { name: new RegExp(`approvers ${suffix}`) });
+    await row.getByRole('cell', { name: 'the members who may approve' }).waitFor();
+    const listed = (await apiData('/api/notification-channels')).data as Array<{ name: string; approvers?: boolean }>;
+    expect(listed.find((entry) => entry.name === `approvers ${suffix}`)?.approvers).toBe(true);
   });
 
   it('sends a test delivery that the receiver verifies with the shown secret', async () => {

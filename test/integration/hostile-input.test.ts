@@ -85,7 +85,7 @@ describe("API Gateway's own error responses", () => {
   it('send X-Content-Type-Options: nosniff on 401, 403, 404 and 405', async () => {
     const { key } = await createTeamWithKey(['products:read']);
     // The authorizer never denies (scopes are checked in the handler), so this 403 is the handler's; the
-    // gateway's ACCESS_DENIED shares the headers of the others (test/infra/stack-rest-api.test.ts).
+    // gateway's ACCESS_DENIED shares the headers of the others (test/infra/default-stack/stack-rest-api.ts).
 
     expectGatewayError(await request('GET', '/api/products'), 401, 'unauthorized');
     expectGatewayError(await request('GET', '/api/products', { key: `vxd_${'0'.repeat(64)}` }), 401, 'unauthorized');

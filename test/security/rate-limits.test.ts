@@ -1,7 +1,7 @@
 /**
  * Per-client rate limits of the anonymous routes that write (docs/security.md): starting a sign-in and
  * exchanging a CI token each store an item, so one client gets 30 of them a minute, counted together,
- * as the stack's WAF rule does (test/infra/client-firewall.test.ts). A server of its own with the default
+ * as the stack's WAF rule does (test/infra/default-stack/client-firewall.ts). A server of its own with the default
  * limits: the shared test server serves every test file from the same loopback address, with the limit
  * raised (test/support/global-setup.ts).
  */

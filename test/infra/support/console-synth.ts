@@ -2,10 +2,10 @@
  * The stack synthesized with a console build, and the CloudFront template shapes the console hosting
  * tests read (lib/console-hosting.ts).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from '@jest/globals';
+import { afterAll, expect } from '@jest/globals';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { VexdeskStack } from '../../../lib/vexdesk-stack';
 import { logicalIdOf, resourcesOf, synthStack, type Resources } from './synth';
@@ -78,4 +78,16 @@ export function synthWithConsole(consoleDir: string): {
 } {
   const { stack, template } = synthStack({ props: { settings: { consoleAssets: consoleDir } } });
   return { stack, template, resources: resourcesOf(template) };
+}
+
+let shared: (ReturnType<typeof synthWithConsole> & { consoleDir: string }) | undefined;
+
+/** The stack with a console build, written and synthesized once for every suite of the test file that reads it. */
+export function sharedConsoleStack(): ReturnType<typeof synthWithConsole> & { consoleDir: string } {
+  if (!shared) {
+    const consoleDir = writeConsoleBuild();
+    afterAll(() => rmSync(consoleDir, { recursive: true, force: true }));
+    shared = { consoleDir, ...synthWithConsole(consoleDir) };
+  }
+  return shared;
 }

@@ -2,14 +2,17 @@
  * Builds the stack the way `cdk synth` does: same feature flags (read from
  * cdk.json, so tests and deployments cannot disagree), same construct ids.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from '@jest/globals';
 import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { PROJECT_ROOT } from '../../../lib/function-catalog';
+import type { VexdeskSettings } from '../../../lib/settings';
 import { VexdeskStack, type VexdeskStackProps } from '../../../lib/vexdesk-stack';
+import { infraRunDir } from './global-setup';
 
 interface CdkJson {
   context: Record<string, unknown>;
@@ -29,7 +32,10 @@ export interface SynthOptions {
 }
 
 export function createApp(options: SynthOptions = {}): App {
+  const runDir = infraRunDir();
   return new App({
+    // In the run's directory, removed when the run ends (CDK's default, a temp directory of its own, stays behind).
+    ...(runDir && { outdir: mkdtempSync(join(runDir, 'cdk.out-')) }),
     context: {
       ...cdkJsonContext(),
       // Bundling: record each asset's directory on its resource (as the CLI does), so tests can open the bundle.
@@ -50,6 +56,23 @@ export function synthStack(options: SynthOptions = {}): { app: App; stack: Vexde
     : options.props;
   const stack = new VexdeskStack(app, 'Vexdesk', props);
   return { app, stack, template: Template.fromStack(stack) };
+}
+
+type Synthesized = ReturnType<typeof synthStack>;
+const sharedStacks = new Map<string, Synthesized>();
+
+/**
+ * The stack with these settings (defaults when none), synthesized once for every test of the file
+ * that only reads it: test/infra/default-stack.test.ts gathers the suites that read the default stack.
+ */
+export function sharedStack(settings: Partial<VexdeskSettings> = {}): Synthesized {
+  const key = JSON.stringify(settings);
+  let synthesized = sharedStacks.get(key);
+  if (!synthesized) {
+    synthesized = synthStack({ props: { settings } });
+    sharedStacks.set(key, synthesized);
+  }
+  return synthesized;
 }
 
 /** The logical id CloudFormation will see for a construct (or its default child). */

@@ -10,7 +10,7 @@ import { TEAM_TAG_VARIABLE } from '../../../lib/tenant-access';
 import type { VexdeskSettings } from '../../../lib/settings';
 import type { VexdeskStack } from '../../../lib/vexdesk-stack';
 import { resolvedStatementsOfRole, withTeamTag, type PlaceholderResource, type ResolvedStatement } from './iam-policy';
-import { logicalIdOf, synthStack } from './synth';
+import { logicalIdOf, sharedStack } from './synth';
 
 function placeholdersOf(stack: VexdeskStack): Map<string, PlaceholderResource> {
   const secret = 'arn:aws:secretsmanager:{region}:{account}:secret:{signingSecret}';
@@ -68,7 +68,7 @@ function withContextPlaceholders(statements: ResolvedStatement[]): ResolvedState
 export const TEAM_DATA_SERVICES = /^(dynamodb|s3):/;
 
 export function synthesizePolicies(settings: Partial<VexdeskSettings>): SynthesizedPolicies {
-  const { stack, template } = synthStack({ props: { settings } });
+  const { stack, template } = sharedStack(settings);
   const placeholders = placeholdersOf(stack);
   const statementsOf = (name: string) => {
     const role = stack.requireFunction(name).role;

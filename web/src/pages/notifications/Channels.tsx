@@ -113,7 +113,9 @@ export function Channels(props: { manage: boolean; channels: Loaded<{ data: Chan
             <tr key={channel.id}>
               <td>{channel.name}</td>
               <td>{channel.type}</td>
-              <td class="small mono">{channel.recipients?.join(', ') ?? channel.target}</td>
+              <td class="small mono">
+                {channel.approvers ? 'the members who may approve' : (channel.recipients?.join(', ') ?? channel.target)}
+              </td>
               <td>{channelStatus(channel)}</td>
               <td>{formatDate(channel.createdAt)}</td>
               {manage ? (
@@ -205,6 +207,7 @@ function recipientList(text: string): string[] {
 
 function CreateChannel({ onCreated }: { onCreated: (channel: Schemas['NotificationChannelWithSecret']) => void }) {
   const [type, setType] = useState<ChannelType>('webhook');
+  const [toApprovers, setToApprovers] = useState(false);
   const [error, setError] = useState<string>();
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
@@ -214,12 +217,13 @@ function CreateChannel({ onCreated }: { onCreated: (channel: Schemas['Notificati
     const { data, error: failure } = await api.POST('/api/notification-channels', {
       body:
         type === 'email'
-          ? { type, name, recipients: recipientList(fieldText(form, 'recipients')) }
+          ? { type, name, recipients: toApprovers ? 'approvers' : recipientList(fieldText(form, 'recipients')) }
           : { type, name, url: fieldText(form, 'url') },
     });
     if (failure || !data) setError(errorText(failure));
     else {
       setError(undefined);
+      setToApprovers(false);
       formElement.reset();
       onCreated(data.data);
     }
@@ -242,10 +246,23 @@ function CreateChannel({ onCreated }: { onCreated: (channel: Schemas['Notificati
         <input name="name" required maxLength={100} />
       </label>
       {type === 'email' ? (
-        <label class="wide">
-          Recipients (one a line or comma-separated, up to 50)
-          <textarea name="recipients" required rows={3} />
-        </label>
+        <>
+          <label class="wide">
+            <input
+              type="checkbox"
+              name="approvers"
+              checked={toApprovers}
+              onChange={(event) => setToApprovers(event.currentTarget.checked)}
+            />{' '}
+            To the members who may approve VEX documents (looked up when each message is sent)
+          </label>
+          {toApprovers ? null : (
+            <label class="wide">
+              Recipients (one a line or comma-separated, up to 50)
+              <textarea name="recipients" required rows={3} />
+            </label>
+          )}
+        </>
       ) : (
         <label class="wide">
           {type === 'slack' ? 'Slack incoming-webhook URL' : 'URL (https, on a public address)'}

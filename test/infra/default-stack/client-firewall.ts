@@ -8,22 +8,22 @@ import { readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { CLIENT_ADDRESS_FUNCTION_FILE } from '../../lib/console-hosting';
-import { CLIENT_ADDRESS_HEADER, ORIGIN_VERIFY_HEADER } from '../../lib/public-client-firewall';
+import { CLIENT_ADDRESS_FUNCTION_FILE } from '../../../lib/console-hosting';
+import { CLIENT_ADDRESS_HEADER, ORIGIN_VERIFY_HEADER } from '../../../lib/public-client-firewall';
 import {
   DEFAULT_SIGN_IN_CLIENT_LIMIT,
   PUBLIC_CLIENT_LIMITED_PATH,
   SIGN_IN_CLIENT_LIMITED_PATHS,
-} from '../../shared/service/http/throttling';
-import type { VexdeskStack } from '../../lib/vexdesk-stack';
-import { distributionConfigOf } from './support/console-synth';
-import { assertResourceProperties, logicalIdOf, resourcesOf, synthStack } from './support/synth';
+} from '../../../shared/service/http/throttling';
+import type { VexdeskStack } from '../../../lib/vexdesk-stack';
+import { distributionConfigOf } from '../support/console-synth';
+import { assertResourceProperties, logicalIdOf, resourcesOf, sharedStack } from '../support/synth';
 
 let stack: VexdeskStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthStack());
+  ({ stack, template } = sharedStack());
 });
 
 interface WebAclRule {

@@ -4,8 +4,8 @@
  * the publisher KMS key only for the functions that sign or rotate.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { allows } from './support/iam-policy';
-import { synthesizePolicies, type SynthesizedPolicies } from './support/synthesized-policies';
+import { allows } from '../support/iam-policy';
+import { synthesizePolicies, type SynthesizedPolicies } from '../support/synthesized-policies';
 
 describe('partitions the public disclosures function and the authorizer may touch (dynamodb:LeadingKeys)', () => {
   let policies: SynthesizedPolicies;

@@ -6,9 +6,9 @@ import { describe, expect, it } from '@jest/globals';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CONTEXT_KEYS, DEFAULT_SETTINGS, settingsFromContext } from '../../lib/settings';
-import { VexdeskStack } from '../../lib/vexdesk-stack';
-import { assertCatalogFunctionsProperties, assertResourceProperties, cdkJsonContext } from './support/synth';
+import { CONTEXT_KEYS, DEFAULT_SETTINGS, settingsFromContext } from '../../../lib/settings';
+import { VexdeskStack } from '../../../lib/vexdesk-stack';
+import { assertCatalogFunctionsProperties, assertResourceProperties, createApp } from '../support/synth';
 
 function settingsWith(context: Record<string, unknown>): ReturnType<typeof settingsFromContext> {
   return settingsFromContext(new App({ context }).node);
@@ -86,13 +86,8 @@ describe('stack settings', () => {
   });
 
   it('locks disclosures for the retention given in context and passes the log level to the functions', () => {
-    const app = new App({
-      context: {
-        ...cdkJsonContext(),
-        'aws:cdk:bundling-stacks': [],
-        [CONTEXT_KEYS.disclosureRetentionDays]: '400',
-        [CONTEXT_KEYS.logLevel]: 'WARN',
-      },
+    const app = createApp({
+      context: { [CONTEXT_KEYS.disclosureRetentionDays]: '400', [CONTEXT_KEYS.logLevel]: 'WARN' },
     });
     const stack = new VexdeskStack(app, 'Vexdesk', { settings: settingsFromContext(app.node) });
     const template = Template.fromStack(stack);

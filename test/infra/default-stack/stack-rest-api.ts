@@ -10,18 +10,18 @@ import {
   gatewayResponseTemplate,
   gatewayResponses,
   type GatewayResponseType,
-} from '../../shared/service/http/gateway-responses';
-import { routes, type RouteDefinition } from '../../shared/service/http/routes';
-import { API_STAGE_NAME } from '../../lib/rest-api';
-import type { VexdeskStack } from '../../lib/vexdesk-stack';
+} from '../../../shared/service/http/gateway-responses';
+import { routes, type RouteDefinition } from '../../../shared/service/http/routes';
+import { API_STAGE_NAME } from '../../../lib/rest-api';
+import type { VexdeskStack } from '../../../lib/vexdesk-stack';
 import {
   apiMethods,
   assertResourceProperties,
   functionLogicalId,
   logicalIdOf,
-  synthStack,
+  sharedStack,
   type ApiMethod,
-} from './support/synth';
+} from '../support/synth';
 
 const allRoutes = routes as readonly RouteDefinition[];
 const routeKey = (method: string, path: string): string => `${method} ${path}`;
@@ -46,7 +46,7 @@ let template: Template;
 let methods: ApiMethod[];
 
 beforeAll(() => {
-  ({ stack, template } = synthStack());
+  ({ stack, template } = sharedStack());
   methods = apiMethods(stack);
 });
 

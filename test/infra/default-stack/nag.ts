@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { synthStack } from './support/synth';
+import { sharedStack } from '../support/synth';
 
 interface Finding {
   ruleName: string;
@@ -49,7 +49,7 @@ let findings: Finding[];
 let rawFindings: Finding[];
 
 beforeAll(() => {
-  ({ app } = synthStack());
+  ({ app } = sharedStack());
   findings = findingsOf(new AwsSolutionsChecks(app).validateScope(app));
 
   // The same pack with acknowledgments ignored, to check that each one still
@@ -89,7 +89,7 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('stays free of findings with X-Ray tracing switched on', () => {
-    const { app: tracedApp } = synthStack({ props: { settings: { tracing: true } } });
+    const { app: tracedApp } = sharedStack({ tracing: true });
 
     expect(findingsOf(new AwsSolutionsChecks(tracedApp).validateScope(tracedApp))).toEqual([]);
   });

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Match } from 'aws-cdk-lib/assertions';
-import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
+import { CONTEXT_KEYS, settingsFromContext } from '../../../lib/settings';
 import { App } from 'aws-cdk-lib';
-import { assertResourceProperties, logicalIdOf, resourcesOf, synthStack } from './support/synth';
+import { assertResourceProperties, logicalIdOf, resourcesOf, synthStack } from '../support/synth';
 
 function signInEnvironment(
   template: ReturnType<typeof synthStack>['template'],
@@ -46,7 +46,7 @@ describe('sign-in with the default Cognito user pool', () => {
       AllowedOAuthFlowsUserPoolClient: true,
       AllowedOAuthFlows: ['code'],
       AllowedOAuthScopes: Match.arrayWith(['openid', 'email', 'profile']),
-      // On the CloudFront distribution, which serves console and API on one origin (test/infra/console-deployment.test.ts).
+      // On the CloudFront distribution, which serves console and API on one origin (test/infra/configured-stacks/console-deployment.ts).
       CallbackURLs: [
         {
           'Fn::Join': [

@@ -10,9 +10,9 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import type { App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { BACKGROUND_FUNCTIONS, functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
-import type { VexdeskStack } from '../../lib/vexdesk-stack';
-import { actionsOfRole, assertResourceProperties, logicalIdOf, resourcesOf, synthStack } from './support/synth';
+import { BACKGROUND_FUNCTIONS, functionCatalog, type FunctionSpec } from '../../../lib/function-catalog';
+import type { VexdeskStack } from '../../../lib/vexdesk-stack';
+import { actionsOfRole, assertResourceProperties, logicalIdOf, resourcesOf, synthStack } from '../support/synth';
 
 const STAND_IN_ENTRY = functionCatalog().find((spec) => spec.name === 'openapi')?.entry ?? '';
 

@@ -3,20 +3,17 @@
  * one origin console, API and sign-in share: the distribution, or a custom domain with its certificate
  * (docs/console-hosting.md).
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { ConsoleBuild, consoleSource } from '../../lib/console-hosting';
-import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
-import { distributionConfigOf, onlyResource, synthWithConsole, writeConsoleBuild } from './support/console-synth';
-import { assertResourceProperties, logicalIdOf, synthStack, type Resources } from './support/synth';
+import { ConsoleBuild, consoleSource } from '../../../lib/console-hosting';
+import { CONTEXT_KEYS, settingsFromContext } from '../../../lib/settings';
+import { distributionConfigOf, onlyResource, sharedConsoleStack } from '../support/console-synth';
+import { assertResourceProperties, logicalIdOf, synthStack, type Resources } from '../support/synth';
 
-const consoleDir = writeConsoleBuild();
-afterAll(() => rmSync(consoleDir, { recursive: true, force: true }));
-
-const { stack, resources } = synthWithConsole(consoleDir);
+const { consoleDir, stack, resources } = sharedConsoleStack();
 const only = (type: string, filter?: (resource: Resources[string]) => boolean) => onlyResource(resources, type, filter);
 const bucketId = logicalIdOf(stack, stack.console.bucket);
 

@@ -7,10 +7,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { ECOSYSTEMS } from '../../shared/service/matching/ecosystems';
-import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
-import { VexdeskStack } from '../../lib/vexdesk-stack';
-import { createApp, logicalIdOf, resourcesOf, synthStack, type Resources } from './support/synth';
+import { ECOSYSTEMS } from '../../../shared/service/matching/ecosystems';
+import { CONTEXT_KEYS, settingsFromContext } from '../../../lib/settings';
+import { VexdeskStack } from '../../../lib/vexdesk-stack';
+import { createApp, logicalIdOf, resourcesOf, sharedStack, type Resources } from '../support/synth';
 
 type Environment = Record<string, unknown>;
 
@@ -40,20 +40,13 @@ function synthWithContext(context: Record<string, unknown>) {
   return { stack, template: Template.fromStack(stack) };
 }
 
-let defaults: ReturnType<typeof synthStack> | undefined;
-/** The default stack, synthesized once for the tests that read it. */
-function defaultSynth() {
-  defaults ??= synthStack();
-  return defaults;
-}
-
 function settingsWith(context: Record<string, unknown>) {
   return settingsFromContext(new App({ context }).node);
 }
 
 describe('PUBLIC_BASE_URL on AWS', () => {
   it('is the CloudFront distribution on every function by default (console and API share it), without a dependency cycle', () => {
-    const { stack, template } = defaultSynth();
+    const { stack, template } = sharedStack();
     const resources = resourcesOf(template);
     const expected = {
       'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack, stack.console.distribution), 'DomainName'] }]],
@@ -92,7 +85,7 @@ describe('PUBLIC_BASE_URL on AWS', () => {
 
 describe('corpus refresh feeds', () => {
   it("default to OSV's bucket for every ecosystem the matcher supports, CISA KEV and FIRST EPSS, every hour", () => {
-    const { stack, template } = defaultSynth();
+    const { stack, template } = sharedStack();
     const environment = environmentOf(stack, resourcesOf(template), 'corpus-refresh');
     expect(environment.CORPUS_OSV_BASE_URL).toBe('https://osv-vulnerabilities.storage.googleapis.com');
     expect(String(environment.CORPUS_OSV_ECOSYSTEMS).split(',')).toEqual([...ECOSYSTEMS]);

@@ -2,23 +2,20 @@
  * The web console on AWS (docs/console-hosting.md): a private bucket behind CloudFront with origin access
  * control, `/api/*` and `/.well-known/csaf/*` to API Gateway uncached with every viewer header but Host,
  * the security headers, and the SPA rewrite (its JS run here against sample events). The deployment of a
- * built console and the one origin for console, API and sign-in: console-deployment.test.ts.
+ * built console and the one origin for console, API and sign-in: console-deployment.ts.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { readFileSync, rmSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 import { Match } from 'aws-cdk-lib/assertions';
-import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../shared/service/http/console-headers';
-import { routes } from '../../shared/service/http/routes';
-import { CONSOLE_REWRITE_FUNCTION_FILE } from '../../lib/console-hosting';
-import { API_STAGE_NAME } from '../../lib/rest-api';
-import { distributionConfigOf, onlyResource, synthWithConsole, writeConsoleBuild } from './support/console-synth';
-import { assertResourceProperties, logicalIdOf, type Resources } from './support/synth';
+import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../../shared/service/http/console-headers';
+import { routes } from '../../../shared/service/http/routes';
+import { CONSOLE_REWRITE_FUNCTION_FILE } from '../../../lib/console-hosting';
+import { API_STAGE_NAME } from '../../../lib/rest-api';
+import { distributionConfigOf, onlyResource, sharedConsoleStack } from '../support/console-synth';
+import { assertResourceProperties, logicalIdOf, type Resources } from '../support/synth';
 
-const consoleDir = writeConsoleBuild();
-afterAll(() => rmSync(consoleDir, { recursive: true, force: true }));
-
-const { stack, template, resources } = synthWithConsole(consoleDir);
+const { stack, template, resources } = sharedConsoleStack();
 const only = (type: string, filter?: (resource: Resources[string]) => boolean) => onlyResource(resources, type, filter);
 
 const distributionConfig = () => distributionConfigOf(stack, template);
@@ -141,7 +138,7 @@ describe("the distribution's behaviours", () => {
         ViewerProtocolPolicy: 'https-only',
         ResponseHeadersPolicyId: { Ref: logicalIdOf(stack, stack.console.apiHeaders) },
       });
-      // The viewer's address for the API's per-client limits (test/infra/client-firewall.test.ts).
+      // The viewer's address for the API's per-client limits (test/infra/default-stack/client-firewall.ts).
       expect(behavior?.FunctionAssociations).toEqual([
         {
           EventType: 'viewer-request',

@@ -6,15 +6,15 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { readAwsCallManifest } from '../support/aws-call-manifest';
-import { allows } from './support/iam-policy';
+import { readAwsCallManifest } from '../../support/aws-call-manifest';
+import { allows } from '../support/iam-policy';
 import {
   TEAM_DATA_SERVICES,
   describeCall,
   synthesizePolicies,
   type SynthesizedPolicies,
-} from './support/synthesized-policies';
-import { logicalIdOf } from './support/synth';
+} from '../support/synthesized-policies';
+import { logicalIdOf } from '../support/synth';
 
 const manifest = readAwsCallManifest();
 

@@ -6,9 +6,9 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
-import { readOnlyGroups, type BucketAccess } from '../../lib/permissions';
-import type { VexdeskStack } from '../../lib/vexdesk-stack';
+import { functionCatalog, type FunctionSpec } from '../../../lib/function-catalog';
+import { readOnlyGroups, type BucketAccess } from '../../../lib/permissions';
+import type { VexdeskStack } from '../../../lib/vexdesk-stack';
 import {
   actionsOfRole,
   assertOutput,
@@ -16,8 +16,8 @@ import {
   environmentOfFunction,
   executionRoleLogicalId,
   logicalIdOf,
-  synthStack,
-} from './support/synth';
+  sharedStack,
+} from '../support/synth';
 
 const TABLE_WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -44,7 +44,7 @@ let template: Template;
 let catalog: FunctionSpec[];
 
 beforeAll(() => {
-  ({ stack, template } = synthStack());
+  ({ stack, template } = sharedStack());
   catalog = functionCatalog();
 });
 

@@ -4,21 +4,21 @@
  * `UPDATE_AWS_CALLS=1 npm run test:integration`) must be allowed by that function's synthesized policy,
  * and every grant must be used by some call or be a documented exception (UNOBSERVED_GRANTS in
  * lib/unobserved-grants.ts). A tenant function's DynamoDB and S3 calls are checked against its tenant
- * role (test/infra/support/synthesized-policies.ts); permissions-leading-keys.test.ts and
- * permissions-tenant-roles.test.ts check what the policies refuse.
+ * role (test/infra/support/synthesized-policies.ts); permissions-leading-keys.ts and
+ * permissions-tenant-roles.ts check what the policies refuse.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import type { AwsCallRecord } from '../../shared/service/aws-call-log';
-import { functionCatalog } from '../../lib/function-catalog';
-import { UNOBSERVED_GRANTS, type UnobservedGrant } from '../../lib/unobserved-grants';
-import { REGENERATE_AWS_CALLS, normaliseRecords, readAwsCallManifest } from '../support/aws-call-manifest';
-import { allows, conditionsHold, wildcardMatches, type ResolvedStatement } from './support/iam-policy';
+import type { AwsCallRecord } from '../../../shared/service/aws-call-log';
+import { functionCatalog } from '../../../lib/function-catalog';
+import { UNOBSERVED_GRANTS, type UnobservedGrant } from '../../../lib/unobserved-grants';
+import { REGENERATE_AWS_CALLS, normaliseRecords, readAwsCallManifest } from '../../support/aws-call-manifest';
+import { allows, conditionsHold, wildcardMatches, type ResolvedStatement } from '../support/iam-policy';
 import {
   PLACEHOLDER_NOTIFY_EMAIL,
   describeCall,
   synthesizePolicies,
   type SynthesizedPolicies,
-} from './support/synthesized-policies';
+} from '../support/synthesized-policies';
 
 const manifest = readAwsCallManifest();
 const catalogNames = functionCatalog().map((spec) => spec.name);

@@ -5,8 +5,8 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { Template } from 'aws-cdk-lib/assertions';
-import { VexdeskStack } from '../../lib/vexdesk-stack';
-import { createApp, logicalIdOf, resourcesOf, synthStack, type Resources } from './support/synth';
+import { VexdeskStack } from '../../../lib/vexdesk-stack';
+import { createApp, logicalIdOf, resourcesOf, sharedStack, type Resources } from '../support/synth';
 
 /** Fifty below CloudFormation's limit: a few routes or functions more must still deploy. */
 const HEADROOM_LIMIT = 450;
@@ -15,7 +15,7 @@ let stack: VexdeskStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthStack());
+  ({ stack, template } = sharedStack());
 });
 
 describe('stack size', () => {

@@ -6,10 +6,10 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { gatewayResponseTemplate } from '../../shared/service/http/gateway-responses';
-import { routes, type RouteDefinition } from '../../shared/service/http/routes';
-import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
-import type { VexdeskStack } from '../../lib/vexdesk-stack';
+import { gatewayResponseTemplate } from '../../../shared/service/http/gateway-responses';
+import { routes, type RouteDefinition } from '../../../shared/service/http/routes';
+import { CONTEXT_KEYS, settingsFromContext } from '../../../lib/settings';
+import type { VexdeskStack } from '../../../lib/vexdesk-stack';
 import {
   apiMethods,
   assertCatalogFunctionsProperties,
@@ -17,16 +17,17 @@ import {
   assertResourceProperties,
   createApp,
   logicalIdOf,
+  sharedStack,
   synthStack,
   type ApiMethod,
-} from './support/synth';
+} from '../support/synth';
 
 let stack: VexdeskStack;
 let template: Template;
 let methods: ApiMethod[];
 
 beforeAll(() => {
-  ({ stack, template } = synthStack());
+  ({ stack, template } = sharedStack());
   // OPTIONS (CORS preflight) and ANY (the MOCK 405) run no Lambda and are not routes.
   methods = apiMethods(stack).filter((method) => method.httpMethod !== 'OPTIONS' && method.httpMethod !== 'ANY');
 });

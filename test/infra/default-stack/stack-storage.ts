@@ -5,22 +5,22 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { tableDefinition } from '../../shared/service/data/table-definition';
-import type { VexdeskStack } from '../../lib/vexdesk-stack';
+import { tableDefinition } from '../../../shared/service/data/table-definition';
+import type { VexdeskStack } from '../../../lib/vexdesk-stack';
 import {
   assertOutput,
   assertResource,
   assertResourceProperties,
   logicalIdOf,
   resourcesOf,
-  synthStack,
-} from './support/synth';
+  sharedStack,
+} from '../support/synth';
 
 let stack: VexdeskStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthStack());
+  ({ stack, template } = sharedStack());
 });
 
 describe('data stores', () => {
