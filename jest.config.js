@@ -12,7 +12,13 @@ export default {
   // (test/support/global-setup.ts), so the server's work, most of a run's, uses every core.
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      // Each file has its own module registry; the compiled schemas are shared through a cache instead.
+      setupFiles: ['<rootDir>/test/support/ajv-compile-cache.ts'],
+    },
     {
       ...common,
       displayName: 'integration',
