@@ -8,11 +8,17 @@ const common = {
 export default {
   // Per-project testTimeout is ignored by jest; integration tests talk to a real server.
   // package.json runs every project but e2e with --maxWorkers=100%: jest's default (cores - 1) is one
-  // worker on a 2-core machine. Integration and security files each make their own team, so two of
-  // them share the one local server safely; the server's work overlaps the workers' waiting.
+  // worker on a 2-core machine. Integration and security start one local server per worker
+  // (test/support/global-setup.ts), so the server's work, most of a run's, uses every core.
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      // Each file has its own module registry; the compiled schemas are shared through a cache instead.
+      setupFiles: ['<rootDir>/test/support/ajv-compile-cache.ts'],
+    },
     {
       ...common,
       displayName: 'integration',
@@ -23,7 +29,7 @@ export default {
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
     },
     {
-      // Security controls (docs/security.md; authorization rules in docs/security-authorization.md), through HTTP against one real local server like integration.
+      // Security controls (docs/security.md; authorization rules in docs/security-authorization.md), through HTTP against real local servers like integration.
       ...common,
       displayName: 'security',
       testMatch: ['<rootDir>/test/security/**/*.test.ts'],

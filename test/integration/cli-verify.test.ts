@@ -55,6 +55,10 @@ describe('vexdesk verify', () => {
     return { slug: published.body.disclosure.public_slug as string, teamId: team.teamId };
   }
 
+  /** One untouched disclosure for the tests that only read it (the tampering test publishes its own). */
+  let untouched: ReturnType<typeof publishedDisclosure> | undefined;
+  const untouchedDisclosure = () => (untouched ??= publishedDisclosure());
+
   /** The team's key file and current fingerprint, as a customer would fetch them once and keep them. */
   async function publisherKeys(teamId: string) {
     const [armored, listed] = await Promise.all([
@@ -69,7 +73,7 @@ describe('vexdesk verify', () => {
   }
 
   it("checks the raw bytes' hash and the OpenPGP signature against the publisher's listed key, by slug or by URL", async () => {
-    const { slug, teamId } = await publishedDisclosure();
+    const { slug, teamId } = await untouchedDisclosure();
     const { fingerprint } = await publisherKeys(teamId);
 
     const bySlug = await vexdesk(['verify', slug, '--json'], { VEXDESK_URL: baseUrl() });
@@ -96,7 +100,7 @@ describe('vexdesk verify', () => {
   });
 
   it("verifies offline against a pinned key file and fingerprint, and fails on another publisher's key or fingerprint", async () => {
-    const [ours, theirs] = await Promise.all([publishedDisclosure(), publishedDisclosure()]);
+    const [ours, theirs] = await Promise.all([untouchedDisclosure(), publishedDisclosure()]);
     const [ourKeys, theirKeys] = await Promise.all([publisherKeys(ours.teamId), publisherKeys(theirs.teamId)]);
     // gpg prints fingerprints in groups of four.
     const spaced = ourKeys.fingerprint.replace(/(.{4})/g, '$1 ').trim();

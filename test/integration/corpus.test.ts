@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { getItem } from '../../shared/service/data/table-client';
 import { keys } from '../../shared/service/data/keys';
+import { TSX_LOADER } from '../support/tsx-loader';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { client } from '../support/http-client';
 import { cycloneDxSbom } from '../support/seed';
@@ -198,13 +199,7 @@ describe('corpus import and its effect on scans', () => {
     const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
     const admin = async (...args: string[]) =>
       JSON.parse(
-        (
-          await run(
-            process.execPath,
-            [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
-            { cwd: root, env },
-          )
-        ).stdout,
+        (await run(process.execPath, [...TSX_LOADER, join(root, 'bin/admin.ts'), ...args], { cwd: root, env })).stdout,
       ) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- CLI JSON
     const { teamId } = await admin('team', 'create', '--name', 'CLI team');
     const { memberId } = await admin(

@@ -19,6 +19,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/service/data/keys';
 import { tableDefinition } from '../../shared/service/data/table-definition';
 import { readEngineCredentials } from '../../shared/local/engine-credentials';
+import { TSX_LOADER } from '../support/tsx-loader';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { cycloneDxSbom } from '../support/seed';
 import { dispositionInvariantViolations } from '../support/disposition-invariants';
@@ -91,15 +92,11 @@ async function importAdvisories(dataDir: string, names: string[]): Promise<void>
       }),
     ),
   );
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/admin.ts'), 'corpus', 'import', dir],
-    {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  const child = spawn(process.execPath, [...TSX_LOADER, join(ROOT, 'bin/admin.ts'), 'corpus', 'import', dir], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const code = await new Promise((done) => child.once('exit', done));
   if (code !== 0) throw new Error(`corpus import exited with ${String(code)}`);
 }
@@ -129,24 +126,12 @@ async function seedRelease(
   return { release, sbom, ids };
 }
 
-/**
- * kill -9 of the server itself: `server.child` is tsx's launcher, which cannot
- * relay SIGKILL, so the pid comes from server.json (written by bin/start.ts).
- */
-async function killHard(server: ServerProcess, dataDir: string): Promise<void> {
-  const { pid } = JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8')) as { pid: number };
-  const launcherExited = new Promise((done) => server.child.once('exit', done));
-  process.kill(pid, 'SIGKILL');
+/** kill -9 of the server itself (`server.child` is the server process), then waits until it is gone. */
+async function killHard(server: ServerProcess): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise((done) => server.child.once('exit', done));
   server.child.kill('SIGKILL');
-  await launcherExited;
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await sleep(20);
-  }
+  await exited;
 }
 
 /** Starts the batch, and SIGKILLs the server once the table holds its first two chunks (38 dispositions written by it). */
@@ -172,7 +157,7 @@ async function crashMidBatch(
     if (written < 38) await sleep(5);
   }
   await beforeKill();
-  await killHard(server, dataDir);
+  await killHard(server);
   await batch;
   table.client.destroy();
   return { answered, writtenAtKill: written };

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { TSX_LOADER } from '../support/tsx-loader';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
 import { seedReleaseWithFindings } from '../support/seed';
@@ -18,11 +19,10 @@ async function admin(
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/admin.ts'), ...args],
-      { cwd, env },
-    );
+    const { stdout, stderr } = await run(process.execPath, [...TSX_LOADER, join(ROOT, 'bin/admin.ts'), ...args], {
+      cwd,
+      env,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

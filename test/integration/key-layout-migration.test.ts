@@ -16,6 +16,7 @@ import { keys } from '../../shared/service/data/keys';
 import { migrateKeyLayout } from '../../shared/service/data/key-layout-migration';
 import { batchWrite, getItem, queryAll, type Item } from '../../shared/service/data/table-client';
 import type { Actor } from '../../shared/service/identity/actor';
+import { TSX_LOADER } from '../support/tsx-loader';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
 const run = promisify(execFile);
@@ -24,11 +25,10 @@ const root = resolve(import.meta.dirname, '../..');
 /** The admin CLI against the test server's data directory (it joins the running engines). */
 async function admin(...args: string[]): Promise<unknown> {
   const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
-  const { stdout } = await run(
-    process.execPath,
-    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
-    { cwd: root, env },
-  );
+  const { stdout } = await run(process.execPath, [...TSX_LOADER, join(root, 'bin/admin.ts'), ...args], {
+    cwd: root,
+    env,
+  });
   return JSON.parse(stdout) as unknown;
 }
 
@@ -129,6 +129,7 @@ describe('key layout migration', () => {
 
     // The server's start wrote the marker after migrating its (empty) table.
     expect(await admin('table', 'migrate')).toEqual({
+      apiKeyExpiryIndex: 'already done',
       migrated: 'already done',
       decisions: 'already done',
       credentialOwners: 'already done',

@@ -12,6 +12,7 @@ import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
 import { Members } from '../../shared/service/identity/teams';
 import { managerOf, TrustPolicies } from '../../shared/service/identity/trust-policies';
 import { ForbiddenError } from '../../shared/service/errors';
+import { TSX_LOADER } from '../support/tsx-loader';
 import { createTeamWithKey, addKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
 import { OWNER_ID, startTestIssuer, type TestIssuer } from '../support/oidc-issuer';
@@ -113,7 +114,7 @@ describe('admin CLI trust-policy commands', () => {
     try {
       const { stdout, stderr } = await promisify(execFile)(
         process.execPath,
-        [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/admin.ts'), ...args],
+        [...TSX_LOADER, join(root, 'bin/admin.ts'), ...args],
         { cwd: root, env },
       );
       return { code: 0, json: JSON.parse(stdout) as Record<string, unknown>, stderr };

@@ -2,7 +2,7 @@
  * Releases are found by version; 409s for a taken slug or version name the holder; `GET /api/me`; unknown
  * query parameters are 422. All through HTTP against the local server and its embedded engines.
  */
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { routes, type RouteDefinition } from '../../shared/service/http/routes';
 import { createTeamWithKey, addKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
@@ -106,26 +106,40 @@ describe('unknown query parameters', () => {
   const ALL = routes as readonly RouteDefinition[];
   const UNKNOWN_ID = '7d0f3c1e-5b7a-4c41-9f57-2f4f0d8e9a10';
 
+  // One team, release and SBOM for every route: each request only reads, and is refused before any handler runs.
+  let fixture: {
+    team: Awaited<ReturnType<typeof createTeamWithKey>>;
+    params: Record<string, string>;
+  };
+  beforeAll(async () => {
+    const team = await createTeamWithKey();
+    const { product, release } = await productWithRelease(team);
+    const sbom = (
+      await team.api.post<Data<SbomView>>('/api/sboms/upload', { releaseId: release.id, content: distinctSbom() })
+    ).body.data;
+    fixture = {
+      team,
+      // Real ids where the route has them, so the answer cannot be an earlier 404.
+      params: {
+        releaseId: release.id,
+        productId: product.id,
+        id: sbom.id,
+        // Well-formed CSAF provider names (a malformed one is a 404 before the query is read).
+        directory: 'unknown-directory',
+        year: '2026',
+        // A well-formed CRA report stage (a malformed one is a 404 before the query is read).
+        stage: 'early_warning',
+      },
+    };
+  });
+
   it.each(
     ALL.filter((route) => route.method === 'GET').map((route) => [`${route.method} ${route.path}`, route] as const),
   )('%s answers 422 naming an unknown query parameter', async (_label, route) => {
-    const team = await createTeamWithKey();
-    const { release } = await productWithRelease(team);
-    // Real ids where the route has them, so the answer cannot be an earlier 404.
-    const sbom = route.path.includes('/sboms/{id}')
-      ? (await team.api.post<Data<SbomView>>('/api/sboms/upload', { releaseId: release.id, content: distinctSbom() }))
-          .body.data
-      : undefined;
+    const { team } = fixture;
     const params: Record<string, string> = {
-      releaseId: release.id,
-      productId: (await team.api.get<Data<{ productId: string }>>(`/api/releases/${release.id}`)).body.data.productId,
-      id: sbom?.id ?? UNKNOWN_ID,
-      // Well-formed CSAF provider names (a malformed one is a 404 before the query is read).
-      directory: 'unknown-directory',
-      year: '2026',
+      ...fixture.params,
       file: route.path.includes('/openpgp/') ? `${'A'.repeat(40)}.asc` : 'unknown.json',
-      // A well-formed CRA report stage (a malformed one is a 404 before the query is read).
-      stage: 'early_warning',
     };
     const path = route.path.replace(/\{(\w+)\}/g, (_match, name: string) => params[name] ?? UNKNOWN_ID);
     // Query parameters a route requires, so that the unknown one is the only finding.

@@ -1,12 +1,20 @@
 /**
- * Runs before each integration test file: points this worker's AWS SDK at the
- * server's embedded engines (with their data directory's key pair), and refuses
- * anything but loopback endpoints.
+ * Runs before each integration test file: picks this worker's server (one per worker,
+ * test/support/global-setup.ts) unless one is named already (the e2e project, a child process
+ * a test starts), points the AWS SDK at its embedded engines (with their data directory's
+ * key pair), and refuses anything but loopback endpoints.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
+import { serverOfThisWorker } from './test-servers';
 
+const workerServer = process.env.VEXDESK_TEST_DATA_DIR ? undefined : serverOfThisWorker(process.env);
+if (workerServer) {
+  // Tests, the admin CLI runs they start and their child processes read these two.
+  process.env.VEXDESK_TEST_DATA_DIR = workerServer.dataDir;
+  process.env.VEXDESK_TEST_BASE_URL = workerServer.baseUrl;
+}
 const dataDir = process.env.VEXDESK_TEST_DATA_DIR;
 if (!dataDir) throw new Error('integration tests need the global setup (VEXDESK_TEST_DATA_DIR unset)');
 const engines = JSON.parse(readFileSync(join(dataDir, 'engines.json'), 'utf8')) as {

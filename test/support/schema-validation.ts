@@ -204,13 +204,18 @@ let csafLib: Promise<CsafLib> | undefined;
 function loadCsafLib(): Promise<CsafLib> {
   const base = '@secvisogram/csaf-validator-lib';
   const load = async (file: string): Promise<unknown> => (await import(`${base}/${file}`)) as unknown;
-  return (csafLib ??= Promise.all([load('validateStrict.js'), load('mandatoryTests.js'), load('schemaTests.js')]).then(
-    ([strictModule, mandatory, schema]) => ({
+  // One after the other: jest's ESM loader can fail concurrent imports of modules they share
+  // ("request for './mandatoryTests/mandatoryTest_6_1_1.js' is not in cache").
+  return (csafLib ??= (async () => {
+    const strictModule = await load('validateStrict.js');
+    const mandatory = await load('mandatoryTests.js');
+    const schema = await load('schemaTests.js');
+    return {
       validateStrict: (strictModule as { default: CsafLib['validateStrict'] }).default,
       mandatory: mandatory as Record<string, DocumentTest>,
       schema: schema as Record<string, DocumentTest>,
-    }),
-  ));
+    };
+  })());
 }
 
 /**

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { TSX_LOADER } from './tsx-loader';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -17,6 +18,15 @@ export function awsCallLog(): Record<string, string> {
   return dir ? { VEXDESK_AWS_CALL_LOG: join(dir, `${randomUUID()}.jsonl`) } : {};
 }
 
+/**
+ * VEXDESK_SERVER_CPU_PROF_DIR=dir: every server a test run starts writes V8 CPU profiles there (one per
+ * thread, read with Chrome's DevTools) when it stops, to see where the server's time goes.
+ */
+function cpuProfileFlags(): string[] {
+  const dir = process.env.VEXDESK_SERVER_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(dir)}`] : [];
+}
+
 /** `onStdoutLine`: the server's log lines (benches read its structured logs); ignored otherwise. */
 export async function startServerProcess(
   dataDir: string,
@@ -26,8 +36,9 @@ export async function startServerProcess(
   const root = resolve(import.meta.dirname, '../..');
   const serverFile = join(dataDir, 'server.json');
   rmSync(serverFile, { force: true });
-  // process.execPath: the same pinned Node as the test run, whatever node is first on PATH.
-  const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/start.ts')], {
+  // process.execPath: the same pinned Node as the test run, whatever node is first on PATH. Node with tsx's
+  // loader, as `npm start` runs it: no tsx CLI process between the test run and the server.
+  const child = spawn(process.execPath, [...cpuProfileFlags(), ...TSX_LOADER, join(root, 'bin/start.ts')], {
     cwd: root,
     env: { ...process.env, ...awsCallLog(), ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', options.onStdoutLine ? 'pipe' : 'ignore', 'inherit'],
