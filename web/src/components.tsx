@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import type { Schemas } from './api/client';
 
 export function ErrorMessage({ message }: { message: string | undefined }) {
@@ -90,4 +91,53 @@ export function formatDate(value: string | null | undefined): string {
 export function fieldText(form: FormData, name: string): string {
   const value = form.get(name);
   return typeof value === 'string' ? value.trim() : '';
+}
+
+/** A secret the service shows only in this answer (an API key, a signing secret): a read-only field, Copy and Done. */
+export function ShownOnce({
+  children,
+  label,
+  value,
+  testId,
+  onDone,
+}: {
+  children: ComponentChildren;
+  label: string;
+  value: string;
+  testId: string;
+  onDone: () => void;
+}) {
+  const [copied, setCopied] = useState<string>();
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied('Copied.');
+    } catch {
+      setCopied('Copy it from the field above.');
+    }
+  };
+  return (
+    <div class="created-key" role="status">
+      <p>{children}</p>
+      <label>
+        {label}
+        <input
+          readOnly
+          value={value}
+          class="mono"
+          data-testid={testId}
+          onFocus={(event) => event.currentTarget.select()}
+        />
+      </label>
+      <div class="actions">
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>
+        <button type="button" onClick={onDone}>
+          Done
+        </button>
+        <span>{copied}</span>
+      </div>
+    </div>
+  );
 }

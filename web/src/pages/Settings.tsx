@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api/client';
-import { ColumnHeads, ErrorMessage, fieldText, Section, formatDate } from '../components';
+import { ColumnHeads, ErrorMessage, fieldText, Section, ShownOnce, formatDate } from '../components';
 import { must, useLoad, useTitle } from '../hooks';
 import { can, useMe } from '../session';
 // Every scope a key may hold, in the service's order, and what a CI job running the Action needs.
@@ -49,7 +49,6 @@ function ApiKeys({ manage, changed }: { manage: boolean; changed: number }) {
   const [error, setError] = useState<string>();
   const [created, setCreated] = useState<Schemas['CreatedApiKey'] | undefined>();
   const [scopes, setScopes] = useState<Set<Scope>>(new Set(CI_SCOPES));
-  const [copied, setCopied] = useState<string>();
   const create = async (event: SubmitEvent) => {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
@@ -66,7 +65,6 @@ function ApiKeys({ manage, changed }: { manage: boolean; changed: number }) {
     else {
       setError(undefined);
       setCreated(data.data);
-      setCopied(undefined);
       formElement.reset();
       keys.reload();
     }
@@ -77,43 +75,19 @@ function ApiKeys({ manage, changed }: { manage: boolean; changed: number }) {
     setError(failure ? errorText(failure) : undefined);
     keys.reload();
   };
-  const copy = async () => {
-    if (!created) return;
-    try {
-      await navigator.clipboard.writeText(created.key);
-      setCopied('Copied.');
-    } catch {
-      setCopied('Copy it from the field above.');
-    }
-  };
   return (
     <Section title="API keys">
       <ErrorMessage message={error ?? keys.error} />
       {created ? (
-        <div class="created-key" role="status">
-          <p>
-            <strong>Key {created.name} created.</strong> Copy it now: it is shown only once.
-          </p>
-          <label>
-            Key value
-            <input
-              readOnly
-              value={created.key}
-              class="mono"
-              data-testid="created-key"
-              onFocus={(event) => event.currentTarget.select()}
-            />
-          </label>
-          <div class="actions">
-            <button type="button" onClick={() => void copy()}>
-              Copy
-            </button>
-            <button type="button" onClick={() => setCreated(undefined)}>
-              Done
-            </button>
-            <span>{copied}</span>
-          </div>
-        </div>
+        <ShownOnce
+          key={created.id}
+          label="Key value"
+          value={created.key}
+          testId="created-key"
+          onDone={() => setCreated(undefined)}
+        >
+          <strong>Key {created.name} created.</strong> Copy it now: it is shown only once.
+        </ShownOnce>
       ) : null}
       <table>
         <caption class="visually-hidden">API keys</caption>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../../api/client';
-import { ColumnHeads, ErrorMessage, fieldText, formatDate, Notice, Section } from '../../components';
+import { ColumnHeads, ErrorMessage, fieldText, formatDate, Notice, Section, ShownOnce } from '../../components';
 import type { Loaded } from '../../hooks';
 import { CHANNEL_TYPE_TEXT, CHANNEL_TYPES, deliveryStatusText, type Channel, type ChannelType } from './vocabulary';
 
@@ -159,41 +159,11 @@ export function Channels(props: { manage: boolean; channels: Loaded<{ data: Chan
 
 /** A webhook's signing secret, shown this once with a copy button. */
 function SecretOnce({ channel, value, onDone }: { channel: string; value: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<string>();
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-      setCopied('Copied.');
-    } catch {
-      setCopied('Copy it from the field above.');
-    }
-  };
   return (
-    <div class="created-key" role="status">
-      <p>
-        <strong>Signing secret of {channel}.</strong> Copy it now: you will not see it again. Your receiver verifies
-        each delivery's <code>webhook-signature</code> with it.
-      </p>
-      <label>
-        Signing secret
-        <input
-          readOnly
-          value={value}
-          class="mono"
-          data-testid="channel-secret"
-          onFocus={(event) => event.currentTarget.select()}
-        />
-      </label>
-      <div class="actions">
-        <button type="button" onClick={() => void copy()}>
-          Copy
-        </button>
-        <button type="button" onClick={onDone}>
-          Done
-        </button>
-        <span>{copied}</span>
-      </div>
-    </div>
+    <ShownOnce key={value} label="Signing secret" value={value} testId="channel-secret" onDone={onDone}>
+      <strong>Signing secret of {channel}.</strong> Copy it now: you will not see it again. Your receiver verifies each
+      delivery's <code>webhook-signature</code> with it.
+    </ShownOnce>
   );
 }
 
