@@ -194,7 +194,7 @@ export const Products = {
       const update = patchExpression({
         ...patch,
         ...(patch.craInScope !== undefined
-          ? { craInScope: patch.craInScope || null, craInScopeSince: patch.craInScope ? next.updatedAt : null }
+          ? { craInScope: patch.craInScope || null, craInScopeSince: next.craInScopeSince }
           : {}),
         updatedAt: next.updatedAt,
       });
