@@ -15,11 +15,10 @@
  * only what is still under an old key. The marker item is written when a run
  * found nothing left, so later starts skip the Scan.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../aws-clients';
 import { auditKeys } from '../audit/audit-log';
 import { keys, type Key } from './keys';
-import { batchWrite, getItem, type Item } from './table-client';
+import { batchWrite, type Item } from './table-client';
+import { runOnce, scanPages } from './table-maintenance';
 
 /** Bump when a later change moves keys again (and extend the migration). */
 export const KEY_LAYOUT_VERSION = 2;
@@ -70,21 +69,16 @@ function moved(item: Item, owner: { teamId: string; kind: 'pointer' | 'audit' })
 export async function migrateKeyLayout(options: { maxItems?: number } = {}): Promise<KeyLayoutMigration> {
   const result: KeyLayoutMigration = { pointers: 0, auditEntries: 0, complete: true };
   const limit = options.maxItems ?? Number.POSITIVE_INFINITY;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        // Only the two entities that moved; the key test (legacyOwner) picks the old-layout ones.
-        FilterExpression: '#entity IN (:pointer, :audit)',
-        ExpressionAttributeNames: { '#entity': 'entity' },
-        ExpressionAttributeValues: { ':pointer': 'IdPointer', ':audit': 'AuditEntry' },
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
+  const moving = scanPages({
+    // Only the two entities that moved; the key test (legacyOwner) picks the old-layout ones.
+    expression: '#entity IN (:pointer, :audit)',
+    names: { '#entity': 'entity' },
+    values: { ':pointer': 'IdPointer', ':audit': 'AuditEntry' },
+  });
+  for await (const page of moving) {
     const puts: Item[] = [];
     const deletes: Key[] = [];
-    for (const item of page.Items ?? []) {
+    for (const item of page) {
       const owner = legacyOwner(item);
       if (!owner) continue;
       if (result.pointers + result.auditEntries >= limit) {
@@ -99,16 +93,12 @@ export async function migrateKeyLayout(options: { maxItems?: number } = {}): Pro
     // New copies first: a crash between the two leaves duplicates, never a lost item.
     await batchWrite(puts);
     await batchWrite([], deletes);
-    startKey = result.complete ? page.LastEvaluatedKey : undefined;
-  } while (startKey);
+    if (!result.complete) break;
+  }
   return result;
 }
 
 /** Runs the migration unless this table's marker says it is done; writes the marker after a complete run. */
-export async function ensureKeyLayout(): Promise<KeyLayoutMigration | undefined> {
-  const marker = keys.keyLayoutMigration(KEY_LAYOUT_VERSION);
-  if (await getItem(marker)) return undefined;
-  const result = await migrateKeyLayout();
-  await batchWrite([{ ...marker, entity: 'Migration', completedAt: new Date().toISOString(), ...result }]);
-  return result;
+export function ensureKeyLayout(): Promise<KeyLayoutMigration | undefined> {
+  return runOnce(keys.keyLayoutMigration(KEY_LAYOUT_VERSION), () => migrateKeyLayout());
 }

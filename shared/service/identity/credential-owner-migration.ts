@@ -10,10 +10,9 @@
  * `npm run -s admin -- table migrate --stack NAME` right after the deploy. Idempotent: each credential is
  * written once, and a run cut off leaves the rest for the next.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../aws-clients';
 import { keys } from '../data/keys';
-import { batchWrite, getItem, type Item } from '../data/table-client';
+import { getItem, type Item } from '../data/table-client';
+import { runOnce, scanPages } from '../data/table-maintenance';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Actor } from './actor';
 import { ApiKeys } from './api-keys';
@@ -90,34 +89,24 @@ async function migratePolicy(item: Item, result: CredentialOwnerMigration): Prom
 
 export async function migrateCredentialOwners(): Promise<CredentialOwnerMigration> {
   const result: CredentialOwnerMigration = { keys: 0, policies: 0, revokedKeys: 0, deletedPolicies: 0 };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        // Active keys and policies without an owner (a revoked key acts for nobody anyway).
-        FilterExpression:
-          '((#entity = :key AND attribute_not_exists(#revokedAt)) OR #entity = :policy) AND attribute_not_exists(#owner)',
-        ExpressionAttributeNames: { '#entity': 'entity', '#revokedAt': 'revokedAt', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':key': 'ApiKey', ':policy': 'TrustPolicy' },
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) {
+  const unowned = scanPages({
+    // Active keys and policies without an owner (a revoked key acts for nobody anyway).
+    expression:
+      '((#entity = :key AND attribute_not_exists(#revokedAt)) OR #entity = :policy) AND attribute_not_exists(#owner)',
+    names: { '#entity': 'entity', '#revokedAt': 'revokedAt', '#owner': 'owner' },
+    values: { ':key': 'ApiKey', ':policy': 'TrustPolicy' },
+  });
+  for await (const page of unowned) {
+    for (const item of page) {
       if (parseOwner(item.owner)) continue;
       if (item.entity === 'ApiKey') await migrateKey(item, result);
       else await migratePolicy(item, result);
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return result;
 }
 
 /** Runs the migration unless this table's marker says it is done; writes the marker after a complete run. */
-export async function ensureCredentialOwners(): Promise<CredentialOwnerMigration | undefined> {
-  const marker = keys.credentialOwnerMigration(CREDENTIAL_OWNER_VERSION);
-  if (await getItem(marker)) return undefined;
-  const result = await migrateCredentialOwners();
-  await batchWrite([{ ...marker, entity: 'Migration', completedAt: new Date().toISOString(), ...result }]);
-  return result;
+export function ensureCredentialOwners(): Promise<CredentialOwnerMigration | undefined> {
+  return runOnce(keys.credentialOwnerMigration(CREDENTIAL_OWNER_VERSION), migrateCredentialOwners);
 }

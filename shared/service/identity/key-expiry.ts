@@ -6,18 +6,9 @@
  * expired key leaves the index without an event. Keys made before the index are indexed by
  * `ensureApiKeyExpiryIndex` (local start, `admin table migrate`).
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../aws-clients';
 import { keys } from '../data/keys';
-import {
-  batchWrite,
-  getItem,
-  queryAll,
-  transactWrite,
-  TransactionFailedError,
-  tx,
-  updateItem,
-} from '../data/table-client';
+import { queryAll, transactWrite, TransactionFailedError, tx, updateItem } from '../data/table-client';
+import { runOnce, scanPages } from '../data/table-maintenance';
 import { tableDefinition } from '../data/table-definition';
 import { eventId, eventItem } from '../events/event-store';
 
@@ -77,41 +68,29 @@ export async function checkApiKeyExpiry(now = new Date()): Promise<KeyExpiryChec
 export const API_KEY_EXPIRY_INDEX_VERSION = 1;
 
 /** Indexes the unrevoked keys with an expiry made before the index existed; once per table (a marker records it). */
-export async function ensureApiKeyExpiryIndex(): Promise<{ keys: number } | undefined> {
-  const marker = keys.apiKeyExpiryIndexMigration(API_KEY_EXPIRY_INDEX_VERSION);
-  if (await getItem(marker)) return undefined;
-  let indexed = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression:
-          '#entity = :key AND attribute_type(#expiresAt, :string) AND attribute_not_exists(#revokedAt) AND attribute_not_exists(#gsi1pk)',
-        ExpressionAttributeNames: {
-          '#entity': 'entity',
-          '#expiresAt': 'expiresAt',
-          '#revokedAt': 'revokedAt',
-          '#gsi1pk': 'gsi1pk',
-        },
-        ExpressionAttributeValues: { ':key': 'ApiKey', ':string': 'S' },
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const index = keys.apiKeyExpiryIndex(String(item.teamId), String(item.id), String(item.expiresAt));
-      await updateItem(
-        keys.apiKey(String(item.teamId), String(item.id)),
-        'SET gsi1pk = :pk, gsi1sk = :sk',
-        undefined,
-        { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
-        // A key deleted meanwhile is skipped (the condition fails quietly).
-        'attribute_exists(pk)',
-      );
-      indexed += 1;
+export function ensureApiKeyExpiryIndex(): Promise<{ keys: number } | undefined> {
+  return runOnce(keys.apiKeyExpiryIndexMigration(API_KEY_EXPIRY_INDEX_VERSION), async () => {
+    let indexed = 0;
+    const unindexed = scanPages({
+      expression:
+        '#entity = :key AND attribute_type(#expiresAt, :string) AND attribute_not_exists(#revokedAt) AND attribute_not_exists(#gsi1pk)',
+      names: { '#entity': 'entity', '#expiresAt': 'expiresAt', '#revokedAt': 'revokedAt', '#gsi1pk': 'gsi1pk' },
+      values: { ':key': 'ApiKey', ':string': 'S' },
+    });
+    for await (const page of unindexed) {
+      for (const item of page) {
+        const index = keys.apiKeyExpiryIndex(String(item.teamId), String(item.id), String(item.expiresAt));
+        await updateItem(
+          keys.apiKey(String(item.teamId), String(item.id)),
+          'SET gsi1pk = :pk, gsi1sk = :sk',
+          undefined,
+          { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
+          // A key deleted meanwhile is skipped (the condition fails quietly).
+          'attribute_exists(pk)',
+        );
+        indexed += 1;
+      }
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  await batchWrite([{ ...marker, entity: 'Migration', completedAt: new Date().toISOString(), keys: indexed }]);
-  return { keys: indexed };
+    return { keys: indexed };
+  });
 }
