@@ -12,6 +12,7 @@ import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { ms, percentile } from './stats';
+import { printReport } from './main';
 
 const CLIENTS = 20;
 
@@ -293,14 +294,5 @@ export async function benchProductList(
 // `tsx test/bench/api.ts list` runs only the 10,000-product list; `npm run bench -- api` runs both.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const onlyList = process.argv.includes('list');
-  (async () => [...(onlyList ? [] : [await benchApi()]), await benchProductList()].join('\n\n'))().then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport((async () => [...(onlyList ? [] : [await benchApi()]), await benchProductList()].join('\n\n'))());
 }

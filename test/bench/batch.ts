@@ -11,6 +11,7 @@ import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { startServerProcess } from '../support/server-process';
 import { median, ms } from './stats';
+import { printReport } from './main';
 
 const FINDINGS = 500;
 const RUNS = 7;
@@ -55,14 +56,5 @@ export async function benchBatch(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchBatch().then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport(benchBatch());
 }

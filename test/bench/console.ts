@@ -18,6 +18,7 @@ import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { buildConsole } from '../../bin/build-web';
 import { launchBrowser } from '../e2e/browser';
 import { median, ms } from './stats';
+import { printReport } from './main';
 
 const FINDINGS = 5000;
 const RUNS = 5;
@@ -200,14 +201,5 @@ export async function benchConsole(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchConsole().then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport(benchConsole());
 }

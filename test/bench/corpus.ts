@@ -25,6 +25,7 @@ import { createInterface } from 'node:readline';
 import { median, ms, peakRssMb } from './stats';
 import { fullCorpusFiles, FULL_RECORDS, EPSS_ROWS } from './full-corpus';
 import { describeRss, rssOf, startViaNpmStart, uploadAndScan, type Post } from './scan';
+import { printReport } from './main';
 
 const RECORDS = Number(process.env.CORPUS_BENCH_RECORDS ?? FULL_RECORDS);
 const CPU_PROFILE_DIR = process.env.CORPUS_BENCH_CPU_PROF;
@@ -193,14 +194,5 @@ if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === 'impo
     },
   );
 } else if (import.meta.url === `file://${process.argv[1]}`) {
-  benchCorpus().then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport(benchCorpus());
 }

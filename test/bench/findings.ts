@@ -14,6 +14,7 @@ import { startServerProcess } from '../support/server-process';
 import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { median, ms } from './stats';
+import { printReport } from './main';
 
 const PER_SBOM = 10_000;
 const SBOMS = 2;
@@ -227,14 +228,5 @@ export async function benchFindings(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchFindings().then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport(benchFindings());
 }

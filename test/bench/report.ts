@@ -12,6 +12,7 @@
  * Medians of several runs after one warm-up.
  */
 import { randomUUID } from 'node:crypto';
+import { printReport } from './main';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -311,14 +312,5 @@ export async function benchReport(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchReport().then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport(benchReport());
 }

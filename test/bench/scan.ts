@@ -8,6 +8,7 @@
  * peak RSS (engines included) and the scan-worker handler's own peak.
  */
 import { spawn } from 'node:child_process';
+import { printReport } from './main';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -306,14 +307,5 @@ if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === 'work
     },
   );
 } else if (import.meta.url === `file://${process.argv[1]}`) {
-  benchScan({ memoryOnly: process.argv[2] === 'memory' }).then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport(benchScan({ memoryOnly: process.argv[2] === 'memory' }));
 }

@@ -6,6 +6,7 @@
  * Bearer and cookie requests so both see the same machine load. Prints medians and their ratio.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { printReport } from './main';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserSignIn, demoLogin, SESSION_COOKIE } from '../support/browser-session';
@@ -61,14 +62,5 @@ export async function benchSession(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchSession().then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport(benchSession());
 }

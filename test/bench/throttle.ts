@@ -6,6 +6,7 @@
  * is microseconds, far below what loopback HTTP timing could resolve.
  */
 import { pathToFileURL } from 'node:url';
+import { printReport } from './main';
 import { ClientRateLimit, UsagePlanThrottle } from '../../shared/local/local-throttle';
 import { median, percentile } from './stats';
 
@@ -48,14 +49,5 @@ export async function benchThrottle(): Promise<string> {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchThrottle().then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport(benchThrottle());
 }

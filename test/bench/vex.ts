@@ -8,6 +8,7 @@
  * both pages cost the same).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { printReport } from './main';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServerProcess } from '../support/server-process';
@@ -212,14 +213,5 @@ export async function benchVex(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchVex().then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  printReport(benchVex());
 }
