@@ -111,7 +111,8 @@ async function run(): Promise<unknown> {
   if (flags.help || !noun) throw new UsageError('');
   let stopEngines: (() => Promise<void>) | undefined;
   if (!(await connectToDeployedStack())) {
-    const { findRunningEngines, startEmbeddedEngines } = await import('../shared/local/engines');
+    const { engineThreadFromEnvironment, findRunningEngines, startEmbeddedEngines } =
+      await import('../shared/local/engines');
     const { applyLocalEnvironment } = await import('../shared/local/local-environment');
     const dataDir = resolve(process.env.DATA_DIR ?? '.data');
     // Both carry the data directory's key pair, the only credentials the engines accept.
@@ -128,7 +129,7 @@ async function run(): Promise<unknown> {
         );
       }
       // LevelDB admits one process: with no server running, this command owns the engines briefly.
-      const engines = await startEmbeddedEngines({ dataDir });
+      const engines = await startEmbeddedEngines({ dataDir, thread: engineThreadFromEnvironment(process.env) });
       applyLocalEnvironment(engines);
       stopEngines = () => engines.stop();
     }

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { writePrivateFile } from '../shared/local/engine-credentials';
-import { startEmbeddedEngines, type EmbeddedEngines } from '../shared/local/engines';
+import { engineThreadFromEnvironment, startEmbeddedEngines, type EmbeddedEngines } from '../shared/local/engines';
 import { applyLocalEnvironment } from '../shared/local/local-environment';
 import type { BackgroundWork } from '../shared/local/background';
 import type { LocalApi } from '../shared/local/api-gateway-emulator';
@@ -58,7 +58,7 @@ function notReady(_request: IncomingMessage, response: ServerResponse): void {
 
 async function main(): Promise<void> {
   // Creates the data directory owner-only (0700) and its engine key pair.
-  running.engines = await startEmbeddedEngines({ dataDir });
+  running.engines = await startEmbeddedEngines({ dataDir, thread: engineThreadFromEnvironment(process.env) });
   if (stopSignal) return;
   if (quiet) process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 

@@ -2,7 +2,7 @@
  * DynamoDB's JSON wire protocol as the embedded engine speaks it: error types, the reply
  * shape every layer passes around, and calls to dynalite's own API in-process.
  */
-import type { Server } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
 import { Readable } from 'node:stream';
 
 export const API_PREFIX = 'DynamoDB_20120810.';
@@ -51,47 +51,81 @@ export function errorMessage(body: Record<string, unknown>): string | undefined 
   return typeof message === 'string' ? message : undefined;
 }
 
+/** One request to the engine, whichever way it came: the HTTP front or the in-process port (engine-worker.ts). */
+export interface EngineRequest {
+  method: string;
+  url: string;
+  /** Lower-case names, as Node's HTTP server gives them. */
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** The engine's answer, ready for the wire. */
+export interface EngineResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * Hands a request to dynalite's own request handler in-process (dynalite checks no signature:
+ * the caller did). Resolves with its answer once dynalite ended it: for a write, after LevelDB
+ * took it. Uses the part of http.ServerResponse the handler touches (status, headers, one end()).
+ */
+export function dynaliteAnswer(dynalite: Server, request: EngineRequest): Promise<EngineResponse> {
+  return new Promise((resolve) => {
+    const replay = Object.assign(Readable.from(request.body.length > 0 ? [request.body] : []), {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+    });
+    const headers: Record<string, string> = {};
+    const response = {
+      statusCode: 200,
+      contentType: JSON_TYPE,
+      setHeader: (name: string, value: string | number) => {
+        headers[name] = String(value);
+        return response;
+      },
+      end: (body?: string | Buffer) => {
+        resolve({
+          status: response.statusCode,
+          headers,
+          body: body === undefined ? Buffer.alloc(0) : Buffer.from(body),
+        });
+        return response;
+      },
+    };
+    dynalite.emit('request', replay, response);
+  });
+}
+
 /** One call to dynalite's own API (GetItem, PutItem, DescribeTable...). */
 export type DynaliteCall = (operation: string, payload: Record<string, unknown>) => Promise<Reply>;
 
 /**
  * Calls to dynalite's API handed to its request handler in-process, as the front hands a
- * client's request (dynalite checks no signature). A transaction makes two such calls per
- * item (snapshot, write): through an HTTP round trip over the socket each, that hop was most of
- * a transaction's cost in the engine (docs/triage-continuity.md "Measured").
+ * client's request. A transaction makes two such calls per item (snapshot, write): through an
+ * HTTP round trip over the socket each, that hop was most of a transaction's cost in the engine
+ * (docs/triage-continuity.md "Measured").
  */
 export function inProcessCalls(dynalite: Server): DynaliteCall {
-  return (operation, payload) => {
-    const data = Buffer.from(JSON.stringify(payload));
-    return new Promise((resolve, reject) => {
-      const request = Object.assign(Readable.from([data]), {
-        method: 'POST',
-        url: '/',
-        headers: {
-          'content-type': JSON_TYPE,
-          'content-length': String(data.length),
-          'x-amz-target': `${API_PREFIX}${operation}`,
-          'x-amz-date': '20000101T000000Z',
-          authorization:
-            'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-        },
-      });
-      // The part of http.ServerResponse dynalite's handler uses (status, headers, one end()).
-      const response = {
-        statusCode: 200,
-        contentType: JSON_TYPE,
-        setHeader: () => response,
-        end: (body?: string | Buffer) => {
-          try {
-            const parsed: unknown = JSON.parse(body === undefined ? '{}' : body.toString());
-            resolve({ status: response.statusCode, body: isRecord(parsed) ? parsed : {} });
-          } catch (error) {
-            reject(error instanceof Error ? error : new Error(String(error)));
-          }
-          return response;
-        },
-      };
-      dynalite.emit('request', request, response);
+  return async (operation, payload) => {
+    const body = Buffer.from(JSON.stringify(payload));
+    const answer = await dynaliteAnswer(dynalite, {
+      method: 'POST',
+      url: '/',
+      headers: {
+        'content-type': JSON_TYPE,
+        'content-length': String(body.length),
+        'x-amz-target': `${API_PREFIX}${operation}`,
+        'x-amz-date': '20000101T000000Z',
+        authorization:
+          'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+      },
+      body,
     });
+    const parsed: unknown = JSON.parse(answer.body.length === 0 ? '{}' : answer.body.toString());
+    return { status: answer.status, body: isRecord(parsed) ? parsed : {} };
   };
 }

@@ -28,12 +28,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { createDynalite } from './embedded-dynalite';
 import type { TableCache } from './embedded-dynalite-store';
 import { EngineBroken, EngineGate, EngineStopped } from './embedded-dynamo-gate';
-import { API_PREFIX, ERROR_TYPE, JSON_TYPE, inProcessCalls, isRecord, type Reply } from './embedded-dynamo-wire';
+import {
+  API_PREFIX,
+  ERROR_TYPE,
+  JSON_TYPE,
+  dynaliteAnswer,
+  inProcessCalls,
+  isRecord,
+  type EngineRequest,
+  type EngineResponse,
+  type Reply,
+} from './embedded-dynamo-wire';
 import { TransactionJournal } from './embedded-journal';
 import { TransactionEngine, crashPointFromEnvironment } from './embedded-transaction-engine';
 import { restoreTransaction } from './embedded-transaction-recovery';
@@ -41,6 +50,11 @@ import { verifySigV4, type EngineCredentials, type Verdict } from './sigv4-verif
 
 export interface EmbeddedDynamo {
   endpoint: string;
+  /**
+   * Answers a request handed over in-process (signature checked as over HTTP); undefined when the
+   * engine is stopping. The API in the same process reaches the engine this way (engine-worker.ts).
+   */
+  serve(request: EngineRequest): Promise<EngineResponse | undefined>;
   stop(): Promise<void>;
 }
 
@@ -131,16 +145,20 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-function send(res: http.ServerResponse, reply: Reply): void {
-  const payload = Buffer.from(JSON.stringify(reply.body));
-  res.writeHead(reply.status, {
-    'Content-Type': JSON_TYPE,
-    'Content-Length': payload.length,
-    'x-amzn-RequestId': randomBytes(39).toString('base64url').toUpperCase().slice(0, 52),
-    // The SDK may check DynamoDB's CRC32 of the body.
-    'x-amz-crc32': crc32(payload),
-  });
-  res.end(payload);
+/** A reply of the front's own (errors, transactions) in DynamoDB's wire form. */
+function answer(reply: Reply): EngineResponse {
+  const body = Buffer.from(JSON.stringify(reply.body));
+  return {
+    status: reply.status,
+    headers: {
+      'Content-Type': JSON_TYPE,
+      'Content-Length': String(body.length),
+      'x-amzn-RequestId': randomBytes(39).toString('base64url').toUpperCase().slice(0, 52),
+      // The SDK may check DynamoDB's CRC32 of the body.
+      'x-amz-crc32': String(crc32(body)),
+    },
+    body,
+  };
 }
 
 /** What the front hands requests to. */
@@ -154,89 +172,80 @@ interface FrontTargets {
   tables: TableCache;
 }
 
-async function handleTransaction(
-  operation: string,
-  raw: Buffer,
-  res: http.ServerResponse,
-  transactions: TransactionEngine,
-): Promise<void> {
+async function transaction(operation: string, raw: Buffer, transactions: TransactionEngine): Promise<EngineResponse> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
   } catch {
-    send(res, { status: 400, body: { __type: ERROR_TYPE.serialization } });
-    return;
+    return answer({ status: 400, body: { __type: ERROR_TYPE.serialization } });
   }
-  if (!isRecord(parsed)) {
-    send(res, { status: 400, body: { __type: ERROR_TYPE.serialization } });
-    return;
-  }
-  send(
-    res,
+  if (!isRecord(parsed)) return answer({ status: 400, body: { __type: ERROR_TYPE.serialization } });
+  return answer(
     operation === 'TransactWriteItems'
       ? await transactions.transactWrite(parsed)
       : await transactions.transactGet(parsed),
   );
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, targets: FrontTargets): Promise<void> {
+/**
+ * Answers one request, however it arrived (loopback HTTP or the in-process port); undefined
+ * when the engine is stopping and the request is dropped, as a closed connection would be.
+ */
+async function serve(request: EngineRequest, targets: FrontTargets): Promise<EngineResponse | undefined> {
   const { credentials, gate, transactions, dynalite, tables } = targets;
-  const target = req.headers['x-amz-target'];
+  const target = request.headers['x-amz-target'];
   const operation = typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
+  try {
+    // Real DynamoDB answers a CORS preflight and the GET health check unsigned.
+    if (request.method !== 'OPTIONS' && request.method !== 'GET') {
+      const verdict = await verifySigV4(request, credentials);
+      if (!verdict.ok) return answer(signatureRejection(verdict));
+    }
+    if (operation === 'TransactWriteItems' || operation === 'TransactGetItems')
+      return await transaction(operation, request.body, transactions);
+    // Everything else is dynalite's own handler, run while holding the lock until its answer is
+    // complete (dynalite answers a write only after LevelDB took it).
+    const release = await gate.enter(
+      SHARED_OPERATIONS.has(operation) || request.method === 'GET' ? 'shared' : 'exclusive',
+    );
+    const tableOperation = TABLE_OPERATIONS.has(operation);
+    try {
+      if (tableOperation) {
+        transactions.forgetTables();
+        tables.begin();
+      }
+      return await dynaliteAnswer(dynalite, request);
+    } finally {
+      if (tableOperation) tables.end();
+      release();
+    }
+  } catch (error) {
+    if (error instanceof EngineStopped) return undefined;
+    if (!(error instanceof EngineBroken)) console.error('[embedded-dynamo] request failed', error);
+    return answer({
+      status: 500,
+      body: { __type: ERROR_TYPE.internal, message: error instanceof Error ? error.message : String(error) },
+    });
+  }
+}
+
+/** The loopback HTTP front: other processes (the admin CLI, tests) reach the engine here. */
+async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse, targets: FrontTargets): Promise<void> {
   try {
     const body = await readBody(req);
     if (body === undefined) {
       res.writeHead(413).end();
       return;
     }
-    // Real DynamoDB answers a CORS preflight and the GET health check unsigned.
-    if (req.method !== 'OPTIONS' && req.method !== 'GET') {
-      const verdict = await verifySigV4(
-        { method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body },
-        credentials,
-      );
-      if (!verdict.ok) {
-        send(res, signatureRejection(verdict));
-        return;
-      }
-    }
-    if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
-      await handleTransaction(operation, body, res, transactions);
-      return;
-    }
-    // Everything else is dynalite's own handler, run while holding the lock until the
-    // response is complete (dynalite answers a write only after LevelDB took it).
-    const release = await gate.enter(SHARED_OPERATIONS.has(operation) || req.method === 'GET' ? 'shared' : 'exclusive');
-    if (res.destroyed) {
-      // A client that already hung up would never emit 'close' on res again.
-      release();
-      return;
-    }
-    res.once('close', release);
-    if (TABLE_OPERATIONS.has(operation)) {
-      transactions.forgetTables();
-      tables.begin();
-      res.once('close', tables.end);
-    }
-    // The body was read for the signature check: dynalite gets it replayed.
-    const replay = Object.assign(Readable.from(body.length > 0 ? [body] : []), {
-      headers: req.headers,
-      method: req.method,
-      url: req.url,
-    });
-    dynalite.emit('request', replay, res);
+    const response = await serve(
+      { method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body },
+      targets,
+    );
+    if (response === undefined || res.destroyed) res.destroy();
+    else res.writeHead(response.status, response.headers).end(response.body);
   } catch (error) {
-    if (error instanceof EngineStopped) {
-      res.destroy();
-      return;
-    }
-    if (!(error instanceof EngineBroken)) console.error('[embedded-dynamo] request failed', error);
-    if (!res.headersSent)
-      send(res, {
-        status: 500,
-        body: { __type: ERROR_TYPE.internal, message: error instanceof Error ? error.message : String(error) },
-      });
-    else res.destroy();
+    console.error('[embedded-dynamo] request failed', error);
+    res.destroy();
   }
 }
 
@@ -265,6 +274,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
 
   let front: http.Server;
   let port: number;
+  let serveRequest: EmbeddedDynamo['serve'];
   try {
     // Recovery completes before the front listens: no request sees a torn transaction.
     const journal = options.journalDir === undefined ? undefined : await TransactionJournal.open(options.journalDir);
@@ -272,7 +282,11 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     if (undone) console.error(`[embedded-dynamo] undid ${undone} transaction(s) interrupted by a crash`);
     const transactions = new TransactionEngine({ call, write, gate, journal, crashAfterItems });
     const targets: FrontTargets = { credentials: options.credentials, gate, transactions, dynalite, tables };
-    front = http.createServer((req, res) => void handle(req, res, targets));
+    front = http.createServer((req, res) => void handleHttp(req, res, targets));
+    serveRequest = (request) =>
+      request.body.length > MAX_REQUEST_BYTES
+        ? Promise.resolve(answer({ status: 413, body: { __type: ERROR_TYPE.serialization } }))
+        : serve(request, targets);
     port = await listen(front, options.port ?? 0);
   } catch (error) {
     await new Promise<void>((resolve) => dynalite.close(() => resolve()));
@@ -283,6 +297,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   let stopping: Promise<void> | undefined;
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    serve: serveRequest,
     stop() {
       stopping ??= (async () => {
         const frontClosed = new Promise<void>((resolve) => front.close(() => resolve()));

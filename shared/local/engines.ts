@@ -10,10 +10,14 @@
  * `dynalite.sock`: the DynamoDB front's private hop to dynalite. The directory is 0700,
  * its files 0600.
  *
- * The engines run in this process but on a worker thread (engine-worker.ts), so their
- * request handling (dynalite, LevelDB calls, s3rver) does not queue behind the API's
- * handlers on one event loop: on a multi-core machine both run at once. Clients reach
- * them over loopback HTTP exactly as before; only start and stop cross the thread.
+ * Where they run (`thread`): by default on a worker thread of this process (engine-worker.ts),
+ * so their request handling (dynalite, LevelDB calls, s3rver) does not queue behind the API's
+ * handlers on one event loop: on a multi-core machine both run at once, and clients reach them
+ * over loopback HTTP. With `thread: 'main'` they run on the caller's thread, and this process's
+ * own DynamoDB calls reach them as function calls (in-process-dynamo-handler.ts): no loopback
+ * hop, a third less CPU per call, but one core for both. That suits several servers sharing a
+ * machine's cores (the test suites); one server alone answers faster on its own thread
+ * (docs/architecture/local-runtime.md "Where the engines run"). Other processes always use HTTP.
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -27,6 +31,7 @@ import {
   type EngineCredentials,
 } from './engine-credentials';
 import type { EngineWorkerData, EngineWorkerReply, EngineWorkerRequest, SerializedError } from './engine-worker';
+import { InProcessDynamoHandler } from './in-process-dynamo-handler';
 
 /** Where the engines listen and the only key pair they accept. */
 export interface EngineAccess {
@@ -35,6 +40,8 @@ export interface EngineAccess {
   credentials: EngineCredentials;
   /** Their data directory: local secrets (the publisher-key seal) live beside the engines' data. */
   dataDir?: string;
+  /** The SDK transport to the DynamoDB engine when it runs on this thread (no loopback hop). */
+  dynamoRequestHandler?: InProcessDynamoHandler;
 }
 
 export interface EmbeddedEngines extends EngineAccess {
@@ -48,6 +55,18 @@ export interface StartEmbeddedEnginesOptions {
   s3Port?: number;
   /** Keep DynamoDB data in memory (tests); S3 objects still go under dataDir/s3. */
   inMemory?: boolean;
+  /** `worker` (default): a thread of their own; `main`: the caller's thread. */
+  thread?: EngineThreadChoice;
+}
+
+export type EngineThreadChoice = 'worker' | 'main';
+
+/** `VEXDESK_ENGINES_THREAD` of `npm start` and the admin CLI: `worker` (default) or `main`. */
+export function engineThreadFromEnvironment(env: NodeJS.ProcessEnv): EngineThreadChoice {
+  const value = env.VEXDESK_ENGINES_THREAD;
+  if (value === undefined || value === '' || value === 'worker') return 'worker';
+  if (value === 'main') return 'main';
+  throw new Error(`VEXDESK_ENGINES_THREAD must be "worker" or "main", not "${value}"`);
 }
 
 interface EnginesFile {
@@ -136,6 +155,7 @@ function reviveError(serialized: SerializedError): Error {
 interface EngineThread {
   dynamoEndpoint: string;
   s3Endpoint: string;
+  dynamoRequestHandler?: InProcessDynamoHandler;
   /** Stops both engines (LevelDB closed) and ends the thread; call once. */
   stop(): Promise<void>;
 }
@@ -196,6 +216,44 @@ function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
   });
 }
 
+/** Starts the engines on this thread; this process's DynamoDB calls reach them without a socket. */
+async function startEnginesOnThisThread(data: EngineWorkerData): Promise<EngineThread> {
+  const [{ startEmbeddedDynamo }, { startEmbeddedS3 }] = await Promise.all([
+    import('./embedded-dynamo'),
+    import('./embedded-s3'),
+  ]);
+  const dynamo = await startEmbeddedDynamo({
+    credentials: data.credentials,
+    ...(data.dynamoPath !== undefined ? { path: data.dynamoPath } : {}),
+    ...(data.dynamoJournalDir !== undefined ? { journalDir: data.dynamoJournalDir } : {}),
+    ...(data.dynamoSocketDir !== undefined ? { socketDir: data.dynamoSocketDir } : {}),
+    ...(data.dynamoPort !== undefined ? { port: data.dynamoPort } : {}),
+  });
+  let s3: Awaited<ReturnType<typeof startEmbeddedS3>>;
+  try {
+    s3 = await startEmbeddedS3({
+      directory: data.s3Directory,
+      credentials: data.credentials,
+      ...(data.s3Port !== undefined ? { port: data.s3Port } : {}),
+    });
+  } catch (error) {
+    await dynamo.stop().catch(() => undefined);
+    throw error;
+  }
+  const dynamoRequestHandler = new InProcessDynamoHandler((request) => dynamo.serve(request));
+  return {
+    dynamoEndpoint: dynamo.endpoint,
+    s3Endpoint: s3.endpoint,
+    dynamoRequestHandler,
+    async stop() {
+      dynamoRequestHandler.close();
+      const results = await Promise.allSettled([dynamo.stop(), s3.stop()]);
+      const failure = results.find((result) => result.status === 'rejected');
+      if (failure) throw failure.reason;
+    },
+  };
+}
+
 export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions): Promise<EmbeddedEngines> {
   const { dataDir } = options;
   const running = await findRunningEngines(dataDir);
@@ -208,7 +266,8 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
   const dynamoDir = path.join(dataDir, 'dynamodb');
   if (!options.inMemory) await mkdir(dynamoDir, { recursive: true, mode: 0o700 });
 
-  const engines = await startEngineThread({
+  const start = options.thread === 'main' ? startEnginesOnThisThread : startEngineThread;
+  const engines = await start({
     credentials,
     dynamoSocketDir: dataDir,
     ...(options.inMemory ? {} : { dynamoPath: dynamoDir, dynamoJournalDir: path.join(dataDir, 'dynamodb-journal') }),
@@ -235,6 +294,7 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
     s3Endpoint: engines.s3Endpoint,
     credentials,
     dataDir,
+    ...(engines.dynamoRequestHandler ? { dynamoRequestHandler: engines.dynamoRequestHandler } : {}),
     stop() {
       stopping ??= (async () => {
         // Remove the pointer first so nobody picks up engines that are going away,

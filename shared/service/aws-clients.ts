@@ -12,7 +12,7 @@
  * (locally, and functions that act for no team) they are the execution-role
  * clients. Every DynamoDB and S3 client carries the tenant guard either way.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { KMSClient } from '@aws-sdk/client-kms';
@@ -79,6 +79,17 @@ function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): 
   return client;
 }
 
+/**
+ * The transport of DynamoDB calls when it is not the SDK's HTTP handler: set only by the local
+ * runtime, whose engine runs in the same process (shared/local/in-process-dynamo-handler.ts).
+ */
+let dynamoRequestHandler: DynamoDBClientConfig['requestHandler'];
+
+/** Clients built from now on send DynamoDB calls through `handler` (undefined: the SDK's own). */
+export function useDynamoRequestHandler(handler: DynamoDBClientConfig['requestHandler']): void {
+  dynamoRequestHandler = handler;
+}
+
 function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocumentClient {
   const { region, dynamoEndpoint } = config();
   const client = withoutSdkLogging(
@@ -86,6 +97,7 @@ function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocu
       region,
       ...(credentials ? { credentials } : {}),
       ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}),
+      ...(dynamoRequestHandler ? { requestHandler: dynamoRequestHandler } : {}),
     }),
   );
   // The document client shares this middleware stack, so its commands are recorded and guarded too.
