@@ -1,0 +1,111 @@
+/**
+ * Engines on the caller's thread (`thread: 'main'`): the SDK's calls reach the DynamoDB engine as
+ * function calls, and must be answered exactly as over loopback HTTP: signature checked, errors in
+ * DynamoDB's shapes, transactions, and the same data seen by a client over the endpoint.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  TransactWriteItemsCommand,
+  TransactionCanceledException,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { engineThreadFromEnvironment, startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
+import { clientFor } from '../support/embedded-transactions';
+import { createKeyValueTableCommand } from '../support/test-table';
+
+function inProcessClient(engines: EmbeddedEngines, secretAccessKey = engines.credentials.secretAccessKey) {
+  if (!engines.dynamoRequestHandler) throw new Error('engines on this thread hand out an in-process handler');
+  return new DynamoDBClient({
+    endpoint: engines.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: engines.credentials.accessKeyId, secretAccessKey },
+    requestHandler: engines.dynamoRequestHandler,
+    maxAttempts: 1,
+  });
+}
+
+describe("embedded engines on the caller's thread", () => {
+  it('answer in-process calls as over HTTP: signature checked, errors typed, transactions, one store', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-main-'));
+    const engines = await startEmbeddedEngines({ dataDir, inMemory: true, thread: 'main' });
+    const overHttp = clientFor(engines);
+    const inProcess = inProcessClient(engines);
+    try {
+      await inProcess.send(createKeyValueTableCommand('main-thread'));
+      // As on DynamoDB, a new table takes writes once ACTIVE (here: one timer later).
+      await waitUntilTableExists({ client: inProcess, maxWaitTime: 10, minDelay: 0.05 }, { TableName: 'main-thread' });
+      await inProcess.send(new PutItemCommand({ TableName: 'main-thread', Item: { pk: { S: 'a' }, sk: { S: '1' } } }));
+      // The same store answers a client over the loopback endpoint.
+      const seen = await overHttp.send(
+        new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } }),
+      );
+      expect(seen.Item).toEqual({ pk: { S: 'a' }, sk: { S: '1' } });
+
+      await expect(
+        inProcess.send(
+          new PutItemCommand({
+            TableName: 'main-thread',
+            Item: { pk: { S: 'a' }, sk: { S: '1' } },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
+
+      const cancelled = await inProcess
+        .send(
+          new TransactWriteItemsCommand({
+            TransactItems: [
+              { Put: { TableName: 'main-thread', Item: { pk: { S: 'b' }, sk: { S: '1' } } } },
+              {
+                ConditionCheck: {
+                  TableName: 'main-thread',
+                  Key: { pk: { S: 'a' }, sk: { S: '1' } },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        )
+        .catch((error: unknown) => error);
+      expect(cancelled).toBeInstanceOf(TransactionCanceledException);
+      expect((cancelled as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual([
+        'None',
+        'ConditionalCheckFailed',
+      ]);
+      const untouched = await inProcess.send(
+        new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'b' }, sk: { S: '1' } } }),
+      );
+      expect(untouched.Item).toBeUndefined();
+
+      // A request signed with another secret is refused, as over HTTP.
+      const forged = inProcessClient(engines, 'not-the-secret-of-this-data-directory');
+      await expect(
+        forged.send(new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
+      ).rejects.toMatchObject({ name: 'InvalidSignatureException' });
+      forged.destroy();
+    } finally {
+      overHttp.destroy();
+      await engines.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    // After the stop a call fails as a refused connection would, not with an answer.
+    await expect(
+      inProcess.send(new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
+    ).rejects.toMatchObject({ code: 'ECONNRESET' });
+    inProcess.destroy();
+  });
+
+  it('is chosen by VEXDESK_ENGINES_THREAD, worker by default, and refuses anything else', () => {
+    expect(engineThreadFromEnvironment({})).toBe('worker');
+    expect(engineThreadFromEnvironment({ VEXDESK_ENGINES_THREAD: 'worker' })).toBe('worker');
+    expect(engineThreadFromEnvironment({ VEXDESK_ENGINES_THREAD: 'main' })).toBe('main');
+    expect(() => engineThreadFromEnvironment({ VEXDESK_ENGINES_THREAD: 'both' })).toThrow(/worker" or "main/);
+  });
+});
