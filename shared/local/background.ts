@@ -86,13 +86,16 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): { 
   let current: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const tick = () => {
+    // A pass that found new events goes on at once: a burst is sent as fast as it is written, not a page a second.
+    let busy = false;
     current = runAsFunction('notify-worker', () => Dispatch.runOnce())
       .then((pass) => {
+        busy = pass.events > 0;
         if (pass.attempted > 0) log({ type: 'notify', result: pass });
       })
       .catch((error: unknown) => log({ type: 'notify', error: (error as Error).message }))
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, NOTIFY_POLL_MS).unref();
+        if (!stopped) timer = setTimeout(tick, busy ? 0 : NOTIFY_POLL_MS).unref();
       });
   };
   let timer = setTimeout(tick, 0).unref();

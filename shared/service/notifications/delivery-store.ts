@@ -7,7 +7,16 @@
 import { mergeSorted } from '../audit/audit-read';
 import { keys } from '../data/keys';
 import { notifyShards } from '../data/keys/notifications';
-import { getItem, putItem, tx, updateItem, type Item, type PrefixQuery, type TransactItem } from '../data/table-client';
+import {
+  getItem,
+  getItems,
+  putItem,
+  tx,
+  updateItem,
+  type Item,
+  type PrefixQuery,
+  type TransactItem,
+} from '../data/table-client';
 import { tableDefinition } from '../data/table-definition';
 import type { ConditionalUpdate } from '../data/update-batcher';
 import { eventId } from '../events/event-store';
@@ -17,6 +26,8 @@ import type { DeliveryOutcome } from './transports';
 
 /** Deliveries are kept 30 days in the log. */
 const RETENTION_SECONDS = 30 * 24 * 60 * 60;
+/** A consistent multi-item read takes up to 100 keys. */
+const MAX_ITEMS_PER_READ = 100;
 
 export interface StoredDelivery {
   id: string;
@@ -160,12 +171,24 @@ export const DeliveryStore = {
   },
 
   /**
-   * A new delivery already claimed for its first attempt (as `claim` would leave it), as a transaction item that
-   * fails when it exists: the pass that creates it attempts it at once, without a claim of its own.
+   * A new delivery as its first attempt left it, as a transaction item that fails when it exists: the pass that
+   * made the attempt writes it with the removal of its outbox entry.
    */
-  createClaimed(delivery: StoredDelivery, leaseUntil: string): { delivery: StoredDelivery; write: TransactItem } {
-    const claimed = { ...delivery, attempt: delivery.attempt + 1, nextAttemptAt: leaseUntil };
-    return { delivery: claimed, write: tx.create(deliveryItem(claimed)) };
+  attempted(delivery: StoredDelivery): TransactItem {
+    return tx.create(deliveryItem(delivery));
+  },
+
+  /** The ids of those of `deliveries` that exist already (a pass that died may have made some). */
+  async existing(deliveries: StoredDelivery[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let offset = 0; offset < deliveries.length; offset += MAX_ITEMS_PER_READ) {
+      const chunk = deliveries.slice(offset, offset + MAX_ITEMS_PER_READ);
+      const items = await getItems(chunk.map((delivery) => keys.notificationDelivery(delivery.teamId, delivery.id)));
+      items.forEach((item, index) => {
+        if (item) found.add(chunk[index]!.id);
+      });
+    }
+    return found;
   },
 
   async get(teamId: string, deliveryId: string): Promise<StoredDelivery | undefined> {

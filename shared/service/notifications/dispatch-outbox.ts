@@ -1,14 +1,18 @@
 /**
  * From outbox entries to deliveries (docs/notifications.md "Delivery"): each entry's matching rules make its
- * deliveries and digest entries, written together with the entry's removal from the outbox.
+ * deliveries and digest entries. A group of entries is attempted first, then written: the deliveries with their
+ * first attempt's outcome, the digest entries and the entries' removal from the outbox, in one transaction. A crash
+ * before it leaves the entries in the outbox and the next pass sends them again, under the same idempotency key:
+ * at least once, never dropped; a crash after it leaves every delivery recorded.
  */
 import { keys } from '../data/keys';
 import { putItem, transactWrite, tx, updateItem, type Item, type TransactItem } from '../data/table-client';
 import type { TeamEvent } from '../events/event-store';
 import { toEventView } from '../events/events';
+import { makeAttempt } from './attempt';
 import { DeliveryStore, newDelivery, type StoredDelivery } from './delivery-store';
 import { digestEntryItem } from './digests';
-import { leaseEnd, type DispatchPass, type Owed, type TeamRouting } from './dispatch-pass';
+import type { DispatchPass, TeamRouting } from './dispatch-pass';
 import { ruleMatches } from './matching';
 import { eventMessage } from './messages';
 
@@ -46,53 +50,6 @@ export async function planEvent(pass: DispatchPass, routing: TeamRouting, event:
   return plan;
 }
 
-// Conditional: an update of an item that expired meanwhile must not bring back a bare key.
-const outboxRemoval = (event: TeamEvent) => ({
-  key: keys.event(event.teamId, event.occurredAt, event.id),
-  update: 'REMOVE #outboxPk, #outboxSk',
-  names: { '#outboxPk': 'gsi1pk', '#outboxSk': 'gsi1sk' },
-  condition: 'attribute_exists(pk)',
-});
-
-/**
- * Writes the deliveries and digest entries of several outbox entries and removes the entries, all in one
- * transaction: a crash leaves all of it or none. The deliveries are written already claimed, since this pass
- * attempts them at once. Answers undefined when the transaction failed (a delivery existed, an event expired):
- * nothing was written, and the entries go one by one.
- */
-export async function dispatchTogether(plans: EventPlan[]): Promise<Owed[] | undefined> {
-  const lease = leaseEnd();
-  const owed: Owed[] = [];
-  const writes: TransactItem[] = [];
-  for (const plan of plans) {
-    for (const delivery of plan.deliveries) {
-      const created = DeliveryStore.createClaimed(delivery, lease);
-      owed.push({ delivery: created.delivery, claimed: true });
-      writes.push(created.write);
-    }
-    writes.push(...plan.digestEntries.map((item) => tx.put(item)));
-    const removal = outboxRemoval(plan.event);
-    writes.push(tx.update(removal.key, removal.update, removal.names, undefined, removal.condition));
-  }
-  try {
-    await transactWrite(writes);
-    return owed;
-  } catch {
-    return undefined;
-  }
-}
-
-/** One outbox entry on its own: deliveries created only if absent (a run that died may have made some), then the removal. */
-export async function dispatchAlone(plan: EventPlan): Promise<Owed[]> {
-  const owed: Owed[] = [];
-  for (const item of plan.digestEntries) await putItem(item);
-  for (const delivery of plan.deliveries)
-    if (await DeliveryStore.createIfAbsent(delivery)) owed.push({ delivery, claimed: false });
-  const removal = outboxRemoval(plan.event);
-  await updateItem(removal.key, removal.update, removal.names, undefined, removal.condition);
-  return owed;
-}
-
 /** Plans grouped so that each group's writes fit one transaction. */
 export function transactionGroups(plans: EventPlan[]): EventPlan[][] {
   const groups: EventPlan[][] = [];
@@ -110,4 +67,71 @@ export function transactionGroups(plans: EventPlan[]): EventPlan[][] {
   }
   if (current.length > 0) groups.push(current);
   return groups;
+}
+
+// Conditional: an update of an item that expired meanwhile must not bring back a bare key.
+const outboxRemoval = (event: TeamEvent) => ({
+  key: keys.event(event.teamId, event.occurredAt, event.id),
+  update: 'REMOVE #outboxPk, #outboxSk',
+  names: { '#outboxPk': 'gsi1pk', '#outboxSk': 'gsi1sk' },
+  condition: 'attribute_exists(pk)',
+});
+
+/** A new delivery after its first attempt: as the record of that attempt leaves it. */
+async function attemptNew(pass: DispatchPass, delivery: StoredDelivery): Promise<StoredDelivery> {
+  const first = { ...delivery, attempt: delivery.attempt + 1 };
+  const { outcome, status, next } = await makeAttempt(pass, first);
+  return {
+    ...first,
+    status,
+    responseStatus: outcome.responseStatus,
+    responseBody: outcome.responseBody,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+    nextAttemptAt: next,
+    lastAttemptAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * Attempts the new deliveries of several outbox entries, then writes them (with their outcome), the digest
+ * entries and the entries' removal in one transaction: all of it or none. A delivery that exists already (a pass
+ * that died had written it) is not sent: the due index owes it. When the transaction fails (a delivery appeared
+ * meanwhile, an event expired), nothing of it was written and the entries go one by one. Answers the deliveries
+ * attempted.
+ */
+export async function dispatchGroup(pass: DispatchPass, plans: EventPlan[]): Promise<StoredDelivery[]> {
+  const planned = plans.flatMap((plan) => plan.deliveries);
+  const existing = planned.length > 0 ? await DeliveryStore.existing(planned) : new Set<string>();
+  const attempted = await Promise.all(
+    planned.filter((delivery) => !existing.has(delivery.id)).map((delivery) => attemptNew(pass, delivery)),
+  );
+  const byId = new Map(attempted.map((delivery) => [delivery.id, delivery]));
+  const writes: TransactItem[] = [];
+  for (const plan of plans) {
+    for (const delivery of plan.deliveries) {
+      const made = byId.get(delivery.id);
+      if (made) writes.push(DeliveryStore.attempted(made));
+    }
+    writes.push(...plan.digestEntries.map((item) => tx.put(item)));
+    const removal = outboxRemoval(plan.event);
+    writes.push(tx.update(removal.key, removal.update, removal.names, undefined, removal.condition));
+  }
+  try {
+    await transactWrite(writes);
+  } catch {
+    for (const plan of plans) await dispatchAlone(plan, byId);
+  }
+  return attempted;
+}
+
+/** One outbox entry on its own: the deliveries attempted written only if absent, then the entry's removal. */
+async function dispatchAlone(plan: EventPlan, attempted: Map<string, StoredDelivery>): Promise<void> {
+  for (const item of plan.digestEntries) await putItem(item);
+  for (const delivery of plan.deliveries) {
+    const made = attempted.get(delivery.id);
+    if (made) await DeliveryStore.createIfAbsent(made);
+  }
+  const removal = outboxRemoval(plan.event);
+  await updateItem(removal.key, removal.update, removal.names, undefined, removal.condition);
 }

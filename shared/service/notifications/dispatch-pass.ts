@@ -10,7 +10,6 @@ import { UpdateBatcher, type ConditionalUpdate } from '../data/update-batcher';
 import type { TeamEvent } from '../events/event-store';
 import { toRelease, type ReleaseStatus } from '../releases/release-store';
 import { ChannelStore, openSecrets, type ChannelSecrets, type StoredChannel } from './channel-store';
-import type { StoredDelivery } from './delivery-store';
 import { RuleStore, type StoredRule } from './rule-store';
 
 /** An attempt that has not recorded its outcome by then (the process died) is owed again. */
@@ -18,11 +17,8 @@ const LEASE_MS = 60_000;
 
 export const leaseEnd = () => new Date(Date.now() + LEASE_MS).toISOString();
 
-/** A delivery owed an attempt; `claimed` when it was created already claimed by this pass. */
-export interface Owed {
-  delivery: StoredDelivery;
-  claimed: boolean;
-}
+/** Requests wait mostly on the receiver, so many may be in flight; a pass makes at most this many at once. */
+const CONCURRENT_SENDS = 64;
 
 /** What one team's rules and channels are. */
 export interface TeamRouting {
@@ -36,6 +32,8 @@ export class DispatchPass {
   private readonly secrets = new Map<string, Promise<ChannelSecrets>>();
   private readonly releaseStatus = new Map<string, Promise<ReleaseStatus | undefined>>();
   private readonly batcher: UpdateBatcher | undefined;
+  private sendsInFlight = 0;
+  private readonly waitingToSend: (() => void)[] = [];
 
   /** `batchRecords`: gather attempt records into transactions (the background passes; a single test attempt writes its own). */
   constructor(options: { batchRecords: boolean } = { batchRecords: false }) {
@@ -90,6 +88,20 @@ export class DispatchPass {
       this.releaseStatus.set(event.releaseId, status);
     }
     return status;
+  }
+
+  /** Runs a request to a receiver once fewer than CONCURRENT_SENDS of the pass's are in flight. */
+  async sending<T>(request: () => Promise<T>): Promise<T> {
+    if (this.sendsInFlight >= CONCURRENT_SENDS) await new Promise<void>((resolve) => this.waitingToSend.push(resolve));
+    else this.sendsInFlight += 1;
+    try {
+      return await request();
+    } finally {
+      // The slot passes straight to the next waiting request, or is given back.
+      const next = this.waitingToSend.shift();
+      if (next) next();
+      else this.sendsInFlight -= 1;
+    }
   }
 
   /** Writes an attempt's record (gathered with others when batching); false when its condition did not hold. */
