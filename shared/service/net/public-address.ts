@@ -63,6 +63,34 @@ export function publicAddressLookup(rules: AddressRules): LookupFunction {
   };
 }
 
+const agents = new Map<string, HttpAgent>();
+/** Below the 5 s that servers commonly keep an idle connection: a request rarely meets one the server is closing. */
+const IDLE_CONNECTION_MS = 4000;
+
+/**
+ * One keep-alive agent per scheme and rule: a request reuses an idle connection to its host and port, which was
+ * checked when it connected and stays connected to that address, so a later DNS answer cannot redirect it; a new
+ * connection is checked again. The rule is part of the pool: a connection opened where loopback was allowed is
+ * never reused where it is not.
+ */
+function agentFor(secure: boolean, rules: AddressRules): HttpAgent {
+  const name = `${secure ? 'https' : 'http'} ${rules.allowLoopback ? 'loopback' : 'public'}`;
+  let agent = agents.get(name);
+  if (!agent) {
+    // Idle connections close on the server's keep-alive hint, else after IDLE_CONNECTION_MS.
+    const options = {
+      lookup: publicAddressLookup({ allowLoopback: rules.allowLoopback }),
+      keepAlive: true,
+      maxFreeSockets: 64,
+      timeout: IDLE_CONNECTION_MS,
+      scheduling: 'lifo' as const,
+    };
+    agent = secure ? new HttpsAgent(options) : new HttpAgent(options);
+    agents.set(name, agent);
+  }
+  return agent;
+}
+
 export interface PublicFetchOptions extends AddressRules {
   method?: string;
   headers?: Headers | Record<string, string>;
@@ -92,8 +120,8 @@ export async function fetchFromPublicAddress(url: string | URL, options: PublicF
   // A socket given an IP literal does not call its lookup: check the literal here.
   if (literal !== undefined && literalRange !== undefined)
     throw new NonPublicAddressError(target.hostname, literal, literalRange);
-  const agentOptions = { lookup: publicAddressLookup(options), keepAlive: false };
   const secure = target.protocol === 'https:';
+  const agent = agentFor(secure, options);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const headers = Object.fromEntries(new Headers(options.headers).entries());
   return new Promise<Response>((resolve, reject) => {
@@ -124,8 +152,8 @@ export async function fetchFromPublicAddress(url: string | URL, options: PublicF
       ...(options.signal ? { signal: options.signal } : {}),
     };
     const outgoing = secure
-      ? httpsRequest(target, { ...requestOptions, agent: new HttpsAgent(agentOptions) }, onAnswer)
-      : httpRequest(target, { ...requestOptions, agent: new HttpAgent(agentOptions) }, onAnswer);
+      ? httpsRequest(target, { ...requestOptions, agent }, onAnswer)
+      : httpRequest(target, { ...requestOptions, agent }, onAnswer);
     outgoing.once('error', reject);
     outgoing.end(options.body);
   });
