@@ -120,7 +120,9 @@ function planWrite(entry: unknown, index: number): PlannedWrite | Reply {
     tableName: validated.data.TableName as string,
     // A copy: dynalite's actions build a new item on the request's Key in place (the validated
     // request is what they run), and snapshots, the journal and rollbacks need the key as it was.
-    key: structuredClone(keyed),
+    // A Put's key is narrowed to the key attributes and copied by checkItemKeys: copying the whole
+    // item here would be wasted.
+    key: isPut ? keyed : structuredClone(keyed),
     keyed,
     isPut,
   };

@@ -6,6 +6,7 @@
  */
 import { OPERATOR_OWNER } from '../../shared/service/identity/credential-owner';
 import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { auditPut } from '../../shared/service/audit/audit-log';
@@ -156,6 +157,29 @@ describe('the production rule (loopback not allowed)', () => {
     });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { issuer: string }).issuer).toBe(issuer.issuer);
+  });
+
+  it('reuses a kept-alive connection only under the rule it was opened with', async () => {
+    let connections = 0;
+    const server = createHttpServer((_request, response) => response.end('ok'));
+    server.keepAliveTimeout = 30_000;
+    server.on('connection', () => (connections += 1));
+    // Every interface: `localhost` may resolve to ::1 or 127.0.0.1.
+    await new Promise<void>((listening) => server.listen(0, listening));
+    try {
+      const url = `http://localhost:${(server.address() as AddressInfo).port}/`;
+      for (let request = 0; request < 2; request += 1) {
+        const response = await fetchFromPublicAddress(url, { allowLoopback: true });
+        expect(await response.text()).toBe('ok');
+      }
+      expect(connections).toBe(1);
+      // The idle connection to localhost is not handed to a request under the production rule: refused, unsent.
+      await expect(fetchFromPublicAddress(url, { allowLoopback: false })).rejects.toThrow(/non-public/);
+      expect(connections).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((closed) => server.close(() => closed()));
+    }
   });
 
   it('classifies addresses with the special-purpose ranges, IPv4-mapped IPv6 as IPv4', () => {
