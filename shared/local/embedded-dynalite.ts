@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite-iterators';
 import { batchGetItem } from './embedded-dynalite-batch-get';
+import { keepExpressionTrees } from './embedded-dynalite-expressions';
 import {
   batchWriteItem,
   cacheTables,
@@ -138,6 +139,7 @@ function boundLevelDbTableCache(): void {
   };
 }
 boundLevelDbTableCache();
+keepExpressionTrees();
 const validations = require('dynalite/validations') as ValidationsModule;
 const db = require('dynalite/db') as DbModule;
 
