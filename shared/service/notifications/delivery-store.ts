@@ -98,7 +98,7 @@ function toDelivery(item: Item): StoredDelivery {
     createdAt: String(item.createdAt),
     lastAttemptAt: text(item.lastAttemptAt),
     retryingSince: String(item.retryingSince ?? item.createdAt),
-    message: item.message as NotificationMessage,
+    message: (typeof item.message === 'string' ? JSON.parse(item.message) : item.message) as NotificationMessage,
   };
 }
 
@@ -130,6 +130,9 @@ function deliveryItem(delivery: StoredDelivery): Item {
       : {}),
     entity: 'NotificationDelivery',
     ...delivery,
+    // JSON text: the message is only ever read whole, and one string is far cheaper to write and read than its
+    // nested attributes (deliveries written before are maps; both are read).
+    message: JSON.stringify(delivery.message),
     eventId: delivery.message.id,
     [tableDefinition.timeToLiveAttribute]: Math.floor(Date.parse(delivery.createdAt) / 1000) + RETENTION_SECONDS,
   };
