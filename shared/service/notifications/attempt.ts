@@ -115,6 +115,7 @@ export async function makeAttempt(pass: DispatchPass, delivery: StoredDelivery):
     outcome = refused((error as Error).message);
   }
   if (outcome.delivered) {
+    pass.succeeded(channel);
     if (channel.consecutiveFailures > 0) {
       channel.consecutiveFailures = 0;
       await ChannelStore.recordSuccess(channel.teamId, channel.id);
@@ -125,7 +126,7 @@ export async function makeAttempt(pass: DispatchPass, delivery: StoredDelivery):
     await disableChannel(channel, 'the receiver answered 410 Gone');
     return { outcome, status: 'dead', next: null };
   }
-  const failures = await ChannelStore.recordFailure(channel.teamId, channel.id, new Date(), FAILURE_COUNT_SPACING_MS);
+  const failures = await pass.countFailure(channel, FAILURE_COUNT_SPACING_MS);
   if (failures > 0) channel.consecutiveFailures = failures;
   if (failures >= FAILURES_BEFORE_DISABLE)
     await disableChannel(channel, `${FAILURES_BEFORE_DISABLE} deliveries in a row failed`);

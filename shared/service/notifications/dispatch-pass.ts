@@ -32,6 +32,8 @@ export class DispatchPass {
   private readonly secrets = new Map<string, Promise<ChannelSecrets>>();
   private readonly releaseStatus = new Map<string, Promise<ReleaseStatus | undefined>>();
   private readonly batcher: UpdateBatcher | undefined;
+  /** Channels whose failure the pass has counted (or found counted lately) since their last success. */
+  private readonly failureCounted = new Set<string>();
   private sendsInFlight = 0;
   private readonly waitingToSend: (() => void)[] = [];
 
@@ -102,6 +104,23 @@ export class DispatchPass {
       if (next) next();
       else this.sendsInFlight -= 1;
     }
+  }
+
+  /**
+   * Counts a failure of the channel toward disabling it (ChannelStore.recordFailure: at most one per
+   * `spacingMs`). The pass asks the table once per channel until a success: its other failures, moments later,
+   * would not count either. Answers the new count, or 0 when this one did not count.
+   */
+  async countFailure(channel: StoredChannel, spacingMs: number): Promise<number> {
+    const id = `${channel.teamId}#${channel.id}`;
+    if (this.failureCounted.has(id)) return 0;
+    this.failureCounted.add(id);
+    return ChannelStore.recordFailure(channel.teamId, channel.id, new Date(), spacingMs);
+  }
+
+  /** The channel answered: its next failure counts again. */
+  succeeded(channel: StoredChannel): void {
+    this.failureCounted.delete(`${channel.teamId}#${channel.id}`);
   }
 
   /** Writes an attempt's record (gathered with others when batching); false when its condition did not hold. */
