@@ -1,13 +1,13 @@
 /**
- * Embedded DynamoDB-compatible engine: dynalite (LevelDB) behind a loopback HTTP front
- * that adds what dynalite lacks, TransactWriteItems and TransactGetItems, with DynamoDB's
+ * Embedded DynamoDB-compatible engine: dynalite (LevelDB) behind a front (loopback HTTP, and
+ * function calls from the SDK of the engine's own process) that adds what dynalite lacks, TransactWriteItems and TransactGetItems, with DynamoDB's
  * semantics (all or nothing, CancellationReasons, isolation). This file is the front; the
  * transactions are planned in embedded-transaction-plan.ts and run by
  * embedded-transaction-engine.ts.
  *
  * Isolation: every request passes one readers-writer lock (embedded-dynamo-gate.ts). Writes
  * (PutItem, UpdateItem, DeleteItem, BatchWriteItem, table changes, TransactWriteItems) hold
- * it exclusively until their response is complete; reads (GetItem, Query, Scan,
+ * it exclusively until dynalite has answered (the write is in LevelDB); reads (GetItem, Query, Scan,
  * BatchGetItem, TransactGetItems...) hold it shared. So no read ever sees a half-applied
  * transaction and no write interleaves with one.
  *
@@ -18,10 +18,11 @@
  * engine refusing every request until restarted (recovery then puts the state back),
  * rather than risk a later write being undone by a stale record.
  *
- * Authentication: every request must carry a SigV4 signature made with the data
+ * Authentication: every request over HTTP must carry a SigV4 signature made with the data
  * directory's key pair (sigv4-verifier.ts), else DynamoDB's own 400 answers
- * (UnrecognizedClientException, InvalidSignatureException...). dynalite itself listens
- * only on a Unix socket in a private (0700) directory: the front's internal hop.
+ * (UnrecognizedClientException, InvalidSignatureException...); calls from the engine's own
+ * process cannot come from anyone else and are not checked. dynalite itself listens only on
+ * a Unix socket in a private (0700) directory and is never connected to.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -51,8 +52,9 @@ import { verifySigV4, type EngineCredentials, type Verdict } from './sigv4-verif
 export interface EmbeddedDynamo {
   endpoint: string;
   /**
-   * Answers a request handed over in-process (signature checked as over HTTP); undefined when the
-   * engine is stopping. The API in the same process reaches the engine this way (engine-worker.ts).
+   * Answers a call of this process's own SDK handed over in-process (in-process-dynamo-handler.ts):
+   * no signature check, dynalite's validations and actions as over HTTP; undefined when the
+   * engine is stopping.
    */
   serve(request: EngineRequest): Promise<EngineResponse | undefined>;
   stop(): Promise<void>;

@@ -21,12 +21,12 @@ import { clientFor } from '../support/embedded-transactions';
 import { createKeyValueTableCommand } from '../support/test-table';
 
 function inProcessClient(engines: EmbeddedEngines) {
-  if (!engines.dynamoRequestHandler) throw new Error('engines on this thread hand out an in-process handler');
+  if (!engines.dynamoTransport) throw new Error('engines on this thread hand out an in-process transport');
   return new DynamoDBClient({
     endpoint: engines.dynamoEndpoint,
     region: 'us-east-1',
     credentials: engines.credentials,
-    requestHandler: engines.dynamoRequestHandler,
+    ...engines.dynamoTransport,
     maxAttempts: 1,
   });
 }
