@@ -293,11 +293,15 @@ export type Validated =
  * does before PutItem/UpdateItem/...), returning the parsed request (with the parsed
  * condition in `_condition`) or the error DynamoDB would answer with.
  */
-export function validateSingleItemRequest(action: SingleItemAction, request: Record<string, unknown>): Validated {
+export function validateSingleItemRequest(
+  action: SingleItemAction,
+  request: Record<string, unknown>,
+  options: { consume?: boolean } = {},
+): Validated {
   const { types, custom } = actionValidations[action];
   try {
-    // structuredClone: dynalite's validation mutates its input.
-    const data = validations.checkTypes(structuredClone(request), types);
+    // dynalite's validation rewrites its input: a copy, unless the caller hands the request over (`consume`).
+    const data = validations.checkTypes(options.consume ? request : structuredClone(request), types);
     validations.checkValidations(data, types, custom, validationStore);
     return { ok: true, data };
   } catch (error) {

@@ -109,7 +109,8 @@ function planWrite(entry: unknown, index: number): PlannedWrite | Reply {
       `1 validation error detected: Value '${typeof onFailure === 'string' ? onFailure : JSON.stringify(onFailure)}' at '${path}.returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]`,
     );
   const request = pickDefined(body, fields);
-  const validated = validateSingleItemRequest(action, request);
+  // The transaction's request is the engine's own (parsed from the wire): validated in place, not copied.
+  const validated = validateSingleItemRequest(action, request, { consume: true });
   if (!validated.ok) return { status: validated.status, body: validated.body };
   const isPut = kind === 'Put';
   const keyed = (isPut ? validated.data.Item : validated.data.Key) as AttributeMap;
@@ -138,10 +139,15 @@ function planGet(entry: unknown): PlannedGet | Reply {
   return { tableName: validated.data.TableName as string, key, keyed: key, isPut: false, request };
 }
 
-/** A TransactWriteItems request as planned writes, or the error DynamoDB answers it with. */
+/**
+ * A TransactWriteItems request as planned writes, or the error DynamoDB answers it with. Consumes `request`
+ * (dynalite's validation rewrites its items in place): pass one of the caller's own, as parsed from the wire.
+ */
 export function planWriteTransaction(request: Record<string, unknown>): WriteTransactionPlan | Reply {
   const problem = lengthProblem(request.TransactItems);
   if (problem) return validationError(`1 validation error detected: ${problem}`);
+  // Before validation rewrites the items: a retry is recognised by the request as it was sent.
+  const fingerprint = createHash('sha256').update(JSON.stringify(request.TransactItems)).digest('hex');
   const writes: PlannedWrite[] = [];
   for (const [index, entry] of (request.TransactItems as unknown[]).entries()) {
     const planned = planWrite(entry, index);
@@ -149,7 +155,6 @@ export function planWriteTransaction(request: Record<string, unknown>): WriteTra
     writes.push(planned);
   }
   const token = typeof request.ClientRequestToken === 'string' ? request.ClientRequestToken : undefined;
-  const fingerprint = createHash('sha256').update(JSON.stringify(request.TransactItems)).digest('hex');
   return { writes, token, fingerprint };
 }
 
