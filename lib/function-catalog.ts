@@ -105,7 +105,7 @@ export const BACKGROUND_FUNCTIONS: readonly FunctionSpec[] = [
     entry: entryOf('notify-worker'),
     role: { kind: 'notify-worker' },
     memoryMb: 512,
-    // A run makes attempts of at most 10 s each, 16 at a time; the next scheduled run picks up what is left.
+    // A run makes attempts of at most 10 s each, 64 at a time; the next scheduled run picks up what is left.
     timeoutSeconds: 300,
     access: NOTIFY_WORKER_ACCESS,
   },
