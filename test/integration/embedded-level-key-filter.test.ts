@@ -22,6 +22,10 @@ import { keyFilterOf } from '../../shared/local/embedded-level-key-filter';
 import { clientFor } from '../support/embedded-transactions';
 import { createIndexedTableCommand } from '../support/test-table';
 
+interface ChainedBatch {
+  put(key: string, value: string): ChainedBatch;
+  write(): Promise<void>;
+}
 interface Level {
   open(): Promise<void>;
   close(): Promise<void>;
@@ -29,7 +33,7 @@ interface Level {
   get(key: string | Buffer): Promise<string | undefined>;
   del(key: string): Promise<void>;
   batch(operations: { type: 'put'; key: string; value: string }[]): Promise<void>;
-  batch(): { put(key: string, value: string): unknown; write(): Promise<void> };
+  batch(): ChainedBatch;
 }
 const require = createRequire(import.meta.url);
 const { Level } = createRequire(require.resolve('dynalite'))('level') as {
