@@ -16,7 +16,8 @@ export default {
       ...common,
       displayName: 'unit',
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
-      // Each file has its own module registry; the compiled schemas are shared through a cache instead.
+      // Each file has its own module registry; the compiled schemas are shared through a cache instead
+      // (every project that validates documents in the test process uses it).
       setupFiles: ['<rootDir>/test/support/ajv-compile-cache.ts'],
     },
     {
@@ -25,7 +26,7 @@ export default {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      setupFiles: ['<rootDir>/test/support/integration-env.ts'],
+      setupFiles: ['<rootDir>/test/support/integration-env.ts', '<rootDir>/test/support/ajv-compile-cache.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
     },
     {
@@ -35,7 +36,7 @@ export default {
       testMatch: ['<rootDir>/test/security/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      setupFiles: ['<rootDir>/test/support/integration-env.ts'],
+      setupFiles: ['<rootDir>/test/support/integration-env.ts', '<rootDir>/test/support/ajv-compile-cache.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
     },
     {
@@ -45,7 +46,7 @@ export default {
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
-      setupFiles: ['<rootDir>/test/support/integration-env.ts'],
+      setupFiles: ['<rootDir>/test/support/integration-env.ts', '<rootDir>/test/support/ajv-compile-cache.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-after-env.ts'],
     },
     {

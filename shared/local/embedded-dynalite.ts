@@ -155,9 +155,62 @@ const writeActions: Record<'putItem' | 'updateItem' | 'deleteItem', Action> = {
   deleteItem: require('dynalite/actions/deleteItem') as Action,
 };
 
+/** The operations dynalite answers (its index.js `validOperations`), as its action modules are named. */
+const OPERATIONS = [
+  'BatchGetItem',
+  'BatchWriteItem',
+  'CreateTable',
+  'DeleteItem',
+  'DeleteTable',
+  'DescribeTable',
+  'DescribeTimeToLive',
+  'GetItem',
+  'ListTables',
+  'PutItem',
+  'Query',
+  'Scan',
+  'TagResource',
+  'UntagResource',
+  'ListTagsOfResource',
+  'UpdateItem',
+  'UpdateTable',
+] as const;
+
+interface OperationModules {
+  action: Action;
+  validation: ActionValidation;
+}
+
+/** dynalite's own action and validation per operation (the replaced batch actions included: embedded-dynalite-store.ts). */
+const operationModules = new Map<string, OperationModules>(
+  OPERATIONS.map((operation) => {
+    const name = operation.charAt(0).toLowerCase() + operation.slice(1);
+    return [
+      operation,
+      {
+        action: require(`dynalite/actions/${name}`) as Action,
+        validation: require(`dynalite/validations/${name}`) as ActionValidation,
+      },
+    ];
+  }),
+);
+
+/** An answer of dynalite's: status and the JSON body it would send. */
+export interface DynaliteReply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
 /** A dynalite server and the store behind it (dynalite keeps it private; `db.create` is where it is made). */
 export interface Dynalite {
   server: Server;
+  /**
+   * Runs one call as dynalite's request handler does once the envelope (signature, target, JSON)
+   * was checked: its type checks and validations, then its action. For callers that checked the
+   * envelope themselves (the front's in-process path, the transaction engine): no URL parsing,
+   * request-id bytes or header work per call. `request` is consumed (validation rewrites it).
+   */
+  run: (operation: string, request: Record<string, unknown>) => Promise<DynaliteReply>;
   /**
    * Runs a single-item write that `validateSingleItemRequest` already validated on dynalite's own
    * action, as dynalite's request handler does after validating (a transaction validates every item
@@ -186,6 +239,28 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
   closeIteratorsOnDestroy((store as { db: IteratorStore }).db);
   return {
     server,
+    run: (operation, request) =>
+      new Promise((resolve, reject) => {
+        const modules = operationModules.get(operation);
+        if (modules === undefined) {
+          resolve({ status: 400, body: { __type: 'com.amazon.coral.service#UnknownOperationException' } });
+          return;
+        }
+        let data: Record<string, unknown>;
+        try {
+          data = validations.checkTypes(request, modules.validation.types);
+          validations.checkValidations(data, modules.validation.types, modules.validation.custom, store);
+        } catch (error) {
+          if (isDynaliteError(error)) resolve({ status: error.statusCode, body: error.body });
+          else reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        modules.action(store, data, (error, answer) => {
+          if (isDynaliteError(error)) resolve({ status: error.statusCode, body: error.body });
+          else if (error) reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
+          else resolve({ status: 200, body: (answer ?? {}) as Record<string, unknown> });
+        });
+      }),
     tables: cacheTables(store as DynaliteStore),
     write: (action, validated) =>
       new Promise((resolve, reject) => {

@@ -104,28 +104,13 @@ export function dynaliteAnswer(dynalite: Server, request: EngineRequest): Promis
 export type DynaliteCall = (operation: string, payload: Record<string, unknown>) => Promise<Reply>;
 
 /**
- * Calls to dynalite's API handed to its request handler in-process, as the front hands a
- * client's request. A transaction makes two such calls per item (snapshot, write): through an
- * HTTP round trip over the socket each, that hop was most of a transaction's cost in the engine
- * (docs/triage-continuity.md "Measured").
+ * Calls to dynalite's API in-process, for the transaction engine: two per item (snapshot, write).
+ * Through an HTTP round trip over the socket each, that hop was most of a transaction's cost in the
+ * engine (docs/triage-continuity.md "Measured"); dynalite's validation and action run as for any call.
  */
-export function inProcessCalls(dynalite: Server): DynaliteCall {
-  return async (operation, payload) => {
-    const body = Buffer.from(JSON.stringify(payload));
-    const answer = await dynaliteAnswer(dynalite, {
-      method: 'POST',
-      url: '/',
-      headers: {
-        'content-type': JSON_TYPE,
-        'content-length': String(body.length),
-        'x-amz-target': `${API_PREFIX}${operation}`,
-        'x-amz-date': '20000101T000000Z',
-        authorization:
-          'AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-      },
-      body,
-    });
-    const parsed: unknown = JSON.parse(answer.body.length === 0 ? '{}' : answer.body.toString());
-    return { status: answer.status, body: isRecord(parsed) ? parsed : {} };
-  };
+export function inProcessCalls(
+  run: (operation: string, request: Record<string, unknown>) => Promise<Reply>,
+): DynaliteCall {
+  // A copy: dynalite's validation rewrites the request it is given.
+  return (operation, payload) => run(operation, structuredClone(payload));
 }

@@ -1,13 +1,13 @@
 /**
- * Embedded DynamoDB-compatible engine: dynalite (LevelDB) behind a loopback HTTP front
- * that adds what dynalite lacks, TransactWriteItems and TransactGetItems, with DynamoDB's
+ * Embedded DynamoDB-compatible engine: dynalite (LevelDB) behind a front (loopback HTTP, and
+ * function calls from the SDK of the engine's own process) that adds what dynalite lacks, TransactWriteItems and TransactGetItems, with DynamoDB's
  * semantics (all or nothing, CancellationReasons, isolation). This file is the front; the
  * transactions are planned in embedded-transaction-plan.ts and run by
  * embedded-transaction-engine.ts.
  *
  * Isolation: every request passes one readers-writer lock (embedded-dynamo-gate.ts). Writes
  * (PutItem, UpdateItem, DeleteItem, BatchWriteItem, table changes, TransactWriteItems) hold
- * it exclusively until their response is complete; reads (GetItem, Query, Scan,
+ * it exclusively until dynalite has answered (the write is in LevelDB); reads (GetItem, Query, Scan,
  * BatchGetItem, TransactGetItems...) hold it shared. So no read ever sees a half-applied
  * transaction and no write interleaves with one.
  *
@@ -18,10 +18,11 @@
  * engine refusing every request until restarted (recovery then puts the state back),
  * rather than risk a later write being undone by a stale record.
  *
- * Authentication: every request must carry a SigV4 signature made with the data
+ * Authentication: every request over HTTP must carry a SigV4 signature made with the data
  * directory's key pair (sigv4-verifier.ts), else DynamoDB's own 400 answers
- * (UnrecognizedClientException, InvalidSignatureException...). dynalite itself listens
- * only on a Unix socket in a private (0700) directory: the front's internal hop.
+ * (UnrecognizedClientException, InvalidSignatureException...); calls from the engine's own
+ * process cannot come from anyone else and are not checked. dynalite itself listens only on
+ * a Unix socket in a private (0700) directory and is never connected to.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,7 +30,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { createDynalite } from './embedded-dynalite';
+import { createDynalite, type Dynalite } from './embedded-dynalite';
 import type { TableCache } from './embedded-dynalite-store';
 import { EngineBroken, EngineGate, EngineStopped } from './embedded-dynamo-gate';
 import {
@@ -51,8 +52,9 @@ import { verifySigV4, type EngineCredentials, type Verdict } from './sigv4-verif
 export interface EmbeddedDynamo {
   endpoint: string;
   /**
-   * Answers a request handed over in-process (signature checked as over HTTP); undefined when the
-   * engine is stopping. The API in the same process reaches the engine this way (engine-worker.ts).
+   * Answers a call of this process's own SDK handed over in-process (in-process-dynamo-handler.ts):
+   * no signature check, dynalite's validations and actions as over HTTP; undefined when the
+   * engine is stopping.
    */
   serve(request: EngineRequest): Promise<EngineResponse | undefined>;
   stop(): Promise<void>;
@@ -145,7 +147,12 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-/** A reply of the front's own (errors, transactions) in DynamoDB's wire form. */
+/** DynamoDB's request ids are 52 characters: a random prefix per engine and a counter (no random bytes per call). */
+const REQUEST_ID_PREFIX = randomBytes(15).toString('hex').toUpperCase();
+let requestCount = 0;
+const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCount).toString(36).toUpperCase().padStart(22, '0')}`;
+
+/** A reply in DynamoDB's wire form. */
 function answer(reply: Reply): EngineResponse {
   const body = Buffer.from(JSON.stringify(reply.body));
   return {
@@ -153,7 +160,7 @@ function answer(reply: Reply): EngineResponse {
     headers: {
       'Content-Type': JSON_TYPE,
       'Content-Length': String(body.length),
-      'x-amzn-RequestId': randomBytes(39).toString('base64url').toUpperCase().slice(0, 52),
+      'x-amzn-RequestId': nextRequestId(),
       // The SDK may check DynamoDB's CRC32 of the body.
       'x-amz-crc32': String(crc32(body)),
     },
@@ -167,19 +174,33 @@ interface FrontTargets {
   credentials: EngineCredentials;
   gate: EngineGate;
   transactions: TransactionEngine;
-  /** dynalite's server: its request handler answers every call but the transactions. */
+  /** dynalite's server: its request handler answers every call but the transactions that came over HTTP. */
   dynalite: http.Server;
+  /** dynalite's validations and actions, for calls whose envelope needs no check (this process's own). */
+  run: Dynalite['run'];
   tables: TableCache;
 }
 
-async function transaction(operation: string, raw: Buffer, transactions: TransactionEngine): Promise<EngineResponse> {
-  let parsed: unknown;
+/**
+ * How a request reached the engine. Over loopback HTTP any local user could have sent it: its
+ * signature must be the data directory's key pair's. In-process it is a call of this process's
+ * own SDK (in-process-dynamo-handler.ts), which no one else can make: it is answered without
+ * the signature check and without dynalite's HTTP envelope (URL, headers, request-id bytes).
+ */
+type Origin = 'http' | 'in-process';
+
+function parseRequestBody(raw: Buffer): Record<string, unknown> | undefined {
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    const parsed: unknown = JSON.parse(raw.toString('utf8'));
+    return isRecord(parsed) ? parsed : undefined;
   } catch {
-    return answer({ status: 400, body: { __type: ERROR_TYPE.serialization } });
+    return undefined;
   }
-  if (!isRecord(parsed)) return answer({ status: 400, body: { __type: ERROR_TYPE.serialization } });
+}
+
+async function transaction(operation: string, raw: Buffer, transactions: TransactionEngine): Promise<EngineResponse> {
+  const parsed = parseRequestBody(raw);
+  if (parsed === undefined) return answer({ status: 400, body: { __type: ERROR_TYPE.serialization } });
   return answer(
     operation === 'TransactWriteItems'
       ? await transactions.transactWrite(parsed)
@@ -191,13 +212,17 @@ async function transaction(operation: string, raw: Buffer, transactions: Transac
  * Answers one request, however it arrived (loopback HTTP or the in-process port); undefined
  * when the engine is stopping and the request is dropped, as a closed connection would be.
  */
-async function serve(request: EngineRequest, targets: FrontTargets): Promise<EngineResponse | undefined> {
-  const { credentials, gate, transactions, dynalite, tables } = targets;
+async function serve(
+  request: EngineRequest,
+  targets: FrontTargets,
+  origin: Origin,
+): Promise<EngineResponse | undefined> {
+  const { credentials, gate, transactions, dynalite, run, tables } = targets;
   const target = request.headers['x-amz-target'];
   const operation = typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
   try {
     // Real DynamoDB answers a CORS preflight and the GET health check unsigned.
-    if (request.method !== 'OPTIONS' && request.method !== 'GET') {
+    if (origin === 'http' && request.method !== 'OPTIONS' && request.method !== 'GET') {
       const verdict = await verifySigV4(request, credentials);
       if (!verdict.ok) return answer(signatureRejection(verdict));
     }
@@ -214,7 +239,10 @@ async function serve(request: EngineRequest, targets: FrontTargets): Promise<Eng
         transactions.forgetTables();
         tables.begin();
       }
-      return await dynaliteAnswer(dynalite, request);
+      if (origin === 'http') return await dynaliteAnswer(dynalite, request);
+      const parsed = parseRequestBody(request.body);
+      if (parsed === undefined) return answer({ status: 400, body: { __type: ERROR_TYPE.serialization } });
+      return answer(await run(operation, parsed));
     } finally {
       if (tableOperation) tables.end();
       release();
@@ -240,6 +268,7 @@ async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse, t
     const response = await serve(
       { method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body },
       targets,
+      'http',
     );
     if (response === undefined || res.destroyed) res.destroy();
     else res.writeHead(response.status, response.headers).end(response.body);
@@ -254,6 +283,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   const {
     server: dynalite,
     write,
+    run,
     tables,
   } = createDynalite({
     ...(options.path ? { path: options.path } : {}),
@@ -268,7 +298,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   await listen(dynalite, socketPath);
   const removeSocket = () =>
     rm(options.socketDir === undefined ? path.dirname(socketPath) : socketPath, { recursive: true, force: true });
-  const call = inProcessCalls(dynalite);
+  const call = inProcessCalls(run);
   const gate = new EngineGate();
   const crashAfterItems = crashPointFromEnvironment();
 
@@ -281,12 +311,12 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     const undone = await journal?.recover((images) => restoreTransaction(call, images));
     if (undone) console.error(`[embedded-dynamo] undid ${undone} transaction(s) interrupted by a crash`);
     const transactions = new TransactionEngine({ call, write, gate, journal, crashAfterItems });
-    const targets: FrontTargets = { credentials: options.credentials, gate, transactions, dynalite, tables };
+    const targets: FrontTargets = { credentials: options.credentials, gate, transactions, dynalite, run, tables };
     front = http.createServer((req, res) => void handleHttp(req, res, targets));
     serveRequest = (request) =>
       request.body.length > MAX_REQUEST_BYTES
         ? Promise.resolve(answer({ status: 413, body: { __type: ERROR_TYPE.serialization } }))
-        : serve(request, targets);
+        : serve(request, targets, 'in-process');
     port = await listen(front, options.port ?? 0);
   } catch (error) {
     await new Promise<void>((resolve) => dynalite.close(() => resolve()));

@@ -31,7 +31,8 @@ import {
   type EngineCredentials,
 } from './engine-credentials';
 import type { EngineWorkerData, EngineWorkerReply, EngineWorkerRequest, SerializedError } from './engine-worker';
-import { InProcessDynamoHandler } from './in-process-dynamo-handler';
+import type { DynamoTransport } from '../service/aws-clients';
+import { InProcessDynamoHandler, leaveUnsigned } from './in-process-dynamo-handler';
 
 /** Where the engines listen and the only key pair they accept. */
 export interface EngineAccess {
@@ -40,8 +41,8 @@ export interface EngineAccess {
   credentials: EngineCredentials;
   /** Their data directory: local secrets (the publisher-key seal) live beside the engines' data. */
   dataDir?: string;
-  /** The SDK transport to the DynamoDB engine when it runs on this thread (no loopback hop). */
-  dynamoRequestHandler?: InProcessDynamoHandler;
+  /** The SDK's way to the DynamoDB engine when it runs on this thread: function calls, unsigned. */
+  dynamoTransport?: DynamoTransport;
 }
 
 export interface EmbeddedEngines extends EngineAccess {
@@ -155,7 +156,7 @@ function reviveError(serialized: SerializedError): Error {
 interface EngineThread {
   dynamoEndpoint: string;
   s3Endpoint: string;
-  dynamoRequestHandler?: InProcessDynamoHandler;
+  dynamoTransport?: DynamoTransport;
   /** Stops both engines (LevelDB closed) and ends the thread; call once. */
   stop(): Promise<void>;
 }
@@ -240,13 +241,13 @@ async function startEnginesOnThisThread(data: EngineWorkerData): Promise<EngineT
     await dynamo.stop().catch(() => undefined);
     throw error;
   }
-  const dynamoRequestHandler = new InProcessDynamoHandler((request) => dynamo.serve(request));
+  const requestHandler = new InProcessDynamoHandler((request) => dynamo.serve(request));
   return {
     dynamoEndpoint: dynamo.endpoint,
     s3Endpoint: s3.endpoint,
-    dynamoRequestHandler,
+    dynamoTransport: { requestHandler, signer: leaveUnsigned },
     async stop() {
-      dynamoRequestHandler.close();
+      requestHandler.close();
       const results = await Promise.allSettled([dynamo.stop(), s3.stop()]);
       const failure = results.find((result) => result.status === 'rejected');
       if (failure) throw failure.reason;
@@ -294,7 +295,7 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
     s3Endpoint: engines.s3Endpoint,
     credentials,
     dataDir,
-    ...(engines.dynamoRequestHandler ? { dynamoRequestHandler: engines.dynamoRequestHandler } : {}),
+    ...(engines.dynamoTransport ? { dynamoTransport: engines.dynamoTransport } : {}),
     stop() {
       stopping ??= (async () => {
         // Remove the pointer first so nobody picks up engines that are going away,

@@ -3,13 +3,20 @@
  * (engines.ts, `thread: 'main'`). Over loopback HTTP every call paid for a connection's system
  * calls and an HTTP parser on each side: on this kind of machine that was a third of the busy
  * time of a server whose engines and API share a core (docs/architecture/local-runtime.md
- * "Where the engines run"). This handler hands the request the SDK built and signed to the
- * engine as a function call instead; the engine checks its signature and answers it exactly as
- * one that arrived over HTTP. Only the hop differs: the SDK's serialisation, signing, retries and
- * the tenant guard run unchanged, and other processes (admin CLI, tests) use the loopback endpoint.
+ * "Where the engines run"). This handler hands the request the SDK built to the
+ * engine as a function call instead, unsigned (`leaveUnsigned`: only this process can make the call,
+ * so the engine checks no signature), and the engine answers it with dynalite's own validations and
+ * actions as over HTTP. The SDK's serialisation, retries, error parsing, the call log and the tenant
+ * guard run unchanged; other processes (admin CLI, tests) use the signed loopback endpoint.
  */
-import type { HttpHandlerOptions, HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
+import type { HttpHandlerOptions, HttpRequest, HttpResponse, RequestHandler, RequestSigner } from '@smithy/types';
 import type { EngineRequest, EngineResponse } from './embedded-dynamo-wire';
+
+/**
+ * The SDK's signer for in-process calls: the engine checks no signature on a call that only this
+ * process can make, so none is computed (a SigV4 signature costs a canonical request, two hashes and two HMACs per call).
+ */
+export const leaveUnsigned: RequestSigner = { sign: (request) => Promise.resolve(request) };
 
 /** The engine's entry for requests handed over in-process; undefined when it is stopping. */
 export type ServeEngineRequest = (request: EngineRequest) => Promise<EngineResponse | undefined>;

@@ -4,7 +4,7 @@
  * plus the resource names and the public base URL. Must run before shared/config is first read.
  */
 import { join } from 'node:path';
-import { useDynamoRequestHandler } from '../service/aws-clients';
+import { useDynamoTransport } from '../service/aws-clients';
 import { bucketDefinitions, tableDefinition } from '../service/data/table-definition';
 import type { EngineAccess } from './engines';
 
@@ -36,5 +36,5 @@ export function applyLocalEnvironment(
   // Notification e-mails land here as .eml files unless VEXDESK_SMTP_URL names a server.
   if (engines.dataDir) process.env.NOTIFY_OUTBOX_DIR ??= join(engines.dataDir, 'outbox');
   // Engines on this very thread answer its DynamoDB calls without the loopback hop.
-  useDynamoRequestHandler(engines.dynamoRequestHandler);
+  useDynamoTransport(engines.dynamoTransport);
 }

@@ -80,14 +80,20 @@ function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): 
 }
 
 /**
- * The transport of DynamoDB calls when it is not the SDK's HTTP handler: set only by the local
- * runtime, whose engine runs in the same process (shared/local/in-process-dynamo-handler.ts).
+ * How DynamoDB calls travel when not as signed HTTPS requests: set only by the local runtime, whose
+ * engine may run in this very process and take the SDK's requests as function calls, unsigned
+ * (shared/local/in-process-dynamo-handler.ts). Never set on AWS.
  */
-let dynamoRequestHandler: DynamoDBClientConfig['requestHandler'];
+export interface DynamoTransport {
+  requestHandler: NonNullable<DynamoDBClientConfig['requestHandler']>;
+  signer: NonNullable<DynamoDBClientConfig['signer']>;
+}
 
-/** Clients built from now on send DynamoDB calls through `handler` (undefined: the SDK's own). */
-export function useDynamoRequestHandler(handler: DynamoDBClientConfig['requestHandler']): void {
-  dynamoRequestHandler = handler;
+let dynamoTransport: DynamoTransport | undefined;
+
+/** Clients built from now on send DynamoDB calls through `transport` (undefined: the SDK's own). */
+export function useDynamoTransport(transport: DynamoTransport | undefined): void {
+  dynamoTransport = transport;
 }
 
 function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocumentClient {
@@ -97,7 +103,7 @@ function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocu
       region,
       ...(credentials ? { credentials } : {}),
       ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}),
-      ...(dynamoRequestHandler ? { requestHandler: dynamoRequestHandler } : {}),
+      ...(dynamoTransport ?? {}),
     }),
   );
   // The document client shares this middleware stack, so its commands are recorded and guarded too.

@@ -1,7 +1,7 @@
 /**
  * Engines on the caller's thread (`thread: 'main'`): the SDK's calls reach the DynamoDB engine as
- * function calls, and must be answered exactly as over loopback HTTP: signature checked, errors in
- * DynamoDB's shapes, transactions, and the same data seen by a client over the endpoint.
+ * function calls, and must be answered as over loopback HTTP: errors in DynamoDB's shapes,
+ * transactions, validation, and the same data seen by a client over the endpoint.
  */
 import { describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,19 +20,19 @@ import { engineThreadFromEnvironment, startEmbeddedEngines, type EmbeddedEngines
 import { clientFor } from '../support/embedded-transactions';
 import { createKeyValueTableCommand } from '../support/test-table';
 
-function inProcessClient(engines: EmbeddedEngines, secretAccessKey = engines.credentials.secretAccessKey) {
-  if (!engines.dynamoRequestHandler) throw new Error('engines on this thread hand out an in-process handler');
+function inProcessClient(engines: EmbeddedEngines) {
+  if (!engines.dynamoTransport) throw new Error('engines on this thread hand out an in-process transport');
   return new DynamoDBClient({
     endpoint: engines.dynamoEndpoint,
     region: 'us-east-1',
-    credentials: { accessKeyId: engines.credentials.accessKeyId, secretAccessKey },
-    requestHandler: engines.dynamoRequestHandler,
+    credentials: engines.credentials,
+    ...engines.dynamoTransport,
     maxAttempts: 1,
   });
 }
 
 describe("embedded engines on the caller's thread", () => {
-  it('answer in-process calls as over HTTP: signature checked, errors typed, transactions, one store', async () => {
+  it('answer in-process calls as over HTTP: errors typed, transactions, validation, one store', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-main-'));
     const engines = await startEmbeddedEngines({ dataDir, inMemory: true, thread: 'main' });
     const overHttp = clientFor(engines);
@@ -57,6 +57,13 @@ describe("embedded engines on the caller's thread", () => {
           }),
         ),
       ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
+      // dynalite's own validation answers, as over HTTP.
+      await expect(
+        inProcess.send(new PutItemCommand({ TableName: 'main-thread', Item: { pk: { S: 'a' } } })),
+      ).rejects.toMatchObject({ name: 'ValidationException', message: expect.stringMatching(/Missing the key sk/) });
+      await expect(
+        inProcess.send(new GetItemCommand({ TableName: 'no-such-table', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
+      ).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
 
       const cancelled = await inProcess
         .send(
@@ -84,8 +91,14 @@ describe("embedded engines on the caller's thread", () => {
       );
       expect(untouched.Item).toBeUndefined();
 
-      // A request signed with another secret is refused, as over HTTP.
-      const forged = inProcessClient(engines, 'not-the-secret-of-this-data-directory');
+      // The loopback endpoint still refuses a request signed with another key pair (the in-process
+      // path takes only this process's own calls, so it checks none).
+      const forged = new DynamoDBClient({
+        endpoint: engines.dynamoEndpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: engines.credentials.accessKeyId, secretAccessKey: 'not-this-directory-s-secret' },
+        maxAttempts: 1,
+      });
       await expect(
         forged.send(new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
       ).rejects.toMatchObject({ name: 'InvalidSignatureException' });

@@ -1,5 +1,5 @@
 /**
- * Unit-project setup file: remembers what ajv compiles, across test files and runs.
+ * Setup file of the jest projects that validate documents: remembers what ajv compiles, across test files and runs.
  *
  * Jest gives every test file its own module registry, so every file that validates a VEX document
  * compiled the official schemas again, and @secvisogram/csaf-validator-lib compiles some sixty

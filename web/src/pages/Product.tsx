@@ -168,21 +168,23 @@ function EditProduct({ product, onSaved }: { product: Schemas['Product']; onSave
   };
   return (
     <Section title="Edit product">
-      <form class="grid-form" onSubmit={(event) => void submit(event)}>
+      {/* Fields hold what the user types (default*, not controlled: a re-render of the page, when its releases
+          load, must not put the stored values back); a saved change gives the form a new key and fresh defaults. */}
+      <form key={product.updated_at} class="grid-form" onSubmit={(event) => void submit(event)}>
         <label>
           Name
-          <input name="name" required maxLength={255} value={product.name} />
+          <input name="name" required maxLength={255} defaultValue={product.name} />
         </label>
         <label>
           Vendor
-          <input name="vendor" maxLength={255} value={product.vendor ?? ''} />
+          <input name="vendor" maxLength={255} defaultValue={product.vendor ?? ''} />
         </label>
         <label class="wide">
           Description
-          <textarea name="description" maxLength={5000} rows={2} value={product.description ?? ''} />
+          <textarea name="description" maxLength={5000} rows={2} defaultValue={product.description ?? ''} />
         </label>
         <label class="check wide">
-          <input type="checkbox" name="cra_in_scope" checked={product.cra_in_scope} />
+          <input type="checkbox" name="cra_in_scope" defaultChecked={product.cra_in_scope} />
           Placed on the EU market (Cyber Resilience Act): actively exploited vulnerabilities in its active and
           deprecated releases open CRA reporting cases
         </label>

@@ -1,0 +1,117 @@
+/**
+ * `npm test`: every check and suite, in lanes that run side by side.
+ *
+ * The suites are CPU-bound and the machines that run them have two cores. Run one after the
+ * other, each phase ended with a tail in which one core idled (a last long test file, the last
+ * scan of a suite, a server stopping) and the crash and e2e tests spent much of their time
+ * waiting on restarts and a browser. In lanes, another lane's work fills those gaps: the longest
+ * phase (integration) starts at once, and the others run beside it in an order that keeps about
+ * two processes busy (docs/testing.md "How npm test runs").
+ *
+ * Each phase's output is printed whole when it ends, so lanes do not interleave lines. The first
+ * failure stops every lane (the run fails fast, as the chained `&&` did) and its output is printed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+interface Phase {
+  name: string;
+  /** The npm script it runs. */
+  script: string;
+}
+
+/** Lanes run side by side; the phases of a lane one after the other. */
+const LANES: Phase[][] = [
+  [{ name: 'integration', script: 'test:integration' }],
+  [
+    { name: 'check', script: 'check' },
+    { name: 'unit', script: 'test:unit' },
+    { name: 'security', script: 'test:security' },
+    { name: 'infra', script: 'test:infra' },
+  ],
+  [
+    { name: 'crash', script: 'test:crash' },
+    { name: 'e2e', script: 'test:e2e' },
+  ],
+];
+
+interface Finished {
+  name: string;
+  startedAt: number;
+  seconds: number;
+  ok: boolean;
+}
+
+const started = Date.now();
+const running = new Set<ChildProcess>();
+const finished: Finished[] = [];
+let failed = false;
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function stopAll(signal: NodeJS.Signals = 'SIGTERM'): void {
+  for (const child of running) {
+    // Each phase leads its own process group: its servers and workers stop with it.
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+function runPhase(phase: Phase): Promise<boolean> {
+  const startedAt = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn('npm', ['run', '-s', phase.script], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '0' },
+    });
+    running.add(child);
+    const output: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.on('close', (code, signal) => {
+      running.delete(child);
+      const ok = code === 0;
+      const took = Date.now() - startedAt;
+      finished.push({ name: phase.name, startedAt: startedAt - started, seconds: took / 1000, ok });
+      // A phase stopped because another failed says nothing new: only its heading is printed.
+      const stoppedByUs = failed && !ok;
+      process.stdout.write(
+        `\n── ${phase.name} (npm run ${phase.script}): ${ok ? 'passed' : stoppedByUs ? 'stopped' : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds(took)} ──\n`,
+      );
+      if (!stoppedByUs) process.stdout.write(Buffer.concat(output));
+      resolve(ok);
+    });
+  });
+}
+
+async function runLane(lane: Phase[]): Promise<void> {
+  for (const phase of lane) {
+    if (failed) return;
+    const ok = await runPhase(phase);
+    if (!ok && !failed) {
+      failed = true;
+      stopAll();
+    }
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    failed = true;
+    stopAll(signal);
+  });
+
+await Promise.all(LANES.map(runLane));
+
+const total = Date.now() - started;
+process.stdout.write(`\n${failed ? 'npm test FAILED' : 'npm test passed'} in ${seconds(total)}:\n`);
+for (const phase of finished.sort((a, b) => a.startedAt - b.startedAt))
+  process.stdout.write(
+    `  ${phase.name.padEnd(12)} ${phase.ok ? 'ok    ' : 'failed'} from ${seconds(phase.startedAt).padStart(7)}  ${seconds(phase.seconds * 1000).padStart(7)}\n`,
+  );
+process.exitCode = failed ? 1 : 0;
