@@ -38,7 +38,7 @@ interface Finished {
   name: string;
   startedAt: number;
   seconds: number;
-  ok: boolean;
+  status: 'passed' | 'FAILED' | 'stopped';
 }
 
 const started = Date.now();
@@ -77,13 +77,12 @@ function runPhase(phase: Phase): Promise<boolean> {
       running.delete(child);
       const ok = code === 0;
       const took = Date.now() - startedAt;
-      finished.push({ name: phase.name, startedAt: startedAt - started, seconds: took / 1000, ok });
       // A phase stopped because another failed says nothing new: only its heading is printed.
-      const stoppedByUs = failed && !ok;
-      process.stdout.write(
-        `\n── ${phase.name} (npm run ${phase.script}): ${ok ? 'passed' : stoppedByUs ? 'stopped' : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds(took)} ──\n`,
-      );
-      if (!stoppedByUs) process.stdout.write(Buffer.concat(output));
+      const status = ok ? 'passed' : failed ? 'stopped' : 'FAILED';
+      finished.push({ name: phase.name, startedAt: startedAt - started, seconds: took / 1000, status });
+      const why = status === 'FAILED' ? ` (${signal ?? `exit ${code}`})` : '';
+      process.stdout.write(`\n── ${phase.name} (npm run ${phase.script}): ${status}${why} in ${seconds(took)} ──\n`);
+      if (status !== 'stopped') process.stdout.write(Buffer.concat(output));
       resolve(ok);
     });
   });
@@ -112,6 +111,6 @@ const total = Date.now() - started;
 process.stdout.write(`\n${failed ? 'npm test FAILED' : 'npm test passed'} in ${seconds(total)}:\n`);
 for (const phase of finished.sort((a, b) => a.startedAt - b.startedAt))
   process.stdout.write(
-    `  ${phase.name.padEnd(12)} ${phase.ok ? 'ok    ' : 'failed'} from ${seconds(phase.startedAt).padStart(7)}  ${seconds(phase.seconds * 1000).padStart(7)}\n`,
+    `  ${phase.name.padEnd(12)} ${phase.status.padEnd(7)} from ${seconds(phase.startedAt).padStart(7)}  ${seconds(phase.seconds * 1000).padStart(7)}\n`,
   );
 process.exitCode = failed ? 1 : 0;

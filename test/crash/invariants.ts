@@ -111,7 +111,10 @@ export function checkInvariants({ teamId, ops, snapshot, expectedFindings }: Che
     }
   }
 
-  // 3. A batch is applied to all of its ids or to none (and all of them when it was acknowledged).
+  // 3. A batch is applied to all of its ids or to none (and all of them when it was acknowledged). A batch that
+  // failed after some of its chunks applied (409, or cut off and rolled back at restart) keeps its history entries:
+  // its undo is a new revision, and a write by someone else since then is not undone. So for a batch that did not
+  // commit, "none" means that no id still holds its value (each was undone or written over).
   const batches = ops.filter((op): op is BatchOp => op.kind === 'batch');
   for (const batch of batches) {
     const applied = batch.vulnerabilityIds.filter((id) => landed(batch.token, id)).length;
@@ -119,11 +122,16 @@ export function checkInvariants({ teamId, ops, snapshot, expectedFindings }: Che
     const total = batch.vulnerabilityIds.length;
     const answer = batch.outcome === 'cut' ? 'cut off by the kill' : `answered ${String(batch.status)}`;
     const where = `its write is in the history of ${applied} of ${total} ids, ${holding} still hold its value`;
-    if (applied > 0 && applied < total) add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}): ${where}`);
-    else if (batch.outcome === 'acked' && applied === 0)
-      add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}): ${where}`);
-    else if (batch.outcome === 'rejected' && applied > 0)
-      add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}): ${where}`);
+    // Whether the batch may have failed after its intent: no answer, a 5xx or a 409 (a 422 or 404 precedes any write).
+    const failedLate = batch.outcome !== 'acked' && (batch.outcome !== 'rejected' || batch.status === 409);
+    const undone = failedLate && holding === 0;
+    const partial =
+      batch.outcome === 'acked'
+        ? applied < total
+        : batch.outcome === 'rejected'
+          ? applied > 0 && !undone
+          : applied > 0 && applied < total && !undone;
+    if (partial) add(3, `batch:${batch.token}`, `batch ${batch.token} (${answer}): ${where}`);
     if (batch.outcome === 'acked') {
       const problems = batch.vulnerabilityIds
         .map((id) => acknowledgedWrite(id, batch.token))

@@ -140,6 +140,56 @@ describe('crash test invariants', () => {
     expect(failing(snapshot, [upsert, { ...batch, outcome: 'cut', status: undefined }, upload])).toEqual([3]);
   });
 
+  it('3: a batch applied to some of its ids that failed, one still holding its value', () => {
+    const snapshot = consistent();
+    snapshot.dispositions.delete(V2);
+    snapshot.history.delete(V2);
+    snapshot.audit.delete(D2);
+    const refused: BatchOp = { ...batch, outcome: 'rejected', status: 409 };
+    expect(failing(snapshot, [upsert, refused, upload])).toEqual([3]);
+    expect(failing(snapshot, [upsert, { ...refused, status: 422 }, upload])).toEqual([3]);
+  });
+
+  /** V1: upsert, the batch's first chunk, then `last` (a rollback or someone else's write); V2: the batch's next chunk never applied. */
+  function failedAfterFirstChunk(last: { action: 'rollback' | 'update'; detail: string }): Snapshot {
+    const snapshot = consistent();
+    snapshot.dispositions.set(V1, {
+      id: D1,
+      vulnerabilityId: V1,
+      revision: 3,
+      detail: last.detail,
+      updatedAt: '2026-01-01T00:00:03.000Z',
+    });
+    snapshot.history.set(V1, [
+      ...snapshot.history.get(V1)!,
+      { at: '2026-01-01T00:00:03.000Z', changeId: 'h4', detailTo: last.detail },
+    ]);
+    snapshot.audit.set(D1, [
+      ...snapshot.audit.get(D1)!,
+      { action: last.action, vulnerabilityId: V1, timestamp: '2026-01-01T00:00:03.000Z', detailTo: last.detail },
+    ]);
+    snapshot.dispositions.delete(V2);
+    snapshot.history.delete(V2);
+    snapshot.audit.delete(D2);
+    snapshot.pointers.delete(D2);
+    return snapshot;
+  }
+
+  it('3: a batch that failed after its first chunk, that write since undone, is not partial', () => {
+    // The rollback is a new revision: the batch's own history entry stays.
+    const undone = failedAfterFirstChunk({ action: 'rollback', detail: 'tok-1' });
+    expect(failing(undone, [upsert, { ...batch, outcome: 'rejected', status: 409 }, upload])).toEqual([]);
+    expect(failing(undone, [upsert, { ...batch, outcome: 'cut', status: undefined }, upload])).toEqual([]);
+  });
+
+  it('3: a batch that failed after its first chunk, that write since written over by another, is not partial', () => {
+    // The crash test's seed 1930309017: a concurrent batch kept changing the second chunk's dispositions (409
+    // concurrent_modification after 8 attempts) and had written over every one of the first chunk's (kept by the rollback).
+    const over: SingleOp = { ...upsert, seq: 4, token: 'tok-3', status: 200 };
+    const overwritten = failedAfterFirstChunk({ action: 'update', detail: 'tok-3' });
+    expect(failing(overwritten, [upsert, { ...batch, outcome: 'cut', status: undefined }, over, upload])).toEqual([]);
+  });
+
   it('4: an SBOM file without its item', () => {
     const snapshot = consistent();
     snapshot.objects.set(`teams/${TEAM}/products/${id(31)}/releases/${id(32)}/sboms/${id(22)}`, 10);
