@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite-iterators';
 import { batchGetItem } from './embedded-dynalite-batch-get';
 import { keepExpressionTrees } from './embedded-dynalite-expressions';
+import { filterLevelReads, type FilteredLevelPrototype } from './embedded-level-key-filter';
 import {
   batchWriteItem,
   cacheTables,
@@ -113,6 +114,11 @@ function readLevelDbSynchronously(): void {
   };
 }
 readLevelDbSynchronously();
+// After the synchronous get, which it wraps: a read of a key never written does not reach LevelDB.
+filterLevelReads(
+  (createRequire(require.resolve('dynalite'))('level') as { Level: { prototype: FilteredLevelPrototype } }).Level
+    .prototype,
+);
 
 /**
  * LevelDB options dynalite does not pass (it opens `new Level(path, { valueEncoding })`).

@@ -1,0 +1,108 @@
+/**
+ * Scans against a saved corpus store, without importing it again for every measurement
+ * (docs/corpus-at-scale.md "Scans against a large store"):
+ *
+ *   npx tsx test/bench/corpus-store-scans.ts prepare 100000        # import the bench corpus once, keep the store
+ *   npx tsx test/bench/corpus-store-scans.ts scan 100000 [profdir]  # a copy of it: warm-up + SCANS (3) scans of 10,000 components
+ *
+ * Prints each scan's server CPU-seconds (all threads), the findings, the times and the server's peak RSS
+ * (anonymous and file-backed). With a profile directory the server runs with `--cpu-prof` (one profile
+ * per thread). Stores live in /tmp/vexdesk-corpus-stores/.
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fullCorpusFiles } from './full-corpus';
+import { rssOf, startViaNpmStart, uploadAndScan, type Post } from './scan';
+import { median, ms } from './stats';
+
+const root = resolve(import.meta.dirname, '../..');
+function cpuSeconds(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+const env = {
+  POWERTOOLS_LOG_LEVEL: process.env.CORPUS_STORE_LOG_LEVEL ?? 'ERROR',
+  TEAM_RATE_LIMIT: '10000',
+  TEAM_BURST_LIMIT: '5000',
+  VEXDESK_WATCH_POLL_MS: '86400000',
+};
+const [mode, recordsArgument, profDir] = process.argv.slice(2);
+const records = Number(recordsArgument);
+const base = `/tmp/vexdesk-corpus-stores/corpus-${records}`;
+if (mode === 'prepare') {
+  const files = await fullCorpusFiles(tmpdir(), records);
+  rmSync(base, { recursive: true, force: true });
+  mkdirSync(base, { recursive: true });
+  const server = await startViaNpmStart(base, env);
+  try {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/bench/corpus.ts', 'import-child', base, files.zip],
+      {
+        cwd: root,
+        env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+        stdio: ['ignore', 'inherit', 'ignore'],
+      },
+    );
+    await new Promise((done) => child.once('exit', done));
+  } finally {
+    await server.stop();
+  }
+} else {
+  const dataDir = `/tmp/vexdesk-corpus-stores/run-${records}`;
+  rmSync(dataDir, { recursive: true, force: true });
+  execFileSync('cp', ['-a', base, dataDir]);
+  rmSync(join(dataDir, 'server.json'), { force: true });
+  const server = await startViaNpmStart(
+    dataDir,
+    profDir ? { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : env,
+  );
+  try {
+    const { pid } = server;
+    let peakAnon = 0,
+      peakFile = 0;
+    const sampler = setInterval(() => {
+      try {
+        const rss = rssOf(pid);
+        peakAnon = Math.max(peakAnon, rss.anon);
+        peakFile = Math.max(peakFile, rss.file);
+      } catch {
+        // the server is gone: its last sample stands
+      }
+    }, 200);
+    const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
+    const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
+    const post: Post = async (path, body) => {
+      const response = await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const parsed = (await response.json()) as { data: Record<string, unknown> };
+      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(parsed)}`);
+      return parsed;
+    };
+    const get = async (path: string) => (await fetch(`${server.baseUrl}${path}`, { headers })).json();
+    const productId = String((await post('/api/products', { name: 'Bench', slug: 'bench' })).data.id);
+    await uploadAndScan(post, get, productId, 'warm', 1000, 99, false);
+    const runs = [];
+    const cpus = [];
+    const count = Number(process.env.SCANS ?? 3);
+    for (let seed = 1; seed <= count; seed++) {
+      const before = cpuSeconds(pid);
+      runs.push(await uploadAndScan(post, get, productId, `a${seed}`, 10_000, seed, false));
+      cpus.push(cpuSeconds(pid) - before);
+    }
+    clearInterval(sampler);
+    console.log(`peak anon ${peakAnon.toFixed(0)} file ${peakFile.toFixed(0)}`);
+    console.log(
+      `${records}: median ${ms(median(runs.map((run) => run.scanMs)))} findings ${runs.map((run) => run.findings).join(',')} cpu ${cpus.map((cpu) => cpu.toFixed(2)).join(', ')} runs ${runs.map((run) => ms(run.scanMs)).join(', ')} load ${readFileSync('/proc/loadavg', 'utf8').trim()} ${readFileSync(
+        `/proc/${pid}/status`,
+        'utf8',
+      )
+        .match(/VmHWM:.*|VmRSS:.*/g)
+        ?.join(' ')}`,
+    );
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
