@@ -15,7 +15,7 @@
  * handlers on one event loop: on a multi-core machine both run at once, and clients reach them
  * over loopback HTTP. With `thread: 'main'` they run on the caller's thread, and this process's
  * own DynamoDB calls reach them as function calls (in-process-dynamo-handler.ts): no loopback
- * hop, a third less CPU per call, but one core for both. That suits several servers sharing a
+ * hop, no signature, far less CPU per call, but one core for both. That suits several servers sharing a
  * machine's cores (the test suites); one server alone answers faster on its own thread
  * (docs/architecture/local-runtime.md "Where the engines run"). Other processes always use HTTP.
  */

@@ -35,7 +35,7 @@ async function startTestServer(): Promise<ServerProcess & { dataDir: string }> {
     VEXDESK_NOTIFY_RETRY_BASE_MS: '300',
     VEXDESK_NOTIFY_POLL_MS: '200',
     // One server per jest worker already fills the cores: engines on the API's thread spare each
-    // DynamoDB call the loopback hop (a third of a server's CPU). The e2e and crash tests keep the default.
+    // DynamoDB call the loopback hop and its signature (docs/architecture/local-runtime.md). The e2e and crash tests keep the default.
     VEXDESK_ENGINES_THREAD: 'main',
   });
   return { ...server, dataDir };
