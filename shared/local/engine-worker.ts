@@ -15,8 +15,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { tsImport } from 'tsx/esm/api';
-import type { EmbeddedDynamo, startEmbeddedDynamo } from './embedded-dynamo';
-import type { EmbeddedS3, startEmbeddedS3 } from './embedded-s3';
+import type { EnginePair, startEnginePair as StartEnginePair } from './engine-pair';
 import type { EngineCredentials } from './sigv4-verifier';
 
 export interface EngineWorkerData {
@@ -57,59 +56,33 @@ function serializeError(error: unknown): SerializedError {
   };
 }
 
-async function loadEngines(): Promise<{ startDynamo: typeof startEmbeddedDynamo; startS3: typeof startEmbeddedS3 }> {
-  const [dynamoModule, s3Module] = (await Promise.all([
-    tsImport('./embedded-dynamo.ts', import.meta.url),
-    tsImport('./embedded-s3.ts', import.meta.url),
-  ])) as [{ startEmbeddedDynamo: typeof startEmbeddedDynamo }, { startEmbeddedS3: typeof startEmbeddedS3 }];
-  return { startDynamo: dynamoModule.startEmbeddedDynamo, startS3: s3Module.startEmbeddedS3 };
-}
-
-async function stopAll(engines: readonly ({ stop(): Promise<void> } | undefined)[]): Promise<void> {
-  const results = await Promise.allSettled(engines.map((engine) => engine?.stop() ?? Promise.resolve()));
-  const failure = results.find((result) => result.status === 'rejected');
-  if (failure) throw failure.reason;
-}
-
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('engine-worker.ts runs as a worker thread (see shared/local/engines.ts)');
   const data = workerData as EngineWorkerData;
   const reply = (message: EngineWorkerReply) => port.postMessage(message);
 
-  let dynamo: EmbeddedDynamo | undefined;
-  let s3: EmbeddedS3 | undefined;
+  let engines: EnginePair;
   try {
-    const { startDynamo, startS3 } = await loadEngines();
-    dynamo = await startDynamo({
-      credentials: data.credentials,
-      ...(data.dynamoPath !== undefined ? { path: data.dynamoPath } : {}),
-      ...(data.dynamoJournalDir !== undefined ? { journalDir: data.dynamoJournalDir } : {}),
-      ...(data.dynamoSocketDir !== undefined ? { socketDir: data.dynamoSocketDir } : {}),
-      ...(data.dynamoPort !== undefined ? { port: data.dynamoPort } : {}),
-    });
-    s3 = await startS3({
-      directory: data.s3Directory,
-      credentials: data.credentials,
-      ...(data.s3Port !== undefined ? { port: data.s3Port } : {}),
-    });
+    const { startEnginePair } = (await tsImport('./engine-pair.ts', import.meta.url)) as {
+      startEnginePair: typeof StartEnginePair;
+    };
+    engines = await startEnginePair(data);
   } catch (error) {
-    await stopAll([dynamo, s3]).catch(() => undefined);
     reply({ type: 'start-failed', error: serializeError(error) });
     port.close();
     return;
   }
 
-  const started = [dynamo, s3];
   let stopping: Promise<void> | undefined;
   port.on('message', (message: EngineWorkerRequest) => {
     if (message.type !== 'stop') return;
-    stopping ??= stopAll(started).then(
+    stopping ??= engines.stop().then(
       () => reply({ type: 'stopped' }),
       (error: unknown) => reply({ type: 'stopped', error: serializeError(error) }),
     );
   });
-  reply({ type: 'started', dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint });
+  reply({ type: 'started', dynamoEndpoint: engines.dynamo.endpoint, s3Endpoint: engines.s3.endpoint });
 }
 
 await main();

@@ -219,38 +219,17 @@ function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
 
 /** Starts the engines on this thread; this process's DynamoDB calls reach them without a socket. */
 async function startEnginesOnThisThread(data: EngineWorkerData): Promise<EngineThread> {
-  const [{ startEmbeddedDynamo }, { startEmbeddedS3 }] = await Promise.all([
-    import('./embedded-dynamo'),
-    import('./embedded-s3'),
-  ]);
-  const dynamo = await startEmbeddedDynamo({
-    credentials: data.credentials,
-    ...(data.dynamoPath !== undefined ? { path: data.dynamoPath } : {}),
-    ...(data.dynamoJournalDir !== undefined ? { journalDir: data.dynamoJournalDir } : {}),
-    ...(data.dynamoSocketDir !== undefined ? { socketDir: data.dynamoSocketDir } : {}),
-    ...(data.dynamoPort !== undefined ? { port: data.dynamoPort } : {}),
-  });
-  let s3: Awaited<ReturnType<typeof startEmbeddedS3>>;
-  try {
-    s3 = await startEmbeddedS3({
-      directory: data.s3Directory,
-      credentials: data.credentials,
-      ...(data.s3Port !== undefined ? { port: data.s3Port } : {}),
-    });
-  } catch (error) {
-    await dynamo.stop().catch(() => undefined);
-    throw error;
-  }
+  const { startEnginePair } = await import('./engine-pair');
+  const pair = await startEnginePair(data);
+  const { dynamo, s3 } = pair;
   const requestHandler = new InProcessDynamoHandler((request) => dynamo.serve(request));
   return {
     dynamoEndpoint: dynamo.endpoint,
     s3Endpoint: s3.endpoint,
     dynamoTransport: { requestHandler, signer: leaveUnsigned },
-    async stop() {
+    stop() {
       requestHandler.close();
-      const results = await Promise.allSettled([dynamo.stop(), s3.stop()]);
-      const failure = results.find((result) => result.status === 'rejected');
-      if (failure) throw failure.reason;
+      return pair.stop();
     },
   };
 }
