@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fullCorpusFiles } from './full-corpus';
-import { rssOf, startViaNpmStart, uploadAndScan, type Post } from './scan';
+import { benchApi, rssOf, startViaNpmStart, uploadAndScan } from './scan';
 import { median, ms } from './stats';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -72,15 +72,7 @@ if (mode === 'prepare') {
         // the server is gone: its last sample stands
       }
     }, 200);
-    const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
-    const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
-    const post: Post = async (path, body) => {
-      const response = await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      const parsed = (await response.json()) as { data: Record<string, unknown> };
-      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(parsed)}`);
-      return parsed;
-    };
-    const get = async (path: string) => (await fetch(`${server.baseUrl}${path}`, { headers })).json();
+    const { post, get } = benchApi(server.baseUrl, dataDir);
     const productId = String((await post('/api/products', { name: 'Bench', slug: 'bench' })).data.id);
     await uploadAndScan(post, get, productId, 'warm', 1000, 99, false);
     const runs = [];

@@ -24,7 +24,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { median, ms, peakRssMb } from './stats';
 import { fullCorpusFiles, FULL_RECORDS, EPSS_ROWS } from './full-corpus';
-import { describeRss, rssOf, startViaNpmStart, uploadAndScan, type Post } from './scan';
+import { benchApi, describeRss, rssOf, startViaNpmStart, uploadAndScan } from './scan';
 import { printReport } from './main';
 
 const RECORDS = Number(process.env.CORPUS_BENCH_RECORDS ?? FULL_RECORDS);
@@ -136,19 +136,7 @@ export async function benchCorpus(): Promise<string> {
       );
     }
 
-    const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
-    const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
-    const post: Post = async (path, body) => {
-      const response = await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      const parsed = (await response.json()) as { data: Record<string, unknown> };
-      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(parsed)}`);
-      return parsed;
-    };
-    const get = async (path: string) => {
-      const response = await fetch(`${server.baseUrl}${path}`, { headers });
-      if (!response.ok) throw new Error(`${path}: ${response.status}`);
-      return response.json();
-    };
+    const { post, get } = benchApi(server.baseUrl, dataDir);
     const productId = String((await post('/api/products', { name: 'Bench', slug: 'bench' })).data.id);
     await uploadAndScan(post, get, productId, 'warm', 1000, 99, false);
     const runs = [];

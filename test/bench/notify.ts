@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { startServerProcess } from '../support/server-process';
+import { benchApi } from './scan';
 import { percentile } from './stats';
 
 const EVENTS = Number(process.env.NOTIFY_BENCH_EVENTS ?? 10_000);
@@ -94,20 +95,8 @@ async function main(): Promise<void> {
     applyLocalEnvironment(engines);
     const { batchWrite } = await import('../../shared/service/data/table-client');
     const { eventId, eventItem } = await import('../../shared/service/events/event-store');
-    const { teamId, apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
-      teamId: string;
-      apiKey: string;
-    };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${server.baseUrl}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const parsed = (await response.json()) as { data: Record<string, unknown> };
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
-      return parsed.data;
-    };
+    const { teamId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { teamId: string };
+    const { call } = benchApi(server.baseUrl, dataDir);
     const subscribe = async (url: string, name: string) => {
       const channel = await call('POST', '/api/notification-channels', { type: 'webhook', name, url });
       await call('POST', '/api/notification-rules', { name, channelId: channel.id });

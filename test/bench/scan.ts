@@ -73,6 +73,37 @@ export async function startViaNpmStart(
 }
 
 /** Current RSS of a process and its anonymous / file-backed parts (LevelDB maps its table files), in MB. */
+/** A call of the bench's client: the answer's `data`, or an error naming the call and its status. */
+export type BenchCall = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
+
+/** The bench's client of the demo team (its key from the data directory's bootstrap.json), failing on an error status. */
+export function benchApi(
+  baseUrl: string,
+  dataDir: string,
+): { call: BenchCall; post: Post; get: (path: string) => Promise<unknown> } {
+  const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
+  const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
+  const call: BenchCall = async (method, path, body) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const parsed = (await response.json()) as { data: Record<string, unknown> };
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+    return parsed.data;
+  };
+  return {
+    call,
+    post: async (path, body) => ({ data: await call('POST', path, body) }),
+    get: async (path) => {
+      const response = await fetch(`${baseUrl}${path}`, { headers });
+      if (!response.ok) throw new Error(`${path}: ${response.status}`);
+      return response.json();
+    },
+  };
+}
+
 export function rssOf(pid: number): { total: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) =>
@@ -233,19 +264,7 @@ export async function benchScan(options: { memoryOnly?: boolean } = {}): Promise
       `  server RSS after the 50,000-advisory import went through its engines: ${describeRss(rssAfterImport)}; peak during the import ${importPeak.toFixed(0)} MB (the server caches no corpus; docs/architecture/local-runtime.md "Local memory")`,
     );
 
-    const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
-    const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
-    const post: Post = async (path, body) => {
-      const response = await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      const parsed = (await response.json()) as { data: Record<string, unknown> };
-      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(parsed)}`);
-      return parsed;
-    };
-    const get = async (path: string) => {
-      const response = await fetch(`${server.baseUrl}${path}`, { headers });
-      if (!response.ok) throw new Error(`${path}: ${response.status}`);
-      return response.json();
-    };
+    const { post, get } = benchApi(server.baseUrl, dataDir);
     const productId = String((await post('/api/products', { name: 'Bench', slug: 'bench' })).data.id);
 
     const warm = await uploadAndScan(post, get, productId, 'warm', 1000, 99, true);

@@ -10,7 +10,7 @@
  *
  * WATCH_BENCH_SBOMS and WATCH_BENCH_COMPONENTS shrink the portfolio for a quick run.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync, strToU8 } from 'fflate';
@@ -18,6 +18,7 @@ import { startServerProcess } from '../support/server-process';
 import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { dynamo, s3ClientOf } from '../../shared/service/aws-clients';
+import { benchApi } from './scan';
 import { ms } from './stats';
 import { syntheticSbom } from './synthetic-corpus';
 
@@ -174,17 +175,7 @@ async function main(): Promise<void> {
     await instrumentS3();
     const { importCorpusFiles } = await import('../../shared/service/corpus/import');
     const { applyCorpusChanges } = await import('../../shared/service/watch/watch');
-    const { apiKey } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${server.baseUrl}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const parsed = (await response.json()) as { data: Record<string, unknown> };
-      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(parsed)}`);
-      return parsed.data;
-    };
+    const { call } = benchApi(server.baseUrl, dataDir);
 
     const setupStart = performance.now();
     let productId = '';
