@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api|bundles|tenant|scan|vex|findings|batch|report|throttle|carry-over|cli|session|console|watch|corpus|notify|all]`: prints the figures
+ * `npm run bench [-- api|bundles|tenant|scan|vex|findings|batch|report|throttle|carry-over|cli|session|console|watch|corpus|notify|engine-writes|all]`: prints the figures
  * each issue names. With no argument: every figure of issue 9's performance table (scan, product
  * list, VEX through HTTP, bundle loads, each beside its target), issue 13's release findings list,
  * then the tenant-credential bench and issue 13's re-upload / carry-over of a 10k SBOM with 1,000 decisions.
@@ -32,6 +32,7 @@ const SECTIONS: Record<string, string> = {
   watch: 'watch.ts',
   corpus: 'corpus.ts',
   notify: 'notify.ts',
+  'engine-writes': 'engine-writes.ts',
 };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
