@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite-iterators';
 import { batchGetItem } from './embedded-dynalite-batch-get';
 import { keepExpressionTrees } from './embedded-dynalite-expressions';
+import { checkTypes, installAttributeValueCheck } from './embedded-dynalite-types';
 import { filterLevelReads, type FilteredLevelPrototype } from './embedded-level-key-filter';
 import {
   batchWriteItem,
@@ -62,7 +63,6 @@ interface ActionValidation {
 }
 
 interface ValidationsModule {
-  checkTypes(data: Record<string, unknown>, types: Record<string, unknown>): Record<string, unknown>;
   checkValidations(
     data: Record<string, unknown>,
     types: Record<string, unknown>,
@@ -146,6 +146,7 @@ function boundLevelDbTableCache(): void {
 }
 boundLevelDbTableCache();
 keepExpressionTrees();
+installAttributeValueCheck();
 const validations = require('dynalite/validations') as ValidationsModule;
 const db = require('dynalite/db') as DbModule;
 
@@ -250,7 +251,7 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
         }
         let data: Record<string, unknown>;
         try {
-          data = validations.checkTypes(request, modules.validation.types);
+          data = checkTypes(request, modules.validation.types as Parameters<typeof checkTypes>[1]);
           validations.checkValidations(data, modules.validation.types, modules.validation.custom, store);
         } catch (error) {
           if (isDynaliteError(error)) resolve({ status: error.statusCode, body: error.body });
@@ -307,7 +308,10 @@ export function validateSingleItemRequest(
   const { types, custom } = actionValidations[action];
   try {
     // dynalite's validation rewrites its input: a copy, unless the caller hands the request over (`consume`).
-    const data = validations.checkTypes(options.consume ? request : structuredClone(request), types);
+    const data = checkTypes(
+      options.consume ? request : structuredClone(request),
+      types as Parameters<typeof checkTypes>[1],
+    );
     validations.checkValidations(data, types, custom, validationStore);
     return { ok: true, data };
   } catch (error) {
