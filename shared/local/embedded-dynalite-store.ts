@@ -191,6 +191,71 @@ async function runBatchWrite(
   return { result };
 }
 
+/** An item a transaction reads, by its primary key. */
+export interface ItemRead {
+  tableName: string;
+  key: AttributeMap;
+}
+
+/** A whole-item write of a transaction: `item` replaces `existing` (the item stored now), or deletes it when absent. */
+export interface ItemWrite extends ItemRead {
+  item?: AttributeMap;
+  existing?: AttributeMap;
+}
+
+async function tablesOf(
+  store: DynaliteStore,
+  reads: readonly ItemRead[],
+): Promise<Map<string, TableDescription> | DynaliteError> {
+  const tables = new Map<string, TableDescription>();
+  for (const { tableName } of reads) {
+    if (tables.has(tableName)) continue;
+    const table = await tableOf(store, tableName);
+    if (isDynaliteError(table)) return table;
+    tables.set(tableName, table);
+  }
+  return tables;
+}
+
+/**
+ * The stored items of these keys (undefined = none), read from LevelDB as dynalite's GetItem does, without
+ * a request to validate per item (the transaction checked the keys); or the refusal of a missing table.
+ */
+export async function readItems(
+  store: DynaliteStore,
+  reads: readonly ItemRead[],
+): Promise<(AttributeMap | undefined)[] | DynaliteError> {
+  const tables = await tablesOf(store, reads);
+  if (isDynaliteError(tables)) return tables;
+  return (await Promise.all(
+    reads.map(({ tableName, key }) =>
+      store.db.get(itemPrefix(tableName) + dbHelpers.createKey(key, tables.get(tableName)!)),
+    ),
+  )) as (AttributeMap | undefined)[];
+}
+
+/**
+ * Writes whole items and deletions with their index entries (dynalite's own index helpers) in one LevelDB
+ * batch: all of them or, on a LevelDB failure, none. What dynalite's PutItem and DeleteItem write, once their
+ * condition held against `existing`.
+ */
+export async function writeItems(
+  store: DynaliteStore,
+  writes: readonly ItemWrite[],
+): Promise<DynaliteError | undefined> {
+  if (writes.length === 0) return undefined;
+  const tables = await tablesOf(store, writes);
+  if (isDynaliteError(tables)) return tables;
+  const operations: LevelOperation[] = [];
+  for (const { tableName, key, item, existing } of writes) {
+    const table = tables.get(tableName)!;
+    const planned: PlannedWrite = { table, key: dbHelpers.createKey(key, table), ...(item ? { item } : {}) };
+    operations.push(...levelOperations(planned, existing));
+  }
+  await store.db.batch(operations);
+  return undefined;
+}
+
 /** dynalite's action signature: `batchWriteItem(store, validatedData, callback)`. */
 export function batchWriteItem(
   store: DynaliteStore,

@@ -16,7 +16,12 @@ import {
   batchWriteItem,
   cacheTables,
   installActions,
+  isDynaliteError as isStoreError,
+  readItems,
+  writeItems,
   type DynaliteStore,
+  type ItemRead,
+  type ItemWrite,
   type TableCache,
 } from './embedded-dynalite-store';
 
@@ -223,6 +228,13 @@ export interface Dynalite {
     action: 'putItem' | 'updateItem' | 'deleteItem',
     validated: Record<string, unknown>,
   ) => Promise<{ status: number; body: Record<string, unknown> }>;
+  /** The stored items of these keys (undefined = none), or the refusal of a missing table: a transaction's snapshot. */
+  readItems: (reads: readonly ItemRead[]) => Promise<(AttributeMap | undefined)[] | DynaliteReply>;
+  /**
+   * Writes whole items and deletions (with their index entries) in one LevelDB batch, as dynalite's
+   * PutItem and DeleteItem would once their conditions held: a transaction's Puts and Deletes.
+   */
+  writeItems: (writes: readonly ItemWrite[]) => Promise<DynaliteReply | undefined>;
   /** The table descriptions' cache: a table operation runs between `begin()` and `end()`. */
   tables: TableCache;
 }
@@ -265,6 +277,14 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
         });
       }),
     tables: cacheTables(store as DynaliteStore),
+    readItems: async (reads) => {
+      const items = await readItems(store as DynaliteStore, reads);
+      return isStoreError(items) ? { status: items.statusCode, body: items.body } : items;
+    },
+    writeItems: async (writes) => {
+      const refused = await writeItems(store as DynaliteStore, writes);
+      return refused ? { status: refused.statusCode, body: refused.body } : undefined;
+    },
     write: (action, validated) =>
       new Promise((resolve, reject) => {
         writeActions[action](store, validated, (error, data) => {

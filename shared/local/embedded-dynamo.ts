@@ -285,6 +285,8 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     write,
     run,
     tables,
+    readItems,
+    writeItems,
   } = createDynalite({
     ...(options.path ? { path: options.path } : {}),
     createTableMs: 0,
@@ -310,7 +312,15 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     const journal = options.journalDir === undefined ? undefined : await TransactionJournal.open(options.journalDir);
     const undone = await journal?.recover((images) => restoreTransaction(call, images));
     if (undone) console.error(`[embedded-dynamo] undid ${undone} transaction(s) interrupted by a crash`);
-    const transactions = new TransactionEngine({ call, write, gate, journal, crashAfterItems });
+    const transactions = new TransactionEngine({
+      call,
+      write,
+      readItems,
+      writeItems,
+      gate,
+      journal,
+      crashAfterItems,
+    });
     const targets: FrontTargets = { credentials: options.credentials, gate, transactions, dynalite, run, tables };
     front = http.createServer((req, res) => void handleHttp(req, res, targets));
     serveRequest = (request) =>

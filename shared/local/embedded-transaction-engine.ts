@@ -3,18 +3,19 @@
  * (all or nothing, CancellationReasons, isolation, idempotency tokens).
  *
  * A write transaction runs under the engine's exclusive lock in three steps: check every
- * item's key against its table; snapshot the items and evaluate every ConditionExpression
- * with dynalite's evaluator against the snapshot (a failure cancels before anything is
- * written); then replay each write as the equivalent single-item action on dynalite (which
- * evaluates the update expression) and, if any of them fails, restore the snapshots of
- * those applied. With a journal, the snapshots are durable before the first write and
- * dropped after the last (embedded-journal.ts).
+ * item's key against its table; snapshot the items (read straight from the store) and evaluate
+ * every ConditionExpression with dynalite's evaluator against the snapshot (a failure cancels
+ * before anything is written); then apply the writes: each Update as dynalite's UpdateItem
+ * action (which evaluates the update expression, and may still refuse it), then every Put and
+ * Delete with their index entries in one LevelDB batch. If an Update fails, the Updates
+ * applied are restored from the snapshot and nothing else is written. With a journal, the
+ * snapshots are durable before the first write and dropped after the last (embedded-journal.ts).
  *
  * Fault injection (crash tests only): VEXDESK_ENGINE_CRASH_AFTER_ITEMS=k kills the whole
  * process with SIGKILL in the first transaction with at least k item writes, once k of
- * them are applied (0 = right after its journal record is durable; k = its number of
- * writes = after all of them, before the record is cleared). Smaller transactions commit
- * normally.
+ * them are applied (the Puts' and Deletes' batch counts as all of them at once; 0 = right
+ * after its journal record is durable; k = its number of writes = after all of them, before
+ * the record is cleared). Smaller transactions commit normally.
  */
 import { randomUUID } from 'node:crypto';
 import { conditionHolds, type AttributeMap, type Dynalite, type TableShape } from './embedded-dynalite';
@@ -28,6 +29,7 @@ import {
   type DynaliteCall,
   type Reply,
 } from './embedded-dynamo-wire';
+import type { ItemWrite } from './embedded-dynalite-store';
 import type { BeforeImage, TransactionJournal } from './embedded-journal';
 import {
   checkItemKeys,
@@ -88,8 +90,12 @@ function writeFailureReason(failure: Reply): CancellationReason {
 export interface TransactionEngineOptions {
   /** dynalite's API, for snapshots, table descriptions and rollbacks. */
   call: DynaliteCall;
-  /** dynalite's write actions, run on requests the plan already validated. */
+  /** dynalite's write actions, run on requests the plan already validated (Updates). */
   write: Dynalite['write'];
+  /** The snapshot of a transaction's items, straight from the store. */
+  readItems: Dynalite['readItems'];
+  /** A transaction's Puts and Deletes, in one LevelDB batch. */
+  writeItems: Dynalite['writeItems'];
   /** The lock and refusal states shared with the engine's other requests. */
   gate: EngineGate;
   /** Omitted = no journal (in-memory engines). */
@@ -134,7 +140,7 @@ export class TransactionEngine {
 
       const invalid = await this.resolveItems(ops);
       if (invalid) return invalid;
-      const before = await this.snapshot(ops);
+      const before = await this.options.readItems(ops);
       if (isReply(before)) return before;
 
       // Every condition is judged against the state before the transaction, before any write.
@@ -160,27 +166,37 @@ export class TransactionEngine {
           }),
         ),
       );
-      // Replay the writes on dynalite's actions with the requests validated above; dynalite
-      // applies each update expression (and may still reject it). The items are distinct, so
-      // the calls are independent and run side by side.
-      const apply = (some: typeof writes) =>
-        Promise.all(
-          some.map(({ op }) =>
-            this.options.write(
-              op.kind === 'Put' ? 'putItem' : op.kind === 'Update' ? 'updateItem' : 'deleteItem',
-              op.validated,
-            ),
-          ),
+      // Updates run on dynalite's action with the requests validated above (it applies the update
+      // expression, and may still reject it); the items are distinct, so they run side by side. The
+      // Puts and Deletes, whose outcome the snapshot decides, go to LevelDB afterwards in one batch.
+      const updates = writes.filter(({ op }) => op.kind === 'Update');
+      const applyUpdates = (some: typeof writes) =>
+        Promise.all(some.map(({ op }) => this.options.write('updateItem', op.validated)));
+      const writeWholeItems = () =>
+        this.options.writeItems(
+          writes
+            .filter(({ op }) => op.kind !== 'Update')
+            .map(({ op, index }): ItemWrite => {
+              const existing = before[index];
+              const item = op.kind === 'Put' ? (op.validated.Item as AttributeMap) : undefined;
+              return {
+                tableName: op.tableName,
+                key: op.key,
+                ...(existing ? { existing } : {}),
+                ...(item ? { item } : {}),
+              };
+            }),
         );
       if (crashAfterItems !== undefined && crashAfterItems <= writes.length) {
-        // Exactly k writes applied, then the process dies as a kill -9 would.
-        await apply(writes.slice(0, crashAfterItems));
+        // k item writes applied (the batch counts as the rest at once), then the process dies as a kill -9 would.
+        await applyUpdates(updates.slice(0, crashAfterItems));
+        if (crashAfterItems > updates.length) await writeWholeItems();
         crash();
       }
-      const replies = await apply(writes);
+      const replies = await applyUpdates(updates);
       const applied: number[] = [];
       let failed = false;
-      for (const [position, { index }] of writes.entries()) {
+      for (const [position, { index }] of updates.entries()) {
         const reply = replies[position] as Reply;
         if (reply.status === 200) {
           applied.push(index);
@@ -188,6 +204,13 @@ export class TransactionEngine {
         }
         failed = true;
         reasons[index] = writeFailureReason(reply);
+      }
+      if (!failed) {
+        const refused = await writeWholeItems();
+        if (refused) {
+          failed = true;
+          for (const { op, index } of writes) if (op.kind !== 'Update') reasons[index] = writeFailureReason(refused);
+        }
       }
       if (failed) {
         await gate.guarded(() => this.rollback(ops, before, applied));
@@ -238,17 +261,6 @@ export class TransactionEngine {
       tables.set(name, table);
     }
     return checkItemKeys(items, tables);
-  }
-
-  private async snapshot(items: readonly PlannedItem[]): Promise<(AttributeMap | undefined)[] | Reply> {
-    const replies = await Promise.all(
-      items.map((item) =>
-        this.options.call('GetItem', { TableName: item.tableName, Key: item.key, ConsistentRead: true }),
-      ),
-    );
-    const failed = replies.find((reply) => reply.status !== 200);
-    if (failed) return failed;
-    return replies.map((reply) => (isRecord(reply.body.Item) ? (reply.body.Item as AttributeMap) : undefined));
   }
 
   /** Puts back the pre-transaction state of the items already written. */

@@ -18,6 +18,9 @@ const TABLE = 'vexdesk';
 const ROUNDS = Number(process.env.ENGINE_BENCH_ROUNDS ?? 15);
 const BATCHES_PER_ROUND = 40;
 const TRANSACTIONS_PER_ROUND = 10;
+/** `new`, `replace` or `transaction`: only that case (for profiling one of them). */
+const ONLY = process.env.ENGINE_BENCH_ONLY;
+const runs = (name: string) => ONLY === undefined || ONLY === '' || ONLY === name;
 
 type Item = Record<string, Record<string, unknown>>;
 
@@ -91,6 +94,9 @@ async function measure<T = undefined>(
   return { perItemUs: median(perItem), items };
 }
 
+const perItem = (measured: Measured | undefined) =>
+  measured === undefined ? 'not run' : `${measured.perItemUs.toFixed(1)} µs`;
+
 export async function benchEngineWrites(): Promise<string> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-engine-writes-'));
   const engine = await startEmbeddedDynamo({
@@ -117,64 +123,74 @@ export async function benchEngineWrites(): Promise<string> {
         batchWrite(Array.from({ length: 25 }, (_, i) => item('seed', batch * 25 + i))),
       );
 
-    const fresh = await measure(async (round) => {
-      for (let batch = 0; batch < BATCHES_PER_ROUND; batch += 1) {
-        const base = ((round + 1) * BATCHES_PER_ROUND + batch) * 25;
-        await call(engine, 'BatchWriteItem', batchWrite(Array.from({ length: 25 }, (_, i) => item('new', base + i))));
-      }
-      return BATCHES_PER_ROUND * 25;
-    });
-    const replaced = await measure(async (round) => {
-      for (let batch = 0; batch < BATCHES_PER_ROUND; batch += 1) {
-        const base = batch * 25;
-        await call(
-          engine,
-          'BatchWriteItem',
-          batchWrite(Array.from({ length: 25 }, (_, i) => item('new', base + i, round + 2))),
-        );
-      }
-      return BATCHES_PER_ROUND * 25;
-    });
+    const fresh = !runs('new')
+      ? undefined
+      : await measure(async (round) => {
+          for (let batch = 0; batch < BATCHES_PER_ROUND; batch += 1) {
+            const base = ((round + 1) * BATCHES_PER_ROUND + batch) * 25;
+            await call(
+              engine,
+              'BatchWriteItem',
+              batchWrite(Array.from({ length: 25 }, (_, i) => item('new', base + i))),
+            );
+          }
+          return BATCHES_PER_ROUND * 25;
+        });
+    const replaced = !runs('replace')
+      ? undefined
+      : await measure(async (round) => {
+          for (let batch = 0; batch < BATCHES_PER_ROUND; batch += 1) {
+            const base = batch * 25;
+            await call(
+              engine,
+              'BatchWriteItem',
+              batchWrite(Array.from({ length: 25 }, (_, i) => item('new', base + i, round + 2))),
+            );
+          }
+          return BATCHES_PER_ROUND * 25;
+        });
     // Notification dispatch's shape: 75 deliveries put if absent, 25 outbox entries removed.
     let outbox = 0;
-    const transactions = await measure<Item[][]>(
-      async (round, deletes) => {
-        for (let tx = 0; tx < TRANSACTIONS_PER_ROUND; tx += 1) {
-          const base = ((round + 1) * TRANSACTIONS_PER_ROUND + tx) * 75;
-          await call(engine, 'TransactWriteItems', {
-            TransactItems: [
-              ...Array.from({ length: 75 }, (_, i) => ({
-                Put: {
-                  TableName: TABLE,
-                  Item: item('delivery', base + i),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              })),
-              ...deletes[tx]!.map((entry) => ({
-                Delete: { TableName: TABLE, Key: keyOf(entry), ConditionExpression: 'attribute_exists(pk)' },
-              })),
-            ],
-          });
-        }
-        return TRANSACTIONS_PER_ROUND * 100;
-      },
-      async () => {
-        const deletes: Item[][] = [];
-        for (let tx = 0; tx < TRANSACTIONS_PER_ROUND; tx += 1) {
-          const entries = Array.from({ length: 25 }, () => item('outbox', outbox++));
-          await call(engine, 'BatchWriteItem', batchWrite(entries));
-          deletes.push(entries);
-        }
-        return deletes;
-      },
-    );
+    const transactions = !runs('transaction')
+      ? undefined
+      : await measure<Item[][]>(
+          async (round, deletes) => {
+            for (let tx = 0; tx < TRANSACTIONS_PER_ROUND; tx += 1) {
+              const base = ((round + 1) * TRANSACTIONS_PER_ROUND + tx) * 75;
+              await call(engine, 'TransactWriteItems', {
+                TransactItems: [
+                  ...Array.from({ length: 75 }, (_, i) => ({
+                    Put: {
+                      TableName: TABLE,
+                      Item: item('delivery', base + i),
+                      ConditionExpression: 'attribute_not_exists(pk)',
+                    },
+                  })),
+                  ...deletes[tx]!.map((entry) => ({
+                    Delete: { TableName: TABLE, Key: keyOf(entry), ConditionExpression: 'attribute_exists(pk)' },
+                  })),
+                ],
+              });
+            }
+            return TRANSACTIONS_PER_ROUND * 100;
+          },
+          async () => {
+            const deletes: Item[][] = [];
+            for (let tx = 0; tx < TRANSACTIONS_PER_ROUND; tx += 1) {
+              const entries = Array.from({ length: 25 }, () => item('outbox', outbox++));
+              await call(engine, 'BatchWriteItem', batchWrite(entries));
+              deletes.push(entries);
+            }
+            return deletes;
+          },
+        );
     return [
       `Engine write cost (CPU per item written, median of ${ROUNDS} rounds; engine alone, no SDK or HTTP):`,
       '| Write | CPU per item |',
       '|---|---|',
-      `| BatchWriteItem, 25 new items with 2 GSI keys | ${fresh.perItemUs.toFixed(1)} µs |`,
-      `| BatchWriteItem, 25 items replacing existing ones | ${replaced.perItemUs.toFixed(1)} µs |`,
-      `| TransactWriteItems, 75 conditional Puts + 25 conditional Deletes | ${transactions.perItemUs.toFixed(1)} µs |`,
+      `| BatchWriteItem, 25 new items with 2 GSI keys | ${perItem(fresh)} |`,
+      `| BatchWriteItem, 25 items replacing existing ones | ${perItem(replaced)} |`,
+      `| TransactWriteItems, 75 conditional Puts + 25 conditional Deletes | ${perItem(transactions)} |`,
     ].join('\n');
   } finally {
     await engine.stop();
