@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite-iterators';
 import { batchGetItem } from './embedded-dynalite-batch-get';
 import { keepExpressionTrees } from './embedded-dynalite-expressions';
+import { installStringKeys } from './embedded-dynalite-keys';
 import { checkTypes, installAttributeValueCheck } from './embedded-dynalite-types';
 import { filterLevelReads, type FilteredLevelPrototype } from './embedded-level-key-filter';
 import {
@@ -152,6 +153,7 @@ function boundLevelDbTableCache(): void {
 boundLevelDbTableCache();
 keepExpressionTrees();
 installAttributeValueCheck();
+installStringKeys();
 const validations = require('dynalite/validations') as ValidationsModule;
 const db = require('dynalite/db') as DbModule;
 
