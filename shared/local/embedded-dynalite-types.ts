@@ -117,7 +117,8 @@ function attribute(value: unknown, subtype: string): unknown {
   return checkType(value, struct);
 }
 
-export function checkTypes(data: Data, types: Types): Data {
+export function checkTypes(data: Data, description: Data): Data {
+  const types = description as Types;
   for (const key in data) if (!types[key] || data[key] == null) delete data[key];
   const checked: Data = {};
   for (const key of Object.keys(types)) {
@@ -260,6 +261,31 @@ function checkContainer(
     default:
       throw new Error(`Unknown type: ${base}`);
   }
+}
+
+const validationViews = new WeakMap<object, Data>();
+
+function withoutNamedChildren(spec: unknown): unknown {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return spec;
+  const view: Data = {};
+  for (const [key, value] of Object.entries(spec as Data))
+    if (!(key === 'children' && typeof value === 'string')) view[key] = withoutNamedChildren(value);
+  return view;
+}
+
+/**
+ * The type description to hand dynalite's `checkValidations`: the same, less the `children` given by a type
+ * name (`'AttrStruct<ValueStruct>'` under an item's map). Such children carry no validation, yet dynalite
+ * visits every member under them (every attribute of every item) and builds its path for an error message
+ * that cannot arise.
+ */
+export function validationView(types: Data): Data {
+  let view = validationViews.get(types);
+  if (!view) {
+    view = withoutNamedChildren(types) as Data;
+    validationViews.set(types, view);
+  }
+  return view;
 }
 
 /** Plain decimal numbers whose canonical form (big.js `toFixed()`) is themselves (but '-0', which is '0'). */

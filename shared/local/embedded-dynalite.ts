@@ -11,7 +11,7 @@ import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite
 import { batchGetItem } from './embedded-dynalite-batch-get';
 import { keepExpressionTrees } from './embedded-dynalite-expressions';
 import { installStringKeys } from './embedded-dynalite-keys';
-import { checkTypes, installAttributeValueCheck } from './embedded-dynalite-types';
+import { checkTypes, installAttributeValueCheck, validationView } from './embedded-dynalite-types';
 import { filterLevelReads, type FilteredLevelPrototype } from './embedded-level-key-filter';
 import {
   batchWriteItem,
@@ -265,8 +265,13 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
         }
         let data: Record<string, unknown>;
         try {
-          data = checkTypes(request, modules.validation.types as Parameters<typeof checkTypes>[1]);
-          validations.checkValidations(data, modules.validation.types, modules.validation.custom, store);
+          data = checkTypes(request, modules.validation.types);
+          validations.checkValidations(
+            data,
+            validationView(modules.validation.types),
+            modules.validation.custom,
+            store,
+          );
         } catch (error) {
           if (isDynaliteError(error)) resolve({ status: error.statusCode, body: error.body });
           else reject(error instanceof Error ? error : new Error(String(error)));
@@ -330,11 +335,8 @@ export function validateSingleItemRequest(
   const { types, custom } = actionValidations[action];
   try {
     // dynalite's validation rewrites its input: a copy, unless the caller hands the request over (`consume`).
-    const data = checkTypes(
-      options.consume ? request : structuredClone(request),
-      types as Parameters<typeof checkTypes>[1],
-    );
-    validations.checkValidations(data, types, custom, validationStore);
+    const data = checkTypes(options.consume ? request : structuredClone(request), types);
+    validations.checkValidations(data, validationView(types), custom, validationStore);
     return { ok: true, data };
   } catch (error) {
     if (isDynaliteError(error)) return { ok: false, status: error.statusCode, body: error.body };

@@ -24,24 +24,15 @@ const BUILD_STEP = 1000;
 
 export type LevelKey = string | Uint8Array;
 
-/**
- * The bytes LevelDB stores for a key: a string's UTF-8 encoding, so a key written as a string and
- * read as bytes (or the other way) hashes the same. dynalite's keys are ASCII: their characters are
- * their bytes, without an encoding step.
- */
-function keyBytes(key: LevelKey): Uint8Array | string {
-  if (typeof key !== 'string') return key;
-  for (let index = 0; index < key.length; index += 1) if (key.charCodeAt(index) > 0x7f) return Buffer.from(key, 'utf8');
-  return key;
-}
-
 export class KeyFilter {
   private readonly words = new Uint32Array(BITS / 32);
   /** False until every key the store held at open is in the filter. */
   ready = false;
 
   add(key: LevelKey): void {
-    const [first, step] = hashes(keyBytes(key));
+    hashKey(key);
+    const first = hashed.first;
+    const step = hashed.step;
     for (let index = 0; index < HASHES; index += 1) {
       const position = (first + Math.imul(index, step)) & (BITS - 1);
       this.words[position >>> 5]! |= 1 << (position & 31);
@@ -50,7 +41,9 @@ export class KeyFilter {
 
   /** False only for a key never added. */
   mightHold(key: LevelKey): boolean {
-    const [first, step] = hashes(keyBytes(key));
+    hashKey(key);
+    const first = hashed.first;
+    const step = hashed.step;
     for (let index = 0; index < HASHES; index += 1) {
       const position = (first + Math.imul(index, step)) & (BITS - 1);
       if ((this.words[position >>> 5]! & (1 << (position & 31))) === 0) return false;
@@ -59,18 +52,47 @@ export class KeyFilter {
   }
 }
 
-/** Two 32-bit hashes of the bytes (FNV-1a and a multiplicative one, each finished by murmur3's fmix); the second odd. */
-function hashes(bytes: Uint8Array | string): [number, number] {
+/** The two hashes of the last key hashed (no array per key: a filter call hashes several keys per write). */
+const hashed = { first: 0, step: 0 };
+
+/**
+ * Two 32-bit hashes of the bytes LevelDB stores for a key (FNV-1a and a multiplicative one, each finished by
+ * murmur3's fmix; the second odd). A string key is its UTF-8 encoding, so a key written as a string and read
+ * as bytes hashes the same: dynalite's keys are ASCII, whose characters are their bytes, and are hashed
+ * without an encoding step; a string with another character is encoded first.
+ */
+function hashKey(key: LevelKey): void {
+  if (typeof key !== 'string') {
+    hashBytes(key);
+    return;
+  }
   let first = 0x811c9dc5;
   let second = 0x9747b28c;
-  const ascii = typeof bytes === 'string';
-  for (let index = 0; index < bytes.length; index += 1) {
-    const byte = ascii ? bytes.charCodeAt(index) : bytes[index]!;
+  for (let index = 0; index < key.length; index += 1) {
+    const byte = key.charCodeAt(index);
+    if (byte > 0x7f) {
+      hashBytes(Buffer.from(key, 'utf8'));
+      return;
+    }
     first = Math.imul(first ^ byte, 0x01000193);
     second = Math.imul(second ^ byte, 0x5bd1e995);
     second ^= second >>> 15;
   }
-  return [fmix(first) >>> 0, (fmix(second) | 1) >>> 0];
+  hashed.first = fmix(first) >>> 0;
+  hashed.step = (fmix(second) | 1) >>> 0;
+}
+
+function hashBytes(bytes: Uint8Array): void {
+  let first = 0x811c9dc5;
+  let second = 0x9747b28c;
+  for (let index = 0; index < bytes.length; index += 1) {
+    const byte = bytes[index]!;
+    first = Math.imul(first ^ byte, 0x01000193);
+    second = Math.imul(second ^ byte, 0x5bd1e995);
+    second ^= second >>> 15;
+  }
+  hashed.first = fmix(first) >>> 0;
+  hashed.step = (fmix(second) | 1) >>> 0;
 }
 
 function fmix(value: number): number {

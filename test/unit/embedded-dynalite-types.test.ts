@@ -5,12 +5,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
-import { checkTypes, validateAttributeValue } from '../../shared/local/embedded-dynalite-types';
+import { checkTypes, validateAttributeValue, validationView } from '../../shared/local/embedded-dynalite-types';
 
 const require = createRequire(import.meta.url);
 type Data = Record<string, unknown>;
 const dynalite = require('dynalite/validations') as {
   checkTypes(data: Data, types: Data): Data;
+  checkValidations(data: Data, types: Data, custom: unknown, store: unknown): void;
 };
 // dynalite's own: this test does not load the engine, which replaces the export.
 const dynaliteValidateAttributeValue = (
@@ -33,7 +34,7 @@ function outcome(run: () => unknown): string {
 /** The requests whose answer differs from dynalite's (none expected), with both answers. */
 function differences(types: Data, requests: unknown[]): { request: unknown; ours: string; theirs: string }[] {
   return requests.flatMap((request) => {
-    const ours = outcome(() => checkTypes(structuredClone(request) as Data, types as never));
+    const ours = outcome(() => checkTypes(structuredClone(request) as Data, types));
     const theirs = outcome(() => dynalite.checkTypes(structuredClone(request) as Data, types));
     return ours === theirs ? [] : [{ request, ours, theirs }];
   });
@@ -183,7 +184,7 @@ describe("embedded engine's dynalite type check", () => {
       { L: [{ S: 'x' }, { N }] },
       { M: { a: { N }, b: { BOOL: true } } },
     ]);
-    const typed = checkTypes({ TableName: 't1', Item: {} }, typesOf('putItem') as never);
+    const typed = checkTypes({ TableName: 't1', Item: {} }, typesOf('putItem'));
     expect(typed).toEqual({ TableName: 't1', Item: {} });
     for (let index = 0; index < 1000; index += 1) {
       const value = attributeValue(next, 0);
@@ -201,5 +202,36 @@ describe("embedded engine's dynalite type check", () => {
       expect(outcome(() => validateAttributeValue(ours))).toBe(outcome(() => dynaliteValidateAttributeValue(theirs)));
       expect(ours).toEqual(theirs);
     }
+  });
+
+  it('validates with the lighter type description as with the full one', () => {
+    const item = (index: number) => ({ pk: { S: `p${index}` }, sk: { S: 's' }, m: { M: { a: { L: [{ S: 'x' }] } } } });
+    const requests: [string, Data][] = [
+      ['batchWriteItem', { RequestItems: { t1: [{ PutRequest: { Item: item(1) } }] } }],
+      [
+        'batchWriteItem',
+        { RequestItems: { t1: Array.from({ length: 26 }, (_, i) => ({ PutRequest: { Item: item(i) } })) } },
+      ],
+      [
+        'batchWriteItem',
+        { RequestItems: { 'bad name!': [{ DeleteRequest: { Key: item(1) } }] }, ReturnConsumedCapacity: 'ALL' },
+      ],
+      ['batchWriteItem', { RequestItems: { t1: [{ PutRequest: {} }] } }],
+      ['putItem', { TableName: 't', Item: item(1), ReturnValues: 'EVERYTHING' }],
+      ['putItem', { TableName: 't1', Item: item(1), ConditionExpression: 'attribute_not_exists(pk)' }],
+      ['updateItem', { TableName: 't1', Key: item(1), UpdateExpression: 'SET a = :a', ExpressionAttributeValues: {} }],
+      ['query', { TableName: 't1', Limit: 0, Select: 'SOME', ExclusiveStartKey: item(2) }],
+      ['batchGetItem', { RequestItems: { t1: { Keys: [] } } }],
+    ];
+    const store = { options: { maxItemSize: 400 * 1024 } };
+    for (const [operation, request] of requests) {
+      const { types, custom } = require(`dynalite/validations/${operation}`) as { types: Data; custom?: unknown };
+      const answer = (description: Data) =>
+        outcome(() =>
+          dynalite.checkValidations(dynalite.checkTypes(structuredClone(request), types), description, custom, store),
+        );
+      expect(answer(validationView(types))).toBe(answer(types));
+    }
+    expect(validationView(typesOf('putItem')).Item).toEqual({ type: 'Map<AttributeValue>', notNull: true });
   });
 });
