@@ -39,6 +39,8 @@ interface LevelOperation {
   type: 'put' | 'del';
   key: string;
   value?: unknown;
+  /** A put's value given as its JSON text already (what dynalite's `json` value encoding would store). */
+  valueEncoding?: 'utf8';
 }
 
 /** The parts of dynalite's store (db.create's result) used here. */
@@ -136,6 +138,14 @@ function levelOperations(write: PlannedWrite, existing: AttributeMap | undefined
   const { table, key, item } = write;
   const deletes: LevelOperation[] = [];
   const puts: LevelOperation[] = [];
+  // The item and its entries in indexes that project ALL are one object: its JSON is made once, not per entry.
+  let itemJson: string | undefined;
+  const put = (levelKey: string, value: AttributeMap): LevelOperation => ({
+    type: 'put',
+    key: levelKey,
+    value: value === item ? (itemJson ??= JSON.stringify(item)) : JSON.stringify(value),
+    valueEncoding: 'utf8',
+  });
   for (const kind of ['Local', 'Global'] as const) {
     const indexes = table[`${kind}SecondaryIndexes`] ?? [];
     if (indexes.length === 0) continue;
@@ -143,10 +153,10 @@ function levelOperations(write: PlannedWrite, existing: AttributeMap | undefined
     for (const entry of actions.deletes)
       deletes.push({ type: 'del', key: indexPrefix(kind, table.TableName, entry.index) + entry.key });
     for (const entry of actions.puts)
-      puts.push({ type: 'put', key: indexPrefix(kind, table.TableName, entry.index) + entry.key, value: entry.item });
+      puts.push(put(indexPrefix(kind, table.TableName, entry.index) + entry.key, entry.item));
   }
   const itemKey = itemPrefix(table.TableName) + key;
-  return [...deletes, ...puts, item ? { type: 'put', key: itemKey, value: item } : { type: 'del', key: itemKey }];
+  return [...deletes, ...puts, item ? put(itemKey, item) : { type: 'del', key: itemKey }];
 }
 
 export function isDynaliteError(error: unknown): error is DynaliteError {
