@@ -11,6 +11,7 @@ import { closeIteratorsOnDestroy, type IteratorStore } from './embedded-dynalite
 import { batchGetItem } from './embedded-dynalite-batch-get';
 import { keepExpressionTrees } from './embedded-dynalite-expressions';
 import { installStringKeys } from './embedded-dynalite-keys';
+import { updatedItem } from './embedded-dynalite-update';
 import { checkTypes, installAttributeValueCheck, validationView } from './embedded-dynalite-types';
 import { filterLevelReads, type FilteredLevelPrototype } from './embedded-level-key-filter';
 import {
@@ -159,11 +160,6 @@ const db = require('dynalite/db') as DbModule;
 
 type ActionCallback = (error: unknown, data?: unknown) => void;
 type Action = (store: unknown, data: Record<string, unknown>, callback: ActionCallback) => void;
-const writeActions: Record<'putItem' | 'updateItem' | 'deleteItem', Action> = {
-  putItem: require('dynalite/actions/putItem') as Action,
-  updateItem: require('dynalite/actions/updateItem') as Action,
-  deleteItem: require('dynalite/actions/deleteItem') as Action,
-};
 
 /** The operations dynalite answers (its index.js `validOperations`), as its action modules are named. */
 const OPERATIONS = [
@@ -222,14 +218,13 @@ export interface Dynalite {
    */
   run: (operation: string, request: Record<string, unknown>) => Promise<DynaliteReply>;
   /**
-   * Runs a single-item write that `validateSingleItemRequest` already validated on dynalite's own
-   * action, as dynalite's request handler does after validating (a transaction validates every item
-   * before any write; validating it again on the way in was as costly as the write itself).
+   * The item an UpdateItem request (validated by `validateSingleItemRequest`, consumed) leaves when applied
+   * to `existing`, by dynalite's own action, nothing written; or dynalite's refusal.
    */
-  write: (
-    action: 'putItem' | 'updateItem' | 'deleteItem',
+  updatedItem: (
     validated: Record<string, unknown>,
-  ) => Promise<{ status: number; body: Record<string, unknown> }>;
+    existing: AttributeMap | undefined,
+  ) => Promise<{ item: AttributeMap } | { refused: DynaliteReply }>;
   /** The stored items of these keys (undefined = none), or the refusal of a missing table: a transaction's snapshot. */
   readItems: (reads: readonly ItemRead[]) => Promise<(AttributeMap | undefined)[] | DynaliteReply>;
   /**
@@ -292,15 +287,12 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
       const refused = await writeItems(store as DynaliteStore, writes);
       return refused ? { status: refused.statusCode, body: refused.body } : undefined;
     },
-    write: (action, validated) =>
-      new Promise((resolve, reject) => {
-        writeActions[action](store, validated, (error, data) => {
-          // The handler's mapping: an error with a status is DynamoDB's answer; anything else is a fault.
-          if (isDynaliteError(error)) resolve({ status: error.statusCode, body: error.body });
-          else if (error) reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
-          else resolve({ status: 200, body: (data ?? {}) as Record<string, unknown> });
-        });
-      }),
+    updatedItem: async (validated, existing) => {
+      const outcome = await updatedItem(store as DynaliteStore & { options: unknown }, validated, existing);
+      return 'refused' in outcome
+        ? { refused: { status: outcome.refused.statusCode, body: outcome.refused.body } }
+        : { item: outcome.item };
+    },
   };
 }
 

@@ -11,12 +11,11 @@
  * BatchGetItem, TransactGetItems...) hold it shared. So no read ever sees a half-applied
  * transaction and no write interleaves with one.
  *
- * Across a crash: with a journal directory, the snapshots of the items a transaction
- * writes are made durable before its first write and dropped after its last (see
- * embedded-journal.ts); start-up undoes any transaction left over before the engine
- * listens (embedded-transaction-recovery.ts). A journal or rollback failure leaves the
- * engine refusing every request until restarted (recovery then puts the state back),
- * rather than risk a later write being undone by a stale record.
+ * Across a crash: a transaction's writes go to LevelDB in one batch, which LevelDB applies
+ * whole or not at all (embedded-transaction-engine.ts). Earlier versions journalled
+ * transactions instead: with a journal directory, start-up undoes any transaction such a
+ * journal left over before the engine listens (embedded-journal.ts,
+ * embedded-transaction-recovery.ts).
  *
  * Authentication: every request over HTTP must carry a SigV4 signature made with the data
  * directory's key pair (sigv4-verifier.ts), else DynamoDB's own 400 answers
@@ -67,7 +66,7 @@ export interface EmbeddedDynamoOptions {
   path?: string;
   /** Loopback port of the front; 0 or omitted = random. */
   port?: number;
-  /** Directory of the transaction journal; omitted = no journal (in-memory engines). */
+  /** Directory of the transaction journal earlier versions wrote (undone at start); omitted = none. */
   journalDir?: string;
   /** Private (0700) directory for dynalite's socket; omitted = a new temporary one. */
   socketDir?: string;
@@ -282,11 +281,11 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   // Tables become ACTIVE at once: real DynamoDB takes seconds, nothing local should wait.
   const {
     server: dynalite,
-    write,
     run,
     tables,
     readItems,
     writeItems,
+    updatedItem,
   } = createDynalite({
     ...(options.path ? { path: options.path } : {}),
     createTableMs: 0,
@@ -314,11 +313,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     if (undone) console.error(`[embedded-dynamo] undid ${undone} transaction(s) interrupted by a crash`);
     const transactions = new TransactionEngine({
       call,
-      write,
       readItems,
       writeItems,
+      updatedItem,
       gate,
-      journal,
       crashAfterItems,
     });
     const targets: FrontTargets = { credentials: options.credentials, gate, transactions, dynalite, run, tables };

@@ -1,18 +1,15 @@
 /**
- * Write-ahead journal of the embedded DynamoDB engine's transactions (all or nothing, also across a crash). dynalite applies a transaction's writes one
- * item at a time, so a process killed between two of them would leave it torn.
+ * The write-ahead journal earlier versions of the embedded DynamoDB engine kept for transactions, which
+ * they applied one item at a time (a process killed between two writes left the transaction torn).
+ * Transactions are now one LevelDB batch, atomic by themselves (embedded-transaction-engine.ts), and
+ * write no record; a data directory an earlier version crashed on may still hold some, and start-up
+ * undoes them, as that version would have, before the engine accepts a request.
  *
- * Before the first item write, the before-image of every item the transaction writes is
- * put in one file of its own, fsynced together with its directory entry; the file is
- * removed once the last write (or the rollback) is done, and only then is the client
- * answered. A transaction is therefore committed exactly when its file is gone. At start,
- * before the engine accepts a request, every file left over is undone: its before-images
- * are restored (idempotent, so a crash during recovery is harmless) and the file removed.
- * Undoing rather than replaying: the client was never answered, and restoring a stored
- * item needs no re-evaluation of update expressions against a state that may be half new.
- *
- * A file that does not parse was cut short by a crash while being written, before any
- * item write could start: it is discarded.
+ * A record was one file per transaction holding the before-image of every item it wrote, made durable
+ * before its first write and removed after its last: a file left over is a transaction that never
+ * answered its client. Undoing it restores its before-images (idempotent, so a crash during recovery is
+ * harmless). A file that does not parse was cut short while being written, before any item write could
+ * start: it is discarded.
  */
 import { mkdir, open, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -29,11 +26,6 @@ export interface BeforeImage {
 interface JournalRecord {
   transaction: string;
   items: BeforeImage[];
-}
-
-export interface JournalEntry {
-  /** Removes the record: the transaction is committed (or fully rolled back). */
-  clear(): Promise<void>;
 }
 
 const SUFFIX = '.json';
@@ -70,8 +62,6 @@ async function syncDirectory(directory: string): Promise<void> {
 }
 
 export class TransactionJournal {
-  private sequence = 0;
-
   private constructor(private readonly directory: string) {}
 
   /** Opens (creating) the journal directory; call recover() before accepting requests. */
@@ -101,30 +91,6 @@ export class TransactionJournal {
       await rm(file, { force: true });
     }
     if (names.length > 0) await syncDirectory(this.directory);
-    // Names sort in write order: continue after the newest one seen.
-    this.sequence = names.length;
     return undone;
-  }
-
-  /** Records a transaction's before-images durably; resolves once they are on disk. */
-  async write(transaction: string, items: BeforeImage[]): Promise<JournalEntry> {
-    this.sequence += 1;
-    // Time first, then a per-process sequence: names sort in write order across restarts.
-    const name = `${Date.now().toString().padStart(15, '0')}-${this.sequence.toString().padStart(9, '0')}-${transaction}${SUFFIX}`;
-    const file = path.join(this.directory, name);
-    const handle = await open(file, 'wx', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify({ transaction, items } satisfies JournalRecord));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await syncDirectory(this.directory);
-    return {
-      // No directory fsync here: for a process crash the removal is visible at once, and
-      // a power loss could lose dynalite's own (unsynced) writes anyway; a removal lost
-      // that way only undoes a transaction whose writes may be gone too.
-      clear: () => rm(file),
-    };
   }
 }

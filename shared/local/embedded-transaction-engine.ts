@@ -5,19 +5,18 @@
  * A write transaction runs under the engine's exclusive lock in three steps: check every
  * item's key against its table; snapshot the items (read straight from the store) and evaluate
  * every ConditionExpression with dynalite's evaluator against the snapshot (a failure cancels
- * before anything is written); then apply the writes: each Update as dynalite's UpdateItem
- * action (which evaluates the update expression, and may still refuse it), then every Put and
- * Delete with their index entries in one LevelDB batch. If an Update fails, the Updates
- * applied are restored from the snapshot and nothing else is written. With a journal, the
- * snapshots are durable before the first write and dropped after the last (embedded-journal.ts).
+ * before anything is written); then make every write the item it leaves (a Put's item, a
+ * Delete's absence, an Update's result from dynalite's own UpdateItem action run against the
+ * snapshot, which may still refuse it: embedded-dynalite-update.ts) and write them all, with
+ * their index entries, in one LevelDB batch. LevelDB applies a batch whole or not at all, also
+ * when the process dies during it, so a transaction needs no journal and no rollback; start-up
+ * still undoes a journal record an earlier version left (embedded-journal.ts).
  *
  * Fault injection (crash tests only): VEXDESK_ENGINE_CRASH_AFTER_ITEMS=k kills the whole
- * process with SIGKILL in the first transaction with at least k item writes, once k of
- * them are applied (the Puts' and Deletes' batch counts as all of them at once; 0 = right
- * after its journal record is durable; k = its number of writes = after all of them, before
- * the record is cleared). Smaller transactions commit normally.
+ * process with SIGKILL in the first transaction with at least k item writes: before its batch
+ * when k is less than its number of writes (the writes land together, so none is applied),
+ * after it when k equals it. Smaller transactions commit normally.
  */
-import { randomUUID } from 'node:crypto';
 import { conditionHolds, type AttributeMap, type Dynalite, type TableShape } from './embedded-dynalite';
 import type { EngineGate } from './embedded-dynamo-gate';
 import {
@@ -30,13 +29,11 @@ import {
   type Reply,
 } from './embedded-dynamo-wire';
 import type { ItemWrite } from './embedded-dynalite-store';
-import type { BeforeImage, TransactionJournal } from './embedded-journal';
 import {
   checkItemKeys,
   planGetTransaction,
   planWriteTransaction,
   type PlannedItem,
-  type PlannedWrite,
 } from './embedded-transaction-plan';
 
 /** DynamoDB remembers a ClientRequestToken for 10 minutes. */
@@ -88,18 +85,16 @@ function writeFailureReason(failure: Reply): CancellationReason {
 }
 
 export interface TransactionEngineOptions {
-  /** dynalite's API, for snapshots, table descriptions and rollbacks. */
+  /** dynalite's API, for table descriptions and TransactGetItems. */
   call: DynaliteCall;
-  /** dynalite's write actions, run on requests the plan already validated (Updates). */
-  write: Dynalite['write'];
+  /** The item an Update leaves, by dynalite's UpdateItem action against the snapshot; or its refusal. */
+  updatedItem: Dynalite['updatedItem'];
   /** The snapshot of a transaction's items, straight from the store. */
   readItems: Dynalite['readItems'];
-  /** A transaction's Puts and Deletes, in one LevelDB batch. */
+  /** A transaction's writes, in one LevelDB batch. */
   writeItems: Dynalite['writeItems'];
   /** The lock and refusal states shared with the engine's other requests. */
   gate: EngineGate;
-  /** Omitted = no journal (in-memory engines). */
-  journal?: TransactionJournal | undefined;
   /** Kill the process after this many item writes (crash tests); undefined = never. */
   crashAfterItems?: number | undefined;
 }
@@ -120,7 +115,7 @@ export class TransactionEngine {
     const plan = planWriteTransaction(request);
     if (isReply(plan)) return plan;
     const { writes: ops, token, fingerprint } = plan;
-    const { gate, journal, crashAfterItems } = this.options;
+    const { gate, crashAfterItems } = this.options;
 
     return gate.withLock('exclusive', async () => {
       const now = Date.now();
@@ -155,69 +150,38 @@ export class TransactionEngine {
       });
       if (reasons.some((reason) => reason.Code !== 'None')) return cancellation(reasons);
 
-      const writes = ops.flatMap((op, index) => (op.kind === 'ConditionCheck' ? [] : [{ op, index }]));
-      // Journal durable -> item writes -> journal cleared -> response.
-      const entry = await gate.guarded(() =>
-        journal?.write(
-          randomUUID(),
-          writes.map(({ op, index }): BeforeImage => {
-            const item = before[index];
-            return { tableName: op.tableName, key: op.key, ...(item ? { item } : {}) };
-          }),
-        ),
-      );
-      // Updates run on dynalite's action with the requests validated above (it applies the update
-      // expression, and may still reject it); the items are distinct, so they run side by side. The
-      // Puts and Deletes, whose outcome the snapshot decides, go to LevelDB afterwards in one batch.
-      const updates = writes.filter(({ op }) => op.kind === 'Update');
-      const applyUpdates = (some: typeof writes) =>
-        Promise.all(some.map(({ op }) => this.options.write('updateItem', op.validated)));
-      const writeWholeItems = () =>
-        this.options.writeItems(
-          writes
-            .filter(({ op }) => op.kind !== 'Update')
-            .map(({ op, index }): ItemWrite => {
-              const existing = before[index];
-              const item = op.kind === 'Put' ? (op.validated.Item as AttributeMap) : undefined;
-              return {
-                tableName: op.tableName,
-                key: op.key,
-                ...(existing ? { existing } : {}),
-                ...(item ? { item } : {}),
-              };
-            }),
-        );
+      // Every write as the item it leaves; an Update dynalite refuses cancels the transaction, nothing written.
+      const writes: ItemWrite[] = [];
+      let refused = false;
+      for (const [index, op] of ops.entries()) {
+        if (op.kind === 'ConditionCheck') continue;
+        const existing = before[index];
+        let item: AttributeMap | undefined;
+        if (op.kind === 'Put') item = op.validated.Item as AttributeMap;
+        else if (op.kind === 'Update') {
+          const outcome = await this.options.updatedItem(op.validated, existing);
+          if ('refused' in outcome) {
+            reasons[index] = writeFailureReason(outcome.refused);
+            refused = true;
+            continue;
+          }
+          item = outcome.item;
+        }
+        writes.push({
+          tableName: op.tableName,
+          key: op.key,
+          ...(existing ? { existing } : {}),
+          ...(item ? { item } : {}),
+        });
+      }
+      if (refused) return cancellation(reasons);
       if (crashAfterItems !== undefined && crashAfterItems <= writes.length) {
-        // k item writes applied (the batch counts as the rest at once), then the process dies as a kill -9 would.
-        await applyUpdates(updates.slice(0, crashAfterItems));
-        if (crashAfterItems > updates.length) await writeWholeItems();
+        // As a kill -9 would: before the batch, or once it is written (before the client is answered).
+        if (crashAfterItems === writes.length) await this.options.writeItems(writes);
         crash();
       }
-      const replies = await applyUpdates(updates);
-      const applied: number[] = [];
-      let failed = false;
-      for (const [position, { index }] of updates.entries()) {
-        const reply = replies[position] as Reply;
-        if (reply.status === 200) {
-          applied.push(index);
-          continue;
-        }
-        failed = true;
-        reasons[index] = writeFailureReason(reply);
-      }
-      if (!failed) {
-        const refused = await writeWholeItems();
-        if (refused) {
-          failed = true;
-          for (const { op, index } of writes) if (op.kind !== 'Update') reasons[index] = writeFailureReason(refused);
-        }
-      }
-      if (failed) {
-        await gate.guarded(() => this.rollback(ops, before, applied));
-        await gate.guarded(() => entry?.clear());
-        return cancellation(reasons);
-      }
-      await gate.guarded(() => entry?.clear());
+      const failed = await this.options.writeItems(writes);
+      if (failed) return failed;
 
       if (token !== undefined) this.succeededTokens.set(token, { fingerprint, expiresAt: now + IDEMPOTENCY_WINDOW_MS });
       return { status: 200, body: {} };
@@ -261,26 +225,5 @@ export class TransactionEngine {
       tables.set(name, table);
     }
     return checkItemKeys(items, tables);
-  }
-
-  /** Puts back the pre-transaction state of the items already written. */
-  private async rollback(
-    ops: readonly PlannedWrite[],
-    before: readonly (AttributeMap | undefined)[],
-    applied: readonly number[],
-  ): Promise<void> {
-    const { call } = this.options;
-    const replies = await Promise.all(
-      applied.map((index) => {
-        const op = ops[index] as PlannedWrite;
-        const previous = before[index];
-        return previous
-          ? call('PutItem', { TableName: op.tableName, Item: previous })
-          : call('DeleteItem', { TableName: op.tableName, Key: op.key });
-      }),
-    );
-    const failure = replies.find((reply) => reply.status !== 200);
-    // Leaves the engine inconsistent (only on a LevelDB failure); loud rather than silent.
-    if (failure) throw new Error(`Transaction rollback failed: ${JSON.stringify(failure.body)}`);
   }
 }
