@@ -9,7 +9,8 @@
  * AttributeValue description is built once, and the value shapes items are made of (one member: S, N, BOOL,
  * L, M) are checked directly; every other shape, valid or not, goes the general way, which is dynalite's code
  * (its error texts included). test/unit/embedded-dynalite-types.test.ts compares both with dynalite's on valid
- * and invalid requests.
+ * and invalid requests. `installValidations` puts them in dynalite's validations module, so requests over
+ * HTTP (dynalite's own handler) and in-process calls are checked alike.
  */
 import { createRequire } from 'node:module';
 
@@ -20,11 +21,14 @@ type Types = Record<string, TypeSpec>;
 type Data = Record<string, unknown>;
 
 interface ValidationsExports {
+  checkTypes: (data: Data, types: Data) => Data;
+  checkValidations: (data: Data, types: Data, custom: unknown, store: unknown) => void;
   validateAttributeValue: (value: Data) => string | undefined;
 }
 
 const validations = require('dynalite/validations') as ValidationsExports;
 const dynaliteValidateAttributeValue = validations.validateAttributeValue;
+const dynaliteCheckValidations = validations.checkValidations;
 
 const ATTRIBUTE_MEMBERS: Record<string, TypeSpec> = {
   S: 'String',
@@ -337,9 +341,12 @@ export function validateAttributeValue(value: Data): string | undefined {
 }
 
 /**
- * Makes dynalite's own validations (the `custom` check of each operation, which calls
- * `validations.validateAttributeValue` through the module) use the check above.
+ * Makes dynalite use the checks above: its request handler (requests over HTTP) and its `custom` check of
+ * each operation call them through the validations module, as the engine's in-process path does.
  */
-export function installAttributeValueCheck(): void {
+export function installValidations(): void {
+  validations.checkTypes = checkTypes;
+  validations.checkValidations = (data, types, custom, store) =>
+    dynaliteCheckValidations(data, validationView(types), custom, store);
   validations.validateAttributeValue = validateAttributeValue;
 }

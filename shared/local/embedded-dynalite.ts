@@ -12,7 +12,7 @@ import { batchGetItem } from './embedded-dynalite-batch-get';
 import { keepExpressionTrees } from './embedded-dynalite-expressions';
 import { installStringKeys } from './embedded-dynalite-keys';
 import { updatedItem } from './embedded-dynalite-update';
-import { checkTypes, installAttributeValueCheck, validationView } from './embedded-dynalite-types';
+import { installValidations } from './embedded-dynalite-types';
 import { filterLevelReads, type FilteredLevelPrototype } from './embedded-level-key-filter';
 import {
   batchWriteItem,
@@ -69,7 +69,9 @@ interface ActionValidation {
   custom?: (data: Record<string, unknown>, store: unknown) => string | undefined;
 }
 
+/** dynalite's validations module; its checks are the engine's (embedded-dynalite-types.ts `installValidations`). */
 interface ValidationsModule {
+  checkTypes(data: Record<string, unknown>, types: Record<string, unknown>): Record<string, unknown>;
   checkValidations(
     data: Record<string, unknown>,
     types: Record<string, unknown>,
@@ -153,7 +155,7 @@ function boundLevelDbTableCache(): void {
 }
 boundLevelDbTableCache();
 keepExpressionTrees();
-installAttributeValueCheck();
+installValidations();
 installStringKeys();
 const validations = require('dynalite/validations') as ValidationsModule;
 const db = require('dynalite/db') as DbModule;
@@ -260,13 +262,8 @@ export function createDynalite(options: DynaliteOptions): Dynalite {
         }
         let data: Record<string, unknown>;
         try {
-          data = checkTypes(request, modules.validation.types);
-          validations.checkValidations(
-            data,
-            validationView(modules.validation.types),
-            modules.validation.custom,
-            store,
-          );
+          data = validations.checkTypes(request, modules.validation.types);
+          validations.checkValidations(data, modules.validation.types, modules.validation.custom, store);
         } catch (error) {
           if (isDynaliteError(error)) resolve({ status: error.statusCode, body: error.body });
           else reject(error instanceof Error ? error : new Error(String(error)));
@@ -327,8 +324,8 @@ export function validateSingleItemRequest(
   const { types, custom } = actionValidations[action];
   try {
     // dynalite's validation rewrites its input: a copy, unless the caller hands the request over (`consume`).
-    const data = checkTypes(options.consume ? request : structuredClone(request), types);
-    validations.checkValidations(data, validationView(types), custom, validationStore);
+    const data = validations.checkTypes(options.consume ? request : structuredClone(request), types);
+    validations.checkValidations(data, types, custom, validationStore);
     return { ok: true, data };
   } catch (error) {
     if (isDynaliteError(error)) return { ok: false, status: error.statusCode, body: error.body };
