@@ -54,9 +54,23 @@ const md5Hex: (text: string) => string =
     ? (text) => crypto.hash('md5', text, 'hex')
     : (text) => crypto.createHash('md5').update(text).digest('hex');
 
+/**
+ * Prefixes made lately: an item that replaces another mostly has its index keys (and a batch's items often
+ * share an index's partition key), so a prefix is often asked for again soon. Emptied when full.
+ */
+const recentPrefixes = new Map<string, string>();
+const RECENT_PREFIXES = 4096;
+
 /** dynalite's `hashPrefix` of string values: the first six hex digits of MD5('Outliers' + hash [+ range]). */
 function stringHashPrefix(hashValue: string, rangeValue = ''): string {
-  return md5Hex(`Outliers${hashValue}${rangeValue}`).slice(0, 6);
+  const hashed = `Outliers${hashValue}${rangeValue}`;
+  let prefix = recentPrefixes.get(hashed);
+  if (prefix === undefined) {
+    prefix = md5Hex(hashed).slice(0, 6);
+    if (recentPrefixes.size >= RECENT_PREFIXES) recentPrefixes.clear();
+    recentPrefixes.set(hashed, prefix);
+  }
+  return prefix;
 }
 
 /** dynalite's `toRangeStr` of a string: its UTF-8 bytes in hex. */
