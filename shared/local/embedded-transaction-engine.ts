@@ -29,12 +29,7 @@ import {
   type Reply,
 } from './embedded-dynamo-wire';
 import type { ItemWrite } from './embedded-dynalite-store';
-import {
-  checkItemKeys,
-  planGetTransaction,
-  planWriteTransaction,
-  type PlannedItem,
-} from './embedded-transaction-plan';
+import { checkItemKeys, planGetTransaction, planWriteTransaction, type PlannedItem } from './embedded-transaction-plan';
 
 /** DynamoDB remembers a ClientRequestToken for 10 minutes. */
 const IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
