@@ -10,6 +10,8 @@
  *   dynalite's own helpers and writes everything in one LevelDB batch (atomic, where dynalite's was
  *   not). The per-key locks are not needed: every write holds the front's exclusive lock
  *   (embedded-dynamo-gate.ts), so no other write runs meanwhile.
+ * - A transaction's snapshot and writes (`readItems`, `writeItems`): its items read by key without a
+ *   GetItem request each, and all its writes, with their index entries, in one LevelDB batch.
  * - The table description cached while the table is ACTIVE. dynalite reads it from LevelDB and
  *   parses its JSON for every request and again for every item of a batch. Table operations (which
  *   mutate the object they read) run with the cache off and empty it when they end.

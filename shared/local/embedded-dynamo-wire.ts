@@ -104,9 +104,8 @@ export function dynaliteAnswer(dynalite: Server, request: EngineRequest): Promis
 export type DynaliteCall = (operation: string, payload: Record<string, unknown>) => Promise<Reply>;
 
 /**
- * Calls to dynalite's API in-process, for the transaction engine: two per item (snapshot, write).
- * Through an HTTP round trip over the socket each, that hop was most of a transaction's cost in the
- * engine (docs/triage-continuity.md "Measured"); dynalite's validation and action run as for any call.
+ * Calls to dynalite's API in-process, for the transaction engine (table descriptions, TransactGetItems'
+ * reads) and the recovery of journal records; dynalite's validation and action run as for any call.
  */
 export function inProcessCalls(
   run: (operation: string, request: Record<string, unknown>) => Promise<Reply>,

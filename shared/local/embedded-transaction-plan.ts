@@ -119,8 +119,8 @@ function planWrite(entry: unknown, index: number): PlannedWrite | Reply {
     validated: validated.data,
     returnOldOnFailure: onFailure === 'ALL_OLD',
     tableName: validated.data.TableName as string,
-    // A copy: dynalite's actions build a new item on the request's Key in place (the validated
-    // request is what they run), and snapshots, the journal and rollbacks need the key as it was.
+    // A copy: dynalite's UpdateItem action builds a new item on the request's Key in place (the
+    // validated request is what it runs), and the snapshot and the batch need the key as it was.
     // A Put's key is narrowed to the key attributes and copied by checkItemKeys: copying the whole
     // item here would be wasted.
     key: isPut ? keyed : structuredClone(keyed),
