@@ -6,7 +6,8 @@
  *   every shard of each key, never an SBOM without the package;
  * - `teamEntries` answers "where do we ship package X" for one team (team id in the key condition).
  * The scan writes an SBOM's entries once (the SBOM item then carries `watchIndexedAt`); an SBOM
- * delete removes them best effort, so readers drop entries whose SBOM is gone.
+ * delete removes them best effort, so readers drop entries whose SBOM is gone. Presence items are
+ * shared by every SBOM with the key and never removed: they are written only when not yet stored.
  */
 import { createHash } from 'node:crypto';
 import { keys, type Key } from '../data/keys';
@@ -95,6 +96,10 @@ function bounded(values: Set<string>, max: number): string[] {
     .slice(0, max);
 }
 
+/** The presence items and the any-SBOM marker: shared by every SBOM, the same for each. */
+const isShared = (item: Item) => item.entity === 'WatchKey' || item.entity === 'WatchAny';
+const itemId = (item: Item) => `${String(item.pk)}\u0000${String(item.sk)}`;
+
 /** Every index key of the components, with what was found under it. */
 function entriesOf(components: readonly SbomComponent[]) {
   const found = new Map<string, { versions: Set<string>; purls: Set<string>; names: Set<string> }>();
@@ -117,8 +122,8 @@ export function watchIndexItems(
 ): Item[] {
   const shard = watchShard(sbom.id);
   const entries = entriesOf(components);
-  // Presence items are the same for every SBOM with the key: idempotent puts, never removed (a stale one
-  // only costs the shard queries that find nothing).
+  // Presence items are the same for every SBOM with the key: never removed (a stale one only costs the
+  // shard queries that find nothing); `watchIndexWrites` leaves out those already stored.
   const presence = [...entries.keys()].map((indexKey) => ({
     ...keys.watchKeyPresence(indexKey),
     entity: 'WatchKey',
@@ -140,6 +145,34 @@ export function watchIndexItems(
       names: bounded(entry.names, MAX_NAMES),
     })),
   ];
+}
+
+/**
+ * What indexing an SBOM must write: all its entries, and of the shared items only those not stored as
+ * they are. Most of an SBOM's packages are already present (the product's earlier releases, other teams),
+ * and a read of a key is far cheaper than its write. Nothing removes a presence item, so one read as
+ * present stays present; an entry written by a run cut off before its presence item finds it missing
+ * on the re-run, which writes it (the SBOM has no `watchIndexedAt` until its scan's result).
+ */
+export async function watchIndexWrites(
+  sbom: { teamId: string; productId: string; releaseId: string; id: string },
+  components: readonly SbomComponent[],
+): Promise<Item[]> {
+  const items = watchIndexItems(sbom, components);
+  const shared = items.filter(isShared);
+  const stored = new Map(
+    (
+      await batchGet(
+        shared.map((item): Key => ({ pk: String(item.pk), sk: String(item.sk) })),
+        { concurrency: READ_CONCURRENCY, projection: ['pk', 'sk', 'entity', 'indexKey'] },
+      )
+    ).map((item) => [itemId(item), item]),
+  );
+  return items.filter((item) => {
+    if (!isShared(item)) return true;
+    const found = stored.get(itemId(item));
+    return found === undefined || found.entity !== item.entity || found.indexKey !== item.indexKey;
+  });
 }
 
 function toEntry(item: Item): WatchEntry {
