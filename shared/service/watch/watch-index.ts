@@ -164,7 +164,8 @@ export async function watchIndexWrites(
     (
       await batchGet(
         shared.map((item): Key => ({ pk: String(item.pk), sk: String(item.sk) })),
-        { concurrency: READ_CONCURRENCY, projection: ['pk', 'sk', 'entity', 'indexKey'] },
+        // A read that misses a presence item written a moment ago only writes it again.
+        { concurrency: READ_CONCURRENCY, projection: ['pk', 'sk', 'entity', 'indexKey'], eventuallyConsistent: true },
       )
     ).map((item) => [itemId(item), item]),
   );
