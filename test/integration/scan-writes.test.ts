@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { keys, type Key } from '../../shared/service/data/keys';
-import { batchWrite, getItem, transactWrite, tx } from '../../shared/service/data/table-client';
+import { batchGet, batchWrite, getItem, transactWrite, tx } from '../../shared/service/data/table-client';
 import { packageKey } from '../../shared/service/matching/component-identity';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
 import { nameKey, sbomsContaining } from '../../shared/service/watch/watch-index';
@@ -95,6 +95,30 @@ describe('the package index', () => {
       const listed = await team.api.get(`/api/sboms/${sbomId}/vulnerabilities`);
       expect(listed.body.data).toMatchObject([{ advisory_id: `GHSA-writes-${suffix}`, detected_by: 'corpus_update' }]);
     }
+  });
+
+  it("reads a large SBOM's presence items as well: the first release writes them all, the next none", async () => {
+    const team = await createTeamWithKey();
+    const { pkg } = names();
+    const packages = Array.from({ length: 150 }, (_, index) => `${pkg}-${index}`);
+    const content = JSON.stringify({
+      bomFormat: 'CycloneDX',
+      specVersion: '1.5',
+      version: 1,
+      serialNumber: `urn:uuid:${randomUUID()}`,
+      components: packages.map((name) => ({ type: 'library', name, version: '1.0.0', purl: `pkg:npm/${name}@1.0.0` })),
+    });
+    const productId = await newProduct(team);
+    await scannedRelease(team, productId, '1.0.0', content);
+    const presence = packages.map((name) => keys.watchKeyPresence(packageKey('npm', name)));
+    const stored = await batchGet(presence);
+    expect(stored).toHaveLength(packages.length);
+    await batchWrite(stored.map((item) => ({ ...item, probe: PROBE })));
+
+    const next = await scannedRelease(team, productId, '1.1.0', content);
+    expect((await batchGet(presence)).filter((item) => item.probe === PROBE)).toHaveLength(packages.length);
+    const last = packageKey('npm', packages.at(-1)!);
+    expect((await sbomsContaining([last])).map((watched) => watched.sbomId)).toContain(next.sbomId);
   });
 
   it('writes the presence items a scan cut off before its result left missing, and only those', async () => {
