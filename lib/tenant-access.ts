@@ -69,11 +69,12 @@ const TEAM_REQUEST_SHAPES: Partial<Record<EndpointGroup, TeamRequestShape>> = {
     globalPartitions: [{ actions: ['dynamodb:BatchWriteItem'], leadingKeys: ['WATCH#*'] }],
   },
   // A scan matches against the shared corpus (batch reads; large items spill to S3) and writes the SBOM's
-  // package-index entries; the components question queries them (the team id in the sort-key condition).
+  // package-index entries, reading first which shared presence items are stored; the components question
+  // queries the entries (the team id in the sort-key condition).
   scans: {
     globalPartitions: [
       { actions: ['dynamodb:BatchGetItem'], leadingKeys: ['CORPUS#*'] },
-      { actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem'], leadingKeys: ['WATCH#*'] },
+      { actions: ['dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], leadingKeys: ['WATCH#*'] },
     ],
     globalObjects: [{ bucket: 'sbomBucket', actions: ['s3:GetObject'], prefix: 'corpus/' }],
   },

@@ -8,6 +8,11 @@
  * Prints each scan's server CPU-seconds (all threads), the findings, the times and the server's peak RSS
  * (anonymous and file-backed). With a profile directory the server runs with `--cpu-prof` (one profile
  * per thread). Stores live in /tmp/vexdesk-corpus-stores/.
+ *
+ * SCANS_SAME_CONTENT=1: every scan uploads the same SBOM into a new release (a product's next release
+ * naming the packages the last one did) instead of a different one per scan. RESCAN=1: each upload's
+ * SBOM is scanned a second time (POST /api/cve-scan), timed apart. CORPUS_STORE_LOG_LEVEL=INFO: the
+ * server's log goes to <store>.log and each scan's "scan stages" line (items written) is printed.
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -55,9 +60,11 @@ if (mode === 'prepare') {
   rmSync(dataDir, { recursive: true, force: true });
   execFileSync('cp', ['-a', base, dataDir]);
   rmSync(join(dataDir, 'server.json'), { force: true });
+  const logFile = `${dataDir}.log`;
   const server = await startViaNpmStart(
     dataDir,
     profDir ? { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : env,
+    logFile,
   );
   try {
     const { pid } = server;
@@ -78,11 +85,20 @@ if (mode === 'prepare') {
     const runs = [];
     const cpus = [];
     const count = Number(process.env.SCANS ?? 3);
-    for (let seed = 1; seed <= count; seed++) {
+    const rescans = [];
+    for (let run = 1; run <= count; run++) {
       const before = cpuSeconds(pid);
-      runs.push(await uploadAndScan(post, get, productId, `a${seed}`, 10_000, seed, false));
+      const seed = process.env.SCANS_SAME_CONTENT === '1' ? 1 : run;
+      const scanned = await uploadAndScan(post, get, productId, `a${run}`, 10_000, seed, false);
+      runs.push(scanned);
       cpus.push(cpuSeconds(pid) - before);
+      if (process.env.RESCAN === '1') {
+        const started = { cpu: cpuSeconds(pid), at: performance.now() };
+        await post('/api/cve-scan', { sbomId: scanned.sbomId });
+        rescans.push(`${(cpuSeconds(pid) - started.cpu).toFixed(2)} CPU-s ${ms(performance.now() - started.at)}`);
+      }
     }
+    if (rescans.length > 0) console.log(`rescans: ${rescans.join(', ')}`);
     clearInterval(sampler);
     console.log(`peak anon ${peakAnon.toFixed(0)} file ${peakFile.toFixed(0)}`);
     console.log(
@@ -97,4 +113,13 @@ if (mode === 'prepare') {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  const stages = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"scan stages"'))
+    .map((line) => JSON.parse(line) as { components: number; findings: number; writes: number; indexWrites?: number });
+  for (const { components, findings, writes, indexWrites } of stages)
+    console.log(
+      `scan of ${components} components: ${findings} findings, ${writes} items written (index ${indexWrites ?? '?'})`,
+    );
+  rmSync(logFile, { force: true });
 }

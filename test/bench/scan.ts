@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { printReport } from './main';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findRunningEngines } from '../../shared/local/engines';
@@ -26,19 +26,23 @@ export type Post = (path: string, body: unknown) => Promise<{ data: Record<strin
  * the tsx CLI without them). npm execs node (`exec` in the script), so server.json's pid is the
  * server itself; it is the one signalled to stop.
  */
+/** `stdoutFile`: the server's standard output (its log lines) goes there instead of nowhere. */
 export async function startViaNpmStart(
   dataDir: string,
   env: Record<string, string>,
+  stdoutFile?: string,
 ): Promise<{ baseUrl: string; pid: number; stop(): Promise<void> }> {
   const root = resolve(import.meta.dirname, '../..');
   const serverFile = join(dataDir, 'server.json');
   const npmCli = process.env.npm_execpath;
   const [command, args] = npmCli?.endsWith('.js') ? [process.execPath, [npmCli, 'start']] : ['npm', ['start']];
+  const stdout = stdoutFile === undefined ? 'ignore' : openSync(stdoutFile, 'w');
   const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
+  if (typeof stdout === 'number') closeSync(stdout); // the child holds its own copy
   const deadline = Date.now() + 120_000;
   let started: { baseUrl: string; pid: number } | undefined;
   while (!started) {

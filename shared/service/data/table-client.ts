@@ -310,10 +310,12 @@ const BATCH_GET_LIMIT = 100;
 /**
  * Reads many items by key (100 per BatchGetItem, a few requests in flight),
  * retrying unprocessed keys. Missing items are simply absent from the result.
+ * Reads are strongly consistent unless `eventuallyConsistent` (half the read
+ * units on DynamoDB), for items whose stale absence costs only a redundant write.
  */
 export async function batchGet<T extends Item>(
   itemKeys: Key[],
-  options: { concurrency?: number; projection?: readonly string[] } = {},
+  options: { concurrency?: number; projection?: readonly string[]; eventuallyConsistent?: boolean } = {},
 ): Promise<T[]> {
   // Attribute names go through placeholders: some (`source`, `name`) are reserved words.
   const projection = options.projection
@@ -335,7 +337,9 @@ export async function batchGet<T extends Item>(
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
         const response = await dynamo().send(
           new BatchGetCommand({
-            RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } },
+            RequestItems: {
+              [tableName()]: { Keys: pending, ConsistentRead: !options.eventuallyConsistent, ...projection },
+            },
           }),
         );
         results.push(...((response.Responses?.[tableName()] ?? []) as T[]));

@@ -85,6 +85,14 @@ export function buildFinding(match: Match, context: FindingContext, previous: Fi
   };
 }
 
+/**
+ * A finding changed in a way its readers see, not only `lastSeenAt`: a scan or a re-evaluation
+ * rewrites only those, and keeps the stored version of the others.
+ */
+export function changedForReaders(before: Finding, after: Finding): boolean {
+  return JSON.stringify({ ...before, lastSeenAt: '' }) !== JSON.stringify({ ...after, lastSeenAt: '' });
+}
+
 /** The finding, no longer matched: kept, out of the default lists, with why. */
 export function resolveFinding(finding: Finding, reason: NonNullable<Finding['resolvedReason']>, now: string): Finding {
   return { ...finding, noLongerDetected: true, resolvedAt: now, resolvedReason: reason };

@@ -5,7 +5,8 @@
  * from (SBOM, component, advisory), so a rescan or a corpus refresh keeps ids
  * and dispositions; a finding that stops matching is deleted unless a
  * disposition refers to it, in which case it is kept and flagged
- * `no_longer_detected`. Decisions are per (release, package, advisory), so a
+ * `no_longer_detected`. Only findings new or changed are written (one the same
+ * but for `lastSeenAt` keeps its item). Decisions are per (release, package, advisory), so a
  * re-upload meets the release's decisions as is; pairs still undecided take
  * earlier releases' decisions (carry-over, shared/service/dispositions/carry-over.ts).
  */
@@ -24,7 +25,7 @@ import { Sboms } from '../sboms/sboms';
 import { sbomItem, sbomStore, type ResolvedSbom, type ScanSummary } from '../sboms/sbom-store';
 import { sbomRecovery } from '../sboms/sbom-recovery';
 import { findingId, findingItem, findingPointerItem, findingStore, type Finding } from './finding-store';
-import { buildFinding, resolveFinding, scoredCveIds, type FindingContext } from './finding-build';
+import { buildFinding, changedForReaders, resolveFinding, scoredCveIds, type FindingContext } from './finding-build';
 import { corpusChanges } from '../watch/corpus-changes';
 import { findingsDigest } from './findings-digest';
 import type { ScanJob } from './scan-dispatch';
@@ -33,7 +34,7 @@ import { scanLease, type HeldLease } from './scan-lease';
 import { ScanNotReadyError } from './vulnerabilities';
 import { logger } from '../logger';
 import { ScanLaps } from './scan-laps';
-import { watchIndexItems } from '../watch/watch-index';
+import { watchIndexWrites } from '../watch/watch-index';
 import { CraCaseOpening } from '../cra/case-opening';
 
 /** Batch writes in flight: 2,000 findings and their id pointers are 160 BatchWriteItem calls. */
@@ -83,6 +84,12 @@ async function scanHolding(
   laps.lap('markRunning');
   const components = await sbomStore.readInventory(sbom);
   laps.lap('inventory');
+  // Once per SBOM: its components do not change (watchIndexedAt is set with the result below). Its
+  // reads of the stored presence items run beside the matching.
+  const indexWrites = sbom.watchIndexedAt
+    ? Promise.resolve([])
+    : watchIndexWrites({ ...sbom, productId: product.id, releaseId: release.id }, components);
+  indexWrites.catch(() => undefined); // awaited with the writes below
   const { indexForComponents, scanComponents } = await matcher;
   const index = await indexForComponents(components);
   laps.lap('advisoryIndex');
@@ -116,9 +123,18 @@ async function scanHolding(
     now,
   };
   const current = new Map<string, Finding>();
+  /** Findings new or changed: the only finding items written. */
+  const rewritten = new Set<string>();
   for (const match of result.findings) {
     const id = findingId(sbom.id, match.componentRef, match.advisoryId);
-    current.set(id, buildFinding(match, context, existing.get(id)));
+    const previous = existing.get(id);
+    const built = buildFinding(match, context, previous);
+    // Changed in nothing but `lastSeenAt`: the stored item stays as it is, as after a re-evaluation.
+    if (previous && !changedForReaders(previous, built)) current.set(id, previous);
+    else {
+      current.set(id, built);
+      rewritten.add(id);
+    }
   }
 
   const vanished = [...existing.values()].filter((finding) => !current.has(finding.id));
@@ -128,12 +144,11 @@ async function scanHolding(
   laps.lap('releaseDispositions');
   const puts: Item[] = [];
   for (const finding of current.values()) {
-    puts.push(findingItem(finding));
+    if (rewritten.has(finding.id)) puts.push(findingItem(finding));
     if (!existing.has(finding.id)) puts.push(findingPointerItem(finding));
   }
-  // Once per SBOM: its components do not change (watchIndexedAt is set with the result below).
-  if (!sbom.watchIndexedAt)
-    puts.push(...watchIndexItems({ ...sbom, productId: product.id, releaseId: release.id }, components));
+  const indexItems = await indexWrites;
+  puts.push(...indexItems);
   /** What the SBOM's finding items are once the writes are done: the digest holds the same. */
   const stored = [...current.values()];
   // A finding no longer matched is kept, resolved, with its decision: the history of what was shipped stays.
@@ -238,6 +253,7 @@ async function scanHolding(
     components: components.length,
     findings: current.size,
     writes: puts.length,
+    indexWrites: indexItems.length,
     carried: carried.carried,
   });
   return summary;

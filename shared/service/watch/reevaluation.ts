@@ -19,7 +19,13 @@ import { dispositionStore } from '../dispositions/disposition-store';
 import { eventId, eventItem, type TeamEvent } from '../events/event-store';
 import { isWatched } from '../releases/release-store';
 import { sbomStore, type ResolvedSbom } from '../sboms/sbom-store';
-import { buildFinding, resolveFinding, scoredCveIds, type FindingContext } from '../scans/finding-build';
+import {
+  buildFinding,
+  changedForReaders,
+  resolveFinding,
+  scoredCveIds,
+  type FindingContext,
+} from '../scans/finding-build';
 import { findingId, findingItem, findingPointerItem, type Finding } from '../scans/finding-store';
 import { findingsDigest } from '../scans/findings-digest';
 import { scanLease, type HeldLease } from '../scans/scan-lease';
@@ -51,11 +57,6 @@ const WRITE_CONCURRENCY = 8;
 
 function outcome(status: ReevaluationOutcome['status']): ReevaluationOutcome {
   return { status, affectedComponents: 0, detected: 0, resolved: 0, updated: 0, events: 0, writes: 0 };
-}
-
-/** A finding changed in a way its readers see (not only `lastSeenAt`). */
-function differs(before: Finding, after: Finding): boolean {
-  return JSON.stringify({ ...before, lastSeenAt: '' }) !== JSON.stringify({ ...after, lastSeenAt: '' });
 }
 
 /** Re-evaluates the SBOM for the delta, waiting for a running scan of it until `deadline` (epoch ms). */
@@ -171,7 +172,7 @@ async function reevaluateHolding(
       if (previous.severity !== next.severity)
         event('finding.severity_changed', next, { previous_severity: previous.severity });
       if (previous.kev === null && next.kev !== null) event('finding.kev_added', next, { kev: next.kev });
-      if (!differs(previous, next)) continue;
+      if (!changedForReaders(previous, next)) continue;
       counts.updated += 1;
     }
     changed.set(id, next);
@@ -193,7 +194,7 @@ async function reevaluateHolding(
       epss: cveScores?.epss ?? null,
       kevAddedAt: kev === null ? null : finding.kev !== null ? (finding.kevAddedAt ?? finding.firstDetectedAt) : now,
     };
-    if (!differs(finding, next)) continue;
+    if (!changedForReaders(finding, next)) continue;
     if (finding.kev === null && kev !== null) event('finding.kev_added', next, { kev });
     counts.updated += 1;
     changed.set(finding.id, next);

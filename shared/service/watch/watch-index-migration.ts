@@ -15,7 +15,7 @@ import { dynamo, tableName } from '../aws-clients';
 import { keys } from '../data/keys';
 import { batchWrite, getItem, transactWrite, TransactionFailedError, tx } from '../data/table-client';
 import { sbomStore, toSbom, type Sbom } from '../sboms/sbom-store';
-import { removeSbom, watchIndexItems } from './watch-index';
+import { removeSbom, watchIndexWrites } from './watch-index';
 
 /** Bump when SBOMs need indexing again (and extend the migration). */
 export const WATCH_INDEX_VERSION = 1;
@@ -36,7 +36,7 @@ async function indexSbom(sbom: Sbom, result: WatchIndexMigration): Promise<void>
     if (isNoSuchKey(error)) return; // deleted since the Scan read it: its leftovers go with it
     throw error;
   }
-  const items = watchIndexItems(sbom, components);
+  const items = await watchIndexWrites(sbom, components);
   await batchWrite(items);
   try {
     await transactWrite([
