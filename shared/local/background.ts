@@ -7,6 +7,7 @@
  * previous process. stop() waits for running scans so a shutdown never cuts
  * one in half.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
@@ -20,6 +21,8 @@ import { applyCorpusChanges } from '../service/watch/watch';
 import { checkCraDeadlines } from '../service/cra/deadline-check';
 import { checkApiKeyExpiry } from '../service/identity/key-expiry';
 import { Dispatch } from '../service/notifications/dispatch';
+import { observeWrites } from '../service/data/table-client';
+import { notificationWorkDueAt } from '../service/data/keys/notifications';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -78,28 +81,67 @@ function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { sto
   };
 }
 
-/** How often the local runtime turns new events into notifications and makes owed attempts (AWS: every minute). */
+/**
+ * How often the local runtime looks for notification work it was not told of (AWS: every minute): events
+ * another process wrote (the admin CLI, a test), digests whose hour came. Work this process writes wakes the
+ * dispatcher at once, a retry at its time.
+ */
 const NOTIFY_POLL_MS = Number(process.env.VEXDESK_NOTIFY_POLL_MS ?? 1000);
+/** Owed times are kept in steps of this: a burst of retries owed within one step needs one pass. */
+const OWED_STEP_MS = 50;
 
-/** The notification worker's passes, in-process (functions/notify-worker on AWS). */
-function dispatchNotifications(log: (line: Record<string, unknown>) => void): { stop(): Promise<void> } {
+/**
+ * The notification worker's passes, in-process (functions/notify-worker on AWS). The next pass runs at once
+ * after a pass that found new events (a burst is sent as fast as it is written), else at the earliest time work
+ * is owed that no pass covered yet (a retry a pass scheduled, work `wake` was told of), at the latest after
+ * NOTIFY_POLL_MS.
+ */
+function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
+  wake(at: number): void;
+  stop(): Promise<void>;
+} {
   let current: Promise<unknown> = Promise.resolve();
   let stopped = false;
+  let passRunning = false;
+  let timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (epoch ms). */
+  let timerAt = Infinity;
+  /** When work this process wrote is owed (epoch ms, in 50-ms steps): a pass that starts after one covers it. */
+  const owed = new Set<number>();
+  const owe = (at: number) => owed.add(Math.ceil(at / OWED_STEP_MS) * OWED_STEP_MS);
+  const schedule = (at: number) => {
+    if (stopped || at >= timerAt) return;
+    clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(tickOutsideRequests, Math.max(0, at - Date.now())).unref();
+  };
   const tick = () => {
-    // A pass that found new events goes on at once: a burst is sent as fast as it is written, not a page a second.
-    let busy = false;
+    timerAt = Infinity;
+    passRunning = true;
+    const startedAt = Date.now();
+    let foundEvents = false;
     current = runAsFunction('notify-worker', () => Dispatch.runOnce())
       .then((pass) => {
-        busy = pass.events > 0;
+        foundEvents = pass.events > 0;
+        if (pass.nextRetryAt !== undefined) owe(pass.nextRetryAt);
         if (pass.attempted > 0) log({ type: 'notify', result: pass });
       })
       .catch((error: unknown) => log({ type: 'notify', error: (error as Error).message }))
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, busy ? 0 : NOTIFY_POLL_MS).unref();
+        passRunning = false;
+        for (const at of owed) if (at <= startedAt) owed.delete(at);
+        schedule(foundEvents ? Date.now() : Math.min(Date.now() + NOTIFY_POLL_MS, ...owed));
       });
   };
-  let timer = setTimeout(tick, 0).unref();
+  // `wake` is called from within requests: a timer set there would run the pass in that request's context, as its
+  // team (shared/service/request-context.ts). Passes run in the context the dispatcher started in.
+  const tickOutsideRequests = AsyncResource.bind(tick);
+  schedule(Date.now());
   return {
+    wake: (at) => {
+      owe(Math.max(at, Date.now()));
+      if (!passRunning) schedule(Math.min(...owed));
+    },
     stop: async () => {
       stopped = true;
       clearTimeout(timer);
@@ -124,6 +166,15 @@ export async function startLocalBackgroundWork(options: {
   const running = new Set<Promise<unknown>>();
   const watch = watchCorpusChanges(options.log);
   const notifications = dispatchNotifications(options.log);
+  // Events and owed attempts this process writes wake the dispatcher, instead of waiting for its poll.
+  const stopObserving = observeWrites((items) => {
+    let dueAt: number | undefined;
+    for (const item of items) {
+      const at = notificationWorkDueAt(item);
+      if (at !== undefined) dueAt = Math.min(dueAt ?? at, at);
+    }
+    if (dueAt !== undefined) notifications.wake(dueAt);
+  });
   registerInProcessScanWorker((job) => {
     const scan = runAsFunction('scan-worker', () => Scans.run(job.teamId, job.actor, job.sbomId))
       .then((summary) => options.log({ type: 'scan', sbomId: job.sbomId, findingCount: summary.findingCount }))
@@ -149,6 +200,7 @@ export async function startLocalBackgroundWork(options: {
   return {
     stop: async () => {
       await watch.stop();
+      stopObserving();
       await notifications.stop();
       registerInProcessScanWorker(undefined);
       await Promise.allSettled([...running]);

@@ -33,9 +33,6 @@ async function startTestServer(): Promise<ServerProcess & { dataDir: string }> {
     // Notification tests deliver to receivers on loopback and watch retries happen within seconds.
     VEXDESK_ALLOW_LOOPBACK_WEBHOOKS: '1',
     VEXDESK_NOTIFY_RETRY_BASE_MS: '300',
-    // Half a second: an idle pass costs queries (at 200 ms an idle server spent 6.7 % of a core on them, at 500 ms
-    // about 3 %), and a pass that found events starts the next at once anyway.
-    VEXDESK_NOTIFY_POLL_MS: '500',
     // One server per jest worker already fills the cores: engines on the API's thread spare each DynamoDB
     // call the loopback hop and its signature (docs/architecture/local-runtime.md). e2e and crash keep the default.
     VEXDESK_ENGINES_THREAD: 'main',

@@ -22,6 +22,24 @@ import type { Key } from './keys';
 export type Item = Record<string, unknown>;
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/** Whole items this process has just written: the items it put, and an update's item as it left it. */
+export type WriteObserver = (items: readonly Item[]) => void;
+const writeObservers = new Set<WriteObserver>();
+
+/**
+ * Calls `observer` after each successful write of this process (the local runtime wakes its notification
+ * dispatcher so, shared/local/background.ts; nothing observes on AWS). Answers the function that stops it.
+ */
+export function observeWrites(observer: WriteObserver): () => void {
+  writeObservers.add(observer);
+  return () => writeObservers.delete(observer);
+}
+
+function written(items: readonly Item[]): void {
+  if (items.length === 0) return;
+  for (const observer of writeObservers) observer(items);
+}
+
 export async function getItem<T extends Item>(key: Key): Promise<T | undefined> {
   const result = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return result.Item as T | undefined;
@@ -118,6 +136,7 @@ export class TransactionFailedError extends Error {
 export async function transactWrite(items: TransactItem[]): Promise<void> {
   try {
     await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+    if (writeObservers.size > 0) written(items.flatMap((item) => (item.Put?.Item ? [item.Put.Item] : [])));
   } catch (error) {
     if (error instanceof TransactionCanceledException) {
       throw new TransactionFailedError((error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None'));
@@ -148,6 +167,7 @@ export async function putItem(
         ...(values && Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
       }),
     );
+    written([item]);
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -175,6 +195,7 @@ export async function updateItem(
         ReturnValues: 'ALL_NEW',
       }),
     );
+    if (result.Attributes) written([result.Attributes]);
     return result.Attributes;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
@@ -273,6 +294,7 @@ export async function batchWrite(
     }
   }
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, chunks.length) }, () => worker()));
+  written(puts);
 }
 
 /**

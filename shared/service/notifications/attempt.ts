@@ -134,5 +134,6 @@ export async function makeAttempt(pass: DispatchPass, delivery: StoredDelivery):
   if (delivery.message.type === 'test') return { outcome, status: 'failed', next: null };
   const next = Date.now() + retryDelayMs(delivery.attempt);
   if (next - Date.parse(delivery.retryingSince) > RETRY_WINDOW_MS) return { outcome, status: 'dead', next: null };
+  pass.owedAgainAt(next);
   return { outcome, status: 'failed', next: new Date(next).toISOString() };
 }

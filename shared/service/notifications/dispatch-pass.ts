@@ -35,6 +35,8 @@ export class DispatchPass {
   /** Channels whose failure the pass has counted (or found counted lately) since their last success. */
   private readonly failureCounted = new Set<string>();
   private sendsInFlight = 0;
+  /** The earliest retry the pass scheduled (epoch ms). */
+  private firstRetryAt: number | undefined;
   private readonly waitingToSend: (() => void)[] = [];
 
   /** `batchRecords`: gather attempt records into transactions (the background passes; a single test attempt writes its own). */
@@ -121,6 +123,16 @@ export class DispatchPass {
   /** The channel answered: its next failure counts again. */
   succeeded(channel: StoredChannel): void {
     this.failureCounted.delete(`${channel.teamId}#${channel.id}`);
+  }
+
+  /** A failed attempt is owed again at `at` (epoch ms). */
+  owedAgainAt(at: number): void {
+    this.firstRetryAt = Math.min(this.firstRetryAt ?? at, at);
+  }
+
+  /** When the earliest retry the pass scheduled is due (epoch ms); undefined when it scheduled none. */
+  get nextRetryAt(): number | undefined {
+    return this.firstRetryAt;
   }
 
   /** Writes an attempt's record (gathered with others when batching); false when its condition did not hold. */

@@ -119,7 +119,7 @@ export const Dispatch = {
   },
 
   /** One pass: new events are sent and become deliveries, owed attempts are made. */
-  async runOnce(): Promise<{ events: number; attempted: number; delivered: number }> {
+  async runOnce(): Promise<{ events: number; attempted: number; delivered: number; nextRetryAt?: number }> {
     const pass = new DispatchPass({ batchRecords: true });
     const drained = await Dispatch.drainOutbox(pass);
     const due: StoredDelivery[] = await digestsDue();
@@ -129,6 +129,7 @@ export const Dispatch = {
       events: drained.events,
       attempted: drained.attempted + retried.attempted,
       delivered: drained.delivered + retried.delivered,
+      ...(pass.nextRetryAt !== undefined ? { nextRetryAt: pass.nextRetryAt } : {}),
     };
   },
 

@@ -15,6 +15,9 @@ export function notifyShardOf(id: string): number {
 
 export const notifyShards = Array.from({ length: NOTIFY_SHARDS }, (_, shard) => shard);
 
+const OUTBOX_PREFIX = 'NOTIFY_OUTBOX#';
+const DUE_PREFIX = 'NOTIFY_DUE#';
+
 const deliveryPk = (teamId: string, shard: number) => `${teamPk(teamId)}#NOTIFY_DELIVERIES#${shard}`;
 
 export const notificationKeys = {
@@ -34,10 +37,10 @@ export const notificationKeys = {
    * written on the team's own item, so a tenant-scoped writer needs no grant beyond its team.
    */
   notifyOutboxEntry: (eventId: string, occurredAt: string, teamId: string) => ({
-    gsi1pk: `NOTIFY_OUTBOX#${notifyShardOf(eventId)}`,
+    gsi1pk: `${OUTBOX_PREFIX}${notifyShardOf(eventId)}`,
     gsi1sk: `${occurredAt}#${teamId}#${eventId}`,
   }),
-  notifyOutboxPartition: (shard: number) => ({ gsi1pk: `NOTIFY_OUTBOX#${shard}` }),
+  notifyOutboxPartition: (shard: number) => ({ gsi1pk: `${OUTBOX_PREFIX}${shard}` }),
   /** One delivery of one event to one channel; its id derives from both, so a repeated dispatch finds it. */
   notificationDelivery: (teamId: string, deliveryId: string): Key => ({
     pk: deliveryPk(teamId, notifyShardOf(deliveryId)),
@@ -52,10 +55,10 @@ export const notificationKeys = {
     notifyShards.map((shard) => ({ gsi2pk: `${deliveryPk(teamId, shard)}#LOG` })),
   /** Sparse gsi3 entry of a delivery waiting for its next attempt, global so one worker finds every team's. */
   notificationDue: (teamId: string, deliveryId: string, nextAttemptAt: string) => ({
-    gsi3pk: `NOTIFY_DUE#${notifyShardOf(deliveryId)}`,
+    gsi3pk: `${DUE_PREFIX}${notifyShardOf(deliveryId)}`,
     gsi3sk: `${nextAttemptAt}#${teamId}#${deliveryId}`,
   }),
-  notificationDuePartition: (shard: number) => ({ gsi3pk: `NOTIFY_DUE#${shard}` }),
+  notificationDuePartition: (shard: number) => ({ gsi3pk: `${DUE_PREFIX}${shard}` }),
   /** Events a daily-digest rule collected, until its digest is sent. */
   notificationDigestEntry: (teamId: string, ruleId: string, occurredAt: string, eventId: string): Key => ({
     pk: `${teamPk(teamId)}#NOTIFY_DIGEST#${ruleId}`,
@@ -68,3 +71,17 @@ export const notificationKeys = {
   }),
   notificationDigestPendingPartition: (shard: number) => ({ gsi1pk: `NOTIFY_DIGEST#${shard}` }),
 } as const;
+
+/**
+ * When the notification work an item written carries is due (epoch ms): an outbox entry at once, a delivery on
+ * the due index at its next attempt; undefined for any other item. A local dispatcher that sees the writes of
+ * its own process wakes up for them instead of polling for them (shared/local/background.ts).
+ */
+export function notificationWorkDueAt(item: Record<string, unknown>): number | undefined {
+  if (typeof item.gsi1pk === 'string' && item.gsi1pk.startsWith(OUTBOX_PREFIX)) return 0;
+  if (typeof item.gsi3pk === 'string' && item.gsi3pk.startsWith(DUE_PREFIX) && typeof item.gsi3sk === 'string') {
+    const at = Date.parse(item.gsi3sk.slice(0, item.gsi3sk.indexOf('#')));
+    return Number.isNaN(at) ? undefined : at;
+  }
+  return undefined;
+}
