@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
 import { clientFor, uniquePk } from '../support/embedded-transactions';
-import { createIndexedTableCommand, createKeyValueTableCommand } from '../support/test-table';
+import { createActiveTable, createIndexedTableCommand, createKeyValueTableCommand } from '../support/test-table';
 
 const TABLE = 'batch-write-test';
 let dataDir: string;
@@ -31,7 +31,7 @@ beforeAll(async () => {
   // On disk: the LevelDB store is the one that takes the batches in production runs.
   engines = await startEmbeddedEngines({ dataDir });
   client = clientFor(engines);
-  await client.send(createIndexedTableCommand(TABLE));
+  await createActiveTable(client, createIndexedTableCommand(TABLE));
 });
 
 afterAll(async () => {
@@ -170,12 +170,12 @@ describe('BatchWriteItem on the embedded engine', () => {
 
   it('sees a table recreated with an index after the table was cached', async () => {
     const name = `${TABLE}-recreated`;
-    await client.send(createKeyValueTableCommand(name));
+    await createActiveTable(client, createKeyValueTableCommand(name));
     await waitUntil(name, 'ACTIVE');
     await client.send(new BatchWriteItemCommand({ RequestItems: { [name]: [put('p', 'cached', { gsi1pk: 'g' })] } }));
     await client.send(new DeleteTableCommand({ TableName: name }));
     await waitUntil(name, 'GONE');
-    await client.send(createIndexedTableCommand(name));
+    await createActiveTable(client, createIndexedTableCommand(name));
     await waitUntil(name, 'ACTIVE');
     // A stale description (no index) would write the item without its index entry.
     await client.send(

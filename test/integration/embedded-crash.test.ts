@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { startEngineChild, type EngineChild } from '../support/engine-child';
 import { rejection } from '../support/assertions';
-import { createIndexedTableCommand, createKeyValueTableCommand } from '../support/test-table';
+import { createActiveTable, createIndexedTableCommand, createKeyValueTableCommand } from '../support/test-table';
 import { writeIndexEntryOnly } from '../support/dynalite-store';
 
 const TABLE = 'crash-test';
@@ -99,7 +99,7 @@ describe('embedded DynamoDB transactions across a crash', () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-crash-'));
     engines = await startEngineChild(dataDir);
     const doc = clientFor(engines);
-    await doc.send(createKeyValueTableCommand(TABLE));
+    await createActiveTable(doc, createKeyValueTableCommand(TABLE));
     // A new table is ACTIVE only after CreateTable answers (as on AWS); a loaded machine can put first.
     await waitUntilTableExists({ client: doc, maxWaitTime: 60 }, { TableName: TABLE });
     // Every round deletes its own item, so later rounds start from a known state too.
@@ -177,7 +177,7 @@ describe('embedded DynamoDB transactions across a crash', () => {
     const indexed = 'crash-test-indexed';
     engines = await startEngineChild(dataDir);
     let doc = clientFor(engines);
-    await doc.send(createIndexedTableCommand(indexed));
+    await createActiveTable(doc, createIndexedTableCommand(indexed));
     await waitUntilTableExists({ client: doc, maxWaitTime: 60 }, { TableName: indexed });
     await doc.send(
       new PutCommand({ TableName: indexed, Item: { pk: 'p', sk: 'kept', gsi1pk: 'PENDING', gsi1sk: 'old', v: 1 } }),

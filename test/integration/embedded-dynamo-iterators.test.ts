@@ -13,7 +13,7 @@ import path from 'node:path';
 import { BatchWriteItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
 import { clientFor } from '../support/embedded-transactions';
-import { createKeyValueTableCommand } from '../support/test-table';
+import { createActiveTable, createKeyValueTableCommand } from '../support/test-table';
 
 const TABLE = 'iterators-test';
 const ITEM_BYTES = 100 * 1024;
@@ -27,7 +27,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-iterators-'));
   engines = await startEmbeddedEngines({ dataDir });
   client = clientFor(engines);
-  await client.send(createKeyValueTableCommand(TABLE));
+  await createActiveTable(client, createKeyValueTableCommand(TABLE));
 });
 
 afterAll(async () => {

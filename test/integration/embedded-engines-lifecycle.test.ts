@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ScanCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { findRunningEngines, startEmbeddedEngines } from '../../shared/local/engines';
 import { clientFor } from '../support/embedded-transactions';
-import { createKeyValueTableCommand } from '../support/test-table';
+import { createActiveTable, createKeyValueTableCommand } from '../support/test-table';
 describe('embedded engines lifecycle', () => {
   it('publishes its endpoints in engines.json, refuses a second start and removes the file on stop', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-life-'));
@@ -41,7 +41,7 @@ describe('embedded engines lifecycle', () => {
     try {
       const first = await startEmbeddedEngines({ dataDir });
       const firstClient = clientFor(first);
-      await firstClient.send(createKeyValueTableCommand('durable'));
+      await createActiveTable(firstClient, createKeyValueTableCommand('durable'));
       await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
           firstClient.send(

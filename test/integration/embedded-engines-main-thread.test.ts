@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { engineThreadFromEnvironment, startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
 import { clientFor } from '../support/embedded-transactions';
-import { createKeyValueTableCommand } from '../support/test-table';
+import { createActiveTable, createKeyValueTableCommand } from '../support/test-table';
 
 function inProcessClient(engines: EmbeddedEngines) {
   if (!engines.dynamoTransport) throw new Error('engines on this thread hand out an in-process transport');
@@ -38,7 +38,7 @@ describe("embedded engines on the caller's thread", () => {
     const overHttp = clientFor(engines);
     const inProcess = inProcessClient(engines);
     try {
-      await inProcess.send(createKeyValueTableCommand('main-thread'));
+      await createActiveTable(inProcess, createKeyValueTableCommand('main-thread'));
       // As on DynamoDB, a new table takes writes once ACTIVE (here: one timer later).
       await waitUntilTableExists({ client: inProcess, maxWaitTime: 10, minDelay: 0.05 }, { TableName: 'main-thread' });
       await inProcess.send(new PutItemCommand({ TableName: 'main-thread', Item: { pk: { S: 'a' }, sk: { S: '1' } } }));

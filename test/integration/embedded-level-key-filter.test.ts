@@ -20,7 +20,7 @@ import { startEmbeddedEngines } from '../../shared/local/engines';
 import '../../shared/local/embedded-dynalite'; // installs the filter on dynalite's classic-level
 import { keyFilterOf } from '../../shared/local/embedded-level-key-filter';
 import { clientFor } from '../support/embedded-transactions';
-import { createIndexedTableCommand } from '../support/test-table';
+import { createActiveTable, createIndexedTableCommand } from '../support/test-table';
 
 interface ChainedBatch {
   put(key: string, value: string): ChainedBatch;
@@ -128,7 +128,7 @@ describe('the embedded engine with the key filter', () => {
     const dataDir = path.join(directory, 'engine');
     let engines = await startEmbeddedEngines({ dataDir });
     let client: DynamoDBClient = clientFor(engines);
-    await client.send(createIndexedTableCommand(TABLE));
+    await createActiveTable(client, createIndexedTableCommand(TABLE));
     await client.send(
       new BatchWriteItemCommand({
         RequestItems: { [TABLE]: items.slice(0, 25).map((Item) => ({ PutRequest: { Item } })) },

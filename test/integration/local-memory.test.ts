@@ -16,7 +16,7 @@ import path from 'node:path';
 import { BatchWriteItemCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { LEVELDB_OPEN_OPTIONS } from '../../shared/local/embedded-dynalite';
 import { startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
-import { createKeyValueTableCommand } from '../support/test-table';
+import { createActiveTable, createKeyValueTableCommand } from '../support/test-table';
 
 const TABLE = 'local-memory-test';
 /** Two 16 MB semi-spaces and a page of V8's own: what a thread's new space commits at most under the bound (unbounded: ~134 MB). */
@@ -47,7 +47,7 @@ describe('local server memory', () => {
       region: 'us-east-1',
       credentials: engines.credentials,
     });
-    await client.send(createKeyValueTableCommand(TABLE));
+    await createActiveTable(client, createKeyValueTableCommand(TABLE));
   });
 
   afterAll(async () => {

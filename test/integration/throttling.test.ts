@@ -54,15 +54,22 @@ describe('per-team quota', () => {
     expect(set.throttle).toEqual({ rateLimit: 1, burstLimit: 3, source: 'team' });
 
     // The settings call is the first of the team's three burst tokens.
+    const started = Date.now();
     const settings = await throttled.api.get('/api/settings');
-    const burst = await sequence(5, () => throttled.api.get('/api/products'));
+    const burst = await sequence(8, () => throttled.api.get('/api/products'));
+    const seconds = (Date.now() - started) / 1000;
     const neighbour = await sequence(5, () => other.api.get('/api/products'));
 
     expect(settings.body.data.throttle).toEqual({ rateLimit: 1, burstLimit: 3, source: 'team' });
     expect(burst.slice(0, 2).map((response) => response.status)).toEqual([200, 200]);
-    // At 1 request per second at most one more token refills during the run.
-    expect(burst.filter((response) => response.status === 429).length).toBeGreaterThanOrEqual(2);
-    expectThrottledAnswer(burst[4]!, '1');
+    // Two tokens were left, and at 1 request per second at most one more refills per second of the run (a run
+    // slowed by a busy machine admits more, never more than that).
+    const admitted = burst.filter((response) => response.status === 200).length;
+    expect(admitted).toBeLessThanOrEqual(2 + Math.ceil(seconds));
+    const throttledAnswers = burst.filter((response) => response.status === 429);
+    expect(throttledAnswers.length).toBe(burst.length - admitted);
+    expect(throttledAnswers.length).toBeGreaterThan(0);
+    expectThrottledAnswer(throttledAnswers[0]!, '1');
     expect(neighbour.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
   }, 60_000);
 

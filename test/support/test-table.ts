@@ -1,5 +1,5 @@
 /** A bare pk/sk table for the embedded engine's own tests (the service's table comes from shared/service/data/table-definition.ts). */
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export function createKeyValueTableCommand(name: string): CreateTableCommand {
   return new CreateTableCommand({
@@ -42,4 +42,17 @@ export function createIndexedTableCommand(name: string): CreateTableCommand {
     ],
     BillingMode: 'PAY_PER_REQUEST',
   });
+}
+
+/**
+ * Creates the table and waits until it is ACTIVE: DynamoDB, and the embedded engine as dynalite does, refuses
+ * reads and writes of a table still CREATING, which it is for a moment after CreateTable answers.
+ */
+export async function createActiveTable(client: DynamoDBClient, command: CreateTableCommand): Promise<void> {
+  await client.send(command);
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: command.input.TableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
