@@ -13,6 +13,7 @@
  * naming the packages the last one did) instead of a different one per scan. RESCAN=1: each upload's
  * SBOM is scanned a second time (POST /api/cve-scan), timed apart. CORPUS_STORE_LOG_LEVEL=INFO: the
  * server's log goes to <store>.log and each scan's "scan stages" line (items written) is printed.
+ * COMPONENTS=20000: the size of each scanned SBOM (default 10,000).
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -85,11 +86,12 @@ if (mode === 'prepare') {
     const runs = [];
     const cpus = [];
     const count = Number(process.env.SCANS ?? 3);
+    const components = Number(process.env.COMPONENTS ?? 10_000);
     const rescans = [];
     for (let run = 1; run <= count; run++) {
       const before = cpuSeconds(pid);
       const seed = process.env.SCANS_SAME_CONTENT === '1' ? 1 : run;
-      const scanned = await uploadAndScan(post, get, productId, `a${run}`, 10_000, seed, false);
+      const scanned = await uploadAndScan(post, get, productId, `a${run}`, components, seed, false);
       runs.push(scanned);
       cpus.push(cpuSeconds(pid) - before);
       if (process.env.RESCAN === '1') {
