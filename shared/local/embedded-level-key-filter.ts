@@ -78,8 +78,7 @@ function hashKey(key: LevelKey): void {
     second = Math.imul(second ^ byte, 0x5bd1e995);
     second ^= second >>> 15;
   }
-  hashed.first = fmix(first) >>> 0;
-  hashed.step = (fmix(second) | 1) >>> 0;
+  settle(first, second);
 }
 
 function hashBytes(bytes: Uint8Array): void {
@@ -91,6 +90,11 @@ function hashBytes(bytes: Uint8Array): void {
     second = Math.imul(second ^ byte, 0x5bd1e995);
     second ^= second >>> 15;
   }
+  settle(first, second);
+}
+
+/** The two hashes' final mix, into `hashed` (the second made odd: a step through the bit array). */
+function settle(first: number, second: number): void {
   hashed.first = fmix(first) >>> 0;
   hashed.step = (fmix(second) | 1) >>> 0;
 }

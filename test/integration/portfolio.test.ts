@@ -9,6 +9,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { importAdvisories } from '../../shared/service/corpus/import';
 import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { cycloneDxSbom } from '../support/seed';
 
 type Api = Awaited<ReturnType<typeof createTeamWithKey>>['api'];
 
@@ -41,23 +42,6 @@ async function importCorpus(): Promise<void> {
     }),
   });
   await importAdvisories([advisory(ghsa, [cve], lib), advisory(osvId, [osvAlias], other)]);
-}
-
-function sbom(components: { name: string; version: string; purl?: string }[]): string {
-  return JSON.stringify({
-    bomFormat: 'CycloneDX',
-    specVersion: '1.5',
-    version: 1,
-    serialNumber: `urn:uuid:${randomUUID()}`,
-    metadata: { component: { type: 'application', name: 'app', version: '1.0.0' } },
-    components: components.map((component, index) => ({
-      type: 'library',
-      'bom-ref': `c${index}`,
-      name: component.name,
-      version: component.version,
-      ...(component.purl ? { purl: component.purl } : {}),
-    })),
-  });
 }
 
 async function productWithScannedSbom(api: Api, name: string, content: string) {
@@ -102,7 +86,7 @@ beforeAll(async () => {
   first = await productWithScannedSbom(
     teamA.api,
     'Portfolio One',
-    sbom([
+    cycloneDxSbom([
       { name: lib, version: '1.0.0', purl: `pkg:npm/${lib}@1.0.0` },
       { name: other, version: '1.0.0', purl: `pkg:npm/${other}@1.0.0` },
     ]),
@@ -110,7 +94,7 @@ beforeAll(async () => {
   second = await productWithScannedSbom(
     teamA.api,
     'Portfolio Two',
-    sbom([
+    cycloneDxSbom([
       { name: lib, version: '1.5.0', purl: `pkg:npm/${lib}@1.5.0` },
       { name: nameOnly, version: '3.0.0' },
     ]),
@@ -119,7 +103,7 @@ beforeAll(async () => {
   await productWithScannedSbom(
     teamB.api,
     'Elsewhere',
-    sbom([{ name: lib, version: '1.0.0', purl: `pkg:npm/${lib}@1.0.0` }]),
+    cycloneDxSbom([{ name: lib, version: '1.0.0', purl: `pkg:npm/${lib}@1.0.0` }]),
   );
 }, 120_000);
 

@@ -17,6 +17,7 @@ import { packageKey } from '../../shared/service/matching/component-identity';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
 import { nameKey, sbomsContaining } from '../../shared/service/watch/watch-index';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { cycloneDxSbom } from '../support/seed';
 import { osvRecord } from '../support/corpus-records';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
@@ -33,19 +34,11 @@ async function probe(key: Key): Promise<void> {
 const probed = async (key: Key) => (await getItem(key))?.probe === PROBE;
 
 /** An SBOM with a package (purl) and a component known only by name. */
-function sbom(pkg: string, bare: string): string {
-  return JSON.stringify({
-    bomFormat: 'CycloneDX',
-    specVersion: '1.5',
-    version: 1,
-    serialNumber: `urn:uuid:${randomUUID()}`,
-    metadata: { component: { type: 'application', name: 'app', version: '1.0.0' } },
-    components: [
-      { type: 'library', 'bom-ref': 'lib', name: pkg, version: '1.2.0', purl: `pkg:npm/${pkg}@1.2.0` },
-      { type: 'library', 'bom-ref': 'bare', name: bare, version: '3.0.0' },
-    ],
-  });
-}
+const sbomOf = (pkg: string, bare: string) =>
+  cycloneDxSbom([
+    { name: pkg, version: '1.2.0', purl: `pkg:npm/${pkg}@1.2.0` },
+    { name: bare, version: '3.0.0' },
+  ]);
 
 async function scannedRelease(team: Team, productId: string, version: string, content: string) {
   const release = (await team.api.post(`/api/products/${productId}/releases`, { version })).body.data;
@@ -78,11 +71,11 @@ describe('the package index', () => {
     const team = await createTeamWithKey();
     const { suffix, pkg, bare } = names();
     const productId = await newProduct(team);
-    const first = await scannedRelease(team, productId, '1.0.0', sbom(pkg, bare));
+    const first = await scannedRelease(team, productId, '1.0.0', sbomOf(pkg, bare));
     const presence = [keys.watchKeyPresence(packageKey('npm', pkg)), keys.watchKeyPresence(nameKey(bare))];
     for (const key of presence) await probe(key);
 
-    const second = await scannedRelease(team, productId, '1.1.0', sbom(pkg, bare));
+    const second = await scannedRelease(team, productId, '1.1.0', sbomOf(pkg, bare));
     for (const key of presence) expect(await probed(key)).toBe(true);
     // The second SBOM's own entries were written.
     const indexed = await sbomsContaining([packageKey('npm', pkg), nameKey(bare)]);
@@ -101,13 +94,7 @@ describe('the package index', () => {
     const team = await createTeamWithKey();
     const { pkg } = names();
     const packages = Array.from({ length: 150 }, (_, index) => `${pkg}-${index}`);
-    const content = JSON.stringify({
-      bomFormat: 'CycloneDX',
-      specVersion: '1.5',
-      version: 1,
-      serialNumber: `urn:uuid:${randomUUID()}`,
-      components: packages.map((name) => ({ type: 'library', name, version: '1.0.0', purl: `pkg:npm/${name}@1.0.0` })),
-    });
+    const content = cycloneDxSbom(packages.map((name) => ({ name, version: '1.0.0', purl: `pkg:npm/${name}@1.0.0` })));
     const productId = await newProduct(team);
     await scannedRelease(team, productId, '1.0.0', content);
     const presence = packages.map((name) => keys.watchKeyPresence(packageKey('npm', name)));
@@ -125,7 +112,7 @@ describe('the package index', () => {
     const team = await createTeamWithKey();
     const { pkg, bare } = names();
     const productId = await newProduct(team);
-    const { releaseId, sbomId } = await scannedRelease(team, productId, '1.0.0', sbom(pkg, bare));
+    const { releaseId, sbomId } = await scannedRelease(team, productId, '1.0.0', sbomOf(pkg, bare));
     // As a scan cut off after its entries: one presence item missing, no `watchIndexedAt`.
     const missing = keys.watchKeyPresence(packageKey('npm', pkg));
     const present = keys.watchKeyPresence(nameKey(bare));
@@ -153,7 +140,7 @@ describe('a rescan', () => {
     const { suffix, pkg, bare } = names();
     await importAdvisory(`GHSA-rescan-${suffix}`, pkg);
     const productId = await newProduct(team);
-    const { releaseId, sbomId } = await scannedRelease(team, productId, '1.0.0', sbom(pkg, bare));
+    const { releaseId, sbomId } = await scannedRelease(team, productId, '1.0.0', sbomOf(pkg, bare));
     const [listed] = (await team.api.get(`/api/sboms/${sbomId}/vulnerabilities`)).body.data as Record<string, string>[];
     expect(listed).toMatchObject({ advisory_id: `GHSA-rescan-${suffix}`, severity: 'HIGH' });
     const key = keys.finding(team.teamId, productId, releaseId, sbomId, listed!.id!);

@@ -12,25 +12,9 @@ import { sbomStore } from '../../shared/service/sboms/sbom-store';
 import { removeSbom, sbomsContaining, watchKeysForPackage } from '../../shared/service/watch/watch-index';
 import { migrateWatchIndex } from '../../shared/service/watch/watch-index-migration';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { cycloneDxSbom } from '../support/seed';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
-
-function sbom(components: { name: string; version: string; purl?: string }[]): string {
-  return JSON.stringify({
-    bomFormat: 'CycloneDX',
-    specVersion: '1.5',
-    version: 1,
-    serialNumber: `urn:uuid:${randomUUID()}`,
-    metadata: { component: { type: 'application', name: 'app', version: '1.0.0' } },
-    components: components.map((component, index) => ({
-      type: 'library',
-      'bom-ref': `c${index}`,
-      name: component.name,
-      version: component.version,
-      ...(component.purl ? { purl: component.purl } : {}),
-    })),
-  });
-}
 
 async function scannedSbom(team: Team, content: string): Promise<{ id: string; productId: string; releaseId: string }> {
   const product = (await team.api.post('/api/products', { name: 'Watched', slug: uniqueSlug('watched') })).body.data;
@@ -55,7 +39,7 @@ describe('the package index', () => {
     const { lib, bare, absent } = names();
     const scanned = await scannedSbom(
       team,
-      sbom([
+      cycloneDxSbom([
         { name: lib, version: '1.0.0', purl: `pkg:npm/${lib}@1.0.0` },
         { name: bare, version: '2.0.0' },
       ]),
@@ -83,7 +67,7 @@ describe('the package index', () => {
     const { lib, bare } = names();
     const scanned = await scannedSbom(
       team,
-      sbom([
+      cycloneDxSbom([
         { name: lib, version: '1.0.0', purl: `pkg:npm/${lib}@1.0.0` },
         { name: bare, version: '2.0.0' },
       ]),
@@ -96,7 +80,10 @@ describe('the package index', () => {
 
 /** An SBOM as stored before the index: scanned, no entries, no `watchIndexedAt`. */
 async function unindexedSbom(team: Team, lib: string) {
-  const scanned = await scannedSbom(team, sbom([{ name: lib, version: '1.0.0', purl: `pkg:npm/${lib}@1.0.0` }]));
+  const scanned = await scannedSbom(
+    team,
+    cycloneDxSbom([{ name: lib, version: '1.0.0', purl: `pkg:npm/${lib}@1.0.0` }]),
+  );
   const { sbom: stored } = (await sbomStore.resolve(team.teamId, scanned.id))!;
   await removeSbom(stored, await sbomStore.readInventory(stored));
   await transactWrite([

@@ -12,7 +12,8 @@ import type { client } from './http-client';
 
 type Api = ReturnType<typeof client>;
 
-export function cycloneDxSbom(components: { name: string; version: string; purl: string }[]): string {
+/** A CycloneDX 1.5 SBOM of these libraries; one without a purl is known by name and version only. */
+export function cycloneDxSbom(components: { name: string; version: string; purl?: string }[]): string {
   return JSON.stringify(
     {
       bomFormat: 'CycloneDX',
@@ -23,12 +24,12 @@ export function cycloneDxSbom(components: { name: string; version: string; purl:
         component: { type: 'application', name: 'app', version: '1.0.0' },
         tools: { components: [{ type: 'application', name: 'test-tool', version: '1' }] },
       },
-      components: components.map((component) => ({
+      components: components.map((component, index) => ({
         type: 'library',
-        'bom-ref': component.purl,
+        'bom-ref': component.purl ?? `component-${index}`,
         name: component.name,
         version: component.version,
-        purl: component.purl,
+        ...(component.purl ? { purl: component.purl } : {}),
       })),
     },
     null,

@@ -35,8 +35,8 @@ export class DispatchPass {
   /** Channels whose failure the pass has counted (or found counted lately) since their last success. */
   private readonly failureCounted = new Set<string>();
   private sendsInFlight = 0;
-  /** The earliest retry the pass scheduled (epoch ms). */
-  private firstRetryAt: number | undefined;
+  /** When the earliest retry the pass scheduled is due (epoch ms); undefined when it scheduled none. */
+  nextRetryAt: number | undefined;
   private readonly waitingToSend: (() => void)[] = [];
 
   /** `batchRecords`: gather attempt records into transactions (the background passes; a single test attempt writes its own). */
@@ -127,12 +127,7 @@ export class DispatchPass {
 
   /** A failed attempt is owed again at `at` (epoch ms). */
   owedAgainAt(at: number): void {
-    this.firstRetryAt = Math.min(this.firstRetryAt ?? at, at);
-  }
-
-  /** When the earliest retry the pass scheduled is due (epoch ms); undefined when it scheduled none. */
-  get nextRetryAt(): number | undefined {
-    return this.firstRetryAt;
+    this.nextRetryAt = Math.min(this.nextRetryAt ?? at, at);
   }
 
   /** Writes an attempt's record (gathered with others when batching); false when its condition did not hold. */
