@@ -15,4 +15,5 @@ import './default-stack/public-base-url';
 import './default-stack/permissions-match-code';
 import './default-stack/permissions-leading-keys';
 import './default-stack/permissions-tenant-roles';
+import './default-stack/notify-email';
 import './default-stack/nag';
