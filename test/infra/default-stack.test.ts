@@ -8,6 +8,7 @@
 import './default-stack/stack-storage';
 import './default-stack/stack-rest-api';
 import './default-stack/stack-headroom';
+import './default-stack/function-code';
 import './default-stack/stack-least-privilege';
 import './default-stack/throttling';
 import './default-stack/client-firewall';
