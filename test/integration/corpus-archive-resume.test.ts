@@ -3,7 +3,8 @@
  * refresh runs in a process of its own (test/support/refresh-child.ts) and is SIGKILLed once its
  * first checkpoints are stored; the next run goes on from the stored entry index of the staged copy,
  * not from the start, and every record ends up in the corpus exactly once (no duplicate entry in a
- * package item, none missing). The ecosystem (Hex) is this file's alone.
+ * package item, none missing); the archive's bucket fingerprints are recorded only by the run that
+ * completes it. The ecosystem (Hex) is this file's alone.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import { keys } from '../../shared/service/data/keys';
 import { batchGet, batchWrite } from '../../shared/service/data/table-client';
 import { readFeedStates } from '../../shared/service/corpus/feed-state';
 import { refreshCorpus } from '../../shared/service/corpus/refresh';
+import { BUCKETS } from '../../shared/service/corpus/archive-fingerprints';
 import { packageEntries, packageItemKey } from '../../shared/service/corpus/corpus-store';
 import { packageKey } from '../../shared/service/matching/component-identity';
 import { awsCallLog } from '../support/server-process';
@@ -44,6 +46,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
+
+/** The stored bucket fingerprints of the staged archive (shared/service/corpus/archive-fingerprints.ts). */
+const fingerprintItems = () =>
+  batchGet(
+    Array.from({ length: BUCKETS / 512 }, (_, part) =>
+      keys.corpusArchiveFingerprints(keys.corpusArchiveObject(ECOSYSTEM), part),
+    ),
+  );
 
 async function archiveState() {
   return (await readFeedStates([{ source: 'osv', ecosystem: ECOSYSTEM }])).get(`osv/${ECOSYSTEM}`);
@@ -76,6 +86,7 @@ describe('resumable archive import', () => {
   test('a refresh killed mid-import resumes from its checkpoint; every record once, none missing', async () => {
     const killedAt = await killMidImport(2 * CHECKPOINT);
     expect(killedAt).toBeLessThan(RECORDS);
+    expect(await fingerprintItems()).toHaveLength(0);
     // The killed run's lease would expire after the function's longest run; the test does not wait for it.
     await batchWrite([], [keys.corpusFeedLease(`osv/${ECOSYSTEM}`)]);
 
@@ -95,6 +106,7 @@ describe('resumable archive import', () => {
     expect(state?.archive).toBeUndefined();
     expect(state).toMatchObject({ records: RECORDS, cursor: '2026-11-20T10:00:00.000000000Z' });
     expect(state?.lastSuccessAt).toBeDefined();
+    expect(await fingerprintItems()).toHaveLength(BUCKETS / 512);
 
     const stored = await batchGet(records.map((record) => keys.corpusAdvisory(record.id)));
     expect(stored).toHaveLength(RECORDS);

@@ -5,7 +5,7 @@
  * items an advisory touches are rewritten with its new match data.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { keys } from '../data/keys';
 import { batchGet, batchWrite, type Item } from '../data/table-client';
 import { parseEpssCsv, type EpssScores } from './parse/epss';
@@ -159,7 +159,10 @@ export async function importCorpusFiles(
       case 'osv-zip': {
         const source = await fileSource(path);
         try {
-          const { next: _next, done: _done, ...summary } = await importOsvArchive(source, { onProgress });
+          // The file's path names the archive whose bucket fingerprints a re-import of it compares.
+          const scope = `file:${resolve(path)}`;
+          const unit = await importOsvArchive(source, { onProgress, scope });
+          const { next: _next, done: _done, errorBuckets: _errorBuckets, ...summary } = unit;
           results.push({ path, kind, ...summary });
         } finally {
           await source.close?.();

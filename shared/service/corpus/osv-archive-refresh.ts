@@ -23,6 +23,8 @@ export interface ArchiveImportState {
   entries: number;
   /** The entry index the next unit starts at. */
   next: number;
+  /** Buckets of the archive with an unreadable entry so far: they get no fingerprint (archive-fingerprints.ts). */
+  errorBuckets?: number[];
   startedAt: string;
   reason: string;
   /** The listing's mark and validators at the download: the ecosystem's once the import is done. */
@@ -94,7 +96,9 @@ export async function importArchiveUnit(
   const unit = await importOsvArchive(source, {
     ...options,
     from: archive.next,
-    checkpoint: (next) => options.save({ ...archive, next }),
+    scope: archive.objectKey,
+    errorBuckets: archive.errorBuckets ?? [],
+    checkpoint: (next, errorBuckets) => options.save({ ...archive, next, errorBuckets }),
   });
   return { ...unit, from: archive.next };
 }

@@ -8,6 +8,9 @@
  * index to start from; a unit stops at the first checkpoint after its time is up. A unit killed
  * between checkpoints is redone from the last one: its chunks already written are found unchanged
  * by content hash (their advisory items are written last), so nothing is duplicated or skipped.
+ *
+ * With a `scope`, an archive import reads only the entries of the buckets that changed since the
+ * archive's last complete import (archive-fingerprints.ts); the others count as unchanged.
  */
 import { logger } from '../logger';
 import type { Advisory } from './parse/advisory';
@@ -17,6 +20,7 @@ import { parseOsvAdvisory } from './parse/osv';
 import type { OsvReadResult } from './parse/osv-archive';
 import { PackageFilter, packageFilterStore } from './package-filter';
 import { completedSources, recordImport } from './source-imports';
+import { archiveBuckets, recordArchiveBuckets, unchangedBuckets } from './archive-fingerprints';
 
 export type { AdvisoryImportSummary } from './advisory-chunk';
 
@@ -50,6 +54,8 @@ class OsvImportRun {
   private chunk: Advisory[] = [];
   private chunkIds = new Set<string>();
   private readCount = 0;
+  /** Records not read: their bucket of the archive is unchanged since its last complete import. */
+  skipped = 0;
 
   private constructor(
     private filter: PackageFilter | undefined,
@@ -65,6 +71,21 @@ class OsvImportRun {
   static async start(total: number | undefined, options: OsvImportOptions): Promise<OsvImportRun> {
     const filtered = (await packageFilterStore.exists()) || !(await completedSources()).has('osv');
     return new OsvImportRun(filtered ? new PackageFilter() : undefined, total, options);
+  }
+
+  /** The package filter gains every package this import names. */
+  get filtered(): boolean {
+    return this.filter !== undefined;
+  }
+
+  /** Counts a record of an unchanged bucket as read and unchanged, without reading it. */
+  skip(): void {
+    this.readCount += 1;
+    this.skipped += 1;
+    this.summary.read += 1;
+    this.summary.unchanged += 1;
+    if (this.skipped % CHUNK === 0)
+      this.options.onProgress?.({ read: this.readCount, total: this.total, summary: this.summary });
   }
 
   /** Takes one record; writes the chunk when it is full. */
@@ -122,13 +143,24 @@ export interface ArchiveUnitOptions extends OsvImportOptions {
   from?: number;
   /** Asked at each checkpoint: true ends the unit there. */
   shouldStop?: () => boolean;
-  /** Persists the entry index the next unit starts at, once the entries before it are written. */
-  checkpoint?: (next: number) => Promise<void>;
+  /**
+   * Persists the entry index the next unit starts at, once the entries before it are written, and the
+   * buckets with an unreadable entry so far (passed back as `errorBuckets`).
+   */
+  checkpoint?: (next: number, errorBuckets: number[]) => Promise<void>;
+  /** Names the archive whose bucket fingerprints let unchanged entries be skipped; none: every entry is read. */
+  scope?: string;
+  /** Buckets with an unreadable entry found by the earlier units of this import. */
+  errorBuckets?: readonly number[];
   /** Records between checkpoints (`CHECKPOINT_RECORDS`; tests make it small). */
   checkpointRecords?: number;
 }
 
 export interface ArchiveUnitResult extends AdvisoryImportSummary {
+  /** Of `unchanged`, the records not read: their bucket's fingerprint was unchanged. */
+  unchangedByFingerprint: number;
+  /** Buckets with an unreadable entry so far: the next unit's `errorBuckets`. */
+  errorBuckets: number[];
   /** Entries in the archive. */
   entries: number;
   /** Where the next unit starts; `entries` when the archive is done. */
@@ -144,23 +176,47 @@ export async function importOsvArchive(
   const entries = await zipEntryCount(source);
   const from = options.from ?? 0;
   const run = await OsvImportRun.start(entries, options);
+  const buckets = options.scope === undefined ? undefined : await archiveBuckets(source, entries);
+  const unchanged = buckets && (await unchangedBuckets(options.scope!, buckets, run.filtered));
+  const errorBuckets = new Set(options.errorBuckets);
+  /** Whether to read an entry: a record whose bucket changed (every record without fingerprints). */
+  const include = (index: number): boolean => {
+    if (!buckets || !unchanged) return true;
+    const bucket = buckets.bucketOf[index]!;
+    if (bucket < 0) return false;
+    if (unchanged[bucket] !== 1) return true;
+    run.skip();
+    return false;
+  };
+  const result = (next: number, done: boolean) => ({
+    ...run.summary,
+    unchangedByFingerprint: run.skipped,
+    errorBuckets: [...errorBuckets],
+    entries,
+    next,
+    done,
+  });
   let sinceCheckpoint = 0;
-  for await (const entry of readZipEntries(source, from)) {
+  for await (const entry of readZipEntries(source, from, include)) {
     if (entry.name.toLowerCase().endsWith('.json')) {
-      await run.add(parseEntry(entry.name, entry.bytes));
+      const record = parseEntry(entry.name, entry.bytes);
+      if ('error' in record && buckets) errorBuckets.add(buckets.bucketOf[entry.index]!);
+      await run.add(record);
       sinceCheckpoint += 1;
     }
     if (sinceCheckpoint >= (options.checkpointRecords ?? CHECKPOINT_RECORDS)) {
       sinceCheckpoint = 0;
       const next = entry.index + 1;
       await run.checkpoint();
-      await options.checkpoint?.(next);
-      if (next < entries && options.shouldStop?.()) return { ...run.summary, entries, next, done: false };
+      await options.checkpoint?.(next, [...errorBuckets]);
+      if (next < entries && options.shouldStop?.()) return result(next, false);
     }
   }
-  const summary = await run.complete();
-  await options.checkpoint?.(entries);
-  return { ...summary, entries, next: entries, done: true };
+  await run.complete();
+  // Only a complete import vouches for its buckets: an interrupted one records nothing.
+  if (buckets) await recordArchiveBuckets(options.scope!, buckets, run.filtered, errorBuckets);
+  await options.checkpoint?.(entries, [...errorBuckets]);
+  return result(entries, true);
 }
 
 const decoder = new TextDecoder('utf-8');

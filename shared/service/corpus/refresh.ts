@@ -102,9 +102,10 @@ async function continueArchive(archive: ArchiveImportState, context: FeedContext
     checkpointRecords: context.checkpointRecords,
     save: (next) => context.save({ archive: next }),
   });
-  const { next, done, from, ...summary } = unit;
+  const { next, done, from, errorBuckets, ...summary } = unit;
   const result = { mode: 'full', reason: archive.reason, from, ...summary };
-  if (!done) return { result: { ...result, next }, state: { archive: { ...archive, next } }, pending: true };
+  if (!done)
+    return { result: { ...result, next }, state: { archive: { ...archive, next, errorBuckets } }, pending: true };
   return {
     result,
     state: {

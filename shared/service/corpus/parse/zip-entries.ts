@@ -178,11 +178,36 @@ export async function zipEntryCount(source: RandomAccessSource): Promise<number>
   return (await readDirectoryLocation(source)).count;
 }
 
-/** Every entry from index `from` on, inflated and checked, in central-directory order. */
-export async function* readZipEntries(source: RandomAccessSource, from = 0): AsyncGenerator<ZipEntry> {
+/** What the central directory says of an entry, without reading it. */
+export interface ZipDirectoryEntry {
+  index: number;
+  name: string;
+  /** The CRC-32 of the entry's inflated bytes. */
+  crc: number;
+  size: number;
+  compressedSize: number;
+}
+
+/** Every entry the central directory lists, in its order: nothing is read past the directory. */
+export async function* zipDirectory(source: RandomAccessSource): AsyncGenerator<ZipDirectoryEntry> {
+  const location = await readDirectoryLocation(source);
+  for await (const { index, name, crc, size, compressedSize } of centralEntries(source, location, 0))
+    yield { index, name, crc, size, compressedSize };
+}
+
+/**
+ * Every entry from index `from` on, inflated and checked, in central-directory order; with `include`,
+ * only the entries it accepts (the others are neither read nor inflated).
+ */
+export async function* readZipEntries(
+  source: RandomAccessSource,
+  from = 0,
+  include?: (index: number) => boolean,
+): AsyncGenerator<ZipEntry> {
   const location = await readDirectoryLocation(source);
   const read = windowedReader(source, source.size);
   for await (const entry of centralEntries(source, location, from)) {
+    if (include && !include(entry.index)) continue;
     // The local header's name and extra lengths may differ from the central directory's: read them there.
     const header = await read(entry.localOffset, 30);
     if (header.length < 30 || header.readUInt32LE(0) !== LOCAL)

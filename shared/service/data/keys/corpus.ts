@@ -49,6 +49,15 @@ export const corpusKeys = {
    * osv-archive-refresh.ts): read by range, replaced by the next whole-archive refresh of that ecosystem.
    */
   corpusArchiveObject: (ecosystem: string) => `corpus/archive/${encodeURIComponent(ecosystem)}/all.zip`,
+  /**
+   * The bucket fingerprints of the last complete import of one OSV archive (shared/service/corpus/
+   * archive-fingerprints.ts), a few items holding many buckets each; `scope` names the archive (its
+   * staged object key, or the file an admin imported).
+   */
+  corpusArchiveFingerprints: (scope: string, part: number): Key => ({
+    pk: `CORPUS#ARCHIVE#${scope}`,
+    sk: `FP#${part}`,
+  }),
   /** Held by the run refreshing one feed (scheduled or continuation) so that two never import it at once. */
   corpusFeedLease: (feed: string): Key => ({ pk: 'CORPUS#FEEDS', sk: `LEASE#${feed}` }),
 } as const;

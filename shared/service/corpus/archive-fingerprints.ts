@@ -1,0 +1,102 @@
+/**
+ * Bucket fingerprints of an OSV archive, so that a re-import reads only the parts that changed
+ * (docs/corpus-at-scale.md "Skipping unchanged parts of an archive"). Each `.json` entry goes into one
+ * of `BUCKETS` buckets by a hash of its name, so a new record lands in one bucket wherever it sits in
+ * the archive; a bucket's fingerprint hashes its entries' names, CRC-32s and sizes in name order, all
+ * taken from the zip's central directory: computing them reads no entry.
+ *
+ * The fingerprints are stored only when an archive's import completes, so a stored fingerprint says
+ * that every entry of its bucket, as it was then, was imported. An import skips the entries of the
+ * buckets whose fingerprint is unchanged; the others go through the per-record path, which compares
+ * content hashes as before. A bucket with an unreadable entry is stored without a fingerprint (its
+ * error is reported again each time), and fingerprints recorded without the package filter do not
+ * let a filtered import skip (the skipped entries' packages would be missing from the filter).
+ */
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { keys } from '../data/keys';
+import { batchGet, batchWrite } from '../data/table-client';
+import { zipDirectory, type RandomAccessSource } from './parse/zip-entries';
+
+/** About 32 entries a bucket at OSV's 520,000 records: a delta of a few hundred records reads a few percent. */
+export const BUCKETS = 16_384;
+/** Buckets per stored item: 32 items of about 11 KB, read in one BatchGetItem. */
+const PER_ITEM = 512;
+/** A fingerprint: 16 bytes of SHA-256, base64url. */
+const WIDTH = 22;
+/** A bucket stored without a fingerprint: never equal to a computed one (not base64url). */
+const NONE = '.'.repeat(WIDTH);
+
+export interface ArchiveBuckets {
+  /** The bucket of each entry by central-directory index; -1 for entries that are not records. */
+  bucketOf: Int32Array;
+  /** Each bucket's fingerprint. */
+  fingerprints: string[];
+}
+
+function bucketOfName(name: string): number {
+  return crc32(name) % BUCKETS;
+}
+
+/** Reads the archive's central directory and fingerprints its buckets. */
+export async function archiveBuckets(source: RandomAccessSource, entries: number): Promise<ArchiveBuckets> {
+  const bucketOf = new Int32Array(entries).fill(-1);
+  const lines: string[][] = Array.from({ length: BUCKETS }, () => []);
+  for await (const entry of zipDirectory(source)) {
+    if (!entry.name.toLowerCase().endsWith('.json')) continue;
+    const bucket = bucketOfName(entry.name);
+    bucketOf[entry.index] = bucket;
+    lines[bucket]!.push(`${entry.name}\0${entry.crc}\0${entry.size}\0${entry.compressedSize}`);
+  }
+  const fingerprints = lines.map((bucket) =>
+    createHash('sha256').update(bucket.sort().join('\n')).digest().subarray(0, 16).toString('base64url'),
+  );
+  return { bucketOf, fingerprints };
+}
+
+function itemKeys(scope: string) {
+  return Array.from({ length: BUCKETS / PER_ITEM }, (_, part) => keys.corpusArchiveFingerprints(scope, part));
+}
+
+/**
+ * Which buckets are unchanged since the archive's last complete import: their stored fingerprint equals
+ * the computed one, and it was recorded with the package filter if this import keeps one.
+ */
+export async function unchangedBuckets(scope: string, current: ArchiveBuckets, filtered: boolean): Promise<Uint8Array> {
+  const unchanged = new Uint8Array(BUCKETS);
+  const items = await batchGet(itemKeys(scope));
+  for (const item of items) {
+    if (filtered && item.filtered !== true) continue;
+    const part = Number(item.part);
+    const stored = String(item.fingerprints);
+    for (let offset = 0; offset < PER_ITEM; offset += 1) {
+      const bucket = part * PER_ITEM + offset;
+      if (stored.slice(offset * WIDTH, (offset + 1) * WIDTH) === current.fingerprints[bucket]) unchanged[bucket] = 1;
+    }
+  }
+  return unchanged;
+}
+
+/** Stores the fingerprints of an archive whose import just completed; `errorBuckets` get none. */
+export async function recordArchiveBuckets(
+  scope: string,
+  current: ArchiveBuckets,
+  filtered: boolean,
+  errorBuckets: ReadonlySet<number>,
+): Promise<void> {
+  const recordedAt = new Date().toISOString();
+  await batchWrite(
+    itemKeys(scope).map((key, part) => {
+      const slice = current.fingerprints.slice(part * PER_ITEM, (part + 1) * PER_ITEM);
+      const fingerprints = slice.map((value, offset) => (errorBuckets.has(part * PER_ITEM + offset) ? NONE : value));
+      return {
+        ...key,
+        entity: 'CorpusArchiveFingerprints',
+        part,
+        filtered,
+        recordedAt,
+        fingerprints: fingerprints.join(''),
+      };
+    }),
+  );
+}
