@@ -192,9 +192,10 @@ function* epssCves(): Generator<string> {
 /**
  * Writes a zip as Go's archive/zip (OSV's exporter) does for a large archive: deflated entries, then
  * the central directory and, past 65,535 entries, the ZIP64 end records (fflate's streaming Zip
- * writes none, and its count wraps at 65,536).
+ * writes none, and its count wraps at 65,536). A `delta` revises `changed` records and adds `added`
+ * new ones spread over the archive, as a later export of the same database would.
  */
-function writeZip(path: string, records: number): void {
+export function writeZip(path: string, records: number, delta = { changed: 0, added: 0 }): void {
   const fd = openSync(path, 'w', 0o600);
   const central: Buffer[] = [];
   let offset = 0;
@@ -202,8 +203,18 @@ function writeZip(path: string, records: number): void {
     writeSync(fd, bytes);
     offset += bytes.length;
   };
-  for (let index = 0; index < records; index += 1) {
-    const record = index < ADVISORIES ? syntheticRecord(index) : realisticRecord(index);
+  const changeEvery = delta.changed > 0 ? Math.floor(records / delta.changed) : 0;
+  const addEvery = delta.added > 0 ? Math.floor(records / delta.added) : 0;
+  let added = 0;
+  const entries = records + delta.added;
+  for (let position = 0; position < entries; position += 1) {
+    const adding = addEvery > 0 && added < delta.added && position % (addEvery + 1) === addEvery;
+    const index = adding ? records + added++ : position - added;
+    const record: Record<string, unknown> = index < ADVISORIES ? syntheticRecord(index) : realisticRecord(index);
+    if (changeEvery > 0 && index < records && index % changeEvery === 0) {
+      record.modified = '2026-12-06T12:00:00Z';
+      record.details = `${String(record.details)} Revised.`;
+    }
     const name = Buffer.from(`${String(record.id)}.json`);
     const bytes = Buffer.from(JSON.stringify(record));
     const deflated = deflateRawSync(bytes, { level: 1 });
@@ -232,15 +243,15 @@ function writeZip(path: string, records: number): void {
   const centralStart = offset;
   for (const part of central) write(part);
   const centralSize = offset - centralStart;
-  const zip64 = records > 0xffff;
+  const zip64 = entries > 0xffff;
   if (zip64) {
     const end64 = Buffer.alloc(56);
     end64.writeUInt32LE(0x06064b50, 0);
     end64.writeBigUInt64LE(44n, 4);
     end64.writeUInt16LE(45, 12);
     end64.writeUInt16LE(45, 14);
-    end64.writeBigUInt64LE(BigInt(records), 24);
-    end64.writeBigUInt64LE(BigInt(records), 32);
+    end64.writeBigUInt64LE(BigInt(entries), 24);
+    end64.writeBigUInt64LE(BigInt(entries), 32);
     end64.writeBigUInt64LE(BigInt(centralSize), 40);
     end64.writeBigUInt64LE(BigInt(centralStart), 48);
     const locator = Buffer.alloc(20);
@@ -252,8 +263,8 @@ function writeZip(path: string, records: number): void {
   }
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(zip64 ? 0xffff : records, 8);
-  end.writeUInt16LE(zip64 ? 0xffff : records, 10);
+  end.writeUInt16LE(zip64 ? 0xffff : entries, 8);
+  end.writeUInt16LE(zip64 ? 0xffff : entries, 10);
   end.writeUInt32LE(centralSize, 12);
   end.writeUInt32LE(centralStart, 16);
   write(end);
