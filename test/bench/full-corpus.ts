@@ -211,7 +211,7 @@ export function writeZip(path: string, records: number, delta = { changed: 0, ad
     const adding = addEvery > 0 && added < delta.added && position % (addEvery + 1) === addEvery;
     const index = adding ? records + added++ : position - added;
     const record: Record<string, unknown> = index < ADVISORIES ? syntheticRecord(index) : realisticRecord(index);
-    if (changeEvery > 0 && index < records && index % changeEvery === 0) {
+    if (changeEvery > 0 && index % changeEvery === 0 && index / changeEvery < delta.changed) {
       record.modified = '2026-12-06T12:00:00Z';
       record.details = `${String(record.details)} Revised.`;
     }
