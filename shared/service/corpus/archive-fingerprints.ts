@@ -24,6 +24,12 @@ export const BUCKETS = 16_384;
 const PER_ITEM = 512;
 /** A fingerprint: 16 bytes of SHA-256, base64url. */
 const WIDTH = 22;
+/**
+ * What the per-record import writes for a record, as a version: fingerprints recorded by an import that
+ * wrote less (say, before an index existed) skip nothing. Raise it when the import writes something new
+ * that items imported before lack, so that the next re-import reads every record again.
+ */
+const IMPORT_FORMAT = 1;
 /** A bucket stored without a fingerprint: never equal to a computed one (not base64url). */
 const NONE = '.'.repeat(WIDTH);
 
@@ -91,7 +97,7 @@ export async function unchangedBuckets(scope: string, current: ArchiveBuckets, f
   const unchanged = new Uint8Array(BUCKETS);
   const items = await batchGet(itemKeys(scope));
   for (const item of items) {
-    if (filtered && item.filtered !== true) continue;
+    if (item.format !== IMPORT_FORMAT || (filtered && item.filtered !== true)) continue;
     const part = Number(item.part);
     const stored = String(item.fingerprints);
     for (let offset = 0; offset < PER_ITEM; offset += 1) {
@@ -117,6 +123,7 @@ export async function recordArchiveBuckets(
       return {
         ...key,
         entity: 'CorpusArchiveFingerprints',
+        format: IMPORT_FORMAT,
         part,
         filtered,
         recordedAt,
