@@ -12,7 +12,6 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { LAMBDA_HANDLER } from './bundling';
 import type { FunctionSpec } from './function-catalog';
-import { functionCode } from './function-code';
 import { acknowledgeScopedWildcards, grantAccess } from './function-grants';
 import type { ResourceAccess } from './permissions';
 import type { VexdeskSettings } from './settings';
@@ -22,6 +21,8 @@ import { createTenantRole } from './tenant-roles';
 
 export interface ServiceFunctionsProps {
   catalog: readonly FunctionSpec[];
+  /** A function's deployment package from its entry (lib/function-code.ts `functionCode`). */
+  code: (entry: string) => lambda.Code;
   settings: VexdeskSettings;
   storage: Storage;
   /** Undefined when the catalog has no scan worker. */
@@ -59,7 +60,7 @@ export class ServiceFunctions {
     const logGroup = new logs.LogGroup(this.scope, `${id}Logs`, { retention: settings.logRetention });
     // Bundled by lib/bundling.ts (esbuild with plugins), hence lambda.Function rather than NodejsFunction.
     const fn = new lambda.Function(this.scope, `${id}Function`, {
-      code: functionCode(spec.entry),
+      code: this.props.code(spec.entry),
       handler: LAMBDA_HANDLER,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,

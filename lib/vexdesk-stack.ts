@@ -27,6 +27,7 @@ import type { ApiRoutes } from './api-routes';
 import { attachBackgroundTriggers, createScanQueue } from './background-jobs';
 import { ConsoleHosting } from './console-hosting';
 import { functionCatalog, type FunctionSpec } from './function-catalog';
+import { functionCode } from './function-code';
 import { createOriginSecret, createPublicClientFirewall, ORIGIN_VERIFY_HEADER } from './public-client-firewall';
 import { API_STAGE_NAME, ServiceApi, createTeamUsagePlan } from './rest-api';
 import { configureNotifyEmail } from './notify-email';
@@ -40,6 +41,11 @@ export interface VexdeskStackProps extends StackProps {
   settings?: Partial<VexdeskSettings>;
   /** The functions to deploy; defaults to `functionCatalog()`. Tests pass variants. */
   catalog?: FunctionSpec[];
+  /**
+   * Each function's deployment package, from its entry; defaults to `functionCode` (esbuild through CDK's
+   * local bundling, lib/function-code.ts). The infra tests pass the bundles they build once per run.
+   */
+  functionCode?: (entry: string) => lambda.Code;
 }
 
 export class VexdeskStack extends Stack {
@@ -85,7 +91,13 @@ export class VexdeskStack extends Stack {
     const scanWorker = catalog.find((spec) => spec.role.kind === 'scan-worker');
     this.scanQueue = scanWorker ? createScanQueue(this, scanWorker.timeoutSeconds) : undefined;
 
-    this.serviceFunctions = new ServiceFunctions(this, { catalog, settings, storage, scanQueue: this.scanQueue });
+    this.serviceFunctions = new ServiceFunctions(this, {
+      catalog,
+      code: props.functionCode ?? functionCode,
+      settings,
+      storage,
+      scanQueue: this.scanQueue,
+    });
     this.functions = this.serviceFunctions.byName;
     this.tenantRoles = this.serviceFunctions.tenantRoles;
 

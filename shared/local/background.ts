@@ -20,9 +20,9 @@ import { NO_GRACE, sweepUnfinishedWork } from '../service/scans/recovery-sweep';
 import { applyCorpusChanges } from '../service/watch/watch';
 import { checkCraDeadlines } from '../service/cra/deadline-check';
 import { checkApiKeyExpiry } from '../service/identity/key-expiry';
-import { Dispatch } from '../service/notifications/dispatch';
+import { Dispatch, type PassScope } from '../service/notifications/dispatch';
 import { observeWrites } from '../service/data/table-client';
-import { notificationWorkDueAt } from '../service/data/keys/notifications';
+import { notificationWorkOf, notifyShards, type NotificationWork } from '../service/data/keys/notifications';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -82,22 +82,24 @@ function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { sto
 }
 
 /**
- * How often the local runtime looks for notification work it was not told of (AWS: every minute): events
- * another process wrote (the admin CLI, a test), digests whose hour came. Work this process writes wakes the
- * dispatcher at once, a retry at its time.
+ * How often the local runtime looks everywhere for notification work (AWS: every minute): events another process
+ * wrote (the admin CLI, a test), retries it did not schedule, digests whose hour came. Work this process writes
+ * wakes the dispatcher at once, a retry at its time.
  */
 const NOTIFY_POLL_MS = Number(process.env.VEXDESK_NOTIFY_POLL_MS ?? 1000);
 /** Owed times are kept in steps of this: a burst of retries owed within one step needs one pass. */
 const OWED_STEP_MS = 50;
 
 /**
- * The notification worker's passes, in-process (functions/notify-worker on AWS). The next pass runs at once
- * after a pass that found new events (a burst is sent as fast as it is written), else at the earliest time work
- * is owed that no pass covered yet (a retry a pass scheduled, work `wake` was told of), at the latest after
- * NOTIFY_POLL_MS.
+ * The notification worker's passes, in-process (functions/notify-worker on AWS). A pass looks everywhere (every
+ * outbox shard, the due index, digests) every NOTIFY_POLL_MS; in between, a pass runs as soon as this process
+ * wrote an event, and reads only the outbox shards it wrote to, and at the times retries it scheduled are owed,
+ * reading only the due index: an idle look everywhere costs a query per shard and index, and a busy server
+ * writes events many times a second. After a pass that filled an outbox page the next reads every shard at once
+ * (a burst is sent as fast as it is written).
  */
 function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
-  wake(at: number): void;
+  wake(work: NotificationWork): void;
   stop(): Promise<void>;
 } {
   let current: Promise<unknown> = Promise.resolve();
@@ -106,7 +108,13 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
   let timer: NodeJS.Timeout | undefined;
   /** When the timer fires (epoch ms). */
   let timerAt = Infinity;
-  /** When work this process wrote is owed (epoch ms, in 50-ms steps): a pass that starts after one covers it. */
+  /** When the next pass that looks everywhere is owed (epoch ms). */
+  let lookEverywhereAt = Date.now();
+  /** Outbox shards this process wrote events to since the last pass started. */
+  const wokenShards = new Set<number>();
+  /** Whether the next pass reads every outbox shard (the last filled a page). */
+  let readEveryShard = false;
+  /** When retries this process scheduled are owed (epoch ms, in 50-ms steps): a pass that starts after one covers it. */
   const owed = new Set<number>();
   const owe = (at: number) => owed.add(Math.ceil(at / OWED_STEP_MS) * OWED_STEP_MS);
   const schedule = (at: number) => {
@@ -115,14 +123,25 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
     timerAt = at;
     timer = setTimeout(tickOutsideRequests, Math.max(0, at - Date.now())).unref();
   };
+  const nextPassAt = () => (readEveryShard || wokenShards.size > 0 ? Date.now() : Math.min(lookEverywhereAt, ...owed));
   const tick = () => {
     timerAt = Infinity;
     passRunning = true;
     const startedAt = Date.now();
-    let foundEvents = false;
-    current = runAsFunction('notify-worker', () => Dispatch.runOnce())
+    const everywhere = startedAt >= lookEverywhereAt;
+    if (everywhere) lookEverywhereAt = startedAt + NOTIFY_POLL_MS;
+    const scope: PassScope = everywhere
+      ? {}
+      : {
+          outboxShards: readEveryShard ? notifyShards : [...wokenShards],
+          dueIndex: [...owed].some((at) => at <= startedAt),
+          digests: false,
+        };
+    wokenShards.clear();
+    readEveryShard = false;
+    current = runAsFunction('notify-worker', () => Dispatch.runOnce(scope))
       .then((pass) => {
-        foundEvents = pass.events > 0;
+        readEveryShard = pass.moreEvents;
         if (pass.nextRetryAt !== undefined) owe(pass.nextRetryAt);
         if (pass.attempted > 0) log({ type: 'notify', result: pass });
       })
@@ -130,7 +149,7 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
       .finally(() => {
         passRunning = false;
         for (const at of owed) if (at <= startedAt) owed.delete(at);
-        schedule(foundEvents ? Date.now() : Math.min(Date.now() + NOTIFY_POLL_MS, ...owed));
+        schedule(nextPassAt());
       });
   };
   // `wake` is called from within requests: a timer set there would run the pass in that request's context, as its
@@ -138,9 +157,10 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
   const tickOutsideRequests = AsyncResource.bind(tick);
   schedule(Date.now());
   return {
-    wake: (at) => {
-      owe(Math.max(at, Date.now()));
-      if (!passRunning) schedule(Math.min(...owed));
+    wake: (work) => {
+      if (work.kind === 'outbox') wokenShards.add(work.shard);
+      else owe(Math.max(work.at, Date.now()));
+      if (!passRunning) schedule(nextPassAt());
     },
     stop: async () => {
       stopped = true;
@@ -168,12 +188,10 @@ export async function startLocalBackgroundWork(options: {
   const notifications = dispatchNotifications(options.log);
   // Events and owed attempts this process writes wake the dispatcher, instead of waiting for its poll.
   const stopObserving = observeWrites((items) => {
-    let dueAt: number | undefined;
     for (const item of items) {
-      const at = notificationWorkDueAt(item);
-      if (at !== undefined) dueAt = Math.min(dueAt ?? at, at);
+      const work = notificationWorkOf(item);
+      if (work) notifications.wake(work);
     }
-    if (dueAt !== undefined) notifications.wake(dueAt);
   });
   registerInProcessScanWorker((job) => {
     const scan = runAsFunction('scan-worker', () => Scans.run(job.teamId, job.actor, job.sbomId))

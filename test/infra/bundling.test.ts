@@ -1,11 +1,9 @@
 /**
  * lib/bundling.ts is the one source of the Lambda bundles: the stack builds
  * each function with it (lib/function-code.ts) and the bundle bench measures
- * the same options. These tests pin the settings, check that the
- * plugins do what they claim, on small bundles built and run here,
- * that code splitting keeps rarely used modules out of the cold start, and
- * that a function's bundle holds nothing but deployed code (functions/ and
- * shared/service/, see shared/README.md).
+ * the same options. These tests pin the settings and check that the plugins
+ * do what they claim, on small bundles built and run here. What the functions'
+ * own bundles hold is in ./function-bundles.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,17 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { build, type Metafile } from 'esbuild';
 import {
   BUNDLE_FILE_NAME,
-  buildFunctionBundle,
   bundleSettings,
   CHUNK_NAMES,
-  coldStartOutputs,
   esbuildOptions,
   lambdaCredentialsPlugin,
   purlCollatorPlugin,
   zodLocalesPlugin,
 } from '../../lib/bundling';
 import { PackageURL } from 'packageurl-js';
-import { functionCatalog, PROJECT_ROOT } from '../../lib/function-catalog';
+import { PROJECT_ROOT } from '../../lib/function-catalog';
+import { evaluateBundle as evaluate } from './support/evaluate-bundle';
 
 let workDir: string;
 
@@ -53,17 +50,6 @@ async function bundleSource(name: string, source: string): Promise<{ file: strin
   return { file, metafile: result.metafile };
 }
 
-/** Import the bundle in a fresh Node process and print what `expression` (using its exports as `m`) evaluates to. */
-function evaluate(file: string, expression: string, env: Record<string, string> = {}): unknown {
-  const script = `const m = await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(JSON.stringify(await (${expression})));`;
-  const output = execFileSync(process.execPath, ['--input-type=module', '--eval', script], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return JSON.parse(output) as unknown;
-}
-
 /** How many locales zod's own locales index exports. */
 function zodLocaleExports(): number {
   return readFileSync(join(PROJECT_ROOT, 'node_modules/zod/v4/locales/index.js'), 'utf8')
@@ -73,21 +59,6 @@ function zodLocaleExports(): number {
 
 function inputsOf(metafile: Metafile): string[] {
   return Object.keys(metafile.inputs);
-}
-
-/** Each function's real bundle, built once for all the tests that read it (a full build takes seconds). */
-const builds = new Map<string, { dir: string; metafile: Metafile }>();
-
-async function functionBundle(name: string): Promise<{ dir: string; metafile: Metafile }> {
-  const built = builds.get(name);
-  if (built) return built;
-  const dir = join(workDir, `function-${name}`);
-  const result = {
-    dir,
-    metafile: await buildFunctionBundle(join(PROJECT_ROOT, `functions/${name}/handler.ts`), dir),
-  };
-  builds.set(name, result);
-  return result;
 }
 
 describe('bundle settings', () => {
@@ -285,115 +256,4 @@ describe('packageurl-js collator plugin', () => {
 
     await expect(building).rejects.toThrow(/Update purlCollatorPlugin in lib\/bundling\.ts/);
   });
-});
-
-describe('code splitting', () => {
-  const CHILD_ENV = {
-    PUBLIC_BASE_URL: 'https://vexdesk.test',
-    AWS_REGION: 'us-east-1',
-    TABLE_NAME: 'test-table',
-    SBOM_BUCKET: 'test-sboms',
-    DISCLOSURE_BUCKET: 'test-disclosures',
-    LOG_LEVEL: 'ERROR',
-  };
-  /** Project files and packages in the files a cold start loads, and in the lazy chunks. */
-  function sourcesByLoad(metafile: Metafile): { initial: string[]; lazy: string[] } {
-    const { initial, lazy } = coldStartOutputs(metafile);
-    const sources = (outputs: string[]) =>
-      outputs.flatMap((output) => Object.keys(metafile.outputs[output]?.inputs ?? {}));
-    return { initial: sources(initial), lazy: sources(lazy) };
-  }
-
-  it('loads the VEX generators and the CVSS calculator only when a document is generated', async () => {
-    const { initial, lazy } = sourcesByLoad((await functionBundle('vex')).metafile);
-
-    expect(
-      initial.filter(
-        (source) =>
-          source.startsWith('shared/service/vex/formats/') || source.includes('node_modules/ae-cvss-calculator/'),
-      ),
-    ).toEqual([]);
-    expect(lazy).toEqual(
-      expect.arrayContaining([
-        'shared/service/vex/formats/index.ts',
-        'shared/service/vex/formats/csaf.ts',
-        'shared/service/cvss/score.ts',
-      ]),
-    );
-    expect(initial).toEqual(
-      expect.arrayContaining(['functions/vex/handler.ts', 'shared/service/vex/vex-documents.ts']),
-    );
-  });
-
-  it('loads the SBOM parsers with the first upload, and STS with the first tenant credentials', async () => {
-    const { initial, lazy } = sourcesByLoad((await functionBundle('sboms')).metafile);
-
-    expect(
-      initial.filter(
-        (source) =>
-          source.startsWith('shared/service/sbom/parse') || source.includes('node_modules/@aws-sdk/client-sts/'),
-      ),
-    ).toEqual([]);
-    expect(lazy).toEqual(expect.arrayContaining(['shared/service/sbom/parse.ts']));
-    expect(lazy.some((source) => source.includes('node_modules/@aws-sdk/client-sts/'))).toBe(true);
-    // The SDK stays bundled: the DynamoDB client is part of the cold start, the S3 client a chunk of the bundle.
-    expect(initial.some((source) => source.includes('node_modules/@aws-sdk/client-dynamodb/'))).toBe(true);
-    expect(lazy.some((source) => source.includes('node_modules/@aws-sdk/client-s3/'))).toBe(true);
-  });
-
-  it.each(functionCatalog().map((spec) => spec.name))(
-    'loads no S3, SQS, KMS, Secrets Manager or STS client in the %s function at cold start: each comes with its first call',
-    async (name) => {
-      const { initial, lazy } = sourcesByLoad((await functionBundle(name)).metafile);
-      const loadedOnFirstCall = (source: string) =>
-        /node_modules\/@aws-sdk\/(client-(s3|sqs|kms|secrets-manager|sts)|s3-request-presigner)\//.test(source);
-
-      expect(initial.filter(loadedOnFirstCall)).toEqual([]);
-      // Those that use S3 have it as a chunk of the bundle (the SDK stays bundled).
-      if (['releases', 'sboms', 'scans', 'vex', 'disclosures', 'scan-worker', 'corpus-refresh'].includes(name)) {
-        expect(lazy.some((source) => source.includes('node_modules/@aws-sdk/client-s3/'))).toBe(true);
-      }
-    },
-  );
-
-  it('loads the S3 package in the products function only with a product delete (its one S3 use)', async () => {
-    const { initial, lazy } = sourcesByLoad((await functionBundle('products')).metafile);
-
-    expect(initial.filter((source) => source === 'shared/service/data/object-prefix.ts')).toEqual([]);
-    expect(lazy).toEqual(expect.arrayContaining(['shared/service/data/object-prefix.ts', 'shared/service/aws-s3.ts']));
-  });
-
-  it('writes chunks that load from the bundle directory in a fresh Node process, entry and lazy ones alike', async () => {
-    const { dir, metafile } = await functionBundle('vex');
-    const { initial, lazy } = coldStartOutputs(metafile);
-    const files = [...initial, ...lazy].map((output) => join(PROJECT_ROOT, output));
-
-    expect(lazy.length).toBeGreaterThan(0);
-    expect(files.every((file) => file.startsWith(dir))).toBe(true);
-    expect(lazy.every((output) => output.includes('/chunks/'))).toBe(true);
-    const loaded = evaluate(
-      join(dir, BUNDLE_FILE_NAME),
-      `(async () => {
-        const chunks = await Promise.all(${JSON.stringify(files.map((file) => pathToFileURL(file).href))}.map((url) => import(url)));
-        return { handler: typeof m.handler, chunks: chunks.length };
-      })()`,
-      CHILD_ENV,
-    );
-
-    expect(loaded).toEqual({ handler: 'function', chunks: files.length });
-  });
-});
-
-describe('what a Lambda bundle is built from', () => {
-  it.each(functionCatalog().map((spec) => spec.name))(
-    'the %s bundle holds only deployed code: nothing of the development runtime, the client, bin/, lib/, test/ or web/',
-    async (name) => {
-      const projectFiles = inputsOf((await functionBundle(name)).metafile).filter(
-        (input) => !input.includes('node_modules/'),
-      );
-
-      expect(projectFiles).toContain(`functions/${name}/handler.ts`);
-      expect(projectFiles.filter((input) => !/^(functions|shared\/service)\//.test(input))).toEqual([]);
-    },
-  );
 });

@@ -1,16 +1,14 @@
 /**
  * A function deployed without PUBLIC_BASE_URL (or any other required variable) fails
- * its cold start, not a request later (issue 9 item 10): the deployed bundle, built as
- * the stack builds it, is loaded in a fresh Node as Lambda's init phase loads it.
+ * its cold start, not a request later: the deployed bundle, built as the stack builds it
+ * (once per run, ./support/function-bundles.ts), is loaded in a fresh Node as Lambda's init phase loads it.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BUNDLE_FILE_NAME, buildFunctionBundle } from '../../lib/bundling';
-import { PROJECT_ROOT } from '../../lib/function-catalog';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { BUNDLE_FILE_NAME } from '../../lib/bundling';
+import { ALL_BUNDLES_TIMEOUT_MS, functionBundle } from './support/function-bundles';
 
 const DEPLOYED_ENV = {
   AWS_REGION: 'eu-west-1',
@@ -20,16 +18,12 @@ const DEPLOYED_ENV = {
   PUBLIC_BASE_URL: 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod',
 };
 
-let workDir: string;
 let bundle: string;
 
 beforeAll(async () => {
-  workDir = mkdtempSync(join(tmpdir(), 'vexdesk-cold-start-'));
-  await buildFunctionBundle(join(PROJECT_ROOT, 'functions/authorizer/handler.ts'), workDir);
-  bundle = join(workDir, BUNDLE_FILE_NAME);
-});
-
-afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+  bundle = join((await functionBundle('authorizer')).dir, BUNDLE_FILE_NAME);
+  // Another worker may be building it among the other functions.
+}, ALL_BUNDLES_TIMEOUT_MS);
 
 /** Loads the bundle as the Lambda runtime's init phase does; the error text on failure. */
 function load(env: Record<string, string>): { ok: true } | { ok: false; stderr: string } {

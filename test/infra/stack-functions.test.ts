@@ -1,18 +1,26 @@
 /**
  * The stack's functions (lib/service-functions.ts) on the synthesized template: runtime, sizing,
- * environment, log groups and the bundles themselves. The stack is synthesized once, with real esbuild
- * bundling, so a function that no longer bundles fails here too.
+ * environment, log groups and the bundles themselves. The stack is synthesized once, each function's
+ * asset staged from its bundle built for this run (./support/function-bundles.ts), the bundle every
+ * other test reads, so a function that no longer bundles fails here too. That this is what a deployment
+ * ships is the last suite's check: lib/function-code.ts with CDK's local bundling for real, on one
+ * function (CDK runs lib/build-function.ts in a child process and stages what it writes), gives the
+ * same files as the run's build; the 20 functions are not bundled twice.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import type { Template } from 'aws-cdk-lib/assertions';
-import type { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Stack, type App } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { routes, type RouteDefinition } from '../../shared/service/http/routes';
-import { functionCatalog, type FunctionSpec } from '../../lib/function-catalog';
+import { LAMBDA_HANDLER } from '../../lib/bundling';
+import { functionCatalog, PROJECT_ROOT, type FunctionSpec } from '../../lib/function-catalog';
+import { functionCode } from '../../lib/function-code';
 import { usesTable } from '../../lib/permissions';
 import type { VexdeskStack } from '../../lib/vexdesk-stack';
 import {
+  createApp,
   environmentOfFunction,
   functionLogicalId,
   functionPropertiesOf,
@@ -20,6 +28,7 @@ import {
   resourcesOf,
   synthStack,
 } from './support/synth';
+import { ALL_BUNDLES_TIMEOUT_MS, functionBundles, type FunctionBundle } from './support/function-bundles';
 
 const allRoutes = routes as readonly RouteDefinition[];
 
@@ -27,11 +36,13 @@ let app: App;
 let stack: VexdeskStack;
 let template: Template;
 let catalog: FunctionSpec[];
+let bundles: Map<string, FunctionBundle>;
 
-beforeAll(() => {
-  ({ app, stack, template } = synthStack({ bundle: true }));
+beforeAll(async () => {
+  bundles = await functionBundles();
+  ({ app, stack, template } = synthStack({ bundles }));
   catalog = functionCatalog();
-});
+}, ALL_BUNDLES_TIMEOUT_MS);
 
 const functionProperties = (name: string): Record<string, unknown> => functionPropertiesOf(template, stack, name);
 const environmentOf = (name: string): Record<string, unknown> => environmentOfFunction(template, stack, name);
@@ -151,5 +162,72 @@ describe('functions', () => {
       expect({ name: spec.name, unexpected }).toEqual({ name: spec.name, unexpected: [] });
     }
     expect(bundledPackages('openapi')).toContain('@asteasolutions/zod-to-openapi');
+  });
+});
+
+/** Bundled through CDK below: the smallest function. */
+const BUNDLED_BY_CDK = 'authorizer';
+
+/** CDK's local bundling for real on one function (the stack above stages the run's builds instead). */
+function bundleThroughCdk(name: string): string {
+  const app = createApp({ stageAssets: true });
+  const stack = new Stack(app, 'FunctionCode');
+  const entry = functionCatalog().find((spec) => spec.name === name)!.entry;
+  const fn = new lambda.Function(stack, 'Function', {
+    code: functionCode(entry),
+    handler: LAMBDA_HANDLER,
+    runtime: lambda.Runtime.NODEJS_24_X,
+  });
+  const metadata = resourcesOf(Template.fromStack(stack))[logicalIdOf(stack, fn)]?.Metadata as Record<string, string>;
+  return join(app.outdir, metadata['aws:asset:path']!);
+}
+
+function filesOf(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
+}
+
+/** A plugin's module (`<namespace>:<path>`), named the same in every map. */
+const PLUGIN_SOURCE = /^[\w-]+:/;
+
+/** A source map with its files' sources as absolute paths: the same map whichever directory it was written to. */
+function sourceMap(file: string): Record<string, unknown> {
+  const map = JSON.parse(readFileSync(file, 'utf8')) as { sources: string[] } & Record<string, unknown>;
+  const absolute = (source: string) => (PLUGIN_SOURCE.test(source) ? source : resolve(dirname(file), source));
+  return { ...map, sources: map.sources.map(absolute) };
+}
+
+describe('function code through CDK local bundling', () => {
+  let built: FunctionBundle;
+  let stagedDir: string;
+
+  beforeAll(() => {
+    built = bundles.get(BUNDLED_BY_CDK)!;
+    stagedDir = bundleThroughCdk(BUNDLED_BY_CDK);
+  });
+
+  it("stages the entry's bundle as lib/bundling.ts builds it: the same files, code byte for byte, maps naming the same sources", () => {
+    const files = filesOf(stagedDir);
+
+    expect(files).toEqual(filesOf(built.dir));
+    expect(files).toEqual(expect.arrayContaining(['index.mjs', 'index.mjs.map']));
+    for (const file of files) {
+      if (file.endsWith('.map')) {
+        expect(sourceMap(join(stagedDir, file))).toEqual(sourceMap(join(built.dir, file)));
+      } else {
+        expect(readFileSync(join(stagedDir, file)).equals(readFileSync(join(built.dir, file)))).toBe(true);
+      }
+    }
+    expect(sourceMap(join(stagedDir, 'index.mjs.map')).sources).toContain(
+      join(PROJECT_ROOT, `functions/${BUNDLED_BY_CDK}/handler.ts`),
+    );
+  });
+
+  it('refuses an entry that does not exist when the stack is built, not when the asset is staged', () => {
+    expect(() => functionCode(join(PROJECT_ROOT, 'functions/no-such-function/handler.ts'))).toThrow(
+      /Lambda entry .*functions\/no-such-function\/handler\.ts does not exist/,
+    );
   });
 });

@@ -39,6 +39,16 @@ const OUTBOX_CONCURRENCY_PER_SHARD = 4;
 
 export { deliveryIdOf };
 
+/** What a dispatch pass looks at: a dispatcher told of the work its own process wrote need not look everywhere. */
+export interface PassScope {
+  /** The outbox shards to read (all when omitted). */
+  outboxShards?: readonly number[];
+  /** Whether to read the due index for owed attempts (default true). */
+  dueIndex?: boolean;
+  /** Whether to make the daily digests whose hour came (default true). */
+  digests?: boolean;
+}
+
 /** Claims the delivery's next attempt, makes and records it; answers the delivery as recorded (undefined if someone else holds it). */
 async function attempt(pass: DispatchPass, delivery: StoredDelivery): Promise<StoredDelivery | undefined> {
   const claimed = await DeliveryStore.claim(delivery, leaseEnd());
@@ -64,16 +74,18 @@ async function inParallel<T>(
 export const Dispatch = {
   /**
    * Reads up to `limit` outbox entries per shard and sends and writes their deliveries, a transaction's worth at a
-   * time, the groups side by side; answers how many entries, attempts and deliveries.
+   * time, the groups side by side; answers how many entries, attempts and deliveries, and whether a shard may hold
+   * more (it filled its page).
    */
   async drainOutbox(
     pass: DispatchPass,
     limit = OUTBOX_PAGE,
-  ): Promise<{ events: number; attempted: number; delivered: number }> {
+    shards: readonly number[] = notifyShards,
+  ): Promise<{ events: number; attempted: number; delivered: number; more: boolean }> {
     const index = tableDefinition.globalIndexes[0];
-    const totals = { events: 0, attempted: 0, delivered: 0 };
+    const totals = { events: 0, attempted: 0, delivered: 0, more: false };
     await Promise.all(
-      notifyShards.map(async (shard) => {
+      shards.map(async (shard) => {
         const pages = queryPages<Item>({
           pk: keys.notifyOutboxPartition(shard).gsi1pk,
           indexName: index.indexName,
@@ -90,6 +102,7 @@ export const Dispatch = {
           }),
         );
         totals.events += plans.length;
+        if (plans.length >= limit) totals.more = true;
         // Many entries per transaction: a burst of thousands (one corpus change) clears in seconds, not minutes.
         await inParallel(
           transactionGroups(plans),
@@ -118,15 +131,27 @@ export const Dispatch = {
     return { attempted, delivered };
   },
 
-  /** One pass: new events are sent and become deliveries, owed attempts are made. */
-  async runOnce(): Promise<{ events: number; attempted: number; delivered: number; nextRetryAt?: number }> {
+  /**
+   * One pass: new events are sent and become deliveries, owed attempts are made, daily digests whose hour came are
+   * made; `scope` narrows what it looks at (everything by default). `moreEvents`: the outbox may hold more than
+   * this pass read.
+   */
+  async runOnce(scope: PassScope = {}): Promise<{
+    events: number;
+    moreEvents: boolean;
+    attempted: number;
+    delivered: number;
+    nextRetryAt?: number;
+  }> {
     const pass = new DispatchPass({ batchRecords: true });
-    const drained = await Dispatch.drainOutbox(pass);
-    const due: StoredDelivery[] = await digestsDue();
-    for await (const delivery of DeliveryStore.due(new Date().toISOString(), 500)) due.push(delivery);
+    const drained = await Dispatch.drainOutbox(pass, OUTBOX_PAGE, scope.outboxShards);
+    const due: StoredDelivery[] = scope.digests === false ? [] : await digestsDue();
+    if (scope.dueIndex !== false)
+      for await (const delivery of DeliveryStore.due(new Date().toISOString(), 500)) due.push(delivery);
     const retried = await Dispatch.attempt(pass, due);
     return {
       events: drained.events,
+      moreEvents: drained.more,
       attempted: drained.attempted + retried.attempted,
       delivered: drained.delivered + retried.delivered,
       ...(pass.nextRetryAt !== undefined ? { nextRetryAt: pass.nextRetryAt } : {}),

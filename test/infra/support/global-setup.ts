@@ -1,8 +1,8 @@
 /**
  * A directory for the infra project's run, removed by ./global-teardown.ts: it holds the cloud
  * assemblies the tests synthesize, which CDK would otherwise leave in a directory of their own
- * under the system's temp directory (tens of MB each with the assets). Workers start after this
- * and inherit the variable.
+ * under the system's temp directory (tens of MB each with the assets), and the functions' bundles
+ * (./function-bundles.ts). Workers start after this and inherit the variable.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,12 +6,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { expect } from '@jest/globals';
 import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { PROJECT_ROOT } from '../../../lib/function-catalog';
 import type { VexdeskSettings } from '../../../lib/settings';
 import { VexdeskStack, type VexdeskStackProps } from '../../../lib/vexdesk-stack';
+import type { FunctionBundle } from './function-bundles';
 import { infraRunDir } from './global-setup';
 
 interface CdkJson {
@@ -24,14 +26,18 @@ export function cdkJsonContext(): Record<string, unknown> {
 }
 
 export interface SynthOptions {
-  /** Run esbuild for every function (slow-ish); otherwise assets are stubbed. */
-  bundle?: boolean;
+  /**
+   * Stage real assets: each function's code is its bundle from this run's builds (./function-bundles.ts),
+   * the console a stand-in. Otherwise every asset is stubbed (no bundling, nothing copied).
+   */
+  bundles?: ReadonlyMap<string, FunctionBundle>;
   /** Extra context, as `-c key=value` would pass it. */
   context?: Record<string, unknown>;
   props?: VexdeskStackProps;
 }
 
-export function createApp(options: SynthOptions = {}): App {
+/** `stageAssets`: stage (and bundle) every asset, recording each one's directory on its resource. */
+export function createApp(options: { stageAssets?: boolean; context?: Record<string, unknown> } = {}): App {
   const runDir = infraRunDir();
   return new App({
     // In the run's directory, removed when the run ends (CDK's default, a temp directory of its own, stays behind).
@@ -40,19 +46,33 @@ export function createApp(options: SynthOptions = {}): App {
       ...cdkJsonContext(),
       // Bundling: record each asset's directory on its resource (as the CLI does), so tests can open the bundle.
       // No bundling: an empty list skips asset bundling for every stack.
-      ...(options.bundle ? { 'aws:cdk:enable-asset-metadata': true } : { 'aws:cdk:bundling-stacks': [] }),
+      ...(options.stageAssets ? { 'aws:cdk:enable-asset-metadata': true } : { 'aws:cdk:bundling-stacks': [] }),
       ...options.context,
     },
   });
 }
 
-/** A stand-in for the built console (web/dist), so tests that bundle the functions do not also build the console. */
+/** A stand-in for the built console (web/dist), so tests that stage the assets do not also build the console. */
 export const CONSOLE_FIXTURE = `${PROJECT_ROOT}/test/fixtures/console`;
 
+/** Each function's code: the directory of its bundle built for this run, staged as CDK stages any asset directory. */
+function prebuiltFunctionCode(bundles: ReadonlyMap<string, FunctionBundle>): (entry: string) => lambda.Code {
+  return (entry) => {
+    const bundle = [...bundles.values()].find((built) => built.entry === entry);
+    if (!bundle) throw new Error(`No bundle was built for ${entry}`);
+    return lambda.Code.fromAsset(bundle.dir);
+  };
+}
+
 export function synthStack(options: SynthOptions = {}): { app: App; stack: VexdeskStack; template: Template } {
-  const app = createApp(options);
-  const props = options.bundle
-    ? { ...options.props, settings: { consoleAssets: CONSOLE_FIXTURE, ...options.props?.settings } }
+  const { bundles } = options;
+  const app = createApp({ stageAssets: bundles !== undefined, context: options.context });
+  const props = bundles
+    ? {
+        ...options.props,
+        functionCode: prebuiltFunctionCode(bundles),
+        settings: { consoleAssets: CONSOLE_FIXTURE, ...options.props?.settings },
+      }
     : options.props;
   const stack = new VexdeskStack(app, 'Vexdesk', props);
   return { app, stack, template: Template.fromStack(stack) };

@@ -72,16 +72,22 @@ export const notificationKeys = {
   notificationDigestPendingPartition: (shard: number) => ({ gsi1pk: `NOTIFY_DIGEST#${shard}` }),
 } as const;
 
+/** Notification work an item carries: an event's outbox entry (in its shard), or a delivery due at a time (epoch ms). */
+export type NotificationWork = { kind: 'outbox'; shard: number } | { kind: 'due'; at: number };
+
 /**
- * When the notification work an item written carries is due (epoch ms): an outbox entry at once, a delivery on
- * the due index at its next attempt; undefined for any other item. A local dispatcher that sees the writes of
- * its own process wakes up for them instead of polling for them (shared/local/background.ts).
+ * The notification work an item written carries: an outbox entry, or a delivery on the due index at its next
+ * attempt; undefined for any other item. A local dispatcher that sees the writes of its own process wakes up for
+ * them instead of polling for them (shared/local/background.ts).
  */
-export function notificationWorkDueAt(item: Record<string, unknown>): number | undefined {
-  if (typeof item.gsi1pk === 'string' && item.gsi1pk.startsWith(OUTBOX_PREFIX)) return 0;
+export function notificationWorkOf(item: Record<string, unknown>): NotificationWork | undefined {
+  if (typeof item.gsi1pk === 'string' && item.gsi1pk.startsWith(OUTBOX_PREFIX)) {
+    const shard = Number(item.gsi1pk.slice(OUTBOX_PREFIX.length));
+    return Number.isInteger(shard) ? { kind: 'outbox', shard } : undefined;
+  }
   if (typeof item.gsi3pk === 'string' && item.gsi3pk.startsWith(DUE_PREFIX) && typeof item.gsi3sk === 'string') {
     const at = Date.parse(item.gsi3sk.slice(0, item.gsi3sk.indexOf('#')));
-    return Number.isNaN(at) ? undefined : at;
+    return Number.isNaN(at) ? undefined : { kind: 'due', at };
   }
   return undefined;
 }

@@ -4,11 +4,11 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { App } from 'aws-cdk-lib';
-import { NOTIFY_EMAIL_SENDERS } from '../../lib/notify-email';
-import { CONTEXT_KEYS, settingsFromContext } from '../../lib/settings';
-import type { VexdeskStack } from '../../lib/vexdesk-stack';
+import { NOTIFY_EMAIL_SENDERS } from '../../../lib/notify-email';
+import { CONTEXT_KEYS, settingsFromContext } from '../../../lib/settings';
+import type { VexdeskStack } from '../../../lib/vexdesk-stack';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { environmentOfFunction, executionRoleLogicalId, statementsOfRole, synthStack } from './support/synth';
+import { environmentOfFunction, executionRoleLogicalId, sharedStack, statementsOfRole } from '../support/synth';
 
 const IDENTITY = 'arn:aws:ses:eu-west-1:123456789012:identity/acme.example';
 const FROM = 'psirt-alerts@acme.example';
@@ -58,7 +58,7 @@ describe('the stack with an SES identity', () => {
   let template: Template;
 
   beforeAll(() => {
-    ({ stack, template } = synthStack({ props: { settings: { notifyEmail: { identityArn: IDENTITY, from: FROM } } } }));
+    ({ stack, template } = sharedStack({ notifyEmail: { identityArn: IDENTITY, from: FROM } }));
   });
 
   it('lets the notify worker and the notifications API send e-mail as that identity only, and tells them the sender', () => {
@@ -79,7 +79,7 @@ describe('the stack with an SES identity', () => {
 
 describe('the stack without one', () => {
   it('grants no SES and sets no sender, so e-mail channels are refused when created', () => {
-    const { stack, template } = synthStack();
+    const { stack, template } = sharedStack();
     for (const name of stack.functions.keys()) {
       expect({ name, ses: sesStatements(template, stack, name) }).toEqual({ name, ses: [] });
       expect(environmentOfFunction(template, stack, name)).not.toHaveProperty('NOTIFY_SES_FROM');
