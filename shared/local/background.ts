@@ -95,8 +95,9 @@ const OWED_STEP_MS = 50;
  * outbox shard, the due index, digests) every NOTIFY_POLL_MS; in between, a pass runs as soon as this process
  * wrote an event, and reads only the outbox shards it wrote to, and at the times retries it scheduled are owed,
  * reading only the due index: an idle look everywhere costs a query per shard and index, and a busy server
- * writes events many times a second. After a pass that filled an outbox page the next reads every shard at once
- * (a burst is sent as fast as it is written).
+ * writes events many times a second. After a pass that filled an outbox page, or a look everywhere that found
+ * events (another process may be writing a burst), the next reads every outbox shard at once: a burst is sent as
+ * fast as it is written.
  */
 function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
   wake(work: NotificationWork): void;
@@ -141,7 +142,8 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
     readEveryShard = false;
     current = runAsFunction('notify-worker', () => Dispatch.runOnce(scope))
       .then((pass) => {
-        readEveryShard = pass.moreEvents;
+        // Events a look everywhere found came from another process, which may be writing more: read again at once.
+        readEveryShard = pass.moreEvents || (everywhere && pass.events > 0);
         if (pass.nextRetryAt !== undefined) owe(pass.nextRetryAt);
         if (pass.attempted > 0) log({ type: 'notify', result: pass });
       })

@@ -115,6 +115,60 @@ describe('LevelDB key filter', () => {
   });
 });
 
+describe('the key filter build', () => {
+  it('reads the keys of a large store in a few steps, each a hop to the thread pool', async () => {
+    const location = path.join(directory, 'steps');
+    let db = new Level(location, { valueEncoding: 'utf8' });
+    await db.open();
+    // Keys of dynalite's length (~100 bytes): 16 KB of them per step would be ~160 keys, 250 steps.
+    const keys = Array.from(
+      { length: 40_000 },
+      (_, index) => `item-vexdesk~${index.toString(16).padStart(6, '0')}/${'ab'.repeat(40)}/`,
+    );
+    await db.batch(keys.map((key) => ({ type: 'put', key, value: 'v' })));
+    await db.close();
+
+    db = new Level(location, { valueEncoding: 'utf8' });
+    let steps = 0;
+    const keysOf = (db as unknown as { keys: (options: object) => { nextv: (size: number) => Promise<unknown[]> } })
+      .keys;
+    Object.assign(db, {
+      keys(this: Level, options: object) {
+        const iterator = keysOf.call(this, options);
+        const nextv = iterator.nextv.bind(iterator);
+        iterator.nextv = (size: number) => {
+          steps += 1;
+          return nextv(size);
+        };
+        return iterator;
+      },
+    });
+    await db.open();
+    await filterReady(db);
+    expect(steps).toBeLessThanOrEqual(6);
+    for (const key of keys.slice(0, 100)) expect(await db.get(key)).toBe('v');
+    await db.close();
+  });
+
+  it('leaves a store with a key that is not UTF-8 unfiltered, every read going to LevelDB', async () => {
+    const location = path.join(directory, 'not-utf8');
+    let db = new Level(location, { valueEncoding: 'utf8' });
+    await db.open();
+    const bytesKey = Buffer.from([0x69, 0x74, 0x65, 0x6d, 0xff, 0xfe, 0x01]);
+    await db.put(bytesKey, 'bytes');
+    await db.batch(Array.from({ length: 100 }, (_, index) => ({ type: 'put', key: `k${index}`, value: 'v' })));
+    await db.close();
+
+    db = new Level(location, { valueEncoding: 'utf8' });
+    await db.open();
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a store of a few keys: built by now, were it built
+    expect(keyFilterOf(db)?.ready).toBe(false);
+    expect(await db.get(bytesKey)).toBe('bytes');
+    expect(await db.get('k99')).toBe('v');
+    await db.close();
+  });
+});
+
 describe('the embedded engine with the key filter', () => {
   const TABLE = 'key-filter-test';
   const items = Array.from({ length: 50 }, (_, index) => ({

@@ -110,6 +110,31 @@ describe('local server memory', () => {
     expect(newSpace).toBeLessThanOrEqual(NEW_SPACE_LIMIT);
   });
 
+  it('starts `npm start` with old generations held to 2x growth: a promoting probe peaks under 3/4 of V8 default', () => {
+    const { scripts } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+      scripts: { start: string };
+    };
+    const flags = (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/start\.ts/.exec(scripts.start)?.[1] ?? '')
+      .split(/\s+/)
+      .filter(Boolean);
+    // A live set, and a churn whose objects survive a few scavenges before they die (as a scan's batch writes
+    // do): V8 promotes them, and lets the old generation grow by up to 4x between full collections by default.
+    const probe = `const v8 = require('node:v8'); const oldSpace = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
+      const live = []; for (let i = 0; i < 4e5; i++) live.push({ i, s: 'live' + i, a: [i, i + 1] });
+      let recent = []; let peak = 0;
+      for (let round = 0; round < 60; round++) {
+        for (let i = 0; i < 1e5; i++) recent.push({ i, s: 'x' + i, a: [i] });
+        if (recent.length > 3e5) recent = [];
+        peak = Math.max(peak, oldSpace().space_size);
+      }
+      process.stdout.write(String(peak));`;
+    const peakOldSpace = (nodeFlags: string[]) =>
+      Number(execFileSync(process.execPath, [...nodeFlags, '-e', probe], { encoding: 'utf8' }));
+    const withStartFlags = peakOldSpace(flags);
+    const withV8Default = peakOldSpace(flags.filter((flag) => !flag.startsWith('--heap-growing-percent')));
+    expect(withStartFlags).toBeLessThan(withV8Default * 0.75);
+  });
+
   it('keeps at most 64 LevelDB tables mapped by the LevelDB class dynalite opens, however many tables it reads', async () => {
     // The class dynalite's `new Level(path, { valueEncoding })` resolves to, patched by embedded-dynalite.ts.
     const dynaliteRequire = createRequire(createRequire(import.meta.url).resolve('dynalite'));
