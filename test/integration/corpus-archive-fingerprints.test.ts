@@ -142,6 +142,26 @@ describe('skipping the unchanged buckets of an OSV archive', () => {
     } finally {
       await source.close?.();
     }
+
+    // A later version revising the first record, interrupted after that record was written: importing the
+    // archive as it was again reads that record's bucket (its fingerprint was dropped) and sets it back.
+    writeZip(dir, entriesOf([record(1000, '1.4.0'), ...records.slice(1)]));
+    const revised = await fileSource(path);
+    try {
+      const stopped = await importOsvArchive(revised, { scope, checkpointRecords: 1, shouldStop: () => true });
+      expect(stopped).toMatchObject({ done: false, written: 1 });
+    } finally {
+      await revised.close?.();
+    }
+    writeZip(dir, entriesOf(records));
+    const original = await fileSource(path);
+    try {
+      const restored = await importOsvArchive(original, { scope });
+      expect(restored).toMatchObject({ done: true, read: 50, written: 1 });
+      expect(restored.unchangedByFingerprint).toBeGreaterThanOrEqual(45);
+    } finally {
+      await original.close?.();
+    }
   });
 
   it('fingerprints recorded without the package filter let only an unfiltered import skip', async () => {

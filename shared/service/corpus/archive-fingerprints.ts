@@ -5,8 +5,9 @@
  * the archive; a bucket's fingerprint hashes its entries' names, CRC-32s and sizes (in an order of their
  * own, not the archive's), all taken from the zip's central directory: computing them reads no entry.
  *
- * The fingerprints are stored only when an archive's import completes, so a stored fingerprint says
- * that every entry of its bucket, as it was then, was imported. An import skips the entries of the
+ * The fingerprints are stored only when an archive's import completes, and an import drops those of
+ * the buckets it will write before it writes, so a stored fingerprint says that every entry of its
+ * bucket, as it was then, was imported and not since replaced by another version of the archive. An import skips the entries of the
  * buckets whose fingerprint is unchanged; the others go through the per-record path, which compares
  * content hashes as before. A bucket with an unreadable entry is stored without a fingerprint (its
  * error is reported again each time), and fingerprints recorded without the package filter do not
@@ -15,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { keys } from '../data/keys';
-import { batchGet, batchWrite } from '../data/table-client';
+import { batchGet, batchWrite, type Item } from '../data/table-client';
 import { zipDirectory, ZipFormatError, type RandomAccessSource } from './parse/zip-entries';
 
 /** About 32 entries a bucket at OSV's 520,000 records: a delta of a few hundred records reads a few percent. */
@@ -91,20 +92,31 @@ function itemKeys(scope: string) {
 
 /**
  * Which buckets are unchanged since the archive's last complete import: their stored fingerprint equals
- * the computed one, and it was recorded with the package filter if this import keeps one.
+ * the computed one, and it was recorded with the package filter if this import keeps one. The stored
+ * fingerprints of the buckets that differ are dropped before this import writes any of their records:
+ * were it interrupted, a later import of the archive as it was would otherwise skip the records this
+ * one changed.
  */
 export async function unchangedBuckets(scope: string, current: ArchiveBuckets, filtered: boolean): Promise<Uint8Array> {
   const unchanged = new Uint8Array(BUCKETS);
   const items = await batchGet(itemKeys(scope));
+  const dropped: Item[] = [];
   for (const item of items) {
-    if (item.format !== IMPORT_FORMAT || (filtered && item.filtered !== true)) continue;
     const part = Number(item.part);
     const stored = String(item.fingerprints);
+    const usable = item.format === IMPORT_FORMAT && (!filtered || item.filtered === true);
+    let kept = '';
     for (let offset = 0; offset < PER_ITEM; offset += 1) {
       const bucket = part * PER_ITEM + offset;
-      if (stored.slice(offset * WIDTH, (offset + 1) * WIDTH) === current.fingerprints[bucket]) unchanged[bucket] = 1;
+      const fingerprint = stored.slice(offset * WIDTH, (offset + 1) * WIDTH);
+      if (fingerprint === current.fingerprints[bucket]) {
+        if (usable) unchanged[bucket] = 1;
+        kept += fingerprint;
+      } else kept += NONE;
     }
+    if (kept !== stored) dropped.push({ ...item, fingerprints: kept });
   }
+  if (dropped.length > 0) await batchWrite(dropped);
   return unchanged;
 }
 
