@@ -34,7 +34,7 @@ async function startTestServer(): Promise<ServerProcess & { dataDir: string }> {
     VEXDESK_ALLOW_LOOPBACK_WEBHOOKS: '1',
     VEXDESK_NOTIFY_RETRY_BASE_MS: '300',
     // One server per jest worker already fills the cores: engines on the API's thread spare each DynamoDB
-    // call the loopback hop and its signature (docs/architecture/local-runtime.md). e2e and crash keep the default.
+    // call the loopback hop and its signature (docs/architecture/local-runtime.md). The crash test keeps the default.
     VEXDESK_ENGINES_THREAD: 'main',
   });
   return { ...server, dataDir };
