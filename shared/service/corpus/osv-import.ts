@@ -176,8 +176,9 @@ export async function importOsvArchive(
   const entries = await zipEntryCount(source);
   const from = options.from ?? 0;
   const run = await OsvImportRun.start(entries, options);
-  const buckets = options.scope === undefined ? undefined : await archiveBuckets(source, entries);
-  const unchanged = buckets && (await unchangedBuckets(options.scope!, buckets, run.filtered));
+  const { scope } = options;
+  const buckets = scope === undefined ? undefined : await archiveBuckets(source, entries);
+  const unchanged = scope !== undefined && buckets ? await unchangedBuckets(scope, buckets, run.filtered) : undefined;
   const errorBuckets = new Set(options.errorBuckets);
   /** Whether to read an entry: a record whose bucket changed (every record without fingerprints). */
   const include = (index: number): boolean => {
@@ -214,7 +215,7 @@ export async function importOsvArchive(
   }
   await run.complete();
   // Only a complete import vouches for its buckets: an interrupted one records nothing.
-  if (buckets) await recordArchiveBuckets(options.scope!, buckets, run.filtered, errorBuckets);
+  if (scope !== undefined && buckets) await recordArchiveBuckets(scope, buckets, run.filtered, errorBuckets);
   await options.checkpoint?.(entries, [...errorBuckets]);
   return result(entries, true);
 }
