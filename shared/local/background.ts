@@ -113,7 +113,7 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
   let lookEverywhereAt = Date.now();
   /** Outbox shards this process wrote events to since the last pass started. */
   const wokenShards = new Set<number>();
-  /** Whether the next pass reads every outbox shard (the last filled a page). */
+  /** Whether the next pass reads every outbox shard (the last filled a page, or looked everywhere and found events). */
   let readEveryShard = false;
   /** When retries this process scheduled are owed (epoch ms, in 50-ms steps): a pass that starts after one covers it. */
   const owed = new Set<number>();
