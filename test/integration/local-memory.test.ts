@@ -27,6 +27,16 @@ interface ThreadReport {
   javascriptHeap: { heapSpaces: Record<string, { memorySize: number }> };
 }
 
+/** The node flags of package.json's start script, as `npm start` passes them. */
+function startScriptNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/start\.ts/.exec(scripts.start)?.[1] ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
 function workerReports(): ThreadReport[] {
   return (process.report.getReport() as unknown as { workers: ThreadReport[] }).workers;
 }
@@ -95,13 +105,7 @@ describe('local server memory', () => {
   });
 
   it('starts the API thread of `npm start` with the same young generation bound', () => {
-    // The node flags of package.json's start script, as `npm start` passes them.
-    const { scripts } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
-      scripts: { start: string };
-    };
-    const flags = (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/start\.ts/.exec(scripts.start)?.[1] ?? '')
-      .split(/\s+/)
-      .filter(Boolean);
+    const flags = startScriptNodeFlags();
     // Allocation with a high survival rate, which is what makes V8 grow the new space.
     const probe = `const v8 = require('node:v8'); let kept = [];
       for (let i = 0; i < 3e6; i++) { kept.push({ i, s: 'x' + i }); if (kept.length > 2e5) kept = []; }
@@ -111,12 +115,7 @@ describe('local server memory', () => {
   });
 
   it('starts `npm start` with old generations held to 2x growth: a promoting probe peaks under 3/4 of V8 default', () => {
-    const { scripts } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
-      scripts: { start: string };
-    };
-    const flags = (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/start\.ts/.exec(scripts.start)?.[1] ?? '')
-      .split(/\s+/)
-      .filter(Boolean);
+    const flags = startScriptNodeFlags();
     // A live set, and a churn whose objects survive a few scavenges before they die (as a scan's batch writes
     // do): V8 promotes them, and lets the old generation grow by up to 4x between full collections by default.
     const probe = `const v8 = require('node:v8'); const oldSpace = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
