@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Schemas } from '../../api/client';
 import { ErrorMessage, formatDate, Loading, Notice, Section } from '../../components';
-import { must, useLoad, useSaveResult } from '../../hooks';
+import { must, useLoad, useSaveResult, type SaveResult } from '../../hooks';
 import { label } from '../../labels';
 import { CRA_STAGES, STAGE_TITLE, type CraStage } from './Deadline';
 
@@ -57,6 +57,9 @@ function StageDraft({
     // Read again whenever the case changed (a submission, a fix, an edit).
     [craCase.id, stage, craCase.updated_at],
   );
+  // Held here, not in the fields: a save reloads the draft as a new version, which remounts the fields, and its
+  // "Draft saved." would vanish with them as soon as the reload came back.
+  const saveResult = useSaveResult();
   const title = `${STAGE_TITLE[stage]} draft`;
   return (
     <Section title={title} id={`draft-${stage}`}>
@@ -75,6 +78,7 @@ function StageDraft({
             key={report.data.draft_version}
             report={report.data}
             writable={writable}
+            saveResult={saveResult}
             onSaved={onChanged}
           />
           <details>
@@ -121,9 +125,19 @@ function CopyButtons({ report }: { report: Report }) {
 const fieldTitle = (field: string) => label(field).replace(/^./, (first) => first.toUpperCase());
 
 /** The stage's free-text fields, prefilled from the facts or the last edit; only changed fields are sent. */
-function DraftFields({ report, writable, onSaved }: { report: Report; writable: boolean; onSaved: () => void }) {
+function DraftFields({
+  report,
+  writable,
+  saveResult,
+  onSaved,
+}: {
+  report: Report;
+  writable: boolean;
+  saveResult: SaveResult;
+  onSaved: () => void;
+}) {
   const [edits, setEdits] = useState<Record<string, string>>({});
-  const { error, notice, start, settle } = useSaveResult();
+  const { error, notice, start, settle } = saveResult;
   // Every stage also takes free `notes`, which the service does not prefill.
   const fields: Record<string, string> = { ...report.fields, notes: report.fields.notes ?? '' };
   const changed = Object.entries(edits).filter(([field, value]) => value !== fields[field]);
