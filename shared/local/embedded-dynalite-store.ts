@@ -165,6 +165,42 @@ export function isDynaliteError(error: unknown): error is DynaliteError {
   return typeof error === 'object' && error !== null && 'statusCode' in error && 'body' in error;
 }
 
+/** The key attributes of each of the table's indexes, as they open a member of the item's JSON (`"name":`). */
+function indexKeyMembers(table: TableDescription): string[][] {
+  const indexes = [...(table.LocalSecondaryIndexes ?? []), ...(table.GlobalSecondaryIndexes ?? [])] as {
+    KeySchema: { AttributeName: string }[];
+  }[];
+  return indexes.map((index) => index.KeySchema.map((key) => `${JSON.stringify(key.AttributeName)}:`));
+}
+
+/**
+ * The item a write replaces, as far as the write needs it: its index entries to drop (dynalite's
+ * getIndexActions looks only at an existing item that has every key attribute of an index) and, when
+ * the request asks for consumed capacity, its size. Read as JSON text and parsed only when some index's
+ * key attributes all appear in it as members, or for capacity: the import rewrites package items of
+ * hundreds of kilobytes that are in no index, and parsing each one it replaces was most of the read.
+ * A member name inside a string value is escaped (`\"name\":`), so the text test can only err towards
+ * parsing.
+ */
+async function replacedItem(
+  store: DynaliteStore,
+  levelKey: string,
+  table: TableDescription,
+  capacity: boolean,
+): Promise<AttributeMap | undefined> {
+  const text = (await readText.call(store.db, levelKey, { valueEncoding: 'utf8' })) as string | undefined;
+  if (text === undefined) return undefined;
+  const indexed = indexKeyMembers(table).some((members) => members.every((member) => text.includes(member)));
+  return indexed || capacity ? (JSON.parse(text) as AttributeMap) : {};
+}
+
+/** abstract-level's own get, which takes options (dynalite's wrapper of `db.get` takes none). */
+const readText = (
+  createRequire(require.resolve('dynalite'))('level') as {
+    Level: { prototype: { get: (key: string, options: { valueEncoding: 'utf8' }) => Promise<unknown> } };
+  }
+).Level.prototype.get;
+
 /** Writes the batch, or answers the request's refusal (nothing written). */
 async function runBatchWrite(
   store: DynaliteStore,
@@ -178,13 +214,14 @@ async function runBatchWrite(
     if (!Array.isArray(planned)) return { refused: planned };
     writes.push(...planned);
   }
-  const existing = (await Promise.all(
-    writes.map((write) => store.db.get(itemPrefix(write.table.TableName) + write.key)),
-  )) as (AttributeMap | undefined)[];
+  const mode = data.ReturnConsumedCapacity;
+  const capacity = mode === 'TOTAL' || mode === 'INDEXES';
+  const existing = await Promise.all(
+    writes.map((write) => replacedItem(store, itemPrefix(write.table.TableName) + write.key, write.table, capacity)),
+  );
   await store.db.batch(writes.flatMap((write, index) => levelOperations(write, existing[index])));
 
   const result: Record<string, unknown> = { UnprocessedItems: {} };
-  const mode = data.ReturnConsumedCapacity;
   if (mode === 'TOTAL' || mode === 'INDEXES') {
     const units = new Map<string, number>();
     writes.forEach((write, index) => {

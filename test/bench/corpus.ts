@@ -13,7 +13,8 @@
  *
  * CORPUS_BENCH_RECORDS sets a smaller corpus (e.g. 100000) for a quicker run; CORPUS_BENCH_CPU_PROF
  * names a directory the importing process writes a CPU profile to (`node --cpu-prof`);
- * CORPUS_BENCH_OSV_ONLY=1 imports (and re-imports) the OSV archive alone (no KEV, no EPSS).
+ * CORPUS_BENCH_OSV_ONLY=1 imports (and re-imports) the OSV archive alone (no KEV, no EPSS);
+ * CORPUS_BENCH_IMPORT_ONLY=1 stops after the first import (no re-imports, no scans), to compare imports.
  * The server's CPU seconds (all its threads) are printed beside the times: on a shared machine they
  * move less with the load than the times do.
  */
@@ -30,6 +31,7 @@ import { printReport } from './main';
 const RECORDS = Number(process.env.CORPUS_BENCH_RECORDS ?? FULL_RECORDS);
 const CPU_PROFILE_DIR = process.env.CORPUS_BENCH_CPU_PROF;
 const OSV_ONLY = process.env.CORPUS_BENCH_OSV_ONLY === '1';
+const IMPORT_ONLY = process.env.CORPUS_BENCH_IMPORT_ONLY === '1';
 const IMPORT_TARGET_S = 180;
 const REIMPORT_TARGET_S = 30;
 const RSS_TARGET_MB = 600;
@@ -114,6 +116,10 @@ export async function benchCorpus(): Promise<string> {
     TEAM_BURST_LIMIT: '5000',
     // The server's poll of the change journal would re-evaluate during the import: measured apart.
     VEXDESK_WATCH_POLL_MS: '86400000',
+    // VEXDESK_SERVER_CPU_PROF_DIR: the server (and npm) write V8 CPU profiles there when they stop.
+    ...(process.env.VEXDESK_SERVER_CPU_PROF_DIR
+      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(process.env.VEXDESK_SERVER_CPU_PROF_DIR)}` }
+      : {}),
   });
   try {
     const { pid } = server;
@@ -134,6 +140,7 @@ export async function benchCorpus(): Promise<string> {
       `  Peak RSS of the importing CLI process: ${first.peakMb.toFixed(0)} MB  (target ≤ ${RSS_TARGET_MB} MB)  ${verdict(first.peakMb, RSS_TARGET_MB)}`,
       `  Peak RSS of the server (engines) during the import: ${serverPeak.toFixed(0)} MB  (target ≤ ${RSS_TARGET_MB} MB)  ${verdict(serverPeak, RSS_TARGET_MB)}; after it ${describeRss(rssOf(pid))}`,
     );
+    if (IMPORT_ONLY) return lines.join('\n');
     const again = await runCliImport(dataDir, inputs);
     lines.push(
       `  Re-import, nothing changed: ${again.seconds.toFixed(1)} s, peak RSS ${again.peakMb.toFixed(0)} MB  (target ≤ ${REIMPORT_TARGET_S} s)  ${verdict(again.seconds, REIMPORT_TARGET_S)} ${JSON.stringify(osvSummary(again))}`,

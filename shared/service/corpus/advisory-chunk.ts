@@ -21,6 +21,7 @@ import {
   toMatchData,
   type MatchData,
 } from './corpus-store';
+import type { PackageItemCache } from './package-item-cache';
 
 /** What the chunk reads of an advisory item it may replace: not the advisory itself. */
 const EXISTING_ADVISORY_FIELDS = ['advisoryId', 'contentHash', 'packageKeys', 'aliasIds', 'cveIds'] as const;
@@ -105,16 +106,20 @@ function cveIndexWrites(
   return { puts, deletes };
 }
 
-async function packageItem(key: string, entries: MatchData[]): Promise<Item> {
+async function packageItem(key: string, entries: MatchData[], inline: string): Promise<Item> {
   const base = { ...packageItemKey(key), entity: 'CorpusPackage', packageKey: key, advisoryCount: entries.length };
-  const inline = JSON.stringify(entries);
   // One string attribute, not nested maps: a scan reads a thousand of these, and (un)marshalling
   // nested attribute maps was most of that read's cost (docs/scanning.md "Where scan time goes").
   if (Buffer.byteLength(inline) <= MAX_INLINE_BYTES) return { ...base, entriesJson: inline };
   return { ...base, spillKey: await spillToS3('package', key, entries) };
 }
 
-export async function importChunk(advisories: Advisory[], summary: AdvisoryImportSummary): Promise<void> {
+/** `cache`: the package items this import run wrote so far (package-item-cache.ts); none = read every one. */
+export async function importChunk(
+  advisories: Advisory[],
+  summary: AdvisoryImportSummary,
+  cache?: PackageItemCache,
+): Promise<void> {
   const existing = new Map(
     (
       await batchGet(
@@ -162,20 +167,30 @@ export async function importChunk(advisories: Advisory[], summary: AdvisoryImpor
     }
   }
   const current = new Map<string, MatchData[]>();
-  for (const item of await batchGet([...touched].map(packageItemKey)))
+  const unread: string[] = [];
+  for (const key of touched) {
+    const held = cache?.get(key);
+    if (held === undefined) unread.push(key);
+    else current.set(key, JSON.parse(held) as MatchData[]);
+  }
+  for (const item of await batchGet(unread.map(packageItemKey)))
     current.set(String(item.packageKey), await packageEntries(item));
 
   const puts: Item[] = [];
   const deletes = [];
   const newPackages: string[] = [];
+  const writtenEntries = new Map<string, string>();
   for (const key of touched) {
     const before = current.get(key);
     if (!before) newPackages.push(key);
     const entries = [...(before ?? []).filter((entry) => !dropIds.has(entry.id)), ...(additions.get(key) ?? [])].sort(
       (a, b) => a.id.localeCompare(b.id),
     );
-    if (entries.length > 0) puts.push(await packageItem(key, entries));
-    else if (before) deletes.push(packageItemKey(key));
+    if (entries.length > 0) {
+      const entriesJson = JSON.stringify(entries);
+      puts.push(await packageItem(key, entries, entriesJson));
+      writtenEntries.set(key, entriesJson);
+    } else if (before) deletes.push(packageItemKey(key));
   }
   summary.packagesWritten += puts.length;
 
@@ -257,7 +272,9 @@ export async function importChunk(advisories: Advisory[], summary: AdvisoryImpor
   deletes.push(...cveWrites.deletes);
   // The advisory items go last: their content hash marks the work done, so an import cut off before
   // them redoes the package and alias items on the next run instead of skipping them as unchanged.
+  for (const key of touched) cache?.forget(key);
   await batchWrite(puts, deletes);
+  for (const [key, entriesJson] of writtenEntries) cache?.written(key, entriesJson);
   // Recorded before the advisory items mark the chunk done: a run cut off here records it again, never not at all.
   await corpusChanges.record('osv', touched, []);
   await batchWrite(

@@ -1,0 +1,45 @@
+/**
+ * The package items one import run wrote, as their entries' JSON: a later chunk of the same run that
+ * touches the package again (a busy package is in nearly every chunk of a large archive) takes its
+ * entries from here instead of reading back the item it just wrote. Read back, such an item costs the
+ * engine a read, a parse and a response as large as the write, and the importing process a parse of
+ * that response; at 520,000 records that is gigabytes of package items (docs/corpus-at-scale.md).
+ *
+ * One run is the only writer of package items while it runs (the scheduled refresh holds the feed's
+ * lease; refresh-lease.ts), so what it wrote is what the table holds. Bounded by the JSON's length:
+ * the packages written longest ago leave first and are read from the table again when touched.
+ */
+export const PACKAGE_CACHE_CHARS = 48 * 1024 * 1024;
+
+export class PackageItemCache {
+  private readonly entries = new Map<string, string>();
+  private chars = 0;
+
+  constructor(private readonly limit = PACKAGE_CACHE_CHARS) {}
+
+  /** The entries' JSON of the package item this run last wrote, if still held. */
+  get(packageKey: string): string | undefined {
+    return this.entries.get(packageKey);
+  }
+
+  /** The package item was written with these entries (their JSON, as stored or spilled). */
+  written(packageKey: string, entriesJson: string): void {
+    this.forget(packageKey);
+    if (entriesJson.length > this.limit) return;
+    this.entries.set(packageKey, entriesJson);
+    this.chars += entriesJson.length;
+    for (const [key, json] of this.entries) {
+      if (this.chars <= this.limit) break;
+      this.entries.delete(key);
+      this.chars -= json.length;
+    }
+  }
+
+  /** The item was deleted, or its write failed: read it from the table next time. */
+  forget(packageKey: string): void {
+    const held = this.entries.get(packageKey);
+    if (held === undefined) return;
+    this.entries.delete(packageKey);
+    this.chars -= held.length;
+  }
+}
