@@ -141,7 +141,13 @@ describe('local server memory', () => {
     const location = path.join(dataDir, 'table-cache');
     // 1 MB tables either way (LevelDB's smallest), so ~110 MB of incompressible values make more tables than the cap
     // with room to spare (75 MB once left exactly 64 tables on a loaded machine: the memtable and unmerged level-0 files hold some).
-    const db = new Level(location, { valueEncoding: 'buffer', maxFileSize: LEVELDB_OPEN_OPTIONS.maxFileSize });
+    // A 4 MB write buffer (LevelDB's default; the engine's 16 MB flushes larger level-0 tables): the cap on the
+    // table cache is what is tested, and smaller level-0 tables make more tables of the same data.
+    const db = new Level(location, {
+      valueEncoding: 'buffer',
+      maxFileSize: LEVELDB_OPEN_OPTIONS.maxFileSize,
+      writeBufferSize: 4 * 1024 * 1024,
+    });
     await db.open();
     try {
       // Random keys: compactions rewrite (and split) the tables instead of moving them.
