@@ -7,9 +7,11 @@
  *
  * One run is the only writer of package items while it runs (the scheduled refresh holds the feed's
  * lease; refresh-lease.ts), so what it wrote is what the table holds. Bounded by the JSON's length:
- * the packages written longest ago leave first and are read from the table again when touched.
+ * the packages written longest ago leave first and are read from the table again when touched
+ * (32 M characters: more than one chunk's package items at 520,000 records, about 22 MB, so the busy
+ * packages, rewritten every chunk, stay).
  */
-export const PACKAGE_CACHE_CHARS = 48 * 1024 * 1024;
+export const PACKAGE_CACHE_CHARS = 32 * 1024 * 1024;
 
 export class PackageItemCache {
   private readonly entries = new Map<string, string>();
