@@ -56,13 +56,30 @@ interface CliRun {
   lastProgress: string | undefined;
 }
 
+/** The node flags of package.json's admin script (`npm run admin`), which the import child runs with too. */
+function adminScriptNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { admin: string } };
+  return (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/admin\.ts/.exec(scripts.admin)?.[1] ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
 /** The CLI's import code as its own process (node + tsx loader, one pid), its VmHWM sampled until it exits. */
 async function runCliImport(dataDir: string, paths: string[]): Promise<CliRun> {
   const profile = CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROFILE_DIR] : [];
   const t0 = performance.now();
   const child = spawn(
     process.execPath,
-    [...profile, '--import', 'tsx', 'test/bench/corpus.ts', 'import-child', dataDir, ...paths],
+    [
+      ...adminScriptNodeFlags(),
+      ...profile,
+      '--import',
+      'tsx',
+      'test/bench/corpus.ts',
+      'import-child',
+      dataDir,
+      ...paths,
+    ],
     {
       cwd: root,
       env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
