@@ -99,32 +99,64 @@ export interface PublicFetchOptions extends AddressRules {
   maxBytes?: number;
 }
 
-function responseHeaders(message: IncomingMessage): Headers {
+/** An answer read whole: what a caller that needs no `Response` (a webhook's status and excerpt) gets. */
+export interface PublicAnswer {
+  status: number;
+  statusText: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+export interface PublicRequestOptions extends AddressRules {
+  method?: string;
+  /** Lower-case names. */
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  signal?: AbortSignal;
+  /** The whole exchange, connection included, is given up after this long. */
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+function responseHeaders(message: PublicAnswer['headers']): Headers {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(message.headers)) {
+  for (const [name, value] of Object.entries(message)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
   return headers;
 }
 
+export class PublicRequestTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
 /**
- * A fetch (the subset this service needs) whose connection goes only to a public address. Redirects are
- * not followed: a 3xx is answered as it is, so a redirect cannot lead to an internal address either.
+ * One request whose connection goes only to a public address, its answer read whole (at most `maxBytes`).
+ * Redirects are not followed: a 3xx is answered as it is, so a redirect cannot lead to an internal address
+ * either. Plain objects, no `Response`: a dispatcher sending thousands of webhooks a second pays for little else.
  */
-export async function fetchFromPublicAddress(url: string | URL, options: PublicFetchOptions): Promise<Response> {
-  const target = new URL(url);
-  if (target.protocol !== 'https:' && target.protocol !== 'http:') throw new Error(`cannot fetch ${target.protocol}`);
-  const literal = ipLiteralHost(target);
-  const literalRange = literal === undefined ? undefined : nonPublicRange(literal, options);
-  // A socket given an IP literal does not call its lookup: check the literal here.
-  if (literal !== undefined && literalRange !== undefined)
-    throw new NonPublicAddressError(target.hostname, literal, literalRange);
-  const secure = target.protocol === 'https:';
-  const agent = agentFor(secure, options);
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const headers = Object.fromEntries(new Headers(options.headers).entries());
-  return new Promise<Response>((resolve, reject) => {
+export function requestPublicAddress(url: string | URL, options: PublicRequestOptions): Promise<PublicAnswer> {
+  // Thrown in the executor (a malformed URL, a refused address): the promise rejects.
+  return new Promise<PublicAnswer>((resolve, reject) => {
+    const target = typeof url === 'string' ? new URL(url) : url;
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') throw new Error(`cannot fetch ${target.protocol}`);
+    const literal = ipLiteralHost(target);
+    const literalRange = literal === undefined ? undefined : nonPublicRange(literal, options);
+    // A socket given an IP literal does not call its lookup: check the literal here.
+    if (literal !== undefined && literalRange !== undefined)
+      throw new NonPublicAddressError(target.hostname, literal, literalRange);
+    const secure = target.protocol === 'https:';
+    const agent = agentFor(secure, options);
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    let timer: NodeJS.Timeout | undefined;
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      reject(error);
+    };
     const onAnswer = (message: IncomingMessage) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -133,28 +165,46 @@ export async function fetchFromPublicAddress(url: string | URL, options: PublicF
         if (size > maxBytes) message.destroy(new Error(`answer larger than ${maxBytes} bytes`));
         else chunks.push(chunk);
       });
-      message.once('error', reject);
+      message.once('error', fail);
       message.once('end', () => {
-        const status = message.statusCode ?? 502;
-        const empty = status === 204 || status === 205 || status === 304;
-        resolve(
-          new Response(empty ? null : Buffer.concat(chunks), {
-            status,
-            statusText: message.statusMessage ?? '',
-            headers: responseHeaders(message),
-          }),
-        );
+        clearTimeout(timer);
+        resolve({
+          status: message.statusCode ?? 502,
+          statusText: message.statusMessage ?? '',
+          headers: message.headers,
+          body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+        });
       });
     };
     const requestOptions = {
       method: options.method ?? 'GET',
-      headers,
+      ...(options.headers ? { headers: options.headers } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      agent,
     };
     const outgoing = secure
-      ? httpsRequest(target, { ...requestOptions, agent }, onAnswer)
-      : httpRequest(target, { ...requestOptions, agent }, onAnswer);
-    outgoing.once('error', reject);
+      ? httpsRequest(target, requestOptions, onAnswer)
+      : httpRequest(target, requestOptions, onAnswer);
+    if (options.timeoutMs !== undefined) {
+      const timeoutMs = options.timeoutMs;
+      timer = setTimeout(() => outgoing.destroy(new PublicRequestTimeoutError(timeoutMs)), timeoutMs);
+    }
+    outgoing.once('error', fail);
     outgoing.end(options.body);
+  });
+}
+
+/** A fetch (the subset this service needs) whose connection goes only to a public address; see requestPublicAddress. */
+export async function fetchFromPublicAddress(url: string | URL, options: PublicFetchOptions): Promise<Response> {
+  const { headers, ...rest } = options;
+  const answer = await requestPublicAddress(url, {
+    ...rest,
+    ...(headers ? { headers: Object.fromEntries(new Headers(headers).entries()) } : {}),
+  });
+  const empty = answer.status === 204 || answer.status === 205 || answer.status === 304;
+  return new Response(empty ? null : answer.body, {
+    status: answer.status,
+    statusText: answer.statusText,
+    headers: responseHeaders(answer.headers),
   });
 }
