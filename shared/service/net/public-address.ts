@@ -1,5 +1,5 @@
 /**
- * Outbound requests to URLs a customer chooses (OIDC issuers and their key sets; webhooks next) reach
+ * Outbound requests to URLs a customer chooses (OIDC issuers and their key sets, webhooks) reach
  * public internet addresses only: never this host, the VPC, the link-local metadata endpoint
  * (169.254.169.254) or another special-purpose range. Otherwise whoever may configure such a URL can make
  * the service fetch internal resources for them (SSRF).
