@@ -82,22 +82,26 @@ function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { sto
 }
 
 /**
- * How often the local runtime looks everywhere for notification work (AWS: every minute): events another process
- * wrote (the admin CLI, a test), retries it did not schedule, digests whose hour came. Work this process writes
- * wakes the dispatcher at once, a retry at its time.
+ * How often the local runtime reads every outbox shard (AWS: every minute), for events another process wrote (the
+ * admin CLI, a test). Events this process writes wake the dispatcher at once, retries it scheduled at their time.
  */
 const NOTIFY_POLL_MS = Number(process.env.VEXDESK_NOTIFY_POLL_MS ?? 1000);
+/**
+ * How often it also reads the due index and the digest entries: retries another process scheduled and digests whose
+ * hour came. Neither needs the second of the outbox's poll, and both are most of an idle pass's queries.
+ */
+const NOTIFY_SWEEP_MS = Number(process.env.VEXDESK_NOTIFY_SWEEP_MS ?? 5000);
 /** Owed times are kept in steps of this: a burst of retries owed within one step needs one pass. */
 const OWED_STEP_MS = 50;
 
 /**
- * The notification worker's passes, in-process (functions/notify-worker on AWS). A pass looks everywhere (every
- * outbox shard, the due index, digests) every NOTIFY_POLL_MS; in between, a pass runs as soon as this process
- * wrote an event, and reads only the outbox shards it wrote to, and at the times retries it scheduled are owed,
- * reading only the due index: an idle look everywhere costs a query per shard and index, and a busy server
- * writes events many times a second. After a pass that filled an outbox page, or a look everywhere that found
- * events (another process may be writing a burst), the next reads every outbox shard at once: a burst is sent as
- * fast as it is written.
+ * The notification worker's passes, in-process (functions/notify-worker on AWS). A pass reads every outbox shard
+ * every NOTIFY_POLL_MS and the due index and digests every NOTIFY_SWEEP_MS; in between, a pass runs as soon as this
+ * process wrote an event, and reads only the outbox shards it wrote to, and at the times retries it scheduled are
+ * owed, reading only the due index: an idle look costs a query per shard and index, and a busy server writes events
+ * many times a second. After a pass that filled an outbox page, or a poll that found events (another process may be
+ * writing a burst), the next reads every outbox shard at once: a burst is sent as fast as it is
+ * written.
  */
 function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
   wake(work: NotificationWork): void;
@@ -109,11 +113,13 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
   let timer: NodeJS.Timeout | undefined;
   /** When the timer fires (epoch ms). */
   let timerAt = Infinity;
-  /** When the next pass that looks everywhere is owed (epoch ms). */
-  let lookEverywhereAt = Date.now();
+  /** When the next pass over every outbox shard is owed (epoch ms). */
+  let everyShardAt = Date.now();
+  /** When the next pass over the due index and the digests is owed (epoch ms). */
+  let sweepAt = Date.now();
   /** Outbox shards this process wrote events to since the last pass started. */
   const wokenShards = new Set<number>();
-  /** Whether the next pass reads every outbox shard (the last filled a page, or looked everywhere and found events). */
+  /** Whether the next pass reads every outbox shard (the last filled a page, or read every shard and found events). */
   let readEveryShard = false;
   /** When retries this process scheduled are owed (epoch ms, in 50-ms steps): a pass that starts after one covers it. */
   const owed = new Set<number>();
@@ -124,26 +130,27 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
     timerAt = at;
     timer = setTimeout(tickOutsideRequests, Math.max(0, at - Date.now())).unref();
   };
-  const nextPassAt = () => (readEveryShard || wokenShards.size > 0 ? Date.now() : Math.min(lookEverywhereAt, ...owed));
+  const nextPassAt = () =>
+    readEveryShard || wokenShards.size > 0 ? Date.now() : Math.min(everyShardAt, sweepAt, ...owed);
   const tick = () => {
     timerAt = Infinity;
     passRunning = true;
     const startedAt = Date.now();
-    const everywhere = startedAt >= lookEverywhereAt;
-    if (everywhere) lookEverywhereAt = startedAt + NOTIFY_POLL_MS;
-    const scope: PassScope = everywhere
-      ? {}
-      : {
-          outboxShards: readEveryShard ? notifyShards : [...wokenShards],
-          dueIndex: [...owed].some((at) => at <= startedAt),
-          digests: false,
-        };
+    const polled = startedAt >= everyShardAt;
+    if (polled) everyShardAt = startedAt + NOTIFY_POLL_MS;
+    const sweep = startedAt >= sweepAt;
+    if (sweep) sweepAt = startedAt + NOTIFY_SWEEP_MS;
+    const scope: PassScope = {
+      outboxShards: polled || readEveryShard ? notifyShards : [...wokenShards],
+      dueIndex: sweep || [...owed].some((at) => at <= startedAt),
+      digests: sweep,
+    };
     wokenShards.clear();
     readEveryShard = false;
     current = runAsFunction('notify-worker', () => Dispatch.runOnce(scope))
       .then((pass) => {
-        // Events a look everywhere found came from another process, which may be writing more: read again at once.
-        readEveryShard = pass.moreEvents || (everywhere && pass.events > 0);
+        // Events the poll found came from another process, which may be writing more: read again at once.
+        readEveryShard = pass.moreEvents || (polled && pass.events > 0);
         if (pass.nextRetryAt !== undefined) owe(pass.nextRetryAt);
         if (pass.attempted > 0) log({ type: 'notify', result: pass });
       })

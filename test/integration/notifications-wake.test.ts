@@ -1,6 +1,6 @@
 /**
  * The local dispatcher is woken by the work its own process writes (docs/notifications.md "Locally"): on a
- * server whose poll would not come for ten minutes, an event the API writes is delivered, and its failed first
+ * server whose polls (outbox, and due index with digests) would not come for ten minutes, an event the API writes is delivered, and its failed first
  * attempt retried, within the test's wait.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -35,6 +35,7 @@ describe('notification dispatcher woken by its own writes', () => {
   it('delivers an event written by the API, and retries its failed first attempt, long before the next poll', async () => {
     server = await startServerProcess(dataDir, {
       VEXDESK_NOTIFY_POLL_MS: String(10 * 60_000),
+      VEXDESK_NOTIFY_SWEEP_MS: String(10 * 60_000),
       VEXDESK_NOTIFY_RETRY_BASE_MS: '300',
       VEXDESK_ALLOW_LOOPBACK_WEBHOOKS: '1',
     });
