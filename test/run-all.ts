@@ -29,6 +29,9 @@ const LANES: Phase[][] = [
     { name: 'infra', script: 'test:infra' },
   ],
   [
+    // The console first: e2e serves it, and `npm start` in the integration tests builds it when missing (twice
+    // over, and racing the e2e build, when neither found it built).
+    { name: 'console build', script: 'build:web' },
     { name: 'crash', script: 'test:crash' },
     { name: 'e2e', script: 'test:e2e' },
   ],
