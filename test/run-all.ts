@@ -5,8 +5,8 @@
  * other, each phase ended with a tail in which one core idled (a last long test file, the last
  * scan of a suite, a server stopping) and the crash and e2e tests spent much of their time
  * waiting on restarts and a browser. In lanes, another lane's work fills those gaps: the longest
- * phase (integration) starts at once, and the others run beside it in an order that keeps about
- * two processes busy (docs/testing.md "How npm test runs").
+ * phase (integration and security, one jest run sharing its servers) starts at once, and the others
+ * run beside it in an order that keeps about two processes busy (docs/testing.md "How npm test runs").
  *
  * Each phase's output is printed whole when it ends, so lanes do not interleave lines. The first
  * failure stops every lane (the run fails fast, as the chained `&&` did) and its output is printed.
@@ -21,14 +21,17 @@ interface Phase {
 
 /** Lanes run side by side; the phases of a lane one after the other. */
 const LANES: Phase[][] = [
-  [{ name: 'integration', script: 'test:integration' }],
+  // One jest run for both projects: their global setup is the same module, so jest starts one set of servers.
+  [{ name: 'integration + security', script: 'test:api' }],
   [
     { name: 'check', script: 'check' },
     { name: 'unit', script: 'test:unit' },
-    { name: 'security', script: 'test:security' },
     { name: 'infra', script: 'test:infra' },
   ],
   [
+    // The console first: e2e serves it, and `npm start` in the integration tests builds it when missing (twice
+    // over, and racing the e2e build, when neither found it built).
+    { name: 'console build', script: 'build:web' },
     { name: 'crash', script: 'test:crash' },
     { name: 'e2e', script: 'test:e2e' },
   ],
@@ -111,6 +114,6 @@ const total = Date.now() - started;
 process.stdout.write(`\n${failed ? 'npm test FAILED' : 'npm test passed'} in ${seconds(total)}:\n`);
 for (const phase of finished.sort((a, b) => a.startedAt - b.startedAt))
   process.stdout.write(
-    `  ${phase.name.padEnd(12)} ${phase.status.padEnd(7)} from ${seconds(phase.startedAt).padStart(7)}  ${seconds(phase.seconds * 1000).padStart(7)}\n`,
+    `  ${phase.name.padEnd(22)} ${phase.status.padEnd(7)} from ${seconds(phase.startedAt).padStart(7)}  ${seconds(phase.seconds * 1000).padStart(7)}\n`,
   );
 process.exitCode = failed ? 1 : 0;

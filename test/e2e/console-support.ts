@@ -9,7 +9,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { SESSION_COOKIE } from '../support/browser-session';
 import { baseUrl } from '../support/http-client';
 import { screenshot, seriousViolations, tabTo } from './browser';
-/** Photographs the page and expects no serious axe-core violation on it. */
+/** Expects no serious axe-core violation on the page (and photographs it when asked: ./browser.ts `screenshot`). */
 export async function expectAccessible(target: Page, name: string): Promise<void> {
   await screenshot(target, name);
   expect({ page: name, violations: await seriousViolations(target) }).toEqual({ page: name, violations: [] });

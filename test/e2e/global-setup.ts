@@ -1,17 +1,18 @@
 /**
- * The e2e project (docs/console.md "End-to-end tests"): builds the console once with Vite, then
+ * The e2e project (docs/console.md "End-to-end tests"): builds the console with Vite unless web/dist is newer than
+ * its sources (`npm test` builds it first in the e2e lane; `npm start` does the same check), then
  * starts the real local server (`bin/start.ts`, which serves web/dist at `/`) on a random port with
  * a fresh data directory. The tests drive Debian's chromium against it with playwright-core.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildConsole } from '../../bin/build-web';
+import { buildConsole, consoleBuildIsStale } from '../../bin/build-web';
 import { startServerProcess } from '../support/server-process';
 import { TEST_SIGN_IN_CLIENT_LIMIT, TEST_SIGNING_KEY } from '../support/global-setup';
 
 export default async function globalSetup(): Promise<void> {
-  await buildConsole();
+  if (consoleBuildIsStale()) await buildConsole();
   const dataDir = mkdtempSync(join(tmpdir(), 'vexdesk-e2e-'));
   const server = await startServerProcess(dataDir, {
     DISCLOSURE_SIGNING_KEY: TEST_SIGNING_KEY,

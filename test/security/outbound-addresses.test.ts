@@ -14,7 +14,7 @@ import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
 import { issuerUrlProblem } from '../../shared/service/identity/issuer-url';
 import { issuerKeys, IssuerUnavailableError } from '../../shared/service/identity/oidc-issuers';
 import { TrustPolicyStore } from '../../shared/service/identity/trust-policy-store';
-import { fetchFromPublicAddress, nonPublicRange } from '../../shared/service/net/public-address';
+import { fetchFromPublicAddress, nonPublicRange, requestPublicAddress } from '../../shared/service/net/public-address';
 import { createTeamWithKey } from '../support/factories';
 import { request } from '../support/http-client';
 import { OWNER_ID, startTestIssuer, type TestIssuer } from '../support/oidc-issuer';
@@ -169,6 +169,8 @@ describe('the production rule (loopback not allowed)', () => {
     try {
       const url = `http://localhost:${(server.address() as AddressInfo).port}/`;
       for (let request = 0; request < 2; request += 1) {
+        // The pool frees a connection for the next request a tick after its answer ends.
+        await new Promise((tick) => setImmediate(tick));
         const response = await fetchFromPublicAddress(url, { allowLoopback: true });
         expect(await response.text()).toBe('ok');
       }
@@ -176,6 +178,38 @@ describe('the production rule (loopback not allowed)', () => {
       // The idle connection to localhost is not handed to a request under the production rule: refused, unsent.
       await expect(fetchFromPublicAddress(url, { allowLoopback: false })).rejects.toThrow(/non-public/);
       expect(connections).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((closed) => server.close(() => closed()));
+    }
+  });
+
+  it('sends a webhook request to a checked address only, follows no redirect, gives up at its timeout', async () => {
+    await expect(
+      requestPublicAddress(`http://127.0.0.1:${listener.port}/`, { method: 'POST', body: '{}', allowLoopback: false }),
+    ).rejects.toThrow(/non-public/);
+    await expect(
+      requestPublicAddress(`http://169.254.169.254/latest/meta-data/`, { allowLoopback: true }),
+    ).rejects.toThrow(/non-public/);
+    const server = createHttpServer((incoming, response) => {
+      if (incoming.url === '/slow') return; // never answers
+      if (incoming.url === '/large') return void response.end('x'.repeat(2048));
+      response.writeHead(302, { location: `http://169.254.169.254/` }).end('moved');
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const moved = await requestPublicAddress(`${base}/`, { method: 'POST', body: '{}', allowLoopback: true });
+      expect(moved.status).toBe(302);
+      expect(moved.body.toString()).toBe('moved');
+      const started = Date.now();
+      await expect(requestPublicAddress(`${base}/slow`, { allowLoopback: true, timeoutMs: 300 })).rejects.toThrow(
+        /within 300 ms/,
+      );
+      expect(Date.now() - started).toBeLessThan(5000);
+      await expect(requestPublicAddress(`${base}/large`, { allowLoopback: true, maxBytes: 1024 })).rejects.toThrow(
+        /larger than 1024 bytes/,
+      );
     } finally {
       server.closeAllConnections();
       await new Promise<void>((closed) => server.close(() => closed()));

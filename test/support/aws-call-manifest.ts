@@ -12,7 +12,7 @@ import type { AwsCallRecord } from '../../shared/service/aws-call-log';
 const ROOT = resolve(import.meta.dirname, '../..');
 export const AWS_CALL_MANIFEST = join(ROOT, 'test/infra/observed-aws-calls.json');
 /** The one command that rewrites the manifest from a full integration run. */
-export const REGENERATE_AWS_CALLS = 'UPDATE_AWS_CALLS=1 npm run test:integration';
+export const REGENERATE_AWS_CALLS = 'UPDATE_AWS_CALLS=1 npm run test:api';
 
 const FIELDS = ['function', 'action', 'resource', 'leadingKey', 'command', 'prefix'] as const;
 

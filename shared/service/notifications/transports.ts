@@ -12,7 +12,7 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { Webhook } from 'standardwebhooks';
 import { ses } from '../aws-clients';
 import { config } from '../config';
-import { fetchFromPublicAddress } from '../net/public-address';
+import { requestPublicAddress } from '../net/public-address';
 import { emailMessage, slackMessage, webhookBody, type NotificationMessage } from './messages';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -37,20 +37,17 @@ async function post(url: string, body: string, headers: Record<string, string>):
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const response = await fetchFromPublicAddress(url, {
+    const answer = await requestPublicAddress(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'Vexdesk-Notifications/1', ...headers },
       body,
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      timeoutMs: DELIVERY_TIMEOUT_MS,
       allowLoopback: config().notifications.allowLoopback,
     });
-    const text = Buffer.from(await response.arrayBuffer())
-      .subarray(0, RESPONSE_EXCERPT_BYTES)
-      .toString('utf8');
     return {
-      delivered: response.status >= 200 && response.status < 300,
-      responseStatus: response.status,
-      responseBody: text,
+      delivered: answer.status >= 200 && answer.status < 300,
+      responseStatus: answer.status,
+      responseBody: answer.body.toString('utf8', 0, Math.min(answer.body.length, RESPONSE_EXCERPT_BYTES)),
       durationMs: elapsed(),
       error: null,
     };
@@ -65,12 +62,27 @@ async function post(url: string, body: string, headers: Record<string, string>):
   }
 }
 
+/** Signers by secret: the package decodes the secret's key when a signer is made, not per signature. */
+const signers = new Map<string, Webhook>();
+const SIGNERS_KEPT = 1000;
+
+function signerFor(secret: string): Webhook {
+  let signer = signers.get(secret);
+  if (!signer) {
+    // Rotated and deleted channels' secrets are not kept for ever.
+    if (signers.size >= SIGNERS_KEPT) signers.clear();
+    signer = new Webhook(secret);
+    signers.set(secret, signer);
+  }
+  return signer;
+}
+
 /** Standard Webhooks: `webhook-id` (the idempotency key), `webhook-timestamp` (seconds), `webhook-signature`. */
 export function signedWebhookHeaders(secret: string, message: NotificationMessage, body: string, at = new Date()) {
   return {
     'webhook-id': message.id,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(message.id, at, body),
+    'webhook-signature': signerFor(secret).sign(message.id, at, body),
   };
 }
 

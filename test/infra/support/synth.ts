@@ -34,12 +34,20 @@ export interface SynthOptions {
   /** Extra context, as `-c key=value` would pass it. */
   context?: Record<string, unknown>;
   props?: VexdeskStackProps;
+  /**
+   * CDK's built-in CloudFormation validation of the template (default on, as `cdk synth` runs it). Off only for a
+   * template another test validates already: the validation engine costs about 3 CPU-s per test file that starts it.
+   */
+  cloudFormationValidation?: boolean;
 }
 
 /** `stageAssets`: stage (and bundle) every asset, recording each one's directory on its resource. */
-export function createApp(options: { stageAssets?: boolean; context?: Record<string, unknown> } = {}): App {
+export function createApp(
+  options: { stageAssets?: boolean; context?: Record<string, unknown>; cloudFormationValidation?: boolean } = {},
+): App {
   const runDir = infraRunDir();
   return new App({
+    builtinCloudFormationValidation: options.cloudFormationValidation ?? true,
     // In the run's directory, removed when the run ends (CDK's default, a temp directory of its own, stays behind).
     ...(runDir && { outdir: mkdtempSync(join(runDir, 'cdk.out-')) }),
     context: {
@@ -66,7 +74,11 @@ function prebuiltFunctionCode(bundles: ReadonlyMap<string, FunctionBundle>): (en
 
 export function synthStack(options: SynthOptions = {}): { app: App; stack: VexdeskStack; template: Template } {
   const { bundles } = options;
-  const app = createApp({ stageAssets: bundles !== undefined, context: options.context });
+  const app = createApp({
+    stageAssets: bundles !== undefined,
+    context: options.context,
+    cloudFormationValidation: options.cloudFormationValidation,
+  });
   const props = bundles
     ? {
         ...options.props,

@@ -1,5 +1,5 @@
 /** Keys of a team's audit log: the shard of an entry, its partitions and the GSI keys of its filters. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Key } from './partitions';
 
 /**
@@ -12,7 +12,7 @@ export const AUDIT_SHARDS = 8;
 
 /** The shard of an audit entry: stable for its id, uniform over AUDIT_SHARDS. */
 export function auditShardOf(auditId: string): number {
-  return createHash('sha256').update(auditId).digest().readUInt32BE(0) % AUDIT_SHARDS;
+  return hash('sha256', auditId, 'buffer').readUInt32BE(0) % AUDIT_SHARDS;
 }
 
 const auditShards = Array.from({ length: AUDIT_SHARDS }, (_, shard) => shard);

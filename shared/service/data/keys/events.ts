@@ -1,5 +1,5 @@
 /** Keys of a team's event stream: EVENT_SHARDS partitions, each sorted by time. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Key } from './partitions';
 
 /**
@@ -12,7 +12,7 @@ export const EVENT_SHARDS = 8;
 
 /** The shard of an event: stable for its id, uniform over EVENT_SHARDS. */
 export function eventShardOf(eventId: string): number {
-  return createHash('sha256').update(eventId).digest().readUInt32BE(0) % EVENT_SHARDS;
+  return hash('sha256', eventId, 'buffer').readUInt32BE(0) % EVENT_SHARDS;
 }
 
 const eventShards = Array.from({ length: EVENT_SHARDS }, (_, shard) => shard);

@@ -3,14 +3,14 @@
  * deliveries (sharded like events, with the delivery log on gsi2 and the due attempts on a sparse gsi3),
  * and the sparse gsi1 outbox every event item joins when it is written.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { teamPk, type Key } from './partitions';
 
 /** Shards of the outbox and of the due-attempt index: a burst of 10,000 events spreads over them. */
 export const NOTIFY_SHARDS = 8;
 
 export function notifyShardOf(id: string): number {
-  return createHash('sha256').update(id).digest().readUInt32BE(0) % NOTIFY_SHARDS;
+  return hash('sha256', id, 'buffer').readUInt32BE(0) % NOTIFY_SHARDS;
 }
 
 export const notifyShards = Array.from({ length: NOTIFY_SHARDS }, (_, shard) => shard);
