@@ -9,7 +9,7 @@
  * creating its lock directory (atomic) and builds it; a worker that finds the lock taken waits for
  * the metafile, written last, or for the error the builder left.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Metafile } from 'esbuild';
@@ -52,14 +52,21 @@ function pathsOf(name: string) {
   return { dir: base, lock: `${base}.lock`, metafile: `${base}.metafile.json`, error: `${base}.error.txt` };
 }
 
+/** Another worker reads a file as soon as it exists: it appears whole (renamed into place), never half-written. */
+function writeWhole(path: string, text: string): void {
+  const partial = `${path}.${process.pid}.partial`;
+  writeFileSync(partial, text);
+  renameSync(partial, path);
+}
+
 async function build(name: string, entry: string): Promise<void> {
   const paths = pathsOf(name);
   try {
     const metafile = await buildFunctionBundle(entry, paths.dir);
     // Written last: its presence tells the other workers the bundle is complete.
-    writeFileSync(paths.metafile, JSON.stringify(metafile));
+    writeWhole(paths.metafile, JSON.stringify(metafile));
   } catch (error) {
-    writeFileSync(paths.error, error instanceof Error ? (error.stack ?? error.message) : String(error));
+    writeWhole(paths.error, error instanceof Error ? (error.stack ?? error.message) : String(error));
   }
 }
 
