@@ -5,8 +5,8 @@
  * other, each phase ended with a tail in which one core idled (a last long test file, the last
  * scan of a suite, a server stopping) and the crash and e2e tests spent much of their time
  * waiting on restarts and a browser. In lanes, another lane's work fills those gaps: the longest
- * phase (integration and security, one jest run sharing its servers) starts at once, and the others
- * run beside it in an order that keeps about two processes busy (docs/testing.md "How npm test runs").
+ * phase (integration) starts at once, and the others run beside it in an order that keeps about two
+ * processes busy and ends the lanes close together (docs/testing.md "How npm test runs").
  *
  * Each phase's output is printed whole when it ends, so lanes do not interleave lines. The first
  * failure stops every lane (the run fails fast, as the chained `&&` did) and its output is printed.
@@ -15,14 +15,22 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 interface Phase {
   name: string;
-  /** The npm script it runs. */
+  /** The npm script it runs, and arguments for it. */
   script: string;
+  args?: string[];
 }
+
+/**
+ * Integration files that start servers or engines of their own (kills, restarts, other settings). They run in the
+ * e2e lane, which has the least work, with the security files; the integration lane, the longest, runs the rest.
+ * One pattern for both, so that every file runs in exactly one of them.
+ */
+const OWN_SERVER_FILES =
+  'test/integration/(corpus-archive-resume|crash-recovery|csaf-provider|disposition-batch-crash|embedded-crash|local-start|notifications-wake|signing-restart|throttling)\\.test\\.ts$';
 
 /** Lanes run side by side; the phases of a lane one after the other. */
 const LANES: Phase[][] = [
-  // One jest run for both projects: their global setup is the same module, so jest starts one set of servers.
-  [{ name: 'integration + security', script: 'test:api' }],
+  [{ name: 'integration', script: 'test:integration', args: ['--testPathIgnorePatterns', OWN_SERVER_FILES] }],
   [
     { name: 'check', script: 'check' },
     { name: 'unit', script: 'test:unit' },
@@ -34,6 +42,12 @@ const LANES: Phase[][] = [
     { name: 'console build', script: 'build:web' },
     { name: 'crash', script: 'test:crash' },
     { name: 'e2e', script: 'test:e2e' },
+    // One jest run for both projects: their global setup is the same module, so jest starts one set of servers.
+    {
+      name: 'security + own-server integration',
+      script: 'test:api',
+      args: ['--testPathPatterns', `test/security/|${OWN_SERVER_FILES}`],
+    },
   ],
 ];
 
@@ -67,7 +81,7 @@ function stopAll(signal: NodeJS.Signals = 'SIGTERM'): void {
 function runPhase(phase: Phase): Promise<boolean> {
   const startedAt = Date.now();
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '-s', phase.script], {
+    const child = spawn('npm', ['run', '-s', phase.script, ...(phase.args ? ['--', ...phase.args] : [])], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '0' },
@@ -84,7 +98,8 @@ function runPhase(phase: Phase): Promise<boolean> {
       const status = ok ? 'passed' : failed ? 'stopped' : 'FAILED';
       finished.push({ name: phase.name, startedAt: startedAt - started, seconds: took / 1000, status });
       const why = status === 'FAILED' ? ` (${signal ?? `exit ${code}`})` : '';
-      process.stdout.write(`\n── ${phase.name} (npm run ${phase.script}): ${status}${why} in ${seconds(took)} ──\n`);
+      const command = ['npm run', phase.script, ...(phase.args ? ['--', ...phase.args] : [])].join(' ');
+      process.stdout.write(`\n── ${phase.name} (${command}): ${status}${why} in ${seconds(took)} ──\n`);
       if (status !== 'stopped') process.stdout.write(Buffer.concat(output));
       resolve(ok);
     });
@@ -114,6 +129,6 @@ const total = Date.now() - started;
 process.stdout.write(`\n${failed ? 'npm test FAILED' : 'npm test passed'} in ${seconds(total)}:\n`);
 for (const phase of finished.sort((a, b) => a.startedAt - b.startedAt))
   process.stdout.write(
-    `  ${phase.name.padEnd(22)} ${phase.status.padEnd(7)} from ${seconds(phase.startedAt).padStart(7)}  ${seconds(phase.seconds * 1000).padStart(7)}\n`,
+    `  ${phase.name.padEnd(34)} ${phase.status.padEnd(7)} from ${seconds(phase.startedAt).padStart(7)}  ${seconds(phase.seconds * 1000).padStart(7)}\n`,
   );
 process.exitCode = failed ? 1 : 0;
