@@ -165,12 +165,22 @@ export function isDynaliteError(error: unknown): error is DynaliteError {
   return typeof error === 'object' && error !== null && 'statusCode' in error && 'body' in error;
 }
 
-/** The key attributes of each of the table's indexes, as they open a member of the item's JSON (`"name":`). */
+const keyMembersByTable = new WeakMap<TableDescription, string[][]>();
+
+/**
+ * The key attributes of each of the table's indexes, as they open a member of the item's JSON (`"name":`);
+ * once per table description (cached while the table is active), not per item written.
+ */
 function indexKeyMembers(table: TableDescription): string[][] {
-  const indexes = [...(table.LocalSecondaryIndexes ?? []), ...(table.GlobalSecondaryIndexes ?? [])] as {
-    KeySchema: { AttributeName: string }[];
-  }[];
-  return indexes.map((index) => index.KeySchema.map((key) => `${JSON.stringify(key.AttributeName)}:`));
+  let members = keyMembersByTable.get(table);
+  if (!members) {
+    const indexes = [...(table.LocalSecondaryIndexes ?? []), ...(table.GlobalSecondaryIndexes ?? [])] as {
+      KeySchema: { AttributeName: string }[];
+    }[];
+    members = indexes.map((index) => index.KeySchema.map((key) => `${JSON.stringify(key.AttributeName)}:`));
+    keyMembersByTable.set(table, members);
+  }
+  return members;
 }
 
 /**

@@ -122,7 +122,7 @@ const SHAPES: Shape[] = [
 ];
 
 /** A deterministic pseudo-random number in [0, 1) for an index (no state: records generate in any order). */
-function unit(index: number, salt: number): number {
+export function unit(index: number, salt: number): number {
   let x = Math.imul(index ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(salt + 1, 0xc2b2ae35);
   x ^= x >>> 15;
   x = Math.imul(x, 0x2c1b3c6d);

@@ -12,10 +12,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { unit } from './full-corpus';
 
 const require = createRequire(import.meta.url);
-const { ClassicLevel } = require(createRequire(require.resolve('dynalite')).resolve('level')) as {
-  ClassicLevel: new (
+const { Level } = require(createRequire(require.resolve('dynalite')).resolve('level')) as {
+  Level: new (
     location: string,
     options: Record<string, unknown>,
   ) => {
@@ -30,15 +31,6 @@ const writeBufferMb = Number(process.argv[3] ?? 16);
 const compression = process.argv[4] !== '0';
 const CHUNK = 5_000;
 
-/** The same deterministic number in [0, 1) as full-corpus.ts. */
-function unit(index: number, salt: number): number {
-  let x = Math.imul(index ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(salt + 1, 0xc2b2ae35);
-  x ^= x >>> 15;
-  x = Math.imul(x, 0x2c1b3c6d);
-  x ^= x >>> 12;
-  return (x >>> 0) / 0x1_0000_0000;
-}
-
 const prefix = (key: string) => createHash('md5').update(key).digest('hex').slice(0, 6);
 const text = (seed: number, length: number) => {
   const piece = `{\\"id\\":\\"GHSA-${seed}\\",\\"affected\\":[{\\"package\\":{\\"ecosystem\\":\\"Debian:12\\",\\"name\\":\\"libcore${seed % 97}\\"},\\"ranges\\":[{\\"type\\":\\"ECOSYSTEM\\",\\"events\\":[{\\"introduced\\":\\"0\\"},{\\"fixed\\":\\"1.${seed % 20}.${seed % 9}-1+deb12u2\\"}]}]}]} `;
@@ -47,7 +39,7 @@ const text = (seed: number, length: number) => {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'vexdesk-leveldb-writes-'));
-  const db = new ClassicLevel(dir, {
+  const db = new Level(dir, {
     valueEncoding: 'utf8',
     maxOpenFiles: 74,
     maxFileSize: 1024 * 1024,
