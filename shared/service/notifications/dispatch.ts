@@ -26,7 +26,7 @@ import type { DeliveryListQuery, DeliveryView } from '../schemas/notifications';
 import type { StoredChannel } from './channel-store';
 import { DeliveryStore, deliveryIdOf, newDelivery, toDeliveryView, type StoredDelivery } from './delivery-store';
 import { DispatchPass, leaseEnd } from './dispatch-pass';
-import { dispatchGroup, planEvent, transactionGroups } from './dispatch-outbox';
+import { planEvent, sendGroup, transactionGroups, writeGroup } from './dispatch-outbox';
 import { makeAttempt } from './attempt';
 import { digestsDue } from './digests';
 import type { NotificationMessage } from './messages';
@@ -36,6 +36,8 @@ const ATTEMPT_CONCURRENCY = 64;
 /** Outbox entries read per shard and pass: a pass stays short, so entries written during one wait little. */
 const OUTBOX_PAGE = 200;
 const OUTBOX_CONCURRENCY_PER_SHARD = 4;
+/** Outbox entries a pass reads per shard at most, page after page: a pass of a burst holds at most this many. */
+const OUTBOX_PASS_LIMIT = 2000;
 
 export { deliveryIdOf };
 
@@ -73,14 +75,18 @@ async function inParallel<T>(
 
 export const Dispatch = {
   /**
-   * Reads up to `limit` outbox entries per shard and sends and writes their deliveries, a transaction's worth at a
-   * time, the groups side by side; answers how many entries, attempts and deliveries, and whether a shard may hold
-   * more (it filled its page).
+   * Reads each shard's outbox oldest first, a page of `limit` entries at a time, and sends their deliveries, a
+   * transaction's worth at a time, the groups side by side; the writes of the deliveries sent (with the entries'
+   * removal) wait behind the requests still to make. A shard is read on, page after page, while its pages come
+   * back full, up to `passLimit` entries: a burst's later events are sent without waiting for its earlier ones'
+   * writes. Answers how many entries, attempts and deliveries, and whether a shard may hold more (it reached
+   * `passLimit`).
    */
   async drainOutbox(
     pass: DispatchPass,
     limit = OUTBOX_PAGE,
     shards: readonly number[] = notifyShards,
+    passLimit = OUTBOX_PASS_LIMIT,
   ): Promise<{ events: number; attempted: number; delivered: number; more: boolean }> {
     const index = tableDefinition.globalIndexes[0];
     const totals = { events: 0, attempted: 0, delivered: 0, more: false };
@@ -93,26 +99,44 @@ export const Dispatch = {
           skAttribute: index.sortKey,
           pageSize: limit,
         });
-        const first = await pages.next();
-        await pages.return(undefined);
-        const plans = await Promise.all(
-          (first.done ? [] : first.value).map(async (item) => {
-            const event = toTeamEvent(item);
-            return planEvent(pass, await pass.routingOf(event.teamId), event);
-          }),
-        );
-        totals.events += plans.length;
-        if (plans.length >= limit) totals.more = true;
-        // Many entries per transaction: a burst of thousands (one corpus change) clears in seconds, not minutes.
-        await inParallel(
-          transactionGroups(plans),
-          async (group) => {
-            const attempted = await dispatchGroup(pass, group);
-            totals.attempted += attempted.length;
-            totals.delivered += attempted.filter((delivery) => delivery.status === 'delivered').length;
-          },
-          OUTBOX_CONCURRENCY_PER_SHARD,
-        );
+        const writes: Promise<void>[] = [];
+        let read = 0;
+        try {
+          for (;;) {
+            const page = await pages.next();
+            if (page.done) break;
+            const plans = await Promise.all(
+              page.value.map(async (item) => {
+                const event = toTeamEvent(item);
+                return planEvent(pass, await pass.routingOf(event.teamId), event);
+              }),
+            );
+            read += plans.length;
+            totals.events += plans.length;
+            // Many entries per transaction: a burst of thousands (one corpus change) clears in seconds, not minutes.
+            await inParallel(
+              transactionGroups(plans),
+              async (group) => {
+                const attempted = await sendGroup(pass, group);
+                totals.attempted += attempted.length;
+                totals.delivered += attempted.filter((delivery) => delivery.status === 'delivered').length;
+                const written = pass.writing(() => writeGroup(group, attempted));
+                // Awaited below; a rejection must not go unhandled meanwhile.
+                written.catch(() => undefined);
+                writes.push(written);
+              },
+              OUTBOX_CONCURRENCY_PER_SHARD,
+            );
+            if (plans.length < limit) break;
+            if (read >= passLimit) {
+              totals.more = true;
+              break;
+            }
+          }
+        } finally {
+          await pages.return(undefined);
+          await Promise.all(writes);
+        }
       }),
     );
     return totals;
