@@ -20,8 +20,8 @@ export const leaseEnd = () => new Date(Date.now() + LEASE_MS).toISOString();
 /** Requests wait mostly on the receiver, so many may be in flight; a pass makes at most this many at once. */
 const CONCURRENT_SENDS = 64;
 
-/** Transactions of new deliveries a pass writes at once (each up to 100 items). */
-const CONCURRENT_WRITES = 2;
+/** Transactions of new deliveries a pass that is behind writes at once (each up to 100 items) once its requests are made. */
+const CONCURRENT_WRITES = 8;
 
 /** At most `limit` tasks at a time, and none while `held()`; the others wait in order. */
 class Limiter {
@@ -77,6 +77,7 @@ export class DispatchPass {
   private readonly sends = new Limiter(CONCURRENT_SENDS);
   // Held while requests are waiting or in flight: see writing().
   private readonly writes = new Limiter(CONCURRENT_WRITES, () => this.sends.busy);
+  private behind = false;
   /** When the earliest retry the pass scheduled is due (epoch ms); undefined when it scheduled none. */
   nextRetryAt: number | undefined;
 
@@ -145,13 +146,19 @@ export class DispatchPass {
   }
 
   /**
-   * Runs a write of deliveries already sent once the pass has no request waiting or in flight, CONCURRENT_WRITES
-   * at a time. In a burst the requests go first: the records' writes (the SDK's marshalling on this thread, the
-   * table's work) would otherwise take their turns between them, and every later event would wait for the earlier
-   * ones' records. A write that has begun runs to its end.
+   * Runs a write of deliveries already sent: at once while the pass keeps up, its writes beside its requests, so
+   * that it ends soon and the next begins. Once it is behind (`fallBehind`), only when it has no request waiting
+   * or in flight, CONCURRENT_WRITES at a time: in a burst the requests go first, since the records' writes (the
+   * SDK's marshalling on this thread, the table's work) would otherwise take their turns between them and every
+   * later event would wait for the earlier ones' records. A write that has begun runs to its end.
    */
   writing<T>(write: () => Promise<T>): Promise<T> {
-    return this.writes.run(write);
+    return this.behind ? this.writes.run(write) : write();
+  }
+
+  /** The outbox holds more than a page: from now on the pass's requests go before its writes. */
+  fallBehind(): void {
+    this.behind = true;
   }
 
   /**

@@ -38,6 +38,11 @@ const OUTBOX_PAGE = 200;
 const OUTBOX_CONCURRENCY_PER_SHARD = 4;
 /** Outbox entries a pass reads per shard at most, page after page: a pass of a burst holds at most this many. */
 const OUTBOX_PASS_LIMIT = 2000;
+/**
+ * How long after its start a pass still reads on: the deliveries it sent are written only at its end, and on AWS
+ * a run's last pass must end within the run's margin (functions/notify-worker), or they would all be sent again.
+ */
+const OUTBOX_READ_ON_MS = 15_000;
 
 export { deliveryIdOf };
 
@@ -76,11 +81,11 @@ async function inParallel<T>(
 export const Dispatch = {
   /**
    * Reads each shard's outbox oldest first, a page of `limit` entries at a time, and sends their deliveries, a
-   * transaction's worth at a time, the groups side by side; the writes of the deliveries sent (with the entries'
-   * removal) wait behind the requests still to make. A shard is read on, page after page, while its pages come
-   * back full, up to `passLimit` entries: a burst's later events are sent without waiting for its earlier ones'
-   * writes. Answers how many entries, attempts and deliveries, and whether a shard may hold more (it reached
-   * `passLimit`).
+   * transaction's worth at a time, the groups side by side, and writes the deliveries sent with the entries'
+   * removal. A shard is read on, page after page, while its pages come back full, up to `passLimit` entries, and a
+   * full page puts the pass behind (DispatchPass.writing): its writes then wait while requests are still to make,
+   * so a burst's later events are sent without waiting for its earlier ones' writes. Answers how many entries,
+   * attempts and deliveries, and whether a shard may hold more (it reached `passLimit` or OUTBOX_READ_ON_MS).
    */
   async drainOutbox(
     pass: DispatchPass,
@@ -90,6 +95,7 @@ export const Dispatch = {
   ): Promise<{ events: number; attempted: number; delivered: number; more: boolean }> {
     const index = tableDefinition.globalIndexes[0];
     const totals = { events: 0, attempted: 0, delivered: 0, more: false };
+    const readUntil = Date.now() + OUTBOX_READ_ON_MS;
     await Promise.all(
       shards.map(async (shard) => {
         const pages = queryPages<Item>({
@@ -105,6 +111,7 @@ export const Dispatch = {
           for (;;) {
             const page = await pages.next();
             if (page.done) break;
+            if (page.value.length >= limit) pass.fallBehind();
             const plans = await Promise.all(
               page.value.map(async (item) => {
                 const event = toTeamEvent(item);
@@ -128,7 +135,7 @@ export const Dispatch = {
               OUTBOX_CONCURRENCY_PER_SHARD,
             );
             if (plans.length < limit) break;
-            if (read >= passLimit) {
+            if (read >= passLimit || Date.now() >= readUntil) {
               totals.more = true;
               break;
             }
