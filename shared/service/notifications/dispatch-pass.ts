@@ -20,7 +20,7 @@ export const leaseEnd = () => new Date(Date.now() + LEASE_MS).toISOString();
 /** Requests wait mostly on the receiver, so many may be in flight; a pass makes at most this many at once. */
 const CONCURRENT_SENDS = 64;
 
-/** Transactions of new deliveries a pass that is behind writes at once (each up to 100 items) once its requests are made. */
+/** Transactions of new deliveries (up to 100 items each) a pass that is behind writes at once, its requests made. */
 const CONCURRENT_WRITES = 8;
 
 /** At most `limit` tasks at a time, and none while `held()`; the others wait in order. */

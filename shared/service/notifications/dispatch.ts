@@ -38,6 +38,8 @@ const OUTBOX_PAGE = 200;
 const OUTBOX_CONCURRENCY_PER_SHARD = 4;
 /** Outbox entries a pass reads per shard at most, page after page: a pass of a burst holds at most this many. */
 const OUTBOX_PASS_LIMIT = 2000;
+/** Full pages of one shard after which a pass is behind (DispatchPass.fallBehind), as in a burst. */
+const BEHIND_AFTER_PAGES = 2;
 /**
  * How long after its start a pass still reads on: the deliveries it sent are written only at its end, and on AWS
  * a run's last pass must end within the run's margin (functions/notify-worker), or they would all be sent again.
@@ -83,9 +85,11 @@ export const Dispatch = {
    * Reads each shard's outbox oldest first, a page of `limit` entries at a time, and sends their deliveries, a
    * transaction's worth at a time, the groups side by side, and writes the deliveries sent with the entries'
    * removal. A shard is read on, page after page, while its pages come back full, up to `passLimit` entries, and a
-   * full page puts the pass behind (DispatchPass.writing): its writes then wait while requests are still to make,
-   * so a burst's later events are sent without waiting for its earlier ones' writes. Answers how many entries,
-   * attempts and deliveries, and whether a shard may hold more (it reached `passLimit` or OUTBOX_READ_ON_MS).
+   * second full page puts the pass behind (DispatchPass.writing): its writes then wait while requests are still to
+   * make, so a burst's later events are sent without waiting for its earlier ones' writes. (A steady load that
+   * fills one page now and then is not a burst: holding its writes would only lengthen its passes.) Answers how
+   * many entries, attempts and deliveries, and whether a shard may hold more (it reached `passLimit` or
+   * OUTBOX_READ_ON_MS).
    */
   async drainOutbox(
     pass: DispatchPass,
@@ -111,7 +115,8 @@ export const Dispatch = {
           for (;;) {
             const page = await pages.next();
             if (page.done) break;
-            if (page.value.length >= limit) pass.fallBehind();
+            // A second full page: the shard holds more than a pass that keeps up reads.
+            if (page.value.length >= limit && read >= limit * (BEHIND_AFTER_PAGES - 1)) pass.fallBehind();
             const plans = await Promise.all(
               page.value.map(async (item) => {
                 const event = toTeamEvent(item);
