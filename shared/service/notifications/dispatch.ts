@@ -147,8 +147,10 @@ export const Dispatch = {
           }
         } finally {
           await pages.return(undefined);
-          await Promise.all(writes);
+          // Every write ends before the pass does, even after one failed: the next pass must not find them half done.
+          await Promise.allSettled(writes);
         }
+        await Promise.all(writes);
       }),
     );
     return totals;
