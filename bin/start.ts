@@ -142,7 +142,6 @@ async function main(): Promise<void> {
   running.api = createLocalApi({
     server,
     site,
-    functionsDir: join(projectRoot, 'functions'),
     log,
     // The team default comes from TEAM_RATE_LIMIT / TEAM_BURST_LIMIT (shared/service/config.ts), as on AWS.
     throttling: {

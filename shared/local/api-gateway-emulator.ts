@@ -8,8 +8,6 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
-import { join } from 'node:path';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -33,6 +31,7 @@ import { decodeComponent, decodeQuery, firstValues, multiValueHeaders, readBody 
 import { compileRouteTable, pathParametersOf } from './api-gateway-routes';
 import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
 import type { LocalSite } from './console-static';
+import { FUNCTION_HANDLERS } from './function-handlers';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -45,7 +44,6 @@ type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<AP
 export const LOCAL_MAX_REQUEST_BYTES = 24 * 1024 * 1024;
 
 export interface LocalApiOptions {
-  functionsDir: string;
   log?: (line: Record<string, unknown>) => void;
   /** Usage-plan throttling per team and the web ACL's per-client limit, as the stack configures them. */
   throttling?: LocalThrottlingOptions;
@@ -82,10 +80,8 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
-  const loadModule = async <T>(name: string): Promise<T> => {
-    const module = (await import(pathToFileURL(join(options.functionsDir, name, 'handler.ts')).href)) as { handler: T };
-    return module.handler;
-  };
+  const loadModule = async <T>(name: EndpointGroup | 'authorizer'): Promise<T> =>
+    (await FUNCTION_HANDLERS[name]()).handler as T;
   const groupHandler = (group: EndpointGroup): Promise<ProxyHandler> => {
     let loaded = handlers.get(group);
     if (!loaded) {
