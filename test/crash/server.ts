@@ -1,11 +1,12 @@
 /**
  * The real local server (`bin/start.ts`) as a child process the crash test can
- * SIGKILL. Node runs bin/start.ts itself with tsx's ES module loader (`--import tsx/esm`), so the
- * child is the server process: the kill hits it and not a wrapper that would outlive it.
+ * SIGKILL. Node runs the server's bundle itself (test/support/server-bundle.ts), so the child is
+ * the server process: the kill hits it and not a wrapper that would outlive it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { serverBundle } from '../support/server-bundle';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -33,7 +34,7 @@ export async function startCrashServer(
   const serverFile = join(dataDir, 'server.json');
   rmSync(serverFile, { force: true }); // a SIGKILLed server leaves its server.json behind
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx/esm', join(ROOT, 'bin/start.ts')], {
+  const child = spawn(process.execPath, [await serverBundle()], {
     cwd: ROOT,
     env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', log, log],

@@ -17,6 +17,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { keys } from '../../shared/service/data/keys';
 import { readEngineCredentials } from '../../shared/local/engine-credentials';
 import { awsCallLog } from '../support/server-process';
+import { serverBundle } from '../support/server-bundle';
 import { bucketDefinitions, tableDefinition } from '../../shared/service/data/table-definition';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -77,13 +78,13 @@ async function enginesOf(dataDir: string) {
 }
 
 /**
- * Starts `bin/start.ts` with tsx's loader in the server process itself: the
- * tsx CLI would run the server as a grandchild that a SIGKILL of the CLI
+ * Starts `bin/start.ts` (bundled, test/support/server-bundle.ts) in the server process itself: a
+ * wrapper such as the tsx CLI would run the server as a grandchild that a SIGKILL of the wrapper
  * leaves running, which is no crash at all.
  */
-function spawnServer(dataDir: string): ChildProcess {
+async function spawnServer(dataDir: string): Promise<ChildProcess> {
   rmSync(join(dataDir, 'server.json'), { force: true });
-  const child = spawn(process.execPath, ['--import', 'tsx/esm', join(ROOT, 'bin/start.ts')], {
+  const child = spawn(process.execPath, [await serverBundle()], {
     cwd: ROOT,
     env: { ...process.env, ...awsCallLog(), DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -109,7 +110,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** Starts the server and waits until it serves (it writes server.json only then). */
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawnServer(dataDir);
+  const child = await spawnServer(dataDir);
   const deadline = Date.now() + 120_000;
   while (!existsSync(join(dataDir, 'server.json'))) {
     if (child.exitCode !== null) throw new Error(`local server exited with ${child.exitCode}`);
@@ -166,7 +167,7 @@ describe('recovery after a crash (SIGKILL of the real server)', () => {
     let dataDir = '';
     for (let attempt = 0; attempt < 3 && !dataDir; attempt += 1) {
       const candidate = mkdtempSync(join(tmpdir(), 'vexdesk-corpus-crash-'));
-      const child = spawnServer(candidate);
+      const child = await spawnServer(candidate);
       try {
         while (!existsSync(join(candidate, 'engines.json'))) {
           if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
