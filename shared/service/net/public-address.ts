@@ -13,6 +13,7 @@ import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { commonJsExports } from '../common-js';
 import type { Agent } from 'undici';
 
 export interface AddressRules {
@@ -75,7 +76,7 @@ const IDLE_CONNECTION_MS = 4000;
  * the first request: functions that never make one (most cold starts) do not load it.
  */
 async function newAgent(rules: AddressRules): Promise<Agent> {
-  const { Agent: PoolingAgent } = await import('undici');
+  const { Agent: PoolingAgent } = commonJsExports(await import('undici'));
   // Another request may have made it meanwhile.
   let agent = agents.get(rules.allowLoopback);
   if (!agent) {

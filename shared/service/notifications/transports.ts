@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { Webhook } from 'standardwebhooks';
 import { ses } from '../aws-clients';
+import { commonJsExports } from '../common-js';
 import { config } from '../config';
 import { requestPublicAddress } from '../net/public-address';
 import { emailMessage, slackMessage, webhookBody, type NotificationMessage } from './messages';
@@ -127,7 +128,7 @@ async function sendEmail(
       return done(`ses ${sent.MessageId ?? ''}`);
     }
     if (settings.smtpUrl) {
-      const nodemailer = await import('nodemailer');
+      const nodemailer = commonJsExports(await import('nodemailer'));
       const transport = nodemailer.createTransport(settings.smtpUrl);
       try {
         const sent = await transport.sendMail({ envelope: { from, to: recipients }, raw: mime });
