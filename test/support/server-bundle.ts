@@ -27,22 +27,70 @@ const LOCK = join(CACHE_DIR, 'building.lock');
 const INPUTS_FILE = 'inputs.json';
 const ENTRY = 'start.mjs';
 
-/** Replaces `import.meta.url`/`dirname`/`filename` in each project file with that file's own, as written. */
-const ownImportMeta: Plugin = {
-  name: 'own-import-meta',
-  setup(build) {
-    build.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
-      if (relative(ROOT, path).startsWith('node_modules')) return undefined;
-      const source = await readFile(path, 'utf8');
-      if (!source.includes('import.meta')) return { contents: source, loader: 'ts' };
-      const contents = source
-        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
-        .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)))
-        .replaceAll('import.meta.filename', JSON.stringify(path));
-      return { contents, loader: 'ts' };
-    });
+/**
+ * Text a plugin rewrites in one source file; the build fails if the text is gone (the source changed under it), so
+ * the bundle never silently runs a path it did not mean to.
+ */
+interface Rewrite {
+  file: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * The engine worker thread (shared/local/engine-worker.ts) is a bundle entry of its own: the server's bundle starts
+ * it from the bundle's directory, and it imports the engines directly, where the source loads them through tsx's
+ * `tsImport` (which compiles each engine module on every start).
+ */
+const BUNDLED_ENGINE_WORKER: Rewrite[] = [
+  {
+    file: 'shared/local/engines.ts',
+    from: "new URL('./engine-worker.ts', import.meta.url)",
+    to: "new URL('./engine-worker.mjs', import.meta.url)",
   },
-};
+  {
+    file: 'shared/local/engine-worker.ts',
+    from: "import { tsImport } from 'tsx/esm/api';\n",
+    to: '',
+  },
+  {
+    file: 'shared/local/engine-worker.ts',
+    from: "tsImport('./engine-pair.ts', import.meta.url)",
+    to: "import('./engine-pair')",
+  },
+];
+
+/**
+ * Applies the rewrites, then replaces `import.meta.url`/`dirname`/`filename` in each project file with that file's
+ * own, as written.
+ */
+function projectSources(rewrites: Rewrite[]): Plugin {
+  return {
+    name: 'project-sources',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
+        const file = relative(ROOT, path);
+        if (file.startsWith('node_modules')) return undefined;
+        const source = await readFile(path, 'utf8');
+        // Rewritten text goes in last, so an `import.meta.url` in it stays the bundle's own.
+        const ours = rewrites.filter((rewrite) => rewrite.file === file);
+        let marked = source;
+        ours.forEach(({ from }, index) => {
+          if (!marked.includes(from)) throw new Error(`${file} no longer contains ${JSON.stringify(from)}`);
+          marked = marked.replace(from, `\0rewrite-${index}\0`);
+        });
+        let contents = marked
+          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
+          .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)))
+          .replaceAll('import.meta.filename', JSON.stringify(path));
+        ours.forEach(({ to }, index) => {
+          contents = contents.replace(`\0rewrite-${index}\0`, to);
+        });
+        return { contents, loader: 'ts' };
+      });
+    },
+  };
+}
 
 /** The bundle in use: a directory named in current.json, replaced (never changed) by a rebuild. */
 function currentDir(): string | undefined {
@@ -76,7 +124,10 @@ async function buildBundle(): Promise<string> {
   const dir = join(CACHE_DIR, name);
   const builtFrom = Date.now();
   const result = await build({
-    entryPoints: { start: join(ROOT, 'bin/start.ts') },
+    entryPoints: {
+      start: join(ROOT, 'bin/start.ts'),
+      'engine-worker': join(ROOT, 'shared/local/engine-worker.ts'),
+    },
     outdir: dir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -95,14 +146,15 @@ async function buildBundle(): Promise<string> {
     sourcesContent: false,
     metafile: true,
     logLevel: 'error',
-    plugins: [ownImportMeta],
+    plugins: [projectSources(BUNDLED_ENGINE_WORKER)],
     banner: {
       js: "import { createRequire as __vexdeskCreateRequire } from 'node:module'; const require = __vexdeskCreateRequire(import.meta.url);",
     },
   });
-  // The project's own files, and the lockfile for the packages (npm install rewrites it).
+  // The project's own files, the lockfile for the packages (npm install rewrites it), and how the bundle is made.
   const inputs = [
     'package-lock.json',
+    relative(ROOT, import.meta.filename),
     ...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/')),
   ];
   writeFileSync(join(dir, INPUTS_FILE), JSON.stringify({ builtFrom, inputs } satisfies BuildInputs));
