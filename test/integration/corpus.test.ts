@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { getItem } from '../../shared/service/data/table-client';
 import { keys } from '../../shared/service/data/keys';
-import { TSX_LOADER } from '../support/tsx-loader';
+import { adminBundle } from '../support/server-bundle';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { client } from '../support/http-client';
 import { cycloneDxSbom } from '../support/seed';
@@ -197,10 +197,10 @@ describe('corpus import and its effect on scans', () => {
   it("drives the admin CLI against the running server's engines", async () => {
     const root = resolve(import.meta.dirname, '../..');
     const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
+    const entry = await adminBundle();
     const admin = async (...args: string[]) =>
-      JSON.parse(
-        (await run(process.execPath, [...TSX_LOADER, join(root, 'bin/admin.ts'), ...args], { cwd: root, env })).stdout,
-      ) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- CLI JSON
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON
+      JSON.parse((await run(process.execPath, [entry, ...args], { cwd: root, env })).stdout) as Record<string, any>;
     const { teamId } = await admin('team', 'create', '--name', 'CLI team');
     const { memberId } = await admin(
       'member',

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { keys } from '../../shared/service/data/keys';
 import { getItem, queryAll } from '../../shared/service/data/table-client';
 import { dssePae } from '../../shared/service/disclosures/publisher-keys';
-import { TSX_LOADER } from '../support/tsx-loader';
+import { adminBundle } from '../support/server-bundle';
 import { addKey, createTeamWithKey } from '../support/factories';
 import { baseUrl, request } from '../support/http-client';
 import { seedReleaseWithFindings } from '../support/seed';
@@ -299,7 +299,7 @@ describe('disclosure signatures', () => {
     delete env.PUBLISHER_KEY_SEAL_FILE;
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [...TSX_LOADER, join(root, 'bin/admin.ts'), 'publisher-key', 'rotate', '--team', teamId],
+      [await adminBundle(), 'publisher-key', 'rotate', '--team', teamId],
       { cwd: root, env },
     );
     const rotated = JSON.parse(stdout) as { fingerprint: string; created_at: string };

@@ -19,7 +19,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/service/data/keys';
 import { tableDefinition } from '../../shared/service/data/table-definition';
 import { readEngineCredentials } from '../../shared/local/engine-credentials';
-import { TSX_LOADER } from '../support/tsx-loader';
+import { adminBundle } from '../support/server-bundle';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { cycloneDxSbom } from '../support/seed';
 import { dispositionInvariantViolations } from '../support/disposition-invariants';
@@ -92,7 +92,7 @@ async function importAdvisories(dataDir: string, names: string[]): Promise<void>
       }),
     ),
   );
-  const child = spawn(process.execPath, [...TSX_LOADER, join(ROOT, 'bin/admin.ts'), 'corpus', 'import', dir], {
+  const child = spawn(process.execPath, [await adminBundle(), 'corpus', 'import', dir], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'inherit'],

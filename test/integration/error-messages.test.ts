@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { TSX_LOADER } from '../support/tsx-loader';
+import { adminBundle } from '../support/server-bundle';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
 import { seedReleaseWithFindings } from '../support/seed';
@@ -19,7 +19,7 @@ async function admin(
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...TSX_LOADER, join(ROOT, 'bin/admin.ts'), ...args], {
+    const { stdout, stderr } = await run(process.execPath, [await adminBundle(), ...args], {
       cwd,
       env,
     });

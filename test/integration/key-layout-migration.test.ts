@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { auditItem, toAuditEntry, type AuditEvent } from '../../shared/service/audit/audit-log';
 import { readAuditLog } from '../../shared/service/audit/audit-read';
@@ -16,7 +16,7 @@ import { keys } from '../../shared/service/data/keys';
 import { migrateKeyLayout } from '../../shared/service/data/key-layout-migration';
 import { batchWrite, getItem, queryAll, type Item } from '../../shared/service/data/table-client';
 import type { Actor } from '../../shared/service/identity/actor';
-import { TSX_LOADER } from '../support/tsx-loader';
+import { adminBundle } from '../support/server-bundle';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 
 const run = promisify(execFile);
@@ -25,7 +25,7 @@ const root = resolve(import.meta.dirname, '../..');
 /** The admin CLI against the test server's data directory (it joins the running engines). */
 async function admin(...args: string[]): Promise<unknown> {
   const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
-  const { stdout } = await run(process.execPath, [...TSX_LOADER, join(root, 'bin/admin.ts'), ...args], {
+  const { stdout } = await run(process.execPath, [await adminBundle(), ...args], {
     cwd: root,
     env,
   });

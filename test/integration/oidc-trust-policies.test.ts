@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { readAuditLog } from '../../shared/service/audit/audit-read';
 import { toAuditEntry } from '../../shared/service/audit/audit-log';
@@ -12,7 +12,7 @@ import { OPERATOR_ACTOR } from '../../shared/service/identity/actor';
 import { Members } from '../../shared/service/identity/teams';
 import { managerOf, TrustPolicies } from '../../shared/service/identity/trust-policies';
 import { ForbiddenError } from '../../shared/service/errors';
-import { TSX_LOADER } from '../support/tsx-loader';
+import { adminBundle } from '../support/server-bundle';
 import { createTeamWithKey, addKey, uniqueSlug } from '../support/factories';
 import { request } from '../support/http-client';
 import { OWNER_ID, startTestIssuer, type TestIssuer } from '../support/oidc-issuer';
@@ -112,11 +112,10 @@ describe('admin CLI trust-policy commands', () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON
   async function admin(...args: string[]): Promise<{ code: number; json: Record<string, any>; stderr: string }> {
     try {
-      const { stdout, stderr } = await promisify(execFile)(
-        process.execPath,
-        [...TSX_LOADER, join(root, 'bin/admin.ts'), ...args],
-        { cwd: root, env },
-      );
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [await adminBundle(), ...args], {
+        cwd: root,
+        env,
+      });
       return { code: 0, json: JSON.parse(stdout) as Record<string, unknown>, stderr };
     } catch (error) {
       const failed = error as { code: number; stderr: string };

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { toAuditEntry } from '../../shared/service/audit/audit-log';
 import { readAuditLog } from '../../shared/service/audit/audit-read';
-import { TSX_LOADER } from '../support/tsx-loader';
+import { adminBundle } from '../support/server-bundle';
 import { createTeamWithKey } from '../support/factories';
 import type { HttpResponse } from '../support/http-client';
 import { startServerProcess } from '../support/server-process';
@@ -22,7 +22,7 @@ const root = resolve(import.meta.dirname, '../..');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON
 async function admin(...args: string[]): Promise<Record<string, any>> {
   const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
-  const { stdout } = await run(process.execPath, [...TSX_LOADER, join(root, 'bin/admin.ts'), ...args], {
+  const { stdout } = await run(process.execPath, [await adminBundle(), ...args], {
     cwd: root,
     env,
   });

@@ -15,7 +15,7 @@ import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
 import { keys } from '../../shared/service/data/keys';
 import { scanLease } from '../../shared/service/scans/scan-lease';
-import { TSX_LOADER } from '../support/tsx-loader';
+import { adminBundle } from '../support/server-bundle';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
 import { kevCatalog, osvRecord } from '../support/corpus-records';
@@ -25,11 +25,10 @@ type Api = Awaited<ReturnType<typeof createTeamWithKey>>['api'];
 
 async function adminImport(path: string): Promise<Record<string, unknown>> {
   const root = resolve(import.meta.dirname, '../..');
-  const { stdout } = await run(
-    process.execPath,
-    [...TSX_LOADER, join(root, 'bin/admin.ts'), 'corpus', 'import', path],
-    { cwd: root, env: { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR } },
-  );
+  const { stdout } = await run(process.execPath, [await adminBundle(), 'corpus', 'import', path], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR },
+  });
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 

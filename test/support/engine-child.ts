@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { readEngineCredentials, type EngineCredentials } from '../../shared/local/engine-credentials';
+import { enginesProcessBundle } from './server-bundle';
 
 export interface EngineChild {
   child: ChildProcess;
@@ -17,8 +18,8 @@ export interface EngineChild {
 
 export async function startEngineChild(dataDir: string, env: Record<string, string> = {}): Promise<EngineChild> {
   const root = resolve(import.meta.dirname, '../..');
-  // `node --import tsx/esm` (not the tsx CLI): one process, so the pid in engines.json is the child's.
-  const child = spawn(process.execPath, ['--import', 'tsx/esm', join(root, 'test/support/engines-process.ts')], {
+  // Node runs the bundle itself (./server-bundle.ts), no wrapper: one process, so the pid in engines.json is the child's.
+  const child = spawn(process.execPath, [await enginesProcessBundle()], {
     cwd: root,
     env: { ...process.env, ...env, DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'inherit'],
