@@ -8,6 +8,8 @@
  * only (type imports, no enums or parameter properties) and imports no project module
  * directly: the engines (extensionless imports, CommonJS dependencies) are loaded
  * through tsx's scoped loader, `tsImport`, which works whether or not tsx is active.
+ * The test run's bundle (test/support/server-bundle.ts) makes this file an entry of its
+ * own and imports the engine pair directly there.
  *
  * Protocol: workerData = EngineWorkerData; the worker answers `started` (or
  * `start-failed`), then on `stop` stops both engines (LevelDB closed, so every
