@@ -23,6 +23,7 @@ import { parseOsvAdvisory } from './parse/osv';
 import type { OsvReadResult } from './parse/osv-archive';
 import { PackageFilter, packageFilterStore } from './package-filter';
 import { PackageItemCache } from './package-item-cache';
+import { PackageWriteWindow } from './package-write-window';
 import { completedSources, recordImport } from './source-imports';
 import { archiveBuckets, recordArchiveBuckets, unchangedBuckets } from './archive-fingerprints';
 
@@ -56,8 +57,8 @@ class OsvImportRun {
     packagesWritten: 0,
   };
   private chunk: Advisory[] = [];
-  /** The package items this run wrote, so that later chunks need not read them back. */
-  private readonly packages = new PackageItemCache();
+  /** The chunks' package and advisory items not yet written; the package items this run wrote, so that later chunks need not read them back. */
+  private readonly window = new PackageWriteWindow(new PackageItemCache());
   private chunkIds = new Set<string>();
   private readCount = 0;
   /** Records not read: their bucket of the archive is unchanged since its last complete import. */
@@ -111,20 +112,29 @@ class OsvImportRun {
     if (this.chunk.length >= CHUNK) await this.flush();
   }
 
+  /** Imports the chunk into the window, and writes the window once it is full. */
   async flush(): Promise<void> {
-    if (this.chunk.length > 0) await importChunk(this.chunk, this.summary, this.packages);
+    if (this.chunk.length > 0) await importChunk(this.chunk, this.summary, this.window);
     this.chunk = [];
     this.chunkIds = new Set();
+    if (this.window.full) await this.writeWindow();
     this.options.onProgress?.({ read: this.readCount, total: this.total, summary: this.summary });
   }
 
-  /** Writes what is pending and stores the filter keys read so far: what was written is now findable. */
-  async checkpoint(): Promise<void> {
-    await this.flush();
+  /** Writes the window and stores the filter keys read so far: what was written is now findable. */
+  private async writeWindow(): Promise<void> {
+    await this.window.flush();
+    this.summary.packagesWritten = this.window.packagesWritten;
     if (this.filter) {
       await packageFilterStore.add(this.filter);
       this.filter = new PackageFilter();
     }
+  }
+
+  /** Writes everything pending. */
+  async checkpoint(): Promise<void> {
+    await this.flush();
+    await this.writeWindow();
   }
 
   /** The whole source was imported: the completion record goes last. */
