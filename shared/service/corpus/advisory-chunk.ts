@@ -1,8 +1,9 @@
 /**
- * One chunk of an OSV import: the advisories' package items, short-name items, alias and CVE index
- * items, the change journal, then the advisory items (import.ts reads the records and cuts them
- * into chunks). An advisory whose normalised content is unchanged is not written again; withdrawn
- * advisories drop out; the package items an advisory touches are rewritten with its new match data.
+ * One chunk of an OSV import (osv-import.ts reads the records and cuts them into chunks): its
+ * short-name, alias and CVE index items are written now; its package entries and advisory items go
+ * into the run's window (package-write-window.ts), written with it, advisory items last. An advisory
+ * whose normalised content is unchanged is not written again; withdrawn advisories drop out; the
+ * package items an advisory touches are rewritten with its new match data.
  */
 import { createHash } from 'node:crypto';
 import { keys, type Key } from '../data/keys';

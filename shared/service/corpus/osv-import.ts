@@ -1,16 +1,15 @@
 /**
  * OSV import: records are read as a stream (a directory, a zip read by random access, the records
- * a refresh downloaded), cut into chunks of 5,000 and written chunk by chunk (advisory-chunk.ts),
- * so memory holds one chunk, never the archive. A chunk rewrites every package item its records
- * touch: a busy package is in nearly every chunk, so larger chunks write it fewer times (at 520,000
- * records, 3.2 million package entries written with chunks of 5,000, 4.4 million with chunks of
- * 1,000; 2.6 million with chunks of 10,000, but the importing process's memory grew by ~100 MB).
+ * a refresh downloaded), cut into chunks of 5,000 (advisory-chunk.ts) whose package and advisory
+ * items are written a window of chunks at a time (package-write-window.ts), so memory holds a chunk
+ * and a window, never the archive. A window rewrites every package item its records touch: a busy
+ * package is in nearly every chunk, so a window of several chunks writes it fewer times.
  *
  * A zip is imported in resumable units (`importOsvArchive`): every `CHECKPOINT_RECORDS` entries the
- * package filter gains the keys read since the last checkpoint and the caller persists the entry
- * index to start from; a unit stops at the first checkpoint after its time is up. A unit killed
- * between checkpoints is redone from the last one: its chunks already written are found unchanged
- * by content hash (their advisory items are written last), so nothing is duplicated or skipped.
+ * window is written, the package filter gains the keys read since it was last stored and the caller
+ * persists the entry index to start from; a unit stops at the first checkpoint after its time is up.
+ * A unit killed between checkpoints is redone from the last one: its records already written are found
+ * unchanged by content hash (their advisory items are written last), so nothing is duplicated or skipped.
  *
  * With a `scope`, an archive import reads only the entries of the buckets that changed since the
  * archive's last complete import (archive-fingerprints.ts); the others count as unchanged.
