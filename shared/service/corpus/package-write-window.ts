@@ -20,8 +20,15 @@ import { corpusChanges } from '../watch/corpus-changes';
 import { MAX_INLINE_BYTES, packageEntries, packageItemKey, spillToS3, type MatchData } from './corpus-store';
 import type { PackageItemCache } from './package-item-cache';
 
-/** Characters a window may hold (package entries and advisory items) before it is written: ~32 MB. */
+/**
+ * Characters a window may take in before it is written: the entries and records it adds, and the stored
+ * entries it read from the table. Stored entries it took from the run's cache are not counted: they left
+ * the cache for the window, which gives them back once written.
+ */
 export const WINDOW_CHARS = 32 * 1024 * 1024;
+
+/** Package items are written in parts of about this many characters, so that the window's JSON is not all built at once. */
+const WRITE_PART_CHARS = 4 * 1024 * 1024;
 
 interface PackageSlot {
   /** The entries' JSON as stored before this window; undefined: no item. */
@@ -66,15 +73,18 @@ export class PackageWriteWindow {
       if (this.slots.has(key)) continue;
       const held = this.cache.get(key);
       if (held === undefined) unread.push(key);
-      else this.addSlot(key, held);
+      else {
+        this.cache.forget(key);
+        this.addSlot(key, held);
+      }
       opened.push(key);
     }
     for (const item of await batchGet(unread.map(packageItemKey))) {
       const key = String(item.packageKey);
-      this.addSlot(
-        key,
-        typeof item.entriesJson === 'string' ? item.entriesJson : JSON.stringify(await packageEntries(item)),
-      );
+      const stored =
+        typeof item.entriesJson === 'string' ? item.entriesJson : JSON.stringify(await packageEntries(item));
+      this.addSlot(key, stored);
+      this.chars += stored.length;
     }
     const fresh: string[] = [];
     for (const key of opened) {
@@ -118,24 +128,33 @@ export class PackageWriteWindow {
   /** Writes the package items, the journal naming them, then the advisory items; empties the window. */
   async flush(): Promise<void> {
     if (this.slots.size === 0 && this.advisories.size === 0) return;
-    const puts: Item[] = [];
+    const touched = [...this.slots.keys()];
+    let puts: Item[] = [];
+    let partChars = 0;
     const deletes: Key[] = [];
-    const written = new Map<string, string>();
+    let written = new Map<string, string>();
+    const writePart = async () => {
+      await batchWrite(puts);
+      this.packagesWritten += puts.length;
+      for (const [key, entriesJson] of written) this.cache.written(key, entriesJson);
+      puts = [];
+      written = new Map();
+      partChars = 0;
+    };
     for (const [key, slot] of this.slots) {
+      this.slots.delete(key);
       if (slot.dropped.size === 0 && slot.added.size === 0) continue;
       const entries = mergedEntries(slot);
       if (entries.length > 0) {
         const entriesJson = `[${entries.map(([, json]) => json).join(',')}]`;
         puts.push(await packageItem(key, entriesJson, entries.length));
         written.set(key, entriesJson);
+        partChars += entriesJson.length;
+        if (partChars >= WRITE_PART_CHARS) await writePart();
       } else if (slot.stored !== undefined) deletes.push(packageItemKey(key));
     }
-    this.packagesWritten += puts.length;
-    const touched = [...this.slots.keys()];
-    // A failed write leaves the table unknown: what is not re-held below is read from it next time.
-    for (const key of touched) this.cache.forget(key);
-    await batchWrite(puts, deletes);
-    for (const [key, entriesJson] of written) this.cache.written(key, entriesJson);
+    await writePart();
+    await batchWrite([], deletes);
     // Recorded before the advisory items mark the records done: a run cut off here records it again, never not at all.
     await corpusChanges.record('osv', touched, []);
     const advisoryPuts: Item[] = [];
@@ -151,9 +170,7 @@ export class PackageWriteWindow {
   }
 
   private addSlot(key: string, stored: string): void {
-    this.cache.forget(key);
     this.slots.set(key, { stored, dropped: new Set(), added: new Map() });
-    this.chars += stored.length;
   }
 }
 
