@@ -15,7 +15,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { NodeSha256 } from '../service/aws-sha256';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ALGORITHM_IDENTIFIER, SignatureV4, UNSIGNED_PAYLOAD, getCanonicalHeaders } from '@smithy/signature-v4';
-import type { Checksum, HttpRequest, SourceData } from '@smithy/types';
+import type { HttpRequest } from '@smithy/types';
 
 export interface EngineCredentials {
   accessKeyId: string;
