@@ -8,7 +8,7 @@
  *
  * SIGINT, SIGTERM and SIGHUP (at any point, start-up included) stop accepting requests,
  * let in-flight ones finish, then close the engines so every acknowledged write is on
- * disk, and remove server.json. package.json runs this file with `exec node --import tsx`,
+ * disk, and remove server.json. package.json runs this file with `exec node --import tsx/esm`,
  * so the process npm signals is this one: no shell or tsx parent between them that could
  * die and leave the server running.
  */

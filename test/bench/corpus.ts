@@ -59,7 +59,7 @@ interface CliRun {
 /** The node flags of package.json's admin script (`npm run admin`), which the import child runs with too. */
 function adminScriptNodeFlags(): string[] {
   const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { admin: string } };
-  return (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/admin\.ts/.exec(scripts.admin)?.[1] ?? '')
+  return (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx\/esm bin\/admin\.ts/.exec(scripts.admin)?.[1] ?? '')
     .split(/\s+/)
     .filter(Boolean);
 }

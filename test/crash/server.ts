@@ -1,6 +1,6 @@
 /**
  * The real local server (`bin/start.ts`) as a child process the crash test can
- * SIGKILL. Node runs bin/start.ts itself with tsx's loader (`--import tsx`), so the
+ * SIGKILL. Node runs bin/start.ts itself with tsx's ES module loader (`--import tsx/esm`), so the
  * child is the server process: the kill hits it and not a wrapper that would outlive it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -33,7 +33,7 @@ export async function startCrashServer(
   const serverFile = join(dataDir, 'server.json');
   rmSync(serverFile, { force: true }); // a SIGKILLed server leaves its server.json behind
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/start.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx/esm', join(ROOT, 'bin/start.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', log, log],

@@ -64,7 +64,7 @@ async function killMidImport(atLeast: number): Promise<number> {
   // node with tsx's loader, not the tsx CLI (which runs the script in a child that would outlive the kill).
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', resolve(ROOT, 'test/support/refresh-child.ts'), server.base, ECOSYSTEM, String(CHECKPOINT)],
+    ['--import', 'tsx/esm', resolve(ROOT, 'test/support/refresh-child.ts'), server.base, ECOSYSTEM, String(CHECKPOINT)],
     { cwd: ROOT, env: { ...process.env, ...awsCallLog(), POWERTOOLS_LOG_LEVEL: 'ERROR' }, stdio: 'ignore' },
   );
   const exited = new Promise((done) => child.once('exit', done));

@@ -83,7 +83,7 @@ async function enginesOf(dataDir: string) {
  */
 function spawnServer(dataDir: string): ChildProcess {
   rmSync(join(dataDir, 'server.json'), { force: true });
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/start.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx/esm', join(ROOT, 'bin/start.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...awsCallLog(), DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', 'ignore', 'inherit'],

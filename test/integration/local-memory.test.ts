@@ -32,7 +32,7 @@ function startScriptNodeFlags(): string[] {
   const { scripts } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
     scripts: { start: string };
   };
-  return (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx bin\/start\.ts/.exec(scripts.start)?.[1] ?? '')
+  return (/\bnode((?:\s+--[\w-]+=\S+)*)\s+--import tsx\/esm bin\/start\.ts/.exec(scripts.start)?.[1] ?? '')
     .split(/\s+/)
     .filter(Boolean);
 }

@@ -17,8 +17,8 @@ export interface EngineChild {
 
 export async function startEngineChild(dataDir: string, env: Record<string, string> = {}): Promise<EngineChild> {
   const root = resolve(import.meta.dirname, '../..');
-  // `node --import tsx` (not the tsx CLI): one process, so the pid in engines.json is the child's.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/support/engines-process.ts')], {
+  // `node --import tsx/esm` (not the tsx CLI): one process, so the pid in engines.json is the child's.
+  const child = spawn(process.execPath, ['--import', 'tsx/esm', join(root, 'test/support/engines-process.ts')], {
     cwd: root,
     env: { ...process.env, ...env, DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -1,6 +1,6 @@
 /**
  * The embedded engines alone in a child process on $DATA_DIR (no API, no corpus), for
- * tests that kill them: `node --import tsx test/support/engines-process.ts`. They
+ * tests that kill them: `node --import tsx/esm test/support/engines-process.ts`. They
  * publish engines.json once listening and stop cleanly on SIGTERM.
  */
 import { startEmbeddedEngines } from '../../shared/local/engines';

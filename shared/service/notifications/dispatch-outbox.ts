@@ -94,18 +94,23 @@ async function attemptNew(pass: DispatchPass, delivery: StoredDelivery): Promise
 }
 
 /**
- * Attempts the new deliveries of several outbox entries, then writes them (with their outcome), the digest
- * entries and the entries' removal in one transaction: all of it or none. A delivery that exists already (a pass
- * that died had written it) is not sent: the due index owes it. When the transaction fails (a delivery appeared
- * meanwhile, an event expired), nothing of it was written and the entries go one by one. Answers the deliveries
- * attempted.
+ * Attempts the new deliveries of several outbox entries and answers them; `writeGroup` writes them after. A
+ * delivery that exists already (a pass that died had written it) is not sent: the due index owes it.
  */
-export async function dispatchGroup(pass: DispatchPass, plans: EventPlan[]): Promise<StoredDelivery[]> {
+export async function sendGroup(pass: DispatchPass, plans: EventPlan[]): Promise<StoredDelivery[]> {
   const planned = plans.flatMap((plan) => plan.deliveries);
   const existing = planned.length > 0 ? await DeliveryStore.existing(planned) : new Set<string>();
-  const attempted = await Promise.all(
+  return Promise.all(
     planned.filter((delivery) => !existing.has(delivery.id)).map((delivery) => attemptNew(pass, delivery)),
   );
+}
+
+/**
+ * Writes the deliveries `sendGroup` attempted (with their outcome), the digest entries and the entries' removal
+ * in one transaction: all of it or none. When it fails (a delivery appeared meanwhile, an event expired),
+ * nothing of it was written and the entries go one by one.
+ */
+export async function writeGroup(plans: EventPlan[], attempted: StoredDelivery[]): Promise<void> {
   const byId = new Map(attempted.map((delivery) => [delivery.id, delivery]));
   const writes: TransactItem[] = [];
   for (const plan of plans) {
@@ -122,7 +127,6 @@ export async function dispatchGroup(pass: DispatchPass, plans: EventPlan[]): Pro
   } catch {
     for (const plan of plans) await dispatchAlone(plan, byId);
   }
-  return attempted;
 }
 
 /** One outbox entry on its own: the deliveries attempted written only if absent, then the entry's removal. */

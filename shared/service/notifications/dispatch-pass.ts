@@ -20,6 +20,46 @@ export const leaseEnd = () => new Date(Date.now() + LEASE_MS).toISOString();
 /** Requests wait mostly on the receiver, so many may be in flight; a pass makes at most this many at once. */
 const CONCURRENT_SENDS = 64;
 
+/** Transactions of new deliveries (up to 100 items each) a pass that is behind writes at once, its requests made. */
+const CONCURRENT_WRITES = 8;
+
+/** At most `limit` tasks at a time, and none while `held()`; the others wait in order. */
+class Limiter {
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly limit: number,
+    private readonly held: () => boolean = () => false,
+  ) {}
+
+  /** Whether a task runs or waits. */
+  get busy(): boolean {
+    return this.inFlight > 0 || this.waiting.length > 0;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.inFlight >= this.limit || this.held()) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.inFlight += 1;
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next waiting task, or is given back.
+      const next = this.held() ? undefined : this.waiting.shift();
+      if (next) next();
+      else this.inFlight -= 1;
+    }
+  }
+
+  /** Starts waiting tasks, up to the limit, now that they are no longer held. */
+  release(): void {
+    while (!this.held() && this.inFlight < this.limit && this.waiting.length > 0) {
+      this.inFlight += 1;
+      this.waiting.shift()!();
+    }
+  }
+}
+
 /** What one team's rules and channels are. */
 export interface TeamRouting {
   rules: StoredRule[];
@@ -34,10 +74,12 @@ export class DispatchPass {
   private readonly batcher: UpdateBatcher | undefined;
   /** Channels whose failure the pass has counted (or found counted lately) since their last success. */
   private readonly failureCounted = new Set<string>();
-  private sendsInFlight = 0;
+  private readonly sends = new Limiter(CONCURRENT_SENDS);
+  // Held while requests are waiting or in flight: see writing().
+  private readonly writes = new Limiter(CONCURRENT_WRITES, () => this.sends.busy);
+  private behind = false;
   /** When the earliest retry the pass scheduled is due (epoch ms); undefined when it scheduled none. */
   nextRetryAt: number | undefined;
-  private readonly waitingToSend: (() => void)[] = [];
 
   /** `batchRecords`: gather attempt records into transactions (the background passes; a single test attempt writes its own). */
   constructor(options: { batchRecords: boolean } = { batchRecords: false }) {
@@ -96,16 +138,27 @@ export class DispatchPass {
 
   /** Runs a request to a receiver once fewer than CONCURRENT_SENDS of the pass's are in flight. */
   async sending<T>(request: () => Promise<T>): Promise<T> {
-    if (this.sendsInFlight >= CONCURRENT_SENDS) await new Promise<void>((resolve) => this.waitingToSend.push(resolve));
-    else this.sendsInFlight += 1;
     try {
-      return await request();
+      return await this.sends.run(request);
     } finally {
-      // The slot passes straight to the next waiting request, or is given back.
-      const next = this.waitingToSend.shift();
-      if (next) next();
-      else this.sendsInFlight -= 1;
+      if (!this.sends.busy) this.writes.release();
     }
+  }
+
+  /**
+   * Runs a write of deliveries already sent: at once while the pass keeps up, its writes beside its requests, so
+   * that it ends soon and the next begins. Once it is behind (`fallBehind`), only when it has no request waiting
+   * or in flight, CONCURRENT_WRITES at a time: in a burst the requests go first, since the records' writes (the
+   * SDK's marshalling on this thread, the table's work) would otherwise take their turns between them and every
+   * later event would wait for the earlier ones' records. A write that has begun runs to its end.
+   */
+  writing<T>(write: () => Promise<T>): Promise<T> {
+    return this.behind ? this.writes.run(write) : write();
+  }
+
+  /** The outbox holds more than a page: from now on the pass's requests go before its writes. */
+  fallBehind(): void {
+    this.behind = true;
   }
 
   /**

@@ -26,7 +26,7 @@ import type { DeliveryListQuery, DeliveryView } from '../schemas/notifications';
 import type { StoredChannel } from './channel-store';
 import { DeliveryStore, deliveryIdOf, newDelivery, toDeliveryView, type StoredDelivery } from './delivery-store';
 import { DispatchPass, leaseEnd } from './dispatch-pass';
-import { dispatchGroup, planEvent, transactionGroups } from './dispatch-outbox';
+import { planEvent, sendGroup, transactionGroups, writeGroup } from './dispatch-outbox';
 import { makeAttempt } from './attempt';
 import { digestsDue } from './digests';
 import type { NotificationMessage } from './messages';
@@ -36,6 +36,15 @@ const ATTEMPT_CONCURRENCY = 64;
 /** Outbox entries read per shard and pass: a pass stays short, so entries written during one wait little. */
 const OUTBOX_PAGE = 200;
 const OUTBOX_CONCURRENCY_PER_SHARD = 4;
+/** Outbox entries a pass reads per shard at most, page after page: a pass of a burst holds at most this many. */
+const OUTBOX_PASS_LIMIT = 2000;
+/** Full pages of one shard after which a pass is behind (DispatchPass.fallBehind), as in a burst. */
+const BEHIND_AFTER_PAGES = 2;
+/**
+ * How long after its start a pass still reads on: the deliveries it sent are written only at its end, and on AWS
+ * a run's last pass must end within the run's margin (functions/notify-worker), or they would all be sent again.
+ */
+const OUTBOX_READ_ON_MS = 15_000;
 
 export { deliveryIdOf };
 
@@ -73,17 +82,24 @@ async function inParallel<T>(
 
 export const Dispatch = {
   /**
-   * Reads up to `limit` outbox entries per shard and sends and writes their deliveries, a transaction's worth at a
-   * time, the groups side by side; answers how many entries, attempts and deliveries, and whether a shard may hold
-   * more (it filled its page).
+   * Reads each shard's outbox oldest first, a page of `limit` entries at a time, and sends their deliveries, a
+   * transaction's worth at a time, the groups side by side, and writes the deliveries sent with the entries'
+   * removal. A shard is read on, page after page, while its pages come back full, up to `passLimit` entries, and a
+   * second full page puts the pass behind (DispatchPass.writing): its writes then wait while requests are still to
+   * make, so a burst's later events are sent without waiting for its earlier ones' writes. (A steady load that
+   * fills one page now and then is not a burst: holding its writes would only lengthen its passes.) Answers how
+   * many entries, attempts and deliveries, and whether a shard may hold more (it reached `passLimit` or
+   * OUTBOX_READ_ON_MS).
    */
   async drainOutbox(
     pass: DispatchPass,
     limit = OUTBOX_PAGE,
     shards: readonly number[] = notifyShards,
+    passLimit = OUTBOX_PASS_LIMIT,
   ): Promise<{ events: number; attempted: number; delivered: number; more: boolean }> {
     const index = tableDefinition.globalIndexes[0];
     const totals = { events: 0, attempted: 0, delivered: 0, more: false };
+    const readUntil = Date.now() + OUTBOX_READ_ON_MS;
     await Promise.all(
       shards.map(async (shard) => {
         const pages = queryPages<Item>({
@@ -93,26 +109,48 @@ export const Dispatch = {
           skAttribute: index.sortKey,
           pageSize: limit,
         });
-        const first = await pages.next();
-        await pages.return(undefined);
-        const plans = await Promise.all(
-          (first.done ? [] : first.value).map(async (item) => {
-            const event = toTeamEvent(item);
-            return planEvent(pass, await pass.routingOf(event.teamId), event);
-          }),
-        );
-        totals.events += plans.length;
-        if (plans.length >= limit) totals.more = true;
-        // Many entries per transaction: a burst of thousands (one corpus change) clears in seconds, not minutes.
-        await inParallel(
-          transactionGroups(plans),
-          async (group) => {
-            const attempted = await dispatchGroup(pass, group);
-            totals.attempted += attempted.length;
-            totals.delivered += attempted.filter((delivery) => delivery.status === 'delivered').length;
-          },
-          OUTBOX_CONCURRENCY_PER_SHARD,
-        );
+        const writes: Promise<void>[] = [];
+        let read = 0;
+        try {
+          for (;;) {
+            const page = await pages.next();
+            if (page.done) break;
+            // A second full page: the shard holds more than a pass that keeps up reads.
+            if (page.value.length >= limit && read >= limit * (BEHIND_AFTER_PAGES - 1)) pass.fallBehind();
+            const plans = await Promise.all(
+              page.value.map(async (item) => {
+                const event = toTeamEvent(item);
+                return planEvent(pass, await pass.routingOf(event.teamId), event);
+              }),
+            );
+            read += plans.length;
+            totals.events += plans.length;
+            // Many entries per transaction: a burst of thousands (one corpus change) clears in seconds, not minutes.
+            await inParallel(
+              transactionGroups(plans),
+              async (group) => {
+                const attempted = await sendGroup(pass, group);
+                totals.attempted += attempted.length;
+                totals.delivered += attempted.filter((delivery) => delivery.status === 'delivered').length;
+                const written = pass.writing(() => writeGroup(group, attempted));
+                // Awaited below; a rejection must not go unhandled meanwhile.
+                written.catch(() => undefined);
+                writes.push(written);
+              },
+              OUTBOX_CONCURRENCY_PER_SHARD,
+            );
+            if (plans.length < limit) break;
+            if (read >= passLimit || Date.now() >= readUntil) {
+              totals.more = true;
+              break;
+            }
+          }
+        } finally {
+          await pages.return(undefined);
+          // Every write ends before the pass does, even after one failed: the next pass must not find them half done.
+          await Promise.allSettled(writes);
+        }
+        await Promise.all(writes);
       }),
     );
     return totals;
