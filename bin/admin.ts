@@ -289,12 +289,12 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       };
     }
     case 'corpus import': {
-      const { importCorpusFiles } = await import('../shared/service/corpus/import');
+      const { importCorpusFilesExclusively } = await import('../shared/service/corpus/import');
       if (rest.length === 0) throw new UsageError('corpus import needs at least one PATH');
       const { importProgressReporter } = await import('../shared/service/corpus/import-progress');
       // Progress on stderr (stdout carries the JSON result): a live line on a terminal, JSON lines otherwise.
       const progress = importProgressReporter(process.stderr);
-      const imported = await importCorpusFiles(
+      const imported = await importCorpusFilesExclusively(
         rest.map((path) => resolve(path)),
         { onProgress: progress.onProgress },
       );

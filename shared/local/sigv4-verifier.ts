@@ -11,10 +11,11 @@
  * for S3, that a body matches its signed `x-amz-content-sha256` (the headers, hence
  * the request's identity, are still verified).
  */
-import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { NodeSha256 } from '../service/aws-sha256';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ALGORITHM_IDENTIFIER, SignatureV4, UNSIGNED_PAYLOAD, getCanonicalHeaders } from '@smithy/signature-v4';
-import type { Checksum, HttpRequest, SourceData } from '@smithy/types';
+import type { HttpRequest } from '@smithy/types';
 
 export interface EngineCredentials {
   accessKeyId: string;
@@ -49,58 +50,6 @@ export interface SignedRequest {
 const MAX_SKEW_MS = 15 * 60 * 1000;
 const MAX_PRESIGNED_SECONDS = 7 * 24 * 60 * 60;
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
-
-/** SHA-256 / HMAC-SHA-256 over node:crypto in the shape the signer expects. */
-export class NodeSha256 implements Checksum {
-  private hash;
-
-  constructor(private readonly secret?: SourceData) {
-    this.hash = this.create();
-  }
-
-  update(data: Uint8Array): void {
-    this.hash.update(data);
-  }
-
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(new Uint8Array(this.hash.digest()));
-  }
-
-  reset(): void {
-    this.hash = this.create();
-  }
-
-  private create() {
-    if (this.secret === undefined) return createHash('sha256');
-    return createHmac('sha256', secretKeyOf(this.secret));
-  }
-}
-
-/**
- * HMAC keys as KeyObjects, made once per key: node makes one from a raw key for every createHmac, which
- * costs 25-45 µs (against about 5 µs for the HMAC itself given a KeyObject). A request's signature
- * check uses the day's signing key and the secret's derivation of it: a handful of keys, reused by
- * every request of the day.
- */
-const secretKeys = new Map<string, KeyObject>();
-const MAX_SECRET_KEYS = 64;
-
-function secretKeyOf(secret: SourceData): KeyObject {
-  const bytes =
-    typeof secret === 'string'
-      ? Buffer.from(secret, 'utf8')
-      : ArrayBuffer.isView(secret)
-        ? Buffer.from(secret.buffer, secret.byteOffset, secret.byteLength)
-        : Buffer.from(secret);
-  const id = bytes.toString('base64');
-  let key = secretKeys.get(id);
-  if (key === undefined) {
-    if (secretKeys.size >= MAX_SECRET_KEYS) secretKeys.clear();
-    key = createSecretKey(bytes);
-    secretKeys.set(id, key);
-  }
-  return key;
-}
 
 /** Exposes the signer's canonical request and string to sign to a verifier. */
 class Recomputer extends SignatureV4 {

@@ -194,10 +194,10 @@ async function importChild(dataDir: string, paths: string[]): Promise<void> {
   const engines = await findRunningEngines(dataDir);
   if (!engines) throw new Error(`no embedded engines running on ${dataDir}`);
   applyLocalEnvironment(engines);
-  const { importCorpusFiles } = await import('../../shared/service/corpus/import');
+  const { importCorpusFilesExclusively } = await import('../../shared/service/corpus/import');
   const { importProgressReporter } = await import('../../shared/service/corpus/import-progress');
   const progress = importProgressReporter(process.stderr);
-  const imported = await importCorpusFiles(paths, { onProgress: progress.onProgress });
+  const imported = await importCorpusFilesExclusively(paths, { onProgress: progress.onProgress });
   progress.done();
   const { corpusChanges } = await import('../../shared/service/watch/corpus-changes');
   const journal = await corpusChanges.pending(1_000_000);

@@ -12,7 +12,7 @@ import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } fro
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
-import { NodeSha256 } from '../../shared/local/sigv4-verifier';
+import { NodeSha256 } from '../../shared/service/aws-sha256';
 import { rejection } from '../support/assertions';
 
 const TABLE = 'auth-test';

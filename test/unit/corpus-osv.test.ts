@@ -220,6 +220,17 @@ describe('scoreCvss', () => {
       expect(scoreCvss(vector)).toBeNull();
     },
   );
+
+  it('scores a vector met again the same, in an object of its own', () => {
+    const vector = 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:H/I:N/A:N';
+    const first = scoreCvss(vector);
+    first!.score.severity = 'LOW';
+    expect(scoreCvss(vector)).toEqual({
+      version: 'v3',
+      score: expect.objectContaining({ score: 5.3, severity: 'MEDIUM' }),
+    });
+    expect(scoreCvss(vector)!.score).not.toBe(scoreCvss(vector)!.score);
+  });
 });
 
 describe('OSV archives', () => {

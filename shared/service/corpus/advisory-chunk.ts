@@ -1,8 +1,9 @@
 /**
- * One chunk of an OSV import: the advisories' package items, short-name items, alias and CVE index
- * items, the change journal, then the advisory items (import.ts reads the records and cuts them
- * into chunks). An advisory whose normalised content is unchanged is not written again; withdrawn
- * advisories drop out; the package items an advisory touches are rewritten with its new match data.
+ * One chunk of an OSV import (osv-import.ts reads the records and cuts them into chunks): its
+ * short-name, alias and CVE index items are written now; its package entries and advisory items go
+ * into the run's window (package-write-window.ts), written with it, advisory items last. An advisory
+ * whose normalised content is unchanged is not written again; withdrawn advisories drop out; the
+ * package items an advisory touches are rewritten with its new match data.
  */
 import { createHash } from 'node:crypto';
 import { keys, type Key } from '../data/keys';
@@ -12,16 +13,8 @@ import { splitEcosystem } from '../matching/ecosystems';
 import { shortName } from '../matching/package-name';
 import type { Advisory } from './parse/advisory';
 import { aliasIdentifiers, aliasIndexWrites, scoresOf, type AliasChange } from './alias-severity';
-import { corpusChanges } from '../watch/corpus-changes';
-import {
-  MAX_INLINE_BYTES,
-  packageEntries,
-  packageItemKey,
-  spillToS3,
-  toMatchData,
-  type MatchData,
-} from './corpus-store';
-import type { PackageItemCache } from './package-item-cache';
+import { MAX_INLINE_BYTES, spillToS3, toMatchData, type MatchData } from './corpus-store';
+import type { PackageWriteWindow } from './package-write-window';
 
 /** What the chunk reads of an advisory item it may replace: not the advisory itself. */
 const EXISTING_ADVISORY_FIELDS = ['advisoryId', 'contentHash', 'packageKeys', 'aliasIds', 'cveIds'] as const;
@@ -106,97 +99,80 @@ function cveIndexWrites(
   return { puts, deletes };
 }
 
-async function packageItem(key: string, entries: MatchData[], inline: string): Promise<Item> {
-  const base = { ...packageItemKey(key), entity: 'CorpusPackage', packageKey: key, advisoryCount: entries.length };
-  // One string attribute, not nested maps: a scan reads a thousand of these, and (un)marshalling
-  // nested attribute maps was most of that read's cost (docs/scanning.md "Where scan time goes").
-  if (Buffer.byteLength(inline) <= MAX_INLINE_BYTES) return { ...base, entriesJson: inline };
-  return { ...base, spillKey: await spillToS3('package', key, entries) };
-}
-
-/** `cache`: the package items this import run wrote so far (package-item-cache.ts); none = read every one. */
+/**
+ * Imports one chunk into the run's window (package-write-window.ts): the short-name, alias and CVE index
+ * items are written now, the package items and advisory items when the window is.
+ */
 export async function importChunk(
   advisories: Advisory[],
   summary: AdvisoryImportSummary,
-  cache?: PackageItemCache,
+  window: PackageWriteWindow,
 ): Promise<void> {
   const existing = new Map(
     (
       await batchGet(
-        advisories.map((advisory) => keys.corpusAdvisory(advisory.id)),
+        advisories
+          .filter((advisory) => !window.pendingAdvisory(advisory.id))
+          .map((advisory) => keys.corpusAdvisory(advisory.id)),
         { projection: EXISTING_ADVISORY_FIELDS },
       )
     ).map((item) => [String(item.advisoryId), item]),
   );
+  // A record an earlier chunk of this window wrote (or removed) is compared with that version.
+  for (const advisory of advisories) {
+    const pending = window.pendingAdvisory(advisory.id);
+    if (pending && 'item' in pending) existing.set(advisory.id, pending.item);
+  }
   const changed: Advisory[] = [];
   const removed: Item[] = [];
+  const hashes = new Map<string, string>();
   for (const advisory of advisories) {
     const previous = existing.get(advisory.id);
     if (advisory.withdrawn !== null) {
       summary.withdrawn += 1;
       if (previous) removed.push(previous);
-    } else if (
-      previous?.contentHash === contentHash(advisory) &&
-      previous.aliasIds !== undefined &&
-      previous.cveIds !== undefined
-    ) {
+      continue;
+    }
+    const hash = contentHash(advisory);
+    if (previous?.contentHash === hash && previous.aliasIds !== undefined && previous.cveIds !== undefined) {
       // An item without `aliasIds` or `cveIds` predates the alias or CVE index: imported once more to join it.
       summary.unchanged += 1;
     } else {
       changed.push(advisory);
+      hashes.set(advisory.id, hash);
     }
   }
   if (changed.length === 0 && removed.length === 0) return;
 
-  const dropIds = new Set([
-    ...changed.map((advisory) => advisory.id),
-    ...removed.map((item) => String(item.advisoryId)),
-  ]);
-  const touched = new Set<string>();
+  // Per package: the ids whose entry it may hold (the records' previous packages and their new ones) and the new entries.
+  const drops = new Map<string, Set<string>>();
+  const dropFrom = (key: string, id: string) => {
+    const ids = drops.get(key);
+    if (ids) ids.add(id);
+    else drops.set(key, new Set([id]));
+  };
   for (const item of [
     ...removed,
     ...changed.map((advisory) => existing.get(advisory.id)).filter((item): item is Item => item !== undefined),
   ]) {
-    for (const key of (item.packageKeys as string[] | undefined) ?? []) touched.add(key);
+    for (const key of (item.packageKeys as string[] | undefined) ?? []) dropFrom(key, String(item.advisoryId));
   }
   const additions = new Map<string, MatchData[]>();
   for (const advisory of changed) {
     for (const key of packageKeysOf(advisory)) {
-      touched.add(key);
+      dropFrom(key, advisory.id);
       additions.set(key, [...(additions.get(key) ?? []), matchDataFor(advisory, key)]);
     }
   }
-  const current = new Map<string, MatchData[]>();
-  const unread: string[] = [];
-  for (const key of touched) {
-    const held = cache?.get(key);
-    if (held === undefined) unread.push(key);
-    else current.set(key, JSON.parse(held) as MatchData[]);
-  }
-  for (const item of await batchGet(unread.map(packageItemKey)))
-    current.set(String(item.packageKey), await packageEntries(item));
+  const newPackages = await window.open(drops.keys());
+  for (const [key, ids] of drops) window.update(key, ids, additions.get(key) ?? []);
 
   const puts: Item[] = [];
-  const deletes = [];
-  const newPackages: string[] = [];
-  const writtenEntries = new Map<string, string>();
-  for (const key of touched) {
-    const before = current.get(key);
-    if (!before) newPackages.push(key);
-    const entries = [...(before ?? []).filter((entry) => !dropIds.has(entry.id)), ...(additions.get(key) ?? [])].sort(
-      (a, b) => a.id.localeCompare(b.id),
-    );
-    if (entries.length > 0) {
-      const entriesJson = JSON.stringify(entries);
-      puts.push(await packageItem(key, entries, entriesJson));
-      writtenEntries.set(key, entriesJson);
-    } else if (before) deletes.push(packageItemKey(key));
-  }
-  summary.packagesWritten += puts.length;
-
+  const deletes: Key[] = [];
   // New packages join their short-name item, which CPE and name-only matching read.
   const byShortName = new Map<string, string[]>();
   for (const key of newPackages) {
+    if (!additions.has(key)) continue;
     const short = shortName(key.slice(key.indexOf('\u0000') + 1));
     byShortName.set(short, [...(byShortName.get(short) ?? []), key]);
   }
@@ -216,16 +192,14 @@ export async function importChunk(
     });
   }
 
-  const advisoryPuts: Item[] = [];
   for (const advisory of changed) {
-    const hash = contentHash(advisory);
     const record = {
       ...keys.corpusAdvisory(advisory.id),
       entity: 'CorpusAdvisory',
       advisoryId: advisory.id,
       cveId: advisory.cveId,
       modified: advisory.modified,
-      contentHash: hash,
+      contentHash: hashes.get(advisory.id),
       packageKeys: packageKeysOf(advisory),
       aliasIds: aliasIdentifiers(advisory),
       cveIds: cveIdsOf(advisory),
@@ -233,12 +207,14 @@ export async function importChunk(
     // One string attribute, not nested maps: marshalling the record as maps was most of the engine's
     // work per written advisory (docs/corpus-at-scale.md "Where import time goes").
     const full = JSON.stringify(advisory);
-    advisoryPuts.push(
+    window.putAdvisory(
       Buffer.byteLength(full) <= MAX_INLINE_BYTES
         ? { ...record, advisoryJson: full }
         : { ...record, spillKey: await spillToS3('advisory', advisory.id, advisory) },
+      full.length,
     );
   }
+  for (const item of removed) window.deleteAdvisory(String(item.advisoryId));
   // Items written before the alias index existed have no `aliasIds`: they were never in it. A withdrawn
   // record still lists its aliases: those items are cleaned too, in case an earlier run was cut off
   // after writing them but before its advisory item.
@@ -270,16 +246,8 @@ export async function importChunk(
   const cveWrites = cveIndexWrites(changed, removed, existing, withdrawnIds);
   puts.push(...cveWrites.puts);
   deletes.push(...cveWrites.deletes);
-  // The advisory items go last: their content hash marks the work done, so an import cut off before
-  // them redoes the package and alias items on the next run instead of skipping them as unchanged.
-  for (const key of touched) cache?.forget(key);
+  // The index items go now; the package and advisory items with the window, the advisory items last:
+  // their content hash marks the work done, so an import cut off before them redoes the rest.
   await batchWrite(puts, deletes);
-  for (const [key, entriesJson] of writtenEntries) cache?.written(key, entriesJson);
-  // Recorded before the advisory items mark the chunk done: a run cut off here records it again, never not at all.
-  await corpusChanges.record('osv', touched, []);
-  await batchWrite(
-    advisoryPuts,
-    removed.map((item) => keys.corpusAdvisory(String(item.advisoryId))),
-  );
   summary.written += changed.length;
 }

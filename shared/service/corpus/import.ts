@@ -15,6 +15,9 @@ import { fileSource } from './parse/zip-entries';
 import { importAdvisories, importOsvArchive, type ImportProgress } from './osv-import';
 import { completedSources, recordImport, type CorpusSource } from './source-imports';
 import { corpusChanges } from '../watch/corpus-changes';
+import { ECOSYSTEMS } from '../matching/ecosystems';
+import { feedName } from './feed-state';
+import { holdingFeeds } from './refresh-lease';
 
 export { importAdvisories, type AdvisoryImportSummary } from './osv-import';
 export { completedSources, type CorpusSource } from './source-imports';
@@ -161,7 +164,9 @@ export async function importCorpusFiles(
         try {
           // The file's path names the archive whose bucket fingerprints a re-import of it compares.
           const scope = `file:${resolve(path)}`;
-          const unit = await importOsvArchive(source, { onProgress, scope });
+          // Nothing is stored at a checkpoint here (a re-run starts over and skips what is done by content
+          // hash), so the writes follow the run's memory bound alone (package-write-window.ts).
+          const unit = await importOsvArchive(source, { onProgress, scope, checkpointRecords: Infinity });
           const { next: _next, done: _done, errorBuckets: _errorBuckets, ...summary } = unit;
           results.push({ path, kind, ...summary });
         } finally {
@@ -184,4 +189,36 @@ export async function importCorpusFiles(
     }
   }
   return { imported: results };
+}
+
+/** The refresh's feeds whose items importing these files writes: an OSV file may name any ecosystem. */
+export function feedsWrittenBy(paths: readonly string[]): string[] {
+  const feeds = new Set<string>();
+  for (const path of paths) {
+    const kind = detectCorpusFile(path);
+    if (kind === 'kev' || kind === 'epss') feeds.add(feedName({ source: kind }));
+    else for (const ecosystem of ECOSYSTEMS) feeds.add(feedName({ source: 'osv', ecosystem }));
+  }
+  return [...feeds];
+}
+
+/**
+ * `importCorpusFiles` holding the leases of the feeds it writes (`admin corpus import`): a scheduled
+ * refresh of those feeds waits for it, and it refuses to start while one runs. An import run holds the
+ * package items it wrote in memory (package-item-cache.ts), which is right only while it is their one writer.
+ */
+export async function importCorpusFilesExclusively(
+  paths: string[],
+  options: { onProgress?: (progress: CorpusFileProgress) => void } = {},
+) {
+  return holdingFeeds(feedsWrittenBy(paths), async (held) => {
+    const result = await importCorpusFiles(paths, {
+      onProgress: (progress) => {
+        held.assertHeld();
+        options.onProgress?.(progress);
+      },
+    });
+    held.assertHeld();
+    return result;
+  });
 }

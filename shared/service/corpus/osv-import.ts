@@ -1,16 +1,15 @@
 /**
  * OSV import: records are read as a stream (a directory, a zip read by random access, the records
- * a refresh downloaded), cut into chunks of 5,000 and written chunk by chunk (advisory-chunk.ts),
- * so memory holds one chunk, never the archive. A chunk rewrites every package item its records
- * touch: a busy package is in nearly every chunk, so larger chunks write it fewer times (at 520,000
- * records, 3.2 million package entries written with chunks of 5,000, 4.4 million with chunks of
- * 1,000; 2.6 million with chunks of 10,000, but the importing process's memory grew by ~100 MB).
+ * a refresh downloaded), cut into chunks of 5,000 (advisory-chunk.ts) whose package and advisory
+ * items are written a window of chunks at a time (package-write-window.ts), so memory holds a chunk
+ * and a window, never the archive. A window rewrites every package item its records touch: a busy
+ * package is in nearly every chunk, so a window of several chunks writes it fewer times.
  *
  * A zip is imported in resumable units (`importOsvArchive`): every `CHECKPOINT_RECORDS` entries the
- * package filter gains the keys read since the last checkpoint and the caller persists the entry
- * index to start from; a unit stops at the first checkpoint after its time is up. A unit killed
- * between checkpoints is redone from the last one: its chunks already written are found unchanged
- * by content hash (their advisory items are written last), so nothing is duplicated or skipped.
+ * window is written, the package filter gains the keys read since it was last stored and the caller
+ * persists the entry index to start from; a unit stops at the first checkpoint after its time is up.
+ * A unit killed between checkpoints is redone from the last one: its records already written are found
+ * unchanged by content hash (their advisory items are written last), so nothing is duplicated or skipped.
  *
  * With a `scope`, an archive import reads only the entries of the buckets that changed since the
  * archive's last complete import (archive-fingerprints.ts); the others count as unchanged.
@@ -23,6 +22,7 @@ import { parseOsvAdvisory } from './parse/osv';
 import type { OsvReadResult } from './parse/osv-archive';
 import { PackageFilter, packageFilterStore } from './package-filter';
 import { PackageItemCache } from './package-item-cache';
+import { PackageWriteWindow } from './package-write-window';
 import { completedSources, recordImport } from './source-imports';
 import { archiveBuckets, recordArchiveBuckets, unchangedBuckets } from './archive-fingerprints';
 
@@ -56,8 +56,8 @@ class OsvImportRun {
     packagesWritten: 0,
   };
   private chunk: Advisory[] = [];
-  /** The package items this run wrote, so that later chunks need not read them back. */
-  private readonly packages = new PackageItemCache();
+  /** The chunks' package and advisory items not yet written; the package items this run wrote, so that later chunks need not read them back. */
+  private readonly window = new PackageWriteWindow(new PackageItemCache());
   private chunkIds = new Set<string>();
   private readCount = 0;
   /** Records not read: their bucket of the archive is unchanged since its last complete import. */
@@ -111,20 +111,29 @@ class OsvImportRun {
     if (this.chunk.length >= CHUNK) await this.flush();
   }
 
+  /** Imports the chunk into the window, and writes the window once it is full. */
   async flush(): Promise<void> {
-    if (this.chunk.length > 0) await importChunk(this.chunk, this.summary, this.packages);
+    if (this.chunk.length > 0) await importChunk(this.chunk, this.summary, this.window);
     this.chunk = [];
     this.chunkIds = new Set();
+    if (this.window.full) await this.writeWindow();
     this.options.onProgress?.({ read: this.readCount, total: this.total, summary: this.summary });
   }
 
-  /** Writes what is pending and stores the filter keys read so far: what was written is now findable. */
-  async checkpoint(): Promise<void> {
-    await this.flush();
+  /** Writes the window and stores the filter keys read so far: what was written is now findable. */
+  private async writeWindow(): Promise<void> {
+    await this.window.flush();
+    this.summary.packagesWritten = this.window.packagesWritten;
     if (this.filter) {
       await packageFilterStore.add(this.filter);
       this.filter = new PackageFilter();
     }
+  }
+
+  /** Writes everything pending. */
+  async checkpoint(): Promise<void> {
+    await this.flush();
+    await this.writeWindow();
   }
 
   /** The whole source was imported: the completion record goes last. */

@@ -11,8 +11,28 @@ export type CvssVersion = 'v2' | 'v3' | 'v4';
 
 const FAMILY: Readonly<Record<CvssSpecVersion, CvssVersion>> = { '2.0': 'v2', '3.0': 'v3', '3.1': 'v3', '4.0': 'v4' };
 
+type Scored = { version: CvssVersion; score: CvssScore } | null;
+
+/**
+ * Scores by vector, as met: a corpus repeats a few thousand vectors over hundreds of thousands of
+ * records, and scoring one was a tenth of the importing process's own work. Emptied when full.
+ */
+const scoredVectors = new Map<string, Scored>();
+const SCORED_VECTORS = 20_000;
+
 /** The version comes from the `CVSS:x.y/` prefix; an unprefixed vector is v2 (sometimes in parentheses or labelled `CVSS:2.0/`). */
-export function scoreCvss(rawVector: string): { version: CvssVersion; score: CvssScore } | null {
+export function scoreCvss(rawVector: string): Scored {
+  let scored = scoredVectors.get(rawVector);
+  if (scored === undefined) {
+    if (scoredVectors.size >= SCORED_VECTORS) scoredVectors.clear();
+    scored = scoreUncached(rawVector);
+    scoredVectors.set(rawVector, scored);
+  }
+  // A copy: the caller's advisory owns its score.
+  return scored && { version: scored.version, score: { ...scored.score } };
+}
+
+function scoreUncached(rawVector: string): Scored {
   const scored = scoreCvssVector(rawVector);
   if (scored === null) return null;
   const version = FAMILY[scored.version];
