@@ -18,7 +18,7 @@ import {
   holdingFeeds,
   refreshLease,
 } from '../../shared/service/corpus/refresh-lease';
-import { TSX_LOADER } from '../support/tsx-loader';
+import { adminBundle } from '../support/server-bundle';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -28,11 +28,10 @@ const uniqueFeed = () => `test/lease-${randomUUID().slice(0, 8)}`;
 async function adminImport(path: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { ...process.env, DATA_DIR: process.env.VEXDESK_TEST_DATA_DIR };
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [...TSX_LOADER, join(root, 'bin/admin.ts'), 'corpus', 'import', path],
-      { cwd: root, env },
-    );
+    const { stdout, stderr } = await run(process.execPath, [await adminBundle(), 'corpus', 'import', path], {
+      cwd: root,
+      env,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

@@ -154,6 +154,7 @@ async function buildBundle(): Promise<string> {
       js: "import { createRequire as __vexdeskCreateRequire } from 'node:module'; const require = __vexdeskCreateRequire(import.meta.url);",
     },
   });
+  checkCommonJsChunks(dir);
   // The project's own files, the lockfile for the packages (npm install rewrites it), and how the bundle is made.
   const inputs = [
     'package-lock.json',
@@ -166,6 +167,29 @@ async function buildBundle(): Promise<string> {
   renameSync(partial, POINTER);
   pruneOldBuilds(name);
   return dir;
+}
+
+/**
+ * A CommonJS package reached only through `await import()` gets a chunk that exports `default` alone, so a named
+ * export read from that import is undefined in the bundle (and in the Lambda bundles), though Node's loader gives
+ * it when run from source. Such imports go through `commonJsExports` (shared/service/common-js.ts).
+ */
+function checkCommonJsChunks(dir: string): void {
+  const files = readdirSync(dir).filter((file) => file.endsWith('.mjs'));
+  const defaultOnly = files.filter((file) =>
+    /^export default require_\w+\(\);$/m.test(readFileSync(join(dir, file), 'utf8')),
+  );
+  for (const file of files) {
+    const source = readFileSync(join(dir, file), 'utf8');
+    for (const chunk of defaultOnly) {
+      const imports = source.split(`import("./${chunk}")`).length - 1;
+      const wrapped = source.split(`commonJsExports(await import("./${chunk}"))`).length - 1;
+      if (imports > wrapped)
+        throw new Error(
+          `${file} imports the CommonJS chunk ${chunk} without commonJsExports: its named exports are undefined`,
+        );
+    }
+  }
 }
 
 /** Servers started from an older build may still load its chunks: only builds an hour old go. */
