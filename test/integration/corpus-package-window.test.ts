@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { importChunk, type AdvisoryImportSummary } from '../../shared/service/corpus/advisory-chunk';
+import { emptyImportSummary, importChunk } from '../../shared/service/corpus/advisory-chunk';
 import { packageEntries, packageItemKey } from '../../shared/service/corpus/corpus-store';
 import { PackageItemCache } from '../../shared/service/corpus/package-item-cache';
 import { PackageWriteWindow } from '../../shared/service/corpus/package-write-window';
@@ -28,15 +28,6 @@ const record = (id: string, name: string, fixed: string) =>
     ],
   });
 
-const summary = (): AdvisoryImportSummary => ({
-  read: 0,
-  written: 0,
-  unchanged: 0,
-  withdrawn: 0,
-  errors: 0,
-  packagesWritten: 0,
-});
-
 async function entryIds(name: string): Promise<string[] | undefined> {
   const item = await getItem(packageItemKey(packageKey('npm', name)));
   return item ? (await packageEntries(item)).map((entry) => entry.id) : undefined;
@@ -50,7 +41,7 @@ describe('package write window', () => {
       string,
     ];
     const window = new PackageWriteWindow(new PackageItemCache());
-    const counts = summary();
+    const counts = emptyImportSummary();
     await importChunk([record(a, pkg(1), '1.0.0'), record(b, pkg(1), '1.0.0')], counts, window);
     // A revised in the next chunk: it moved from package 1 to package 2.
     await importChunk([record(a, pkg(2), '2.0.0'), record(c, pkg(1), '1.0.0')], counts, window);

@@ -6,8 +6,9 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { batchWrite } from '../../shared/service/data/table-client';
-import { eventId, eventItem } from '../../shared/service/events/event-store';
+import { eventId } from '../../shared/service/events/event-store';
 import { createTeamWithKey } from '../support/factories';
+import { findingDetectedItem } from '../support/notification-events';
 import { eventually, startReceiver } from '../support/webhook-receiver';
 
 const FAILING_ANSWERS = 40;
@@ -33,20 +34,7 @@ describe('a receiver that is down for a while', () => {
     ).toBe(201);
     const at = new Date().toISOString();
     const ids = Array.from({ length: EVENTS }, () => eventId(randomUUID(), 'finding.detected'));
-    await batchWrite(
-      ids.map((id) =>
-        eventItem({
-          id,
-          type: 'finding.detected',
-          occurredAt: at,
-          teamId: team.teamId,
-          productId: randomUUID(),
-          releaseId: randomUUID(),
-          findingId: randomUUID(),
-          data: { cve_id: 'CVE-2026-0002', severity: 'high', is_kev: false },
-        }),
-      ),
-    );
+    await batchWrite(ids.map((id) => findingDetectedItem(team.teamId, id, at, 'CVE-2026-0002')));
     const acknowledged = () =>
       receiver!.received.slice(FAILING_ANSWERS).map((request) => String(request.headers['webhook-id']));
     await eventually(() => (new Set(acknowledged()).size >= EVENTS ? true : undefined), 60_000);

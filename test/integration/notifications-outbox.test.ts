@@ -6,9 +6,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { batchWrite } from '../../shared/service/data/table-client';
-import { eventId, eventItem } from '../../shared/service/events/event-store';
+import { eventId } from '../../shared/service/events/event-store';
 import { DeliveryStore, newDelivery } from '../../shared/service/notifications/delivery-store';
 import { createTeamWithKey } from '../support/factories';
+import { findingDetectedItem } from '../support/notification-events';
 import { eventually, startReceiver } from '../support/webhook-receiver';
 
 const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
@@ -43,18 +44,7 @@ describe('an outbox entry with one of its deliveries already made', () => {
     // Other entries in the same passes, so the one above shares a transaction with them.
     const others = Array.from({ length: 5 }, () => eventId(randomUUID(), 'finding.detected'));
     await batchWrite(
-      [id, ...others].map((eventIdOf) =>
-        eventItem({
-          id: eventIdOf,
-          type: 'finding.detected',
-          occurredAt: at,
-          teamId: team.teamId,
-          productId: randomUUID(),
-          releaseId: randomUUID(),
-          findingId: randomUUID(),
-          data: { cve_id: 'CVE-2026-0003', severity: 'high', is_kev: false },
-        }),
-      ),
+      [id, ...others].map((eventIdOf) => findingDetectedItem(team.teamId, eventIdOf, at, 'CVE-2026-0003')),
     );
     const ids = (receiver: typeof made) => receiver.received.map((request) => String(request.headers['webhook-id']));
     await eventually(() => (ids(missing).length >= 6 && ids(made).length >= 5 ? true : undefined), 60_000);

@@ -12,10 +12,11 @@ import { config } from '../../shared/service/config';
 import { keys } from '../../shared/service/data/keys';
 import { NOTIFY_SHARDS } from '../../shared/service/data/keys/notifications';
 import { batchWrite } from '../../shared/service/data/table-client';
-import { eventId, eventItem } from '../../shared/service/events/event-store';
+import { eventId } from '../../shared/service/events/event-store';
 import { Dispatch } from '../../shared/service/notifications/dispatch';
 import { DispatchPass } from '../../shared/service/notifications/dispatch-pass';
 import { createTeamWithKey } from '../support/factories';
+import { findingDetectedItem } from '../support/notification-events';
 import { startReceiver } from '../support/webhook-receiver';
 
 // This process sends the deliveries, to a receiver on loopback (read on first use of the configuration, below).
@@ -78,16 +79,7 @@ async function eventsInOwnShard(count: number): Promise<{ shard: number; ids: st
   const at = new Date().toISOString();
   await batchWrite(
     ids.map((id) => ({
-      ...eventItem({
-        id,
-        type: 'finding.detected',
-        occurredAt: at,
-        teamId: team.teamId,
-        productId: randomUUID(),
-        releaseId: randomUUID(),
-        findingId: randomUUID(),
-        data: { cve_id: 'CVE-2026-0004', severity: 'high', is_kev: false },
-      }),
+      ...findingDetectedItem(team.teamId, id, at, 'CVE-2026-0004'),
       ...keys.notifyOutboxPartition(shard),
     })),
   );

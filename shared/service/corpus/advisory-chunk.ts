@@ -28,6 +28,10 @@ export interface AdvisoryImportSummary {
   packagesWritten: number;
 }
 
+export function emptyImportSummary(): AdvisoryImportSummary {
+  return { read: 0, written: 0, unchanged: 0, withdrawn: 0, errors: 0, packagesWritten: 0 };
+}
+
 function contentHash(advisory: Advisory): string {
   return createHash('sha256').update(JSON.stringify(advisory)).digest('hex');
 }

@@ -16,7 +16,7 @@
  */
 import { logger } from '../logger';
 import type { Advisory } from './parse/advisory';
-import { importChunk, packageKeysOf, type AdvisoryImportSummary } from './advisory-chunk';
+import { emptyImportSummary, importChunk, packageKeysOf, type AdvisoryImportSummary } from './advisory-chunk';
 import { readZipEntries, zipEntryCount, type RandomAccessSource } from './parse/zip-entries';
 import { parseOsvAdvisory } from './parse/osv';
 import type { OsvReadResult } from './parse/osv-archive';
@@ -47,14 +47,7 @@ export interface OsvImportOptions {
 
 /** One import run: its chunk, its summary and the package filter keys not yet stored. */
 class OsvImportRun {
-  readonly summary: AdvisoryImportSummary = {
-    read: 0,
-    written: 0,
-    unchanged: 0,
-    withdrawn: 0,
-    errors: 0,
-    packagesWritten: 0,
-  };
+  readonly summary: AdvisoryImportSummary = emptyImportSummary();
   private chunk: Advisory[] = [];
   /** The chunks' package and advisory items not yet written; the package items this run wrote, so that later chunks need not read them back. */
   private readonly window = new PackageWriteWindow(new PackageItemCache());
