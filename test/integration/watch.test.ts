@@ -4,7 +4,7 @@
  * listing updates it; a withdrawal resolves it; end-of-life releases and other teams are untouched.
  * The first import goes through the admin CLI against the running server, as an operator would.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,8 @@ import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
+import { corpusChanges } from '../../shared/service/watch/corpus-changes';
+import { packageFilterStore } from '../../shared/service/corpus/package-filter';
 import { keys } from '../../shared/service/data/keys';
 import { scanLease } from '../../shared/service/scans/scan-lease';
 import { adminBundle } from '../support/server-bundle';
@@ -184,6 +186,34 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     }
     // The journal kept the change: this run (or the server's own poll, whichever comes first) applies it.
     expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    expect(await findings(api, sbomId)).toMatchObject([{ detected_by: 'corpus_update' }]);
+  });
+
+  it('finds a new package at once: a re-evaluation started the moment its change is recorded detects it', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const pkg = `vexdesk-first-${suffix}`;
+    const { api } = await createTeamWithKey();
+    const { sbomId } = await shippedRelease(api, pkg, '1.0.0');
+    // Scans consult the package filter; without one they read every package and this race cannot happen.
+    expect(await packageFilterStore.exists()).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    writeFileSync(
+      join(dir, 'advisory.json'),
+      JSON.stringify(osvRecord(`GHSA-first-${suffix}`, `CVE-2092-${String(Date.now()).slice(-7)}`, pkg)),
+    );
+    // The local poll (or another refresh) may read the journal as soon as an import writes to it.
+    const record = corpusChanges.record.bind(corpusChanges);
+    const raced: unknown[] = [];
+    const recorded = jest.spyOn(corpusChanges, 'record').mockImplementation(async (source, packageKeys, cveIds) => {
+      await record(source, packageKeys, cveIds);
+      raced.push(await applyCorpusChanges());
+    });
+    try {
+      await importCorpusFiles([join(dir, 'advisory.json')]);
+    } finally {
+      recorded.mockRestore();
+    }
+    expect(raced).toMatchObject([{ complete: true }]);
     expect(await findings(api, sbomId)).toMatchObject([{ detected_by: 'corpus_update' }]);
   });
 

@@ -113,14 +113,18 @@ class OsvImportRun {
     this.options.onProgress?.({ read: this.readCount, total: this.total, summary: this.summary });
   }
 
-  /** Writes the window and stores the filter keys read so far: what was written is now findable. */
+  /**
+   * Stores the filter keys read so far, then writes the window. The filter goes first because the window's
+   * journal item starts the watch: a re-evaluation that read the filter without the window's new packages
+   * would match nothing and take the change out of the journal. A key stored early costs a scan one empty read.
+   */
   private async writeWindow(): Promise<void> {
-    await this.window.flush();
-    this.summary.packagesWritten = this.window.packagesWritten;
     if (this.filter) {
       await packageFilterStore.add(this.filter);
       this.filter = new PackageFilter();
     }
+    await this.window.flush();
+    this.summary.packagesWritten = this.window.packagesWritten;
   }
 
   /** Writes everything pending. */
