@@ -94,7 +94,7 @@ export const BACKGROUND_FUNCTIONS: readonly FunctionSpec[] = [
     entry: entryOf('corpus-refresh'),
     role: { kind: 'corpus-refresh' },
     memoryMb: 2048,
-    // Imports run in units of IMPORT_BUDGET_MS (functions/corpus-refresh/handler.ts); the continuation schedule resumes them.
+    // Imports run in units of IMPORT_BUDGET_MS (shared/service/corpus/import-units.ts); the continuation schedule resumes them.
     timeoutSeconds: 300,
     // The feeds are downloaded to /tmp and checked whole before any import (npm's all.zip alone is over 200 MB).
     ephemeralStorageMb: 4096,

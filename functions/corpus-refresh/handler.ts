@@ -11,6 +11,7 @@ import * as z from 'zod';
 import type { CorpusFeeds } from '../../shared/service/corpus/refresh';
 import { DispositionBatches } from '../../shared/service/dispositions/disposition-batches';
 import { ECOSYSTEMS } from '../../shared/service/matching/ecosystems';
+import { IMPORT_BUDGET_MS } from '../../shared/service/corpus/import-units';
 
 const url = z.url({ protocol: /^https?$/ });
 const feedVariables = z.object({
@@ -58,12 +59,6 @@ const feeds = feedsFromEnvironment(process.env);
 
 /** Left of the invocation when the re-evaluation stops taking new SBOMs: what remains waits for the next run. */
 const REEVALUATION_MARGIN_MS = 60_000;
-/**
- * How long one invocation imports: an archive import stops at its first checkpoint after this (a
- * checkpoint is seconds of work), well inside the 300 s timeout with the re-evaluation after it
- * (docs/corpus-at-scale.md "Units").
- */
-export const IMPORT_BUDGET_MS = 150_000;
 
 /** The continuation schedule's event: only archive imports under way go on. */
 const continuationEvent = z.object({ continuation: z.literal(true) });

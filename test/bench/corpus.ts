@@ -27,6 +27,9 @@ import { median, ms, peakRssMb } from './stats';
 import { fullCorpusFiles, writeZip, FULL_RECORDS, EPSS_ROWS } from './full-corpus';
 import { benchApi, describeRss, rssOf, startViaNpmStart, uploadAndScan } from './scan';
 import { printReport } from './main';
+import { WriteUnitMeter, type WriteSummary } from './write-units';
+import { CHECKPOINT_RECORDS, IMPORT_BUDGET_MS } from '../../shared/service/corpus/import-units';
+import { functionCatalog } from '../../lib/function-catalog';
 
 const RECORDS = Number(process.env.CORPUS_BENCH_RECORDS ?? FULL_RECORDS);
 const CPU_PROFILE_DIR = process.env.CORPUS_BENCH_CPU_PROF;
@@ -113,6 +116,27 @@ async function runCliImport(dataDir: string, paths: string[]): Promise<CliRun> {
   };
 }
 
+/** Items the import wrote and what they would cost in DynamoDB on-demand mode (write-units.ts). */
+function writesLine(what: string, run: CliRun): string {
+  const writes = run.output.writes as WriteSummary;
+  return `    ${what}: ${writes.items.toLocaleString('en')} items, ${(writes.bytes / 1e6).toFixed(0)} MB; modelled on-demand write units ${writes.writeUnits.toLocaleString('en')}, $${writes.usd.toFixed(writes.usd < 1 ? 4 : 2)} (us-east-1; deletes and package items spilled to S3 not counted)`;
+}
+
+/**
+ * The longest resumable unit of an archive import on AWS (docs/corpus-at-scale.md "Units"): the import budget, then
+ * the checkpoint interval it may be in, at this run's importing-process CPU per record on the corpus-refresh
+ * function's CPU share (Lambda gives one vCPU per 1,769 MB). The table's own latency on AWS comes on top.
+ */
+function longestUnitLine(run: CliRun): string {
+  const refresh = functionCatalog().find((spec) => spec.name === 'corpus-refresh');
+  if (!refresh) throw new Error('no corpus-refresh function in the catalog');
+  const vcpu = refresh.memoryMb / 1769;
+  const cpuPerRecordMs = (Number(run.output.importerCpuSeconds) * 1000) / RECORDS;
+  const intervalS = (CHECKPOINT_RECORDS * cpuPerRecordMs) / 1000 / vcpu;
+  const unitS = IMPORT_BUDGET_MS / 1000 + intervalS;
+  return `    Longest archive import unit on AWS, modelled: ${IMPORT_BUDGET_MS / 1000} s budget + one checkpoint interval (${CHECKPOINT_RECORDS.toLocaleString('en')} records × ${cpuPerRecordMs.toFixed(2)} ms of importing-process CPU ÷ ${vcpu.toFixed(2)} vCPU at ${refresh.memoryMb} MB) = ${unitS.toFixed(0)} s  (limit ${refresh.timeoutSeconds} s, the function's timeout)  ${verdict(unitS, refresh.timeoutSeconds)}`;
+}
+
 function osvSummary(run: CliRun): Record<string, unknown> {
   const imported = (run.output.imported as Record<string, unknown>[] | undefined) ?? [];
   return imported.find((entry) => entry.kind === 'osv-zip') ?? {};
@@ -154,6 +178,8 @@ export async function benchCorpus(): Promise<string> {
       `  Full import (${OSV_ONLY ? 'OSV only' : 'OSV + KEV + EPSS'}): ${first.seconds.toFixed(1)} s, server CPU ${importCpu.toFixed(1)} s, ${(RECORDS / first.seconds).toFixed(0)} OSV records/s  (target ≤ ${IMPORT_TARGET_S} s at 520,000)  ${RECORDS === FULL_RECORDS ? verdict(first.seconds, IMPORT_TARGET_S) : `(${RECORDS.toLocaleString('en')} records: ${((first.seconds * FULL_RECORDS) / RECORDS).toFixed(0)} s extrapolated)`}`,
       `    OSV: ${JSON.stringify(osv)}`,
       `    Change journal left for the watch re-evaluation: ${JSON.stringify(first.output.journal)} (each package key costs two watch-key presence reads, 100 to a BatchGetItem: ${Math.ceil((2 * Number((first.output.journal as { packageKeys?: number } | undefined)?.packageKeys ?? 0)) / 100).toLocaleString('en')} calls, and shard queries only for keys an SBOM holds)`,
+      writesLine('Written by the full import', first),
+      longestUnitLine(first),
       `  Peak RSS of the importing CLI process: ${first.peakMb.toFixed(0)} MB  (target ≤ ${RSS_TARGET_MB} MB)  ${verdict(first.peakMb, RSS_TARGET_MB)}`,
       `  Peak RSS of the server (engines) during the import: ${serverPeak.toFixed(0)} MB  (target ≤ ${RSS_TARGET_MB} MB)  ${verdict(serverPeak, RSS_TARGET_MB)}; after it ${describeRss(rssOf(pid))}`,
     );
@@ -166,6 +192,7 @@ export async function benchCorpus(): Promise<string> {
     const delta = await runCliImport(dataDir, [zip]);
     lines.push(
       `    Re-import of a later export, ${DELTA.changed} records revised and ${DELTA.added} added: ${delta.seconds.toFixed(1)} s ${JSON.stringify(osvSummary(delta))}`,
+      writesLine(`Written by that delta (an hour's changes, about)`, delta),
     );
 
     const { post, get } = benchApi(server.baseUrl, dataDir);
@@ -196,13 +223,25 @@ async function importChild(dataDir: string, paths: string[]): Promise<void> {
   applyLocalEnvironment(engines);
   const { importCorpusFilesExclusively } = await import('../../shared/service/corpus/import');
   const { importProgressReporter } = await import('../../shared/service/corpus/import-progress');
+  const { observeWrites } = await import('../../shared/service/data/table-client');
+  const meter = new WriteUnitMeter();
+  const stopMetering = observeWrites((items) => meter.observe(items));
   const progress = importProgressReporter(process.stderr);
   const imported = await importCorpusFilesExclusively(paths, { onProgress: progress.onProgress });
   progress.done();
+  stopMetering();
+  const cpu = process.cpuUsage();
   const { corpusChanges } = await import('../../shared/service/watch/corpus-changes');
   const journal = await corpusChanges.pending(1_000_000);
   const journalKeys = journal.reduce((sum, change) => sum + change.packageKeys.length, 0);
-  console.log(JSON.stringify({ ...imported, journal: { items: journal.length, packageKeys: journalKeys } }));
+  console.log(
+    JSON.stringify({
+      ...imported,
+      journal: { items: journal.length, packageKeys: journalKeys },
+      writes: meter.summary(),
+      importerCpuSeconds: (cpu.user + cpu.system) / 1e6,
+    }),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === 'import-child') {

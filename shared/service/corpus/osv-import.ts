@@ -21,6 +21,7 @@ import { readZipEntries, zipEntryCount, type RandomAccessSource } from './parse/
 import { parseOsvAdvisory } from './parse/osv';
 import type { OsvReadResult } from './parse/osv-archive';
 import { PackageFilter, packageFilterStore } from './package-filter';
+import { CHECKPOINT_RECORDS } from './import-units';
 import { PackageItemCache } from './package-item-cache';
 import { PackageWriteWindow } from './package-write-window';
 import { completedSources, recordImport } from './source-imports';
@@ -29,8 +30,6 @@ import { archiveBuckets, recordArchiveBuckets, unchangedBuckets } from './archiv
 export type { AdvisoryImportSummary } from './advisory-chunk';
 
 const CHUNK = 5_000;
-/** Entries between two checkpoints of an archive import: ten chunks, a few seconds of work. */
-export const CHECKPOINT_RECORDS = 10_000;
 
 export interface ImportProgress {
   /** Records read so far (unreadable ones included). */

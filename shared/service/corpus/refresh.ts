@@ -57,7 +57,7 @@ export interface RefreshOptions {
   workDeadline?: number;
   /** Only continue whole-archive imports under way (the continuation schedule); the feeds wait for the hourly run. */
   continuationOnly?: boolean;
-  /** Records between two checkpoints of an archive import (osv-import.ts `CHECKPOINT_RECORDS`). */
+  /** Records between two checkpoints of an archive import (import-units.ts `CHECKPOINT_RECORDS`). */
   checkpointRecords?: number;
 }
 
