@@ -119,7 +119,7 @@ async function runCliImport(dataDir: string, paths: string[]): Promise<CliRun> {
 /** Items the import wrote and what they would cost in DynamoDB on-demand mode (write-units.ts). */
 function writesLine(what: string, run: CliRun): string {
   const writes = run.output.writes as WriteSummary;
-  return `    ${what}: ${writes.items.toLocaleString('en')} items, ${(writes.bytes / 1e6).toFixed(0)} MB; modelled on-demand write units ${writes.writeUnits.toLocaleString('en')}, $${writes.usd.toFixed(writes.usd < 1 ? 4 : 2)} (us-east-1; deletes and package items spilled to S3 not counted)`;
+  return `    ${what}: ${writes.items.toLocaleString('en')} items, ${(writes.bytes / 1e6).toFixed(0)} MB; modelled on-demand write units ${writes.writeUnits.toLocaleString('en')}, $${writes.usd.toFixed(writes.usd < 1 ? 4 : 2)} (us-east-1; deletes and package items spilled to S3 not counted); units by item kind ${JSON.stringify(writes.byEntity)}`;
 }
 
 /**

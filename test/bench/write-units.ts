@@ -52,19 +52,25 @@ export interface WriteSummary {
   bytes: number;
   writeUnits: number;
   usd: number;
+  /** Write units per item kind (the items' `entity`), most first. */
+  byEntity: Record<string, number>;
 }
 
 export class WriteUnitMeter {
   items = 0;
   bytes = 0;
   writeUnits = 0;
+  private readonly unitsByEntity = new Map<string, number>();
 
   observe(items: readonly Item[]): void {
     for (const item of items) {
       const bytes = itemBytes(item);
+      const units = Math.max(1, Math.ceil(bytes / 1024));
+      const entity = typeof item.entity === 'string' ? item.entity : 'other';
       this.items += 1;
       this.bytes += bytes;
-      this.writeUnits += Math.max(1, Math.ceil(bytes / 1024));
+      this.writeUnits += units;
+      this.unitsByEntity.set(entity, (this.unitsByEntity.get(entity) ?? 0) + units);
     }
   }
 
@@ -74,6 +80,7 @@ export class WriteUnitMeter {
       bytes: this.bytes,
       writeUnits: this.writeUnits,
       usd: (this.writeUnits / 1e6) * USD_PER_MILLION_WRITE_UNITS,
+      byEntity: Object.fromEntries([...this.unitsByEntity].sort((a, b) => b[1] - a[1])),
     };
   }
 }

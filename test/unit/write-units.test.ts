@@ -24,6 +24,11 @@ describe('DynamoDB item sizes and write units', () => {
   it('charges a write unit per started kilobyte of each item', () => {
     const meter = new WriteUnitMeter();
     meter.observe([{ pk: 'x' }, { pk: 'y'.repeat(1022) }, { pk: 'z'.repeat(1023) }, { pk: 'w'.repeat(5000) }]);
-    expect(meter.summary()).toMatchObject({ items: 4, writeUnits: 1 + 1 + 2 + 5 });
+    meter.observe([{ pk: 'p', entity: 'CorpusPackage', entries: 'e'.repeat(3000) }]);
+    expect(meter.summary()).toMatchObject({
+      items: 5,
+      writeUnits: 1 + 1 + 2 + 5 + 3,
+      byEntity: { other: 9, CorpusPackage: 3 },
+    });
   });
 });
