@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { batchWrite } from '../../shared/service/data/table-client';
 import { eventId } from '../../shared/service/events/event-store';
 import { createTeamWithKey } from '../support/factories';
-import { findingDetectedItem } from '../support/notification-events';
+import { findingDetectedItem, webhookChannelWithRule } from '../support/notification-events';
 import { eventually, startReceiver } from '../support/webhook-receiver';
 
 const FAILING_ANSWERS = 40;
@@ -23,15 +23,7 @@ describe('a receiver that is down for a while', () => {
   it('keeps its channel enabled through more than 20 failed deliveries and gets every event once afterwards', async () => {
     const team = await createTeamWithKey();
     receiver = await startReceiver((index) => (index < FAILING_ANSWERS ? 500 : 200));
-    const channel = await team.api.post('/api/notification-channels', {
-      type: 'webhook',
-      name: 'flaky',
-      url: receiver.url,
-    });
-    expect(channel.status).toBe(201);
-    expect(
-      (await team.api.post('/api/notification-rules', { name: 'all', channelId: channel.body.data.id })).status,
-    ).toBe(201);
+    const channelId = await webhookChannelWithRule(team.api, receiver.url, { name: 'flaky' });
     const at = new Date().toISOString();
     const ids = Array.from({ length: EVENTS }, () => eventId(randomUUID(), 'finding.detected'));
     await batchWrite(ids.map((id) => findingDetectedItem(team.teamId, id, at, 'CVE-2026-0002')));
@@ -40,7 +32,7 @@ describe('a receiver that is down for a while', () => {
     await eventually(() => (new Set(acknowledged()).size >= EVENTS ? true : undefined), 60_000);
     expect(receiver.received.length).toBeGreaterThan(FAILING_ANSWERS);
     expect(acknowledged().sort()).toEqual([...ids].sort());
-    const now = await team.api.get(`/api/notification-channels/${channel.body.data.id}`);
+    const now = await team.api.get(`/api/notification-channels/${channelId}`);
     expect(now.body.data).toMatchObject({ enabled: true, consecutiveFailures: 0 });
   });
 });

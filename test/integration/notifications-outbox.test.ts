@@ -9,7 +9,7 @@ import { batchWrite } from '../../shared/service/data/table-client';
 import { eventId } from '../../shared/service/events/event-store';
 import { DeliveryStore, newDelivery } from '../../shared/service/notifications/delivery-store';
 import { createTeamWithKey } from '../support/factories';
-import { findingDetectedItem } from '../support/notification-events';
+import { findingDetectedItem, webhookChannelWithRule } from '../support/notification-events';
 import { eventually, startReceiver } from '../support/webhook-receiver';
 
 const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
@@ -27,11 +27,7 @@ describe('an outbox entry with one of its deliveries already made', () => {
       ['made', made],
       ['missing', missing],
     ] as const) {
-      const channel = await team.api.post('/api/notification-channels', { type: 'webhook', name, url: receiver.url });
-      expect(channel.status).toBe(201);
-      const rule = await team.api.post('/api/notification-rules', { name, channelId: channel.body.data.id });
-      expect(rule.status).toBe(201);
-      channels.push(String(channel.body.data.id));
+      channels.push(await webhookChannelWithRule(team.api, receiver.url, { name }));
     }
     const at = new Date().toISOString();
     const id = eventId(randomUUID(), 'finding.detected');

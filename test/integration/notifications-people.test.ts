@@ -16,6 +16,7 @@ import { ApiKeys } from '../../shared/service/identity/api-keys';
 import { checkApiKeyExpiry } from '../../shared/service/identity/key-expiry';
 import { Members } from '../../shared/service/identity/teams';
 import { createTeamWithKey } from '../support/factories';
+import { webhookChannelWithRule } from '../support/notification-events';
 import { eventually, startReceiver } from '../support/webhook-receiver';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
@@ -117,18 +118,7 @@ describe('apikey.expiring', () => {
     const team = await createTeamWithKey();
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const channel = await team.api.post('/api/notification-channels', {
-      type: 'webhook',
-      name: 'ops',
-      url: receiver.url,
-    });
-    expect(channel.status).toBe(201);
-    const rule = await team.api.post('/api/notification-rules', {
-      name: 'keys',
-      channelId: channel.body.data.id,
-      eventTypes: ['apikey.expiring'],
-    });
-    expect(rule.status).toBe(201);
+    await webhookChannelWithRule(team.api, receiver.url, { name: 'keys', eventTypes: ['apikey.expiring'] });
     const expiring = await ApiKeys.create(
       team.teamId,
       { name: `ci-${randomUUID().slice(0, 8)}`, scopes: ['products:read'], expiresInDays: 30 },

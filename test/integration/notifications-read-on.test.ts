@@ -16,7 +16,7 @@ import { eventId } from '../../shared/service/events/event-store';
 import { Dispatch } from '../../shared/service/notifications/dispatch';
 import { DispatchPass } from '../../shared/service/notifications/dispatch-pass';
 import { createTeamWithKey } from '../support/factories';
-import { findingDetectedItem } from '../support/notification-events';
+import { findingDetectedItem, webhookChannelWithRule } from '../support/notification-events';
 import { startReceiver } from '../support/webhook-receiver';
 
 // This process sends the deliveries, to a receiver on loopback (read on first use of the configuration, below).
@@ -54,18 +54,7 @@ beforeAll(async () => {
     if (current) heldAtRequest.push(holdsWrites(current));
     return 200;
   });
-  const channel = await team.api.post('/api/notification-channels', {
-    type: 'webhook',
-    name: 'read-on',
-    url: receiver.url,
-  });
-  expect(channel.status).toBe(201);
-  const rule = await team.api.post('/api/notification-rules', {
-    name: 'read-on',
-    channelId: channel.body.data.id,
-    eventTypes: ['finding.detected'],
-  });
-  expect(rule.status).toBe(201);
+  await webhookChannelWithRule(team.api, receiver.url, { name: 'read-on', eventTypes: ['finding.detected'] });
 });
 
 afterAll(async () => {

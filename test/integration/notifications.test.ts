@@ -4,10 +4,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { batchWrite, transactWrite, tx } from '../../shared/service/data/table-client';
-import { eventId, eventItem, type TeamEvent } from '../../shared/service/events/event-store';
+import { eventItem, type TeamEvent } from '../../shared/service/events/event-store';
 import { SLACK_LIMITS } from '../../shared/service/notifications/messages';
 import { send } from '../../shared/service/notifications/transports';
 import { auditEntries } from '../support/audit-coverage';
+import { findingDetectedEvent } from '../support/notification-events';
 import { addKey, createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
 import { eventually, startReceiver, type ReceivedRequest } from '../support/webhook-receiver';
@@ -52,16 +53,10 @@ function findingEventOf(
   data: Record<string, unknown> = {},
   occurredAt = new Date().toISOString(),
 ): TeamEvent {
-  return {
-    id: eventId(randomUUID(), 'finding.detected'),
-    type: 'finding.detected',
+  return findingDetectedEvent(teamId, {
     occurredAt,
-    teamId,
-    productId: randomUUID(),
-    releaseId: randomUUID(),
-    findingId: randomUUID(),
     data: { cve_id: 'CVE-2026-0001', severity: 'critical', is_kev: true, ...data },
-  };
+  });
 }
 
 async function findingEvent(
