@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { serverBundle } from '../support/server-bundle';
+import { serverBundle, startNodeFlags } from '../support/server-bundle';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -34,7 +34,7 @@ export async function startCrashServer(
   const serverFile = join(dataDir, 'server.json');
   rmSync(serverFile, { force: true }); // a SIGKILLed server leaves its server.json behind
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [await serverBundle()], {
+  const child = spawn(process.execPath, [...startNodeFlags(), await serverBundle()], {
     cwd: ROOT,
     env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', log, log],

@@ -17,7 +17,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { keys } from '../../shared/service/data/keys';
 import { readEngineCredentials } from '../../shared/local/engine-credentials';
 import { awsCallLog } from '../support/server-process';
-import { serverBundle } from '../support/server-bundle';
+import { serverBundle, startNodeFlags } from '../support/server-bundle';
 import { bucketDefinitions, tableDefinition } from '../../shared/service/data/table-definition';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -84,7 +84,7 @@ async function enginesOf(dataDir: string) {
  */
 async function spawnServer(dataDir: string): Promise<ChildProcess> {
   rmSync(join(dataDir, 'server.json'), { force: true });
-  const child = spawn(process.execPath, [await serverBundle()], {
+  const child = spawn(process.execPath, [...startNodeFlags(), await serverBundle()], {
     cwd: ROOT,
     env: { ...process.env, ...awsCallLog(), DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -239,6 +239,19 @@ export async function serverBundle(): Promise<string> {
   return join(await bundleDir(), 'start.mjs');
 }
 
+/**
+ * The Node flags `npm start` runs the server with (package.json's `start` script: its young generation and heap
+ * growth), so a test server's garbage collector works as a user's does; without them the test servers spent about a
+ * tenth more CPU.
+ */
+export function startNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = scripts.start.split(/\s+/);
+  const flags = words.slice(words.indexOf('node') + 1, words.indexOf('--import'));
+  if (flags.some((flag) => !flag.startsWith('--'))) throw new Error(`unexpected start script: ${scripts.start}`);
+  return flags;
+}
+
 /** The bundled admin CLI (bin/admin.ts), from the same build. */
 export async function adminBundle(): Promise<string> {
   return join(await bundleDir(), 'admin.mjs');

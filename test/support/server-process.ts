@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { serverBundle } from './server-bundle';
+import { serverBundle, startNodeFlags } from './server-bundle';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -38,7 +38,7 @@ export async function startServerProcess(
   rmSync(serverFile, { force: true });
   // process.execPath: the same pinned Node as the test run, whatever node is first on PATH. bin/start.ts bundled
   // (./server-bundle.ts): half the CPU of a start through tsx's loader, and every test file starts servers.
-  const child = spawn(process.execPath, [...cpuProfileFlags(), await serverBundle()], {
+  const child = spawn(process.execPath, [...startNodeFlags(), ...cpuProfileFlags(), await serverBundle()], {
     cwd: root,
     env: { ...process.env, ...awsCallLog(), ...env, DATA_DIR: dataDir, PORT: '0', VEXDESK_QUIET: '1' },
     stdio: ['ignore', options.onStdoutLine ? 'pipe' : 'ignore', 'inherit'],
