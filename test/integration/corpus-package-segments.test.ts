@@ -15,7 +15,7 @@ import { keys } from '../../shared/service/data/keys';
 import { batchWrite, getItem, putItem } from '../../shared/service/data/table-client';
 import { packageKey } from '../../shared/service/matching/component-identity';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
-import { client } from '../support/http-client';
+import type { client } from '../support/http-client';
 import { cycloneDxSbom } from '../support/seed';
 import { osvRecord, writeRecords } from '../support/corpus-records';
 
@@ -59,7 +59,7 @@ async function scannedSbom(api: Api, pkg: string, version: string): Promise<stri
 async function findings(api: Api, sbomId: string): Promise<{ cve_id: string; fixed_versions: string[] }[]> {
   const response = await api.get(`/api/sboms/${sbomId}/vulnerabilities?perPage=500`);
   expect(response.status).toBe(200);
-  return response.body.data;
+  return response.body.data as { cve_id: string; fixed_versions: string[] }[];
 }
 
 const packageItem = (pkg: string) => getItem(keys.corpusPackage('npm', pkg));
