@@ -2,8 +2,9 @@
  * A whole-archive OSV refresh killed in the middle of an import unit resumes where it stopped: the
  * refresh runs in a process of its own (test/support/refresh-child.ts) and is SIGKILLed once its
  * first checkpoints are stored; the next run goes on from the stored entry index of the staged copy,
- * not from the start, and every record ends up in the corpus exactly once (no duplicate entry in a
- * package item, none missing); the archive's bucket fingerprints are recorded only by the run that
+ * not from the start, and every record ends up in the corpus exactly once as a scan reads it (no
+ * duplicate entry in a package's item or sealed segments, none missing; the kill may fall between a
+ * segment's write and its package item's); the archive's bucket fingerprints are recorded only by the run that
  * completes it. The ecosystem (Hex) is this file's alone.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -16,7 +17,7 @@ import { batchGet, batchWrite } from '../../shared/service/data/table-client';
 import { readFeedStates } from '../../shared/service/corpus/feed-state';
 import { refreshCorpus } from '../../shared/service/corpus/refresh';
 import { BUCKETS } from '../../shared/service/corpus/archive-fingerprints';
-import { packageEntries, packageItemKey } from '../../shared/service/corpus/corpus-store';
+import { corpusStore, packageItemKey } from '../../shared/service/corpus/corpus-store';
 import { packageKey } from '../../shared/service/matching/component-identity';
 import { awsCallLog } from '../support/server-process';
 import { osvRecord, publishEcosystem, startFeedServer, type FeedServer } from '../support/feed-server';
@@ -28,12 +29,14 @@ const PACKAGES = 300;
 const CHECKPOINT = 100;
 const suffix = randomUUID().replace(/-/g, '').slice(0, 8);
 const name = (index: number) => `resume_${suffix}_${index % PACKAGES}`;
+// Records of about 3 KB: a package's third outgrows its package item, so the run seals segments as it goes.
 const records = Array.from({ length: RECORDS }, (_, index) =>
-  osvRecord(`GHSA-res${suffix.slice(0, 4)}-${suffix.slice(4)}-${index}`, '2026-11-20T10:00:00Z', {
-    ecosystem: ECOSYSTEM,
-    name: name(index),
-    fixed: `1.${index}.0`,
-  }),
+  osvRecord(
+    `GHSA-res${suffix.slice(0, 4)}-${suffix.slice(4)}-${index}`,
+    '2026-11-20T10:00:00Z',
+    { ecosystem: ECOSYSTEM, name: name(index), fixed: `1.${index}.0` },
+    { summary: `Fixture advisory ${index} ${'r'.repeat(3000)}` },
+  ),
 );
 
 let server: FeedServer;
@@ -110,11 +113,12 @@ describe('resumable archive import', () => {
 
     const stored = await batchGet(records.map((record) => keys.corpusAdvisory(record.id)));
     expect(stored).toHaveLength(RECORDS);
-    const packages = await batchGet(
-      Array.from({ length: PACKAGES }, (_, index) => packageItemKey(packageKey(ECOSYSTEM, name(index)))),
-    );
+    const packageKeys = Array.from({ length: PACKAGES }, (_, index) => packageKey(ECOSYSTEM, name(index)));
+    const packages = await batchGet(packageKeys.map(packageItemKey));
     expect(packages).toHaveLength(PACKAGES);
-    const ids = (await Promise.all(packages.map(packageEntries))).flat().map((entry) => entry.id);
+    expect(packages.filter((item) => Number(item.sealedSegments) > 0).length).toBeGreaterThan(PACKAGES / 2);
+    // As a scan reads them: the package items' entries and their sealed segments'.
+    const ids = [...(await corpusStore.packages(packageKeys)).values()].flat().map((entry) => entry.id);
     expect(ids).toHaveLength(RECORDS);
     expect(new Set(ids).size).toBe(RECORDS);
   });

@@ -184,8 +184,9 @@ describe('corpus import and its effect on scans', () => {
     await importCorpusFiles([dir]);
     const stored = await getItem(keys.corpusAdvisory(big.id));
     expect(stored?.spillKey).toEqual(expect.any(String));
-    // The package's match data (40,000 versions) spills too, so the scan reads it from S3.
-    expect((await getItem(keys.corpusPackage('npm', pkg)))?.spillKey).toEqual(expect.any(String));
+    // The package's match data (40,000 versions) is a sealed segment that spills too, so the scan reads it from S3.
+    expect(await getItem(keys.corpusPackage('npm', pkg))).toMatchObject({ sealedSegments: 1, entriesJson: '[]' });
+    expect((await getItem(keys.corpusPackageSegment('npm', pkg, 0)))?.spillKey).toEqual(expect.any(String));
     const { api } = await createTeamWithKey();
     const sbom = await scannedSbom(api, pkg, '0.1.5');
     expect((await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body.data).toHaveLength(1);

@@ -148,18 +148,23 @@ export async function importChunk(
   }
   if (changed.length === 0 && removed.length === 0) return;
 
-  // Per package: the ids whose entry it may hold (the records' previous packages and their new ones) and the new entries.
+  // Per package: the ids whose entry it may hold (the records' previous packages and their new ones), those
+  // of records stored before (their entry may be in a sealed segment), and the new entries.
   const drops = new Map<string, Set<string>>();
-  const dropFrom = (key: string, id: string) => {
-    const ids = drops.get(key);
+  const storedDrops = new Map<string, Set<string>>();
+  const dropFrom = (key: string, id: string, from = drops) => {
+    const ids = from.get(key);
     if (ids) ids.add(id);
-    else drops.set(key, new Set([id]));
+    else from.set(key, new Set([id]));
   };
   for (const item of [
     ...removed,
     ...changed.map((advisory) => existing.get(advisory.id)).filter((item): item is Item => item !== undefined),
   ]) {
-    for (const key of (item.packageKeys as string[] | undefined) ?? []) dropFrom(key, String(item.advisoryId));
+    for (const key of (item.packageKeys as string[] | undefined) ?? []) {
+      dropFrom(key, String(item.advisoryId));
+      dropFrom(key, String(item.advisoryId), storedDrops);
+    }
   }
   const additions = new Map<string, MatchData[]>();
   for (const advisory of changed) {
@@ -169,7 +174,8 @@ export async function importChunk(
     }
   }
   const newPackages = await window.open(drops.keys());
-  for (const [key, ids] of drops) window.update(key, ids, additions.get(key) ?? []);
+  for (const [key, ids] of drops) window.update(key, ids, additions.get(key) ?? [], storedDrops.get(key));
+  await window.dropFromSealed();
 
   const puts: Item[] = [];
   const deletes: Key[] = [];

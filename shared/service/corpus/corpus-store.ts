@@ -1,9 +1,10 @@
 /**
  * The vulnerability corpus in the table. A scan reads only what its
  * components name: one item per (ecosystem, package) holding the match data of
- * every advisory for that package, short-name items for CPE and name-only
- * lookups, and KEV/EPSS items per CVE. Items larger than DynamoDB allows
- * (400 KB) spill to S3 and keep a pointer.
+ * its newest advisories and the count of its sealed segments, which hold the
+ * rest (package-segments.ts), short-name items for CPE and name-only lookups,
+ * and KEV/EPSS items per CVE. Items larger than DynamoDB allows (400 KB) spill
+ * to S3 and keep a pointer.
  */
 import { getObject, putObject } from '../aws-s3';
 import { config } from '../config';
@@ -11,6 +12,7 @@ import { keys, type Key } from '../data/keys';
 import { batchGet, type Item } from '../data/table-client';
 import type { Advisory } from './parse/advisory';
 import { splitPackageKey } from '../matching/component-identity';
+import { mergeEntries, type StoredPackage } from './package-segments';
 
 /** The part of an advisory a scan needs; `details` and `references` stay in the advisory item. */
 export type MatchData = Omit<Advisory, 'details' | 'references'>;
@@ -29,6 +31,16 @@ export const MAX_INLINE_BYTES = 350 * 1024;
 export function packageItemKey(packageKey: string): Key {
   const { ecosystem, name } = splitPackageKey(packageKey);
   return keys.corpusPackage(ecosystem, name);
+}
+
+export function packageSegmentKey(packageKey: string, segment: number): Key {
+  const { ecosystem, name } = splitPackageKey(packageKey);
+  return keys.corpusPackageSegment(ecosystem, name, segment);
+}
+
+/** Sealed segments of a package item; an item of the layout before segments has none. */
+export function sealedSegmentsOf(item: Item): number {
+  return typeof item.sealedSegments === 'number' ? item.sealedSegments : 0;
 }
 
 export function toMatchData(advisory: Advisory): MatchData {
@@ -52,20 +64,69 @@ async function readSpill<T>(objectKey: string): Promise<T> {
   return JSON.parse(await object.Body!.transformToString('utf8')) as T; // GetObject always has a Body on success
 }
 
-/** Entries of a package item, inline or from its S3 spill. */
+/** Entries of a package item or segment item, inline or from its S3 spill (the package item's own: not its segments'). */
 export async function packageEntries(item: Item): Promise<MatchData[]> {
   if (typeof item.spillKey === 'string') return readSpill<MatchData[]>(item.spillKey);
   if (typeof item.entriesJson === 'string') return JSON.parse(item.entriesJson) as MatchData[]; // written only by the import
   return (item.entries as MatchData[] | undefined) ?? []; // items imported before entries became one string
 }
 
+/** What an import window needs of a stored package item: its own entries' JSON and its sealed part. */
+export async function storedPackageOf(item: Item): Promise<StoredPackage> {
+  const entriesJson =
+    typeof item.entriesJson === 'string' ? item.entriesJson : JSON.stringify(await packageEntries(item));
+  const sealedEntries = typeof item.sealedEntries === 'number' ? item.sealedEntries : 0;
+  return { entriesJson, sealedSegments: sealedSegmentsOf(item), sealedEntries };
+}
+
+/** The sealed segments' entries of each package item that has any, in segment order. */
+export async function segmentEntries(
+  items: readonly Item[],
+  options: { concurrency?: number } = {},
+): Promise<Map<string, MatchData[][]>> {
+  const segmentKeys = items.flatMap((item) =>
+    Array.from({ length: sealedSegmentsOf(item) }, (_, segment) => packageSegmentKey(String(item.packageKey), segment)),
+  );
+  const result = new Map<string, MatchData[][]>();
+  if (segmentKeys.length === 0) return result;
+  const segments = await batchGet(segmentKeys, options);
+  for (const item of items) if (sealedSegmentsOf(item) > 0) result.set(String(item.packageKey), []);
+  await Promise.all(
+    segments.map(async (segment) => {
+      const slots = result.get(String(segment.packageKey));
+      if (slots) slots[Number(segment.segment)] = await packageEntries(segment);
+    }),
+  );
+  return result;
+}
+
 export const corpusStore = {
-  /** Match data per requested package key (absent keys: no advisories). */
+  /**
+   * Match data per requested package key (absent keys: no advisories): the package items in one batched
+   * read, then the sealed segments of those that have any in a second.
+   */
   async packages(packageKeys: Iterable<string>): Promise<Map<string, MatchData[]>> {
     const unique = [...new Set(packageKeys)];
     const items = await batchGet(unique.map(packageItemKey), { concurrency: READ_CONCURRENCY });
+    const segments = await segmentEntries(items, { concurrency: READ_CONCURRENCY });
     const result = new Map<string, MatchData[]>();
-    await Promise.all(items.map(async (item) => result.set(String(item.packageKey), await packageEntries(item))));
+    await Promise.all(
+      items.map(async (item) => {
+        const key = String(item.packageKey);
+        const own = await packageEntries(item);
+        const sealed = segments.get(key);
+        // A missing segment (never the case once its package item counts it) reads as empty.
+        result.set(
+          key,
+          sealed
+            ? mergeEntries(
+                Array.from(sealed, (entries) => entries ?? []),
+                own,
+              )
+            : own,
+        );
+      }),
+    );
     return result;
   },
 

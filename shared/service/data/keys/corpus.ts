@@ -6,6 +6,14 @@ export const corpusKeys = {
     pk: `CORPUS#PKG#${ecosystem}#${normalizedName}`,
     sk: 'PKG',
   }),
+  /**
+   * A sealed segment of a package's entries (shared/service/corpus/package-segments.ts): written once when the
+   * package item outgrows its bound, rewritten only to drop a revised or withdrawn record's entry.
+   */
+  corpusPackageSegment: (ecosystem: string, normalizedName: string, segment: number): Key => ({
+    pk: `CORPUS#PKG#${ecosystem}#${normalizedName}`,
+    sk: `SEG#${segment}`,
+  }),
   corpusAdvisory: (advisoryId: string): Key => ({ pk: `CORPUS#ADV#${advisoryId}`, sk: 'ADV' }),
   /** Package keys sharing a short name (CPE product, bare component name) → the corpus packages to fetch. */
   corpusShortName: (shortName: string): Key => ({ pk: `CORPUS#SHORT#${shortName}`, sk: 'SHORT' }),
