@@ -15,7 +15,15 @@ import { keys, type Key } from '../../shared/service/data/keys';
 import { batchGet, batchWrite, getItem, transactWrite, tx } from '../../shared/service/data/table-client';
 import { packageKey } from '../../shared/service/matching/component-identity';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
-import { nameKey, sbomsContaining } from '../../shared/service/watch/watch-index';
+import type { SbomComponent } from '../../shared/service/sbom/model';
+import {
+  nameKey,
+  sbomsContaining,
+  teamEntries,
+  watchIndexWrites,
+  watchShard,
+  WATCH_SHARDS,
+} from '../../shared/service/watch/watch-index';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
 import { osvRecord } from '../support/corpus-records';
@@ -52,6 +60,20 @@ async function newProduct(team: Team): Promise<string> {
   return (await team.api.post('/api/products', { name: 'Writes', slug: uniqueSlug('writes') })).body.data.id as string;
 }
 
+/** The components `sbomOf` describes, as the index reads them. */
+const componentsOf = (pkg: string, bare: string): SbomComponent[] => [
+  { ref: pkg, name: pkg, version: '1.2.0', purl: `pkg:npm/${pkg}@1.2.0`, cpes: [], licenses: [] },
+  { ref: bare, name: bare, version: '3.0.0', cpes: [], licenses: [] },
+];
+
+/** An SBOM id (never uploaded) that the index puts in the given shard. */
+function sbomIdInShard(shard: number): string {
+  for (;;) {
+    const id = randomUUID();
+    if (watchShard(id) === shard) return id;
+  }
+}
+
 function names() {
   const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
   return { suffix, pkg: `vexdesk-writes-${suffix}`, bare: `vexdesk-writes-${suffix}-bare` };
@@ -67,17 +89,25 @@ async function importAdvisory(id: string, pkg: string): Promise<void> {
 }
 
 describe('the package index', () => {
-  it('writes no presence item again for a release naming packages already indexed, and the watch finds both', async () => {
+  it('writes no presence item again for an SBOM whose shard has them, and the watch finds every release', async () => {
     const team = await createTeamWithKey();
     const { suffix, pkg, bare } = names();
     const productId = await newProduct(team);
     const first = await scannedRelease(team, productId, '1.0.0', sbomOf(pkg, bare));
-    const presence = [keys.watchKeyPresence(packageKey('npm', pkg)), keys.watchKeyPresence(nameKey(bare))];
+    const shard = watchShard(first.sbomId);
+    const presence = [
+      keys.watchShardPresence(packageKey('npm', pkg), shard),
+      keys.watchShardPresence(nameKey(bare), shard),
+    ];
     for (const key of presence) await probe(key);
+    // Another SBOM in the same shard with the same packages has no presence item (nor the marker) to write.
+    const sibling = { teamId: team.teamId, productId, releaseId: first.releaseId, id: sbomIdInShard(shard) };
+    const writes = await watchIndexWrites(sibling, componentsOf(pkg, bare));
+    expect(writes.map((item) => item.entity)).toEqual(['WatchEntry', 'WatchEntry']);
 
+    // A second release, in whichever shard: the first shard's presence items are not written again.
     const second = await scannedRelease(team, productId, '1.1.0', sbomOf(pkg, bare));
     for (const key of presence) expect(await probed(key)).toBe(true);
-    // The second SBOM's own entries were written.
     const indexed = await sbomsContaining([packageKey('npm', pkg), nameKey(bare)]);
     expect(indexed.map((watched) => watched.sbomId).sort()).toEqual([first.sbomId, second.sbomId].sort());
 
@@ -90,17 +120,31 @@ describe('the package index', () => {
     }
   });
 
-  it("reads a large SBOM's presence items as well: the first release writes them all, the next none", async () => {
+  it("reads a large SBOM's presence items as well: the first release writes them all, a release in its shard none", async () => {
     const team = await createTeamWithKey();
     const { pkg } = names();
     const packages = Array.from({ length: 150 }, (_, index) => `${pkg}-${index}`);
     const content = cycloneDxSbom(packages.map((name) => ({ name, version: '1.0.0', purl: `pkg:npm/${name}@1.0.0` })));
     const productId = await newProduct(team);
-    await scannedRelease(team, productId, '1.0.0', content);
-    const presence = packages.map((name) => keys.watchKeyPresence(packageKey('npm', name)));
+    const first = await scannedRelease(team, productId, '1.0.0', content);
+    const shard = watchShard(first.sbomId);
+    const presence = packages.map((name) => keys.watchShardPresence(packageKey('npm', name), shard));
     const stored = await batchGet(presence);
     expect(stored).toHaveLength(packages.length);
     await batchWrite(stored.map((item) => ({ ...item, probe: PROBE })));
+
+    const components = packages.map((name): SbomComponent => ({
+      ref: name,
+      name,
+      version: '1.0.0',
+      purl: `pkg:npm/${name}@1.0.0`,
+      cpes: [],
+      licenses: [],
+    }));
+    const sibling = { teamId: team.teamId, productId, releaseId: first.releaseId, id: sbomIdInShard(shard) };
+    const writes = await watchIndexWrites(sibling, components);
+    expect(writes.filter((item) => item.entity !== 'WatchEntry')).toEqual([]);
+    expect(writes).toHaveLength(packages.length);
 
     const next = await scannedRelease(team, productId, '1.1.0', content);
     expect((await batchGet(presence)).filter((item) => item.probe === PROBE)).toHaveLength(packages.length);
@@ -114,8 +158,9 @@ describe('the package index', () => {
     const productId = await newProduct(team);
     const { releaseId, sbomId } = await scannedRelease(team, productId, '1.0.0', sbomOf(pkg, bare));
     // As a scan cut off after its entries: one presence item missing, no `watchIndexedAt`.
-    const missing = keys.watchKeyPresence(packageKey('npm', pkg));
-    const present = keys.watchKeyPresence(nameKey(bare));
+    const shard = watchShard(sbomId);
+    const missing = keys.watchShardPresence(packageKey('npm', pkg), shard);
+    const present = keys.watchShardPresence(nameKey(bare), shard);
     await batchWrite([], [missing]);
     await probe(present);
     await transactWrite([
@@ -128,9 +173,32 @@ describe('the package index', () => {
     ]);
 
     expect((await team.api.post('/api/cve-scan', { sbomId })).status).toBe(202);
-    expect(await getItem(missing)).toMatchObject({ entity: 'WatchKey', indexKey: packageKey('npm', pkg) });
+    expect(await getItem(missing)).toMatchObject({ entity: 'WatchKey', indexKey: packageKey('npm', pkg), shard });
     expect(await probed(present)).toBe(true);
     expect((await sbomsContaining([packageKey('npm', pkg)])).map((watched) => watched.sbomId)).toEqual([sbomId]);
+  });
+
+  it('reads only the shards with a presence item, and every shard of a key indexed before shard presence', async () => {
+    const team = await createTeamWithKey();
+    const { pkg, bare } = names();
+    const productId = await newProduct(team);
+    const { sbomId } = await scannedRelease(team, productId, '1.0.0', sbomOf(pkg, bare));
+    const key = packageKey('npm', pkg);
+    const shard = watchShard(sbomId);
+    const stored = await batchGet(
+      Array.from({ length: WATCH_SHARDS }, (_, index) => keys.watchShardPresence(key, index)),
+    );
+    expect(stored.map((item) => item.shard)).toEqual([shard]);
+
+    // Without its shard's presence item the entry is not read: the presence items are what readers go by.
+    await batchWrite([], [keys.watchShardPresence(key, shard)]);
+    expect(await sbomsContaining([key])).toEqual([]);
+    expect(await teamEntries(team.teamId, key)).toEqual([]);
+
+    // A key whose SBOMs were indexed before shard presence has only the one presence item of the key.
+    await batchWrite([{ ...keys.watchKeyPresence(key), entity: 'WatchKey', indexKey: key }]);
+    expect((await sbomsContaining([key])).map((watched) => watched.sbomId)).toEqual([sbomId]);
+    expect((await teamEntries(team.teamId, key)).map((entry) => entry.sbomId)).toEqual([sbomId]);
   });
 });
 

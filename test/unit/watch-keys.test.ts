@@ -92,11 +92,17 @@ describe('watchIndexItems', () => {
     expect(items.filter((item) => item.entity === 'WatchAny')).toEqual([
       { pk: 'WATCH#ANY', sk: 'ANY', entity: 'WatchAny' },
     ]);
-    expect(items.filter((item) => item.entity === 'WatchKey')).toEqual([
-      { pk: 'WATCH#KEY#npm#lodash', sk: 'KEY', entity: 'WatchKey', indexKey: packageKey('npm', 'lodash') },
-      { pk: 'WATCH#KEY#name:zlib', sk: 'KEY', entity: 'WatchKey', indexKey: 'name:zlib' },
-    ]);
     const shard = watchShard('sbom-1');
+    expect(items.filter((item) => item.entity === 'WatchKey')).toEqual([
+      {
+        pk: 'WATCH#KEY#npm#lodash',
+        sk: `SHARD#${shard}`,
+        entity: 'WatchKey',
+        indexKey: packageKey('npm', 'lodash'),
+        shard,
+      },
+      { pk: 'WATCH#KEY#name:zlib', sk: `SHARD#${shard}`, entity: 'WatchKey', indexKey: 'name:zlib', shard },
+    ]);
     expect(shard).toBeGreaterThanOrEqual(0);
     expect(shard).toBeLessThan(WATCH_SHARDS);
     const lodash = entries.find((item) => item.indexKey === packageKey('npm', 'lodash'))!;

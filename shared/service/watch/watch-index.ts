@@ -6,8 +6,9 @@
  *   every shard of each key, never an SBOM without the package;
  * - `teamEntries` answers "where do we ship package X" for one team (team id in the key condition).
  * The scan writes an SBOM's entries once (the SBOM item then carries `watchIndexedAt`); an SBOM
- * delete removes them best effort, so readers drop entries whose SBOM is gone. Presence items are
- * shared by every SBOM with the key and never removed: they are written only when not yet stored.
+ * delete removes them best effort, so readers drop entries whose SBOM is gone. Presence items, one per
+ * key and shard, are shared by every SBOM with the key in that shard and never removed: they are written
+ * only when not yet stored, and readers query only the shards that have one.
  */
 import { createHash } from 'node:crypto';
 import { keys, type Key } from '../data/keys';
@@ -125,12 +126,13 @@ export function watchIndexItems(
 ): Item[] {
   const shard = watchShard(sbom.id);
   const entries = entriesOf(components);
-  // Presence items are the same for every SBOM with the key: never removed (a stale one only costs the
-  // shard queries that find nothing); `watchIndexWrites` leaves out those already stored.
+  // Presence items are the same for every SBOM with the key in the shard: never removed (a stale one only
+  // costs the shard query that finds nothing); `watchIndexWrites` leaves out those already stored.
   const presence = [...entries.keys()].map((indexKey) => ({
-    ...keys.watchKeyPresence(indexKey),
+    ...keys.watchShardPresence(indexKey, shard),
     entity: 'WatchKey',
     indexKey,
+    shard,
   }));
   return [
     { ...keys.watchAnySbom(), entity: 'WatchAny' },
@@ -182,20 +184,29 @@ export async function watchIndexWrites(
   return items.filter((item) => !stored.has(itemId(item)));
 }
 
-/** The ids of the items stored with the same content (the key, `entity`, `indexKey`). */
+/** The ids of the items stored with the same content (the key, `entity`, `indexKey`, `shard`). */
 async function storedAsIs(wanted: readonly Item[]): Promise<Set<string>> {
   if (wanted.length === 0) return new Set();
   const found = await batchGet(
     wanted.map((item): Key => ({ pk: String(item.pk), sk: String(item.sk) })),
     // A read that misses an item written a moment ago only writes it again.
-    { concurrency: READ_CONCURRENCY, projection: ['pk', 'sk', 'entity', 'indexKey'], eventuallyConsistent: true },
+    {
+      concurrency: READ_CONCURRENCY,
+      projection: ['pk', 'sk', 'entity', 'indexKey', 'shard'],
+      eventuallyConsistent: true,
+    },
   );
   const byId = new Map(wanted.map((item) => [itemId(item), item]));
   return new Set(
     found
       .filter((item) => {
         const expected = byId.get(itemId(item));
-        return expected !== undefined && item.entity === expected.entity && item.indexKey === expected.indexKey;
+        return (
+          expected !== undefined &&
+          item.entity === expected.entity &&
+          item.indexKey === expected.indexKey &&
+          item.shard === expected.shard
+        );
       })
       .map(itemId),
   );
@@ -234,13 +245,34 @@ export async function anySbomWatched(): Promise<boolean> {
   return (await batchGet([keys.watchAnySbom()])).length > 0;
 }
 
-/** Every SBOM (all teams) indexed under any of the keys, grouped per SBOM. Reads every shard of each key. */
-export async function sbomsContaining(indexKeys: Iterable<string>): Promise<WatchedSbom[]> {
+/**
+ * The shards of each key that hold entries, from the presence items in one batched read: the shards with a
+ * presence item, or every shard of a key that has the presence item of the layout before (any shard).
+ */
+async function presentShards(indexKeys: Iterable<string>): Promise<{ indexKey: string; shard: number }[]> {
+  const unique = [...new Set(indexKeys)];
   const present = await batchGet(
-    [...new Set(indexKeys)].map((indexKey) => keys.watchKeyPresence(indexKey)),
+    unique.flatMap((indexKey) => [
+      keys.watchKeyPresence(indexKey),
+      ...shards.map((shard) => keys.watchShardPresence(indexKey, shard)),
+    ]),
     { concurrency: READ_CONCURRENCY },
   );
-  const reads = present.flatMap((item) => shards.map((shard) => ({ indexKey: String(item.indexKey), shard })));
+  const found = new Map<string, Set<number>>();
+  for (const item of present) {
+    const indexKey = String(item.indexKey);
+    const inKey = found.get(indexKey) ?? new Set<number>();
+    for (const shard of typeof item.shard === 'number' ? [item.shard] : shards) inKey.add(shard);
+    found.set(indexKey, inKey);
+  }
+  return [...found].flatMap(([indexKey, inKey]) =>
+    [...inKey].sort((a, b) => a - b).map((shard) => ({ indexKey, shard })),
+  );
+}
+
+/** Every SBOM (all teams) indexed under any of the keys, grouped per SBOM. Reads the shards that hold entries. */
+export async function sbomsContaining(indexKeys: Iterable<string>): Promise<WatchedSbom[]> {
+  const reads = await presentShards(indexKeys);
   const pages = await inParallel(reads, ({ indexKey, shard }) =>
     queryAll({
       ...keys.watchShard(indexKey, shard),
@@ -263,7 +295,7 @@ export async function sbomsContaining(indexKeys: Iterable<string>): Promise<Watc
 
 /** One team's entries for one index key (team id in the sort key condition): the components query. */
 export async function teamEntries(teamId: string, indexKey: string): Promise<WatchEntry[]> {
-  const pages = await inParallel(shards, (shard) =>
+  const pages = await inParallel(await presentShards([indexKey]), ({ shard }) =>
     queryAll({ ...keys.watchShard(indexKey, shard), ...keys.watchTeamPrefix(teamId) }),
   );
   return pages.flat().map(toEntry);
