@@ -44,13 +44,14 @@ const V4_LOW = {
 };
 
 /**
- * The alias index as the import keeps it (shared/service/corpus/import.ts importChunk): per chunk, the
- * items of the touched identifiers are read, changed and written back, and each advisory item
- * remembers the identifiers it was indexed under.
+ * The alias index as the import keeps it (shared/service/corpus/advisory-chunk.ts importChunk): per chunk,
+ * the items of the touched identifiers are read, changed and written back, and each advisory item
+ * remembers the identifiers it was indexed under; the advisory items (`records`) hold the records' own scores.
  */
 class IndexModel {
   readonly items = new Map<string, AliasEntries>();
   private readonly indexedUnder = new Map<string, string[]>();
+  private readonly records = new Map<string, Advisory>();
 
   importChunk(records: Advisory[], withdrawn: string[] = []): void {
     const changes: AliasChange[] = [
@@ -71,14 +72,22 @@ class IndexModel {
       else this.items.delete(identifier);
     }
     records.forEach((record) => this.indexedUnder.set(record.id, aliasIdentifiers(record)));
+    records.forEach((record) => this.records.set(record.id, record));
     withdrawn.forEach((id) => this.indexedUnder.delete(id));
+    withdrawn.forEach((id) => this.records.delete(id));
   }
 
-  /** What the scan does for a finding whose primary advisory is `advisory` (shared/service/corpus/alias-severity.ts severityResolver). */
+  /**
+   * What the scan does for a finding whose primary advisory is `advisory` (shared/service/corpus/alias-severity.ts
+   * severityResolver): per identifier, the record of that id and the entries of its alias item.
+   */
   severityOf(advisory: Advisory) {
     const aliased = new Map<string, RecordScores>();
-    for (const identifier of [...aliasIdentifiers(advisory), advisory.cveId])
+    for (const identifier of [...aliasIdentifiers(advisory), advisory.cveId]) {
+      const own = this.records.get(identifier);
+      if (own && scoresOf(own)) aliased.set(identifier, scoresOf(own) as RecordScores);
       for (const [id, scores] of Object.entries(this.items.get(identifier) ?? {})) aliased.set(id, scores);
+    }
     return resolveSeverity(advisory, advisory.cveId, aliased);
   }
 }
@@ -172,6 +181,32 @@ describe('severity from aliased records', () => {
     model.importChunk([], [GHSA.id]);
     expect(model.items.size).toBe(0);
     expect(model.severityOf(GO)).toMatchObject({ severity: 'NONE', source: null, sourceId: null });
+  });
+
+  it("files a record's entry under its aliases only: its own scores are in its advisory item", () => {
+    const model = new IndexModel();
+    model.importChunk([GHSA, GO]);
+    // GO-2021-0066 has no scores: in no item. GHSA-8mjg-8c8g-6h85 is in its CVE's item, not in its own id's.
+    expect([...model.items.keys()]).toEqual(['CVE-2020-8564']);
+    expect(Object.keys(model.items.get('CVE-2020-8564') ?? {})).toEqual([GHSA.id]);
+    // GO-2021-0066 lists the GHSA id: it reads the GHSA record itself.
+    model.importChunk([{ ...GHSA, aliases: [] }]);
+    expect(model.items.size).toBe(0);
+    expect(model.severityOf(GO)).toMatchObject({ severity: 'MEDIUM', sourceId: GHSA.id });
+  });
+
+  it("drops a record's entry from its own id's item, as items written before held it, when it changes or is withdrawn", () => {
+    const scores = scoresOf(GHSA) as RecordScores;
+    const other = { ...scores, cveId: 'CVE-2099-0009' };
+    const oldLayout = new Map<string, AliasEntries>([[GHSA.id, { [GHSA.id]: scores, 'PYSEC-2099-9': other }]]);
+    const revised: AliasChange = {
+      advisoryId: GHSA.id,
+      before: aliasIdentifiers(GHSA),
+      after: { identifiers: aliasIdentifiers(GHSA), scores },
+    };
+    expect(applyAliasChanges(oldLayout, [revised]).get(GHSA.id)).toEqual({ 'PYSEC-2099-9': other });
+    const withdrawn: AliasChange = { advisoryId: GHSA.id, before: aliasIdentifiers(GHSA), after: null };
+    expect(applyAliasChanges(new Map([[GHSA.id, { [GHSA.id]: scores }]]), [withdrawn]).get(GHSA.id)).toEqual({});
   });
 
   it('never borrows from a record of another CVE, and falls back to database ratings after CVSS', () => {

@@ -220,14 +220,20 @@ export async function importChunk(
     window.putAdvisory(
       Buffer.byteLength(full) <= MAX_INLINE_BYTES
         ? { ...record, advisoryJson: full }
-        : { ...record, spillKey: await spillToS3('advisory', advisory.id, advisory) },
+        : {
+            ...record,
+            spillKey: await spillToS3('advisory', advisory.id, advisory),
+            // A scan borrowing this record's scores reads them here, not from S3 (alias-severity.ts).
+            scoresJson: JSON.stringify(scoresOf(advisory)),
+          },
       full.length,
     );
   }
   for (const item of removed) window.deleteAdvisory(String(item.advisoryId));
-  // Items written before the alias index existed have no `aliasIds`: they were never in it. A withdrawn
-  // record still lists its aliases: those items are cleaned too, in case an earlier run was cut off
-  // after writing them but before its advisory item.
+  // `aliasIds` names the record's own id too: an item written before records left their own id's item
+  // may still hold its entry there. Items written before the alias index existed have no `aliasIds`: they
+  // were never in it. A withdrawn record still lists its aliases: those items are cleaned too, in case an
+  // earlier run was cut off after writing them but before its advisory item.
   const withdrawnIds = new Map(
     advisories
       .filter((advisory) => advisory.withdrawn !== null)

@@ -2,14 +2,15 @@
  * Severity from aliased records (docs/scanning.md "Severity from aliased records").
  * Go vulndb records, most PYSEC records and many others carry no CVSS; the GHSA or
  * NVD-derived record for the same vulnerability usually does. The import keeps an
- * alias index: one item per identifier (advisory id or alias) holding the scores of
- * every record whose id or `aliases` name it. A record is found from either side:
- * GO-x listing GHSA-y reads item GHSA-y (GHSA-y's own entry); GHSA-y listing GO-x or a
- * CVE they share puts GHSA-y's entry in item GO-x or the CVE's item. The index is a
- * function of the set of records present, so import order and chunking do not
- * matter, and a refresh that adds (or withdraws) a scored alias changes the result
- * of the next scan. A scan reads it in one batched read, only for findings whose
- * own advisory has no CVSS.
+ * alias index: one item per identifier a record lists in `aliases`, holding the
+ * scores of every record that lists it. A record is not filed under its own id: its
+ * advisory item already holds its scores. A record is found from either side: GO-x
+ * listing GHSA-y reads GHSA-y's advisory item; GHSA-y listing GO-x or a CVE they share
+ * puts GHSA-y's entry in item GO-x or the CVE's item. The index is a function of the
+ * set of records present, so import order and chunking do not matter, and a refresh
+ * that adds (or withdraws) a scored alias changes the result of the next scan. A scan
+ * reads the alias items and the advisory items it needs in one batched read, only for
+ * findings whose own advisory has no CVSS.
  */
 import { keys, type Key } from '../data/keys';
 import { batchGet, type Item } from '../data/table-client';
@@ -139,12 +140,21 @@ export interface AliasChange {
   after: { identifiers: readonly string[]; scores: RecordScores | null } | null;
 }
 
+/**
+ * The items a record's entry goes into: those of its aliases, not its own id's (its advisory item holds
+ * its scores). Items written before this rule may still hold a record's own entry: it is dropped, like
+ * any other, when the record changes or is withdrawn (`before` names the record's id too).
+ */
+function filedUnder(change: AliasChange): string[] {
+  return change.after?.scores ? change.after.identifiers.filter((id) => id !== change.advisoryId) : [];
+}
+
 /** The identifiers whose items a set of changes reads and rewrites. */
 export function touchedIdentifiers(changes: readonly AliasChange[]): string[] {
   const touched = new Set<string>();
   for (const change of changes) {
     change.before.forEach((id) => touched.add(id));
-    if (change.after?.scores) change.after.identifiers.forEach((id) => touched.add(id));
+    filedUnder(change).forEach((id) => touched.add(id));
   }
   return [...touched];
 }
@@ -152,7 +162,7 @@ export function touchedIdentifiers(changes: readonly AliasChange[]): string[] {
 /**
  * Applies changes to the current entries of the touched identifiers (pure: the
  * import reads and writes the items). A changed record's entry leaves every item
- * it was in and joins the items of its new identifiers when it has scores.
+ * it was in and joins the items of its new aliases when it has scores.
  * Returns the new entries per identifier; an empty object means delete the item.
  */
 export function applyAliasChanges(
@@ -163,7 +173,7 @@ export function applyAliasChanges(
   for (const identifier of touchedIdentifiers(changes)) result.set(identifier, { ...(current.get(identifier) ?? {}) });
   // A record's entry can only be in the items it was indexed under (or, after a cut-off run, its new ones).
   for (const change of changes) {
-    for (const identifier of [...change.before, ...(change.after?.identifiers ?? [])]) {
+    for (const identifier of [...change.before, ...filedUnder(change)]) {
       const entries = result.get(identifier);
       if (entries) delete entries[change.advisoryId];
     }
@@ -171,7 +181,7 @@ export function applyAliasChanges(
   for (const change of changes) {
     const scores = change.after?.scores;
     if (!scores) continue;
-    for (const identifier of change.after?.identifiers ?? []) {
+    for (const identifier of filedUnder(change)) {
       const entries = result.get(identifier);
       if (entries) entries[change.advisoryId] = scores;
     }
@@ -210,6 +220,47 @@ export async function aliasIndexWrites(changes: readonly AliasChange[]): Promise
   return { puts, deletes };
 }
 
+/**
+ * The scores an advisory item lends: from its `advisoryJson`, or from `scoresJson`, which an advisory
+ * spilled to S3 keeps on its item so that a scan never reads S3 for them. A spilled item without it
+ * predates this layout: its own alias item still holds its entry.
+ */
+function advisoryItemScores(item: Item): RecordScores | null {
+  if (typeof item.scoresJson === 'string') return JSON.parse(item.scoresJson) as RecordScores | null;
+  if (typeof item.advisoryJson === 'string') return scoresOf(JSON.parse(item.advisoryJson) as Advisory);
+  return null;
+}
+
+/** What a scan reads of alias items and advisory items: the same batch holds both. */
+const SEVERITY_READ_FIELDS = ['entity', 'identifier', 'entriesJson', 'advisoryId', 'advisoryJson', 'scoresJson'];
+
+/**
+ * The entries of the alias items of `identifiers` and the scores of the advisory items of `records`,
+ * in one batched read.
+ */
+async function readSeverityInputs(
+  identifiers: ReadonlySet<string>,
+  records: ReadonlySet<string>,
+): Promise<{ entries: Map<string, AliasEntries>; recordScores: Map<string, RecordScores> }> {
+  const items = await batchGet(
+    [
+      ...[...identifiers].map((identifier) => keys.corpusAlias(identifier)),
+      ...[...records].map((id) => keys.corpusAdvisory(id)),
+    ],
+    { concurrency: READ_CONCURRENCY, projection: SEVERITY_READ_FIELDS },
+  );
+  const entries = new Map<string, AliasEntries>();
+  const recordScores = new Map<string, RecordScores>();
+  for (const item of items) {
+    if (item.entity === 'CorpusAlias') entries.set(String(item.identifier), entriesOf(item));
+    else {
+      const scores = advisoryItemScores(item);
+      if (scores) recordScores.set(String(item.advisoryId), scores);
+    }
+  }
+  return { entries, recordScores };
+}
+
 /** What the scan knows of a finding: its primary advisory, CVE and the other advisories merged into it. */
 export interface FindingRef {
   advisoryId: string;
@@ -218,8 +269,9 @@ export interface FindingRef {
 }
 
 /**
- * Resolves the severity of a scan's findings: one batched read of the alias items
- * of the findings whose own advisory has no CVSS (none at all when every one has).
+ * Resolves the severity of a scan's findings: one batched read of the alias items of the identifiers
+ * of the findings whose own advisory has no CVSS, and of the advisory items of those identifiers the
+ * scan has not matched itself (none at all when every finding's advisory has CVSS).
  */
 export async function severityResolver(
   findings: readonly FindingRef[],
@@ -231,16 +283,28 @@ export async function severityResolver(
     finding.cveId,
   ];
   const wanted = new Set<string>();
+  const records = new Set<string>();
   for (const finding of findings) {
     const advisory = advisoryOf(finding.advisoryId);
-    if (!hasCvss(advisory)) identifiersOf(finding, advisory).forEach((id) => wanted.add(id));
+    if (hasCvss(advisory)) continue;
+    for (const identifier of identifiersOf(finding, advisory)) {
+      wanted.add(identifier);
+      if (!advisoryOf(identifier)) records.add(identifier);
+    }
   }
-  const entries = wanted.size > 0 ? await readEntries(wanted) : new Map<string, AliasEntries>();
+  const { entries, recordScores } =
+    wanted.size > 0
+      ? await readSeverityInputs(wanted, records)
+      : { entries: new Map<string, AliasEntries>(), recordScores: new Map<string, RecordScores>() };
   return (finding) => {
     const advisory = advisoryOf(finding.advisoryId);
     if (hasCvss(advisory)) return resolveSeverity(advisory, finding.cveId, []);
     const aliased = new Map<string, RecordScores>();
     for (const identifier of identifiersOf(finding, advisory)) {
+      // The record of that id, if there is one: matched by the scan, else its advisory item.
+      const known = advisoryOf(identifier);
+      const own = known ? scoresOf(known) : recordScores.get(identifier);
+      if (own) aliased.set(identifier, own);
       for (const [id, scores] of Object.entries(entries.get(identifier) ?? {})) aliased.set(id, scores);
     }
     return resolveSeverity(advisory, finding.cveId, aliased);

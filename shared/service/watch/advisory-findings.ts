@@ -4,8 +4,8 @@
  *
  * Finding items carry two sparse index entries (shared/service/scans/finding-store.ts findingItem):
  * their advisory id on gsi2 and, when it differs, their CVE on gsi3, both under the team's partition.
- * The asked id is widened through the corpus first: the records whose id or aliases name it (the
- * alias index, keys.corpusAlias) and the aliases of the asked record itself (keys.corpusAdvisory), one
+ * The asked id is widened through the corpus first: the records whose aliases name it (the alias
+ * index, keys.corpusAlias) and the aliases of the asked record itself (keys.corpusAdvisory), one
  * level further for what those name. Each identifier is then one query per index.
  */
 import { keys } from '../data/keys';

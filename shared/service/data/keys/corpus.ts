@@ -17,7 +17,7 @@ export const corpusKeys = {
   corpusAdvisory: (advisoryId: string): Key => ({ pk: `CORPUS#ADV#${advisoryId}`, sk: 'ADV' }),
   /** Package keys sharing a short name (CPE product, bare component name) → the corpus packages to fetch. */
   corpusShortName: (shortName: string): Key => ({ pk: `CORPUS#SHORT#${shortName}`, sk: 'SHORT' }),
-  /** The scores of every record whose id or aliases name this identifier (shared/service/corpus/alias-severity.ts). */
+  /** The scores of every record whose aliases name this identifier (shared/service/corpus/alias-severity.ts). */
   corpusAlias: (identifier: string): Key => ({ pk: `CORPUS#ALIAS#${identifier}`, sk: 'ALIAS' }),
   /** One item per (CVE, advisory naming it): a KEV or score change of a CVE finds the packages to re-evaluate. */
   corpusCveAdvisory: (cveId: string, advisoryId: string): Key => ({

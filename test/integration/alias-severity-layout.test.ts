@@ -1,0 +1,180 @@
+import { describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { importCorpusFiles } from '../../shared/service/corpus/import';
+import { keys } from '../../shared/service/data/keys';
+import { getItem, putItem } from '../../shared/service/data/table-client';
+import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import type { client } from '../support/http-client';
+import { cycloneDxSbom } from '../support/seed';
+
+/**
+ * The alias index files a record under its aliases only; a finding reads the records it lists from
+ * their advisory items (docs/scanning.md "Severity from aliased records").
+ */
+type Api = ReturnType<typeof client>;
+type Vulnerability = {
+  advisory_id: string;
+  severity: string;
+  severity_source: string | null;
+  severity_source_id: string | null;
+  cvss_v3_score: number | null;
+};
+
+const CRITICAL = 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H';
+const MEDIUM = 'CVSS:3.1/AV:L/AC:H/PR:L/UI:N/S:U/C:H/I:N/A:N';
+const NO_SCORE = { severity: 'NONE', severity_source: null, severity_source_id: null, cvss_v3_score: null };
+
+const suffix = randomUUID().replace(/-/g, '').slice(0, 8);
+const digits = String(parseInt(suffix, 16) % 100000).padStart(5, '0');
+
+function goRecord(id: string, module: string, aliases: string[], modified = '2026-01-01T00:00:00Z') {
+  return {
+    schema_version: '1.6.0',
+    id,
+    modified,
+    aliases,
+    summary: `Issue in ${module}`,
+    details: 'Go vulndb style: no severity.',
+    affected: [
+      {
+        package: { ecosystem: 'Go', name: module },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }],
+      },
+    ],
+  };
+}
+
+/** A scored record of another package path, so that it never matches the SBOM itself. */
+function ghsaRecord(id: string, aliases: string[], vector: string, extra: Record<string, unknown> = {}) {
+  return {
+    schema_version: '1.6.0',
+    id,
+    modified: '2026-01-02T00:00:00Z',
+    aliases,
+    summary: 'Reviewed advisory',
+    details: 'GHSA style, for another package path.',
+    severity: [{ type: 'CVSS_V3', score: vector }],
+    affected: [
+      {
+        package: { ecosystem: 'Go', name: `example.com/elsewhere-${suffix}` },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }],
+      },
+    ],
+    ...extra,
+  };
+}
+
+async function importRecords(...records: Record<string, unknown>[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'osv-alias-layout-'));
+  for (const record of records) writeFileSync(join(dir, `${String(record.id)}.json`), JSON.stringify(record));
+  return (await importCorpusFiles([dir])).imported[0];
+}
+
+async function scannedSbom(api: Api, module: string): Promise<string> {
+  const product = (await api.post('/api/products', { name: 'Alias layout', slug: uniqueSlug('alias-layout') })).body
+    .data;
+  const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
+  const content = cycloneDxSbom([{ name: module, version: 'v1.2.0', purl: `pkg:golang/${module}@v1.2.0` }]);
+  const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data as { id: string };
+  return sbom.id;
+}
+
+async function rescan(api: Api, sbomId: string): Promise<Vulnerability[]> {
+  expect((await api.post('/api/cve-scan', { sbomId })).status).toBe(202);
+  const response = await api.get(`/api/sboms/${sbomId}/vulnerabilities`);
+  expect(response.status).toBe(200);
+  return response.body.data as Vulnerability[];
+}
+
+const aliasItem = (identifier: string) => getItem(keys.corpusAlias(identifier));
+
+describe('alias index layout', () => {
+  it("reads a listed record's own scores from its advisory item, follows its revision and withdrawal, and still reads an item holding its own entry", async () => {
+    const { api } = await createTeamWithKey();
+    const module = `example.com/layout-a-${suffix}`;
+    const ghsaId = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-aaaa`;
+    const go = goRecord(`GO-2098-${digits}1`, module, [ghsaId]);
+    const ghsa = ghsaRecord(ghsaId, [], CRITICAL);
+    expect(await importRecords(go, ghsa)).toMatchObject({ written: 2 });
+    // The GHSA record names nothing and the GO record has no scores: no alias item at all.
+    expect(await aliasItem(ghsaId)).toBeUndefined();
+    expect(await aliasItem(go.id)).toBeUndefined();
+
+    const sbomId = await scannedSbom(api, module);
+    expect((await rescan(api, sbomId))[0]).toMatchObject({
+      advisory_id: go.id,
+      severity: 'CRITICAL',
+      severity_source: 'cvss_v3',
+      severity_source_id: ghsaId,
+      cvss_v3_score: 9.8,
+    });
+
+    // A revised score is read on the next scan.
+    const revised = { ...ghsa, modified: '2026-03-01T00:00:00Z', severity: [{ type: 'CVSS_V3', score: MEDIUM }] };
+    expect(await importRecords(revised)).toMatchObject({ written: 1 });
+    expect((await rescan(api, sbomId))[0]).toMatchObject({ severity: 'MEDIUM', cvss_v3_score: 4.7 });
+
+    // An item written before records left their own id's item holds the record's own entry: read alike.
+    const ownEntry = {
+      cveId: ghsaId,
+      cvssV2: null,
+      cvssV3: { vector: MEDIUM, score: 4.7, severity: 'MEDIUM' },
+      cvssV4: null,
+      databaseSeverity: null,
+    };
+    await putItem({
+      ...keys.corpusAlias(ghsaId),
+      entity: 'CorpusAlias',
+      identifier: ghsaId,
+      entriesJson: JSON.stringify({ [ghsaId]: ownEntry }),
+    });
+    expect((await rescan(api, sbomId))[0]).toMatchObject({ severity: 'MEDIUM', severity_source_id: ghsaId });
+
+    // Withdrawn: its advisory item and the entry in its own id's item are gone.
+    const withdrawn = { ...revised, modified: '2026-04-01T00:00:00Z', withdrawn: '2026-04-01T00:00:00Z' };
+    expect(await importRecords(withdrawn)).toMatchObject({ withdrawn: 1 });
+    expect(await aliasItem(ghsaId)).toBeUndefined();
+    expect((await rescan(api, sbomId))[0]).toMatchObject({ advisory_id: go.id, ...NO_SCORE });
+  });
+
+  it('follows revised alias lists on either side', async () => {
+    const { api } = await createTeamWithKey();
+    const module = `example.com/layout-b-${suffix}`;
+    const listedId = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-bbbb`;
+    const namingId = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-cccc`;
+    const go = goRecord(`GO-2098-${digits}2`, module, [listedId]);
+    const listed = ghsaRecord(listedId, [], MEDIUM);
+    // This one names the GO record: its entry is in the GO id's item.
+    const naming = ghsaRecord(namingId, [go.id], CRITICAL);
+    await importRecords(go, listed, naming);
+    expect(Object.keys(JSON.parse(String((await aliasItem(go.id))?.entriesJson)) as object)).toEqual([namingId]);
+    const sbomId = await scannedSbom(api, module);
+    expect((await rescan(api, sbomId))[0]).toMatchObject({ severity: 'CRITICAL', severity_source_id: namingId });
+
+    // The naming record drops the GO id: its entry leaves that item; the listed record is left.
+    await importRecords({ ...naming, modified: '2026-03-01T00:00:00Z', aliases: [] });
+    expect(await aliasItem(go.id)).toBeUndefined();
+    expect((await rescan(api, sbomId))[0]).toMatchObject({ severity: 'MEDIUM', severity_source_id: listedId });
+
+    // The GO record no longer lists the GHSA record: nothing to borrow.
+    await importRecords(goRecord(go.id, module, [], '2026-03-01T00:00:00Z'));
+    expect((await rescan(api, sbomId))[0]).toMatchObject({ advisory_id: go.id, ...NO_SCORE });
+  });
+
+  it('reads the scores of a listed record whose advisory is stored in S3 from its item', async () => {
+    const { api } = await createTeamWithKey();
+    const module = `example.com/layout-c-${suffix}`;
+    const bigId = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-dddd`;
+    const go = goRecord(`GO-2098-${digits}3`, module, [bigId]);
+    const big = ghsaRecord(bigId, [], CRITICAL, { details: 'x'.repeat(360 * 1024) });
+    await importRecords(go, big);
+    const stored = await getItem(keys.corpusAdvisory(bigId));
+    expect(stored).toMatchObject({ spillKey: expect.any(String) });
+    expect(stored?.advisoryJson).toBeUndefined();
+    const sbomId = await scannedSbom(api, module);
+    expect((await rescan(api, sbomId))[0]).toMatchObject({ severity: 'CRITICAL', severity_source_id: bigId });
+  });
+});
