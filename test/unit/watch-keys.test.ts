@@ -96,22 +96,12 @@ describe('watchIndexItems', () => {
     expect(items.filter((item) => item.entity === 'WatchKey')).toEqual([
       {
         pk: 'WATCH#KEY#npm#lodash',
-        sk: 'KEY',
-        entity: 'WatchKey',
-        indexKey: packageKey('npm', 'lodash'),
-        sharded: true,
-      },
-      { pk: 'WATCH#KEY#name:zlib', sk: 'KEY', entity: 'WatchKey', indexKey: 'name:zlib', sharded: true },
-    ]);
-    expect(items.filter((item) => item.entity === 'WatchKeyShard')).toEqual([
-      {
-        pk: 'WATCH#KEY#npm#lodash',
         sk: `SHARD#${shard}`,
-        entity: 'WatchKeyShard',
+        entity: 'WatchKey',
         indexKey: packageKey('npm', 'lodash'),
         shard,
       },
-      { pk: 'WATCH#KEY#name:zlib', sk: `SHARD#${shard}`, entity: 'WatchKeyShard', indexKey: 'name:zlib', shard },
+      { pk: 'WATCH#KEY#name:zlib', sk: `SHARD#${shard}`, entity: 'WatchKey', indexKey: 'name:zlib', shard },
     ]);
     expect(shard).toBeGreaterThanOrEqual(0);
     expect(shard).toBeLessThan(WATCH_SHARDS);

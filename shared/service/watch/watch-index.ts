@@ -7,8 +7,8 @@
  * - `teamEntries` answers "where do we ship package X" for one team (team id in the key condition).
  * The scan writes an SBOM's entries once (the SBOM item then carries `watchIndexedAt`); an SBOM
  * delete removes them best effort, so readers drop entries whose SBOM is gone. Presence items, one per
- * key and one per key and shard, are shared by every SBOM with the key (in that shard) and never removed:
- * they are written only when not yet stored, and readers query only the shards that have one.
+ * key and shard, are shared by every SBOM with the key in that shard and never removed: they are written
+ * only when not yet stored, and readers query only the shards that have one.
  */
 import { createHash } from 'node:crypto';
 import { keys, type Key } from '../data/keys';
@@ -101,8 +101,7 @@ function bounded(values: Set<string>, max: number): string[] {
 }
 
 /** The presence items and the any-SBOM marker: shared by every SBOM, the same for each. */
-const isShared = (item: Item) =>
-  item.entity === 'WatchKey' || item.entity === 'WatchKeyShard' || item.entity === 'WatchAny';
+const isShared = (item: Item) => item.entity === 'WatchKey' || item.entity === 'WatchAny';
 const itemId = (item: Item) => `${String(item.pk)}\u0000${String(item.sk)}`;
 
 /** Every index key of the components, with what was found under it. */
@@ -127,14 +126,14 @@ export function watchIndexItems(
 ): Item[] {
   const shard = watchShard(sbom.id);
   const entries = entriesOf(components);
-  // Presence items are the same for every SBOM with the key (in the shard): never removed (a stale one only
-  // costs reads that find nothing); `watchIndexWrites` leaves out those already stored. The key's own item
-  // says its shards have items of their own (`sharded`); one stored without it, by the layout before, is
-  // left as it is (stored as is: the same entity and key), so its key's readers keep reading every shard.
-  const presence = [...entries.keys()].flatMap((indexKey) => [
-    { ...keys.watchKeyPresence(indexKey), entity: 'WatchKey', indexKey, sharded: true },
-    { ...keys.watchShardPresence(indexKey, shard), entity: 'WatchKeyShard', indexKey, shard },
-  ]);
+  // Presence items are the same for every SBOM with the key in the shard: never removed (a stale one only
+  // costs the shard query that finds nothing); `watchIndexWrites` leaves out those already stored.
+  const presence = [...entries.keys()].map((indexKey) => ({
+    ...keys.watchShardPresence(indexKey, shard),
+    entity: 'WatchKey',
+    indexKey,
+    shard,
+  }));
   return [
     { ...keys.watchAnySbom(), entity: 'WatchAny' },
     ...presence,
@@ -247,25 +246,28 @@ export async function anySbomWatched(): Promise<boolean> {
 }
 
 /**
- * The shards of each key that hold entries. The keys' presence items in one batched read (most keys a
- * corpus change names are in no SBOM), then the shard presence items of the keys present in another; a key
- * whose presence item predates shard presence (no `sharded`) is read in every shard.
+ * The shards of each key that hold entries, from the presence items in one batched read: the shards with a
+ * presence item, or every shard of a key that has the presence item of the layout before (any shard).
  */
 async function presentShards(indexKeys: Iterable<string>): Promise<{ indexKey: string; shard: number }[]> {
+  const unique = [...new Set(indexKeys)];
   const present = await batchGet(
-    [...new Set(indexKeys)].map((indexKey) => keys.watchKeyPresence(indexKey)),
+    unique.flatMap((indexKey) => [
+      keys.watchKeyPresence(indexKey),
+      ...shards.map((shard) => keys.watchShardPresence(indexKey, shard)),
+    ]),
     { concurrency: READ_CONCURRENCY },
   );
-  const everyShard = present.filter((item) => item.sharded !== true).map((item) => String(item.indexKey));
-  const sharded = present.filter((item) => item.sharded === true).map((item) => String(item.indexKey));
-  const inShards = await batchGet(
-    sharded.flatMap((indexKey) => shards.map((shard) => keys.watchShardPresence(indexKey, shard))),
-    { concurrency: READ_CONCURRENCY },
+  const found = new Map<string, Set<number>>();
+  for (const item of present) {
+    const indexKey = String(item.indexKey);
+    const inKey = found.get(indexKey) ?? new Set<number>();
+    for (const shard of typeof item.shard === 'number' ? [item.shard] : shards) inKey.add(shard);
+    found.set(indexKey, inKey);
+  }
+  return [...found].flatMap(([indexKey, inKey]) =>
+    [...inKey].sort((a, b) => a - b).map((shard) => ({ indexKey, shard })),
   );
-  return [
-    ...everyShard.flatMap((indexKey) => shards.map((shard) => ({ indexKey, shard }))),
-    ...inShards.map((item) => ({ indexKey: String(item.indexKey), shard: Number(item.shard) })),
-  ];
 }
 
 /** Every SBOM (all teams) indexed under any of the keys, grouped per SBOM. Reads the shards that hold entries. */

@@ -20,18 +20,19 @@ export const watchKeys = {
   }),
   watchShard: (indexKey: string, shard: number) => ({ pk: `WATCH#PKG#${printable(indexKey)}#${shard}` }),
   /**
-   * That some SBOM (of any team) was indexed under the key: a large corpus change names thousands of
-   * packages, most in no SBOM, and one batched read of these spares every other read of those.
-   */
-  watchKeyPresence: (indexKey: string): Key => ({ pk: `WATCH#KEY#${printable(indexKey)}`, sk: 'KEY' }),
-  /**
-   * That some SBOM was indexed under the key in this shard: a package in few SBOMs has entries in few
-   * shards, and a batched read of these spares the shard queries that would find nothing.
+   * That some SBOM (of any team) was indexed under the key in this shard: a large corpus change names
+   * thousands of packages, most in no SBOM, and a package in few SBOMs has entries in few shards, so one
+   * batched read of these spares the shard queries that would find nothing.
    */
   watchShardPresence: (indexKey: string, shard: number): Key => ({
     pk: `WATCH#KEY#${printable(indexKey)}`,
     sk: `SHARD#${shard}`,
   }),
+  /**
+   * The presence item of the layout before shard presence: some SBOM was indexed under the key, in any
+   * shard. No longer written; where one is stored, every shard of the key is read.
+   */
+  watchKeyPresence: (indexKey: string): Key => ({ pk: `WATCH#KEY#${printable(indexKey)}`, sk: 'KEY' }),
   /** That any SBOM was ever indexed: until then (a first start loading its corpus) a change re-evaluates nothing. */
   watchAnySbom: (): Key => ({ pk: 'WATCH#ANY', sk: 'ANY' }),
   watchTeamPrefix: (teamId: string) => ({ skPrefix: `${teamId}#` }),
