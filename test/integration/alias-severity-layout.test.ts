@@ -8,6 +8,7 @@ import { keys } from '../../shared/service/data/keys';
 import { getItem, putItem } from '../../shared/service/data/table-client';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import type { client } from '../support/http-client';
+import { goVulndbRecord, scoredGoRecord } from '../support/corpus-records';
 import { cycloneDxSbom } from '../support/seed';
 
 /**
@@ -30,42 +31,9 @@ const NO_SCORE = { severity: 'NONE', severity_source: null, severity_source_id: 
 const suffix = randomUUID().replace(/-/g, '').slice(0, 8);
 const digits = String(parseInt(suffix, 16) % 100000).padStart(5, '0');
 
-function goRecord(id: string, module: string, aliases: string[], modified = '2026-01-01T00:00:00Z') {
-  return {
-    schema_version: '1.6.0',
-    id,
-    modified,
-    aliases,
-    summary: `Issue in ${module}`,
-    details: 'Go vulndb style: no severity.',
-    affected: [
-      {
-        package: { ecosystem: 'Go', name: module },
-        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }],
-      },
-    ],
-  };
-}
-
-/** A scored record of another package path, so that it never matches the SBOM itself. */
-function ghsaRecord(id: string, aliases: string[], vector: string, extra: Record<string, unknown> = {}) {
-  return {
-    schema_version: '1.6.0',
-    id,
-    modified: '2026-01-02T00:00:00Z',
-    aliases,
-    summary: 'Reviewed advisory',
-    details: 'GHSA style, for another package path.',
-    severity: [{ type: 'CVSS_V3', score: vector }],
-    affected: [
-      {
-        package: { ecosystem: 'Go', name: `example.com/elsewhere-${suffix}` },
-        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }],
-      },
-    ],
-    ...extra,
-  };
-}
+const elsewhere = `example.com/elsewhere-${suffix}`;
+const ghsaRecord = (id: string, aliases: string[], vector: string, extra: Record<string, unknown> = {}) =>
+  scoredGoRecord(id, aliases, vector, elsewhere, extra);
 
 async function importRecords(...records: Record<string, unknown>[]) {
   const dir = mkdtempSync(join(tmpdir(), 'osv-alias-layout-'));
@@ -96,7 +64,7 @@ describe('alias index layout', () => {
     const { api } = await createTeamWithKey();
     const module = `example.com/layout-a-${suffix}`;
     const ghsaId = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-aaaa`;
-    const go = goRecord(`GO-2098-${digits}1`, module, [ghsaId]);
+    const go = goVulndbRecord(`GO-2098-${digits}1`, module, [ghsaId]);
     const ghsa = ghsaRecord(ghsaId, [], CRITICAL);
     expect(await importRecords(go, ghsa)).toMatchObject({ written: 2 });
     // The GHSA record names nothing and the GO record has no scores: no alias item at all.
@@ -145,7 +113,7 @@ describe('alias index layout', () => {
     const module = `example.com/layout-b-${suffix}`;
     const listedId = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-bbbb`;
     const namingId = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-cccc`;
-    const go = goRecord(`GO-2098-${digits}2`, module, [listedId]);
+    const go = goVulndbRecord(`GO-2098-${digits}2`, module, [listedId]);
     const listed = ghsaRecord(listedId, [], MEDIUM);
     // This one names the GO record: its entry is in the GO id's item.
     const naming = ghsaRecord(namingId, [go.id], CRITICAL);
@@ -160,7 +128,7 @@ describe('alias index layout', () => {
     expect((await rescan(api, sbomId))[0]).toMatchObject({ severity: 'MEDIUM', severity_source_id: listedId });
 
     // The GO record no longer lists the GHSA record: nothing to borrow.
-    await importRecords(goRecord(go.id, module, [], '2026-03-01T00:00:00Z'));
+    await importRecords(goVulndbRecord(go.id, module, [], '2026-03-01T00:00:00Z'));
     expect((await rescan(api, sbomId))[0]).toMatchObject({ advisory_id: go.id, ...NO_SCORE });
   });
 
@@ -168,7 +136,7 @@ describe('alias index layout', () => {
     const { api } = await createTeamWithKey();
     const module = `example.com/layout-c-${suffix}`;
     const bigId = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-dddd`;
-    const go = goRecord(`GO-2098-${digits}3`, module, [bigId]);
+    const go = goVulndbRecord(`GO-2098-${digits}3`, module, [bigId]);
     const big = ghsaRecord(bigId, [], CRITICAL, { details: 'x'.repeat(360 * 1024) });
     await importRecords(go, big);
     const stored = await getItem(keys.corpusAdvisory(bigId));

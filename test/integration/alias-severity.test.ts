@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import type { client } from '../support/http-client';
+import { goVulndbRecord, scoredGoRecord } from '../support/corpus-records';
 import { cycloneDxSbom } from '../support/seed';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -106,43 +107,17 @@ describe('severity from aliased records', () => {
     const suffix = randomUUID().replace(/-/g, '').slice(0, 8);
     const digits = String(parseInt(suffix, 16) % 100000).padStart(5, '0');
     const vector = 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H';
-    const goRecord = (id: string, module: string, aliases: string[]) => ({
-      schema_version: '1.6.0',
-      id,
-      modified: '2026-01-01T00:00:00Z',
-      aliases,
-      summary: `Issue in ${module}`,
-      details: 'Go vulndb style: no severity.',
-      affected: [
-        {
-          package: { ecosystem: 'Go', name: module },
-          ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }],
-        },
-      ],
-    });
-    const ghsaRecord = (id: string, aliases: string[], extra: Record<string, unknown> = {}) => ({
-      schema_version: '1.6.0',
-      id,
-      modified: '2026-01-02T00:00:00Z',
-      aliases,
-      summary: 'Reviewed advisory',
-      details: 'GHSA style, for another package path.',
-      severity: [{ type: 'CVSS_V3', score: vector }],
-      affected: [
-        {
-          package: { ecosystem: 'Go', name: `example.com/elsewhere-${suffix}` },
-          ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }],
-        },
-      ],
-      database_specific: { severity: 'CRITICAL' },
-      ...extra,
-    });
+    const ghsaRecord = (id: string, aliases: string[], extra: Record<string, unknown> = {}) =>
+      scoredGoRecord(id, aliases, vector, `example.com/elsewhere-${suffix}`, {
+        database_specific: { severity: 'CRITICAL' },
+        ...extra,
+      });
     const { api } = await createTeamWithKey();
 
     // GO record first, scanned while it has no scored alias; then the GHSA record arrives naming the GO id
     // (the GO record does not list it).
     const moduleA = `example.com/alias-a-${suffix}`;
-    const goA = goRecord(`GO-2099-${digits}1`, moduleA, [`CVE-2099-${digits}1`]);
+    const goA = goVulndbRecord(`GO-2099-${digits}1`, moduleA, [`CVE-2099-${digits}1`]);
     expect((await importCorpusFiles([writeDir([goA])])).imported[0]).toMatchObject({ written: 1 });
     const sbomA = await uploadAndScan(
       api,
@@ -192,7 +167,7 @@ describe('severity from aliased records', () => {
     const moduleB = `example.com/alias-b-${suffix}`;
     const cveB = `CVE-2099-${digits}2`;
     const ghsaB = ghsaRecord(`GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-bbbb`, [cveB]);
-    const goB = goRecord(`GO-2099-${digits}2`, moduleB, [cveB]);
+    const goB = goVulndbRecord(`GO-2099-${digits}2`, moduleB, [cveB]);
     await importCorpusFiles([writeDir([ghsaB])]);
     await importCorpusFiles([writeDir([goB])]);
     const sbomB = await uploadAndScan(

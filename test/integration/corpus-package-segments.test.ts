@@ -14,9 +14,9 @@ import { corpusStore, type MatchData } from '../../shared/service/corpus/corpus-
 import { keys } from '../../shared/service/data/keys';
 import { batchWrite, getItem, putItem } from '../../shared/service/data/table-client';
 import { packageKey } from '../../shared/service/matching/component-identity';
-import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { createTeamWithKey } from '../support/factories';
 import type { client } from '../support/http-client';
-import { cycloneDxSbom } from '../support/seed';
+import { scannedPackageSbom } from '../support/sbom-uploads';
 import { osvRecord, writeRecords } from '../support/corpus-records';
 
 type Api = ReturnType<typeof client>;
@@ -44,16 +44,7 @@ function fixture() {
 }
 
 async function scannedSbom(api: Api, pkg: string, version: string): Promise<string> {
-  const product = (await api.post('/api/products', { name: 'Segments', slug: uniqueSlug('seg') })).body.data;
-  const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
-  const sbom = (
-    await api.post('/api/sboms/upload', {
-      releaseId: release.id,
-      content: cycloneDxSbom([{ name: pkg, version, purl: `pkg:npm/${pkg}@${version}` }]),
-    })
-  ).body.data;
-  await api.post('/api/cve-scan', { sbomId: sbom.id });
-  return String(sbom.id);
+  return (await scannedPackageSbom(api, pkg, version)).id;
 }
 
 async function findings(api: Api, sbomId: string): Promise<{ cve_id: string; fixed_versions: string[] }[]> {

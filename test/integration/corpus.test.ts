@@ -10,9 +10,9 @@ import { importCorpusFiles } from '../../shared/service/corpus/import';
 import { getItem } from '../../shared/service/data/table-client';
 import { keys } from '../../shared/service/data/keys';
 import { adminBundle } from '../support/server-bundle';
-import { createTeamWithKey, uniqueSlug } from '../support/factories';
+import { createTeamWithKey } from '../support/factories';
 import { client } from '../support/http-client';
-import { cycloneDxSbom } from '../support/seed';
+import { scannedPackageSbom } from '../support/sbom-uploads';
 
 const run = promisify(execFile);
 
@@ -44,19 +44,6 @@ function writeDir(files: Record<string, unknown>): string {
   return dir;
 }
 
-async function scannedSbom(api: ReturnType<typeof client>, pkg: string, version: string) {
-  const product = (await api.post('/api/products', { name: 'Corpus', slug: uniqueSlug('corpus') })).body.data;
-  const release = (await api.post(`/api/products/${product.id}/releases`, { version: '1.0.0' })).body.data;
-  const sbom = (
-    await api.post('/api/sboms/upload', {
-      releaseId: release.id,
-      content: cycloneDxSbom([{ name: pkg, version, purl: `pkg:npm/${pkg}@${version}` }]),
-    })
-  ).body.data;
-  await api.post('/api/cve-scan', { sbomId: sbom.id });
-  return sbom as { id: string };
-}
-
 describe('corpus import and its effect on scans', () => {
   it('is idempotent and incremental, and a withdrawn advisory drops out (kept, resolved, with its decision)', async () => {
     const suffix = randomUUID().slice(0, 8);
@@ -78,8 +65,8 @@ describe('corpus import and its effect on scans', () => {
     expect(again).toMatchObject({ read: 2, written: 0, unchanged: 2 });
 
     const { api } = await createTeamWithKey();
-    const sbomA = await scannedSbom(api, pkgA, '1.4.9');
-    const sbomB = await scannedSbom(api, pkgB, '1.2.0');
+    const sbomA = await scannedPackageSbom(api, pkgA, '1.4.9');
+    const sbomB = await scannedPackageSbom(api, pkgB, '1.2.0');
     const findingA = (await api.get(`/api/sboms/${sbomA.id}/vulnerabilities`)).body.data;
     const findingB = (await api.get(`/api/sboms/${sbomB.id}/vulnerabilities`)).body.data;
     expect(findingA).toHaveLength(1);
@@ -156,7 +143,7 @@ describe('corpus import and its effect on scans', () => {
     const result = await importCorpusFiles([join(dir, 'adv.json'), epss, kev]);
     expect(result.imported.map((entry) => entry.kind)).toEqual(['osv-file', 'epss', 'kev']);
     const { api } = await createTeamWithKey();
-    const sbom = await scannedSbom(api, pkg, '3.0.0');
+    const sbom = await scannedPackageSbom(api, pkg, '3.0.0');
     const [finding] = (await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body.data;
     expect(finding).toMatchObject({
       cve_id: cve,
@@ -188,7 +175,7 @@ describe('corpus import and its effect on scans', () => {
     expect(await getItem(keys.corpusPackage('npm', pkg))).toMatchObject({ sealedSegments: 1, entriesJson: '[]' });
     expect((await getItem(keys.corpusPackageSegment('npm', pkg, 0)))?.spillKey).toEqual(expect.any(String));
     const { api } = await createTeamWithKey();
-    const sbom = await scannedSbom(api, pkg, '0.1.5');
+    const sbom = await scannedPackageSbom(api, pkg, '0.1.5');
     expect((await api.get(`/api/sboms/${sbom.id}/vulnerabilities`)).body.data).toHaveLength(1);
     // A rescan after the upload's scan has finished runs in the scans function itself (no lease to join).
     expect((await api.post('/api/cve-scan', { sbomId: sbom.id })).status).toBe(202);

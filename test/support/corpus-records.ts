@@ -1,6 +1,6 @@
 /**
- * Corpus records as the feeds publish them, for tests that import advisories and KEV listings: an OSV
- * record (schema 1.6) for one npm package and a CISA KEV catalog listing CVEs.
+ * Corpus records as the feeds publish them, for tests that import advisories and KEV listings: OSV
+ * records (schema 1.6) for one npm package or Go module and a CISA KEV catalog listing CVEs.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +28,53 @@ export function osvRecord(
     ],
     database_specific: { severity: 'HIGH' },
     ...options.extra,
+  };
+}
+
+/** A Go vulndb-style OSV record: Go module `module` affected below 1.5.0, with no severity of its own. */
+export function goVulndbRecord(id: string, module: string, aliases: string[], modified = '2026-01-01T00:00:00Z') {
+  return {
+    schema_version: '1.6.0',
+    id,
+    modified,
+    aliases,
+    summary: `Issue in ${module}`,
+    details: 'Go vulndb style: no severity.',
+    affected: [
+      {
+        package: { ecosystem: 'Go', name: module },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }],
+      },
+    ],
+  };
+}
+
+/**
+ * A reviewed (GHSA-style) record scored with the CVSS v3 `vector`, for the Go module `elsewhere`: a path no
+ * SBOM of the test names, so it only lends its score to the records it is an alias of.
+ */
+export function scoredGoRecord(
+  id: string,
+  aliases: string[],
+  vector: string,
+  elsewhere: string,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    schema_version: '1.6.0',
+    id,
+    modified: '2026-01-02T00:00:00Z',
+    aliases,
+    summary: 'Reviewed advisory',
+    details: 'GHSA style, for another package path.',
+    severity: [{ type: 'CVSS_V3', score: vector }],
+    affected: [
+      {
+        package: { ecosystem: 'Go', name: elsewhere },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }],
+      },
+    ],
+    ...extra,
   };
 }
 

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createTeamWithKey, uniqueSlug } from './factories';
+import { cycloneDxSbom } from './seed';
 
 export const SBOM_FIXTURES = resolve(import.meta.dirname, '../fixtures/sboms');
 
@@ -19,4 +20,17 @@ export async function scannedSpringSbom() {
   const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data as { id: string };
   await api.post('/api/cve-scan', { sbomId: sbom.id });
   return { api, release, sbom };
+}
+
+/** A new product's release holding one npm package at `version`, uploaded and scanned. */
+export async function scannedPackageSbom(
+  api: Awaited<ReturnType<typeof createTeamWithKey>>['api'],
+  pkg: string,
+  version: string,
+): Promise<{ id: string }> {
+  const release = await releaseFor(api);
+  const content = cycloneDxSbom([{ name: pkg, version, purl: `pkg:npm/${pkg}@${version}` }]);
+  const sbom = (await api.post('/api/sboms/upload', { releaseId: release.id, content })).body.data as { id: string };
+  await api.post('/api/cve-scan', { sbomId: sbom.id });
+  return sbom;
 }

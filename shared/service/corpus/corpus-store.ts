@@ -71,10 +71,14 @@ export async function packageEntries(item: Item): Promise<MatchData[]> {
   return (item.entries as MatchData[] | undefined) ?? []; // items imported before entries became one string
 }
 
+/** The entries of a package or segment item as JSON: the stored string as it is, else the entries serialised. */
+export async function entriesJsonOf(item: Item): Promise<string> {
+  return typeof item.entriesJson === 'string' ? item.entriesJson : JSON.stringify(await packageEntries(item));
+}
+
 /** What an import window needs of a stored package item: its own entries' JSON and its sealed part. */
 export async function storedPackageOf(item: Item): Promise<StoredPackage> {
-  const entriesJson =
-    typeof item.entriesJson === 'string' ? item.entriesJson : JSON.stringify(await packageEntries(item));
+  const entriesJson = await entriesJsonOf(item);
   const sealedEntries = typeof item.sealedEntries === 'number' ? item.sealedEntries : 0;
   return { entriesJson, sealedSegments: sealedSegmentsOf(item), sealedEntries };
 }

@@ -23,8 +23,8 @@ import { keys, type Key } from '../data/keys';
 import { batchGet, batchWrite, type Item } from '../data/table-client';
 import { corpusChanges } from '../watch/corpus-changes';
 import {
+  entriesJsonOf,
   MAX_INLINE_BYTES,
-  packageEntries,
   packageItemKey,
   packageSegmentKey,
   spillToS3,
@@ -165,8 +165,7 @@ export class PackageWriteWindow {
     );
     for (const item of await batchGet(unread)) {
       const slot = this.slots.get(String(item.packageKey));
-      const entriesJson =
-        typeof item.entriesJson === 'string' ? item.entriesJson : JSON.stringify(await packageEntries(item));
+      const entriesJson = await entriesJsonOf(item);
       slot?.segments.set(Number(item.segment), { entriesJson, changed: false });
       this.chars += entriesJson.length;
     }
