@@ -3,8 +3,9 @@
  * OSV records with the real ecosystems' name and version shapes, a KEV catalog and 326,000 EPSS
  * rows (full-corpus.ts, generated to disk once and cached in the temp directory), imported by the
  * admin CLI's import code (`importCorpusFiles` with its progress report) in a process of its own into
- * a server started by `npm start`. Prints the import's time, records per second and the peak RSS of
- * the importing process and of the server; then the re-import with nothing changed, and one of a
+ * a server started by `npm start`, one file at a time. Prints the import's time, records per second, the
+ * EPSS file's own time, items and write units, and the peak RSS of the importing process and of the
+ * server; then the re-import with nothing changed, and one of a
  * later export of the archive at the same path with a typical delta (`DELTA`); then a 10,000-component upload + scan against the whole corpus.
  *
  * The watch re-evaluation the CLI runs after an import (and the server's poll of the change journal)
@@ -137,9 +138,20 @@ function longestUnitLine(run: CliRun): string {
   return `    Longest archive import unit on AWS, modelled: ${IMPORT_BUDGET_MS / 1000} s budget + one checkpoint interval (${CHECKPOINT_RECORDS.toLocaleString('en')} records × ${cpuPerRecordMs.toFixed(2)} ms of importing-process CPU ÷ ${vcpu.toFixed(2)} vCPU at ${refresh.memoryMb} MB) = ${unitS.toFixed(0)} s  (limit ${refresh.timeoutSeconds} s, the function's timeout)  ${verdict(unitS, refresh.timeoutSeconds)}`;
 }
 
-function osvSummary(run: CliRun): Record<string, unknown> {
+function importedOf(run: CliRun, kind: string): Record<string, unknown> {
   const imported = (run.output.imported as Record<string, unknown>[] | undefined) ?? [];
-  return imported.find((entry) => entry.kind === 'osv-zip') ?? {};
+  return imported.find((entry) => entry.kind === kind) ?? {};
+}
+
+function osvSummary(run: CliRun): Record<string, unknown> {
+  const { writes: _writes, ...summary } = importedOf(run, 'osv-zip');
+  return summary;
+}
+
+/** The EPSS file's part of an import: its time, rows, items written and their write units. */
+function epssLine(run: CliRun): string {
+  const { path: _path, kind: _kind, ...epss } = importedOf(run, 'epss');
+  return `    EPSS: ${JSON.stringify(epss)}`;
 }
 
 export async function benchCorpus(): Promise<string> {
@@ -177,6 +189,7 @@ export async function benchCorpus(): Promise<string> {
     lines.push(
       `  Full import (${OSV_ONLY ? 'OSV only' : 'OSV + KEV + EPSS'}): ${first.seconds.toFixed(1)} s, server CPU ${importCpu.toFixed(1)} s, ${(RECORDS / first.seconds).toFixed(0)} OSV records/s  (target ≤ ${IMPORT_TARGET_S} s at 520,000)  ${RECORDS === FULL_RECORDS ? verdict(first.seconds, IMPORT_TARGET_S) : `(${RECORDS.toLocaleString('en')} records: ${((first.seconds * FULL_RECORDS) / RECORDS).toFixed(0)} s extrapolated)`}`,
       `    OSV: ${JSON.stringify(osv)}`,
+      ...(OSV_ONLY ? [] : [epssLine(first)]),
       `    Change journal left for the watch re-evaluation: ${JSON.stringify(first.output.journal)} (each package key costs two index keys' presence reads, nine each (the key's item of the layout before and one per shard), 100 to a BatchGetItem: ${Math.ceil((18 * Number((first.output.journal as { packageKeys?: number } | undefined)?.packageKeys ?? 0)) / 100).toLocaleString('en')} calls, and queries only of the shards an SBOM is in)`,
       writesLine('Written by the full import', first),
       longestUnitLine(first),
@@ -227,7 +240,19 @@ async function importChild(dataDir: string, paths: string[]): Promise<void> {
   const meter = new WriteUnitMeter();
   const stopMetering = observeWrites((items) => meter.observe(items));
   const progress = importProgressReporter(process.stderr);
-  const imported = await importCorpusFilesExclusively(paths, { onProgress: progress.onProgress });
+  // One file at a time, each timed and metered on its own: the EPSS and KEV imports are reported apart.
+  const imported: Record<string, unknown>[] = [];
+  for (const path of paths) {
+    const [t0, items, writeUnits] = [performance.now(), meter.items, meter.writeUnits];
+    const result = await importCorpusFilesExclusively([path], { onProgress: progress.onProgress });
+    const seconds = Number(((performance.now() - t0) / 1000).toFixed(1));
+    for (const entry of result.imported)
+      imported.push({
+        ...entry,
+        seconds,
+        writes: { items: meter.items - items, writeUnits: meter.writeUnits - writeUnits },
+      });
+  }
   progress.done();
   stopMetering();
   const cpu = process.cpuUsage();
@@ -236,7 +261,7 @@ async function importChild(dataDir: string, paths: string[]): Promise<void> {
   const journalKeys = journal.reduce((sum, change) => sum + change.packageKeys.length, 0);
   console.log(
     JSON.stringify({
-      ...imported,
+      imported,
       journal: { items: journal.length, packageKeys: journalKeys },
       writes: meter.summary(),
       importerCpuSeconds: (cpu.user + cpu.system) / 1e6,
