@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { runAsFunction } from '../../shared/service/aws-call-log';
 import { keys } from '../../shared/service/data/keys';
 import { batchGet } from '../../shared/service/data/table-client';
-import { packageItemKey } from '../../shared/service/corpus/corpus-store';
+import { corpusStore, packageItemKey } from '../../shared/service/corpus/corpus-store';
 import { packageKey } from '../../shared/service/matching/component-identity';
 import { refreshCorpus } from '../../shared/service/corpus/refresh';
 import { readFeedStates } from '../../shared/service/corpus/feed-state';
@@ -100,18 +100,22 @@ function behave(how: { osv: Behaviour; kev: Behaviour; epss: Behaviour }): void 
   server.files.get('/epss_scores-current.csv.gz')!.behaviour = how.epss;
 }
 
-/** Every item the fixture feeds would write, as stored now. */
+/** Every item the fixture feeds would write, as stored now, and the fixture CVE's EPSS score as a scan reads it. */
 async function fixtureItems() {
   const wanted = {
     advisory: keys.corpusAdvisory(advisoryId),
     package: packageItemKey(packageKey('npm', packageName)),
     kev: keys.corpusKev(cveId),
-    epss: keys.corpusEpss(cveId),
   };
   const found = await batchGet(Object.values(wanted));
-  return Object.fromEntries(
-    Object.entries(wanted).map(([name, key]) => [name, found.find((item) => item.pk === key.pk && item.sk === key.sk)]),
-  );
+  const stored = (key: { pk: string; sk: string }) => found.find((item) => item.pk === key.pk && item.sk === key.sk);
+  return {
+    advisory: stored(wanted.advisory),
+    package: stored(wanted.package),
+    kev: stored(wanted.kev),
+    // Held in a bucket item of many CVEs (epss-buckets.ts).
+    epss: (await corpusStore.scores([cveId])).get(cveId)?.epss ?? undefined,
+  };
 }
 
 const refresh = () => runAsFunction('corpus-refresh', () => handler());
@@ -171,7 +175,7 @@ describe('corpus refresh from the feeds', () => {
       { path: '/feeds/known_exploited_vulnerabilities.json', status: 304 },
       { path: '/epss_scores-current.csv.gz', status: 200 },
     ]);
-    expect((await fixtureItems()).epss).toMatchObject({ cveId, epss: 0.91234, percentile: 0.99876 });
+    expect((await fixtureItems()).epss).toEqual({ score: 0.91234, percentile: 0.99876, date: expect.any(String) });
 
     const again = await refresh();
     expect(again.epss).toEqual({ skipped: true });

@@ -3,7 +3,7 @@
  * components name: one item per (ecosystem, package) holding the match data of
  * its newest advisories and the count of its sealed segments, which hold the
  * rest (package-segments.ts), short-name items for CPE and name-only lookups,
- * and KEV/EPSS items per CVE. Items larger than DynamoDB allows (400 KB) spill
+ * KEV items per CVE and EPSS scores in buckets (epss-buckets.ts). Items larger than DynamoDB allows (400 KB) spill
  * to S3 and keep a pointer.
  */
 import { getObject, putObject } from '../aws-s3';
@@ -13,6 +13,8 @@ import { batchGet, type Item } from '../data/table-client';
 import type { Advisory } from './parse/advisory';
 import { splitPackageKey } from '../matching/component-identity';
 import { mergeEntries, type StoredPackage } from './package-segments';
+import { EPSS_LAYOUT, epssBucketKeys, epssBucketOf, epssScoreIn } from './epss-buckets';
+import type { EpssScore } from './parse/epss';
 
 /** The part of an advisory a scan needs; `details` and `references` stay in the advisory item. */
 export type MatchData = Omit<Advisory, 'details' | 'references'>;
@@ -27,6 +29,10 @@ const READ_CONCURRENCY = 16;
 
 /** Leave headroom under DynamoDB's 400 KB item limit for keys and attribute names. */
 export const MAX_INLINE_BYTES = 350 * 1024;
+
+function epssOf(score: EpssScore, scoreDate: unknown): CveScores['epss'] {
+  return { score: score.epss, percentile: score.percentile, date: (scoreDate as string | null | undefined) ?? null };
+}
 
 export function packageItemKey(packageKey: string): Key {
   const { ecosystem, name } = splitPackageKey(packageKey);
@@ -140,28 +146,53 @@ export const corpusStore = {
     return new Map(items.map((item) => [String(item.shortName), (item.packageKeys as string[] | undefined) ?? []]));
   },
 
+  /**
+   * KEV entry and EPSS score per CVE: the KEV items, the distinct EPSS buckets and the EPSS import record in one
+   * batched read. Until an import has written buckets (the record names their layout), a CVE whose bucket is
+   * absent is read from its item of the layout before (a second read, of those CVEs only).
+   */
   async scores(cveIds: Iterable<string>): Promise<Map<string, CveScores>> {
     const ids = [...new Set(cveIds)];
+    const result = new Map<string, CveScores>(ids.map((id) => [id, { kev: null, epss: null }]));
+    if (ids.length === 0) return result;
     const items = await batchGet(
-      ids.flatMap((id) => [keys.corpusKev(id), keys.corpusEpss(id)]),
+      [...ids.map((id) => keys.corpusKev(id)), ...epssBucketKeys(ids), keys.corpusSourceImport('epss')],
       { concurrency: READ_CONCURRENCY },
     );
-    const result = new Map<string, CveScores>(ids.map((id) => [id, { kev: null, epss: null }]));
+    const buckets = new Map<number, Item>();
+    let bucketsComplete = false;
     for (const item of items) {
+      if (item.entity === 'CorpusEpssBucket') buckets.set(Number(item.bucket), item);
+      else if (item.entity === 'CorpusSourceImport') bucketsComplete = item.layout === EPSS_LAYOUT;
+      else if (item.entity === 'CorpusKev') {
+        const scores = result.get(String(item.cveId));
+        if (scores)
+          scores.kev = {
+            dateAdded: String(item.dateAdded),
+            dueDate: (item.dueDate as string | null) ?? null,
+            knownRansomwareCampaignUse: (item.knownRansomwareCampaignUse as string | null) ?? null,
+          };
+      }
+    }
+    const unbucketed: string[] = [];
+    for (const [id, scores] of result) {
+      const bucket = buckets.get(epssBucketOf(id));
+      if (!bucket) {
+        if (!bucketsComplete) unbucketed.push(id);
+        continue;
+      }
+      const score = epssScoreIn(String(bucket.scoresJson), id);
+      if (score) scores.epss = epssOf(score, bucket.scoreDate);
+    }
+    if (unbucketed.length === 0) return result;
+    const unbucketedItems = await batchGet(
+      unbucketed.map((id) => keys.corpusEpss(id)),
+      { concurrency: READ_CONCURRENCY },
+    );
+    for (const item of unbucketedItems) {
       const scores = result.get(String(item.cveId));
-      if (!scores) continue;
-      if (item.entity === 'CorpusKev')
-        scores.kev = {
-          dateAdded: String(item.dateAdded),
-          dueDate: (item.dueDate as string | null) ?? null,
-          knownRansomwareCampaignUse: (item.knownRansomwareCampaignUse as string | null) ?? null,
-        };
-      else
-        scores.epss = {
-          score: Number(item.epss),
-          percentile: Number(item.percentile),
-          date: (item.scoreDate as string | null) ?? null,
-        };
+      if (scores)
+        scores.epss = epssOf({ epss: Number(item.epss), percentile: Number(item.percentile) }, item.scoreDate);
     }
     return result;
   },

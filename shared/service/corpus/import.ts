@@ -7,7 +7,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { keys } from '../data/keys';
-import { batchGet, batchWrite, type Item } from '../data/table-client';
+import { batchGet, batchWrite } from '../data/table-client';
+import { EPSS_LAYOUT, writeEpssBuckets } from './epss-buckets';
 import { parseEpssCsv, type EpssScores } from './parse/epss';
 import { parseKevCatalog, type KevCatalog } from './parse/kev';
 import { readOsvDirectory } from './parse/osv-archive';
@@ -80,41 +81,31 @@ export async function importKev(
   };
 }
 
-const EPSS_SLICE = 5_000;
-
-/** EPSS is republished daily for every CVE: a file for a score date already imported is skipped whole. */
-export async function importEpss(scores: EpssScores): Promise<{ rows: number; written: number; skipped: boolean }> {
+/**
+ * EPSS is republished daily for every CVE: a file for a score date already imported is skipped whole, unless the
+ * store's items are of another layout (per-CVE items before buckets), which the import rewrites as buckets. The
+ * per-CVE items of a store imported before buckets are left in place: unread once the record names buckets.
+ */
+export async function importEpss(
+  scores: EpssScores,
+): Promise<{ rows: number; written: number; deleted: number; skipped: boolean }> {
   const [previous] = await batchGet([keys.corpusSourceImport('epss')]);
-  if (scores.scoreDate && previous?.scoreDate === scores.scoreDate && previous?.modelVersion === scores.modelVersion) {
-    return { rows: scores.scores.size, written: 0, skipped: true };
+  if (
+    scores.scoreDate &&
+    previous?.scoreDate === scores.scoreDate &&
+    previous?.modelVersion === scores.modelVersion &&
+    previous?.layout === EPSS_LAYOUT
+  ) {
+    return { rows: scores.scores.size, written: 0, deleted: 0, skipped: true };
   }
-  // Written a slice at a time: 326,000 rows as items at once were most of the importing process's peak memory.
-  let written = 0;
-  let slice: Item[] = [];
-  for (const [cveId, score] of scores.scores) {
-    slice.push({
-      ...keys.corpusEpss(cveId),
-      entity: 'CorpusEpss',
-      cveId,
-      epss: score.epss,
-      percentile: score.percentile,
-      scoreDate: scores.scoreDate,
-      modelVersion: scores.modelVersion,
-    });
-    if (slice.length >= EPSS_SLICE) {
-      await batchWrite(slice, [], { concurrency: 8 });
-      written += slice.length;
-      slice = [];
-    }
-  }
-  await batchWrite(slice, [], { concurrency: 8 });
-  written += slice.length;
+  const { written, deleted } = await writeEpssBuckets(scores);
   await recordImport('epss', {
     scoreDate: scores.scoreDate,
     modelVersion: scores.modelVersion,
+    layout: EPSS_LAYOUT,
     importedAt: new Date().toISOString(),
   });
-  return { rows: scores.scores.size, written, skipped: false };
+  return { rows: scores.scores.size, written, deleted, skipped: false };
 }
 
 /**

@@ -26,7 +26,17 @@ export const corpusKeys = {
   }),
   corpusCveAdvisoryPrefix: (cveId: string) => ({ pk: `CORPUS#CVE#${cveId}`, skPrefix: 'ADV#' }),
   corpusKev: (cveId: string): Key => ({ pk: `CORPUS#KEV#${cveId}`, sk: 'KEV' }),
+  /**
+   * A CVE's EPSS score in the layout before buckets: no longer written; read only for a CVE whose bucket is
+   * absent while the EPSS import record names no bucket layout (a store not yet re-imported since).
+   */
   corpusEpss: (cveId: string): Key => ({ pk: `CORPUS#EPSS#${cveId}`, sk: 'EPSS' }),
+  /**
+   * One of 4,096 buckets of EPSS scores (shared/service/corpus/epss-buckets.ts). A CVE's bucket is FNV-1a
+   * (32-bit) of its id's characters modulo 4,096: changing the hash or the count moves every CVE, so it goes with
+   * a new layout name there (the next import then rewrites every bucket).
+   */
+  corpusEpssBucket: (bucket: number): Key => ({ pk: `CORPUS#EPSS#BUCKET#${bucket}`, sk: 'BUCKET' }),
   /** The corpus package filter (shared/service/corpus/package-filter.ts): a head naming the current version, and that version's chunks. */
   corpusPackageFilterHead: (): Key => ({ pk: 'CORPUS#FILTER', sk: 'HEAD' }),
   corpusPackageFilterChunk: (version: string, chunk: number): Key => ({
