@@ -20,7 +20,7 @@ export const EPSS_BUCKETS = 4096;
  */
 export const EPSS_LAYOUT = `buckets-${EPSS_BUCKETS}-fnv1a`;
 
-/** Buckets serialised and written per batch: about 1 MB of items at a time. */
+/** Buckets serialised and written per batch: under 1 MB of items at a time. */
 const WRITE_SLICE = 256;
 
 /** FNV-1a (32-bit) of the CVE id's characters, modulo `EPSS_BUCKETS`: stable across releases and processes. */
