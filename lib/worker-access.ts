@@ -55,7 +55,8 @@ export const SCAN_WORKER_ACCESS: ResourceAccess = {
  * Corpus items too large for DynamoDB spill to the SBOM bucket (corpus-store.ts); re-imports read them back, import
  * units read a staged all.zip there by range; a feed's lease is a conditional put. After its imports the run
  * re-evaluates the watched SBOMs (shared/service/watch/): it queries the change journal, the package index and the
- * CVE index, reads each SBOM's inventory and findings digest, writes the findings, their events and a new digest.
+ * CVE index of older stores, reads the CVEs' alias items, each SBOM's inventory and findings digest, writes the
+ * findings, their events and a new digest.
  * It also settles disposition batches left pending (found through a sparse gsi1 partition), with a batch's writes.
  */
 export const CORPUS_REFRESH_ACCESS: ResourceAccess = {

@@ -16,6 +16,7 @@ import { applyCorpusChanges } from '../../shared/service/watch/watch';
 import { corpusChanges } from '../../shared/service/watch/corpus-changes';
 import { packageFilterStore } from '../../shared/service/corpus/package-filter';
 import { keys } from '../../shared/service/data/keys';
+import { getItem, putItem } from '../../shared/service/data/table-client';
 import { scanLease } from '../../shared/service/scans/scan-lease';
 import { adminBundle } from '../support/server-bundle';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
@@ -146,6 +147,72 @@ describe('the watch: findings follow the corpus without a rescan', () => {
     ).body.data as Record<string, unknown>[];
     expect(resolvedEvents).toHaveLength(2);
     expect(resolvedEvents[0]).toMatchObject({ data: { reason: 'advisory_withdrawn' } });
+  });
+
+  it('KEV-lists the findings of every record naming the CVE: unscored, and stored before its packages went into alias items', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const cve = `CVE-2091-${String(Date.now()).slice(-7)}`;
+    const { api } = await createTeamWithKey();
+    const unscoredPkg = `vexdesk-unscored-${suffix}`;
+    const oldPkg = `vexdesk-old-layout-${suffix}`;
+    const unscoredSbom = await shippedRelease(api, unscoredPkg, '1.0.0');
+    const oldSbom = await shippedRelease(api, oldPkg, '1.0.0');
+    // No scores at all, and the CVE only as `upstream` (as Ubuntu's and Debian's CVE records name it).
+    const unscored = osvRecord(`UBUNTU-CVE-watch-${suffix}`, cve, unscoredPkg, {
+      extra: { aliases: [], upstream: [cve], database_specific: {} },
+    });
+    const old = osvRecord(`GHSA-old-${suffix}`, cve, oldPkg);
+    const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    const importRecord = async (record: Record<string, unknown>) => {
+      writeFileSync(join(dir, 'advisory.json'), JSON.stringify(record));
+      await importCorpusFiles([join(dir, 'advisory.json')]);
+      expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    };
+    await importRecord(unscored);
+    await importRecord(old);
+    // Every record naming the CVE is in its alias item with its package keys; no CVE index item is written.
+    const filedUnder = async (identifier: string) => {
+      const item = await getItem(keys.corpusAlias(identifier));
+      return Object.keys(
+        typeof item?.packagesJson === 'string' ? (JSON.parse(item.packagesJson) as object) : {},
+      ).sort();
+    };
+    expect(await filedUnder(cve)).toEqual([old.id, unscored.id].sort());
+    expect(await getItem(keys.corpusCveAdvisory(cve, unscored.id))).toBeUndefined();
+
+    // The GHSA record as a store written before this layout holds it: a CVE index item, not in the alias item.
+    const stored = await getItem(keys.corpusAdvisory(old.id));
+    const { packagesInAlias, ...oldItem } = stored!;
+    expect(packagesInAlias).toBe(true);
+    await putItem(oldItem);
+    const alias = (await getItem(keys.corpusAlias(cve)))!;
+    const { [old.id]: oldEntry, ...others } = JSON.parse(String(alias.packagesJson)) as Record<string, string[]>;
+    expect(oldEntry).toEqual(stored!.packageKeys);
+    await putItem({ ...alias, packagesJson: JSON.stringify(others) });
+    await putItem({
+      ...keys.corpusCveAdvisory(cve, old.id),
+      entity: 'CorpusCveAdvisory',
+      cveId: cve,
+      advisoryId: old.id,
+      packageKeys: stored!.packageKeys,
+    });
+
+    for (const { sbomId } of [unscoredSbom, oldSbom])
+      expect(await findings(api, sbomId)).toMatchObject([{ cve_id: cve, is_kev: false }]);
+    writeFileSync(join(dir, 'kev.json'), JSON.stringify(kevCatalog([cve], '2099-03-01')));
+    await importCorpusFiles([join(dir, 'kev.json')]);
+    expect(await applyCorpusChanges()).toMatchObject({ complete: true });
+    for (const { sbomId } of [unscoredSbom, oldSbom])
+      expect(await findings(api, sbomId)).toMatchObject([{ cve_id: cve, is_kev: true }]);
+
+    // Revised without the CVE: the GHSA record's CVE index item and the unscored record's entry are gone.
+    const otherCve = `CVE-2090-${String(Date.now()).slice(-7)}`;
+    await importRecord(osvRecord(old.id, otherCve, oldPkg));
+    expect(await getItem(keys.corpusCveAdvisory(cve, old.id))).toBeUndefined();
+    expect(await filedUnder(cve)).toEqual([unscored.id]);
+    await importRecord({ ...unscored, modified: new Date().toISOString(), upstream: [otherCve] });
+    expect(await getItem(keys.corpusAlias(cve))).toBeUndefined();
+    expect(await filedUnder(otherCve)).toEqual([old.id, unscored.id].sort());
   });
 
   it('leaves SBOMs without the changed packages untouched', async () => {

@@ -6,13 +6,16 @@ import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
 import {
   aliasIdentifiers,
   applyAliasChanges,
+  cveIdsOf,
   resolveSeverity,
   scoresOf,
   touchedIdentifiers,
   type AliasChange,
-  type AliasEntries,
+  type AliasItemContent,
   type RecordScores,
 } from '../../shared/service/corpus/alias-severity';
+import { packageKeysOf } from '../../shared/service/corpus/advisory-chunk';
+import { boundPackages, PACKAGES_BUDGET_BYTES } from '../../shared/service/corpus/cve-packages';
 
 const fixture = (id: string): Advisory =>
   parseOsvAdvisory(
@@ -49,7 +52,7 @@ const V4_LOW = {
  * remembers the identifiers it was indexed under; the advisory items (`records`) hold the records' own scores.
  */
 class IndexModel {
-  readonly items = new Map<string, AliasEntries>();
+  readonly items = new Map<string, AliasItemContent>();
   private readonly indexedUnder = new Map<string, string[]>();
   private readonly records = new Map<string, Advisory>();
 
@@ -58,20 +61,28 @@ class IndexModel {
       ...records.map((record) => ({
         advisoryId: record.id,
         before: this.indexedUnder.get(record.id) ?? [],
-        after: { identifiers: aliasIdentifiers(record), scores: scoresOf(record) },
+        after: {
+          identifiers: aliasIdentifiers(record),
+          scores: scoresOf(record),
+          cveIds: cveIdsOf(record),
+          packageKeys: packageKeysOf(record),
+        },
       })),
       ...withdrawn.map((id) => ({ advisoryId: id, before: this.indexedUnder.get(id) ?? [], after: null })),
     ];
     const current = new Map(
       touchedIdentifiers(changes).flatMap((id) =>
-        this.items.has(id) ? [[id, this.items.get(id) as AliasEntries] as const] : [],
+        this.items.has(id) ? [[id, this.items.get(id) as AliasItemContent] as const] : [],
       ),
     );
-    for (const [identifier, entries] of applyAliasChanges(current, changes)) {
-      if (Object.keys(entries).length > 0) this.items.set(identifier, entries);
+    for (const [identifier, content] of applyAliasChanges(current, changes)) {
+      if (Object.keys(content.entries).length > 0 || Object.keys(content.packages).length > 0)
+        this.items.set(identifier, content);
       else this.items.delete(identifier);
     }
-    records.forEach((record) => this.indexedUnder.set(record.id, aliasIdentifiers(record)));
+    records.forEach((record) =>
+      this.indexedUnder.set(record.id, [...new Set([...aliasIdentifiers(record), ...cveIdsOf(record)])]),
+    );
     records.forEach((record) => this.records.set(record.id, record));
     withdrawn.forEach((id) => this.indexedUnder.delete(id));
     withdrawn.forEach((id) => this.records.delete(id));
@@ -86,7 +97,7 @@ class IndexModel {
     for (const identifier of [...aliasIdentifiers(advisory), advisory.cveId]) {
       const own = this.records.get(identifier);
       if (own && scoresOf(own)) aliased.set(identifier, scoresOf(own) as RecordScores);
-      for (const [id, scores] of Object.entries(this.items.get(identifier) ?? {})) aliased.set(id, scores);
+      for (const [id, scores] of Object.entries(this.items.get(identifier)?.entries ?? {})) aliased.set(id, scores);
     }
     return resolveSeverity(advisory, advisory.cveId, aliased);
   }
@@ -174,11 +185,11 @@ describe('severity from aliased records', () => {
     model.importChunk([revised]);
     expect(model.severityOf(GO)).toMatchObject({ severity: 'LOW', source: 'cvss_v4', sourceId: GHSA.id });
     // A revision that no longer names the CVE leaves its old item.
-    model.importChunk([{ ...revised, aliases: [] }]);
-    expect(model.items.get('CVE-2020-8564')).toBeUndefined();
+    model.importChunk([{ ...revised, aliases: [], cveId: revised.id }]);
+    expect(model.items.get('CVE-2020-8564')).toEqual({ entries: {}, packages: { [GO.id]: packageKeysOf(GO) } });
     // GO-2021-0066 still lists GHSA-8mjg-8c8g-6h85 itself, so it still reads that record's own entry.
     expect(model.severityOf(GO)).toMatchObject({ sourceId: GHSA.id });
-    model.importChunk([], [GHSA.id]);
+    model.importChunk([], [GHSA.id, GO.id]);
     expect(model.items.size).toBe(0);
     expect(model.severityOf(GO)).toMatchObject({ severity: 'NONE', source: null, sourceId: null });
   });
@@ -186,27 +197,30 @@ describe('severity from aliased records', () => {
   it("files a record's entry under its aliases only: its own scores are in its advisory item", () => {
     const model = new IndexModel();
     model.importChunk([GHSA, GO]);
-    // GO-2021-0066 has no scores: in no item. GHSA-8mjg-8c8g-6h85 is in its CVE's item, not in its own id's.
+    // GO-2021-0066 has no scores: among no item's entries. GHSA-8mjg-8c8g-6h85 is in its CVE's item, not in its own id's.
     expect([...model.items.keys()]).toEqual(['CVE-2020-8564']);
-    expect(Object.keys(model.items.get('CVE-2020-8564') ?? {})).toEqual([GHSA.id]);
+    expect(Object.keys(model.items.get('CVE-2020-8564')?.entries ?? {})).toEqual([GHSA.id]);
     // GO-2021-0066 lists the GHSA id: it reads the GHSA record itself.
-    model.importChunk([{ ...GHSA, aliases: [] }]);
-    expect(model.items.size).toBe(0);
+    model.importChunk([{ ...GHSA, aliases: [], cveId: GHSA.id }]);
+    expect(model.items.get('CVE-2020-8564')?.entries).toEqual({});
     expect(model.severityOf(GO)).toMatchObject({ severity: 'MEDIUM', sourceId: GHSA.id });
   });
 
   it("drops a record's entry from its own id's item, as items written before held it, when it changes or is withdrawn", () => {
     const scores = scoresOf(GHSA) as RecordScores;
     const other = { ...scores, cveId: 'CVE-2099-0009' };
-    const oldLayout = new Map<string, AliasEntries>([[GHSA.id, { [GHSA.id]: scores, 'PYSEC-2099-9': other }]]);
+    const oldLayout = new Map<string, AliasItemContent>([
+      [GHSA.id, { entries: { [GHSA.id]: scores, 'PYSEC-2099-9': other }, packages: {} }],
+    ]);
     const revised: AliasChange = {
       advisoryId: GHSA.id,
       before: aliasIdentifiers(GHSA),
-      after: { identifiers: aliasIdentifiers(GHSA), scores },
+      after: { identifiers: aliasIdentifiers(GHSA), scores, cveIds: cveIdsOf(GHSA), packageKeys: packageKeysOf(GHSA) },
     };
-    expect(applyAliasChanges(oldLayout, [revised]).get(GHSA.id)).toEqual({ 'PYSEC-2099-9': other });
+    expect(applyAliasChanges(oldLayout, [revised]).get(GHSA.id)?.entries).toEqual({ 'PYSEC-2099-9': other });
     const withdrawn: AliasChange = { advisoryId: GHSA.id, before: aliasIdentifiers(GHSA), after: null };
-    expect(applyAliasChanges(new Map([[GHSA.id, { [GHSA.id]: scores }]]), [withdrawn]).get(GHSA.id)).toEqual({});
+    const ownItem = new Map([[GHSA.id, { entries: { [GHSA.id]: scores }, packages: {} }]]);
+    expect(applyAliasChanges(ownItem, [withdrawn]).get(GHSA.id)).toEqual({ entries: {}, packages: {} });
   });
 
   it('never borrows from a record of another CVE, and falls back to database ratings after CVSS', () => {
@@ -234,5 +248,49 @@ describe('severity from aliased records', () => {
     expect(
       resolveSeverity(finding, finding.cveId, [[ratedAlias.id, scoresOf(ratedAlias) as RecordScores]]),
     ).toMatchObject({ severity: 'CRITICAL', source: 'advisory', sourceId: ratedAlias.id, cvssV3: null });
+  });
+});
+
+describe('the package keys of the records naming a CVE', () => {
+  it('files every record naming a CVE under it with its package keys, scored or not, and lends no unscored scores', () => {
+    // Named in its aliases (GO-2021-0066, unscored), as its upstream CVE only (unscored), or by its own id.
+    const upstreamOnly = synthetic('UBUNTU-CVE-2020-8564', [], { cveId: 'CVE-2020-8564' });
+    const nvd = synthetic('CVE-2020-8564', []);
+    const model = new IndexModel();
+    model.importChunk([GO, upstreamOnly, nvd]);
+    expect([...model.items.keys()]).toEqual(['CVE-2020-8564']);
+    expect(model.items.get('CVE-2020-8564')).toEqual({
+      entries: {},
+      packages: { [GO.id]: packageKeysOf(GO), [upstreamOnly.id]: packageKeysOf(upstreamOnly) },
+    });
+    expect(model.severityOf(GO)).toMatchObject({ severity: 'NONE', sourceId: null });
+    model.importChunk([GHSA]);
+    expect(Object.keys(model.items.get('CVE-2020-8564')?.entries ?? {})).toEqual([GHSA.id]);
+    expect(Object.keys(model.items.get('CVE-2020-8564')?.packages ?? {}).sort()).toEqual(
+      [GHSA.id, GO.id, upstreamOnly.id].sort(),
+    );
+    expect(model.severityOf(GO)).toMatchObject({ severity: 'MEDIUM', sourceId: GHSA.id });
+  });
+
+  it("drops a record's package keys from a CVE it no longer names, its upstream CVE included, and on withdrawal", () => {
+    const upstreamOnly = synthetic('UBUNTU-CVE-2099-0042', [], { cveId: 'CVE-2099-0042' });
+    const model = new IndexModel();
+    model.importChunk([upstreamOnly, GO]);
+    expect([...model.items.keys()].sort()).toEqual(['CVE-2020-8564', 'CVE-2099-0042']);
+    model.importChunk([{ ...upstreamOnly, cveId: upstreamOnly.id, modified: '2099-01-01T00:00:00Z' }]);
+    expect(model.items.has('CVE-2099-0042')).toBe(false);
+    model.importChunk([], [GO.id]);
+    expect(model.items.size).toBe(0);
+  });
+
+  it("keeps an item's package keys within its budget: the records with the most keys are read from their advisory items", () => {
+    const many = (count: number, prefix: string) =>
+      Array.from({ length: count }, (_, index) => `npm\u0000${prefix}-package-with-a-long-name-${index}`);
+    const packages = { 'GHSA-big': many(400, 'big'), 'GHSA-mid': many(100, 'mid'), 'GO-small': many(2, 'small') };
+    const bounded = boundPackages(packages);
+    expect(bounded).toEqual({ 'GHSA-big': null, 'GHSA-mid': packages['GHSA-mid'], 'GO-small': packages['GO-small'] });
+    expect(Buffer.byteLength(JSON.stringify(bounded))).toBeLessThanOrEqual(PACKAGES_BUDGET_BYTES);
+    const small = { 'GO-small': many(2, 'small') };
+    expect(boundPackages(small)).toBe(small);
   });
 });

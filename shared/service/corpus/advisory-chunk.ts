@@ -1,6 +1,6 @@
 /**
  * One chunk of an OSV import (osv-import.ts reads the records and cuts them into chunks): its
- * short-name, alias and CVE index items are written now; its package entries and advisory items go
+ * short-name and alias items are written now; its package entries and advisory items go
  * into the run's window (package-write-window.ts), written with it, advisory items last. An advisory
  * whose normalised content is unchanged is not written again; withdrawn advisories drop out; the
  * package items an advisory touches are rewritten with its new match data.
@@ -12,12 +12,20 @@ import { packageKey } from '../matching/component-identity';
 import { splitEcosystem } from '../matching/ecosystems';
 import { shortName } from '../matching/package-name';
 import type { Advisory } from './parse/advisory';
-import { aliasIdentifiers, aliasIndexWrites, scoresOf, type AliasChange } from './alias-severity';
+import { aliasIdentifiers, aliasIndexWrites, CVE_ID, cveIdsOf, scoresOf, type AliasChange } from './alias-severity';
 import { MAX_INLINE_BYTES, spillToS3, toMatchData, type MatchData } from './corpus-store';
+import { legacyCveIndexKeys } from './cve-packages';
 import type { PackageWriteWindow } from './package-write-window';
 
 /** What the chunk reads of an advisory item it may replace: not the advisory itself. */
-const EXISTING_ADVISORY_FIELDS = ['advisoryId', 'contentHash', 'packageKeys', 'aliasIds', 'cveIds'] as const;
+const EXISTING_ADVISORY_FIELDS = [
+  'advisoryId',
+  'contentHash',
+  'packageKeys',
+  'aliasIds',
+  'cveIds',
+  'packagesInAlias',
+] as const;
 
 export interface AdvisoryImportSummary {
   read: number;
@@ -57,55 +65,9 @@ function matchDataFor(advisory: Advisory, key: string): MatchData {
   };
 }
 
-const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
-
-/** The CVE ids a record is known by. */
-function cveIdsOf(advisory: Advisory): string[] {
-  return [...new Set([advisory.cveId, ...aliasIdentifiers(advisory)])].filter((id) => CVE_ID.test(id)).sort();
-}
-
 /**
- * The CVE index: an item per (CVE, record naming it) with the record's package keys, so that a KEV
- * listing or a score change of a CVE finds the packages whose SBOMs to re-evaluate. Each item is the
- * record's own: no read-modify-write, a changed record replaces its items and drops those it no longer names.
- */
-function cveIndexWrites(
-  changed: readonly Advisory[],
-  removed: readonly Item[],
-  existing: ReadonlyMap<string, Item>,
-  withdrawnIds: ReadonlyMap<string, readonly string[]>,
-): { puts: Item[]; deletes: Key[] } {
-  const puts: Item[] = [];
-  const deletes: Key[] = [];
-  const dropStale = (advisoryId: string, keep: ReadonlySet<string>, before: readonly string[]) => {
-    for (const cveId of before) if (!keep.has(cveId)) deletes.push(keys.corpusCveAdvisory(cveId, advisoryId));
-  };
-  for (const advisory of changed) {
-    const cveIds = cveIdsOf(advisory);
-    for (const cveId of cveIds)
-      puts.push({
-        ...keys.corpusCveAdvisory(cveId, advisory.id),
-        entity: 'CorpusCveAdvisory',
-        cveId,
-        advisoryId: advisory.id,
-        packageKeys: packageKeysOf(advisory),
-      });
-    dropStale(advisory.id, new Set(cveIds), (existing.get(advisory.id)?.cveIds as string[] | undefined) ?? []);
-  }
-  for (const item of removed) {
-    const advisoryId = String(item.advisoryId);
-    const before = [
-      ...((item.cveIds as string[] | undefined) ?? []),
-      ...(withdrawnIds.get(advisoryId) ?? []).filter((id) => CVE_ID.test(id)),
-    ];
-    dropStale(advisoryId, new Set(), [...new Set(before)]);
-  }
-  return { puts, deletes };
-}
-
-/**
- * Imports one chunk into the run's window (package-write-window.ts): the short-name, alias and CVE index
- * items are written now, the package items and advisory items when the window is.
+ * Imports one chunk into the run's window (package-write-window.ts): the short-name and alias items are
+ * written now, the package items and advisory items when the window is.
  */
 export async function importChunk(
   advisories: Advisory[],
@@ -140,6 +102,7 @@ export async function importChunk(
     const hash = contentHash(advisory);
     if (previous?.contentHash === hash && previous.aliasIds !== undefined && previous.cveIds !== undefined) {
       // An item without `aliasIds` or `cveIds` predates the alias or CVE index: imported once more to join it.
+      // One with them but without `packagesInAlias` is left as it is (its CVE index items are still read).
       summary.unchanged += 1;
     } else {
       changed.push(advisory);
@@ -213,6 +176,8 @@ export async function importChunk(
       packageKeys: packageKeysOf(advisory),
       aliasIds: aliasIdentifiers(advisory),
       cveIds: cveIdsOf(advisory),
+      // Its package keys are in its CVEs' alias items, not in CVE index items (cve-packages.ts).
+      packagesInAlias: true,
     };
     // One string attribute, not nested maps: marshalling the record as maps was most of the engine's
     // work per written advisory (docs/corpus-at-scale.md "Where import time goes").
@@ -231,37 +196,48 @@ export async function importChunk(
   }
   for (const item of removed) window.deleteAdvisory(String(item.advisoryId));
   // `aliasIds` names the record's own id too: an item written before records left their own id's item
-  // may still hold its entry there. Items written before the alias index existed have no `aliasIds`: they
-  // were never in it. A withdrawn record still lists its aliases: those items are cleaned too, in case an
-  // earlier run was cut off after writing them but before its advisory item.
+  // may still hold its entry there; `cveIds` names the CVEs whose items hold its package keys. Items
+  // written before the alias index existed have no `aliasIds`: they were never in it. A withdrawn record
+  // still lists its aliases and CVEs: those items are cleaned too, in case an earlier run was cut off
+  // after writing them but before its advisory item.
+  const indexedUnder = (item: Item | undefined, alsoNamed: readonly string[] = []) => [
+    ...new Set([
+      ...((item?.aliasIds as string[] | undefined) ?? []),
+      ...((item?.cveIds as string[] | undefined) ?? []),
+      ...alsoNamed,
+    ]),
+  ];
   const withdrawnIds = new Map(
     advisories
       .filter((advisory) => advisory.withdrawn !== null)
-      .map((advisory) => [advisory.id, aliasIdentifiers(advisory)]),
+      .map((advisory) => [advisory.id, [...aliasIdentifiers(advisory), ...cveIdsOf(advisory)]]),
   );
   const aliasChanges: AliasChange[] = [
     ...changed.map((advisory) => ({
       advisoryId: advisory.id,
-      before: (existing.get(advisory.id)?.aliasIds as string[] | undefined) ?? [],
-      after: { identifiers: aliasIdentifiers(advisory), scores: scoresOf(advisory) },
+      before: indexedUnder(existing.get(advisory.id)),
+      after: {
+        identifiers: aliasIdentifiers(advisory),
+        scores: scoresOf(advisory),
+        cveIds: cveIdsOf(advisory),
+        packageKeys: packageKeysOf(advisory),
+      },
     })),
     ...removed.map((item) => ({
       advisoryId: String(item.advisoryId),
-      before: [
-        ...new Set([
-          ...((item.aliasIds as string[] | undefined) ?? []),
-          ...(withdrawnIds.get(String(item.advisoryId)) ?? []),
-        ]),
-      ],
+      before: indexedUnder(item, withdrawnIds.get(String(item.advisoryId))),
       after: null,
     })),
   ];
   const aliasWrites = await aliasIndexWrites(aliasChanges);
   puts.push(...aliasWrites.puts);
   deletes.push(...aliasWrites.deletes);
-  const cveWrites = cveIndexWrites(changed, removed, existing, withdrawnIds);
-  puts.push(...cveWrites.puts);
-  deletes.push(...cveWrites.deletes);
+  // A record stored before its package keys went into alias items drops its CVE index items.
+  for (const advisory of changed) deletes.push(...legacyCveIndexKeys(advisory.id, existing.get(advisory.id)));
+  for (const item of removed) {
+    const alsoNamed = (withdrawnIds.get(String(item.advisoryId)) ?? []).filter((id) => CVE_ID.test(id));
+    deletes.push(...legacyCveIndexKeys(String(item.advisoryId), item, alsoNamed));
+  }
   // The index items go now; the package and advisory items with the window, the advisory items last:
   // their content hash marks the work done, so an import cut off before them redoes the rest.
   await batchWrite(puts, deletes);

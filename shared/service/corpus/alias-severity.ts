@@ -11,10 +11,15 @@
  * that adds (or withdraws) a scored alias changes the result of the next scan. A scan
  * reads the alias items and the advisory items it needs in one batched read, only for
  * findings whose own advisory has no CVSS.
+ *
+ * A CVE's item also holds the package keys of every record naming the CVE, scored or not, apart from the
+ * scores (`packagesJson`, cve-packages.ts): the watch's way from a KEV listing to packages. A scan does not
+ * read them, and an unscored record is never among the scored entries.
  */
 import { keys, type Key } from '../data/keys';
 import { batchGet, type Item } from '../data/table-client';
 import type { Advisory, CvssScore, SeverityLevel } from './parse/advisory';
+import { boundPackages, packagesOf, type CvePackages } from './cve-packages';
 
 /** The scores one record carries, as the alias index keeps them. */
 export interface RecordScores {
@@ -39,7 +44,7 @@ export interface SeverityResolution {
   cvssV4: CvssScore | null;
 }
 
-const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
+export const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 const LEVEL_RANK: Record<SeverityLevel, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, NONE: 0 };
 /** Batched reads in flight, as for the scan's other corpus reads. */
 const READ_CONCURRENCY = 16;
@@ -47,6 +52,11 @@ const READ_CONCURRENCY = 16;
 /** The identifiers a record is known by: its id and its aliases (not `upstream`: those are other vulnerabilities it derives from). */
 export function aliasIdentifiers(advisory: Pick<Advisory, 'id' | 'aliases'>): string[] {
   return [...new Set([advisory.id, ...advisory.aliases])].sort();
+}
+
+/** The CVE ids a record is known by: its id, aliases and `cveId` (which may come from `upstream`). */
+export function cveIdsOf(advisory: Pick<Advisory, 'id' | 'aliases' | 'cveId'>): string[] {
+  return [...new Set([advisory.cveId, ...aliasIdentifiers(advisory)])].filter((id) => CVE_ID.test(id)).sort();
 }
 
 /** The record's scores, or null when it has none worth lending. */
@@ -133,11 +143,26 @@ export function resolveSeverity(
   return rated ? fromRecord(rated.id, { ...rated.scores, cvssV2: null, cvssV3: null, cvssV4: null }) : NO_SEVERITY;
 }
 
-/** One change to the alias index: a record's identifiers before (none if new or never indexed) and after (none if withdrawn). */
+/**
+ * One change to the alias index: the identifiers whose items may hold the record's entry (its identifiers and
+ * CVEs as last indexed; none if new or never indexed) and the record after (none if withdrawn): its
+ * identifiers and scores, its CVEs (`cveId` and CVE aliases) and package keys.
+ */
 export interface AliasChange {
   advisoryId: string;
   before: readonly string[];
-  after: { identifiers: readonly string[]; scores: RecordScores | null } | null;
+  after: {
+    identifiers: readonly string[];
+    scores: RecordScores | null;
+    cveIds: readonly string[];
+    packageKeys: readonly string[];
+  } | null;
+}
+
+/** What one identifier's item holds: the scored records' entries and, for a CVE, its records' package keys. */
+export interface AliasItemContent {
+  entries: AliasEntries;
+  packages: CvePackages;
 }
 
 /**
@@ -149,72 +174,100 @@ function filedUnder(change: AliasChange): string[] {
   return change.after?.scores ? change.after.identifiers.filter((id) => id !== change.advisoryId) : [];
 }
 
+/**
+ * The CVE items a record's package keys go into, scored or not: not its own id's (its advisory item holds
+ * them), none when it has none (its ecosystems are not ones the matcher evaluates).
+ */
+function packagesFiledUnder(change: AliasChange): string[] {
+  return change.after && change.after.packageKeys.length > 0
+    ? change.after.cveIds.filter((id) => id !== change.advisoryId)
+    : [];
+}
+
 /** The identifiers whose items a set of changes reads and rewrites. */
 export function touchedIdentifiers(changes: readonly AliasChange[]): string[] {
   const touched = new Set<string>();
   for (const change of changes) {
     change.before.forEach((id) => touched.add(id));
     filedUnder(change).forEach((id) => touched.add(id));
+    packagesFiledUnder(change).forEach((id) => touched.add(id));
   }
   return [...touched];
 }
 
 /**
- * Applies changes to the current entries of the touched identifiers (pure: the
- * import reads and writes the items). A changed record's entry leaves every item
- * it was in and joins the items of its new aliases when it has scores.
- * Returns the new entries per identifier; an empty object means delete the item.
+ * Applies changes to the current content of the touched identifiers' items (pure: the import reads and
+ * writes the items). A changed record leaves every item it was in and joins the items of its new aliases
+ * when it has scores, and those of its CVEs with its package keys. Returns the new content per
+ * identifier; nothing left in it means delete the item.
  */
 export function applyAliasChanges(
-  current: ReadonlyMap<string, AliasEntries>,
+  current: ReadonlyMap<string, AliasItemContent>,
   changes: readonly AliasChange[],
-): Map<string, AliasEntries> {
-  const result = new Map<string, AliasEntries>();
-  for (const identifier of touchedIdentifiers(changes)) result.set(identifier, { ...(current.get(identifier) ?? {}) });
-  // A record's entry can only be in the items it was indexed under (or, after a cut-off run, its new ones).
+): Map<string, AliasItemContent> {
+  const result = new Map<string, AliasItemContent>();
+  for (const identifier of touchedIdentifiers(changes)) {
+    const item = current.get(identifier);
+    result.set(identifier, { entries: { ...item?.entries }, packages: { ...item?.packages } });
+  }
+  // A record can only be in the items it was indexed under (or, after a cut-off run, its new ones).
   for (const change of changes) {
-    for (const identifier of [...change.before, ...filedUnder(change)]) {
-      const entries = result.get(identifier);
-      if (entries) delete entries[change.advisoryId];
+    for (const identifier of [...change.before, ...filedUnder(change), ...packagesFiledUnder(change)]) {
+      const item = result.get(identifier);
+      delete item?.entries[change.advisoryId];
+      delete item?.packages[change.advisoryId];
     }
   }
   for (const change of changes) {
-    const scores = change.after?.scores;
-    if (!scores) continue;
-    for (const identifier of filedUnder(change)) {
-      const entries = result.get(identifier);
-      if (entries) entries[change.advisoryId] = scores;
-    }
+    const { after } = change;
+    if (!after) continue;
+    if (after.scores)
+      for (const identifier of filedUnder(change)) result.get(identifier)!.entries[change.advisoryId] = after.scores;
+    for (const identifier of packagesFiledUnder(change))
+      result.get(identifier)!.packages[change.advisoryId] = [...after.packageKeys];
   }
+  for (const item of result.values()) item.packages = boundPackages(item.packages);
   return result;
 }
 
-function aliasItem(identifier: string, entries: AliasEntries): Item {
-  // One string attribute, as for package items: nested maps cost most of a read's time.
-  return { ...keys.corpusAlias(identifier), entity: 'CorpusAlias', identifier, entriesJson: JSON.stringify(entries) };
+function isEmpty(content: AliasItemContent): boolean {
+  return Object.keys(content.entries).length === 0 && Object.keys(content.packages).length === 0;
+}
+
+function aliasItem(identifier: string, { entries, packages }: AliasItemContent): Item {
+  // String attributes, as for package items: nested maps cost most of a read's time. The scan reads `entriesJson` only.
+  return {
+    ...keys.corpusAlias(identifier),
+    entity: 'CorpusAlias',
+    identifier,
+    entriesJson: JSON.stringify(entries),
+    ...(Object.keys(packages).length > 0 ? { packagesJson: JSON.stringify(packages) } : {}),
+  };
 }
 
 function entriesOf(item: Item): AliasEntries {
   return typeof item.entriesJson === 'string' ? (JSON.parse(item.entriesJson) as AliasEntries) : {};
 }
 
-async function readEntries(identifiers: Iterable<string>): Promise<Map<string, AliasEntries>> {
+async function readContent(identifiers: Iterable<string>): Promise<Map<string, AliasItemContent>> {
   const items = await batchGet(
     [...new Set(identifiers)].map((identifier) => keys.corpusAlias(identifier)),
     { concurrency: READ_CONCURRENCY },
   );
-  return new Map(items.map((item) => [String(item.identifier), entriesOf(item)]));
+  return new Map(
+    items.map((item) => [String(item.identifier), { entries: entriesOf(item), packages: packagesOf(item) }]),
+  );
 }
 
 /** The writes that bring the alias index up to date with a chunk of import changes. */
 export async function aliasIndexWrites(changes: readonly AliasChange[]): Promise<{ puts: Item[]; deletes: Key[] }> {
   const touched = touchedIdentifiers(changes);
   if (touched.length === 0) return { puts: [], deletes: [] };
-  const current = await readEntries(touched);
+  const current = await readContent(touched);
   const puts: Item[] = [];
   const deletes: Key[] = [];
-  for (const [identifier, entries] of applyAliasChanges(current, changes)) {
-    if (Object.keys(entries).length > 0) puts.push(aliasItem(identifier, entries));
+  for (const [identifier, content] of applyAliasChanges(current, changes)) {
+    if (!isEmpty(content)) puts.push(aliasItem(identifier, content));
     else if (current.has(identifier)) deletes.push(keys.corpusAlias(identifier));
   }
   return { puts, deletes };

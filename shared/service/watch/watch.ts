@@ -6,8 +6,7 @@
  * for the next run (every step is idempotent). Callers: the corpus refresh after its imports (AWS),
  * the admin CLI's `corpus import`, and the local runtime's background poll.
  */
-import { keys } from '../data/keys';
-import { queryAll } from '../data/table-client';
+import { packagesOfCves } from '../corpus/cve-packages';
 import { logger } from '../logger';
 import { corpusChanges, type CorpusChange } from './corpus-changes';
 import { reevaluateSbom, type ReevaluationOutcome } from './reevaluation';
@@ -17,8 +16,6 @@ import { anySbomWatched, sbomsContaining, watchKeysForPackage } from './watch-in
 const BATCH_ITEMS = 50;
 /** SBOMs re-evaluated at once. */
 const CONCURRENCY = 4;
-/** CVE index reads in flight. */
-const CVE_READ_CONCURRENCY = 8;
 
 export interface WatchRunSummary {
   /** Journal items applied. */
@@ -54,19 +51,6 @@ function emptySummary(): WatchRunSummary {
   };
 }
 
-/** The corpus packages of the records naming each CVE (shared/service/corpus/import.ts cveIndexWrites). */
-async function packagesOfCves(cveIds: readonly string[]): Promise<Set<string>> {
-  const packages = new Set<string>();
-  for (let start = 0; start < cveIds.length; start += CVE_READ_CONCURRENCY) {
-    const batches = await Promise.all(
-      cveIds.slice(start, start + CVE_READ_CONCURRENCY).map((cveId) => queryAll(keys.corpusCveAdvisoryPrefix(cveId))),
-    );
-    for (const item of batches.flat())
-      for (const key of (item.packageKeys as string[] | undefined) ?? []) packages.add(key);
-  }
-  return packages;
-}
-
 async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
@@ -97,6 +81,7 @@ export async function applyCorpusChanges(
     }
     const cveIds = [...new Set(batch.flatMap((change) => change.cveIds))];
     const packageKeys = new Set(batch.flatMap((change) => change.packageKeys));
+    // A CVE's KEV listing changes the findings of every record naming it (the CVEs' alias items).
     for (const key of await packagesOfCves(cveIds)) packageKeys.add(key);
     const changeId = batch.reduce((latest, change) => (change.changeId > latest ? change.changeId : latest), '');
     const watched = await sbomsContaining([...packageKeys].flatMap(watchKeysForPackage));
