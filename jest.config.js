@@ -3,7 +3,7 @@ const swc = ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescri
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/support/node-environment.ts',
 };
 export default {
   // Per-project testTimeout is ignored by jest; integration tests talk to a real server.
