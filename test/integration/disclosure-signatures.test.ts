@@ -121,7 +121,7 @@ describe('disclosure signatures', () => {
     expect(run('sha256sum', ['-c', names.sha256!], { cwd: dir })).toEqual({ status: 0, out: `${slug}.json: OK\n` });
     expect(run('sha512sum', ['-c', names.sha512!], { cwd: dir })).toEqual({ status: 0, out: `${slug}.json: OK\n` });
     const env = gpgHome();
-    expect(run('gpg', ['--batch', '--import', names.public_keys!], { cwd: dir, env }).status).toBe(0);
+    expect(run('gpg', ['--batch', '--import', names.public_keys!], { cwd: dir, env })).toMatchObject({ status: 0 }); // on failure, gpg's output is in the message
     const verified = gpgVerify(env, dir, names.signature!, names.raw!);
     expect(verified).toMatchObject({ status: 0, goodsig: true, fingerprint: disclosure.public_key_fingerprint });
 
@@ -311,7 +311,9 @@ describe('disclosure signatures', () => {
     const env2 = gpgHome();
     const dir = mkdtempSync(join(tmpdir(), 'vexdesk-cli-rotation-'));
     const keyFile = await download(dir, after.links, ['public_keys']);
-    expect(run('gpg', ['--batch', '--import', keyFile.public_keys!], { cwd: dir, env: env2 }).status).toBe(0);
+    expect(run('gpg', ['--batch', '--import', keyFile.public_keys!], { cwd: dir, env: env2 })).toMatchObject({
+      status: 0,
+    }); // on failure, gpg's output is in the message
     for (const disclosure of [before, after]) {
       const names = await download(dir, disclosure.links, ['raw', 'signature']);
       expect(gpgVerify(env2, dir, names.signature!, names.raw!)).toMatchObject({
