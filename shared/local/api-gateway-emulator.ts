@@ -32,6 +32,7 @@ import { compileRouteTable, pathParametersOf } from './api-gateway-routes';
 import { ClientRateLimit, UsagePlanThrottle } from './local-throttle';
 import type { LocalSite } from './console-static';
 import { FUNCTION_HANDLERS } from './function-handlers';
+import { keepIdleSocketsOpen } from './idle-sockets';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -223,9 +224,7 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
       });
   });
   server.requestTimeout = 60_000;
-  // Longer than any client's idle timeout, so a client never reuses a socket the server just closed.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  keepIdleSocketsOpen(server);
 
   return {
     server,

@@ -47,6 +47,7 @@ import { TransactionJournal } from './embedded-journal';
 import { TransactionEngine, crashPointFromEnvironment } from './embedded-transaction-engine';
 import { restoreTransaction } from './embedded-transaction-recovery';
 import { verifySigV4, type EngineCredentials, type Verdict } from './sigv4-verifier';
+import { keepIdleSocketsOpen } from './idle-sockets';
 
 export interface EmbeddedDynamo {
   endpoint: string;
@@ -344,10 +345,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     });
     const targets: FrontTargets = { credentials: options.credentials, gate, transactions, dynalite, run, tables };
     front = http.createServer((req, res) => void handleHttp(req, res, targets));
-    // As the API's server: longer than any client's idle timeout, so that a client (the admin CLI, a test's SDK)
-    // never reuses a socket the engine just closed (`socket hang up` on all retries when a burst hit several).
-    front.keepAliveTimeout = 65_000;
-    front.headersTimeout = 66_000;
+    keepIdleSocketsOpen(front);
     serveRequest = (request) =>
       request.body.length > MAX_REQUEST_BYTES
         ? Promise.resolve(answer({ status: 413, body: { __type: ERROR_TYPE.serialization } }))

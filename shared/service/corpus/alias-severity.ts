@@ -17,6 +17,7 @@
  * read them, and an unscored record is never among the scored entries.
  */
 import { keys, type Key } from '../data/keys';
+import { CVE_ID } from '../matching/cve-id';
 import { batchGet, type Item } from '../data/table-client';
 import type { Advisory, CvssScore, SeverityLevel } from './parse/advisory';
 import { boundPackages, packagesOf, type CvePackages } from './cve-packages';
@@ -44,7 +45,6 @@ export interface SeverityResolution {
   cvssV4: CvssScore | null;
 }
 
-export const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 const LEVEL_RANK: Record<SeverityLevel, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, NONE: 0 };
 /** Batched reads in flight, as for the scan's other corpus reads. */
 const READ_CONCURRENCY = 16;

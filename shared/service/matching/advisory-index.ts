@@ -8,6 +8,7 @@ import type { SbomComponent } from '../sbom/model';
 import { trimTrailing } from '../text';
 import { identify, packageKey, type Candidate, type PackageLookup } from './component-identity';
 import { splitEcosystem } from './ecosystems';
+import { CVE_ID } from './cve-id';
 import { comparatorFor } from './version-schemes';
 import type { ComponentMatch, Finding, MatchConfidence } from './model';
 import { describeAffected, evaluateAffected, fixedVersionsAbove } from './osv-range';
@@ -182,7 +183,6 @@ function isDistro(candidate: Candidate): boolean {
 }
 
 const CONFIDENCE_RANK: Record<MatchConfidence, number> = { exact: 0, high: 1, low: 2 };
-const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 
 type Matched = { finding: Finding; advisory: Advisory };
 

@@ -8,6 +8,7 @@ import type { CveScores } from '../corpus/corpus-store';
 import type { SeverityResolution } from '../corpus/alias-severity';
 import type { AdvisoryIndex } from '../matching/advisory-index';
 import type { Finding as Match } from '../matching/model';
+import { CVE_ID } from '../matching/cve-id';
 import type { SbomComponent } from '../sbom/model';
 import { findingId, type Finding } from './finding-store';
 
@@ -26,8 +27,6 @@ export interface FindingContext {
   detectedBy: DetectedBy;
   now: string;
 }
-
-const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 
 /** The CVE ids whose KEV and EPSS entries a set of matches needs. */
 export function scoredCveIds(matches: readonly Match[]): string[] {

@@ -8,6 +8,7 @@ import { Teams } from '../identity/teams';
 import type { ResolvedRelease } from '../releases/release-store';
 import type { Finding } from '../scans/finding-store';
 import { findingsDigest } from '../scans/findings-digest';
+import { isCveId } from '../matching/cve-id';
 import type { Disposition } from '../dispositions/disposition-store';
 import { Dispositions } from '../dispositions/dispositions';
 import { countedDecision, decisionIndex, detailWithProvenance } from '../dispositions/decision-identity';
@@ -110,7 +111,7 @@ export async function buildInput(
       return {
         id: finding.id,
         componentRef: finding.componentRef,
-        cveId: /^CVE-\d{4}-\d{4,}$/.test(finding.cveId) ? finding.cveId : null,
+        cveId: isCveId(finding.cveId) ? finding.cveId : null,
         advisoryId: finding.advisoryId,
         aliases: finding.aliases,
         summary: finding.summary || null,

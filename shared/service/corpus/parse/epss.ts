@@ -5,6 +5,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { gunzipSync } from 'fflate';
+import { CVE_ID } from '../../matching/cve-id';
 
 export type EpssScore = { epss: number; percentile: number };
 export type EpssScores = {
@@ -20,8 +21,6 @@ export class EpssFileError extends Error {
     this.name = 'EpssFileError';
   }
 }
-
-const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 
 export function parseEpssCsv(input: Uint8Array | string): EpssScores {
   const text =

@@ -4,9 +4,10 @@
  * are skipped and counted rather than failing the whole import.
  */
 import * as z from 'zod';
+import { CVE_ID } from '../../matching/cve-id';
 
 const kevEntrySchema = z.object({
-  cveID: z.string().regex(/^CVE-\d{4}-\d{4,}$/),
+  cveID: z.string().regex(CVE_ID),
   vendorProject: z.string().default(''),
   product: z.string().default(''),
   vulnerabilityName: z.string().default(''),

@@ -6,6 +6,7 @@
 import { isRecord, readArray, readRecords, readString, type JsonRecord } from '../../sbom/json-value';
 import type { Advisory, AffectedPackage, CvssScore, RangeEvent, SeverityLevel, VersionRange } from './advisory';
 import { scoreCvss } from './cvss';
+import { CVE_ID } from '../../matching/cve-id';
 
 export class OsvRecordError extends Error {
   constructor(message: string) {
@@ -14,7 +15,6 @@ export class OsvRecordError extends Error {
   }
 }
 
-const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 const CWE_ID = /^CWE-\d+$/i;
 const EVENT_KINDS = ['introduced', 'fixed', 'last_affected', 'limit'] as const;
 

@@ -21,15 +21,8 @@ import { csafComponentInReleaseProductId, productTree } from './csaf-product-tre
 import type { CsafCvssV2, CsafCvssV3, CsafNote, CsafRevision, CsafVexDocument, CsafVulnerability } from './csaf-types';
 import { VexGenerationError } from './errors';
 import { canonicalize } from './serialize';
-import {
-  GENERATOR_NAME,
-  GENERATOR_VERSION,
-  componentLabel,
-  isCveId,
-  sha256Hex,
-  vulnSource,
-  vulnSystemName,
-} from './util';
+import { isCveId } from '../../matching/cve-id';
+import { GENERATOR_NAME, GENERATOR_VERSION, componentLabel, sha256Hex, vulnSource, vulnSystemName } from './util';
 import type { VexGenerationInput } from '../model';
 
 function cvssV3Of(c: NormalizedCvss): CsafCvssV3 | undefined {

@@ -16,7 +16,8 @@ import {
 } from '../model';
 import { normalizeCvssV2, normalizeCvssV3, normalizeCvssV4, type NormalizedCvss } from './cvss';
 import { VexGenerationError } from './errors';
-import { cleanText, compareText, componentLabel, isCveId, uniqueSorted } from './util';
+import { isCveId } from '../../matching/cve-id';
+import { cleanText, compareText, componentLabel, uniqueSorted } from './util';
 
 /** One assertion: a vulnerability's status for one component of the release. */
 export interface PreparedStatement {

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { PackageURL } from 'packageurl-js';
 import { trimTrailing } from '../../text';
+import { isCveId } from '../../matching/cve-id';
 
 export const GENERATOR_NAME = 'Vexdesk';
 /** Bump when generated output changes shape; recorded in every document's tooling field. */
@@ -78,11 +79,6 @@ export function cleanText(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   const t = value.trim();
   return t === '' ? null : t;
-}
-
-export const CVE_ID = /^CVE-[0-9]{4}-[0-9]{4,}$/;
-export function isCveId(id: string): boolean {
-  return CVE_ID.test(id);
 }
 
 export interface VulnSource {
