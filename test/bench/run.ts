@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
+import { describeMachineReference, measureMachineReference } from './machine-reference';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
@@ -42,6 +43,9 @@ const names =
     : requested.includes('all')
       ? Object.keys(SECTIONS)
       : requested;
+// Before the sections, while the machine is as quiet as the run will find it.
+const reference = describeMachineReference(measureMachineReference());
+console.log(`${reference}\n`);
 let failed = false;
 /** Every line of the sections' reports that names a target: repeated at the end, so one run ends with issue 9's table. */
 const withTargets: string[] = [];
@@ -75,5 +79,6 @@ if (withTargets.length > 0) {
       .join(' / ')} at the end):`,
   );
   console.log(withTargets.join('\n'));
+  console.log(reference);
 }
 process.exit(failed ? 1 : 0);
