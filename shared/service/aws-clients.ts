@@ -58,6 +58,8 @@ const MAX_CACHED_TEAMS = 100;
 interface DataClients {
   credentials: CredentialsProvider | undefined;
   dynamo?: DynamoDBDocumentClient;
+  /** The client the document client wraps (same middleware stack): for items the caller marshalls itself. */
+  dynamoItems?: DynamoDBClient;
   s3?: S3Client;
 }
 
@@ -97,7 +99,14 @@ export function useDynamoTransport(transport: DynamoTransport | undefined): void
   dynamoTransport = transport;
 }
 
-function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocumentClient {
+/** How items become attribute values and back, for the document client and for callers that marshall themselves. */
+export const DYNAMO_MARSHALL_OPTIONS = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
+export const DYNAMO_UNMARSHALL_OPTIONS = { wrapNumbers: false } as const;
+
+function buildDynamo(credentials: CredentialsProvider | undefined): {
+  documents: DynamoDBDocumentClient;
+  items: DynamoDBClient;
+} {
   const { region, dynamoEndpoint } = config();
   const client = withoutSdkLogging(
     new DynamoDBClient({
@@ -112,10 +121,12 @@ function buildDynamo(credentials: CredentialsProvider | undefined): DynamoDBDocu
   // The document client shares this middleware stack, so its commands are recorded and guarded too.
   recordAwsCalls(client, 'dynamodb');
   guardTeamKeys(client, 'dynamodb');
-  return DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    unmarshallOptions: { wrapNumbers: false },
+  // Copies: the document client adds its own defaults to the objects it is given.
+  const documents = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { ...DYNAMO_MARSHALL_OPTIONS },
+    unmarshallOptions: { ...DYNAMO_UNMARSHALL_OPTIONS },
   });
+  return { documents, items: client };
 }
 
 function buildS3(credentials: CredentialsProvider | undefined, Client: typeof S3Client): S3Client {
@@ -201,10 +212,27 @@ function dataClients(): DataClients {
   return executionClients;
 }
 
-export function dynamo(): DynamoDBDocumentClient {
+function dynamoClients(): Required<Pick<DataClients, 'dynamo' | 'dynamoItems'>> {
   const clients = dataClients();
-  clients.dynamo ??= buildDynamo(clients.credentials);
-  return clients.dynamo;
+  if (!clients.dynamo || !clients.dynamoItems) {
+    const built = buildDynamo(clients.credentials);
+    clients.dynamo = built.documents;
+    clients.dynamoItems = built.items;
+  }
+  return { dynamo: clients.dynamo, dynamoItems: clients.dynamoItems };
+}
+
+export function dynamo(): DynamoDBDocumentClient {
+  return dynamoClients().dynamo;
+}
+
+/**
+ * The low-level client under `dynamo()` (same config and middleware, so recorded and guarded alike), for
+ * bulk calls whose items are marshalled once by the caller: the document client walks every input and
+ * output again around its own marshalling.
+ */
+export function dynamoItems(): DynamoDBClient {
+  return dynamoClients().dynamoItems;
 }
 
 /**

@@ -41,8 +41,20 @@ export function emptyImportSummary(): AdvisoryImportSummary {
   return { read: 0, written: 0, unchanged: 0, withdrawn: 0, errors: 0, packagesWritten: 0 };
 }
 
-function contentHash(advisory: Advisory): string {
-  return createHash('sha256').update(JSON.stringify(advisory)).digest('hex');
+/** The record's JSON, as its advisory item stores it, and the content hash over it: one serialisation for both. */
+function recordJson(advisory: Advisory): { json: string; hash: string } {
+  const json = JSON.stringify(advisory);
+  return { json, hash: createHash('sha256').update(json).digest('hex') };
+}
+
+/** What a changed record's items are built from, worked out once per record. */
+interface ChangedRecord {
+  advisory: Advisory;
+  json: string;
+  hash: string;
+  packageKeys: string[];
+  aliasIds: string[];
+  cveIds: string[];
 }
 
 export function packageKeysOf(advisory: Advisory): string[] {
@@ -90,9 +102,8 @@ export async function importChunk(
     const pending = window.pendingAdvisory(advisory.id);
     if (pending && 'item' in pending) existing.set(advisory.id, pending.item);
   }
-  const changed: Advisory[] = [];
+  const changed: ChangedRecord[] = [];
   const removed: Item[] = [];
-  const hashes = new Map<string, string>();
   for (const advisory of advisories) {
     const previous = existing.get(advisory.id);
     if (advisory.withdrawn !== null) {
@@ -100,14 +111,21 @@ export async function importChunk(
       if (previous) removed.push(previous);
       continue;
     }
-    const hash = contentHash(advisory);
+    const { json, hash } = recordJson(advisory);
     if (previous?.contentHash === hash && previous.aliasIds !== undefined && previous.cveIds !== undefined) {
       // An item without `aliasIds` or `cveIds` predates the alias or CVE index: imported once more to join it.
       // One with them but without `packagesInAlias` is left as it is (its CVE index items are still read).
       summary.unchanged += 1;
     } else {
-      changed.push(advisory);
-      hashes.set(advisory.id, hash);
+      const aliasIds = aliasIdentifiers(advisory);
+      changed.push({
+        advisory,
+        json,
+        hash,
+        packageKeys: packageKeysOf(advisory),
+        aliasIds,
+        cveIds: cveIdsOf(advisory),
+      });
     }
   }
   if (changed.length === 0 && removed.length === 0) return;
@@ -123,7 +141,7 @@ export async function importChunk(
   };
   for (const item of [
     ...removed,
-    ...changed.map((advisory) => existing.get(advisory.id)).filter((item): item is Item => item !== undefined),
+    ...changed.map(({ advisory }) => existing.get(advisory.id)).filter((item): item is Item => item !== undefined),
   ]) {
     for (const key of (item.packageKeys as string[] | undefined) ?? []) {
       dropFrom(key, String(item.advisoryId));
@@ -131,10 +149,13 @@ export async function importChunk(
     }
   }
   const additions = new Map<string, MatchData[]>();
-  for (const advisory of changed) {
-    for (const key of packageKeysOf(advisory)) {
+  for (const { advisory, packageKeys } of changed) {
+    for (const key of packageKeys) {
       dropFrom(key, advisory.id);
-      additions.set(key, [...(additions.get(key) ?? []), matchDataFor(advisory, key)]);
+      const entry = matchDataFor(advisory, key);
+      const added = additions.get(key);
+      if (added) added.push(entry);
+      else additions.set(key, [entry]);
     }
   }
   const newPackages = await window.open(drops.keys());
@@ -148,7 +169,9 @@ export async function importChunk(
   for (const key of newPackages) {
     if (!additions.has(key)) continue;
     const short = shortName(key.slice(key.indexOf('\u0000') + 1));
-    byShortName.set(short, [...(byShortName.get(short) ?? []), key]);
+    const named = byShortName.get(short);
+    if (named) named.push(key);
+    else byShortName.set(short, [key]);
   }
   const shortItems = new Map(
     (await batchGet([...byShortName.keys()].map((short) => keys.corpusShortName(short)))).map((item) => [
@@ -166,23 +189,22 @@ export async function importChunk(
     });
   }
 
-  for (const advisory of changed) {
+  for (const { advisory, json: full, hash, packageKeys, aliasIds, cveIds } of changed) {
     const record = {
       ...keys.corpusAdvisory(advisory.id),
       entity: 'CorpusAdvisory',
       advisoryId: advisory.id,
       cveId: advisory.cveId,
       modified: advisory.modified,
-      contentHash: hashes.get(advisory.id),
-      packageKeys: packageKeysOf(advisory),
-      aliasIds: aliasIdentifiers(advisory),
-      cveIds: cveIdsOf(advisory),
+      contentHash: hash,
+      packageKeys,
+      aliasIds,
+      cveIds,
       // Its package keys are in its CVEs' alias items, not in CVE index items (cve-packages.ts).
       packagesInAlias: true,
     };
     // One string attribute, not nested maps: marshalling the record as maps was most of the engine's
     // work per written advisory (docs/corpus-at-scale.md "Where import time goes").
-    const full = JSON.stringify(advisory);
     window.putAdvisory(
       Buffer.byteLength(full) <= MAX_INLINE_BYTES
         ? { ...record, advisoryJson: full }
@@ -214,15 +236,10 @@ export async function importChunk(
       .map((advisory) => [advisory.id, [...aliasIdentifiers(advisory), ...cveIdsOf(advisory)]]),
   );
   const aliasChanges: AliasChange[] = [
-    ...changed.map((advisory) => ({
+    ...changed.map(({ advisory, aliasIds, cveIds, packageKeys }) => ({
       advisoryId: advisory.id,
       before: indexedUnder(existing.get(advisory.id)),
-      after: {
-        identifiers: aliasIdentifiers(advisory),
-        scores: scoresOf(advisory),
-        cveIds: cveIdsOf(advisory),
-        packageKeys: packageKeysOf(advisory),
-      },
+      after: { identifiers: aliasIds, scores: scoresOf(advisory), cveIds, packageKeys },
     })),
     ...removed.map((item) => ({
       advisoryId: String(item.advisoryId),
@@ -234,7 +251,7 @@ export async function importChunk(
   puts.push(...aliasWrites.puts);
   deletes.push(...aliasWrites.deletes);
   // A record stored before its package keys went into alias items drops its CVE index items.
-  for (const advisory of changed) deletes.push(...legacyCveIndexKeys(advisory.id, existing.get(advisory.id)));
+  for (const { advisory } of changed) deletes.push(...legacyCveIndexKeys(advisory.id, existing.get(advisory.id)));
   for (const item of removed) {
     const alsoNamed = (withdrawnIds.get(String(item.advisoryId)) ?? []).filter((id) => CVE_ID.test(id));
     deletes.push(...legacyCveIndexKeys(String(item.advisoryId), item, alsoNamed));
