@@ -2,14 +2,12 @@
  * OSV import: records are read as a stream (a directory, a zip read by random access, the records
  * a refresh downloaded), cut into chunks of 5,000 (advisory-chunk.ts) whose package and advisory
  * items are written a window of chunks at a time (package-write-window.ts), so memory holds a chunk
- * and two windows, never the archive: the next chunks are imported into a window while the previous one
- * is written, so the importing process compares records while the engine writes. A window rewrites every
- * package item its records touch: a busy package is in nearly every chunk, so a window of several chunks
- * writes it fewer times.
+ * and a window, never the archive. A window rewrites every package item its records touch: a busy
+ * package is in nearly every chunk, so a window of several chunks writes it fewer times.
  *
  * A zip is imported in resumable units (`importOsvArchive`): every `CHECKPOINT_RECORDS` entries the
- * windows are written (one after another, each with its advisory items last), the package filter gains
- * the keys read since it was last stored and the caller persists the entry index to start from; a unit stops at the first checkpoint after its time is up.
+ * window is written, the package filter gains the keys read since it was last stored and the caller
+ * persists the entry index to start from; a unit stops at the first checkpoint after its time is up.
  * A unit killed between checkpoints is redone from the last one: its records already written are found
  * unchanged by content hash (their advisory items are written last), so nothing is duplicated or skipped.
  *
@@ -115,36 +113,23 @@ class OsvImportRun {
   }
 
   /**
-   * Stores the filter keys read so far, then starts writing the window, once the one before it is written;
-   * the next chunks fill the window meanwhile (package-write-window.ts). The filter goes first because the
-   * window's journal item starts the watch: a re-evaluation that read the filter without the window's new
-   * packages would match nothing and take the change out of the journal. A key stored early costs a scan one
-   * empty read.
+   * Stores the filter keys read so far, then writes the window. The filter goes first because the window's
+   * journal item starts the watch: a re-evaluation that read the filter without the window's new packages
+   * would match nothing and take the change out of the journal. A key stored early costs a scan one empty read.
    */
   private async writeWindow(): Promise<void> {
-    await this.settled();
     if (this.filter) {
       await packageFilterStore.add(this.filter);
       this.filter = new PackageFilter();
     }
-    await this.window.startWrite();
-  }
-
-  private async settled(): Promise<void> {
-    await this.window.settled();
+    await this.window.flush();
     this.summary.packagesWritten = this.window.packagesWritten;
   }
 
-  /** Writes everything pending, and waits until it is written. */
+  /** Writes everything pending. */
   async checkpoint(): Promise<void> {
     await this.flush();
     await this.writeWindow();
-    await this.settled();
-  }
-
-  /** A run that failed still waits for the window being written: no write of it outlives the run (and its lease). */
-  async abandon(): Promise<void> {
-    await this.window.settled().catch(() => undefined);
   }
 
   /** The whole source was imported: the completion record goes last. */
@@ -160,13 +145,8 @@ export async function importAdvisories(
   options: OsvImportOptions & { total?: number } = {},
 ): Promise<AdvisoryImportSummary> {
   const run = await OsvImportRun.start(options.total, options);
-  try {
-    for await (const result of source) await run.add(result);
-    return await run.complete();
-  } catch (error) {
-    await run.abandon();
-    throw error;
-  }
+  for await (const result of source) await run.add(result);
+  return run.complete();
 }
 
 export interface ArchiveUnitOptions extends OsvImportOptions {
@@ -229,27 +209,22 @@ export async function importOsvArchive(
     done,
   });
   let sinceCheckpoint = 0;
-  try {
-    for await (const entry of readZipEntries(source, from, include)) {
-      if (entry.name.toLowerCase().endsWith('.json')) {
-        const record = parseEntry(entry.name, entry.bytes);
-        if ('error' in record && buckets) errorBuckets.add(buckets.bucketOf[entry.index]!);
-        await run.add(record);
-        sinceCheckpoint += 1;
-      }
-      if (sinceCheckpoint >= (options.checkpointRecords ?? CHECKPOINT_RECORDS)) {
-        sinceCheckpoint = 0;
-        const next = entry.index + 1;
-        await run.checkpoint();
-        await options.checkpoint?.(next, [...errorBuckets]);
-        if (next < entries && options.shouldStop?.()) return result(next, false);
-      }
+  for await (const entry of readZipEntries(source, from, include)) {
+    if (entry.name.toLowerCase().endsWith('.json')) {
+      const record = parseEntry(entry.name, entry.bytes);
+      if ('error' in record && buckets) errorBuckets.add(buckets.bucketOf[entry.index]!);
+      await run.add(record);
+      sinceCheckpoint += 1;
     }
-    await run.complete();
-  } catch (error) {
-    await run.abandon();
-    throw error;
+    if (sinceCheckpoint >= (options.checkpointRecords ?? CHECKPOINT_RECORDS)) {
+      sinceCheckpoint = 0;
+      const next = entry.index + 1;
+      await run.checkpoint();
+      await options.checkpoint?.(next, [...errorBuckets]);
+      if (next < entries && options.shouldStop?.()) return result(next, false);
+    }
   }
+  await run.complete();
   // Only a complete import vouches for its buckets: an interrupted one records nothing.
   if (scope !== undefined && buckets) await recordArchiveBuckets(scope, buckets, run.filtered, errorBuckets);
   await options.checkpoint?.(entries, [...errorBuckets]);

@@ -11,13 +11,6 @@
  * them, dropping any entry of theirs by id before adding it: nothing is duplicated or skipped. A unit's
  * checkpoint flushes its window before it stores where the next unit starts.
  *
- * A window is written while the next one fills (`startWrite`): a chunk's import is bound by the importing
- * process, a window's writes by the engine, so the two overlap. Windows are still written one after another.
- * Until the window being written is done, the next one compares records with its advisory items, takes the
- * package items it writes from it (built before its first write; not from the cache, which gets them part
- * by part, nor from the table), and waits for it before reading a sealed segment, which it may seal or
- * rewrite. So at most two windows are held.
- *
  * A package's entries are held as the stored JSON (unparsed) plus what this window added and dropped, so
  * a chunk touching a busy package costs neither a parse nor a serialisation of its entries. Only the
  * package item's own entries are held: its sealed segments (package-segments.ts) are read only when a
@@ -78,33 +71,10 @@ const newSlot = (stored: StoredPackage | undefined): PackageSlot => ({
   added: new Map(),
 });
 
-/**
- * A window being written while the next fills: the package items it writes as they will be after it (undefined:
- * none), and its advisory items, which the next window's chunks read in its place until they are written.
- */
-interface WindowWrite {
-  packages: Map<string, StoredPackage | undefined>;
-  advisories: Map<string, PendingAdvisory>;
-  /** Settles once the whole window is written; rejects if a write failed. */
-  done: Promise<void>;
-}
-
-/** One package's writes in a window: its new sealed segments, then its package item (or its deletion). */
-interface PackageWrite {
-  key: string;
-  /** Undefined: the package item is deleted (no entries left). */
-  stored: StoredPackage | undefined;
-  sealed: string[];
-  firstSegment: number;
-  ownEntries: number;
-}
-
 export class PackageWriteWindow {
   private readonly slots = new Map<string, PackageSlot>();
-  private advisories = new Map<string, PendingAdvisory>();
+  private readonly advisories = new Map<string, PendingAdvisory>();
   private chars = 0;
-  /** The previous window, while it is written (`startWrite`). */
-  private writing: WindowWrite | undefined;
   packagesWritten = 0;
   segmentsWritten = 0;
 
@@ -117,29 +87,20 @@ export class PackageWriteWindow {
     return this.chars >= this.limit;
   }
 
-  /** The window's version of an advisory item, if it holds one, or the one of the window being written. */
+  /** The window's version of an advisory item, if it holds one. */
   pendingAdvisory(advisoryId: string): PendingAdvisory | undefined {
-    return this.advisories.get(advisoryId) ?? this.writing?.advisories.get(advisoryId);
+    return this.advisories.get(advisoryId);
   }
 
   /**
-   * Makes sure each package has a slot, taking the package item from the window being written, the run's
-   * cache or else the table; answers the packages with no stored item and none pending (they join their
-   * short-name item).
+   * Makes sure each package has a slot, reading the stored items this run neither holds nor wrote;
+   * answers the packages with no stored item and none pending (they join their short-name item).
    */
   async open(packageKeys: Iterable<string>): Promise<string[]> {
     const unread: string[] = [];
     const opened: string[] = [];
     for (const key of packageKeys) {
       if (this.slots.has(key)) continue;
-      const writing = this.writing?.packages;
-      if (writing?.has(key)) {
-        // Not yet in the cache or the table: the window being written holds what it writes.
-        const stored = writing.get(key);
-        if (stored !== undefined) this.slots.set(key, newSlot(stored));
-        opened.push(key);
-        continue;
-      }
       const held = this.cache.get(key);
       if (held === undefined) unread.push(key);
       else {
@@ -202,8 +163,6 @@ export class PackageWriteWindow {
         .filter((segment) => !slot.segments.has(segment))
         .map((segment) => packageSegmentKey(key, segment)),
     );
-    // A segment the window being written seals or rewrites is read once it is written.
-    if (unread.length > 0) await this.writing?.done;
     for (const item of await batchGet(unread)) {
       const slot = this.slots.get(String(item.packageKey));
       const entriesJson = await entriesJsonOf(item);
@@ -233,75 +192,19 @@ export class PackageWriteWindow {
     this.advisories.set(advisoryId, { deleted: true });
   }
 
-  /** Writes the window and waits for it (and for the one written before it). */
-  async flush(): Promise<void> {
-    await this.startWrite();
-    await this.settled();
-  }
-
-  /** Waits until the window being written, if any, is written. */
-  async settled(): Promise<void> {
-    const writing = this.writing;
-    if (!writing) return;
-    await writing.done;
-    if (this.writing === writing) this.writing = undefined;
-  }
-
   /**
-   * Once the window before it is written, starts writing this one and empties it for the next chunks, which
-   * read what it writes from it until it is written (`settled`): windows are written one after another.
+   * Writes the new sealed segments, the package items, the rewritten segments, the journal naming the
+   * packages, then the advisory items; empties the window.
    */
-  async startWrite(): Promise<void> {
-    await this.settled();
+  async flush(): Promise<void> {
     if (this.slots.size === 0 && this.advisories.size === 0) return;
     await this.dropFromSealed();
     const touched = [...this.slots.keys()];
-    const writes: PackageWrite[] = [];
-    const rewritten: [string, number, string][] = [];
-    const packages = new Map<string, StoredPackage | undefined>();
-    for (const [key, slot] of this.slots) {
-      // Let go of each slot as it is built: the window's entries are not held twice.
-      this.slots.delete(key);
-      for (const [segment, { entriesJson, changed }] of slot.segments)
-        if (changed) rewritten.push([key, segment, entriesJson]);
-      packages.set(key, slot.stored);
-      if (slot.dropped.size === 0 && slot.added.size === 0) continue;
-      const entries = mergedEntries(slot);
-      const { open, sealed } = sealIfFull(entries);
-      const firstSegment = slot.stored?.sealedSegments ?? 0;
-      const stored: StoredPackage = {
-        entriesJson: arrayJson(open),
-        sealedSegments: firstSegment + sealed.length,
-        sealedEntries: (slot.stored?.sealedEntries ?? 0) - slot.sealedDropped + entries.length - open.length,
-      };
-      const kept = open.length > 0 || stored.sealedSegments > 0;
-      packages.set(key, kept ? stored : undefined);
-      if (kept || slot.stored !== undefined)
-        writes.push({ key, stored: kept ? stored : undefined, sealed, firstSegment, ownEntries: open.length });
-    }
-    const advisories = this.advisories;
-    this.advisories = new Map();
-    this.chars = 0;
-    const done = this.write(writes, rewritten, touched, advisories);
-    // Awaited by `settled`; a failure surfaces there, not as an unhandled rejection meanwhile.
-    done.catch(() => undefined);
-    this.writing = { packages, advisories, done };
-  }
-
-  /**
-   * Writes the new sealed segments, the package items, the rewritten segments, the journal naming the
-   * packages, then the advisory items.
-   */
-  private async write(
-    writes: PackageWrite[],
-    rewrittenSegments: [string, number, string][],
-    touched: string[],
-    advisories: Map<string, PendingAdvisory>,
-  ): Promise<void> {
     let segmentPuts: Item[] = [];
     let puts: Item[] = [];
     let partChars = 0;
     const deletes: Key[] = [];
+    const rewritten: Item[] = [];
     let written = new Map<string, StoredPackage>();
     const writePart = async () => {
       // A segment before the package item that counts it; one left by a cut here is overwritten by the next seal.
@@ -315,40 +218,45 @@ export class PackageWriteWindow {
       written = new Map();
       partChars = 0;
     };
-    for (const write of writes) {
-      const { key, stored, sealed, firstSegment, ownEntries } = write;
+    for (const [key, slot] of this.slots) {
+      this.slots.delete(key);
+      for (const [segment, { entriesJson, changed }] of slot.segments)
+        if (changed) rewritten.push(await segmentItem(key, segment, entriesJson));
+      if (slot.dropped.size === 0 && slot.added.size === 0) continue;
+      const entries = mergedEntries(slot);
+      const { open, sealed } = sealIfFull(entries);
+      const firstSegment = slot.stored?.sealedSegments ?? 0;
       for (const [index, entriesJson] of sealed.entries()) {
         segmentPuts.push(await segmentItem(key, firstSegment + index, entriesJson));
         partChars += entriesJson.length;
       }
-      // Held by their items until the part is written, not until the whole window is.
-      write.sealed = [];
-      if (stored === undefined) {
-        deletes.push(packageItemKey(key));
-        // The cache may hold the previous window's version of it.
-        this.cache.forget(key);
-        continue;
-      }
-      puts.push(await packageItem(key, stored, ownEntries));
-      written.set(key, stored);
-      partChars += stored.entriesJson.length;
-      if (partChars >= WRITE_PART_CHARS) await writePart();
+      const stored: StoredPackage = {
+        entriesJson: arrayJson(open),
+        sealedSegments: firstSegment + sealed.length,
+        sealedEntries: (slot.stored?.sealedEntries ?? 0) - slot.sealedDropped + entries.length - open.length,
+      };
+      if (open.length > 0 || stored.sealedSegments > 0) {
+        puts.push(await packageItem(key, stored, open.length));
+        written.set(key, stored);
+        partChars += stored.entriesJson.length;
+        if (partChars >= WRITE_PART_CHARS) await writePart();
+      } else if (slot.stored !== undefined) deletes.push(packageItemKey(key));
     }
     await writePart();
-    const rewritten: Item[] = [];
-    for (const [key, segment, entriesJson] of rewrittenSegments)
-      rewritten.push(await segmentItem(key, segment, entriesJson));
     await batchWrite(rewritten, deletes);
     this.segmentsWritten += rewritten.length;
     // Recorded before the advisory items mark the records done: a run cut off here records it again, never not at all.
     await corpusChanges.record('osv', touched, []);
     const advisoryPuts: Item[] = [];
     const advisoryDeletes: Key[] = [];
-    for (const [advisoryId, pending] of advisories) {
+    for (const [advisoryId, pending] of this.advisories) {
       if ('item' in pending) advisoryPuts.push(pending.item);
       else advisoryDeletes.push(keys.corpusAdvisory(advisoryId));
     }
     await batchWrite(advisoryPuts, advisoryDeletes);
+    this.slots.clear();
+    this.advisories.clear();
+    this.chars = 0;
   }
 }
 
