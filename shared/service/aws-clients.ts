@@ -196,7 +196,8 @@ function tenantDataClients(roleArn: string, teamId: string): DataClients {
     if (oldest !== undefined) {
       const evicted = tenantClients.get(oldest);
       tenantClients.delete(oldest);
-      evicted?.dynamo?.destroy();
+      // The document client's destroy() does nothing (it wraps a client it was given): destroy the client itself.
+      evicted?.dynamoItems?.destroy();
       evicted?.s3?.destroy();
     }
   }

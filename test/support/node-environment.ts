@@ -7,8 +7,9 @@
  * them. Code the tests run in their own process (the AWS SDK, the corpus parsers, the key filter's hashes) ran
  * up to 80 times slower in a hot loop (`Math.imul` over 40,000 keys: 3.5 s against 45 ms). A context made with
  * `vm.constants.DONT_CONTEXTIFY` has an ordinary global that V8 optimises as it does the main one
- * (docs/testing.md "The test environment"). Each test file still gets a new context of its own, so nothing a
- * file sets on its global reaches another; only the deletion at teardown, a memory measure, has nothing to track.
+ * (docs/testing.md "What makes the suite cheaper to run"). Each test file still gets a new context of its own,
+ * so nothing a file sets on its global reaches another; only the deletion at teardown, a memory measure, has
+ * nothing to track.
  */
 import vm from 'node:vm';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
