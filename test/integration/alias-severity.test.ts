@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { importCorpusFiles } from '../../shared/service/corpus/import';
+import { applyCorpusChanges } from '../../shared/service/watch/watch';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import type { client } from '../support/http-client';
 import { goVulndbRecord, scoredGoRecord } from '../support/corpus-records';
@@ -132,6 +133,9 @@ describe('severity from aliased records', () => {
       cvss_v3_score: null,
     });
 
+    // GO-A's import left a journal item naming its package, which sbomA now holds: applied now, so that the
+    // server's poll cannot re-evaluate sbomA after the GHSA record arrives (a re-evaluation borrows its score too).
+    await applyCorpusChanges();
     const ghsaA = ghsaRecord(`GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-aaaa`, [goA.id]);
     expect((await importCorpusFiles([writeDir([ghsaA])])).imported[0]).toMatchObject({ written: 1 });
     // Stored findings keep their severity until their next scan.
