@@ -2,7 +2,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
 import { keys } from '../../shared/service/data/keys';
-import { queryAll } from '../../shared/service/data/table-client';
+import { queryAll, queryPages } from '../../shared/service/data/table-client';
 import { readAuditLog } from '../../shared/service/audit/audit-read';
 import { createTeamWithKey } from '../support/factories';
 import { seedReleaseWithFindings } from '../support/seed';
@@ -77,9 +77,10 @@ describe('POST /api/releases/{releaseId}/vex-imports', () => {
   });
 
   it('undoes every write when a lock lands in the middle of a large import (all or nothing)', async () => {
-    // Arrange: 300 findings (16 chunks of the batch path) and an OpenVEX document deciding every one of them.
+    // Arrange: 600 findings (38 chunks of the batch path) and an OpenVEX document deciding every one of them.
+    // Enough chunks that the lock lands while most are still to come, even when a loaded machine slows the probe.
     const { api, key, teamId } = await createTeamWithKey();
-    const { findings, release, product } = await seedReleaseWithFindings(api, teamId, 300);
+    const { findings, release, product } = await seedReleaseWithFindings(api, teamId, 600);
     const purlOf = (name: string, index: number) => `pkg:npm/${name}@1.${index}.0`;
     const document = {
       '@context': 'https://openvex.dev/ns/v0.2.0',
@@ -106,7 +107,12 @@ describe('POST /api/releases/{releaseId}/vex-imports', () => {
     void answer.finally(() => {
       answered = true;
     });
-    while (!answered && (await written()) === 0) await new Promise((done) => setTimeout(done, 10));
+    // The probe reads one item: a full count of 1,200 release children per poll let the import run ahead.
+    const anyWritten = async () => {
+      const first = await queryPages({ ...keys.dispositionPrefix(teamId, product.id, release.id), pageSize: 1 }).next();
+      return (first.value?.length ?? 0) > 0;
+    };
+    while (!answered && !(await anyWritten())) await new Promise((done) => setTimeout(done, 5));
     const submitted = await api.post(`/api/vex/${vex.id}/submit`, {});
     const response = await answer;
 
