@@ -132,17 +132,37 @@ describe('alias index layout', () => {
     expect((await rescan(api, sbomId))[0]).toMatchObject({ advisory_id: go.id, ...NO_SCORE });
   });
 
-  it('reads the scores of a listed record whose advisory is stored in S3 from its item', async () => {
+  it("keeps a record's scores on its advisory item, not its text, and reads an item written with the whole record alike", async () => {
     const { api } = await createTeamWithKey();
     const module = `example.com/layout-c-${suffix}`;
     const bigId = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-dddd`;
     const go = goVulndbRecord(`GO-2098-${digits}3`, module, [bigId]);
+    // Over DynamoDB's item limit as a whole record: nothing of its text is stored, so nothing spills.
     const big = ghsaRecord(bigId, [], CRITICAL, { details: 'x'.repeat(360 * 1024) });
     await importRecords(go, big);
     const stored = await getItem(keys.corpusAdvisory(bigId));
-    expect(stored).toMatchObject({ spillKey: expect.any(String) });
-    expect(stored?.advisoryJson).toBeUndefined();
+    expect(JSON.parse(String(stored?.scoresJson))).toMatchObject({ cvssV3: { vector: CRITICAL, score: 9.8 } });
+    expect(stored).not.toHaveProperty('advisoryJson');
+    expect(stored).not.toHaveProperty('spillKey');
+    expect(JSON.stringify(stored).length).toBeLessThan(2_000);
+    // The GO record has no scores: its item holds none.
+    expect(await getItem(keys.corpusAdvisory(go.id))).not.toHaveProperty('scoresJson');
     const sbomId = await scannedSbom(api, module);
     expect((await rescan(api, sbomId))[0]).toMatchObject({ severity: 'CRITICAL', severity_source_id: bigId });
+
+    // An item written before advisory items kept only scores holds the record as `advisoryJson`: read alike.
+    const { scoresJson: _scores, ...rest } = stored!;
+    await putItem({
+      ...rest,
+      advisoryJson: JSON.stringify({
+        id: bigId,
+        cveId: bigId,
+        cvssV2: null,
+        cvssV3: { vector: MEDIUM, score: 4.7, severity: 'MEDIUM' },
+        cvssV4: null,
+        databaseSeverity: null,
+      }),
+    });
+    expect((await rescan(api, sbomId))[0]).toMatchObject({ severity: 'MEDIUM', severity_source_id: bigId });
   });
 });

@@ -53,7 +53,7 @@ describe('package write window', () => {
     expect(await entryIds(pkg(2))).toEqual([a]);
     const stored = await getItem(keys.corpusAdvisory(a));
     expect(stored?.packageKeys).toEqual([packageKey('npm', pkg(2))]);
-    expect(JSON.parse(String(stored?.advisoryJson))).toMatchObject({ id: a });
+    expect(stored).toMatchObject({ advisoryId: a, contentHash: expect.any(String) });
     expect(window.packagesWritten).toBe(2);
 
     // The next window takes package 1 from the run's cache and adds to it.

@@ -14,7 +14,7 @@ import { shortName } from '../matching/package-name';
 import type { Advisory } from './parse/advisory';
 import { aliasIdentifiers, aliasIndexWrites, cveIdsOf, scoresOf, type AliasChange } from './alias-severity';
 import { CVE_ID } from '../matching/cve-id';
-import { MAX_INLINE_BYTES, spillToS3, toMatchData, type MatchData } from './corpus-store';
+import { toMatchData, type MatchData } from './corpus-store';
 import { legacyCveIndexKeys } from './cve-packages';
 import type { PackageWriteWindow } from './package-write-window';
 
@@ -41,16 +41,28 @@ export function emptyImportSummary(): AdvisoryImportSummary {
   return { read: 0, written: 0, unchanged: 0, withdrawn: 0, errors: 0, packagesWritten: 0 };
 }
 
-/** The record's JSON, as its advisory item stores it, and the content hash over it: one serialisation for both. */
-function recordJson(advisory: Advisory): { json: string; hash: string } {
-  const json = JSON.stringify(advisory);
-  return { json, hash: createHash('sha256').update(json).digest('hex') };
+/** The hash over the record's JSON that marks it unchanged on its advisory item. */
+function contentHash(advisory: Advisory): string {
+  return createHash('sha256').update(JSON.stringify(advisory)).digest('hex');
+}
+
+/** About what an advisory item holds, in characters, for the window's memory bound. */
+function approximateChars(item: {
+  scoresJson?: string;
+  packageKeys: string[];
+  aliasIds: string[];
+  cveIds: string[];
+}): number {
+  const listed = [...item.packageKeys, ...item.aliasIds, ...item.cveIds].reduce(
+    (sum, value) => sum + value.length + 3,
+    0,
+  );
+  return 256 + listed + (item.scoresJson?.length ?? 0);
 }
 
 /** What a changed record's items are built from, worked out once per record. */
 interface ChangedRecord {
   advisory: Advisory;
-  json: string;
   hash: string;
   packageKeys: string[];
   aliasIds: string[];
@@ -111,7 +123,7 @@ export async function importChunk(
       if (previous) removed.push(previous);
       continue;
     }
-    const { json, hash } = recordJson(advisory);
+    const hash = contentHash(advisory);
     if (previous?.contentHash === hash && previous.aliasIds !== undefined && previous.cveIds !== undefined) {
       // An item without `aliasIds` or `cveIds` predates the alias or CVE index: imported once more to join it.
       // One with them but without `packagesInAlias` is left as it is (its CVE index items are still read).
@@ -120,7 +132,6 @@ export async function importChunk(
       const aliasIds = aliasIdentifiers(advisory);
       changed.push({
         advisory,
-        json,
         hash,
         packageKeys: packageKeysOf(advisory),
         aliasIds,
@@ -189,8 +200,13 @@ export async function importChunk(
     });
   }
 
-  for (const { advisory, json: full, hash, packageKeys, aliasIds, cveIds } of changed) {
-    const record = {
+  for (const { advisory, hash, packageKeys, aliasIds, cveIds } of changed) {
+    const scores = scoresOf(advisory);
+    // What is read back, not the record: its matching data is in its packages' entries, and a scan
+    // borrowing its scores for an alias reads `scoresJson` (alias-severity.ts). The record's text (details,
+    // references) is read by nothing, and was half of what a full import wrote
+    // (docs/corpus-at-scale.md "Stored form").
+    const item = {
       ...keys.corpusAdvisory(advisory.id),
       entity: 'CorpusAdvisory',
       advisoryId: advisory.id,
@@ -202,20 +218,9 @@ export async function importChunk(
       cveIds,
       // Its package keys are in its CVEs' alias items, not in CVE index items (cve-packages.ts).
       packagesInAlias: true,
+      ...(scores ? { scoresJson: JSON.stringify(scores) } : {}),
     };
-    // One string attribute, not nested maps: marshalling the record as maps was most of the engine's
-    // work per written advisory (docs/corpus-at-scale.md "Where import time goes").
-    window.putAdvisory(
-      Buffer.byteLength(full) <= MAX_INLINE_BYTES
-        ? { ...record, advisoryJson: full }
-        : {
-            ...record,
-            spillKey: await spillToS3('advisory', advisory.id, advisory),
-            // A scan borrowing this record's scores reads them here, not from S3 (alias-severity.ts).
-            scoresJson: JSON.stringify(scoresOf(advisory)),
-          },
-      full.length,
-    );
+    window.putAdvisory(item, approximateChars(item));
   }
   for (const item of removed) window.deleteAdvisory(String(item.advisoryId));
   // `aliasIds` names the record's own id too: an item written before records left their own id's item

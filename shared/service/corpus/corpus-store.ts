@@ -16,7 +16,7 @@ import { mergeEntries, type StoredPackage } from './package-segments';
 import { EPSS_LAYOUT, epssBucketKeys, epssBucketOf, epssScoreIn } from './epss-buckets';
 import type { EpssScore } from './parse/epss';
 
-/** The part of an advisory a scan needs; `details` and `references` stay in the advisory item. */
+/** The part of an advisory a scan needs; nothing reads `details` and `references`, so they are not stored. */
 export type MatchData = Omit<Advisory, 'details' | 'references'>;
 
 export interface CveScores {
@@ -54,7 +54,7 @@ export function toMatchData(advisory: Advisory): MatchData {
   return rest;
 }
 
-export async function spillToS3(kind: 'package' | 'advisory', id: string, value: unknown): Promise<string> {
+export async function spillToS3(kind: 'package', id: string, value: unknown): Promise<string> {
   const objectKey = keys.corpusSpillObject(kind, id);
   await putObject({
     Bucket: config().sbomBucket,

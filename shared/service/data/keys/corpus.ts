@@ -61,7 +61,7 @@ export const corpusKeys = {
     pk: 'CORPUS#FEEDS',
     sk: ecosystem === undefined ? `FEED#${source}` : `FEED#${source}#${ecosystem}`,
   }),
-  corpusSpillObject: (kind: 'package' | 'advisory', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
+  corpusSpillObject: (kind: 'package', id: string) => `corpus/${kind}/${encodeURIComponent(id)}.json`,
   /**
    * The staged copy of an ecosystem's all.zip while the refresh imports it in units (shared/service/corpus/
    * osv-archive-refresh.ts): read by range, replaced by the next whole-archive refresh of that ecosystem.
