@@ -154,7 +154,7 @@ describe('corpus import and its effect on scans', () => {
     });
   });
 
-  it('spills an advisory larger than a DynamoDB item to S3 and still matches it', async () => {
+  it('imports an advisory larger than a DynamoDB item: its item keeps no text, its match data spills to S3, and it still matches', async () => {
     const suffix = randomUUID().slice(0, 8);
     const pkg = `vexdesk-test-big-${suffix}`;
     const versions = Array.from({ length: 40_000 }, (_, index) => `0.${Math.floor(index / 100)}.${index % 100}`);
@@ -170,7 +170,9 @@ describe('corpus import and its effect on scans', () => {
     expect(JSON.stringify(big).length).toBeGreaterThan(400 * 1024);
     await importCorpusFiles([dir]);
     const stored = await getItem(keys.corpusAdvisory(big.id));
-    expect(stored?.spillKey).toEqual(expect.any(String));
+    expect(stored).toMatchObject({ advisoryId: big.id, contentHash: expect.any(String) });
+    expect(stored).not.toHaveProperty('spillKey');
+    expect(stored).not.toHaveProperty('advisoryJson');
     // The package's match data (40,000 versions) is a sealed segment that spills too, so the scan reads it from S3.
     expect(await getItem(keys.corpusPackage('npm', pkg))).toMatchObject({ sealedSegments: 1, entriesJson: '[]' });
     expect((await getItem(keys.corpusPackageSegment('npm', pkg, 0)))?.spillKey).toEqual(expect.any(String));
