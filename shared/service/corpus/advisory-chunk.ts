@@ -204,7 +204,7 @@ export async function importChunk(
     const scores = scoresOf(advisory);
     // What is read back, not the record: its matching data is in its packages' entries, and a scan
     // borrowing its scores for an alias reads `scoresJson` (alias-severity.ts). The record's text (details,
-    // references) is read by nothing, and was half of what a full import wrote
+    // references) is read by nothing, and was over a quarter of the bytes a full import wrote
     // (docs/corpus-at-scale.md "Stored form").
     const item = {
       ...keys.corpusAdvisory(advisory.id),
