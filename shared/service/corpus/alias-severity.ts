@@ -274,9 +274,9 @@ export async function aliasIndexWrites(changes: readonly AliasChange[]): Promise
 }
 
 /**
- * The scores an advisory item lends: from its `advisoryJson`, or from `scoresJson`, which an advisory
- * spilled to S3 keeps on its item so that a scan never reads S3 for them. A spilled item without it
- * predates this layout: its own alias item still holds its entry.
+ * The scores an advisory item lends: its `scoresJson` (none when the record has no scores), or, on an item
+ * written when advisory items held the whole record, parsed from its `advisoryJson`. An item of that time
+ * spilled to S3 without `scoresJson` predates the alias layout: its own alias item still holds its entry.
  */
 function advisoryItemScores(item: Item): RecordScores | null {
   if (typeof item.scoresJson === 'string') return JSON.parse(item.scoresJson) as RecordScores | null;
