@@ -4,8 +4,11 @@
  * the chunk touches (packages skewed as in full-corpus.ts, 650 bytes per entry, at most 350 KB), in batches of
  * 75 operations, through classic-level with the engine's table options. Prints the process's CPU seconds
  * (LevelDB's write and compaction threads included), to compare LevelDB options without the engine.
+ * `keys=ordered` leaves out dynalite's hash prefix (six hex digits of MD5 of the partition key, which spreads
+ * every batch over the whole key range), to see what the engine's key order costs LevelDB's compactions
+ * (docs/corpus-at-scale.md "Advisory items without the record's text").
  *
- * `npx tsx test/bench/leveldb-writes.ts [records=200000] [writeBufferMb=16] [compression=1]`
+ * `npx tsx test/bench/leveldb-writes.ts [records=200000] [writeBufferMb=16] [compression=1] [keys=hashed|ordered]`
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,9 +32,10 @@ const { Level } = require(createRequire(require.resolve('dynalite')).resolve('le
 const records = Number(process.argv[2] ?? 200_000);
 const writeBufferMb = Number(process.argv[3] ?? 16);
 const compression = process.argv[4] !== '0';
+const keyOrder = process.argv[5] === 'ordered' ? 'ordered' : 'hashed';
 const CHUNK = 5_000;
 
-const prefix = (key: string) => createHash('md5').update(key).digest('hex').slice(0, 6);
+const prefix = (key: string) => (keyOrder === 'ordered' ? '' : createHash('md5').update(key).digest('hex').slice(0, 6));
 const text = (seed: number, length: number) => {
   const piece = `{\\"id\\":\\"GHSA-${seed}\\",\\"affected\\":[{\\"package\\":{\\"ecosystem\\":\\"Debian:12\\",\\"name\\":\\"libcore${seed % 97}\\"},\\"ranges\\":[{\\"type\\":\\"ECOSYSTEM\\",\\"events\\":[{\\"introduced\\":\\"0\\"},{\\"fixed\\":\\"1.${seed % 20}.${seed % 9}-1+deb12u2\\"}]}]}]} `;
   return piece.repeat(Math.ceil(length / piece.length)).slice(0, length);
@@ -82,7 +86,7 @@ async function main(): Promise<void> {
   await db.close();
   const used = process.cpuUsage(cpu);
   console.log(
-    `${records} records, write buffer ${writeBufferMb} MB, compression ${compression}: ${((used.user + used.system) / 1e6).toFixed(1)} CPU-s, ${((performance.now() - t0) / 1000).toFixed(1)} s, ${(bytes / 1e9).toFixed(2)} GB written`,
+    `${records} records, write buffer ${writeBufferMb} MB, compression ${compression}, keys ${keyOrder}: ${((used.user + used.system) / 1e6).toFixed(1)} CPU-s, ${((performance.now() - t0) / 1000).toFixed(1)} s, ${(bytes / 1e9).toFixed(2)} GB written`,
   );
   rmSync(dir, { recursive: true, force: true });
 }
