@@ -12,7 +12,14 @@ import { packageKey } from '../matching/component-identity';
 import { splitEcosystem } from '../matching/ecosystems';
 import { shortName } from '../matching/package-name';
 import type { Advisory } from './parse/advisory';
-import { aliasIdentifiers, aliasIndexWrites, cveIdsOf, scoresOf, type AliasChange } from './alias-severity';
+import {
+  aliasIdentifiers,
+  aliasIndexWrites,
+  cveIdsOf,
+  scoresOf,
+  type AliasChange,
+  type RecordScores,
+} from './alias-severity';
 import { CVE_ID } from '../matching/cve-id';
 import { toMatchData, type MatchData } from './corpus-store';
 import { legacyCveIndexKeys } from './cve-packages';
@@ -64,6 +71,7 @@ function approximateChars(item: {
 interface ChangedRecord {
   advisory: Advisory;
   hash: string;
+  scores: RecordScores | null;
   packageKeys: string[];
   aliasIds: string[];
   cveIds: string[];
@@ -133,6 +141,7 @@ export async function importChunk(
       changed.push({
         advisory,
         hash,
+        scores: scoresOf(advisory),
         packageKeys: packageKeysOf(advisory),
         aliasIds,
         cveIds: cveIdsOf(advisory),
@@ -200,8 +209,7 @@ export async function importChunk(
     });
   }
 
-  for (const { advisory, hash, packageKeys, aliasIds, cveIds } of changed) {
-    const scores = scoresOf(advisory);
+  for (const { advisory, hash, scores, packageKeys, aliasIds, cveIds } of changed) {
     // What is read back, not the record: its matching data is in its packages' entries, and a scan
     // borrowing its scores for an alias reads `scoresJson` (alias-severity.ts). The record's text (details,
     // references) is read by nothing, and was over a quarter of the bytes a full import wrote
@@ -241,10 +249,10 @@ export async function importChunk(
       .map((advisory) => [advisory.id, [...aliasIdentifiers(advisory), ...cveIdsOf(advisory)]]),
   );
   const aliasChanges: AliasChange[] = [
-    ...changed.map(({ advisory, aliasIds, cveIds, packageKeys }) => ({
+    ...changed.map(({ advisory, aliasIds, cveIds, packageKeys, scores }) => ({
       advisoryId: advisory.id,
       before: indexedUnder(existing.get(advisory.id)),
-      after: { identifiers: aliasIds, scores: scoresOf(advisory), cveIds, packageKeys },
+      after: { identifiers: aliasIds, scores, cveIds, packageKeys },
     })),
     ...removed.map((item) => ({
       advisoryId: String(item.advisoryId),
