@@ -27,6 +27,7 @@ import type { StoredChannel } from './channel-store';
 import { DeliveryStore, deliveryIdOf, newDelivery, toDeliveryView, type StoredDelivery } from './delivery-store';
 import { DispatchPass, leaseEnd } from './dispatch-pass';
 import { planEvent, sendGroup, transactionGroups, writeGroup } from './dispatch-outbox';
+import { inParallel } from '../concurrency';
 import { makeAttempt } from './attempt';
 import { digestsDue } from './digests';
 import type { NotificationMessage } from './messages';
@@ -66,18 +67,6 @@ async function attempt(pass: DispatchPass, delivery: StoredDelivery): Promise<St
   const at = new Date().toISOString();
   await pass.record(DeliveryStore.attemptRecord(claimed, outcome, status, next, at));
   return { ...claimed, ...outcome, status, nextAttemptAt: next, lastAttemptAt: at };
-}
-
-async function inParallel<T>(
-  items: T[],
-  work: (item: T) => Promise<unknown>,
-  concurrency = ATTEMPT_CONCURRENCY,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
 export const Dispatch = {
@@ -126,19 +115,15 @@ export const Dispatch = {
             read += plans.length;
             totals.events += plans.length;
             // Many entries per transaction: a burst of thousands (one corpus change) clears in seconds, not minutes.
-            await inParallel(
-              transactionGroups(plans),
-              async (group) => {
-                const attempted = await sendGroup(pass, group);
-                totals.attempted += attempted.length;
-                totals.delivered += attempted.filter((delivery) => delivery.status === 'delivered').length;
-                const written = pass.writing(() => writeGroup(group, attempted));
-                // Awaited below; a rejection must not go unhandled meanwhile.
-                written.catch(() => undefined);
-                writes.push(written);
-              },
-              OUTBOX_CONCURRENCY_PER_SHARD,
-            );
+            await inParallel(transactionGroups(plans), OUTBOX_CONCURRENCY_PER_SHARD, async (group) => {
+              const attempted = await sendGroup(pass, group);
+              totals.attempted += attempted.length;
+              totals.delivered += attempted.filter((delivery) => delivery.status === 'delivered').length;
+              const written = pass.writing(() => writeGroup(group, attempted));
+              // Awaited below; a rejection must not go unhandled meanwhile.
+              written.catch(() => undefined);
+              writes.push(written);
+            });
             if (plans.length < limit) break;
             if (read >= passLimit || Date.now() >= readUntil) {
               totals.more = true;
@@ -160,7 +145,7 @@ export const Dispatch = {
   async attempt(pass: DispatchPass, owed: StoredDelivery[]): Promise<{ attempted: number; delivered: number }> {
     let attempted = 0;
     let delivered = 0;
-    await inParallel(owed, async (one) => {
+    await inParallel(owed, ATTEMPT_CONCURRENCY, async (one) => {
       const recorded = await attempt(pass, one);
       if (recorded) attempted += 1;
       if (recorded?.status === 'delivered') delivered += 1;
