@@ -309,6 +309,7 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       const { ensureCredentialOwners } = await import('../shared/service/identity/credential-owner-migration');
       const { ensureWatchIndex, migrateWatchIndex } = await import('../shared/service/watch/watch-index-migration');
       const { ensureApiKeyExpiryIndex } = await import('../shared/service/identity/key-expiry');
+      const { ensureReleaseIndex } = await import('../shared/service/releases/release-index-migration');
       if (flags['max-items'] === undefined)
         return {
           apiKeyExpiryIndex: (await ensureApiKeyExpiryIndex()) ?? 'already done',
@@ -316,6 +317,7 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
           decisions: (await ensureDecisionKeys()) ?? 'already done',
           credentialOwners: (await ensureCredentialOwners()) ?? 'already done',
           watchIndex: (await ensureWatchIndex()) ?? 'already done',
+          releaseIndex: (await ensureReleaseIndex()) ?? 'already done',
         };
       const maxItems = Number(flags['max-items']);
       if (!Number.isInteger(maxItems) || maxItems < 1) throw new UsageError('--max-items must be a positive integer');

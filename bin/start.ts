@@ -131,6 +131,14 @@ async function main(): Promise<void> {
       message: 'SBOMs stored before the package index put into it before serving',
       result: watched,
     });
+  const { ensureReleaseIndex } = await import('../shared/service/releases/release-index-migration');
+  const releasesIndexed = await ensureReleaseIndex();
+  if (releasesIndexed && releasesIndexed.releases > 0)
+    log({
+      type: 'migration',
+      message: "releases made before the team's release index put into it",
+      result: releasesIndexed,
+    });
   if (stopSignal) return;
   running.background = await startLocalBackgroundWork({ dataDir, log });
   if (stopSignal) return;

@@ -8,7 +8,8 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { importAdvisories, importKev } from '../../shared/service/corpus/import';
 import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
 import { keys } from '../../shared/service/data/keys';
-import { batchWrite } from '../../shared/service/data/table-client';
+import { batchWrite, updateItem } from '../../shared/service/data/table-client';
+import { migrateReleaseIndex } from '../../shared/service/releases/release-index-migration';
 import { runAsTeam } from '../../shared/service/request-context';
 import { dashboardResponse } from '../../shared/service/schemas/portfolio';
 import { Dashboard } from '../../shared/service/watch/dashboard';
@@ -156,5 +157,31 @@ describe('GET /api/dashboard', () => {
     expect(data.open.total).toBe(0);
     expect(data.top_products).toEqual([]);
     expect(data.trend).toEqual([expect.objectContaining({ day: day(0), open: 0 })]);
+  });
+});
+
+describe("the team's index of releases", () => {
+  it('follows a release out of the counts when it reaches end of life, and back when it is active again', async () => {
+    const own = await createTeamWithKey();
+    const { productId } = await releaseWith(own, 'Moving', [critical]);
+    const release = (await own.api.get(`/api/products/${productId}/releases`)).body.data[0] as { id: string };
+    expect((await own.api.get('/api/dashboard')).body.data.open.total).toBe(1);
+    expect((await own.api.put(`/api/releases/${release.id}`, { status: 'end-of-life' })).status).toBe(200);
+    expect((await own.api.get('/api/dashboard')).body.data.open.total).toBe(0);
+    expect((await own.api.put(`/api/releases/${release.id}`, { status: 'active' })).status).toBe(200);
+    expect((await own.api.get('/api/dashboard')).body.data.open.total).toBe(1);
+  });
+
+  it('takes in releases stored before it once the migration ran', async () => {
+    const own = await createTeamWithKey();
+    const { productId } = await releaseWith(own, 'Older', [critical, low]);
+    const release = (await own.api.get(`/api/products/${productId}/releases`)).body.data[0] as { id: string };
+    // As a release item was stored before the index: without its index keys.
+    await updateItem(keys.release(own.teamId, productId, release.id), 'REMOVE gsi1pk, gsi1sk', undefined, undefined);
+    expect((await own.api.get('/api/dashboard')).body.data.open.total).toBe(0);
+    expect((await migrateReleaseIndex()).releases).toBeGreaterThanOrEqual(1);
+    const { data } = (await own.api.get('/api/dashboard')).body;
+    expect(data.open).toMatchObject({ total: 2, critical: 1, low: 1 });
+    expect(data.top_products).toEqual([{ product_id: productId, name: 'Older', open: 2, critical: 1, kev: 1 }]);
   });
 });

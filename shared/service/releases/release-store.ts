@@ -1,6 +1,7 @@
 /** Release items: conversion, resolution by id, and the lock the VEX workflow sets. */
 import type { ReleaseView } from '../schemas/releases';
 import { keys } from '../data/keys';
+import { tableDefinition } from '../data/table-definition';
 import { getItem, getItems, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
 import { resolvePointer, type PointerEntity } from '../data/id-pointers';
 import { toProduct, type Product } from '../products/product-store';
@@ -49,9 +50,15 @@ export function toRelease(item: Item): Release {
   };
 }
 
+const GSI1 = tableDefinition.globalIndexes[0];
+
 export function releaseItem(release: Release): Item {
   const { lockedBy: _lockedBy, lockedAt: _lockedAt, ...fields } = release;
-  const item: Item = { ...keys.release(release.teamId, release.productId, release.id), entity: 'Release' };
+  const item: Item = {
+    ...keys.release(release.teamId, release.productId, release.id),
+    ...keys.releaseOfTeam(release.teamId, release.productId, release.id),
+    entity: 'Release',
+  };
   for (const [field, value] of Object.entries(fields)) if (value !== null) item[field] = value;
   return item;
 }
@@ -127,6 +134,20 @@ export const releaseStore = {
   async listByProduct(teamId: string, productId: string): Promise<Release[]> {
     const { pk, skPrefix } = keys.releasePrefix(teamId, productId);
     return (await queryAll({ pk, skPrefix })).filter((item) => !item.deletingAt).map(toRelease);
+  },
+
+  /**
+   * Every release of the team, through the team's index of releases (gsi1; eventually consistent on AWS, so a
+   * release made a moment ago may be missing). Products being deleted are the caller's to leave out.
+   */
+  async listAllOfTeam(teamId: string): Promise<Release[]> {
+    const items = await queryAll({
+      pk: keys.releasesOfTeamPartition(teamId).gsi1pk,
+      indexName: GSI1.indexName,
+      pkAttribute: GSI1.partitionKey,
+      skAttribute: GSI1.sortKey,
+    });
+    return items.filter((item) => !item.deletingAt).map(toRelease);
   },
 
   /** The release holding `version` in its product (through the version claim), if any. */

@@ -10,6 +10,7 @@
  * The trend is not recomputed history: each UTC day's counts are stored once, by the first dashboard
  * read of that day or by `Dashboard.snapshot` (the corpus refresh); days with no snapshot are absent.
  */
+import { inParallel } from '../concurrency';
 import { keys } from '../data/keys';
 import { queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
 import { decisionIndex, decisionKey, effectiveStatus } from '../dispositions/decision-identity';
@@ -18,7 +19,7 @@ import { Dispositions } from '../dispositions/dispositions';
 import { evaluateFindingSla } from '../compliance/sla';
 import { TeamSettingsService } from '../identity/team-settings';
 import { productStore } from '../products/product-store';
-import { releaseStore } from '../releases/release-store';
+import { isWatched, releaseStore } from '../releases/release-store';
 import { sbomStore } from '../sboms/sbom-store';
 import { shownTo, type Finding, type Severity } from '../scans/finding-store';
 import { findingsDigest } from '../scans/findings-digest';
@@ -86,26 +87,38 @@ async function openRowsOfRelease(
   return [...rows.values()];
 }
 
+/** Releases read this many at a time: one after the other, each waited for the event loop in turn. */
+const READ_CONCURRENCY = 16;
+
 async function currentCounts(teamId: string, now: Date) {
-  const settings = await TeamSettingsService.get(teamId);
+  const [settings, products, releases] = await Promise.all([
+    TeamSettingsService.get(teamId),
+    productStore.listAll(teamId),
+    releaseStore.listAllOfTeam(teamId),
+  ]);
   const visible = shownTo(settings);
-  const products = await productStore.listAll(teamId);
   const nowIso = now.toISOString();
   const open = emptyCounts();
   let openTotal = 0;
   let kev = 0;
   let undecided = 0;
   const sla = { breached: 0, atRisk: 0 };
-  const perProduct: ProductCounts[] = [];
-  for (const product of products) {
-    const releases = (await releaseStore.listByProduct(teamId, product.id)).filter(
-      (release) => release.status !== 'end-of-life',
-    );
-    const counts: ProductCounts = { productId: product.id, name: product.name, open: 0, critical: 0, kev: 0 };
-    const rowsPerRelease = await Promise.all(
-      releases.map((release) => openRowsOfRelease(teamId, product.id, release.id, visible)),
-    );
-    for (const { finding, decision } of rowsPerRelease.flat()) {
+  const perProduct: ProductCounts[] = products.map((product) => ({
+    productId: product.id,
+    name: product.name,
+    open: 0,
+    critical: 0,
+    kev: 0,
+  }));
+  const countsOf = new Map(perProduct.map((counts) => [counts.productId, counts]));
+  // One query for the team's releases; those of products being deleted have no counts and are left out.
+  const watched = releases.flatMap((release) => {
+    const counts = countsOf.get(release.productId);
+    return counts && isWatched(release) ? [{ counts, releaseId: release.id }] : [];
+  });
+  // Each release's rows are counted as they arrive: the sums do not depend on the order.
+  await inParallel(watched, READ_CONCURRENCY, async ({ counts, releaseId }) => {
+    for (const { finding, decision } of await openRowsOfRelease(teamId, counts.productId, releaseId, visible)) {
       const isKev = finding.kev !== null;
       openTotal += 1;
       open[severityField(finding.severity)] += 1;
@@ -130,8 +143,7 @@ async function currentCounts(teamId: string, now: Date) {
       if (state === 'breached') sla.breached += 1;
       else if (state === 'at_risk') sla.atRisk += 1;
     }
-    perProduct.push(counts);
-  }
+  });
   const topProducts = perProduct
     .filter((counts) => counts.critical + counts.kev > 0)
     .sort((a, b) => b.critical + b.kev - (a.critical + a.kev) || b.kev - a.kev || a.name.localeCompare(b.name))

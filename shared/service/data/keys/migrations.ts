@@ -19,4 +19,6 @@ export const migrationKeys = {
   watchIndexMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `WATCH_INDEX#${version}` }),
   /** Marks the indexing of API keys made before the expiry index done (shared/service/identity/key-expiry.ts). */
   apiKeyExpiryIndexMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `APIKEY_EXPIRY_INDEX#${version}` }),
+  /** Marks the indexing of releases made before the team's release index done (shared/service/releases/release-index-migration.ts). */
+  releaseIndexMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `RELEASE_INDEX#${version}` }),
 } as const;

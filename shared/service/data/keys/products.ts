@@ -38,6 +38,16 @@ export const productKeys = {
     sk: `RELEASE#${releaseId}`,
   }),
   releasePrefix: (teamId: string, productId: string) => ({ pk: productPk(teamId, productId), skPrefix: 'RELEASE#' }),
+  /**
+   * A release item's entry in the team's index of releases (gsi1): the dashboard reads every release of the team in
+   * one query instead of one per product. On the release item itself, so a status change or a delete needs no
+   * second write.
+   */
+  releaseOfTeam: (teamId: string, productId: string, releaseId: string) => ({
+    gsi1pk: `${teamPk(teamId)}#RELEASES`,
+    gsi1sk: `${productId}#${releaseId}`,
+  }),
+  releasesOfTeamPartition: (teamId: string) => ({ gsi1pk: `${teamPk(teamId)}#RELEASES` }),
   releaseVersionClaim: (teamId: string, productId: string, version: string): Key => ({
     pk: productPk(teamId, productId),
     sk: `RELEASE_VERSION#${version}`,
