@@ -13,7 +13,10 @@
  *
  * Protocol: workerData = EngineWorkerData; the worker answers `started` (or
  * `start-failed`), then on `stop` stops both engines (LevelDB closed, so every
- * acknowledged write is on disk) and answers `stopped`.
+ * acknowledged write is on disk) and answers `stopped`. Meanwhile each `dynamo` message is
+ * one DynamoDB request of the parent thread's SDK, answered by `dynamo-answer` with the same
+ * id: the parent's calls skip the loopback HTTP hop and its signature, as on one thread
+ * (in-process-dynamo-handler.ts); other processes still use the signed endpoint.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { tsImport } from 'tsx/esm/api';
@@ -41,11 +44,26 @@ export interface SerializedError {
   code?: string;
 }
 
-export type EngineWorkerRequest = { type: 'stop' };
+/** A DynamoDB request or answer as it crosses threads: a Buffer arrives as a plain Uint8Array. */
+export interface PortedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+export interface PortedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+export type EngineWorkerRequest = { type: 'stop' } | { type: 'dynamo'; id: number; request: PortedRequest };
 export type EngineWorkerReply =
   | { type: 'started'; dynamoEndpoint: string; s3Endpoint: string }
   | { type: 'start-failed'; error: SerializedError }
-  | { type: 'stopped'; error?: SerializedError };
+  | { type: 'stopped'; error?: SerializedError }
+  /** `response` undefined: the engine is stopping and dropped the request, as a closed connection would. */
+  | { type: 'dynamo-answer'; id: number; response?: PortedResponse };
 
 function serializeError(error: unknown): SerializedError {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
@@ -78,7 +96,23 @@ async function main(): Promise<void> {
 
   let stopping: Promise<void> | undefined;
   port.on('message', (message: EngineWorkerRequest) => {
-    if (message.type !== 'stop') return;
+    if (message.type === 'dynamo') {
+      const { id, request } = message;
+      const body = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
+      engines.dynamo.serve({ ...request, body }).then(
+        (response) => {
+          if (!response) return reply({ type: 'dynamo-answer', id });
+          // Its own buffer, moved rather than copied (a small Buffer's view would take Node's 8 KB pool along).
+          const bytes = new Uint8Array(response.body);
+          port.postMessage(
+            { type: 'dynamo-answer', id, response: { ...response, body: bytes } } satisfies EngineWorkerReply,
+            [bytes.buffer],
+          );
+        },
+        () => reply({ type: 'dynamo-answer', id }),
+      );
+      return;
+    }
     stopping ??= engines.stop().then(
       () => reply({ type: 'stopped' }),
       (error: unknown) => reply({ type: 'stopped', error: serializeError(error) }),

@@ -30,7 +30,14 @@ import {
   writePrivateFile,
   type EngineCredentials,
 } from './engine-credentials';
-import type { EngineWorkerData, EngineWorkerReply, EngineWorkerRequest, SerializedError } from './engine-worker';
+import type {
+  EngineWorkerData,
+  EngineWorkerReply,
+  EngineWorkerRequest,
+  PortedRequest,
+  SerializedError,
+} from './engine-worker';
+import type { EngineResponse } from './embedded-dynamo-wire';
 import type { DynamoTransport } from '../service/aws-clients';
 import { InProcessDynamoHandler, leaveUnsigned } from './in-process-dynamo-handler';
 
@@ -153,6 +160,14 @@ function reviveError(serialized: SerializedError): Error {
   return error;
 }
 
+/**
+ * The bytes in an ArrayBuffer of their own, to be moved to the other thread: posted as they are, a view would
+ * take its whole buffer along (Node's small Buffers share an 8 KB pool).
+ */
+function ownBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(bytes);
+}
+
 interface EngineThread {
   dynamoEndpoint: string;
   s3Endpoint: string;
@@ -161,7 +176,10 @@ interface EngineThread {
   stop(): Promise<void>;
 }
 
-/** Starts the engines on a worker thread; resolves once both listen. */
+/**
+ * Starts the engines on a worker thread; resolves once both listen. This thread's own DynamoDB calls cross to
+ * the engine as messages (`dynamo` / `dynamo-answer`, engine-worker.ts), unsigned as on one thread.
+ */
 function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
   return new Promise((resolveStart, rejectStart) => {
     const worker = new Worker(WORKER_ENTRY, {
@@ -171,11 +189,39 @@ function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
     });
     let state: 'starting' | 'running' | 'stopping' | 'ended' = 'starting';
     let settleStop: ((error?: Error) => void) | undefined;
+    /** Requests sent to the engine thread and not answered yet, by id. */
+    const awaiting = new Map<number, (response: EngineResponse | undefined) => void>();
+    let nextRequestId = 0;
+    const dropAwaiting = () => {
+      for (const settle of awaiting.values()) settle(undefined);
+      awaiting.clear();
+    };
+    const requestHandler = new InProcessDynamoHandler(
+      (request) =>
+        new Promise((settle) => {
+          if (state !== 'running') {
+            settle(undefined);
+            return;
+          }
+          const id = nextRequestId++;
+          awaiting.set(id, settle);
+          const body = ownBytes(request.body);
+          const ported: PortedRequest = {
+            method: request.method,
+            url: request.url,
+            headers: request.headers as Record<string, string>,
+            body,
+          };
+          worker.postMessage({ type: 'dynamo', id, request: ported } satisfies EngineWorkerRequest, [body.buffer]);
+        }),
+    );
 
     /** The thread is gone: settle whatever waits on it. Unexpected once running: fail loudly, as an engine crash did in-thread. */
     const ended = (error: Error) => {
       const previous = state;
       state = 'ended';
+      requestHandler.close();
+      dropAwaiting();
       if (previous === 'starting') rejectStart(error);
       else if (previous === 'stopping') settleStop?.(error);
       else if (previous === 'running')
@@ -185,11 +231,23 @@ function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
     };
 
     worker.on('message', (message: EngineWorkerReply) => {
-      if (message.type === 'started' && state === 'starting') {
+      if (message.type === 'dynamo-answer') {
+        const settle = awaiting.get(message.id);
+        awaiting.delete(message.id);
+        const { response } = message;
+        settle?.(
+          response && {
+            status: response.status,
+            headers: response.headers,
+            body: Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength),
+          },
+        );
+      } else if (message.type === 'started' && state === 'starting') {
         state = 'running';
         resolveStart({
           dynamoEndpoint: message.dynamoEndpoint,
           s3Endpoint: message.s3Endpoint,
+          dynamoTransport: { requestHandler, signer: leaveUnsigned },
           stop: () =>
             new Promise<void>((resolveStop, rejectStop) => {
               if (state !== 'running') {
@@ -197,6 +255,8 @@ function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
                 return;
               }
               state = 'stopping';
+              // Calls made from now on fail as a refused connection would; those under way are answered.
+              requestHandler.close();
               settleStop = (error) => (error ? rejectStop(error) : resolveStop());
               worker.postMessage({ type: 'stop' } satisfies EngineWorkerRequest);
             }),
@@ -208,6 +268,7 @@ function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
       } else if (message.type === 'stopped' && state === 'stopping') {
         // LevelDB is closed and both servers are down: nothing is left to lose.
         state = 'ended';
+        dropAwaiting();
         const settle = settleStop;
         void worker.terminate().then(() => settle?.(message.error ? reviveError(message.error) : undefined));
       }

@@ -1,6 +1,6 @@
 /**
  * Engines on the caller's thread (`thread: 'main'`): the SDK's calls reach the DynamoDB engine as
- * function calls, and must be answered as over loopback HTTP: errors in DynamoDB's shapes,
+ * function calls; on their own thread (`worker`), as messages to it. Either way they must be answered as over loopback HTTP: errors in DynamoDB's shapes,
  * transactions, validation, and the same data seen by a client over the endpoint.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -21,7 +21,7 @@ import { clientFor } from '../support/embedded-transactions';
 import { createActiveTable, createKeyValueTableCommand } from '../support/test-table';
 
 function inProcessClient(engines: EmbeddedEngines) {
-  if (!engines.dynamoTransport) throw new Error('engines on this thread hand out an in-process transport');
+  if (!engines.dynamoTransport) throw new Error('the engines hand this process an in-process transport');
   return new DynamoDBClient({
     endpoint: engines.dynamoEndpoint,
     region: 'us-east-1',
@@ -32,88 +32,97 @@ function inProcessClient(engines: EmbeddedEngines) {
 }
 
 describe("embedded engines on the caller's thread", () => {
-  it('answer in-process calls as over HTTP: errors typed, transactions, validation, one store', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-main-'));
-    const engines = await startEmbeddedEngines({ dataDir, inMemory: true, thread: 'main' });
-    const overHttp = clientFor(engines);
-    const inProcess = inProcessClient(engines);
-    try {
-      await createActiveTable(inProcess, createKeyValueTableCommand('main-thread'));
-      // As on DynamoDB, a new table takes writes once ACTIVE (here: one timer later).
-      await waitUntilTableExists({ client: inProcess, maxWaitTime: 10, minDelay: 0.05 }, { TableName: 'main-thread' });
-      await inProcess.send(new PutItemCommand({ TableName: 'main-thread', Item: { pk: { S: 'a' }, sk: { S: '1' } } }));
-      // The same store answers a client over the loopback endpoint.
-      const seen = await overHttp.send(
-        new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } }),
-      );
-      expect(seen.Item).toEqual({ pk: { S: 'a' }, sk: { S: '1' } });
+  // On a worker thread (`npm start`'s default) this process's calls cross to the engine as messages, unsigned too.
+  it.each(['main', 'worker'] as const)(
+    "on the %s thread answer this process's calls as over HTTP: errors typed, transactions, validation, one store",
+    async (thread) => {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-main-'));
+      const engines = await startEmbeddedEngines({ dataDir, inMemory: true, thread });
+      const overHttp = clientFor(engines);
+      const inProcess = inProcessClient(engines);
+      try {
+        await createActiveTable(inProcess, createKeyValueTableCommand('main-thread'));
+        // As on DynamoDB, a new table takes writes once ACTIVE (here: one timer later).
+        await waitUntilTableExists(
+          { client: inProcess, maxWaitTime: 10, minDelay: 0.05 },
+          { TableName: 'main-thread' },
+        );
+        await inProcess.send(
+          new PutItemCommand({ TableName: 'main-thread', Item: { pk: { S: 'a' }, sk: { S: '1' } } }),
+        );
+        // The same store answers a client over the loopback endpoint.
+        const seen = await overHttp.send(
+          new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } }),
+        );
+        expect(seen.Item).toEqual({ pk: { S: 'a' }, sk: { S: '1' } });
 
-      await expect(
-        inProcess.send(
-          new PutItemCommand({
-            TableName: 'main-thread',
-            Item: { pk: { S: 'a' }, sk: { S: '1' } },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        ),
-      ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
-      // dynalite's own validation answers, as over HTTP.
-      await expect(
-        inProcess.send(new PutItemCommand({ TableName: 'main-thread', Item: { pk: { S: 'a' } } })),
-      ).rejects.toMatchObject({ name: 'ValidationException', message: expect.stringMatching(/Missing the key sk/) });
-      await expect(
-        inProcess.send(new GetItemCommand({ TableName: 'no-such-table', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
-      ).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+        await expect(
+          inProcess.send(
+            new PutItemCommand({
+              TableName: 'main-thread',
+              Item: { pk: { S: 'a' }, sk: { S: '1' } },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          ),
+        ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
+        // dynalite's own validation answers, as over HTTP.
+        await expect(
+          inProcess.send(new PutItemCommand({ TableName: 'main-thread', Item: { pk: { S: 'a' } } })),
+        ).rejects.toMatchObject({ name: 'ValidationException', message: expect.stringMatching(/Missing the key sk/) });
+        await expect(
+          inProcess.send(new GetItemCommand({ TableName: 'no-such-table', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
+        ).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
 
-      const cancelled = await inProcess
-        .send(
-          new TransactWriteItemsCommand({
-            TransactItems: [
-              { Put: { TableName: 'main-thread', Item: { pk: { S: 'b' }, sk: { S: '1' } } } },
-              {
-                ConditionCheck: {
-                  TableName: 'main-thread',
-                  Key: { pk: { S: 'a' }, sk: { S: '1' } },
-                  ConditionExpression: 'attribute_not_exists(pk)',
+        const cancelled = await inProcess
+          .send(
+            new TransactWriteItemsCommand({
+              TransactItems: [
+                { Put: { TableName: 'main-thread', Item: { pk: { S: 'b' }, sk: { S: '1' } } } },
+                {
+                  ConditionCheck: {
+                    TableName: 'main-thread',
+                    Key: { pk: { S: 'a' }, sk: { S: '1' } },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
                 },
-              },
-            ],
-          }),
-        )
-        .catch((error: unknown) => error);
-      expect(cancelled).toBeInstanceOf(TransactionCanceledException);
-      expect((cancelled as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual([
-        'None',
-        'ConditionalCheckFailed',
-      ]);
-      const untouched = await inProcess.send(
-        new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'b' }, sk: { S: '1' } } }),
-      );
-      expect(untouched.Item).toBeUndefined();
+              ],
+            }),
+          )
+          .catch((error: unknown) => error);
+        expect(cancelled).toBeInstanceOf(TransactionCanceledException);
+        expect((cancelled as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual([
+          'None',
+          'ConditionalCheckFailed',
+        ]);
+        const untouched = await inProcess.send(
+          new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'b' }, sk: { S: '1' } } }),
+        );
+        expect(untouched.Item).toBeUndefined();
 
-      // The loopback endpoint still refuses a request signed with another key pair (the in-process
-      // path takes only this process's own calls, so it checks none).
-      const forged = new DynamoDBClient({
-        endpoint: engines.dynamoEndpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: engines.credentials.accessKeyId, secretAccessKey: 'not-this-directory-s-secret' },
-        maxAttempts: 1,
-      });
+        // The loopback endpoint still refuses a request signed with another key pair (the in-process
+        // path takes only this process's own calls, so it checks none).
+        const forged = new DynamoDBClient({
+          endpoint: engines.dynamoEndpoint,
+          region: 'us-east-1',
+          credentials: { accessKeyId: engines.credentials.accessKeyId, secretAccessKey: 'not-this-directory-s-secret' },
+          maxAttempts: 1,
+        });
+        await expect(
+          forged.send(new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
+        ).rejects.toMatchObject({ name: 'InvalidSignatureException' });
+        forged.destroy();
+      } finally {
+        overHttp.destroy();
+        await engines.stop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+      // After the stop a call fails as a refused connection would, not with an answer.
       await expect(
-        forged.send(new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
-      ).rejects.toMatchObject({ name: 'InvalidSignatureException' });
-      forged.destroy();
-    } finally {
-      overHttp.destroy();
-      await engines.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    }
-    // After the stop a call fails as a refused connection would, not with an answer.
-    await expect(
-      inProcess.send(new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
-    ).rejects.toMatchObject({ code: 'ECONNRESET' });
-    inProcess.destroy();
-  });
+        inProcess.send(new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
+      ).rejects.toMatchObject({ code: 'ECONNRESET' });
+      inProcess.destroy();
+    },
+  );
 
   it('is chosen by VEXDESK_ENGINES_THREAD, worker by default, and refuses anything else', () => {
     expect(engineThreadFromEnvironment({})).toBe('worker');
