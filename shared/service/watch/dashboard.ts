@@ -67,14 +67,14 @@ async function openRowsOfRelease(
   releaseId: string,
   visible: (finding: Finding) => boolean,
 ): Promise<OpenRow[]> {
-  const [sboms, dispositions] = await Promise.all([
-    sbomStore.listByRelease(teamId, productId, releaseId),
-    Dispositions.listByRelease(teamId, productId, releaseId),
-  ]);
-  const decisionOf = decisionIndex(dispositions);
+  const scanned = (await sbomStore.listByRelease(teamId, productId, releaseId)).filter(
+    (sbom) => sbom.scan.scannedAt !== null,
+  );
+  // A release without a scanned SBOM (a new one, say) has no rows: its decisions need not be read.
+  if (scanned.length === 0) return [];
+  const decisionOf = decisionIndex(await Dispositions.listByRelease(teamId, productId, releaseId));
   const rows = new Map<string, OpenRow>();
-  for (const sbom of sboms) {
-    if (sbom.scan.scannedAt === null) continue;
+  for (const sbom of scanned) {
     for (const finding of await findingsDigest.read(sbom)) {
       if (finding.noLongerDetected || !visible(finding)) continue;
       const key = decisionKey(finding);
