@@ -93,8 +93,19 @@ async function commit(write: PlannedWrite, actor: Actor, at: string): Promise<ty
   return undefined;
 }
 
-function readById(teamId: string, dispositionId: string): () => Promise<Disposition> {
+/**
+ * Reads the decision for each attempt of a write. `justRead`, the decision the caller read a moment ago, serves the
+ * first attempt (the write is conditional on its revision, so a change since makes it retry); later attempts read it
+ * again.
+ */
+function readById(teamId: string, dispositionId: string, justRead?: Disposition): () => Promise<Disposition> {
+  let first = justRead;
   return async () => {
+    if (first) {
+      const current = first;
+      first = undefined;
+      return current;
+    }
     const current = await dispositionStore.resolve(teamId, dispositionId);
     if (!current) throw new NotFoundError('Disposition');
     return current;
@@ -138,8 +149,8 @@ export const Dispositions = {
           vulnerabilityId: existing.vulnerabilityId,
         }
       : targetOfDisposition(existing);
-    return (await Dispositions.apply(teamId, actor, target, readById(teamId, dispositionId), normaliseExpiry(patch)))
-      .disposition;
+    const read = readById(teamId, dispositionId, existing);
+    return (await Dispositions.apply(teamId, actor, target, read, normaliseExpiry(patch))).disposition;
   },
 
   /**
@@ -153,7 +164,7 @@ export const Dispositions = {
     const release = await releaseStore.resolve(teamId, existing.releaseId);
     if (!release) throw new NotFoundError('Disposition');
     if (release.release.lockedBy) throw await releaseLockedError(teamId, release.release.lockedBy);
-    const read = readById(teamId, dispositionId);
+    const read = readById(teamId, dispositionId, existing);
     return retryLostRaces(
       async () => {
         const current = await read();
