@@ -118,6 +118,8 @@ function buildDynamo(credentials: CredentialsProvider | undefined): {
       ...(dynamoTransport ?? {}),
     }),
   );
+  // A call handed to an engine in this process has no user agent to tell: its header cost ~2 % of the API thread.
+  if (dynamoTransport) client.middlewareStack.remove('getUserAgentMiddleware');
   // The document client shares this middleware stack, so its commands are recorded and guarded too.
   recordAwsCalls(client, 'dynamodb');
   guardTeamKeys(client, 'dynamodb');
