@@ -172,6 +172,18 @@ describe("the team's index of releases", () => {
     expect((await own.api.get('/api/dashboard')).body.data.open.total).toBe(1);
   });
 
+  it('leaves out the releases of a deleted product', async () => {
+    const own = await createTeamWithKey();
+    const kept = await releaseWith(own, 'Kept', [low]);
+    const dropped = await releaseWith(own, 'Dropped', [critical]);
+    expect((await own.api.get('/api/dashboard')).body.data.open.total).toBe(2);
+    expect((await own.api.delete(`/api/products/${dropped.productId}`)).status).toBe(204);
+    const { data } = (await own.api.get('/api/dashboard')).body;
+    expect(data.open).toMatchObject({ total: 1, low: 1, critical: 0 });
+    expect(data.top_products).toEqual([]);
+    expect(kept.findings).toHaveLength(1);
+  });
+
   it('takes in releases stored before it once the migration ran', async () => {
     const own = await createTeamWithKey();
     const { productId } = await releaseWith(own, 'Older', [critical, low]);
