@@ -12,12 +12,13 @@
  *
  * Where they run (`thread`): by default on a worker thread of this process (engine-worker.ts),
  * so their request handling (dynalite, LevelDB calls, s3rver) does not queue behind the API's
- * handlers on one event loop: on a multi-core machine both run at once, and clients reach them
- * over loopback HTTP. With `thread: 'main'` they run on the caller's thread, and this process's
- * own DynamoDB calls reach them as function calls (in-process-dynamo-handler.ts): no loopback
- * hop, no signature, far less CPU per call, but one core for both. That suits several servers sharing a
- * machine's cores (the test suites); one server alone answers faster on its own thread
- * (docs/architecture/local-runtime.md "Where the engines run"). Other processes always use HTTP.
+ * handlers on one event loop: on a multi-core machine both run at once, and this process's own
+ * DynamoDB calls cross to them as messages on the worker's port, unsigned. With `thread: 'main'`
+ * they run on the caller's thread, and those calls reach them as function calls
+ * (in-process-dynamo-handler.ts serves both): no message to wake another thread, but one core for
+ * both. That suits several servers sharing a machine's cores (the test suites); one server alone
+ * answers faster on its own thread (docs/architecture/local-runtime.md "Where the engines run").
+ * Other processes, and every S3 call, use the signed loopback endpoints.
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';

@@ -1,10 +1,11 @@
 /**
- * The AWS SDK's transport to an embedded DynamoDB engine that runs on this very thread
- * (engines.ts, `thread: 'main'`). Over loopback HTTP every call paid for a connection's system
+ * The AWS SDK's transport to an embedded DynamoDB engine that runs in this process: on this very
+ * thread (engines.ts, `thread: 'main'`), or on the engine worker thread, which `serve` then reaches
+ * by a message (engines.ts `startEngineThread`). Over loopback HTTP every call paid for a connection's system
  * calls and an HTTP parser on each side: on this kind of machine that was a third of the busy
  * time of a server whose engines and API share a core (docs/architecture/local-runtime.md
  * "Where the engines run"). This handler hands the request the SDK built to the
- * engine as a function call instead, unsigned (`leaveUnsigned`: only this process can make the call,
+ * engine as a function call (or a message) instead, unsigned (`leaveUnsigned`: only this process can make the call,
  * so the engine checks no signature), and the engine answers it with dynalite's own validations and
  * actions as over HTTP. The SDK's serialisation, retries, error parsing, the call log and the tenant
  * guard run unchanged; other processes (admin CLI, tests) use the signed loopback endpoint.

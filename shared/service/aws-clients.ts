@@ -84,7 +84,7 @@ function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): 
 
 /**
  * How DynamoDB calls travel when not as signed HTTPS requests: set only by the local runtime, whose
- * engine may run in this very process and take the SDK's requests as function calls, unsigned
+ * engine may run in this very process and take the SDK's requests as function calls or messages, unsigned
  * (shared/local/in-process-dynamo-handler.ts). Never set on AWS.
  */
 export interface DynamoTransport {
