@@ -304,21 +304,15 @@ async function dispatch(noun: string, verb: string | undefined, rest: string[]):
       return { ...imported, reevaluation: await applyCorpusChanges() };
     }
     case 'table migrate': {
-      const { ensureKeyLayout, migrateKeyLayout } = await import('../shared/service/data/key-layout-migration');
-      const { ensureDecisionKeys } = await import('../shared/service/dispositions/decision-migration');
-      const { ensureCredentialOwners } = await import('../shared/service/identity/credential-owner-migration');
-      const { ensureWatchIndex, migrateWatchIndex } = await import('../shared/service/watch/watch-index-migration');
-      const { ensureApiKeyExpiryIndex } = await import('../shared/service/identity/key-expiry');
-      const { ensureReleaseIndex } = await import('../shared/service/releases/release-index-migration');
-      if (flags['max-items'] === undefined)
-        return {
-          apiKeyExpiryIndex: (await ensureApiKeyExpiryIndex()) ?? 'already done',
-          migrated: (await ensureKeyLayout()) ?? 'already done',
-          decisions: (await ensureDecisionKeys()) ?? 'already done',
-          credentialOwners: (await ensureCredentialOwners()) ?? 'already done',
-          watchIndex: (await ensureWatchIndex()) ?? 'already done',
-          releaseIndex: (await ensureReleaseIndex()) ?? 'already done',
-        };
+      const { migrateKeyLayout } = await import('../shared/service/data/key-layout-migration');
+      const { migrateWatchIndex } = await import('../shared/service/watch/watch-index-migration');
+      if (flags['max-items'] === undefined) {
+        const { TABLE_MIGRATIONS } = await import('../shared/service/table-migrations');
+        const answers: Record<string, unknown> = {};
+        for (const migration of TABLE_MIGRATIONS)
+          answers[migration.name] = (await migration.run()).result ?? 'already done';
+        return answers;
+      }
       const maxItems = Number(flags['max-items']);
       if (!Number.isInteger(maxItems) || maxItems < 1) throw new UsageError('--max-items must be a positive integer');
       return { migrated: await migrateKeyLayout({ maxItems }), watchIndex: await migrateWatchIndex({ maxItems }) };

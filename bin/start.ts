@@ -94,51 +94,12 @@ async function main(): Promise<void> {
 
   await ensureLocalResources();
   if (stopSignal) return;
-  // Items under the old key layout move before anything reads the table (a no-op once done).
-  const { ensureKeyLayout } = await import('../shared/service/data/key-layout-migration');
-  const migrated = await ensureKeyLayout();
-  if (migrated && migrated.pointers + migrated.auditEntries > 0)
-    log({
-      type: 'migration',
-      message: 'id pointers and audit entries moved to the spread key layout before serving',
-      result: migrated,
-    });
-  const { ensureDecisionKeys } = await import('../shared/service/dispositions/decision-migration');
-  const decisions = await ensureDecisionKeys();
-  if (decisions && decisions.releases > 0)
-    log({
-      type: 'migration',
-      message: 'dispositions moved to one per release, package and advisory before serving',
-      result: decisions,
-    });
-  const { ensureCredentialOwners } = await import('../shared/service/identity/credential-owner-migration');
-  const owners = await ensureCredentialOwners();
-  if (owners && owners.keys + owners.policies + owners.revokedKeys + owners.deletedPolicies > 0)
-    log({
-      type: 'migration',
-      message: 'API keys and trust policies made before owners were recorded got their owner before serving',
-      result: owners,
-    });
-  const { ensureApiKeyExpiryIndex } = await import('../shared/service/identity/key-expiry');
-  const expiryIndexed = await ensureApiKeyExpiryIndex();
-  if (expiryIndexed && expiryIndexed.keys > 0)
-    log({ type: 'migration', message: 'API keys made before the expiry index put into it', result: expiryIndexed });
-  const { ensureWatchIndex } = await import('../shared/service/watch/watch-index-migration');
-  const watched = await ensureWatchIndex();
-  if (watched && watched.sboms > 0)
-    log({
-      type: 'migration',
-      message: 'SBOMs stored before the package index put into it before serving',
-      result: watched,
-    });
-  const { ensureReleaseIndex } = await import('../shared/service/releases/release-index-migration');
-  const releasesIndexed = await ensureReleaseIndex();
-  if (releasesIndexed && releasesIndexed.releases > 0)
-    log({
-      type: 'migration',
-      message: "releases made before the team's release index put into it",
-      result: releasesIndexed,
-    });
+  // The table's one-off migrations, before anything reads it (a GetItem each once done).
+  const { TABLE_MIGRATIONS } = await import('../shared/service/table-migrations');
+  for (const migration of TABLE_MIGRATIONS) {
+    const { result, changed } = await migration.run();
+    if (changed > 0) log({ type: 'migration', message: migration.message, result });
+  }
   if (stopSignal) return;
   running.background = await startLocalBackgroundWork({ dataDir, log });
   if (stopSignal) return;

@@ -161,14 +161,6 @@ function reviveError(serialized: SerializedError): Error {
   return error;
 }
 
-/**
- * The bytes in an ArrayBuffer of their own, to be moved to the other thread: posted as they are, a view would
- * take its whole buffer along (Node's small Buffers share an 8 KB pool).
- */
-function ownBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(bytes);
-}
-
 interface EngineThread {
   dynamoEndpoint: string;
   s3Endpoint: string;
@@ -206,7 +198,8 @@ function startEngineThread(data: EngineWorkerData): Promise<EngineThread> {
           }
           const id = nextRequestId++;
           awaiting.set(id, settle);
-          const body = ownBytes(request.body);
+          // Its own buffer, moved rather than copied (a small Buffer's view would take Node's 8 KB pool along).
+          const body = new Uint8Array(request.body);
           const ported: PortedRequest = {
             method: request.method,
             url: request.url,
