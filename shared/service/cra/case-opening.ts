@@ -241,56 +241,73 @@ async function openOrJoin(where: StoredFindings, findings: Finding[], mark: Memb
 
 /** Records a fix on the product's live cases that this release shows: it carries the component, without the vulnerability. */
 async function recordFixes(where: StoredFindings, now: string): Promise<void> {
-  const { product, release } = where;
+  const { product } = where;
   const cases = (await caseStore.list(product.teamId)).filter(
     (craCase) => craCase.productId === product.id && craCase.fix === null && isLive(craCase.status),
   );
   if (cases.length === 0) return;
   const shipped = new Map(where.components.map((component) => [packageOf(component), component]));
-  for (const craCase of cases) {
-    const stillOpen = where.findings.some(
-      (finding) => !finding.noLongerDetected && finding.cveId === craCase.vulnerabilityId,
-    );
-    if (stillOpen) continue;
-    const carried = craCase.affected
-      .flatMap((affected) => affected.components)
-      .map((component) => shipped.get(packageOf(component)))
-      .find((component) => component !== undefined);
-    if (!carried) continue;
-    const releasedAt =
-      release.releaseDate !== null && Date.parse(release.releaseDate) > Date.parse(now) ? release.releaseDate : now;
-    const next: CraCase = {
-      ...craCase,
-      fix: {
-        availableAt: new Date(Date.parse(releasedAt)).toISOString(),
-        source: 'release',
-        releaseId: release.id,
-        version: release.version,
-        measure: `${carried.name} ${carried.version ?? ''} in release ${release.version}`.trim(),
-      },
-      updatedAt: now,
-      revision: craCase.revision + 1,
-      timeline: [
-        ...craCase.timeline,
-        { at: now, type: 'fix_available', by: CRA_WATCH_ACTOR.name, detail: { release: release.version } },
-      ],
-    };
-    try {
-      await transactWrite([
-        caseStore.write(next, craCase.revision),
-        auditPut(product.teamId, CRA_WATCH_ACTOR, {
-          action: 'fix',
-          entityType: 'cra_case',
-          entityId: craCase.id,
-          entityName: `${product.name}: ${craCase.vulnerabilityId}`,
-          changes: { fixAvailableAt: next.fix?.availableAt, release: release.version },
-        }),
-      ]);
-    } catch (error) {
-      // Changed meanwhile: the next scan of a release records the fix.
-      if (!(error instanceof TransactionFailedError)) throw error;
+  for (const listed of cases) {
+    let craCase: CraCase | undefined = listed;
+    // A case changed meanwhile (a submission, a reminder) is read again: the fix is not left to the next scan.
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS && craCase?.fix === null && isLive(craCase.status); attempt += 1) {
+      const next = withFix(where, craCase, shipped, now);
+      if (!next) break;
+      try {
+        await transactWrite([
+          caseStore.write(next, craCase.revision),
+          auditPut(product.teamId, CRA_WATCH_ACTOR, {
+            action: 'fix',
+            entityType: 'cra_case',
+            entityId: craCase.id,
+            entityName: `${product.name}: ${craCase.vulnerabilityId}`,
+            changes: { fixAvailableAt: next.fix?.availableAt, release: where.release.version },
+          }),
+        ]);
+        break;
+      } catch (error) {
+        if (!(error instanceof TransactionFailedError && error.failedAt(0))) throw error;
+        craCase = await caseStore.find(product.teamId, craCase.id);
+      }
     }
   }
+}
+
+/** The case with this release as its fix, or undefined when the release does not fix it. */
+function withFix(
+  where: StoredFindings,
+  craCase: CraCase,
+  shipped: Map<string, SbomComponent>,
+  now: string,
+): CraCase | undefined {
+  const { release } = where;
+  const stillOpen = where.findings.some(
+    (finding) => !finding.noLongerDetected && finding.cveId === craCase.vulnerabilityId,
+  );
+  if (stillOpen) return undefined;
+  const carried = craCase.affected
+    .flatMap((affected) => affected.components)
+    .map((component) => shipped.get(packageOf(component)))
+    .find((component) => component !== undefined);
+  if (!carried) return undefined;
+  const releasedAt =
+    release.releaseDate !== null && Date.parse(release.releaseDate) > Date.parse(now) ? release.releaseDate : now;
+  return {
+    ...craCase,
+    fix: {
+      availableAt: new Date(Date.parse(releasedAt)).toISOString(),
+      source: 'release',
+      releaseId: release.id,
+      version: release.version,
+      measure: `${carried.name} ${carried.version ?? ''} in release ${release.version}`.trim(),
+    },
+    updatedAt: now,
+    revision: craCase.revision + 1,
+    timeline: [
+      ...craCase.timeline,
+      { at: now, type: 'fix_available', by: CRA_WATCH_ACTOR.name, detail: { release: release.version } },
+    ],
+  };
 }
 
 export const CraCaseOpening = {

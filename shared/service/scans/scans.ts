@@ -202,6 +202,11 @@ async function scanHolding(
     lastEvaluatedAt: now,
     corpusVersion,
   };
+  if (lease.lost) return 'lost';
+  // Before the result, which releases the lease: a caller that joined this scan and is answered once the lease is
+  // gone finds the CRA cases it opened and the fixes it recorded too. A failure leaves the scan owed, retried.
+  await CraCaseOpening.findingsStored({ product, release, findings: stored, components });
+  laps.lap('craCases');
   lease.stop();
   try {
     // The lease goes with the result: a joiner that sees it gone finds the findings stored.
@@ -247,7 +252,6 @@ async function scanHolding(
   }
   laps.lap('result');
   findingsDigest.committed(sbom, digestStamp, stored);
-  await CraCaseOpening.findingsStored({ product, release, findings: stored, components });
   laps.log({
     sbomId: sbom.id,
     components: components.length,
