@@ -150,10 +150,19 @@ if (mode === 'apply-journal') {
   const stages = readFileSync(logFile, 'utf8')
     .split('\n')
     .filter((line) => line.includes('"scan stages"'))
-    .map((line) => JSON.parse(line) as { components: number; findings: number; writes: number; indexWrites?: number });
-  for (const { components, findings, writes, indexWrites } of stages)
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          components: number;
+          findings: number;
+          writes: number;
+          indexWrites?: number;
+          stagesMs?: Record<string, number>;
+        },
+    );
+  for (const { components, findings, writes, indexWrites, stagesMs } of stages)
     console.log(
-      `scan of ${components} components: ${findings} findings, ${writes} items written (index ${indexWrites ?? '?'})`,
+      `scan of ${components} components: ${findings} findings, ${writes} items written (index ${indexWrites ?? '?'}); stages ${JSON.stringify(stagesMs ?? {})}`,
     );
   rmSync(logFile, { force: true });
 }
