@@ -22,6 +22,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { DYNAMO_MARSHALL_OPTIONS, DYNAMO_UNMARSHALL_OPTIONS, dynamo, dynamoItems, tableName } from '../aws-clients';
+import { inParallel } from '../concurrency';
 import type { Key } from './keys';
 
 export type Item = Record<string, unknown>;
@@ -291,21 +292,15 @@ export async function batchWrite(
   const chunks: WriteRequest[][] = [];
   for (let offset = 0; offset < requests.length; offset += BATCH_LIMIT)
     chunks.push(requests.slice(offset, offset + BATCH_LIMIT));
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < chunks.length) {
-      let pending = chunks[next++] ?? [];
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt > 8) throw new Error('BatchWriteItem kept returning unprocessed items');
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
-        const result = await dynamoItems().send(
-          new BatchWriteItemCommand({ RequestItems: { [tableName()]: pending } }),
-        );
-        pending = result.UnprocessedItems?.[tableName()] ?? [];
-      }
+  await inParallel(chunks, options.concurrency ?? 4, async (chunk) => {
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt > 8) throw new Error('BatchWriteItem kept returning unprocessed items');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+      const result = await dynamoItems().send(new BatchWriteItemCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = result.UnprocessedItems?.[tableName()] ?? [];
     }
-  }
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, chunks.length) }, () => worker()));
+  });
   written(puts);
 }
 
@@ -363,26 +358,22 @@ export async function batchGet<T extends Item>(
   for (let offset = 0; offset < itemKeys.length; offset += BATCH_GET_LIMIT)
     chunks.push(itemKeys.slice(offset, offset + BATCH_GET_LIMIT).map(toAttributes));
   const results: T[] = [];
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < chunks.length) {
-      let pending = chunks[next++] ?? [];
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
-        const response = await dynamoItems().send(
-          new BatchGetItemCommand({
-            RequestItems: {
-              [tableName()]: { Keys: pending, ConsistentRead: !options.eventuallyConsistent, ...projection },
-            },
-          }),
-        );
-        for (const item of response.Responses?.[tableName()] ?? [])
-          results.push(unmarshall(item, DYNAMO_UNMARSHALL_OPTIONS) as T);
-        pending = response.UnprocessedKeys?.[tableName()]?.Keys ?? [];
-      }
+  await inParallel(chunks, options.concurrency ?? 4, async (chunk) => {
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+      const response = await dynamoItems().send(
+        new BatchGetItemCommand({
+          RequestItems: {
+            [tableName()]: { Keys: pending, ConsistentRead: !options.eventuallyConsistent, ...projection },
+          },
+        }),
+      );
+      for (const item of response.Responses?.[tableName()] ?? [])
+        results.push(unmarshall(item, DYNAMO_UNMARSHALL_OPTIONS) as T);
+      pending = response.UnprocessedKeys?.[tableName()]?.Keys ?? [];
     }
-  }
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, chunks.length) }, () => worker()));
+  });
   return results;
 }

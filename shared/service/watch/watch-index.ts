@@ -11,6 +11,7 @@
  * only when not yet stored, and readers query only the shards that have one.
  */
 import { createHash } from 'node:crypto';
+import { inParallel } from '../concurrency';
 import { keys, type Key } from '../data/keys';
 import { batchGet, batchWrite, queryAll, type Item } from '../data/table-client';
 import { identify, splitPackageKey, type PackageLookup } from '../matching/component-identity';
@@ -225,16 +226,12 @@ function toEntry(item: Item): WatchEntry {
   };
 }
 
-async function inParallel<T, R>(inputs: readonly T[], work: (input: T) => Promise<R>): Promise<R[]> {
+/** `read` over the inputs, READ_CONCURRENCY at a time; the results in the inputs' order. */
+async function readAll<T, R>(inputs: readonly T[], read: (input: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(inputs.length);
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < inputs.length) {
-      const index = next++;
-      results[index] = await work(inputs[index]!);
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, inputs.length) }, () => worker()));
+  await inParallel(inputs, READ_CONCURRENCY, async (input, index) => {
+    results[index] = await read(input);
+  });
   return results;
 }
 
@@ -273,7 +270,7 @@ async function presentShards(indexKeys: Iterable<string>): Promise<{ indexKey: s
 /** Every SBOM (all teams) indexed under any of the keys, grouped per SBOM. Reads the shards that hold entries. */
 export async function sbomsContaining(indexKeys: Iterable<string>): Promise<WatchedSbom[]> {
   const reads = await presentShards(indexKeys);
-  const pages = await inParallel(reads, ({ indexKey, shard }) =>
+  const pages = await readAll(reads, ({ indexKey, shard }) =>
     queryAll({
       ...keys.watchShard(indexKey, shard),
       projection: ['teamId', 'productId', 'releaseId', 'sbomId', 'indexKey'],
@@ -295,7 +292,7 @@ export async function sbomsContaining(indexKeys: Iterable<string>): Promise<Watc
 
 /** One team's entries for one index key (team id in the sort key condition): the components query. */
 export async function teamEntries(teamId: string, indexKey: string): Promise<WatchEntry[]> {
-  const pages = await inParallel(await presentShards([indexKey]), ({ shard }) =>
+  const pages = await readAll(await presentShards([indexKey]), ({ shard }) =>
     queryAll({ ...keys.watchShard(indexKey, shard), ...keys.watchTeamPrefix(teamId) }),
   );
   return pages.flat().map(toEntry);
