@@ -187,7 +187,7 @@ function load(ajv: AjvInternals, file: string): AnyValidateFunction | undefined 
     id === EQUAL_MODULE && fingerprinted ? { default: fingerprintedEqual } : requireFromRoot(id);
   const module = { exports: {} as AnyValidateFunction };
   // The generated CommonJS module, in this test file's realm; its require() loads ajv's runtime helpers.
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- ajv's own generated code, as ajv itself evaluates it
+  // oxlint-disable-next-line typescript/no-implied-eval -- ajv's own generated code, as ajv itself evaluates it
   new Function('module', 'exports', 'require', FORMATS_PARAM, code)(
     module,
     module.exports,

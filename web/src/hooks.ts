@@ -42,7 +42,7 @@ function errorCodeOf(error: unknown): string | undefined {
 export async function must<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
   // The API's error body is thrown as is: errorText() reads its message.
-  // eslint-disable-next-line @typescript-eslint/only-throw-error
+  // oxlint-disable-next-line typescript/only-throw-error
   if (error !== undefined || !response.ok) throw error ?? new Error(`${response.status} ${response.statusText}`);
   return data as T;
 }
