@@ -249,7 +249,8 @@ async function recordFixes(where: StoredFindings, now: string): Promise<void> {
   const shipped = new Map(where.components.map((component) => [packageOf(component), component]));
   for (const listed of cases) {
     let craCase: CraCase | undefined = listed;
-    // A case changed meanwhile (a submission, a reminder) is read again: the fix is not left to the next scan.
+    // A case changed meanwhile (a submission, a reminder) or a write in conflict is read again and retried; after
+    // WRITE_ATTEMPTS the fix is left to the next scan of a release, as a case changed that often can wait.
     for (let attempt = 0; attempt < WRITE_ATTEMPTS && craCase?.fix === null && isLive(craCase.status); attempt += 1) {
       const next = withFix(where, craCase, shipped, now);
       if (!next) break;
@@ -266,7 +267,7 @@ async function recordFixes(where: StoredFindings, now: string): Promise<void> {
         ]);
         break;
       } catch (error) {
-        if (!(error instanceof TransactionFailedError && error.failedAt(0))) throw error;
+        if (!(error instanceof TransactionFailedError)) throw error;
         craCase = await caseStore.find(product.teamId, craCase.id);
       }
     }
