@@ -44,6 +44,11 @@ const DELTA = { changed: 300, added: 100 };
 const root = resolve(import.meta.dirname, '../..');
 
 /** CPU seconds a process used so far, all its threads (utime + stime of /proc/<pid>/stat). */
+function cpuSeconds(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /**
  * Waits until the process uses under 5 % of a core over two seconds (at most two minutes); answers the seconds
  * waited.
@@ -56,11 +61,6 @@ async function untilIdle(pid: number): Promise<number> {
     if (cpuSeconds(pid) - before < 0.1) break;
   }
   return (performance.now() - started) / 1000;
-}
-
-function cpuSeconds(pid: number): number {
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function verdict(value: number, target: number): string {
