@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
-import { ms, percentile } from './stats';
+import { inParallel } from '../../shared/service/concurrency';
+import { ms, percentile, requestIndices } from './stats';
 import { printReport } from './main';
 import { benchMixedLoad } from './mixed-load';
 
@@ -27,22 +28,16 @@ async function load(
   prepare?: (index: number) => Promise<void>,
 ) {
   const latencies: number[] = [];
-  let next = 0;
   let errors = 0;
   const startedAt = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < total) {
-        const index = next++;
-        await prepare?.(index);
-        const t0 = performance.now();
-        const response = await call(index);
-        await response.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        if (response.status >= 400) errors += 1;
-      }
-    }),
-  );
+  await inParallel(requestIndices(total), clients, async (index) => {
+    await prepare?.(index);
+    const t0 = performance.now();
+    const response = await call(index);
+    await response.arrayBuffer();
+    latencies.push(performance.now() - t0);
+    if (response.status >= 400) errors += 1;
+  });
   const seconds = (performance.now() - startedAt) / 1000;
   return {
     name,

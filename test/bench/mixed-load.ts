@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ms, percentile } from './stats';
+import { inParallel } from '../../shared/service/concurrency';
+import { ms, percentile, requestIndices } from './stats';
 
 const CLIENTS = 20;
 const TARGET_P99_MS = 200;
@@ -194,28 +195,22 @@ export async function benchMixedLoad(baseUrl: string, dataDir: string, requests 
   const latencies: number[] = [];
   const byOperation = new Map<string, number[]>();
   const failures = new Map<string, number>();
-  let next = 0;
   const startedAt = performance.now();
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (next < requests) {
-        const index = next++;
-        const operation = operations[index % operations.length] as Operation;
-        const t0 = performance.now();
-        const response = await send(operation.method, operation.path(index), operation.body?.(index));
-        await response.arrayBuffer();
-        const took = performance.now() - t0;
-        latencies.push(took);
-        const samples = byOperation.get(operation.name) ?? [];
-        samples.push(took);
-        byOperation.set(operation.name, samples);
-        if (response.status >= 400) {
-          const key = `${operation.name} ${response.status}`;
-          failures.set(key, (failures.get(key) ?? 0) + 1);
-        }
-      }
-    }),
-  );
+  await inParallel(requestIndices(requests), CLIENTS, async (index) => {
+    const operation = operations[index % operations.length] as Operation;
+    const t0 = performance.now();
+    const response = await send(operation.method, operation.path(index), operation.body?.(index));
+    await response.arrayBuffer();
+    const took = performance.now() - t0;
+    latencies.push(took);
+    const samples = byOperation.get(operation.name) ?? [];
+    samples.push(took);
+    byOperation.set(operation.name, samples);
+    if (response.status >= 400) {
+      const key = `${operation.name} ${response.status}`;
+      failures.set(key, (failures.get(key) ?? 0) + 1);
+    }
+  });
   const seconds = (performance.now() - startedAt) / 1000;
   // What one dashboard read costs alone, once the load has grown the team (its cost follows the team's releases).
   const dashboard: number[] = [];

@@ -30,3 +30,8 @@ export function currentRssMb(pidStatus: string): number | null {
   const kb = /VmRSS:\s+(\d+) kB/.exec(pidStatus)?.[1];
   return kb ? Number(kb) / 1024 : null;
 }
+
+/** 0 … total - 1: a load's requests, taken by its clients in turn (each takes the next when its last is answered). */
+export function requestIndices(total: number): number[] {
+  return Array.from({ length: total }, (_, index) => index);
+}
