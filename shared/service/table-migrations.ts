@@ -8,6 +8,7 @@ import { ensureDecisionKeys } from './dispositions/decision-migration';
 import { ensureApiKeyExpiryIndex } from './identity/key-expiry';
 import { ensureCredentialOwners } from './identity/credential-owner-migration';
 import { ensureReleaseIndex } from './releases/release-index-migration';
+import { ensureSbomIndex } from './sboms/sbom-index-migration';
 import { ensureWatchIndex } from './watch/watch-index-migration';
 
 export interface TableMigration {
@@ -72,5 +73,11 @@ export const TABLE_MIGRATIONS: readonly TableMigration[] = [
     "releases made before the team's release index put into it",
     ensureReleaseIndex,
     (result) => result.releases,
+  ),
+  migration(
+    'sbomIndex',
+    "SBOMs stored before the team's SBOM index put into it",
+    ensureSbomIndex,
+    (result) => result.sboms,
   ),
 ];

@@ -10,6 +10,7 @@ import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
 import { keys } from '../../shared/service/data/keys';
 import { batchWrite, updateItem } from '../../shared/service/data/table-client';
 import { migrateReleaseIndex } from '../../shared/service/releases/release-index-migration';
+import { migrateSbomIndex } from '../../shared/service/sboms/sbom-index-migration';
 import { runAsTeam } from '../../shared/service/request-context';
 import { dashboardResponse } from '../../shared/service/schemas/portfolio';
 import { Dashboard } from '../../shared/service/watch/dashboard';
@@ -195,5 +196,24 @@ describe("the team's index of releases", () => {
     const { data } = (await own.api.get('/api/dashboard')).body;
     expect(data.open).toMatchObject({ total: 2, critical: 1, low: 1 });
     expect(data.top_products).toEqual([{ product_id: productId, name: 'Older', open: 2, critical: 1, kev: 1 }]);
+  });
+
+  it('takes in SBOMs stored before the SBOM index once the migration ran', async () => {
+    const own = await createTeamWithKey();
+    const { productId } = await releaseWith(own, 'Older SBOM', [critical, low]);
+    const release = (await own.api.get(`/api/products/${productId}/releases`)).body.data[0] as { id: string };
+    const sbom = (await own.api.get(`/api/releases/${release.id}/sboms`)).body.data[0] as { id: string };
+    // As an SBOM item was stored before the index: without its index keys.
+    await updateItem(
+      keys.sbom(own.teamId, productId, release.id, sbom.id),
+      'REMOVE gsi2pk, gsi2sk',
+      undefined,
+      undefined,
+    );
+    expect((await own.api.get('/api/dashboard')).body.data.open.total).toBe(0);
+    expect((await migrateSbomIndex()).sboms).toBeGreaterThanOrEqual(1);
+    const { data } = (await own.api.get('/api/dashboard')).body;
+    expect(data.open).toMatchObject({ total: 2, critical: 1, low: 1 });
+    expect(data.top_products).toEqual([{ product_id: productId, name: 'Older SBOM', open: 2, critical: 1, kev: 1 }]);
   });
 });

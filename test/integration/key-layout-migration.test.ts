@@ -135,6 +135,7 @@ describe('key layout migration', () => {
       credentialOwners: 'already done',
       watchIndex: 'already done',
       releaseIndex: 'already done',
+      sbomIndex: 'already done',
     });
     expect(await admin('table', 'migrate', '--max-items', '10')).toEqual({
       migrated: { pointers: 1, auditEntries: 0, complete: true },

@@ -356,6 +356,11 @@ export const DispositionBatches = {
     for (const batch of pending) await drive(teamId, batch.id, 'helper');
   },
 
+  /** As `settleRelease` for every release of the team at once: one read of its pending batches (the dashboard). */
+  async settleTeam(teamId: string): Promise<void> {
+    for (const batch of await dispositionBatchStore.pendingOfTeam(teamId)) await drive(teamId, batch.id, 'helper');
+  },
+
   /**
    * The sweep: finishes every team's pending batches (after a crash nothing else
    * would, until someone reads the release). Locally it runs at start before the

@@ -312,10 +312,20 @@ export const dispositionStore = {
    * than the last disposition write committed before this call. Callers must not mutate it.
    */
   async listByRelease(teamId: string, productId: string, releaseId: string): Promise<CachedDispositions> {
-    const ref = { teamId, productId, releaseId };
-    const version = cacheVersion(await getItem(keys.release(teamId, productId, releaseId)), new Date().toISOString());
+    return dispositionStore.listByReleaseAt(
+      { teamId, productId, releaseId },
+      await getItem(keys.release(teamId, productId, releaseId)),
+    );
+  },
+
+  /**
+   * As `listByRelease`, given the release item the caller read strongly consistent (one batched read for many
+   * releases): the set is never older than the last disposition write committed before that read.
+   */
+  async listByReleaseAt(ref: ReleaseRef, release: Item | undefined): Promise<CachedDispositions> {
+    const version = cacheVersion(release, new Date().toISOString());
     if (version === undefined) return readByRelease(ref);
-    return dispositionCache.get(teamId, releaseId, version, () => readByRelease(ref));
+    return dispositionCache.get(ref.teamId, ref.releaseId, version, () => readByRelease(ref));
   },
 
   /** Stored items of the release's dispositions as they are (the decision-key migration reads the old layout). */

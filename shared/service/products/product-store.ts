@@ -300,6 +300,13 @@ export const productStore = {
     return product;
   },
 
+  /** Id and name of every live product (the dashboard): only those attributes are read, not the full items. */
+  async listNames(teamId: string): Promise<{ id: string; name: string }[]> {
+    const { pk, skPrefix } = keys.productPrefix(teamId);
+    const items = await queryAll({ pk, skPrefix, projection: ['id', 'name', 'deletingAt'] });
+    return items.filter((item) => !item.deletingAt).map((item) => ({ id: String(item.id), name: String(item.name) }));
+  },
+
   /** Every live product, full items: only the index backfill needs this (lists use the index). */
   async listAll(teamId: string): Promise<Product[]> {
     const { pk, skPrefix } = keys.productPrefix(teamId);

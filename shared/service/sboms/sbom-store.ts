@@ -7,6 +7,7 @@ import { getObject, putObject } from '../aws-s3';
 import { config } from '../config';
 import { keys, type Key } from '../data/keys';
 import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
+import { tableDefinition } from '../data/table-definition';
 import type { Product } from '../products/product-store';
 import { resolveUnderRelease, type Release } from '../releases/release-store';
 import { sbomMediaType } from '../sbom/media-type';
@@ -106,7 +107,11 @@ export function toSbom(item: Item): Sbom {
  * result) leaves the index.
  */
 export function sbomItem(sbom: Sbom, pending?: ScanRequest): Item {
-  const item: Item = { ...keys.sbom(sbom.teamId, sbom.productId, sbom.releaseId, sbom.id), entity: 'Sbom' };
+  const item: Item = {
+    ...keys.sbom(sbom.teamId, sbom.productId, sbom.releaseId, sbom.id),
+    ...keys.sbomOfTeam(sbom.teamId, sbom.productId, sbom.releaseId, sbom.id),
+    entity: 'Sbom',
+  };
   for (const [field, value] of Object.entries(sbom)) if (value !== null) item[field] = value;
   if (pending) Object.assign(item, keys.pendingScanIndex(pending.requestedAt, sbom.id), { scanRequest: pending });
   return item;
@@ -168,6 +173,8 @@ export interface ResolvedSbom {
   product: Product;
 }
 
+const GSI2 = tableDefinition.globalIndexes[1];
+
 export const sbomStore = {
   async resolve(teamId: string, sbomId: string): Promise<ResolvedSbom | undefined> {
     const resolved = await resolveUnderRelease(teamId, sbomId, 'sbom');
@@ -195,6 +202,20 @@ export const sbomStore = {
   async listByRelease(teamId: string, productId: string, releaseId: string): Promise<Sbom[]> {
     const { pk, skPrefix } = keys.sbomPrefix(teamId, productId, releaseId);
     return (await queryAll({ pk, skPrefix })).map(toSbom).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  },
+
+  /**
+   * Every SBOM of the team, from the team's SBOM index (gsi2: eventually consistent, as the release index the
+   * dashboard reads beside it). SBOMs stored before the index are in it once `table migrate` ran.
+   */
+  async listAllOfTeam(teamId: string): Promise<Sbom[]> {
+    const items = await queryAll({
+      pk: keys.sbomsOfTeamPartition(teamId).gsi2pk,
+      indexName: GSI2.indexName,
+      pkAttribute: GSI2.partitionKey,
+      skAttribute: GSI2.sortKey,
+    });
+    return items.map(toSbom);
   },
 
   async exists(key: Key): Promise<boolean> {

@@ -12,15 +12,15 @@
  */
 import { inParallel } from '../concurrency';
 import { keys } from '../data/keys';
-import { queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
+import { batchGet, queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
 import { decisionIndex, decisionKey, effectiveStatus } from '../dispositions/decision-identity';
-import type { Disposition } from '../dispositions/disposition-store';
-import { Dispositions } from '../dispositions/dispositions';
+import { DispositionBatches } from '../dispositions/disposition-batches';
+import { dispositionStore, type Disposition } from '../dispositions/disposition-store';
 import { evaluateFindingSla } from '../compliance/sla';
 import { TeamSettingsService } from '../identity/team-settings';
 import { productStore } from '../products/product-store';
-import { isWatched, releaseStore } from '../releases/release-store';
-import { sbomStore } from '../sboms/sbom-store';
+import { isWatched, releaseStore, type Release } from '../releases/release-store';
+import { sbomStore, type Sbom } from '../sboms/sbom-store';
 import { shownTo, type Finding, type Severity } from '../scans/finding-store';
 import { findingsDigest } from '../scans/findings-digest';
 
@@ -60,21 +60,28 @@ interface OpenRow {
   decision: Disposition | undefined;
 }
 
-/** The open rows of one release: findings still detected, one per package and advisory, with their decision. */
+/** A watched release with scanned SBOMs (oldest first), and the product whose counts its rows add to. */
+interface CountedRelease {
+  counts: ProductCounts;
+  releaseId: string;
+  sboms: Sbom[];
+}
+
+/**
+ * The open rows of one release: findings still detected, one per package and advisory, with their decision.
+ * `release` is the release item read strongly consistent: the decisions are those committed before that read.
+ */
 async function openRowsOfRelease(
   teamId: string,
-  productId: string,
-  releaseId: string,
+  { counts, releaseId, sboms }: CountedRelease,
+  release: Item | undefined,
   visible: (finding: Finding) => boolean,
 ): Promise<OpenRow[]> {
-  const scanned = (await sbomStore.listByRelease(teamId, productId, releaseId)).filter(
-    (sbom) => sbom.scan.scannedAt !== null,
+  const decisionOf = decisionIndex(
+    await dispositionStore.listByReleaseAt({ teamId, productId: counts.productId, releaseId }, release),
   );
-  // A release without a scanned SBOM (a new one, say) has no rows: its decisions need not be read.
-  if (scanned.length === 0) return [];
-  const decisionOf = decisionIndex(await Dispositions.listByRelease(teamId, productId, releaseId));
   const rows = new Map<string, OpenRow>();
-  for (const sbom of scanned) {
+  for (const sbom of sboms) {
     for (const finding of await findingsDigest.read(sbom)) {
       if (finding.noLongerDetected || !visible(finding)) continue;
       const key = decisionKey(finding);
@@ -90,11 +97,36 @@ async function openRowsOfRelease(
 /** Releases read this many at a time: one after the other, each waited for the event loop in turn. */
 const READ_CONCURRENCY = 16;
 
+/**
+ * The watched releases of live products that have a scanned SBOM, from the team's release and SBOM indexes (one
+ * query each, eventually consistent): a release without one (a new one, say) has no rows, and its decisions need
+ * not be read.
+ */
+function countedReleases(releases: Release[], sboms: Sbom[], countsOf: Map<string, ProductCounts>): CountedRelease[] {
+  const scannedOf = new Map<string, Sbom[]>();
+  for (const sbom of sboms) {
+    if (sbom.scan.scannedAt === null) continue;
+    const held = scannedOf.get(sbom.releaseId);
+    if (held) held.push(sbom);
+    else scannedOf.set(sbom.releaseId, [sbom]);
+  }
+  return releases.flatMap((release) => {
+    const counts = countsOf.get(release.productId);
+    const scanned = scannedOf.get(release.id);
+    // Releases of products being deleted have no counts and are left out.
+    if (!counts || !scanned || !isWatched(release)) return [];
+    return [{ counts, releaseId: release.id, sboms: scanned.sort((a, b) => a.createdAt.localeCompare(b.createdAt)) }];
+  });
+}
+
 async function currentCounts(teamId: string, now: Date) {
-  const [settings, products, releases] = await Promise.all([
+  const [settings, products, releases, sboms] = await Promise.all([
     TeamSettingsService.get(teamId),
-    productStore.listAll(teamId),
+    productStore.listNames(teamId),
     releaseStore.listAllOfTeam(teamId),
+    sbomStore.listAllOfTeam(teamId),
+    // Batches of decisions still applying are finished first, as before any read of a release's decisions.
+    DispositionBatches.settleTeam(teamId),
   ]);
   const visible = shownTo(settings);
   const nowIso = now.toISOString();
@@ -111,14 +143,22 @@ async function currentCounts(teamId: string, now: Date) {
     kev: 0,
   }));
   const countsOf = new Map(perProduct.map((counts) => [counts.productId, counts]));
-  // One query for the team's releases; those of products being deleted have no counts and are left out.
-  const watched = releases.flatMap((release) => {
-    const counts = countsOf.get(release.productId);
-    return counts && isWatched(release) ? [{ counts, releaseId: release.id }] : [];
-  });
+  const counted = countedReleases(releases, sboms, countsOf);
+  // Their items in batched reads, strongly consistent: the version under which each release's decisions are cached.
+  const releaseItems = new Map(
+    (await batchGet(counted.map(({ counts, releaseId }) => keys.release(teamId, counts.productId, releaseId)))).map(
+      (item) => [String(item.id), item],
+    ),
+  );
   // Each release's rows are counted as they arrive: the sums do not depend on the order.
-  await inParallel(watched, READ_CONCURRENCY, async ({ counts, releaseId }) => {
-    for (const { finding, decision } of await openRowsOfRelease(teamId, counts.productId, releaseId, visible)) {
+  await inParallel(counted, READ_CONCURRENCY, async (release) => {
+    const { counts } = release;
+    for (const { finding, decision } of await openRowsOfRelease(
+      teamId,
+      release,
+      releaseItems.get(release.releaseId),
+      visible,
+    )) {
       const isKev = finding.kev !== null;
       openTotal += 1;
       open[severityField(finding.severity)] += 1;

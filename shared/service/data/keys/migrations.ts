@@ -21,4 +21,6 @@ export const migrationKeys = {
   apiKeyExpiryIndexMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `APIKEY_EXPIRY_INDEX#${version}` }),
   /** Marks the indexing of releases made before the team's release index done (shared/service/releases/release-index-migration.ts). */
   releaseIndexMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `RELEASE_INDEX#${version}` }),
+  /** Marks the indexing of SBOMs stored before the team's SBOM index done (shared/service/sboms/sbom-index-migration.ts). */
+  sbomIndexMigration: (version: number): Key => ({ pk: 'MIGRATION', sk: `SBOM_INDEX#${version}` }),
 } as const;

@@ -35,6 +35,15 @@ export const sbomKeys = {
     pk: productPk(teamId, productId),
     skPrefix: `${releasePrefix(releaseId)}FINDING#${sbomId ? `${sbomId}#` : ''}`,
   }),
+  /**
+   * The team's index of SBOMs (gsi2, on the SBOM item itself): the dashboard reads every SBOM of the team in one
+   * query instead of one per release. The sort key groups them by product and release.
+   */
+  sbomOfTeam: (teamId: string, productId: string, releaseId: string, sbomId: string) => ({
+    gsi2pk: `${teamPk(teamId)}#SBOMS`,
+    gsi2sk: `${productId}#${releaseId}#${sbomId}`,
+  }),
+  sbomsOfTeamPartition: (teamId: string) => ({ gsi2pk: `${teamPk(teamId)}#SBOMS` }),
   sbomUpload: (teamId: string, uploadId: string): Key => ({ pk: teamPk(teamId), sk: `SBOM_UPLOAD#${uploadId}` }),
   /**
    * Recovery indexes on gsi1 (sparse: only items with something left to do carry them), each sorted
