@@ -58,7 +58,9 @@ const MAX_CACHED_TEAMS = 100;
 interface DataClients {
   credentials: CredentialsProvider | undefined;
   dynamo?: DynamoDBDocumentClient;
-  /** The client the document client wraps (same middleware stack): for items the caller marshalls itself. */
+  /** The client the document client wraps (its destroy() does not destroy it). */
+  dynamoUnderDocuments?: DynamoDBClient;
+  /** The client of table-client.ts, which marshalls its items itself. */
   dynamoItems?: DynamoDBClient;
   s3?: S3Client;
 }
@@ -103,10 +105,12 @@ export function useDynamoTransport(transport: DynamoTransport | undefined): void
 export const DYNAMO_MARSHALL_OPTIONS = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
 export const DYNAMO_UNMARSHALL_OPTIONS = { wrapNumbers: false } as const;
 
-function buildDynamo(credentials: CredentialsProvider | undefined): {
-  documents: DynamoDBDocumentClient;
-  items: DynamoDBClient;
-} {
+/**
+ * A DynamoDB client. `cacheMiddleware` resolves its middleware stack once per command class: not for the client
+ * under the document client, whose commands answer the first command's input from a cached stack
+ * (aws/aws-sdk-js-v3#7801).
+ */
+function lowLevelDynamo(credentials: CredentialsProvider | undefined, cacheMiddleware: boolean): DynamoDBClient {
   const { region, dynamoEndpoint } = config();
   const client = withoutSdkLogging(
     new DynamoDBClient({
@@ -116,19 +120,26 @@ function buildDynamo(credentials: CredentialsProvider | undefined): {
       // The signer's HMACs with keys made once (aws-sha256.ts): making one per HMAC was ~5 % of an import's own CPU.
       sha256: NodeSha256,
       ...(dynamoTransport ?? {}),
+      cacheMiddleware,
     }),
   );
   // A call handed to an engine in this process has no user agent to tell: its header cost ~2 % of the API thread.
   if (dynamoTransport) client.middlewareStack.remove('getUserAgentMiddleware');
-  // The document client shares this middleware stack, so its commands are recorded and guarded too.
   recordAwsCalls(client, 'dynamodb');
   guardTeamKeys(client, 'dynamodb');
+  return client;
+}
+
+function buildDynamo(
+  credentials: CredentialsProvider | undefined,
+): Required<Pick<DataClients, 'dynamo' | 'dynamoUnderDocuments' | 'dynamoItems'>> {
+  const dynamoUnderDocuments = lowLevelDynamo(credentials, false);
   // Copies: the document client adds its own defaults to the objects it is given.
-  const documents = DynamoDBDocumentClient.from(client, {
+  const documents = DynamoDBDocumentClient.from(dynamoUnderDocuments, {
     marshallOptions: { ...DYNAMO_MARSHALL_OPTIONS },
     unmarshallOptions: { ...DYNAMO_UNMARSHALL_OPTIONS },
   });
-  return { documents, items: client };
+  return { dynamo: documents, dynamoUnderDocuments, dynamoItems: lowLevelDynamo(credentials, true) };
 }
 
 function buildS3(credentials: CredentialsProvider | undefined, Client: typeof S3Client): S3Client {
@@ -198,7 +209,8 @@ function tenantDataClients(roleArn: string, teamId: string): DataClients {
     if (oldest !== undefined) {
       const evicted = tenantClients.get(oldest);
       tenantClients.delete(oldest);
-      // The document client's destroy() does nothing (it wraps a client it was given): destroy the client itself.
+      // The document client's destroy() does nothing (it wraps a client it was given): destroy the clients themselves.
+      evicted?.dynamoUnderDocuments?.destroy();
       evicted?.dynamoItems?.destroy();
       evicted?.s3?.destroy();
     }
@@ -217,12 +229,10 @@ function dataClients(): DataClients {
 
 function dynamoClients(): Required<Pick<DataClients, 'dynamo' | 'dynamoItems'>> {
   const clients = dataClients();
-  if (!clients.dynamo || !clients.dynamoItems) {
-    const built = buildDynamo(clients.credentials);
-    clients.dynamo = built.documents;
-    clients.dynamoItems = built.items;
-  }
-  return { dynamo: clients.dynamo, dynamoItems: clients.dynamoItems };
+  if (clients.dynamo && clients.dynamoItems) return { dynamo: clients.dynamo, dynamoItems: clients.dynamoItems };
+  const built = buildDynamo(clients.credentials);
+  Object.assign(clients, built);
+  return built;
 }
 
 export function dynamo(): DynamoDBDocumentClient {
@@ -230,9 +240,12 @@ export function dynamo(): DynamoDBDocumentClient {
 }
 
 /**
- * The low-level client under `dynamo()` (same config and middleware, so recorded and guarded alike), for
- * bulk calls whose items are marshalled once by the caller: the document client walks every input and
- * output again around its own marshalling.
+ * The low-level client every call of shared/service/data/table-client.ts goes through, its items marshalled once
+ * there (the document client walks every input and output again around its own marshalling). Its middleware
+ * stack is resolved once per command class (`cacheMiddleware`), not on every call: with the document client's
+ * walks, that was about a sixth of the server's CPU for a simple read (docs/architecture/performance.md "The SDK's
+ * cost per DynamoDB call").
+ * Its middleware never changes after it is built (recorded and guarded as `dynamo()`'s).
  */
 export function dynamoItems(): DynamoDBClient {
   return dynamoClients().dynamoItems;
@@ -300,7 +313,8 @@ export function tableName(): string {
 /** Closes keep-alive sockets (tests and CLI runs end cleanly). */
 export function destroyClients(): void {
   for (const clients of [executionClients, ...tenantClients.values()]) {
-    clients?.dynamo?.destroy();
+    clients?.dynamoUnderDocuments?.destroy();
+    clients?.dynamoItems?.destroy();
     clients?.s3?.destroy();
   }
   for (const client of [sqsClient, secretsClient, kmsClient, stsClient]) client?.destroy();

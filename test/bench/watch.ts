@@ -17,7 +17,7 @@ import { zipSync, strToU8 } from 'fflate';
 import { startServerProcess } from '../support/server-process';
 import { findRunningEngines } from '../../shared/local/engines';
 import { applyLocalEnvironment } from '../../shared/local/local-environment';
-import { dynamo, s3ClientOf } from '../../shared/service/aws-clients';
+import { dynamo, dynamoItems, s3ClientOf } from '../../shared/service/aws-clients';
 import { benchApi } from './scan';
 import { ms } from './stats';
 import { syntheticSbom } from './synthetic-corpus';
@@ -70,15 +70,22 @@ function countDynamo(command: string, input: Values, output: Values): void {
   }
 }
 
+/** Counts what a DynamoDB call read and wrote once it is answered. */
+function counting<A extends { input: object }, R extends { output: object }>(
+  next: (args: A) => Promise<R>,
+  context: { commandName?: string },
+) {
+  return async (args: A): Promise<R> => {
+    const result = await next(args);
+    countDynamo(String(context.commandName), asRecord(args.input), asRecord(result.output));
+    return result;
+  };
+}
+
+/** Before the clients' first calls: table-client's resolves its middleware stack once per command (aws-clients.ts). */
 function instrument(): void {
-  dynamo().middlewareStack.add(
-    (next, context) => async (args) => {
-      const result = await next(args);
-      countDynamo(String(context.commandName), asRecord(args.input), asRecord(result.output));
-      return result;
-    },
-    { step: 'initialize', name: 'watchBenchCounter' },
-  );
+  dynamo().middlewareStack.add(counting, { step: 'initialize', name: 'watchBenchCounter' });
+  dynamoItems().middlewareStack.add(counting, { step: 'initialize', name: 'watchBenchCounter' });
 }
 
 async function instrumentS3(): Promise<void> {

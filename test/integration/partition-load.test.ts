@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomInt, randomUUID } from 'node:crypto';
-import { dynamo } from '../../shared/service/aws-clients';
+import { destroyClients, dynamoItems } from '../../shared/service/aws-clients';
 import { recordAudit, type AuditEvent } from '../../shared/service/audit/audit-log';
 import { importAdvisories } from '../../shared/service/corpus/import';
 import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
@@ -72,15 +72,16 @@ function writesOf(command: string, input: Values): string[] {
 }
 
 const COUNTER = 'partitionWriteCounter';
-const client = dynamo() as unknown as {
-  middlewareStack: {
-    add(middleware: unknown, options: { step: 'initialize'; name: string }): void;
-    remove(name: string): boolean;
-  };
-};
 
-/** Counts writes per partition key until `stopCounting`. */
+/**
+ * Counts writes per partition key for the rest of the test. The counter goes on a new client before its first call:
+ * the client resolves its middleware stack once per command, at its first call of it (aws-clients.ts `dynamoItems`).
+ */
 function countWrites(): Map<string, number> {
+  destroyClients();
+  const client = dynamoItems() as unknown as {
+    middlewareStack: { add(middleware: unknown, options: { step: 'initialize'; name: string }): void };
+  };
   const counts = new Map<string, number>();
   type Next = (args: { input: Values }) => Promise<unknown>;
   client.middlewareStack.add(
@@ -95,7 +96,8 @@ function countWrites(): Map<string, number> {
 }
 
 afterEach(() => {
-  client.middlewareStack.remove(COUNTER);
+  // The next call builds a client without the counter.
+  destroyClients();
 });
 
 /** The partitions above `bound`, with their counts (an empty object when none is). */

@@ -4,7 +4,7 @@
  * document) for a logger nobody reads, so the clients are built without it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { destroyClients, dynamo, secretsManager, sqs } from '../../shared/service/aws-clients';
+import { destroyClients, dynamo, dynamoItems, secretsManager, sqs } from '../../shared/service/aws-clients';
 import { s3Client } from '../../shared/service/aws-s3';
 
 beforeAll(() => {
@@ -26,6 +26,7 @@ describe('SDK clients', () => {
   it('carry no SDK logger middleware, and keep the call recorder', async () => {
     const stacks = {
       dynamodb: dynamo().middlewareStack.identify(),
+      'dynamodb items': dynamoItems().middlewareStack.identify(),
       s3: (await s3Client()).middlewareStack.identify(),
       sqs: (await sqs()).client.middlewareStack.identify(),
       secretsmanager: (await secretsManager()).client.middlewareStack.identify(),
@@ -42,5 +43,14 @@ describe('SDK clients', () => {
         retry: true,
       });
     }
+  });
+
+  it("resolve table-client's middleware once per command, and not the document client's", () => {
+    // The document client's commands answer the first command's input from a cached stack (aws/aws-sdk-js-v3#7801).
+    expect(dynamoItems().config.cacheMiddleware).toBe(true);
+    expect(dynamo().config.cacheMiddleware).not.toBe(true);
+    expect(dynamoItems().middlewareStack.identify()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^vexdeskTenantGuard/)]),
+    );
   });
 });

@@ -1,32 +1,67 @@
 /**
- * Thin helpers over the DynamoDB document client: consistent reads, prefix
- * queries, transactions with readable cancellation reasons, batched writes.
- * Data modules compose these; nothing here knows an entity.
+ * Thin helpers over DynamoDB: consistent reads, prefix queries, transactions with readable cancellation
+ * reasons, batched writes. Data modules compose these; nothing here knows an entity. Items are plain objects
+ * here and attribute values on the wire: every call marshalls its items and keys once (util-dynamodb, the
+ * document client's options) and goes through the low-level client, whose middleware stack is resolved once per
+ * command (aws-clients.ts `dynamoItems`).
  */
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactGetItemsCommand,
+  TransactWriteItemsCommand,
   TransactionCanceledException,
+  UpdateItemCommand,
   type AttributeValue,
+  type QueryCommandInput,
+  type TransactWriteItem,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactGetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type QueryCommandInput,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { DYNAMO_MARSHALL_OPTIONS, DYNAMO_UNMARSHALL_OPTIONS, dynamo, dynamoItems, tableName } from '../aws-clients';
+import { DYNAMO_MARSHALL_OPTIONS, DYNAMO_UNMARSHALL_OPTIONS, dynamoItems, tableName } from '../aws-clients';
 import { inParallel } from '../concurrency';
 import type { Key } from './keys';
 
 export type Item = Record<string, unknown>;
+/** A transaction item as the callers build it (`tx`): items, keys and values as plain objects. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** An item, a key or a map of expression values as attribute values, marshalled as the document client would. */
+function toAttributes(item: Item): Record<string, AttributeValue> {
+  return marshall(item, DYNAMO_MARSHALL_OPTIONS);
+}
+
+function fromAttributes<T extends Item = Item>(item: Record<string, AttributeValue> | undefined): T | undefined {
+  return item ? (unmarshall(item, DYNAMO_UNMARSHALL_OPTIONS) as T) : undefined;
+}
+
+const valuesOf = (values: Item | undefined) => (values ? { ExpressionAttributeValues: toAttributes(values) } : {});
+
+/** A transaction item as DynamoDB takes it: its item, key and expression values marshalled. */
+function toTransactWriteItem({ Put, Update, Delete, ConditionCheck }: TransactItem): TransactWriteItem {
+  if (Put) return { Put: { ...Put, Item: toAttributes(Put.Item ?? {}), ...valuesOf(Put.ExpressionAttributeValues) } };
+  if (Update)
+    return {
+      Update: { ...Update, Key: toAttributes(Update.Key ?? {}), ...valuesOf(Update.ExpressionAttributeValues) },
+    };
+  if (Delete)
+    return {
+      Delete: { ...Delete, Key: toAttributes(Delete.Key ?? {}), ...valuesOf(Delete.ExpressionAttributeValues) },
+    };
+  if (ConditionCheck)
+    return {
+      ConditionCheck: {
+        ...ConditionCheck,
+        Key: toAttributes(ConditionCheck.Key ?? {}),
+        ...valuesOf(ConditionCheck.ExpressionAttributeValues),
+      },
+    };
+  throw new Error('a transaction item must be a Put, Update, Delete or ConditionCheck');
+}
 
 /** Whole items this process has just written: the items it put, and an update's item as it left it. */
 export type WriteObserver = (items: readonly Item[]) => void;
@@ -47,17 +82,21 @@ function written(items: readonly Item[]): void {
 }
 
 export async function getItem<T extends Item>(key: Key): Promise<T | undefined> {
-  const result = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  return result.Item as T | undefined;
+  const result = await dynamoItems().send(
+    new GetItemCommand({ TableName: tableName(), Key: toAttributes(key), ConsistentRead: true }),
+  );
+  return fromAttributes<T>(result.Item);
 }
 
 /** Consistent multi-item read (up to 100 keys); missing items come back as undefined, in order. */
 export async function getItems<T extends Item>(itemKeys: Key[]): Promise<(T | undefined)[]> {
   if (itemKeys.length === 0) return [];
-  const result = await dynamo().send(
-    new TransactGetCommand({ TransactItems: itemKeys.map((key) => ({ Get: { TableName: tableName(), Key: key } })) }),
+  const result = await dynamoItems().send(
+    new TransactGetItemsCommand({
+      TransactItems: itemKeys.map((key) => ({ Get: { TableName: tableName(), Key: toAttributes(key) } })),
+    }),
   );
-  return (result.Responses ?? []).map((response) => response.Item as T | undefined);
+  return (result.Responses ?? []).map((response) => fromAttributes<T>(response.Item));
 }
 
 export interface PrefixQuery {
@@ -100,13 +139,14 @@ export async function* queryPages<T extends Item>(query: PrefixQuery): AsyncGene
       })
       .join(', ');
   }
-  let startKey: Record<string, unknown> | undefined;
+  const attributeValues = toAttributes(values);
+  let startKey: Record<string, AttributeValue> | undefined;
   do {
     const input: QueryCommandInput = {
       TableName: tableName(),
       KeyConditionExpression: keyCondition,
       ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ExpressionAttributeValues: attributeValues,
       ...(query.indexName ? { IndexName: query.indexName } : { ConsistentRead: true }),
       ...(projection ? { ProjectionExpression: projection } : {}),
       ...(query.filter ? { FilterExpression: query.filter.expression } : {}),
@@ -114,8 +154,8 @@ export async function* queryPages<T extends Item>(query: PrefixQuery): AsyncGene
       ...(query.pageSize ? { Limit: query.pageSize } : {}),
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
     };
-    const page = await dynamo().send(new QueryCommand(input));
-    yield (page.Items ?? []) as T[];
+    const page = await dynamoItems().send(new QueryCommand(input));
+    yield (page.Items ?? []).map((item) => unmarshall(item, DYNAMO_UNMARSHALL_OPTIONS) as T);
     startKey = page.LastEvaluatedKey;
   } while (startKey);
 }
@@ -141,7 +181,7 @@ export class TransactionFailedError extends Error {
 
 export async function transactWrite(items: TransactItem[]): Promise<void> {
   try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+    await dynamoItems().send(new TransactWriteItemsCommand({ TransactItems: items.map(toTransactWriteItem) }));
     if (writeObservers.size > 0) written(items.flatMap((item) => (item.Put?.Item ? [item.Put.Item] : [])));
   } catch (error) {
     if (error instanceof TransactionCanceledException) {
@@ -164,13 +204,13 @@ export async function putItem(
   values?: Record<string, unknown>,
 ): Promise<boolean> {
   try {
-    await dynamo().send(
-      new PutCommand({
+    await dynamoItems().send(
+      new PutItemCommand({
         TableName: tableName(),
-        Item: item,
+        Item: toAttributes(item),
         ...(condition ? { ConditionExpression: condition } : {}),
         ...(names && Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-        ...(values && Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        ...(values && Object.keys(values).length > 0 ? { ExpressionAttributeValues: toAttributes(values) } : {}),
       }),
     );
     written([item]);
@@ -190,19 +230,20 @@ export async function updateItem(
   condition?: string,
 ): Promise<Item | undefined> {
   try {
-    const result = await dynamo().send(
-      new UpdateCommand({
+    const result = await dynamoItems().send(
+      new UpdateItemCommand({
         TableName: tableName(),
-        Key: key,
+        Key: toAttributes(key),
         UpdateExpression: update,
         ...(names && Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-        ...(values && Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        ...(values && Object.keys(values).length > 0 ? { ExpressionAttributeValues: toAttributes(values) } : {}),
         ...(condition ? { ConditionExpression: condition } : {}),
         ReturnValues: 'ALL_NEW',
       }),
     );
-    if (result.Attributes) written([result.Attributes]);
-    return result.Attributes;
+    const attributes = fromAttributes(result.Attributes);
+    if (attributes) written([attributes]);
+    return attributes;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
@@ -269,9 +310,6 @@ export const tx = {
 };
 
 const BATCH_LIMIT = 25;
-
-/** An item (or key) as attribute values, marshalled as the document client would. */
-const toAttributes = (item: Item): Record<string, AttributeValue> => marshall(item, DYNAMO_MARSHALL_OPTIONS);
 
 /**
  * Writes puts and deletes in batches of 25, a few batches in flight, retrying
