@@ -130,16 +130,14 @@ function lowLevelDynamo(credentials: CredentialsProvider | undefined, cacheMiddl
   return client;
 }
 
-function buildDynamo(
-  credentials: CredentialsProvider | undefined,
-): Required<Pick<DataClients, 'dynamo' | 'dynamoUnderDocuments' | 'dynamoItems'>> {
-  const dynamoUnderDocuments = lowLevelDynamo(credentials, false);
+/** The document client, for the few callers that send its commands (table scans of the migrations, tests). */
+function buildDocuments(clients: DataClients): DynamoDBDocumentClient {
+  clients.dynamoUnderDocuments = lowLevelDynamo(clients.credentials, false);
   // Copies: the document client adds its own defaults to the objects it is given.
-  const documents = DynamoDBDocumentClient.from(dynamoUnderDocuments, {
+  return DynamoDBDocumentClient.from(clients.dynamoUnderDocuments, {
     marshallOptions: { ...DYNAMO_MARSHALL_OPTIONS },
     unmarshallOptions: { ...DYNAMO_UNMARSHALL_OPTIONS },
   });
-  return { dynamo: documents, dynamoUnderDocuments, dynamoItems: lowLevelDynamo(credentials, true) };
 }
 
 function buildS3(credentials: CredentialsProvider | undefined, Client: typeof S3Client): S3Client {
@@ -227,16 +225,10 @@ function dataClients(): DataClients {
   return executionClients;
 }
 
-function dynamoClients(): Required<Pick<DataClients, 'dynamo' | 'dynamoItems'>> {
-  const clients = dataClients();
-  if (clients.dynamo && clients.dynamoItems) return { dynamo: clients.dynamo, dynamoItems: clients.dynamoItems };
-  const built = buildDynamo(clients.credentials);
-  Object.assign(clients, built);
-  return built;
-}
-
 export function dynamo(): DynamoDBDocumentClient {
-  return dynamoClients().dynamo;
+  const clients = dataClients();
+  clients.dynamo ??= buildDocuments(clients);
+  return clients.dynamo;
 }
 
 /**
@@ -248,7 +240,9 @@ export function dynamo(): DynamoDBDocumentClient {
  * Its middleware never changes after it is built (recorded and guarded as `dynamo()`'s).
  */
 export function dynamoItems(): DynamoDBClient {
-  return dynamoClients().dynamoItems;
+  const clients = dataClients();
+  clients.dynamoItems ??= lowLevelDynamo(clients.credentials, true);
+  return clients.dynamoItems;
 }
 
 /**
