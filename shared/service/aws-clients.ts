@@ -235,7 +235,7 @@ export function dynamo(): DynamoDBDocumentClient {
  * The low-level client every call of shared/service/data/table-client.ts goes through, its items marshalled once
  * there (the document client walks every input and output again around its own marshalling). Its middleware
  * stack is resolved once per command class (`cacheMiddleware`), not on every call: with the document client's
- * walks, that was about a sixth of the server's CPU for a simple read (docs/architecture/performance.md "The SDK's
+ * walks, that was about an eighth of the server's CPU for a simple read (docs/architecture/performance.md "The SDK's
  * cost per DynamoDB call").
  * Its middleware never changes after it is built (recorded and guarded as `dynamo()`'s).
  */
