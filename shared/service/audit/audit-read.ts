@@ -9,8 +9,8 @@
  * stops early (the export at row 10,001) ends every shard's Query.
  */
 import { keys } from '../data/keys';
-import { tableDefinition, type GlobalIndexName } from '../data/table-definition';
-import { queryPages, type Item, type PrefixQuery } from '../data/table-client';
+import { tableDefinition } from '../data/table-definition';
+import { onIndex, queryPages, type Item, type PrefixQuery } from '../data/table-client';
 
 export interface AuditFilter {
   entityType?: string | undefined;
@@ -37,12 +37,6 @@ function sortKeyBound(value: string, edge: 'start' | 'end'): string {
   const subMillisecond = /\.\d{3}(\d*)/.exec(value)?.[1] ?? '';
   const roundUp = edge === 'start' && /[1-9]/.test(subMillisecond);
   return new Date(millis + (roundUp ? 1 : 0)).toISOString();
-}
-
-function onIndex(indexName: GlobalIndexName, pk: string): PrefixQuery {
-  const index = tableDefinition.globalIndexes.find((candidate) => candidate.indexName === indexName);
-  if (!index) throw new Error(`Unknown index ${indexName}`);
-  return { pk, indexName, pkAttribute: index.partitionKey, skAttribute: index.sortKey };
 }
 
 /** The Queries a read runs, one per shard, all on the same table or index; exported so tests can show which key serves each filter. */

@@ -17,51 +17,22 @@ import {
   UpdateItemCommand,
   type AttributeValue,
   type QueryCommandInput,
-  type TransactWriteItem,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { DYNAMO_MARSHALL_OPTIONS, DYNAMO_UNMARSHALL_OPTIONS, dynamoItems, tableName } from '../aws-clients';
+import { dynamoItems, tableName } from '../aws-clients';
+import {
+  fromAttributes,
+  toAttributes,
+  toItem,
+  toTransactWriteItem,
+  type Item,
+  type TransactItem,
+} from './attribute-values';
 import { inParallel } from '../concurrency';
 import type { Key } from './keys';
+import { tableDefinition, type GlobalIndexName } from './table-definition';
 
-export type Item = Record<string, unknown>;
-/** A transaction item as the callers build it (`tx`): items, keys and values as plain objects. */
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-/** An item, a key or a map of expression values as attribute values, marshalled as the document client would. */
-function toAttributes(item: Item): Record<string, AttributeValue> {
-  return marshall(item, DYNAMO_MARSHALL_OPTIONS);
-}
-
-function fromAttributes<T extends Item = Item>(item: Record<string, AttributeValue> | undefined): T | undefined {
-  return item ? (unmarshall(item, DYNAMO_UNMARSHALL_OPTIONS) as T) : undefined;
-}
-
-const valuesOf = (values: Item | undefined) => (values ? { ExpressionAttributeValues: toAttributes(values) } : {});
-
-/** A transaction item as DynamoDB takes it: its item, key and expression values marshalled. */
-function toTransactWriteItem({ Put, Update, Delete, ConditionCheck }: TransactItem): TransactWriteItem {
-  if (Put) return { Put: { ...Put, Item: toAttributes(Put.Item ?? {}), ...valuesOf(Put.ExpressionAttributeValues) } };
-  if (Update)
-    return {
-      Update: { ...Update, Key: toAttributes(Update.Key ?? {}), ...valuesOf(Update.ExpressionAttributeValues) },
-    };
-  if (Delete)
-    return {
-      Delete: { ...Delete, Key: toAttributes(Delete.Key ?? {}), ...valuesOf(Delete.ExpressionAttributeValues) },
-    };
-  if (ConditionCheck)
-    return {
-      ConditionCheck: {
-        ...ConditionCheck,
-        Key: toAttributes(ConditionCheck.Key ?? {}),
-        ...valuesOf(ConditionCheck.ExpressionAttributeValues),
-      },
-    };
-  throw new Error('a transaction item must be a Put, Update, Delete or ConditionCheck');
-}
+export type { Item, TransactItem } from './attribute-values';
 
 /** Whole items this process has just written: the items it put, and an update's item as it left it. */
 export type WriteObserver = (items: readonly Item[]) => void;
@@ -113,6 +84,13 @@ export interface PrefixQuery {
   pageSize?: number;
 }
 
+/** The query of one partition of a global index (the index's key attributes by its name). */
+export function onIndex(indexName: GlobalIndexName, pk: string): PrefixQuery {
+  const index = tableDefinition.globalIndexes.find((candidate) => candidate.indexName === indexName);
+  if (!index) throw new Error(`Unknown index ${indexName}`);
+  return { pk, indexName, pkAttribute: index.partitionKey, skAttribute: index.sortKey };
+}
+
 /** Pages through every item of a key range; callers stream instead of loading huge results at once. */
 export async function* queryPages<T extends Item>(query: PrefixQuery): AsyncGenerator<T[]> {
   const pkName = query.pkAttribute ?? 'pk';
@@ -155,7 +133,7 @@ export async function* queryPages<T extends Item>(query: PrefixQuery): AsyncGene
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
     };
     const page = await dynamoItems().send(new QueryCommand(input));
-    yield (page.Items ?? []).map((item) => unmarshall(item, DYNAMO_UNMARSHALL_OPTIONS) as T);
+    yield (page.Items ?? []).map((item) => toItem<T>(item));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
 }
@@ -408,8 +386,7 @@ export async function batchGet<T extends Item>(
           },
         }),
       );
-      for (const item of response.Responses?.[tableName()] ?? [])
-        results.push(unmarshall(item, DYNAMO_UNMARSHALL_OPTIONS) as T);
+      for (const item of response.Responses?.[tableName()] ?? []) results.push(toItem<T>(item));
       pending = response.UnprocessedKeys?.[tableName()]?.Keys ?? [];
     }
   });

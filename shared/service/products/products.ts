@@ -21,18 +21,13 @@ import { auditPut, diffChanges } from '../audit/audit-log';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Actor } from '../identity/actor';
 import type { CreateProductInput, ProductListQuery, UpdateProductInput } from '../schemas/products';
+import { listVersion, PRODUCT_FIELDS, productItem, productStore, searchPage, type Product } from './product-store';
 import {
-  listVersion,
-  PRODUCT_FIELDS,
   productCountChange,
-  productItem,
   productListEntryItem,
   productListEntryUpdate,
   productListVersionBump,
-  productStore,
-  searchPage,
-  type Product,
-} from './product-store';
+} from './product-list-entries';
 import { productListCache, type ListPage } from './product-list-cache';
 
 /** Names the product holding the slug (`details[0]`: `{ path: "existing_id", message: <product id> }`), for CI's find-or-create. */

@@ -1,8 +1,7 @@
 /** Release items: conversion, resolution by id, and the lock the VEX workflow sets. */
 import type { ReleaseView } from '../schemas/releases';
 import { keys } from '../data/keys';
-import { tableDefinition } from '../data/table-definition';
-import { getItem, getItems, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
+import { getItem, getItems, onIndex, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
 import { resolvePointer, type PointerEntity } from '../data/id-pointers';
 import { toProduct, type Product } from '../products/product-store';
 
@@ -49,8 +48,6 @@ export function toRelease(item: Item): Release {
     lockedAt: (item.lockedAt as string | undefined) ?? null,
   };
 }
-
-const GSI1 = tableDefinition.globalIndexes[0];
 
 export function releaseItem(release: Release): Item {
   const { lockedBy: _lockedBy, lockedAt: _lockedAt, ...fields } = release;
@@ -141,12 +138,7 @@ export const releaseStore = {
    * release made a moment ago may be missing). Products being deleted are the caller's to leave out.
    */
   async listAllOfTeam(teamId: string): Promise<Release[]> {
-    const items = await queryAll({
-      pk: keys.releasesOfTeamPartition(teamId).gsi1pk,
-      indexName: GSI1.indexName,
-      pkAttribute: GSI1.partitionKey,
-      skAttribute: GSI1.sortKey,
-    });
+    const items = await queryAll(onIndex('gsi1', keys.releasesOfTeamPartition(teamId).gsi1pk));
     return items.filter((item) => !item.deletingAt).map(toRelease);
   },
 

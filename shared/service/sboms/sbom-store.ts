@@ -6,8 +6,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { getObject, putObject } from '../aws-s3';
 import { config } from '../config';
 import { keys, type Key } from '../data/keys';
-import { getItem, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
-import { tableDefinition } from '../data/table-definition';
+import { getItem, onIndex, queryAll, tx, type Item, type TransactItem } from '../data/table-client';
 import type { Product } from '../products/product-store';
 import { resolveUnderRelease, type Release } from '../releases/release-store';
 import { sbomMediaType } from '../sbom/media-type';
@@ -173,8 +172,6 @@ export interface ResolvedSbom {
   product: Product;
 }
 
-const GSI2 = tableDefinition.globalIndexes[1];
-
 export const sbomStore = {
   async resolve(teamId: string, sbomId: string): Promise<ResolvedSbom | undefined> {
     const resolved = await resolveUnderRelease(teamId, sbomId, 'sbom');
@@ -209,13 +206,7 @@ export const sbomStore = {
    * dashboard reads beside it). SBOMs stored before the index are in it once `table migrate` ran.
    */
   async listAllOfTeam(teamId: string): Promise<Sbom[]> {
-    const items = await queryAll({
-      pk: keys.sbomsOfTeamPartition(teamId).gsi2pk,
-      indexName: GSI2.indexName,
-      pkAttribute: GSI2.partitionKey,
-      skAttribute: GSI2.sortKey,
-    });
-    return items.map(toSbom);
+    return (await queryAll(onIndex('gsi2', keys.sbomsOfTeamPartition(teamId).gsi2pk))).map(toSbom);
   },
 
   async exists(key: Key): Promise<boolean> {
