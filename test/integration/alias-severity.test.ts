@@ -120,6 +120,11 @@ describe('severity from aliased records', () => {
     const moduleA = `example.com/alias-a-${suffix}`;
     const goA = goVulndbRecord(`GO-2099-${digits}1`, moduleA, [`CVE-2099-${digits}1`]);
     expect((await importCorpusFiles([writeDir([goA])])).imported[0]).toMatchObject({ written: 1 });
+    // GO-A's import left a journal item naming its package. Applied before any SBOM holds that package, it
+    // re-evaluates nothing: the server's watch poll, which applies the same items every 5 s, has nothing left
+    // that leads to sbomA. (Applied after the upload, a poll in flight could re-evaluate sbomA once the GHSA
+    // record below had arrived, borrowing its score before the check that stored findings keep theirs.)
+    await applyCorpusChanges();
     const sbomA = await uploadAndScan(
       api,
       cycloneDxSbom([{ name: moduleA, version: 'v1.2.0', purl: `pkg:golang/${moduleA}@v1.2.0` }]),
@@ -133,9 +138,6 @@ describe('severity from aliased records', () => {
       cvss_v3_score: null,
     });
 
-    // GO-A's import left a journal item naming its package, which sbomA now holds: applied now, so that the
-    // server's poll cannot re-evaluate sbomA after the GHSA record arrives (a re-evaluation borrows its score too).
-    await applyCorpusChanges();
     const ghsaA = ghsaRecord(`GHSA-${suffix.slice(0, 4)}-${suffix.slice(4)}-aaaa`, [goA.id]);
     expect((await importCorpusFiles([writeDir([ghsaA])])).imported[0]).toMatchObject({ written: 1 });
     // Stored findings keep their severity until their next scan.
