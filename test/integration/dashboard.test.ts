@@ -8,12 +8,13 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { importAdvisories, importKev } from '../../shared/service/corpus/import';
 import { parseOsvAdvisory } from '../../shared/service/corpus/parse/osv';
 import { keys } from '../../shared/service/data/keys';
-import { batchWrite, updateItem } from '../../shared/service/data/table-client';
+import { batchWrite, getItem, updateItem } from '../../shared/service/data/table-client';
 import { migrateReleaseIndex } from '../../shared/service/releases/release-index-migration';
 import { migrateSbomIndex } from '../../shared/service/sboms/sbom-index-migration';
 import { runAsTeam } from '../../shared/service/request-context';
 import { dashboardResponse } from '../../shared/service/schemas/portfolio';
 import { Dashboard } from '../../shared/service/watch/dashboard';
+import { applyCorpusChanges } from '../../shared/service/watch/watch';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
 
@@ -28,9 +29,9 @@ const LIBS = [
 ] as const;
 const [critical, high, low] = LIBS;
 
-async function importCorpus(): Promise<void> {
+async function importCorpus(libs: readonly (typeof LIBS)[number][] = LIBS): Promise<void> {
   await importAdvisories(
-    LIBS.map((lib) => ({
+    libs.map((lib) => ({
       source: 'dashboard-test',
       advisory: parseOsvAdvisory({
         id: `GHSA-dash-${suffix}-${lib.cve.slice(-4)}`,
@@ -48,6 +49,7 @@ async function importCorpus(): Promise<void> {
       }),
     })),
   );
+  if (libs !== LIBS) return;
   await importKev({
     catalogVersion: `dashboard-${suffix}`,
     dateReleased: new Date().toISOString(),
@@ -215,5 +217,40 @@ describe("the team's index of releases", () => {
     const { data } = (await own.api.get('/api/dashboard')).body;
     expect(data.open).toMatchObject({ total: 2, critical: 1, low: 1 });
     expect(data.top_products).toEqual([{ product_id: productId, name: 'Older SBOM', open: 2, critical: 1, kev: 1 }]);
+  });
+});
+
+describe('the trend without dashboard reads', () => {
+  it("stores today's counts of a team whose findings a corpus change changed, once the watch applied it", async () => {
+    const own = await createTeamWithKey();
+    const late = {
+      name: `dash-${suffix}-late`,
+      cve: `CVE-2094-${base + 3}`,
+      vector: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N',
+    } as unknown as (typeof LIBS)[number];
+    const { findings } = await releaseWith(own, 'Late advisory', [late]);
+    expect(findings).toEqual([]);
+    const snapshotKey = keys.dashboardSnapshot(own.teamId, day(0));
+    expect(await getItem(snapshotKey)).toBeUndefined();
+
+    await importCorpus([late]);
+    await applyCorpusChanges();
+    // The server's own watch poll may have taken the change first: its snapshot follows its re-evaluation.
+    let stored = await getItem(snapshotKey);
+    for (let tries = 0; !stored && tries < 50; tries++) {
+      await new Promise((done) => setTimeout(done, 100));
+      stored = await getItem(snapshotKey);
+    }
+    expect(stored?.counts).toEqual({
+      day: day(0),
+      open: 1,
+      critical: 0,
+      high: 0,
+      medium: 0,
+      low: 1,
+      none: 0,
+      kev: 0,
+      undecided: 1,
+    });
   });
 });

@@ -8,7 +8,8 @@
  * the team's findings (docs/portfolio.md "Cost").
  *
  * The trend is not recomputed history: each UTC day's counts are stored once, by the first dashboard
- * read of that day or by `Dashboard.snapshot` (the corpus refresh); days with no snapshot are absent.
+ * read of that day or by `Dashboard.snapshot` (a watch run that changed the team's findings); days with no
+ * snapshot are absent.
  */
 import { inParallel } from '../concurrency';
 import { keys } from '../data/keys';
@@ -244,7 +245,7 @@ export const Dashboard = {
     };
   },
 
-  /** Stores today's counts for the team if it has none yet (the corpus refresh calls it for every team it touched). */
+  /** Stores today's counts for the team if it has none yet (a watch run calls it for each team whose findings it changed). */
   async snapshot(teamId: string, now = new Date()): Promise<void> {
     const today = dayOf(now);
     const stored = await queryAll({ ...keys.dashboardSnapshotRange(teamId, today, today) });

@@ -8,7 +8,9 @@
  */
 import { packagesOfCves } from '../corpus/cve-packages';
 import { logger } from '../logger';
+import { runAsTeam } from '../request-context';
 import { corpusChanges, type CorpusChange } from './corpus-changes';
+import { Dashboard } from './dashboard';
 import { reevaluateSbom, type ReevaluationOutcome } from './reevaluation';
 import { anySbomWatched, sbomsContaining, watchKeysForPackage } from './watch-index';
 
@@ -62,10 +64,28 @@ async function inParallel<T>(items: readonly T[], limit: number, work: (item: T)
 
 /**
  * Applies pending corpus changes until none are left, `deadline` (epoch ms) is near, or `stopping()`
- * says the process is shutting down (checked between SBOMs: what is left stays in the journal).
+ * says the process is shutting down (checked between SBOMs: what is left stays in the journal). Then
+ * stores today's dashboard counts of every team whose findings it changed, unless that day has them, so
+ * a day whose findings changed has a trend point even if nobody opened the dashboard.
  */
 export async function applyCorpusChanges(
   options: { deadline?: number; batchItems?: number; stopping?: () => boolean } = {},
+): Promise<WatchRunSummary> {
+  const touchedTeams = new Set<string>();
+  const summary = await applyPending(options, touchedTeams);
+  for (const teamId of touchedTeams) {
+    if (Date.now() >= (options.deadline ?? Number.POSITIVE_INFINITY)) break;
+    // The trend point is a convenience: a failure costs that day's point, never the applied changes.
+    await runAsTeam(teamId, () => Dashboard.snapshot(teamId)).catch((error: unknown) =>
+      logger.warn('dashboard snapshot failed', { teamId, error: (error as Error).message }),
+    );
+  }
+  return summary;
+}
+
+async function applyPending(
+  options: { deadline?: number; batchItems?: number; stopping?: () => boolean },
+  touchedTeams: Set<string>,
 ): Promise<WatchRunSummary> {
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const stopping = options.stopping ?? (() => false);
@@ -98,6 +118,7 @@ export async function applyCorpusChanges(
         deadline,
       );
       summary.outcomes[result.status] = (summary.outcomes[result.status] ?? 0) + 1;
+      if (result.detected + result.resolved + result.updated > 0) touchedTeams.add(sbom.teamId);
       if (result.status === 'busy') leftOver = true;
       summary.affectedComponents += result.affectedComponents;
       summary.detected += result.detected;
