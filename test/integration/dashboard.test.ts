@@ -237,7 +237,7 @@ describe('the trend without dashboard reads', () => {
     await applyCorpusChanges();
     // The server's own watch poll may have taken the change first: its snapshot follows its re-evaluation.
     let stored = await getItem(snapshotKey);
-    for (let tries = 0; !stored && tries < 50; tries++) {
+    for (let tries = 0; !stored && tries < 200; tries++) {
       await new Promise((done) => setTimeout(done, 100));
       stored = await getItem(snapshotKey);
     }
