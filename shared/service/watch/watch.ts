@@ -36,6 +36,13 @@ export interface WatchRunSummary {
   complete: boolean;
 }
 
+export interface WatchRunOptions {
+  /** Epoch ms: no SBOM is started, and no dashboard snapshot taken, after it. */
+  deadline?: number;
+  batchItems?: number;
+  stopping?: () => boolean;
+}
+
 function emptySummary(): WatchRunSummary {
   return {
     changes: 0,
@@ -68,13 +75,11 @@ async function inParallel<T>(items: readonly T[], limit: number, work: (item: T)
  * stores today's dashboard counts of every team whose findings it changed, unless that day has them, so
  * a day whose findings changed has a trend point even if nobody opened the dashboard.
  */
-export async function applyCorpusChanges(
-  options: { deadline?: number; batchItems?: number; stopping?: () => boolean } = {},
-): Promise<WatchRunSummary> {
+export async function applyCorpusChanges(options: WatchRunOptions = {}): Promise<WatchRunSummary> {
   const touchedTeams = new Set<string>();
   const summary = await applyPending(options, touchedTeams);
   for (const teamId of touchedTeams) {
-    if (Date.now() >= (options.deadline ?? Number.POSITIVE_INFINITY)) break;
+    if (Date.now() >= (options.deadline ?? Number.POSITIVE_INFINITY) || options.stopping?.()) break;
     // The trend point is a convenience: a failure costs that day's point, never the applied changes.
     await runAsTeam(teamId, () => Dashboard.snapshot(teamId)).catch((error: unknown) =>
       logger.warn('dashboard snapshot failed', { teamId, error: (error as Error).message }),
@@ -83,10 +88,7 @@ export async function applyCorpusChanges(
   return summary;
 }
 
-async function applyPending(
-  options: { deadline?: number; batchItems?: number; stopping?: () => boolean },
-  touchedTeams: Set<string>,
-): Promise<WatchRunSummary> {
+async function applyPending(options: WatchRunOptions, touchedTeams: Set<string>): Promise<WatchRunSummary> {
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const stopping = options.stopping ?? (() => false);
   const summary = emptySummary();
