@@ -56,7 +56,9 @@ export const SCAN_WORKER_ACCESS: ResourceAccess = {
  * units read a staged all.zip there by range; a feed's lease is a conditional put. After its imports the run
  * re-evaluates the watched SBOMs (shared/service/watch/): it queries the change journal, the package index and the
  * CVE index of older stores, reads the CVEs' alias items, each SBOM's inventory and findings digest, writes the
- * findings, their events and a new digest.
+ * findings, their events and a new digest. For each team whose findings changed it then stores the day's dashboard
+ * counts (shared/service/watch/dashboard.ts): the team's release and SBOM indexes (gsi1, gsi2), products, release
+ * items and decisions read, one snapshot item written in a transaction.
  * It also settles disposition batches left pending (found through a sparse gsi1 partition), with a batch's writes.
  */
 export const CORPUS_REFRESH_ACCESS: ResourceAccess = {
