@@ -17,6 +17,7 @@ import { Dashboard } from '../../shared/service/watch/dashboard';
 import { applyCorpusChanges } from '../../shared/service/watch/watch';
 import { createTeamWithKey, uniqueSlug } from '../support/factories';
 import { cycloneDxSbom } from '../support/seed';
+import { eventually } from '../support/webhook-receiver';
 
 type Team = Awaited<ReturnType<typeof createTeamWithKey>>;
 
@@ -29,7 +30,10 @@ const LIBS = [
 ] as const;
 const [critical, high, low] = LIBS;
 
-async function importCorpus(libs: readonly (typeof LIBS)[number][] = LIBS): Promise<void> {
+type Lib = { readonly name: string; readonly cve: string; readonly vector: string };
+
+/** An advisory per library, fixed from 2.0.0. */
+async function importAdvisoriesOf(libs: readonly Lib[]): Promise<void> {
   await importAdvisories(
     libs.map((lib) => ({
       source: 'dashboard-test',
@@ -49,7 +53,10 @@ async function importCorpus(libs: readonly (typeof LIBS)[number][] = LIBS): Prom
       }),
     })),
   );
-  if (libs !== LIBS) return;
+}
+
+async function importCorpus(): Promise<void> {
+  await importAdvisoriesOf(LIBS);
   await importKev({
     catalogVersion: `dashboard-${suffix}`,
     dateReleased: new Date().toISOString(),
@@ -223,25 +230,21 @@ describe("the team's index of releases", () => {
 describe('the trend without dashboard reads', () => {
   it("stores today's counts of a team whose findings a corpus change changed, once the watch applied it", async () => {
     const own = await createTeamWithKey();
-    const late = {
+    const late: Lib = {
       name: `dash-${suffix}-late`,
       cve: `CVE-2094-${base + 3}`,
       vector: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N',
-    } as unknown as (typeof LIBS)[number];
+    };
     const { findings } = await releaseWith(own, 'Late advisory', [late]);
     expect(findings).toEqual([]);
     const snapshotKey = keys.dashboardSnapshot(own.teamId, day(0));
     expect(await getItem(snapshotKey)).toBeUndefined();
 
-    await importCorpus([late]);
+    await importAdvisoriesOf([late]);
     await applyCorpusChanges();
     // The server's own watch poll may have taken the change first: its snapshot follows its re-evaluation.
-    let stored = await getItem(snapshotKey);
-    for (let tries = 0; !stored && tries < 200; tries++) {
-      await new Promise((done) => setTimeout(done, 100));
-      stored = await getItem(snapshotKey);
-    }
-    expect(stored?.counts).toEqual({
+    const stored = await eventually(() => getItem(snapshotKey), 20_000);
+    expect(stored.counts).toEqual({
       day: day(0),
       open: 1,
       critical: 0,
