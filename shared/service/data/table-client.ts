@@ -30,7 +30,7 @@ import {
 } from './attribute-values';
 import { inParallel } from '../concurrency';
 import type { Key } from './keys';
-import { tableDefinition, type GlobalIndexName } from './table-definition';
+import { globalIndex, type GlobalIndexName } from './table-definition';
 
 export type { Item, TransactItem } from './attribute-values';
 
@@ -86,8 +86,7 @@ export interface PrefixQuery {
 
 /** The query of one partition of a global index (the index's key attributes by its name). */
 export function onIndex(indexName: GlobalIndexName, pk: string): PrefixQuery {
-  const index = tableDefinition.globalIndexes.find((candidate) => candidate.indexName === indexName);
-  if (!index) throw new Error(`Unknown index ${indexName}`);
+  const index = globalIndex(indexName);
   return { pk, indexName, pkAttribute: index.partitionKey, skAttribute: index.sortKey };
 }
 

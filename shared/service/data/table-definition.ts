@@ -19,6 +19,14 @@ export const tableDefinition = {
 } as const;
 
 export type GlobalIndexName = (typeof tableDefinition.globalIndexes)[number]['indexName'];
+export type GlobalIndex = (typeof tableDefinition.globalIndexes)[number];
+
+/** The global index of that name, with its key attributes. */
+export function globalIndex(indexName: GlobalIndexName): GlobalIndex {
+  const index = tableDefinition.globalIndexes.find((candidate) => candidate.indexName === indexName);
+  if (!index) throw new Error(`Unknown index ${indexName}`);
+  return index;
+}
 
 export const bucketDefinitions = {
   /** Raw SBOM files, kept byte for byte; versioned on AWS. */

@@ -6,7 +6,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../aws-clients';
 import type { Key } from './keys';
 import { batchWrite, getItem, updateItem, type Item } from './table-client';
-import { tableDefinition, type GlobalIndexName } from './table-definition';
+import { globalIndex, tableDefinition, type GlobalIndexName } from './table-definition';
 
 export interface ScanFilter {
   expression: string;
@@ -50,8 +50,7 @@ export async function addIndexKeys(
   indexName: GlobalIndexName,
   keysOf: (item: Item) => { key: Key; index: Record<string, string> },
 ): Promise<number> {
-  const index = tableDefinition.globalIndexes.find((candidate) => candidate.indexName === indexName);
-  if (!index) throw new Error(`Unknown index ${indexName}`);
+  const index = globalIndex(indexName);
   let indexed = 0;
   const unindexed = scanPages({
     expression: '#entity = :entity AND attribute_not_exists(#indexKey)',

@@ -13,7 +13,15 @@
  */
 import { inParallel } from '../concurrency';
 import { keys } from '../data/keys';
-import { batchGet, queryAll, transactWrite, TransactionFailedError, tx, type Item } from '../data/table-client';
+import {
+  batchGet,
+  getItem,
+  queryAll,
+  transactWrite,
+  TransactionFailedError,
+  tx,
+  type Item,
+} from '../data/table-client';
 import { decisionIndex, decisionKey, effectiveStatus } from '../dispositions/decision-identity';
 import { DispositionBatches } from '../dispositions/disposition-batches';
 import { dispositionStore, type Disposition } from '../dispositions/disposition-store';
@@ -248,7 +256,7 @@ export const Dashboard = {
   /** Stores today's counts for the team if it has none yet (a watch run calls it for each team whose findings it changed). */
   async snapshot(teamId: string, now = new Date()): Promise<void> {
     const today = dayOf(now);
-    const stored = await queryAll({ ...keys.dashboardSnapshotRange(teamId, today, today) });
-    if (stored.length === 0) await storeSnapshot(teamId, snapshotOf(today, await currentCounts(teamId, now)));
+    if (!(await getItem(keys.dashboardSnapshot(teamId, today))))
+      await storeSnapshot(teamId, snapshotOf(today, await currentCounts(teamId, now)));
   },
 };
