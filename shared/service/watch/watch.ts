@@ -6,6 +6,7 @@
  * for the next run (every step is idempotent). Callers: the corpus refresh after its imports (AWS),
  * the admin CLI's `corpus import`, and the local runtime's background poll.
  */
+import { inParallel } from '../concurrency';
 import { packagesOfCves } from '../corpus/cve-packages';
 import { logger } from '../logger';
 import { runAsTeam } from '../request-context';
@@ -58,15 +59,6 @@ function emptySummary(): WatchRunSummary {
     writes: 0,
     complete: true,
   };
-}
-
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
 }
 
 /**
