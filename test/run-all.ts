@@ -18,6 +18,8 @@ interface Phase {
   /** The npm script it runs, and arguments for it. */
   script: string;
   args?: string[];
+  /** Added to the environment of its process. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -32,7 +34,9 @@ const OWN_SERVER_FILES =
 const LANES: Phase[][] = [
   [{ name: 'integration', script: 'test:integration', args: ['--testPathIgnorePatterns', OWN_SERVER_FILES] }],
   [
-    { name: 'check', script: 'check' },
+    // Lint's type-aware pass (oxlint's tsgolint, in Go) spreads its work over every core by default; beside the
+    // other lanes, which keep both cores busy, one thread does the same work for about 5 of its 15-20 CPU-s less.
+    { name: 'check', script: 'check', env: { GOMAXPROCS: '1' } },
     { name: 'unit', script: 'test:unit' },
   ],
   [
@@ -86,7 +90,7 @@ function runPhase(phase: Phase): Promise<boolean> {
     const child = spawn('npm', ['run', '-s', phase.script, ...(phase.args ? ['--', ...phase.args] : [])], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '0' },
+      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '0', ...phase.env },
     });
     running.add(child);
     const output: Buffer[] = [];
