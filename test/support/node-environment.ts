@@ -14,6 +14,9 @@
 import vm from 'node:vm';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import NodeEnvironment from 'jest-environment-node';
+import { installCompileCache } from './compile-cache';
+
+installCompileCache();
 
 export default class NodeEnvironmentWithPlainGlobal extends NodeEnvironment {
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
