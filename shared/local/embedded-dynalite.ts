@@ -316,7 +316,8 @@ function isDynaliteError(error: unknown): error is DynaliteError {
 }
 
 export type Validated =
-  { ok: true; data: Record<string, unknown> } | { ok: false; status: number; body: DynamoErrorBody };
+  | { ok: true; data: Record<string, unknown> }
+  | { ok: false; status: number; body: DynamoErrorBody };
 
 /**
  * Runs dynalite's request validation for a single-item call (exactly what dynalite

@@ -60,10 +60,12 @@ export async function ensureLocalResources(): Promise<void> {
     } catch {
       // Not found, or a transient HeadBucket failure under load: creating an existing bucket is then no error.
       await createBucket({ Bucket: bucket }).catch((error: unknown) => {
-        if (!(
-          error instanceof Error &&
-          (error.name === 'BucketAlreadyOwnedByYou' || error.name === 'BucketAlreadyExists')
-        ))
+        if (
+          !(
+            error instanceof Error &&
+            (error.name === 'BucketAlreadyOwnedByYou' || error.name === 'BucketAlreadyExists')
+          )
+        )
           throw error;
       });
     }

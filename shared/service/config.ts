@@ -109,7 +109,8 @@ export type AppConfig = Readonly<{
     retryBaseMs: number;
   }>;
   signIn:
-    Readonly<{ issuer: string; clientId: string; clientSecret: string | undefined; returnPath: string }> | undefined;
+    | Readonly<{ issuer: string; clientId: string; clientSecret: string | undefined; returnPath: string }>
+    | undefined;
 }>;
 
 export function loadConfig(environment: NodeJS.ProcessEnv): AppConfig {

@@ -12,7 +12,8 @@ export function baseUrl(): string {
   return url;
 }
 
-export async function request<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
+export async function request<T = any>(
   method: string,
   path: string,
   options: { key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},

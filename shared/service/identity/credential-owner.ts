@@ -13,7 +13,8 @@ import { scopesOfPermissions } from './member-scopes';
 import { Members } from './teams';
 
 export type CredentialOwner =
-  { kind: 'member'; id: string; email: string } | { kind: 'operator'; id: string; email: null };
+  | { kind: 'member'; id: string; email: string }
+  | { kind: 'operator'; id: string; email: null };
 
 /** An owner as the views carry it (the API schema's shape). */
 export type StoredOwner = z.infer<typeof credentialOwnerSchema>;

@@ -27,7 +27,9 @@ export interface Manager {
  * code that already authorized the manager (offboarding acting on the removed member's keys).
  */
 export type ManagerRequest =
-  { caller: Caller } | { operator: Actor; byMemberId?: string | undefined } | { manager: Manager };
+  | { caller: Caller }
+  | { operator: Actor; byMemberId?: string | undefined }
+  | { manager: Manager };
 
 function notManager(why: string): ForbiddenError {
   return new ForbiddenError(`Only members holding the settings.manage permission manage the team: ${why}`);

@@ -85,8 +85,8 @@ export function productTree(
   if (releaseHelper !== undefined) releaseProduct.product_identification_helper = releaseHelper;
 
   const nameBranch: CsafBranch = { category: 'product_name', name: input.product.name };
-  if (looksLikeVersionRange(input.release.version))
-    nameBranch.product = releaseProduct; // 6.1.31 would reject it as a product_version
+  // A version range as a product_version: CSAF's test 6.1.31 would reject it.
+  if (looksLikeVersionRange(input.release.version)) nameBranch.product = releaseProduct;
   else nameBranch.branches = [{ category: 'product_version', name: input.release.version, product: releaseProduct }];
 
   const tree: CsafVexDocument['product_tree'] = {

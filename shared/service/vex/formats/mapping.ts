@@ -9,7 +9,12 @@
 import type { DispositionResponse, DispositionStatus, Justification } from '../model';
 
 export type CdxAnalysisState =
-  'resolved' | 'resolved_with_pedigree' | 'exploitable' | 'in_triage' | 'false_positive' | 'not_affected';
+  | 'resolved'
+  | 'resolved_with_pedigree'
+  | 'exploitable'
+  | 'in_triage'
+  | 'false_positive'
+  | 'not_affected';
 export type CdxJustification =
   | 'code_not_present'
   | 'code_not_reachable'

@@ -37,7 +37,10 @@ import { detectFormat, readStatements, type ImportStatement } from '../statement
 
 export type ImportOutcome = 'applied' | 'unchanged' | 'unmatched';
 export type UnmatchedReason =
-  'no_matching_component' | 'no_matching_vulnerability' | 'invalid_for_status' | 'superseded';
+  | 'no_matching_component'
+  | 'no_matching_vulnerability'
+  | 'invalid_for_status'
+  | 'superseded';
 
 export interface ImportStatementResult {
   pointer: string;
