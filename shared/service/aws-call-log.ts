@@ -71,22 +71,17 @@ const PUBLISHER_KEY_PARTITION_SUFFIX = PUBLISHER_KEY_PARTITION_SHAPE.slice('TEAM
 const SESSION_TIMEOUTS_PARTITION_SHAPE = keys.sessionTimeouts('{id}').pk;
 const SESSION_TIMEOUTS_PARTITION_SUFFIX = SESSION_TIMEOUTS_PARTITION_SHAPE.slice('TEAM#{id}'.length);
 
+/** Every team's partitions start with this (`TEAM#`). */
+const TEAM_PARTITION_PREFIX = keys.teamOwned().partitionPrefix;
+
 export function leadingKeyPrefix(partitionKey: string): string {
-  // The authorizer is granted trust-policy partitions alone (`TEAM#*#TRUST_POLICIES`, docs/oidc.md): the log keeps their kind.
-  if (partitionKey.startsWith(keys.teamOwned().partitionPrefix) && partitionKey.endsWith(TRUST_POLICY_PARTITION_SUFFIX))
-    return TRUST_POLICY_PARTITION_SHAPE;
-  if (
-    partitionKey.startsWith(keys.teamOwned().partitionPrefix) &&
-    partitionKey.endsWith(PUBLISHER_KEY_PARTITION_SUFFIX)
-  )
-    return PUBLISHER_KEY_PARTITION_SHAPE;
-  if (
-    partitionKey.startsWith(keys.teamOwned().partitionPrefix) &&
-    partitionKey.endsWith(SESSION_TIMEOUTS_PARTITION_SUFFIX)
-  )
-    return SESSION_TIMEOUTS_PARTITION_SHAPE;
   const hash = partitionKey.indexOf('#');
-  return hash < 0 ? partitionKey : partitionKey.slice(0, hash + 1);
+  if (!partitionKey.startsWith(TEAM_PARTITION_PREFIX)) return hash < 0 ? partitionKey : partitionKey.slice(0, hash + 1);
+  // The authorizer is granted trust-policy partitions alone (`TEAM#*#TRUST_POLICIES`, docs/oidc.md): the log keeps their kind.
+  if (partitionKey.endsWith(TRUST_POLICY_PARTITION_SUFFIX)) return TRUST_POLICY_PARTITION_SHAPE;
+  if (partitionKey.endsWith(PUBLISHER_KEY_PARTITION_SUFFIX)) return PUBLISHER_KEY_PARTITION_SHAPE;
+  if (partitionKey.endsWith(SESSION_TIMEOUTS_PARTITION_SUFFIX)) return SESSION_TIMEOUTS_PARTITION_SHAPE;
+  return partitionKey.slice(0, hash + 1);
 }
 
 const PLACEHOLDER = 'VEXDESKPLACEHOLDER';
@@ -144,11 +139,12 @@ function bucketName(bucket: unknown): string {
 const bucketArn = (bucket: unknown) => `arn:aws:s3:::${bucketName(bucket)}`;
 const objectArn = (bucket: unknown, key: unknown) => `${bucketArn(bucket)}/${objectKeyShape(String(key))}`;
 
-function itemPermission(action: string, table: unknown, item: unknown): Touch {
+/** `resource` is the table's ARN (`tableArn`), made once for a batch's items. */
+function itemPermission(action: string, resource: string, item: unknown): Touch {
   const pk = keyString(asRecord(item)[tableDefinition.partitionKey]);
   return {
     action: `dynamodb:${action}`,
-    resource: tableArn(table),
+    resource,
     ...(pk !== undefined ? { leadingKey: leadingKeyPrefix(pk), partitionKey: pk } : {}),
   };
 }
@@ -183,9 +179,9 @@ function dynamoPermissions(operation: string, input: Input): Touch[] {
     case 'GetItem':
     case 'UpdateItem':
     case 'DeleteItem':
-      return [itemPermission(operation, input.TableName, input.Key)];
+      return [itemPermission(operation, tableArn(input.TableName), input.Key)];
     case 'PutItem':
-      return [itemPermission(operation, input.TableName, input.Item)];
+      return [itemPermission(operation, tableArn(input.TableName), input.Item)];
     case 'Query': {
       const pk = queryPartitionKey(input);
       return [
@@ -200,7 +196,7 @@ function dynamoPermissions(operation: string, input: Input): Touch[] {
     case 'TransactGetItems':
       return ((input.TransactItems as Values[] | undefined) ?? []).map((item) => {
         const get = asRecord(item.Get);
-        return itemPermission('GetItem', get.TableName, get.Key);
+        return itemPermission('GetItem', tableArn(get.TableName), get.Key);
       });
     case 'TransactWriteItems':
       return ((input.TransactItems as Values[] | undefined) ?? []).flatMap((item) =>
@@ -208,25 +204,27 @@ function dynamoPermissions(operation: string, input: Input): Touch[] {
           .filter(([kind]) => item[kind] !== undefined)
           .map(([kind, action]) => {
             const request = asRecord(item[kind]);
-            return itemPermission(action, request.TableName, request.Key ?? request.Item);
+            return itemPermission(action, tableArn(request.TableName), request.Key ?? request.Item);
           }),
       );
     case 'BatchGetItem':
-      return Object.entries(asRecord(input.RequestItems)).flatMap(([table, request]) =>
-        ((asRecord(request).Keys as unknown[] | undefined) ?? []).map((key) =>
-          itemPermission('BatchGetItem', table, key),
-        ),
-      );
+      return Object.entries(asRecord(input.RequestItems)).flatMap(([table, request]) => {
+        const resource = tableArn(table);
+        return ((asRecord(request).Keys as unknown[] | undefined) ?? []).map((key) =>
+          itemPermission('BatchGetItem', resource, key),
+        );
+      });
     case 'BatchWriteItem':
-      return Object.entries(asRecord(input.RequestItems)).flatMap(([table, requests]) =>
-        (requests as Values[]).map((request) =>
+      return Object.entries(asRecord(input.RequestItems)).flatMap(([table, requests]) => {
+        const resource = tableArn(table);
+        return (requests as Values[]).map((request) =>
           itemPermission(
             'BatchWriteItem',
-            table,
+            resource,
             asRecord(request.PutRequest).Item ?? asRecord(request.DeleteRequest).Key,
           ),
-        ),
-      );
+        );
+      });
     default:
       return [{ action: `dynamodb:${operation}`, resource: tableArn(input.TableName) }];
   }
@@ -319,12 +317,24 @@ export function keysTouchedBy(
   };
 }
 
+/** The lines this process recorded, by `recordId`: a batch names its table once per item, and most calls repeat. */
 const written = new Set<string>();
 
-function append(file: string, records: AwsCallRecord[]): void {
-  const lines = records.map((record) => JSON.stringify(record)).filter((line) => !written.has(line));
+/** U+0001 stands for an absent field, so a record without a leading key is not one with an empty one. */
+const recordId = (fn: string, command: string, { action, resource, leadingKey, prefix }: Permission) =>
+  [fn, command, action, resource, leadingKey ?? '\u0001', prefix ?? '\u0001'].join('\u0000');
+
+/** Appends the records of permissions (or touches: their concrete keys are left out) not yet recorded. */
+function append(file: string, fn: string, command: string, permissions: Permission[]): void {
+  const lines: string[] = [];
+  for (const permission of permissions) {
+    const id = recordId(fn, command, permission);
+    if (written.has(id)) continue;
+    written.add(id);
+    const { partitionKey: _pk, objectKey: _key, ...rest } = permission as Touch;
+    lines.push(JSON.stringify({ function: fn, command, ...rest } satisfies AwsCallRecord));
+  }
   if (lines.length === 0) return;
-  for (const line of lines) written.add(line);
   // Synchronous: a server killed mid-run keeps every line it recorded.
   appendFileSync(file, `${lines.join('\n')}\n`);
 }
@@ -355,12 +365,8 @@ export function recordAwsCalls(client: ClientWithStack, service: AwsService): vo
     if (fn === undefined) return next(args);
     const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
     const input = args.input as Input;
-    const record = (permissions: Permission[]) =>
-      append(
-        file,
-        permissions.map((permission) => ({ function: fn, command, ...permission })),
-      );
-    record(permissionsOf(service, command, input));
+    const record = (permissions: Permission[]) => append(file, fn, command, permissions);
+    record(touchesOf(service, command, input));
     try {
       return await next(args);
     } catch (error) {
