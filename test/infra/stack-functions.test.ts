@@ -50,7 +50,7 @@ const environmentOf = (name: string): Record<string, unknown> => environmentOfFu
 
 /** The directory CDK staged a function's bundle in. */
 function bundleDirOf(name: string): string {
-  const assetPath = (resourcesOf(template)[functionLogicalId(stack, name)]?.Metadata as { 'aws:asset:path': string })[
+  const assetPath = (resourcesOf(template)[functionLogicalId(stack, name)]!.Metadata as { 'aws:asset:path': string })[
     'aws:asset:path'
   ];
   return join(app.outdir, assetPath);

@@ -146,7 +146,9 @@ describe('safeReturnPath, the one check the server and the console share', () =>
     'keeps nothing that leaves this origin from %j',
     (payload) => {
       const kept = safeReturnPath(payload, '/');
-      if (kept !== '/') expectSameOriginLanding(kept);
+      if (kept !== '/') {
+        expectSameOriginLanding(kept);
+      }
     },
   );
 

@@ -64,7 +64,7 @@ describe('one origin for console, API and sign-in', () => {
   it('names the distribution as PUBLIC_BASE_URL on every function', () => {
     for (const fn of stack.functions.values()) {
       const variables = (
-        resources[logicalIdOf(stack, fn)]?.Properties as { Environment: { Variables: Record<string, unknown> } }
+        resources[logicalIdOf(stack, fn)]!.Properties as { Environment: { Variables: Record<string, unknown> } }
       ).Environment.Variables;
       expect(variables.PUBLIC_BASE_URL).toEqual(distributionDomain);
     }

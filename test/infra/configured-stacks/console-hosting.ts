@@ -178,7 +178,7 @@ describe("the distribution's behaviours", () => {
 describe('the response headers', () => {
   function headersPolicy(id: string) {
     return (
-      resources[id]?.Properties as {
+      resources[id]!.Properties as {
         ResponseHeadersPolicyConfig: {
           SecurityHeadersConfig: Record<string, Record<string, unknown>>;
           CustomHeadersConfig: { Items: Array<{ Header: string; Value: string }> };

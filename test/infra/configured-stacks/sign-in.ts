@@ -14,7 +14,7 @@ function signInEnvironment(
   stack: ReturnType<typeof synthStack>['stack'],
 ) {
   const id = logicalIdOf(stack, stack.functions.get('signin')!);
-  return (resourcesOf(template)[id]?.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment
+  return (resourcesOf(template)[id]!.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment
     .Variables;
 }
 

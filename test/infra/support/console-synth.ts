@@ -64,7 +64,7 @@ export function onlyResource(
 /** The distribution's configuration in a synthesized template. */
 export function distributionConfigOf(stack: VexdeskStack, template: Template): DistributionConfig {
   return (
-    resourcesOf(template)[logicalIdOf(stack, stack.console.distribution)]?.Properties as {
+    resourcesOf(template)[logicalIdOf(stack, stack.console.distribution)]!.Properties as {
       DistributionConfig: DistributionConfig;
     }
   ).DistributionConfig;
