@@ -297,11 +297,12 @@ function touchesOf(service: AwsService, commandName: string, input: Input): Touc
   return otherPermissions(service, operation, input);
 }
 
+/** The permission a touch needs: its concrete keys left out. */
+const withoutKeys = ({ partitionKey: _pk, objectKey: _key, ...permission }: Touch): Permission => permission;
+
 /** The permissions one SDK call needs. `commandName` is the SDK's (`GetItemCommand`). */
 export function permissionsOf(service: AwsService, commandName: string, input: Input): Permission[] {
-  return touchesOf(service, commandName, input).map(
-    ({ partitionKey: _pk, objectKey: _key, ...permission }) => permission,
-  );
+  return touchesOf(service, commandName, input).map(withoutKeys);
 }
 
 /** The concrete partition keys (table and GSI) and S3 object keys or listed prefixes one SDK call touches. */
@@ -324,15 +325,14 @@ const written = new Set<string>();
 const recordId = (fn: string, command: string, { action, resource, leadingKey, prefix }: Permission) =>
   [fn, command, action, resource, leadingKey ?? '\u0001', prefix ?? '\u0001'].join('\u0000');
 
-/** Appends the records of permissions (or touches: their concrete keys are left out) not yet recorded. */
-function append(file: string, fn: string, command: string, permissions: Permission[]): void {
+/** Appends the records of the touches' permissions not yet recorded. */
+function append(file: string, fn: string, command: string, touches: Touch[]): void {
   const lines: string[] = [];
-  for (const permission of permissions) {
-    const id = recordId(fn, command, permission);
+  for (const touch of touches) {
+    const id = recordId(fn, command, touch);
     if (written.has(id)) continue;
     written.add(id);
-    const { partitionKey: _pk, objectKey: _key, ...rest } = permission as Touch;
-    lines.push(JSON.stringify({ function: fn, command, ...rest } satisfies AwsCallRecord));
+    lines.push(JSON.stringify({ function: fn, command, ...withoutKeys(touch) } satisfies AwsCallRecord));
   }
   if (lines.length === 0) return;
   // Synchronous: a server killed mid-run keeps every line it recorded.
@@ -365,7 +365,7 @@ export function recordAwsCalls(client: ClientWithStack, service: AwsService): vo
     if (fn === undefined) return next(args);
     const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
     const input = args.input as Input;
-    const record = (permissions: Permission[]) => append(file, fn, command, permissions);
+    const record = (touches: Touch[]) => append(file, fn, command, touches);
     record(touchesOf(service, command, input));
     try {
       return await next(args);

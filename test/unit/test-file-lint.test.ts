@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -120,26 +121,15 @@ function oxlintName(rule: string): string | undefined {
   return oxlintRules.has(`eslint/${rule}`) ? rule : undefined;
 }
 
-/**
- * Whether ESLint ignores a test file, and the rules it would apply to it if not (ESLint fills in core rules' default
- * options). In a process of its own: ESLint imports eslint.config.js with `import()`, which fails in the second and
- * later test files of a jest worker that do so on Node 20 (V8's code cache from test/support/compile-cache.ts).
- */
-const eslintView = JSON.parse(
-  execFileSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `import { ESLint } from 'eslint';
-      const ignored = await new ESLint().isPathIgnored(process.argv[1]);
-      const { rules } = await new ESLint({ ignore: false }).calculateConfigForFile(process.argv[1]);
-      console.log(JSON.stringify({ ignored, rules }));`,
-      join(root, TEST_FILE),
-    ],
-    { cwd: root, encoding: 'utf8' },
-  ),
-) as { ignored: boolean; rules: Record<string, [number | string, ...unknown[]]> };
+/** Whether ESLint ignores a test file, and the rules it would apply to it if not (with core rules' default options). */
+const eslintView = {
+  ignored: await new ESLint({ cwd: root }).isPathIgnored(join(root, TEST_FILE)),
+  rules: (
+    (await new ESLint({ cwd: root, ignore: false }).calculateConfigForFile(join(root, TEST_FILE))) as {
+      rules: Record<string, [number | string, ...unknown[]]>;
+    }
+  ).rules,
+};
 
 /**
  * The rules ESLint would apply to a test file were test/ not ignored: every rule not scoped to a path (no `files:`
