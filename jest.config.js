@@ -11,6 +11,8 @@ export default {
   // worker on a 2-core machine. Integration and security start one local server per worker
   // (test/support/global-setup.ts), so the server's work, most of a run's, uses every core.
   testTimeout: 60000,
+  // Files that scan the whole shared test table run first, while it is small (test/support/test-sequencer.ts).
+  testSequencer: '<rootDir>/test/support/test-sequencer.ts',
   projects: [
     {
       ...common,

@@ -2,6 +2,8 @@
  * GET /api/dashboard (docs/portfolio.md "The dashboard"): open findings by severity, KEV, undecided,
  * SLA breaches and the products with most critical or KEV findings, from the watched releases only;
  * the trend from stored daily snapshots, the first of a day kept.
+ *
+ * @whole-table-scan: its index migrations scan the whole table, so it runs first (test/support/test-sequencer.ts).
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { randomInt, randomUUID } from 'node:crypto';

@@ -3,6 +3,8 @@
  * per (release, package, advisory) by shared/service/dispositions/decision-migration.ts, which
  * the local start and `admin table migrate` run. The old layout is written here by
  * hand, as the code before the change wrote it.
+ *
+ * @whole-table-scan: its migration scans the whole table, so it runs first (test/support/test-sequencer.ts).
  */
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';

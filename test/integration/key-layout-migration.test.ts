@@ -3,6 +3,8 @@
  * unsharded audit partition per team) are moved by shared/service/data/key-layout-migration.ts,
  * which the local start and `admin table migrate` run. The old layout is written here
  * by hand, as the code before the change wrote it.
+ *
+ * @whole-table-scan: its migrations scan the whole table, so it runs first (test/support/test-sequencer.ts).
  */
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';

@@ -2,6 +2,8 @@
  * The package index (shared/service/watch/watch-index.ts): a scanned SBOM is found under its packages
  * (a purl component, a component known only by name) and not under others; a deleted SBOM's entries
  * go; SBOMs stored before the index are put into it by `table migrate`, resumably and idempotently.
+ *
+ * @whole-table-scan: its migration scans the whole table, so it runs first (test/support/test-sequencer.ts).
  */
 import { describe, expect, it } from '@jest/globals';
 import { randomInt, randomUUID } from 'node:crypto';

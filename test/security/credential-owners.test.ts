@@ -2,6 +2,8 @@
  * API keys and trust policies made before owners were recorded: the authorizer refuses them (nobody vouches for
  * them) until the migration (`npm start`, `table migrate`) finds their owner from `createdBy`, following a key
  * made by a key to its owner; one whose creator is gone is what offboarding would have ended, and ends.
+ *
+ * @whole-table-scan: its migration scans the whole table, so it runs first (test/support/test-sequencer.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { keys } from '../../shared/service/data/keys';
