@@ -101,7 +101,8 @@ async function main(): Promise<void> {
     if (changed > 0) log({ type: 'migration', message: migration.message, result });
   }
   if (stopSignal) return;
-  running.background = await startLocalBackgroundWork({ dataDir, log });
+  const engines = running.engines;
+  running.background = await startLocalBackgroundWork({ dataDir, log, foreignWrites: () => engines.foreignWrites() });
   if (stopSignal) return;
   const { record, created, loginCreated } = await ensureDemoTeam(dataDir);
   if (record.login) devAccounts = [{ ...record.login, name: 'Demo Admin' }];

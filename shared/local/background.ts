@@ -83,7 +83,8 @@ function watchCorpusChanges(log: (line: Record<string, unknown>) => void): { sto
 
 /**
  * How often the local runtime reads every outbox shard (AWS: every minute), for events another process wrote (the
- * admin CLI, a test). Events this process writes wake the dispatcher at once, retries it scheduled at their time.
+ * admin CLI, a test), if the engines counted a write of another process since the last such read: an idle server
+ * makes no query for it. Events this process writes wake the dispatcher at once, retries it scheduled at their time.
  */
 const NOTIFY_POLL_MS = Number(process.env.VEXDESK_NOTIFY_POLL_MS ?? 1000);
 /**
@@ -103,7 +104,10 @@ const OWED_STEP_MS = 50;
  * writing a burst), the next reads every outbox shard at once: a burst is sent as fast as it is
  * written.
  */
-function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
+function dispatchNotifications(
+  log: (line: Record<string, unknown>) => void,
+  foreignWrites?: () => number,
+): {
   wake(work: NotificationWork): void;
   stop(): Promise<void>;
 } {
@@ -121,6 +125,8 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
   const wokenShards = new Set<number>();
   /** Whether the next pass reads every outbox shard (the last filled a page, or read every shard and found events). */
   let readEveryShard = false;
+  /** The count of other processes' writes when a poll last read the outbox: until it moves, a poll has nothing to find. */
+  let foreignWritesPolled: number | undefined;
   /** When retries this process scheduled are owed (epoch ms, in 50-ms steps): a pass that starts after one covers it. */
   const owed = new Set<number>();
   const owe = (at: number) => owed.add(Math.ceil(at / OWED_STEP_MS) * OWED_STEP_MS);
@@ -136,17 +142,29 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
     timerAt = Infinity;
     passRunning = true;
     const startedAt = Date.now();
-    const polled = startedAt >= everyShardAt;
-    if (polled) everyShardAt = startedAt + NOTIFY_POLL_MS;
+    let polled = startedAt >= everyShardAt;
+    if (polled) {
+      everyShardAt = startedAt + NOTIFY_POLL_MS;
+      // Events of other processes reach the table only through the engines' front, which counts their writes.
+      const foreign = foreignWrites?.();
+      polled = foreign === undefined || foreign !== foreignWritesPolled;
+      foreignWritesPolled = foreign;
+    }
     const sweep = startedAt >= sweepAt;
     if (sweep) sweepAt = startedAt + NOTIFY_SWEEP_MS;
+    const outboxShards = polled || readEveryShard ? notifyShards : [...wokenShards];
     const scope: PassScope = {
-      outboxShards: polled || readEveryShard ? notifyShards : [...wokenShards],
+      outboxShards,
       dueIndex: sweep || [...owed].some((at) => at <= startedAt),
       digests: sweep,
     };
     wokenShards.clear();
     readEveryShard = false;
+    if (outboxShards.length === 0 && !scope.dueIndex && !scope.digests) {
+      passRunning = false;
+      schedule(nextPassAt());
+      return;
+    }
     current = runAsFunction('notify-worker', () => Dispatch.runOnce(scope))
       .then((pass) => {
         // Events the poll found came from another process, which may be writing more: read again at once.
@@ -182,6 +200,8 @@ function dispatchNotifications(log: (line: Record<string, unknown>) => void): {
 export async function startLocalBackgroundWork(options: {
   dataDir: string;
   log: (line: Record<string, unknown>) => void;
+  /** How many writes other processes have made through the engines (EmbeddedEngines.foreignWrites); polls always read without it. */
+  foreignWrites?: () => number;
 }): Promise<BackgroundWork> {
   // The recovery below is the code of the corpus-refresh and scan-worker functions on AWS (their
   // scheduled runs), so the call recorder attributes it to them (shared/service/aws-call-log.ts).
@@ -194,7 +214,7 @@ export async function startLocalBackgroundWork(options: {
 
   const running = new Set<Promise<unknown>>();
   const watch = watchCorpusChanges(options.log);
-  const notifications = dispatchNotifications(options.log);
+  const notifications = dispatchNotifications(options.log, options.foreignWrites);
   // Events and owed attempts this process writes wake the dispatcher, instead of waiting for its poll.
   const stopObserving = observeWrites((items) => {
     for (const item of items) {

@@ -71,6 +71,8 @@ export interface EmbeddedDynamoOptions {
   journalDir?: string;
   /** Private (0700) directory for dynalite's socket; omitted = a new temporary one. */
   socketDir?: string;
+  /** Counts, at index 0, the writes that came through the loopback front (other processes'), as they succeed. */
+  foreignWrites?: Int32Array;
 }
 
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
@@ -87,6 +89,8 @@ const SHARED_OPERATIONS = new Set([
 
 /** Calls that change a table's definition or existence (they invalidate the key-schema cache). */
 const TABLE_OPERATIONS = new Set(['CreateTable', 'UpdateTable', 'DeleteTable']);
+/** Calls that write items: counted when another process makes them (`foreignWrites`). */
+const ITEM_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
 /** DynamoDB answers authentication failures with 400 (not 403) and these types. */
 function signatureRejection(verdict: Exclude<Verdict, { ok: true }>): Reply {
@@ -179,6 +183,7 @@ interface FrontTargets {
   /** dynalite's validations and actions, for calls whose envelope needs no check (this process's own). */
   run: Dynalite['run'];
   tables: TableCache;
+  foreignWrites?: Int32Array;
 }
 
 /**
@@ -231,6 +236,11 @@ function plainEnvelope(request: EngineRequest): boolean {
   );
 }
 
+/** The DynamoDB operation an `X-Amz-Target` header names; '' for none. */
+function operationOf(target: unknown): string {
+  return typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
+}
+
 /**
  * Answers one request, however it arrived (loopback HTTP or the in-process port); undefined
  * when the engine is stopping and the request is dropped, as a closed connection would be.
@@ -241,8 +251,7 @@ async function serve(
   origin: Origin,
 ): Promise<EngineResponse | undefined> {
   const { credentials, gate, transactions, dynalite, run, tables } = targets;
-  const target = request.headers['x-amz-target'];
-  const operation = typeof target === 'string' && target.startsWith(API_PREFIX) ? target.slice(API_PREFIX.length) : '';
+  const operation = operationOf(request.headers['x-amz-target']);
   try {
     // Real DynamoDB answers a CORS preflight and the GET health check unsigned.
     if (origin === 'http' && request.method !== 'OPTIONS' && request.method !== 'GET') {
@@ -295,6 +304,9 @@ async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse, t
     );
     if (response === undefined || res.destroyed) res.destroy();
     else res.writeHead(response.status, response.headers).end(response.body);
+    // Another process wrote: the local notification dispatcher's poll has something to look for (background.ts).
+    if (targets.foreignWrites && response?.status === 200 && ITEM_WRITES.has(operationOf(req.headers['x-amz-target'])))
+      Atomics.add(targets.foreignWrites, 0, 1);
   } catch (error) {
     console.error('[embedded-dynamo] request failed', error);
     res.destroy();
@@ -343,7 +355,15 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       gate,
       crashAfterItems,
     });
-    const targets: FrontTargets = { credentials: options.credentials, gate, transactions, dynalite, run, tables };
+    const targets: FrontTargets = {
+      credentials: options.credentials,
+      gate,
+      transactions,
+      dynalite,
+      run,
+      tables,
+      ...(options.foreignWrites ? { foreignWrites: options.foreignWrites } : {}),
+    };
     front = http.createServer((req, res) => void handleHttp(req, res, targets));
     keepIdleSocketsOpen(front);
     serveRequest = (request) =>

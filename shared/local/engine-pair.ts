@@ -30,6 +30,7 @@ export async function startEnginePair(data: EngineWorkerData): Promise<EnginePai
       ...(data.dynamoJournalDir !== undefined ? { journalDir: data.dynamoJournalDir } : {}),
       ...(data.dynamoSocketDir !== undefined ? { socketDir: data.dynamoSocketDir } : {}),
       ...(data.dynamoPort !== undefined ? { port: data.dynamoPort } : {}),
+      ...(data.foreignWrites !== undefined ? { foreignWrites: new Int32Array(data.foreignWrites) } : {}),
     });
     s3 = await startEmbeddedS3({
       directory: data.s3Directory,

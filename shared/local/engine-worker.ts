@@ -35,6 +35,8 @@ export interface EngineWorkerData {
   dynamoPort?: number;
   s3Directory: string;
   s3Port?: number;
+  /** An Int32 the DynamoDB engine adds to for each write another process makes (shared with the starting thread). */
+  foreignWrites?: SharedArrayBuffer;
 }
 
 export interface SerializedError {

@@ -54,6 +54,8 @@ export interface EngineAccess {
 }
 
 export interface EmbeddedEngines extends EngineAccess {
+  /** How many writes other processes (the admin CLI, tests) have made through the DynamoDB engine's loopback front. */
+  foreignWrites(): number;
   stop(): Promise<void>;
 }
 
@@ -302,7 +304,10 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
   if (!options.inMemory) await mkdir(dynamoDir, { recursive: true, mode: 0o700 });
 
   const start = options.thread === 'main' ? startEnginesOnThisThread : startEngineThread;
+  const foreignWrites = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  const foreignWriteCount = new Int32Array(foreignWrites);
   const engines = await start({
+    foreignWrites,
     credentials,
     dynamoSocketDir: dataDir,
     ...(options.inMemory ? {} : { dynamoPath: dynamoDir, dynamoJournalDir: path.join(dataDir, 'dynamodb-journal') }),
@@ -330,6 +335,7 @@ export async function startEmbeddedEngines(options: StartEmbeddedEnginesOptions)
     credentials,
     dataDir,
     ...(engines.dynamoTransport ? { dynamoTransport: engines.dynamoTransport } : {}),
+    foreignWrites: () => Atomics.load(foreignWriteCount, 0),
     stop() {
       stopping ??= (async () => {
         // Remove the pointer first so nobody picks up engines that are going away,

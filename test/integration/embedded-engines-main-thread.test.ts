@@ -8,12 +8,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
+  BatchWriteItemCommand,
   ConditionalCheckFailedException,
+  DeleteItemCommand,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   TransactWriteItemsCommand,
   TransactionCanceledException,
+  UpdateItemCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { engineThreadFromEnvironment, startEmbeddedEngines, type EmbeddedEngines } from '../../shared/local/engines';
@@ -121,6 +124,60 @@ describe("embedded engines on the caller's thread", () => {
         inProcess.send(new GetItemCommand({ TableName: 'main-thread', Key: { pk: { S: 'a' }, sk: { S: '1' } } })),
       ).rejects.toMatchObject({ code: 'ECONNRESET' });
       inProcess.destroy();
+    },
+  );
+
+  // The local notification dispatcher polls for other processes' events only once this count moved (background.ts).
+  it.each(['main', 'worker'] as const)(
+    'on the %s thread count the writes other processes make over loopback HTTP, not failed ones or this process’s own',
+    async (thread) => {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-foreign-'));
+      const engines = await startEmbeddedEngines({ dataDir, inMemory: true, thread });
+      const overHttp = clientFor(engines);
+      const inProcess = inProcessClient(engines);
+      const TableName = 'foreign-writes';
+      const Key = { pk: { S: 'a' }, sk: { S: '1' } };
+      try {
+        await createActiveTable(overHttp, createKeyValueTableCommand(TableName));
+        await waitUntilTableExists({ client: overHttp, maxWaitTime: 10, minDelay: 0.05 }, { TableName });
+        expect(engines.foreignWrites()).toBe(0); // a table is not an item
+
+        await inProcess.send(new PutItemCommand({ TableName, Item: { ...Key, by: { S: 'this process' } } }));
+        await overHttp.send(new GetItemCommand({ TableName, Key }));
+        expect(engines.foreignWrites()).toBe(0);
+
+        await overHttp.send(new PutItemCommand({ TableName, Item: { ...Key, by: { S: 'another process' } } }));
+        await overHttp.send(
+          new UpdateItemCommand({
+            TableName,
+            Key,
+            UpdateExpression: 'SET n = :n',
+            ExpressionAttributeValues: { ':n': { N: '1' } },
+          }),
+        );
+        await overHttp.send(
+          new BatchWriteItemCommand({
+            RequestItems: { [TableName]: [{ PutRequest: { Item: { pk: { S: 'b' }, sk: { S: '1' } } } }] },
+          }),
+        );
+        await overHttp.send(
+          new TransactWriteItemsCommand({
+            TransactItems: [{ Put: { TableName, Item: { pk: { S: 'c' }, sk: { S: '1' } } } }],
+          }),
+        );
+        await overHttp.send(new DeleteItemCommand({ TableName, Key: { pk: { S: 'c' }, sk: { S: '1' } } }));
+        expect(engines.foreignWrites()).toBe(5);
+
+        await expect(
+          overHttp.send(new PutItemCommand({ TableName, Item: Key, ConditionExpression: 'attribute_not_exists(pk)' })),
+        ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
+        expect(engines.foreignWrites()).toBe(5);
+      } finally {
+        overHttp.destroy();
+        inProcess.destroy();
+        await engines.stop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
     },
   );
 
