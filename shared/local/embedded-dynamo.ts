@@ -302,11 +302,12 @@ async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse, t
       targets,
       'http',
     );
-    if (response === undefined || res.destroyed) res.destroy();
-    else res.writeHead(response.status, response.headers).end(response.body);
     // Another process wrote: the local notification dispatcher's poll has something to look for (background.ts).
+    // Counted before the answer leaves, so the writer never sees its write acknowledged and not yet counted.
     if (targets.foreignWrites && response?.status === 200 && ITEM_WRITES.has(operationOf(req.headers['x-amz-target'])))
       Atomics.add(targets.foreignWrites, 0, 1);
+    if (response === undefined || res.destroyed) res.destroy();
+    else res.writeHead(response.status, response.headers).end(response.body);
   } catch (error) {
     console.error('[embedded-dynamo] request failed', error);
     res.destroy();
