@@ -106,7 +106,7 @@ const OWED_STEP_MS = 50;
  */
 function dispatchNotifications(
   log: (line: Record<string, unknown>) => void,
-  foreignWrites?: () => number,
+  foreignWrites: () => number,
 ): {
   wake(work: NotificationWork): void;
   stop(): Promise<void>;
@@ -146,8 +146,8 @@ function dispatchNotifications(
     if (polled) {
       everyShardAt = startedAt + NOTIFY_POLL_MS;
       // Events of other processes reach the table only through the engines' front, which counts their writes.
-      const foreign = foreignWrites?.();
-      polled = foreign === undefined || foreign !== foreignWritesPolled;
+      const foreign = foreignWrites();
+      polled = foreign !== foreignWritesPolled;
       foreignWritesPolled = foreign;
     }
     const sweep = startedAt >= sweepAt;
@@ -160,11 +160,12 @@ function dispatchNotifications(
     };
     wokenShards.clear();
     readEveryShard = false;
-    if (outboxShards.length === 0 && !scope.dueIndex && !scope.digests) {
+    const passEnded = () => {
       passRunning = false;
+      for (const at of owed) if (at <= startedAt) owed.delete(at);
       schedule(nextPassAt());
-      return;
-    }
+    };
+    if (outboxShards.length === 0 && !scope.dueIndex && !scope.digests) return passEnded();
     current = runAsFunction('notify-worker', () => Dispatch.runOnce(scope))
       .then((pass) => {
         // Events the poll found came from another process, which may be writing more: read again at once.
@@ -173,11 +174,7 @@ function dispatchNotifications(
         if (pass.attempted > 0) log({ type: 'notify', result: pass });
       })
       .catch((error: unknown) => log({ type: 'notify', error: (error as Error).message }))
-      .finally(() => {
-        passRunning = false;
-        for (const at of owed) if (at <= startedAt) owed.delete(at);
-        schedule(nextPassAt());
-      });
+      .finally(passEnded);
   };
   // `wake` is called from within requests: a timer set there would run the pass in that request's context, as its
   // team (shared/service/request-context.ts). Passes run in the context the dispatcher started in.
@@ -200,8 +197,8 @@ function dispatchNotifications(
 export async function startLocalBackgroundWork(options: {
   dataDir: string;
   log: (line: Record<string, unknown>) => void;
-  /** How many writes other processes have made through the engines (EmbeddedEngines.foreignWrites); polls always read without it. */
-  foreignWrites?: () => number;
+  /** How many writes other processes have made through the engines (EmbeddedEngines.foreignWrites). */
+  foreignWrites: () => number;
 }): Promise<BackgroundWork> {
   // The recovery below is the code of the corpus-refresh and scan-worker functions on AWS (their
   // scheduled runs), so the call recorder attributes it to them (shared/service/aws-call-log.ts).

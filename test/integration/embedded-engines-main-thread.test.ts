@@ -34,15 +34,26 @@ function inProcessClient(engines: EmbeddedEngines) {
   });
 }
 
+/** In-memory engines on `thread`, a client over loopback HTTP and one in process; `stop` ends all but the latter. */
+async function startWithClients(thread: 'main' | 'worker') {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-main-'));
+  const engines = await startEmbeddedEngines({ dataDir, inMemory: true, thread });
+  const overHttp = clientFor(engines);
+  const inProcess = inProcessClient(engines);
+  const stop = async () => {
+    overHttp.destroy();
+    await engines.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  return { engines, overHttp, inProcess, stop };
+}
+
 describe("embedded engines on the caller's thread", () => {
   // On a worker thread (`npm start`'s default) this process's calls cross to the engine as messages, unsigned too.
   it.each(['main', 'worker'] as const)(
     "on the %s thread answer this process's calls as over HTTP: errors typed, transactions, validation, one store",
     async (thread) => {
-      const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-main-'));
-      const engines = await startEmbeddedEngines({ dataDir, inMemory: true, thread });
-      const overHttp = clientFor(engines);
-      const inProcess = inProcessClient(engines);
+      const { engines, overHttp, inProcess, stop } = await startWithClients(thread);
       try {
         await createActiveTable(inProcess, createKeyValueTableCommand('main-thread'));
         // As on DynamoDB, a new table takes writes once ACTIVE (here: one timer later).
@@ -115,9 +126,7 @@ describe("embedded engines on the caller's thread", () => {
         ).rejects.toMatchObject({ name: 'InvalidSignatureException' });
         forged.destroy();
       } finally {
-        overHttp.destroy();
-        await engines.stop();
-        await rm(dataDir, { recursive: true, force: true });
+        await stop();
       }
       // After the stop a call fails as a refused connection would, not with an answer.
       await expect(
@@ -131,10 +140,7 @@ describe("embedded engines on the caller's thread", () => {
   it.each(['main', 'worker'] as const)(
     'on the %s thread count the writes other processes make over loopback HTTP, not failed ones or this process’s own',
     async (thread) => {
-      const dataDir = await mkdtemp(path.join(tmpdir(), 'vexdesk-embedded-foreign-'));
-      const engines = await startEmbeddedEngines({ dataDir, inMemory: true, thread });
-      const overHttp = clientFor(engines);
-      const inProcess = inProcessClient(engines);
+      const { engines, overHttp, inProcess, stop } = await startWithClients(thread);
       const TableName = 'foreign-writes';
       const Key = { pk: { S: 'a' }, sk: { S: '1' } };
       try {
@@ -173,10 +179,8 @@ describe("embedded engines on the caller's thread", () => {
         ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
         expect(engines.foreignWrites()).toBe(5);
       } finally {
-        overHttp.destroy();
         inProcess.destroy();
-        await engines.stop();
-        await rm(dataDir, { recursive: true, force: true });
+        await stop();
       }
     },
   );
